@@ -1,0 +1,141 @@
+/* pl_kernel.h - the kernel API: what an operator implementation sees of the runtime.
+**
+** A kernel is a pl_registration {init, free, prepare, invoke}. It reaches the runtime only
+** through the pl_context callback table, whose functions check the interpreter's phase:
+**   init    (PL_PHASE_INIT)     allocate persistent op data (ctx->alloc_persistent)
+**   prepare (PL_PHASE_PREPARE)  read full tensors (ctx->get_tensor), check types/shapes,
+**                               precompute quantization, request scratch (ctx->request_scratch)
+**   invoke  (PL_PHASE_INVOKE)   read eval tensors (ctx->get_eval), get scratch, compute
+** A callback used in the wrong phase returns PL_ERR_STATE and records why. */
+#ifndef PL_KERNEL_H
+#define PL_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_status.h"
+#include "pl_types.h"
+#include "pl_view.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* At least this many scratch requests per node are accepted. */
+#define PL_MAX_SCRATCH_PER_NODE 12
+
+typedef enum pl_phase {
+    PL_PHASE_CREATED = 0,
+    PL_PHASE_INIT,
+    PL_PHASE_PREPARE,
+    PL_PHASE_PLANNING,
+    PL_PHASE_INVOKE
+} pl_phase;
+
+/* Quantization of a tensor; count == 0 means not quantized. The arrays live in the
+** arena's temp section (prepare) and are valid until the node's prepare returns. */
+typedef struct pl_quant {
+    uint32_t count;
+    const float *scale;
+    const int64_t *zero_point;
+    int32_t quantized_dimension;
+} pl_quant;
+
+/* One tensor struct for every phase. get_eval fills data/bytes/type/dims (q is zeroed);
+** get_tensor also fills q. data is NULL for an absent optional input, and during
+** prepare for tensors whose memory is not planned yet (only constants have data then). */
+typedef struct pl_tensor {
+    void *data;
+    size_t bytes;
+    int32_t index; /* tensor index in the subgraph, -1 for absent */
+    pl_type type;
+    int32_t ndims;
+    int32_t dims[PL_MAX_DIMS];
+    bool is_constant;
+    bool is_variable;
+    pl_quant q;
+} pl_tensor;
+
+/* A node as a kernel sees it. Tensor lists are views of the model: use pl_node_input(). */
+typedef struct pl_node {
+    uint32_t index;        /* node index in the subgraph (execution order) */
+    int32_t builtin_code;  /* BuiltinOperator value, 32 (CUSTOM) for custom ops */
+    int32_t version;       /* operator code version */
+    pl_vec inputs;         /* int32 tensor indices, -1 = optional and absent */
+    pl_vec outputs;
+    pl_vec intermediates;
+    uint8_t options_type;  /* BuiltinOptions union type (0 = none) */
+    pl_table options;      /* the options table: read fields with pl_table_*() */
+    pl_table options2;     /* builtin_options_2 (schema field 14), for newer ops */
+    pl_bytes custom_options;
+    void *user_data;       /* what init stored (persistent op data), or NULL */
+} pl_node;
+
+typedef struct pl_context pl_context;
+
+/* The callback table. impl is the runtime's; kernels never look inside. */
+struct pl_context {
+    void *impl;
+    /* Persistent bytes from the arena tail, 16-byte aligned, zeroed; init and prepare only. */
+    pl_status (*alloc_persistent)(pl_context *ctx, size_t bytes, void **out);
+    /* Asks for bytes of scratch in the head during invoke; prepare only. *index is the
+    ** handle for get_scratch. At least PL_MAX_SCRATCH_PER_NODE per node. */
+    pl_status (*request_scratch)(pl_context *ctx, size_t bytes, int32_t *index);
+    /* The scratch buffer of a handle from request_scratch; invoke only (NULL otherwise). */
+    void *(*get_scratch)(pl_context *ctx, int32_t index);
+    /* A full tensor (with quantization) in temp, valid until this node's prepare returns;
+    ** prepare only. index -1 gives PL_ERR_ARG (check pl_node_input() >= 0 first). */
+    pl_status (*get_tensor)(pl_context *ctx, int32_t index, pl_tensor **out);
+    /* Fills *out with the eval view of tensor index (no quantization); prepare and invoke.
+    ** index -1 fills an absent tensor (data NULL, index -1) and returns PL_OK. */
+    pl_status (*get_eval)(pl_context *ctx, int32_t index, pl_tensor *out);
+    /* Records an error naming the current node and op; returns status. */
+    pl_status (*fail)(pl_context *ctx, pl_status status, const char *fmt, ...);
+};
+
+typedef struct pl_registration {
+    const char *name;      /* "CONV_2D", ... : used in messages and profiles */
+    int32_t builtin_code;
+    /* Each may be NULL. init allocates persistent op data and returns it in *user_data. */
+    pl_status (*init)(pl_context *ctx, pl_node *node, void **user_data);
+    void (*free)(pl_context *ctx, pl_node *node);
+    pl_status (*prepare)(pl_context *ctx, pl_node *node);
+    pl_status (*invoke)(pl_context *ctx, pl_node *node);
+    /* Resets kernel state kept outside variable tensors (reset_all_variables); may be NULL. */
+    pl_status (*reset)(pl_context *ctx, pl_node *node);
+} pl_registration;
+
+/* An op resolver: maps an operator code to a registration, NULL when unsupported. */
+typedef struct pl_resolver {
+    const pl_registration *(*find)(const void *self, int32_t builtin_code,
+                                   const char *custom_name, uint32_t custom_len,
+                                   int32_t version);
+    const void *self;
+} pl_resolver;
+
+/* Tensor index of input/output i, or -1 when i is past the end or the input is absent. */
+static inline int32_t pl_node_input(const pl_node *node, uint32_t i)
+{
+    return i < node->inputs.n ? pl_vec_i32(node->inputs, i) : -1;
+}
+
+static inline int32_t pl_node_output(const pl_node *node, uint32_t i)
+{
+    return i < node->outputs.n ? pl_vec_i32(node->outputs, i) : -1;
+}
+
+/* Number of elements of a tensor view (product of dims; 1 for a scalar). */
+static inline size_t pl_tensor_count(const pl_tensor *t)
+{
+    size_t n = 1;
+    for (int32_t i = 0; i < t->ndims; i++)
+        n *= (size_t)t->dims[i];
+    return n;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

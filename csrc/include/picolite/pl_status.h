@@ -1,0 +1,61 @@
+/* pl_status.h - status codes and the error record every fallible call fills. */
+#ifndef PL_STATUS_H
+#define PL_STATUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 0 is success; every error is negative. No errno, no longjmp. */
+typedef enum pl_status {
+    PL_OK = 0,
+    PL_ERR_MODEL = -1,        /* the model file is malformed or inconsistent */
+    PL_ERR_ARENA = -2,        /* the arena is too small: see pl_error.required */
+    PL_ERR_UNSUPPORTED = -3,  /* an op, type or parameter picolite does not run */
+    PL_ERR_STATE = -4,        /* a call in the wrong phase or order */
+    PL_ERR_ARG = -5           /* a bad argument from the caller */
+} pl_status;
+
+#define PL_ERROR_CAPACITY 256
+#define PL_OP_NAME_CAPACITY 48
+
+/* Filled by the call that fails; the message names the table, field, index and numbers.
+** required/available are set for PL_ERR_ARENA (required is 0 when not yet known);
+** node and op_name for errors raised while a node is being set up or run. */
+typedef struct pl_error {
+    pl_status status;
+    size_t required;
+    size_t available;
+    int32_t node;
+    char op_name[PL_OP_NAME_CAPACITY];
+    char msg[PL_ERROR_CAPACITY];
+} pl_error;
+
+/* Propagate a failure to the caller. */
+#define PL_TRY(expr)                      \
+    do {                                  \
+        pl_status pl_try_s_ = (expr);     \
+        if (pl_try_s_ != PL_OK) {         \
+            return pl_try_s_;             \
+        }                                 \
+    } while (0)
+
+/* Resets err to "no error" (node -1, empty message). */
+void pl_error_clear(pl_error *err);
+
+/* Formats the message into err (printf subset: %d %i %u %ld %lu %lld %llu %zu %x %s %c %g %%),
+** sets err->status = status and returns status, so callers can `return pl_error_set(...)`.
+** err may be NULL, then only status is returned. */
+pl_status pl_error_set(pl_error *err, pl_status status, const char *fmt, ...);
+
+/* A short stable name for a status ("ok", "model", "arena", ...). */
+const char *pl_status_name(pl_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,15 @@
+# Fails when the core library has an undefined reference to an allocator or stdio function.
+execute_process(COMMAND ${NM} -u ${LIB} OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nm failed on ${LIB}")
+endif()
+set(banned malloc calloc realloc free aligned_alloc posix_memalign printf fprintf sprintf
+    snprintf vsnprintf vfprintf vprintf puts fputs fopen fwrite fread putchar)
+foreach(sym ${banned})
+    if(syms MATCHES "(^|[ \n])U ${sym}(@[^\n]*)?\n")
+        message(FATAL_ERROR "the core references ${sym}")
+    endif()
+endforeach()
+string(REGEX MATCHALL "U [A-Za-z_0-9]+" undefined "${syms}")
+list(REMOVE_DUPLICATES undefined)
+message(STATUS "undefined symbols of the core: ${undefined}")

@@ -1,0 +1,39 @@
+"""Runs the C unit tests (ctest) so the README's one test command checks everything."""
+
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+C_TESTS = sorted(p.stem for p in (ROOT / "tests" / "c").glob("test_*.c"))
+
+
+@pytest.fixture(scope="session")
+def ctest_build(tmp_path_factory):
+    if shutil.which("cmake") is None:
+        pytest.fail("cmake is required to build the C unit tests")
+    build = tmp_path_factory.mktemp("ctest-build")
+    subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-DPL_BUILD_TESTS=ON",
+                    "-DCMAKE_BUILD_TYPE=Debug"], check=True, capture_output=True)
+    result = subprocess.run(["cmake", "--build", str(build), "-j2"], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return build
+
+
+def run_ctest(build, name):
+    result = subprocess.run(["ctest", "--output-on-failure", "-R", f"^{name}$"], cwd=build,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 tests passed" in result.stdout or "100% tests passed" in result.stdout
+
+
+@pytest.mark.parametrize("name", C_TESTS)
+def test_c_unit(ctest_build, name):
+    run_ctest(ctest_build, name)
+
+
+def test_core_has_no_malloc_or_stdio(ctest_build):
+    run_ctest(ctest_build, "core_has_no_malloc_or_stdio")
