@@ -1,0 +1,49 @@
+"""Shared fixtures: the TFLM models in ../shared and the LiteRT reference.
+
+Tests that use ../shared skip cleanly when it is absent (a user's clone). A test that needs
+LiteRT as its reference must never turn green by skipping in CI: with CI set, a missing
+reference is a failure.
+"""
+
+import os
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+SHARED_MODELS = SHARED / "models" / "tflm"
+ZOO = ROOT / "tests" / "models"
+
+
+def in_ci():
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def shared_models():
+    """The folder of TFLM's models (../shared/models/tflm), or skip."""
+    if not SHARED_MODELS.is_dir():
+        pytest.skip(f"{SHARED_MODELS} is absent (it exists only beside the project's CI)")
+    return SHARED_MODELS
+
+
+def litert_interpreter_class():
+    try:
+        from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: F401
+    except ImportError:
+        return None
+    return Interpreter
+
+
+@pytest.fixture(scope="session")
+def litert():
+    """LiteRT's Interpreter module; skip locally when missing, fail in CI."""
+    if litert_interpreter_class() is None:
+        message = "ai-edge-litert is not installed: pip install '.[test]'"
+        if in_ci():
+            pytest.fail(message + " (CI must compare against LiteRT)")
+        pytest.skip(message)
+    import ai_edge_litert.interpreter as module
+
+    return module
