@@ -6,7 +6,10 @@
 
 /* One line per operator; registry.c maps builtin codes to these. Keep sorted by name. */
 #define PL_KERNEL_LIST(X) \
-    /* X(ADD, 0, add) -- name, BuiltinOperator code, file prefix */
+    /* X(ADD, 0, add) -- name, BuiltinOperator code, file prefix */ \
+    X(ADD, 0, add) \
+    X(MUL, 18, mul) \
+    X(SUB, 41, sub) \
 
 #define PL_DECLARE_REGISTRATION(name, code, prefix) \
     const pl_registration *pl_##prefix##_registration(void);
