@@ -1,0 +1,53 @@
+/* planners.h - the planners behind pl_plan_compute, and the helpers they share.
+**
+** pl_plan_compute validates the buffers (lifetimes, offline overlaps), carves the caller's
+** scratch and calls one planner. A planner writes off[i] for every buffer: 64-bit, so no
+** intermediate offset can wrap; pl_plan_compute checks the total fits uint32 before it
+** copies the offsets out. Offline buffers (offline_offset >= 0) keep their offset in every
+** planner. Scratch passed to a planner is 8-byte aligned and at least its _scratch_size. */
+#ifndef PL_MEMORY_PLANNERS_H
+#define PL_MEMORY_PLANNERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "picolite/pl_plan.h"
+
+/* count * per bytes, or SIZE_MAX when that does not fit a size_t. */
+size_t pl_plan_array_bytes(uint32_t count, size_t per);
+
+/* Strict "a goes before b" for sorting buffer ids; ctx is the sorter's data. */
+typedef int (*pl_plan_before_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+/* Sorts ids in place (heap sort: no scratch, O(n log n)). before must be a strict total
+** order, so the result does not depend on the sorting algorithm. */
+void pl_plan_sort(uint32_t *ids, uint32_t n, pl_plan_before_fn before, const void *ctx);
+
+/* max(off[i] + size) over all buffers: the head size of a plan. */
+uint64_t pl_plan_total(const pl_plan_buffer *bufs, uint32_t n, const uint64_t *off);
+
+/* Do buffers a and b share a node index? */
+int pl_plan_overlap_in_time(const pl_plan_buffer *a, const pl_plan_buffer *b);
+
+/* TFLM's GreedyMemoryPlanner, exactly (offsets and head size). */
+size_t pl_greedy_scratch_size(uint32_t count);
+void pl_greedy_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch);
+
+/* TFLite's ArenaPlanner order + SimpleMemoryArena::Allocate's smallest fitting gap. */
+size_t pl_bestfit_scratch_size(uint32_t count);
+void pl_bestfit_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch);
+
+/* Places the n buffers in order[] (offline ones first) into the smallest fitting gap;
+** placed (n entries) is working memory for the offset-ordered list. */
+void pl_bestfit_place(const pl_plan_buffer *bufs, uint32_t n, const uint32_t *order,
+                      uint64_t *off, uint32_t *placed);
+
+/* No reuse: online buffers one after another in given order, after the offline ones. */
+size_t pl_linear_scratch_size(uint32_t count);
+void pl_linear_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch);
+
+/* The best of greedy, bestfit and a bounded deterministic search; stops at the lower bound. */
+size_t pl_optimal_scratch_size(uint32_t count);
+void pl_optimal_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch);
+
+#endif
