@@ -253,6 +253,18 @@ static void optimal_reaches_lower_bound_where_greedy_does_not(void)
     CHECK(plan_is_valid(n, total));
 }
 
+static void optimal_beats_greedy_on_tflm_medium(void)
+{
+    static const int32_t spec[][3] = {{10, 0, 1}, {20, 1, 2}, {30, 2, 3}, {40, 3, 4},
+                                      {50, 0, 1}};
+    uint32_t n = load(spec, 5), total;
+    CHECK_EQ(total_of(PL_PLANNER_GREEDY, n), 90);
+    CHECK_EQ(plan(PL_PLANNER_OPTIMAL, n, &total), PL_OK);
+    CHECK_EQ(total, 80); /* the lower bound: 10 + 20 + 50 live at node 1 */
+    CHECK_EQ(pl_plan_lower_bound(bufs, n), 80);
+    CHECK(plan_is_valid(n, total));
+}
+
 static void optimal_is_deterministic(void)
 {
     uint32_t n = load(residual_chain, 14), first[14], total;
@@ -433,6 +445,7 @@ int main(void)
     RUN(bestfit_places_io_first_in_order);
     RUN(linear_never_reuses);
     RUN(optimal_reaches_lower_bound_where_greedy_does_not);
+    RUN(optimal_beats_greedy_on_tflm_medium);
     RUN(optimal_is_deterministic);
     RUN(lower_bound_is_peak_live_bytes);
     RUN(rejects_bad_lifetimes);
