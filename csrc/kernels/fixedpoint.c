@@ -50,6 +50,17 @@ void pl_fx_quantize_multiplier(double multiplier, int32_t *quantized, int32_t *s
     *shift = exp;
 }
 
+void pl_fx_channel_multipliers(float in_scale, const float *filter_scales, uint32_t nscales,
+                               float out_scale, int32_t channels, int32_t *multiplier,
+                               int32_t *shift)
+{
+    for (int32_t c = 0; c < channels; c++) {
+        double fs = (double)filter_scales[nscales > 1 ? (uint32_t)c : 0u];
+        double effective = (double)in_scale * fs / (double)out_scale;
+        pl_fx_quantize_multiplier(effective, &multiplier[c], &shift[c]);
+    }
+}
+
 int32_t pl_fx_srdhm(int32_t a, int32_t b)
 {
     if (a == b && a == INT32_MIN)

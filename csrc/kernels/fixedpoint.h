@@ -17,6 +17,13 @@
 ** 2^31 halves it and bumps the shift; shift < -31 flushes to (0, 0). */
 void pl_fx_quantize_multiplier(double multiplier, int32_t *quantized, int32_t *shift);
 
+/* TFLite PopulateConvolutionQuantizationParams' multipliers: for each of `channels` output
+** channels, QuantizeMultiplier((double)in_scale * filter_scale / (double)out_scale), with a
+** single filter scale (nscales == 1) broadcast to every channel. */
+void pl_fx_channel_multipliers(float in_scale, const float *filter_scales, uint32_t nscales,
+                               float out_scale, int32_t channels, int32_t *multiplier,
+                               int32_t *shift);
+
 /* gemmlowp SaturatingRoundingDoublingHighMul. */
 int32_t pl_fx_srdhm(int32_t a, int32_t b);
 

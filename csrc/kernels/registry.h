@@ -8,6 +8,7 @@
 #define PL_KERNEL_LIST(X) \
     /* X(ADD, 0, add) -- name, BuiltinOperator code, file prefix */ \
     X(ADD, 0, add) \
+    X(CONV_2D, 3, conv) \
     X(MUL, 18, mul) \
     X(SUB, 41, sub) \
 

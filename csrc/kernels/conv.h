@@ -1,0 +1,36 @@
+/* conv.h - CONV_2D: TFLite's reference Conv (float) and ConvPerChannel (int8, 16x8). */
+#ifndef PL_KERNELS_CONV_H
+#define PL_KERNELS_CONV_H
+
+#include <stdint.h>
+
+#include "picolite/pl_kernel.h"
+
+/* Everything invoke needs, precomputed in prepare. Shapes are NHWC (input, output) and
+** OHWI (filter, I = input depth / groups). multiplier/shift hold one entry per output
+** channel (per-tensor scales are broadcast). */
+typedef struct pl_conv_params {
+    int32_t stride_w, stride_h, dilation_w, dilation_h, pad_w, pad_h;
+    int32_t input_offset, output_offset; /* -input zero point, output zero point */
+    int32_t act_min, act_max;
+    float f_act_min, f_act_max;
+    const int32_t *multiplier;
+    const int32_t *shift;
+} pl_conv_params;
+
+/* bias may be NULL. */
+void pl_conv_f32(const pl_conv_params *p, const int32_t *in_dims, const float *in,
+                 const int32_t *f_dims, const float *filter, const float *bias,
+                 const int32_t *out_dims, float *out);
+void pl_conv_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *in,
+                const int32_t *f_dims, const int8_t *filter, const int32_t *bias,
+                const int32_t *out_dims, int8_t *out);
+/* 16x8: the accumulator has the bias type (TFLite's AccumScalar): int64 with an int64
+** bias, int32 with an int32 bias or none; pass at most one of bias32/bias64. */
+void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t *in,
+                 const int32_t *f_dims, const int8_t *filter, const int32_t *bias32,
+                 const int64_t *bias64, const int32_t *out_dims, int16_t *out);
+
+const pl_registration *pl_conv_registration(void);
+
+#endif

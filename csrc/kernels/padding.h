@@ -1,0 +1,37 @@
+/* padding.h - output size and padding of windowed ops, as TFLite's padding.h defines them. */
+#ifndef PL_KERNELS_PADDING_H
+#define PL_KERNELS_PADDING_H
+
+#include <stdint.h>
+
+/* The schema's Padding enum. */
+enum { PL_PADDING_SAME = 0, PL_PADDING_VALID = 1 };
+
+/* TFLite ComputeOutSize: 0 for stride 0 or an unknown padding. */
+static inline int32_t pl_pad_out_size(int32_t padding, int32_t in, int32_t filter,
+                                      int32_t stride, int32_t dilation)
+{
+    int32_t effective = (filter - 1) * dilation + 1;
+    if (stride <= 0)
+        return 0;
+    if (padding == PL_PADDING_SAME)
+        return (in + stride - 1) / stride;
+    if (padding == PL_PADDING_VALID)
+        return (in + stride - effective) / stride;
+    return 0;
+}
+
+/* TFLite ComputePaddingWithOffset: the leading padding; *offset gets the odd remainder. */
+static inline int32_t pl_pad_before(int32_t stride, int32_t dilation, int32_t in,
+                                    int32_t filter, int32_t out, int32_t *offset)
+{
+    int32_t effective = (filter - 1) * dilation + 1;
+    int32_t total = (out - 1) * stride + effective - in;
+    if (total < 0)
+        total = 0;
+    if (offset != 0)
+        *offset = total % 2;
+    return total / 2;
+}
+
+#endif
