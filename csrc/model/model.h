@@ -17,6 +17,11 @@
 
 /* Builtin operator code of custom ops. */
 #define PL_BUILTIN_CUSTOM 32
+/* Number of BuiltinOperator values in the schema (0..209); larger codes are rejected. */
+#define PL_BUILTIN_COUNT 210
+/* Largest BuiltinOptions / BuiltinOptions2 union type in the schema; larger are rejected. */
+#define PL_BUILTIN_OPTIONS_MAX 126
+#define PL_BUILTIN_OPTIONS2_MAX 23
 
 typedef struct pl_model {
     const uint8_t *buf;

@@ -1,0 +1,542 @@
+/* verify.c - the TFLite model verifier.
+**
+** Tables are reached only along the schema's fixed paths (model -> subgraph -> tensor ...),
+** so there is no recursion. Flatbuffers may share objects, so a hostile file can make many
+** offsets point at one big vector; a work budget proportional to the file size bounds the
+** total number of tables and elements visited. */
+#include "model/verify.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "base/fmt.h"
+#include "model/fb.h"
+#include "model/model.h"
+#include "model/schema.h"
+
+/* Largest TensorType value in the schema; 19..22 are valid but unknown to picolite. */
+#define SCHEMA_TYPE_MAX 22
+#define MAX_TENSOR_BYTES 0x7fffffffu
+#define BUDGET_BASE (1u << 20)
+
+typedef struct vstate {
+    pl_fb fb;
+    pl_error *err;
+    pl_error scratch;   /* receives the primitives' reasons, then wrapped with context */
+    uint64_t work, budget;
+    pl_vec buffers, opcodes, subgraphs;
+    /* what is being checked, for messages: "[subgraph sg ]kind[ index]" */
+    const char *kind;
+    int64_t sg, index;
+} vstate;
+
+static void at(vstate *v, const char *kind, int64_t sg, int64_t index)
+{
+    v->kind = kind;
+    v->sg = sg;
+    v->index = index;
+}
+
+static void prefix(const vstate *v, char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (v->sg >= 0)
+        n = pl_fmt(buf, cap, "subgraph %lld ", (long long)v->sg);
+    n += pl_fmt(buf + (n < cap ? n : cap), n < cap ? cap - n : 0, "%s", v->kind);
+    if (v->index >= 0 && n < cap)
+        pl_fmt(buf + n, cap - n, " %lld", (long long)v->index);
+}
+
+static pl_status vfail(vstate *v, pl_status status, const char *field, const char *fmt,
+                       va_list ap)
+{
+    char where[64], what[PL_ERROR_CAPACITY];
+    prefix(v, where, sizeof where);
+    pl_fmt_v(what, sizeof what, fmt, ap);
+    if (field != NULL)
+        return pl_error_set(v->err, status, "%s (%s): %s", where, field, what);
+    return pl_error_set(v->err, status, "%s: %s", where, what);
+}
+
+static pl_status fail(vstate *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pl_status s = vfail(v, PL_ERR_MODEL, NULL, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* A valid schema value picolite cannot represent. */
+static pl_status unsupported(vstate *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pl_status s = vfail(v, PL_ERR_UNSUPPORTED, NULL, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static pl_status fail_field(vstate *v, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pl_status s = vfail(v, PL_ERR_MODEL, field, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Wraps a primitive's failure (in v->scratch) with the current table and field. */
+static pl_status wrap(vstate *v, pl_status s, const char *field)
+{
+    if (s == PL_OK)
+        return PL_OK;
+    return field != NULL ? fail_field(v, field, "%s", v->scratch.msg)
+                         : fail(v, "%s", v->scratch.msg);
+}
+
+static pl_status charge(vstate *v, uint64_t units)
+{
+    v->work += units;
+    if (v->work > v->budget)
+        return pl_error_set(v->err, PL_ERR_MODEL,
+                            "model: more than %llu tables and elements to verify in %u bytes "
+                            "(shared or looping offsets)",
+                            (unsigned long long)v->budget, v->fb.size);
+    return PL_OK;
+}
+
+static pl_status charge_table(vstate *v, const pl_table *t)
+{
+    return charge(v, 1u + t->vt_bytes / 2u);
+}
+
+static pl_status elem_table(vstate *v, pl_vec vec, uint32_t i, pl_table *t)
+{
+    PL_TRY(wrap(v, pl_fb_check_table_elem(v->fb, vec, i, t, &v->scratch), NULL));
+    return charge_table(v, t);
+}
+
+static pl_status field_table(vstate *v, const pl_table *t, uint32_t field, const char *name,
+                             pl_table *out)
+{
+    PL_TRY(wrap(v, pl_fb_check_table_field(t, field, out, &v->scratch), name));
+    return out->buf != NULL ? charge_table(v, out) : PL_OK;
+}
+
+static pl_status field_vec(vstate *v, const pl_table *t, uint32_t field, uint32_t elem,
+                           const char *name, pl_vec *out)
+{
+    PL_TRY(wrap(v, pl_fb_check_vec_field(t, field, elem, out, &v->scratch), name));
+    return charge(v, 1u + (elem == 1 ? 0 : out->n));
+}
+
+static pl_status field_str(vstate *v, const pl_table *t, uint32_t field, const char *name)
+{
+    pl_bytes s;
+    return wrap(v, pl_fb_check_str_field(t, field, &s, &v->scratch), name);
+}
+
+static pl_status field_scalar(vstate *v, const pl_table *t, uint32_t field, uint32_t width,
+                              const char *name)
+{
+    return wrap(v, pl_fb_check_field(t, field, width, &v->scratch), name);
+}
+
+/* ---- model header and buffers ---- */
+
+static pl_status verify_header(vstate *v, pl_table *root)
+{
+    at(v, "model", -1, -1);
+    if (v->fb.size < 8u)
+        return fail(v, "%u bytes is too small for a TFLite flatbuffer (at least 8)", v->fb.size);
+    const uint8_t *id = v->fb.buf + 4;
+    if (memcmp(id, "TFL3", 4) != 0) {
+        char shown[5];
+        for (int i = 0; i < 4; i++)
+            shown[i] = id[i] >= 0x20 && id[i] < 0x7f ? (char)id[i] : '?';
+        shown[4] = '\0';
+        return fail(v, "file identifier is \"%s\", expected \"TFL3\"", shown);
+    }
+    PL_TRY(wrap(v, pl_fb_check_table(v->fb, pl_le32(v->fb.buf), root, &v->scratch), "root"));
+    return charge_table(v, root);
+}
+
+static pl_status verify_external(vstate *v, uint64_t offset, uint64_t size, const char *what)
+{
+    if (offset < PL_EXTERNAL_OFFSET_MIN)
+        return PL_OK;
+    if (offset > v->fb.size || size > v->fb.size - offset)
+        return fail(v, "%s at offset %llu size %llu is outside the %u-byte file", what,
+                    (unsigned long long)offset, (unsigned long long)size, v->fb.size);
+    return PL_OK;
+}
+
+static pl_status verify_buffer(vstate *v, uint32_t i)
+{
+    pl_table t;
+    pl_vec data;
+    at(v, "buffer", -1, i);
+    PL_TRY(elem_table(v, v->buffers, i, &t));
+    PL_TRY(field_vec(v, &t, PL_F_BUFFER_DATA, 1, "data", &data));
+    PL_TRY(field_scalar(v, &t, PL_F_BUFFER_OFFSET, 8, "offset"));
+    PL_TRY(field_scalar(v, &t, PL_F_BUFFER_SIZE, 8, "size"));
+    return verify_external(v, pl_fb_u64(&t, PL_F_BUFFER_OFFSET, 0),
+                           pl_fb_u64(&t, PL_F_BUFFER_SIZE, 0), "data");
+}
+
+/* Bytes a verified buffer holds, inline or after the flatbuffer. */
+static uint64_t buffer_bytes(const vstate *v, uint32_t b)
+{
+    pl_table t = pl_fb_table_elem(v->fb, v->buffers, b);
+    uint32_t n = pl_fb_vec(&t, PL_F_BUFFER_DATA).n;
+    if (n == 0 && pl_fb_u64(&t, PL_F_BUFFER_OFFSET, 0) >= PL_EXTERNAL_OFFSET_MIN)
+        return pl_fb_u64(&t, PL_F_BUFFER_SIZE, 0);
+    return n;
+}
+
+/* ---- operator codes ---- */
+
+static pl_status verify_opcode(vstate *v, uint32_t i)
+{
+    pl_table t;
+    at(v, "operator code", -1, i);
+    PL_TRY(elem_table(v, v->opcodes, i, &t));
+    PL_TRY(field_scalar(v, &t, PL_F_OPCODE_DEPRECATED_BUILTIN, 1, "deprecated_builtin_code"));
+    PL_TRY(field_str(v, &t, PL_F_OPCODE_CUSTOM_CODE, "custom_code"));
+    PL_TRY(field_scalar(v, &t, PL_F_OPCODE_VERSION, 4, "version"));
+    PL_TRY(field_scalar(v, &t, PL_F_OPCODE_BUILTIN, 4, "builtin_code"));
+    int32_t dep = pl_table_i8(&t, PL_F_OPCODE_DEPRECATED_BUILTIN, 0);
+    int32_t code = pl_table_i32(&t, PL_F_OPCODE_BUILTIN, 0);
+    code = dep > code ? dep : code;
+    if (code < 0 || code >= PL_BUILTIN_COUNT)
+        return fail(v, "builtin code %d unknown (BuiltinOperator 0..%d)", code,
+                    PL_BUILTIN_COUNT - 1);
+    return PL_OK;
+}
+
+/* ---- tensors ---- */
+
+static pl_status verify_dims(vstate *v, pl_vec dims, int32_t min_dim, const char *name)
+{
+    if (dims.n > PL_MAX_DIMS)
+        return fail_field(v, name, "rank %u is more than %d", dims.n, PL_MAX_DIMS);
+    for (uint32_t d = 0; d < dims.n; d++) {
+        if (pl_vec_i32(dims, d) < min_dim)
+            return fail_field(v, name, "dimension %u is %d", d, pl_vec_i32(dims, d));
+    }
+    return PL_OK;
+}
+
+/* Element count of a checked shape, or UINT64_MAX when it exceeds MAX_TENSOR_BYTES. */
+static uint64_t element_count(pl_vec shape)
+{
+    uint64_t count = 1;
+    for (uint32_t d = 0; d < shape.n; d++) {
+        if (pl_vec_i32(shape, d) == 0)
+            return 0;
+    }
+    for (uint32_t d = 0; d < shape.n; d++) {
+        count *= (uint32_t)pl_vec_i32(shape, d);
+        if (count > MAX_TENSOR_BYTES)
+            return UINT64_MAX;
+    }
+    return count;
+}
+
+static pl_status verify_type(vstate *v, int32_t type)
+{
+    if (type < 0 || type > SCHEMA_TYPE_MAX)
+        return fail(v, "type %d unknown (TensorType 0..%d)", type, SCHEMA_TYPE_MAX);
+    if (type >= PL_TYPE_COUNT)
+        return unsupported(v, "type %d is not supported (picolite knows TensorType 0..%d)",
+                           type, PL_TYPE_COUNT - 1);
+    return PL_OK;
+}
+
+static pl_status verify_sizes(vstate *v, const pl_table *t, pl_vec shape, int32_t type)
+{
+    uint64_t count = element_count(shape);
+    size_t elem = pl_type_size(type);
+    uint64_t bytes = count == UINT64_MAX ? UINT64_MAX : count * (elem ? elem : 1);
+    if (bytes > MAX_TENSOR_BYTES)
+        return fail(v, "%s tensor of rank %u needs more than 2^31 - 1 bytes", pl_type_name(type),
+                    shape.n);
+    uint32_t b = pl_fb_u32(t, PL_F_TENSOR_BUFFER, 0);
+    uint64_t have = buffer_bytes(v, b);
+    /* Sparse constants are compressed and sized-less types are packed: not comparable. */
+    if (have == 0 || elem == 0 || pl_table_field(t, PL_F_TENSOR_SPARSITY) != 0)
+        return PL_OK;
+    if (have < bytes)
+        return fail(v, "buffer %u holds %llu bytes, %s shape needs %llu", b,
+                    (unsigned long long)have, pl_type_name(type), (unsigned long long)bytes);
+    return PL_OK;
+}
+
+static pl_status verify_per_channel(vstate *v, pl_vec shape, uint32_t channels, int32_t qdim)
+{
+    if (qdim < 0 || (uint32_t)qdim >= shape.n)
+        return fail_field(v, "quantization", "quantized_dimension %d out of range (rank %u)",
+                          qdim, shape.n);
+    int32_t dim = pl_vec_i32(shape, (uint32_t)qdim);
+    if ((uint32_t)dim != channels)
+        return fail_field(v, "quantization", "%u scales for dimension %d of size %d", channels,
+                          qdim, dim);
+    return PL_OK;
+}
+
+static pl_status verify_quant(vstate *v, const pl_table *tensor, pl_vec shape)
+{
+    pl_table q, details;
+    pl_vec scale, zp, unused;
+    PL_TRY(field_table(v, tensor, PL_F_TENSOR_QUANTIZATION, "quantization", &q));
+    if (q.buf == NULL)
+        return PL_OK;
+    PL_TRY(field_vec(v, &q, PL_F_QUANT_MIN, 4, "quantization min", &unused));
+    PL_TRY(field_vec(v, &q, PL_F_QUANT_MAX, 4, "quantization max", &unused));
+    PL_TRY(field_vec(v, &q, PL_F_QUANT_SCALE, 4, "quantization scale", &scale));
+    PL_TRY(field_vec(v, &q, PL_F_QUANT_ZERO_POINT, 8, "quantization zero_point", &zp));
+    PL_TRY(field_scalar(v, &q, PL_F_QUANT_DETAILS_TYPE, 1, "quantization details_type"));
+    PL_TRY(field_table(v, &q, PL_F_QUANT_DETAILS, "quantization details", &details));
+    PL_TRY(field_scalar(v, &q, PL_F_QUANT_QUANTIZED_DIMENSION, 4, "quantized_dimension"));
+    int32_t details_type = pl_table_u8(&q, PL_F_QUANT_DETAILS_TYPE, 0);
+    if (details_type > PL_QUANT_DETAILS_MAX)
+        return fail_field(v, "quantization", "details_type %d unknown (0..%d)", details_type,
+                          PL_QUANT_DETAILS_MAX);
+    if (zp.n != 0 && zp.n != scale.n)
+        return fail_field(v, "quantization", "%u zero points for %u scales", zp.n, scale.n);
+    if (scale.n > 1)
+        return verify_per_channel(v, shape, scale.n,
+                                  pl_table_i32(&q, PL_F_QUANT_QUANTIZED_DIMENSION, 0));
+    return PL_OK;
+}
+
+static pl_status verify_tensor_fields(vstate *v, const pl_table *t, pl_vec *shape)
+{
+    pl_vec sig;
+    pl_table sparsity;
+    PL_TRY(field_vec(v, t, PL_F_TENSOR_SHAPE, 4, "shape", shape));
+    PL_TRY(field_scalar(v, t, PL_F_TENSOR_TYPE, 1, "type"));
+    PL_TRY(field_scalar(v, t, PL_F_TENSOR_BUFFER, 4, "buffer"));
+    PL_TRY(field_str(v, t, PL_F_TENSOR_NAME, "name"));
+    PL_TRY(field_scalar(v, t, PL_F_TENSOR_IS_VARIABLE, 1, "is_variable"));
+    PL_TRY(field_table(v, t, PL_F_TENSOR_SPARSITY, "sparsity", &sparsity));
+    PL_TRY(field_vec(v, t, PL_F_TENSOR_SHAPE_SIGNATURE, 4, "shape_signature", &sig));
+    PL_TRY(field_scalar(v, t, PL_F_TENSOR_HAS_RANK, 1, "has_rank"));
+    PL_TRY(verify_dims(v, *shape, 0, "shape"));
+    PL_TRY(verify_dims(v, sig, -1, "shape_signature"));
+    if (sig.n != 0 && sig.n != shape->n)
+        return fail_field(v, "shape_signature", "rank %u differs from the shape's rank %u",
+                          sig.n, shape->n);
+    return PL_OK;
+}
+
+static pl_status verify_tensor(vstate *v, pl_vec tensors, uint32_t sg, uint32_t i)
+{
+    pl_table t;
+    pl_vec shape;
+    at(v, "tensor", sg == 0 ? -1 : (int64_t)sg, i);
+    PL_TRY(elem_table(v, tensors, i, &t));
+    PL_TRY(verify_tensor_fields(v, &t, &shape));
+    int32_t type = pl_table_i8(&t, PL_F_TENSOR_TYPE, 0);
+    PL_TRY(verify_type(v, type));
+    uint32_t b = pl_fb_u32(&t, PL_F_TENSOR_BUFFER, 0);
+    if (b >= v->buffers.n)
+        return fail(v, "buffer %u out of range (%u buffers)", b, v->buffers.n);
+    PL_TRY(verify_sizes(v, &t, shape, type));
+    return verify_quant(v, &t, shape);
+}
+
+/* ---- operators ---- */
+
+/* Tensor indices in a list; optional (-1) entries only where allowed. */
+static pl_status verify_indices(vstate *v, pl_vec list, uint32_t n_tensors, const char *what,
+                                int optional_ok)
+{
+    for (uint32_t j = 0; j < list.n; j++) {
+        int32_t x = pl_vec_i32(list, j);
+        if ((x == -1 && optional_ok) || (x >= 0 && (uint32_t)x < n_tensors))
+            continue;
+        return fail(v, "%s %u is tensor %d, out of range (%u tensors)", what, j, x, n_tensors);
+    }
+    return PL_OK;
+}
+
+/* Vector fields of option tables that kernels read: (union type, field, element size). */
+static const struct {
+    uint8_t type, field, elem;
+} option_vectors[] = {
+    {3, 1, 4}, {3, 2, 4}, /* ConcatEmbeddingsOptions */
+    {17, 0, 4},           /* ReshapeOptions.new_shape */
+    {30, 0, 4},           /* SqueezeOptions.squeeze_dims */
+    {115, 0, 4},          /* BucketizeOptions.boundaries */
+};
+
+static pl_status verify_options(vstate *v, const pl_table *op)
+{
+    pl_table opt, opt2;
+    pl_vec unused;
+    PL_TRY(field_scalar(v, op, PL_F_OP_OPTIONS_TYPE, 1, "builtin_options_type"));
+    PL_TRY(field_scalar(v, op, PL_F_OP_OPTIONS2_TYPE, 1, "builtin_options_2_type"));
+    int32_t type = pl_table_u8(op, PL_F_OP_OPTIONS_TYPE, 0);
+    int32_t type2 = pl_table_u8(op, PL_F_OP_OPTIONS2_TYPE, 0);
+    if (type > PL_BUILTIN_OPTIONS_MAX)
+        return fail(v, "builtin_options_type %d unknown (BuiltinOptions 0..%d)", type,
+                    PL_BUILTIN_OPTIONS_MAX);
+    if (type2 > PL_BUILTIN_OPTIONS2_MAX)
+        return fail(v, "builtin_options_2_type %d unknown (BuiltinOptions2 0..%d)", type2,
+                    PL_BUILTIN_OPTIONS2_MAX);
+    PL_TRY(field_table(v, op, PL_F_OP_OPTIONS, "builtin_options", &opt));
+    PL_TRY(field_table(v, op, PL_F_OP_OPTIONS2, "builtin_options_2", &opt2));
+    for (size_t k = 0; opt.buf != NULL && k < sizeof option_vectors / sizeof *option_vectors;
+         k++) {
+        if (option_vectors[k].type == type)
+            PL_TRY(field_vec(v, &opt, option_vectors[k].field, option_vectors[k].elem,
+                             "builtin_options", &unused));
+    }
+    return PL_OK;
+}
+
+static pl_status verify_op_fields(vstate *v, const pl_table *t, uint32_t n_tensors)
+{
+    pl_vec in, out, inter, unused;
+    PL_TRY(field_scalar(v, t, PL_F_OP_OPCODE_INDEX, 4, "opcode_index"));
+    PL_TRY(field_vec(v, t, PL_F_OP_INPUTS, 4, "inputs", &in));
+    PL_TRY(field_vec(v, t, PL_F_OP_OUTPUTS, 4, "outputs", &out));
+    PL_TRY(field_vec(v, t, PL_F_OP_CUSTOM_OPTIONS, 1, "custom_options", &unused));
+    PL_TRY(field_scalar(v, t, PL_F_OP_CUSTOM_OPTIONS_FORMAT, 1, "custom_options_format"));
+    PL_TRY(field_vec(v, t, PL_F_OP_MUTATING_VARIABLES, 1, "mutating_variable_inputs", &unused));
+    PL_TRY(field_vec(v, t, PL_F_OP_INTERMEDIATES, 4, "intermediates", &inter));
+    PL_TRY(field_scalar(v, t, PL_F_OP_LARGE_CUSTOM_OFFSET, 8, "large_custom_options_offset"));
+    PL_TRY(field_scalar(v, t, PL_F_OP_LARGE_CUSTOM_SIZE, 8, "large_custom_options_size"));
+    PL_TRY(field_scalar(v, t, PL_F_OP_DEBUG_METADATA, 4, "debug_metadata_index"));
+    PL_TRY(verify_indices(v, in, n_tensors, "input", 1));
+    PL_TRY(verify_indices(v, out, n_tensors, "output", 0));
+    return verify_indices(v, inter, n_tensors, "intermediate", 0);
+}
+
+static pl_status verify_operator(vstate *v, pl_vec ops, uint32_t sg, uint32_t i,
+                                 uint32_t n_tensors)
+{
+    pl_table t;
+    at(v, "operator", sg, i);
+    PL_TRY(elem_table(v, ops, i, &t));
+    PL_TRY(verify_op_fields(v, &t, n_tensors));
+    uint32_t opcode = pl_fb_u32(&t, PL_F_OP_OPCODE_INDEX, 0);
+    if (opcode >= v->opcodes.n)
+        return fail(v, "opcode index %u out of range (%u operator codes)", opcode,
+                    v->opcodes.n);
+    PL_TRY(verify_options(v, &t));
+    return verify_external(v, pl_fb_u64(&t, PL_F_OP_LARGE_CUSTOM_OFFSET, 0),
+                           pl_fb_u64(&t, PL_F_OP_LARGE_CUSTOM_SIZE, 0), "large custom options");
+}
+
+/* ---- subgraphs ---- */
+
+static pl_status verify_subgraph(vstate *v, uint32_t sg)
+{
+    pl_table t;
+    pl_vec tensors, in, out, ops;
+    at(v, "subgraph", -1, sg);
+    PL_TRY(elem_table(v, v->subgraphs, sg, &t));
+    PL_TRY(field_vec(v, &t, PL_F_SUBGRAPH_TENSORS, 4, "tensors", &tensors));
+    PL_TRY(field_vec(v, &t, PL_F_SUBGRAPH_INPUTS, 4, "inputs", &in));
+    PL_TRY(field_vec(v, &t, PL_F_SUBGRAPH_OUTPUTS, 4, "outputs", &out));
+    PL_TRY(field_vec(v, &t, PL_F_SUBGRAPH_OPERATORS, 4, "operators", &ops));
+    PL_TRY(field_str(v, &t, PL_F_SUBGRAPH_NAME, "name"));
+    PL_TRY(verify_indices(v, in, tensors.n, "input", 0));
+    PL_TRY(verify_indices(v, out, tensors.n, "output", 0));
+    for (uint32_t i = 0; i < tensors.n; i++)
+        PL_TRY(verify_tensor(v, tensors, sg, i));
+    for (uint32_t i = 0; i < ops.n; i++)
+        PL_TRY(verify_operator(v, ops, sg, i, tensors.n));
+    return PL_OK;
+}
+
+/* ---- metadata and signatures ---- */
+
+static pl_status verify_metadata(vstate *v, pl_vec metadata, uint32_t i)
+{
+    pl_table t;
+    at(v, "metadata", -1, i);
+    PL_TRY(elem_table(v, metadata, i, &t));
+    PL_TRY(field_str(v, &t, PL_F_METADATA_NAME, "name"));
+    PL_TRY(field_scalar(v, &t, PL_F_METADATA_BUFFER, 4, "buffer"));
+    uint32_t b = pl_fb_u32(&t, PL_F_METADATA_BUFFER, 0);
+    if (b >= v->buffers.n)
+        return fail(v, "buffer %u out of range (%u buffers)", b, v->buffers.n);
+    return PL_OK;
+}
+
+static pl_status verify_tensor_maps(vstate *v, const pl_table *sig, uint32_t field,
+                                    const char *name, uint32_t n_tensors)
+{
+    pl_vec maps;
+    pl_table t;
+    PL_TRY(field_vec(v, sig, field, 4, name, &maps));
+    for (uint32_t j = 0; j < maps.n; j++) {
+        PL_TRY(elem_table(v, maps, j, &t));
+        PL_TRY(field_str(v, &t, PL_F_TENSORMAP_NAME, name));
+        PL_TRY(field_scalar(v, &t, PL_F_TENSORMAP_TENSOR, 4, name));
+        uint32_t x = pl_fb_u32(&t, PL_F_TENSORMAP_TENSOR, 0);
+        if (x >= n_tensors)
+            return fail_field(v, name, "entry %u is tensor %u, out of range (%u tensors)", j, x,
+                              n_tensors);
+    }
+    return PL_OK;
+}
+
+static pl_status verify_signature(vstate *v, pl_vec sigs, uint32_t i)
+{
+    pl_table t;
+    at(v, "signature", -1, i);
+    PL_TRY(elem_table(v, sigs, i, &t));
+    PL_TRY(field_str(v, &t, PL_F_SIGNATURE_KEY, "signature_key"));
+    PL_TRY(field_scalar(v, &t, PL_F_SIGNATURE_SUBGRAPH, 4, "subgraph_index"));
+    uint32_t sg = pl_fb_u32(&t, PL_F_SIGNATURE_SUBGRAPH, 0);
+    if (sg >= v->subgraphs.n)
+        return fail(v, "subgraph %u out of range (%u subgraphs)", sg, v->subgraphs.n);
+    pl_table sgt = pl_fb_table_elem(v->fb, v->subgraphs, sg);
+    uint32_t n_tensors = pl_fb_vec(&sgt, PL_F_SUBGRAPH_TENSORS).n;
+    PL_TRY(verify_tensor_maps(v, &t, PL_F_SIGNATURE_INPUTS, "inputs", n_tensors));
+    return verify_tensor_maps(v, &t, PL_F_SIGNATURE_OUTPUTS, "outputs", n_tensors);
+}
+
+/* ---- the model ---- */
+
+static pl_status verify_root(vstate *v, const pl_table *root, pl_vec *metadata, pl_vec *sigs)
+{
+    pl_vec unused;
+    PL_TRY(field_scalar(v, root, PL_F_MODEL_VERSION, 4, "version"));
+    PL_TRY(field_vec(v, root, PL_F_MODEL_OPERATOR_CODES, 4, "operator_codes", &v->opcodes));
+    PL_TRY(field_vec(v, root, PL_F_MODEL_SUBGRAPHS, 4, "subgraphs", &v->subgraphs));
+    PL_TRY(field_str(v, root, PL_F_MODEL_DESCRIPTION, "description"));
+    PL_TRY(field_vec(v, root, PL_F_MODEL_BUFFERS, 4, "buffers", &v->buffers));
+    PL_TRY(field_vec(v, root, PL_F_MODEL_METADATA_BUFFER, 4, "metadata_buffer", &unused));
+    PL_TRY(field_vec(v, root, PL_F_MODEL_METADATA, 4, "metadata", metadata));
+    PL_TRY(field_vec(v, root, PL_F_MODEL_SIGNATURE_DEFS, 4, "signature_defs", sigs));
+    if (v->subgraphs.n == 0)
+        return fail(v, "no subgraphs");
+    return PL_OK;
+}
+
+pl_status pl_verify_model(const uint8_t *buf, uint32_t size, pl_error *err)
+{
+    vstate v = {.fb = {buf, size}, .err = err, .budget = BUDGET_BASE + 4ull * size};
+    pl_table root;
+    pl_vec metadata, sigs;
+    pl_error_clear(&v.scratch);
+    PL_TRY(verify_header(&v, &root));
+    PL_TRY(verify_root(&v, &root, &metadata, &sigs));
+    for (uint32_t i = 0; i < v.buffers.n; i++)
+        PL_TRY(verify_buffer(&v, i));
+    for (uint32_t i = 0; i < v.opcodes.n; i++)
+        PL_TRY(verify_opcode(&v, i));
+    for (uint32_t i = 0; i < v.subgraphs.n; i++)
+        PL_TRY(verify_subgraph(&v, i));
+    for (uint32_t i = 0; i < metadata.n; i++)
+        PL_TRY(verify_metadata(&v, metadata, i));
+    for (uint32_t i = 0; i < sigs.n; i++)
+        PL_TRY(verify_signature(&v, sigs, i));
+    return PL_OK;
+}
