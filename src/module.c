@@ -1,8 +1,9 @@
-/* module.c - the _picolite extension module: multi-phase init, module state, types. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include "picolite/picolite.h"
+/* module.c - the _picolite extension module: multi-phase init, module state, types.
+**
+** Everything a call needs is in the module state (pl_py_state): the three types and the
+** exception classes. There are no C globals, so the module can be loaded in several
+** (sub)interpreters. */
+#include "pl_py.h"
 
 static PyObject *
 version(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
@@ -11,18 +12,63 @@ version(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
 }
 
 static int
-module_exec(PyObject *module)
+module_exec(PyObject *m)
 {
-    return PyModule_AddStringConstant(module, "__version__", PL_VERSION_STRING);
+    pl_py_state *st = PyModule_GetState(m);
+    if (pl_py_errors_init(m, st) < 0 || pl_py_arena_init(m, st) < 0 ||
+        pl_py_interp_init(m, st) < 0 || pl_py_tensor_init(m, st) < 0 ||
+        PyModule_AddFunctions(m, pl_py_plan_methods) < 0)
+        return -1;
+    return PyModule_AddStringConstant(m, "__version__", PL_VERSION_STRING);
 }
 
-static PyMethodDef module_methods[] = {
+static int
+module_traverse(PyObject *m, visitproc visit, void *arg)
+{
+    pl_py_state *st = PyModule_GetState(m);
+    Py_VISIT(st->arena_type);
+    Py_VISIT(st->interp_type);
+    Py_VISIT(st->tensor_type);
+    Py_VISIT(st->error);
+    Py_VISIT(st->model_error);
+    Py_VISIT(st->arena_error);
+    Py_VISIT(st->unsupported);
+    Py_VISIT(st->state_error);
+    return 0;
+}
+
+static int
+module_clear(PyObject *m)
+{
+    pl_py_state *st = PyModule_GetState(m);
+    Py_CLEAR(st->arena_type);
+    Py_CLEAR(st->interp_type);
+    Py_CLEAR(st->tensor_type);
+    Py_CLEAR(st->error);
+    Py_CLEAR(st->model_error);
+    Py_CLEAR(st->arena_error);
+    Py_CLEAR(st->unsupported);
+    Py_CLEAR(st->state_error);
+    return 0;
+}
+
+/* Called even when exec failed half-way, so exec need not clean up. */
+static void
+module_free(void *m)
+{
+    module_clear((PyObject *)m);
+}
+
+static PyMethodDef version_method[] = {
     {"version", version, METH_NOARGS, "The C runtime's version string."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
     {0, NULL},
 };
 
@@ -30,9 +76,12 @@ static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "picolite._picolite",
     .m_doc = "The picolite C runtime.",
-    .m_size = 0,
-    .m_methods = module_methods,
+    .m_size = sizeof(pl_py_state),
+    .m_methods = version_method,
     .m_slots = module_slots,
+    .m_traverse = module_traverse,
+    .m_clear = module_clear,
+    .m_free = module_free,
 };
 
 PyMODINIT_FUNC

@@ -1,5 +1,45 @@
-"""picolite: a TensorFlow Lite Micro-compatible inference runtime for validating models."""
+"""picolite: a TensorFlow Lite Micro-compatible inference runtime for validating models.
+
+    import picolite
+    it = picolite.Interpreter("model.tflite")          # arena = exactly what it needs
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x); it.invoke()
+    print(it.allocations())                             # TFLM's allocation report
+    picolite.required_arena_size("model.tflite")        # the exact minimum, in bytes
+"""
 
 from picolite._picolite import __version__
+from picolite._api import (
+    PLANNERS,
+    AllocationReport,
+    Arena,
+    ArenaTooSmallError,
+    Error,
+    Interpreter,
+    MemoryPlan,
+    ModelError,
+    PlannedBuffer,
+    PlanResult,
+    StateError,
+    UnsupportedOpError,
+    plan_memory,
+    required_arena_size,
+)
 
-__all__ = ["__version__"]
+__all__ = [
+    "__version__",
+    "PLANNERS",
+    "AllocationReport",
+    "Arena",
+    "ArenaTooSmallError",
+    "Error",
+    "Interpreter",
+    "MemoryPlan",
+    "ModelError",
+    "PlannedBuffer",
+    "PlanResult",
+    "StateError",
+    "UnsupportedOpError",
+    "plan_memory",
+    "required_arena_size",
+]

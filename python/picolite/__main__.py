@@ -1,0 +1,288 @@
+"""python -m picolite [MODEL]: what a model needs on a microcontroller, and what it computes.
+
+Prints the model (ops, tensors, inputs/outputs with quantization), TFLM's allocation
+report, every planner's head against the live-bytes lower bound, the exact required arena
+size, and the outputs for the given inputs (or deterministic random ones). --compare runs
+LiteRT's reference kernels on the same inputs; --bench times invokes; --json prints it all
+as JSON. Without MODEL it runs the bundled demo model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+import picolite
+
+DEMO_MODEL = pathlib.Path(__file__).resolve().parent / "data" / "demo.tflite"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="picolite",
+        description="Validate a .tflite model for TensorFlow Lite Micro: arena size and "
+                    "breakdown, planners, outputs, agreement with LiteRT, speed.")
+    p.add_argument("model", nargs="?", help="the .tflite file (default: the bundled demo)")
+    p.add_argument("--arena-size", type=int, default=None,
+                   help="arena bytes (default: exactly the required size)")
+    p.add_argument("--planner", default="greedy", choices=picolite.PLANNERS,
+                   help="memory planner (default: greedy, as TFLM)")
+    p.add_argument("--input", action="append", default=[], metavar="FILE.npy",
+                   help="an input array, once per model input in order (default: random)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--compare", action="store_true",
+                   help="compare the outputs with LiteRT's reference kernels")
+    p.add_argument("--bench", type=int, default=0, metavar="N",
+                   help="time N invokes (and LiteRT's, when installed)")
+    p.add_argument("--json", action="store_true", help="print everything as JSON")
+    return p
+
+
+# --- inputs ----------------------------------------------------------------------------
+
+def random_input(detail: Dict[str, Any], rng: np.random.Generator) -> np.ndarray:
+    """A deterministic input matching the tensor's dtype and shape (full integer range;
+    floats in [-1, 1))."""
+    dtype, shape = np.dtype(detail["dtype"]), tuple(int(d) for d in detail["shape"])
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, int(info.max) + 1, size=shape, dtype=dtype)
+    return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+def load_inputs(files: Sequence[str], details: List[Dict[str, Any]],
+                seed: int) -> List[np.ndarray]:
+    if files and len(files) != len(details):
+        raise SystemExit(f"picolite: the model has {len(details)} inputs, got "
+                         f"{len(files)} --input files")
+    if files:
+        return [np.load(f) for f in files]
+    rng = np.random.default_rng(seed)
+    return [random_input(d, rng) for d in details]
+
+
+# --- gathering ---------------------------------------------------------------------------
+
+def _quant(detail: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    q = detail["quantization_parameters"]
+    if len(q["scales"]) == 0:
+        return None
+    return {"scale": [float(s) for s in q["scales"]],
+            "zero_point": [int(z) for z in q["zero_points"]],
+            "quantized_dimension": int(q["quantized_dimension"])}
+
+
+def _tensor_entry(d: Dict[str, Any]) -> Dict[str, Any]:
+    dtype = d["dtype"].__name__ if d["dtype"] is not None else "unknown"
+    return {"index": int(d["index"]), "name": d["name"], "dtype": dtype,
+            "shape": [int(x) for x in d["shape"]], "quantization": _quant(d)}
+
+
+def model_summary(it: picolite.Interpreter) -> Dict[str, Any]:
+    ops = [{"index": o["index"], "op_name": o["op_name"],
+            "inputs": [int(x) for x in o["inputs"]],
+            "outputs": [int(x) for x in o["outputs"]]} for o in it._get_ops_details()]
+    tensors = [_tensor_entry(d) for d in it.get_tensor_details()]
+    return {"ops": ops, "tensors": tensors,
+            "inputs": [_tensor_entry(d) for d in it.get_input_details()],
+            "outputs": [_tensor_entry(d) for d in it.get_output_details()]}
+
+
+def planner_table(content: bytes) -> List[Dict[str, Any]]:
+    """Every planner on this model: its head, the lower bound, and the arena it needs."""
+    rows = []
+    for name in picolite.PLANNERS:
+        try:
+            required = picolite.required_arena_size(content, planner=name)
+            it = picolite.Interpreter(model_content=content, arena_size=required,
+                                      planner=name)
+            it.allocate_tensors()
+            rec = it.allocations()
+            rows.append({"planner": name, "head": rec.head, "lower_bound": rec.lower_bound,
+                         "waste": rec.head - rec.lower_bound, "required": required})
+            it.close()
+        except picolite.Error as e:
+            rows.append({"planner": name, "error": f"{type(e).__name__}: {e}"})
+    return rows
+
+
+def run(it: picolite.Interpreter, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+    for i, x in enumerate(inputs):
+        it.set_input(x, i)
+    it.invoke()
+    return [it.get_output(i) for i in range(len(it.get_output_details()))]
+
+
+def _litert():
+    try:
+        from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    except Exception:
+        return None
+    return Interpreter, OpResolverType
+
+
+def _litert_interpreter(content: bytes):
+    Interpreter, OpResolverType = _litert()
+    ref = Interpreter(model_content=content,
+                      experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    ref.allocate_tensors()
+    return ref
+
+
+def _litert_run(ref, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+    for d, x in zip(ref.get_input_details(), inputs):
+        ref.set_tensor(d["index"], x)
+    ref.invoke()
+    return [ref.get_tensor(d["index"]) for d in ref.get_output_details()]
+
+
+def compare(content: bytes, inputs: Sequence[np.ndarray],
+            outputs: Sequence[np.ndarray]) -> Dict[str, Any]:
+    if _litert() is None:
+        return {"available": False,
+                "message": "LiteRT is not installed: pip install ai-edge-litert"}
+    expected = _litert_run(_litert_interpreter(content), inputs)
+    rows = []
+    for i, (got, want) in enumerate(zip(outputs, expected)):
+        diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        rows.append({"output": i, "max_abs_diff": float(diff.max()) if diff.size else 0.0,
+                     "identical": got.tobytes() == want.tobytes()})
+    return {"available": True, "outputs": rows}
+
+
+def _time(fn, n: int) -> float:
+    fn()  # warm-up: first-touch costs are not the model's
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n
+
+
+def bench(it: picolite.Interpreter, content: bytes, inputs: Sequence[np.ndarray],
+          n: int) -> Dict[str, Any]:
+    result: Dict[str, Any] = {"invokes": n, "picolite_us": _time(it.invoke, n) * 1e6}
+    if _litert() is not None:
+        ref = _litert_interpreter(content)
+        _litert_run(ref, inputs)
+        result["litert_us"] = _time(ref.invoke, n) * 1e6
+        result["ratio"] = result["picolite_us"] / max(result["litert_us"], 1e-9)
+    return result
+
+
+def gather(args: argparse.Namespace) -> Dict[str, Any]:
+    path = args.model or str(DEMO_MODEL)
+    content = picolite._api._read_model(path)
+    required = picolite.required_arena_size(content, planner=args.planner)
+    it = picolite.Interpreter(model_content=content, planner=args.planner,
+                              arena_size=args.arena_size or required)
+    it.allocate_tensors()
+    report: Dict[str, Any] = {"model": os.fspath(path), "model_bytes": len(content),
+                              "required_arena_size": required,
+                              "arena_size": it.arena.size}
+    report.update(model_summary(it))
+    alloc = it.allocations()
+    report["allocations"] = alloc.to_dict()
+    report["allocations_text"] = str(alloc)
+    report["planners"] = planner_table(content)
+    inputs = load_inputs(args.input, it.get_input_details(), args.seed)
+    outputs = run(it, inputs)
+    report["output_values"] = [o.tolist() for o in outputs]
+    if args.compare:
+        report["compare"] = compare(content, inputs, outputs)
+    if args.bench:
+        report["bench"] = bench(it, content, inputs, args.bench)
+    return report
+
+
+# --- printing ----------------------------------------------------------------------------
+
+def _fmt_quant(q: Optional[Dict[str, Any]]) -> str:
+    if q is None:
+        return "-"
+    if len(q["scale"]) == 1:
+        return f"scale {q['scale'][0]:.6g}, zero point {q['zero_point'][0]}"
+    return f"per-channel ({len(q['scale'])} scales, axis {q['quantized_dimension']})"
+
+
+def _print_text(r: Dict[str, Any], out) -> None:
+    w = out.write
+    w(f"model {r['model']} ({r['model_bytes']} bytes): {len(r['ops'])} ops, "
+      f"{len(r['tensors'])} tensors\n\nops\n")
+    for o in r["ops"]:
+        w(f"  {o['index']:4d}  {o['op_name']:<24} in {o['inputs']} out {o['outputs']}\n")
+    w("\ntensors\n")
+    for t in r["tensors"]:
+        w(f"  {t['index']:4d}  {t['dtype']:<8} {str(t['shape']):<18} {t['name']}\n")
+    for kind in ("inputs", "outputs"):
+        w(f"\n{kind}\n")
+        for t in r[kind]:
+            w(f"  tensor {t['index']} {t['name']}: {t['dtype']} {t['shape']}, "
+              f"{_fmt_quant(t['quantization'])}\n")
+    w(f"\nallocations (arena {r['arena_size']} bytes)\n{r['allocations_text']}\n")
+    w("\nplanners (head against the live-bytes lower bound)\n")
+    for p in r["planners"]:
+        if "error" in p:
+            w(f"  {p['planner']:<8} {p['error']}\n")
+        else:
+            w(f"  {p['planner']:<8} head {p['head']:>9}  lower bound {p['lower_bound']:>9}  "
+              f"waste {p['waste']:>8}  arena {p['required']:>9}\n")
+    w(f"\nrequired_arena_size: {r['required_arena_size']} bytes\n\noutputs\n")
+    for i, v in enumerate(r["output_values"]):
+        w(f"  output {i}: {np.array(v).ravel()[:16].tolist()}"
+          f"{' ...' if np.array(v).size > 16 else ''}\n")
+    _print_compare(r.get("compare"), w)
+    _print_bench(r.get("bench"), w)
+
+
+def _print_compare(c: Optional[Dict[str, Any]], w) -> None:
+    if c is None:
+        return
+    if not c["available"]:
+        w(f"\ncompare: {c['message']}\n")
+        return
+    w("\ncompare with LiteRT (reference kernels)\n")
+    for row in c["outputs"]:
+        w(f"  output {row['output']}: max abs diff {row['max_abs_diff']:g}, identical bytes "
+          f"{'yes' if row['identical'] else 'no'}\n")
+
+
+def _print_bench(b: Optional[Dict[str, Any]], w) -> None:
+    if b is None:
+        return
+    w(f"\nbench ({b['invokes']} invokes): picolite {b['picolite_us']:.1f} us/invoke")
+    if "litert_us" in b:
+        w(f", LiteRT {b['litert_us']:.1f} us/invoke, ratio {b['ratio']:.2f}x\n")
+    else:
+        w(" (LiteRT not installed: no comparison)\n")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.model is None and not DEMO_MODEL.is_file():
+        print(f"picolite: no MODEL given and the demo model {DEMO_MODEL} is missing",
+              file=sys.stderr)
+        return 2
+    try:
+        report = gather(args)
+    except picolite.Error as e:
+        print(f"picolite: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_text(report, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,424 @@
+"""The Python face of the C runtime: tf.lite's Interpreter API, reports, planning helpers.
+
+The extension (_picolite) returns plain values (tuples, dicts of ints); this module turns
+them into what tf.lite / LiteRT users expect (dicts with numpy arrays and numpy type classes)
+and into report objects that print TFLM's text and render in notebooks.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from picolite import _picolite as _c
+
+Arena = _c.Arena
+Error = _c.Error
+ModelError = _c.ModelError
+ArenaTooSmallError = _c.ArenaTooSmallError
+UnsupportedOpError = _c.UnsupportedOpError
+StateError = _c.StateError
+
+#: Planner names, in the C enum's order.
+PLANNERS: Tuple[str, ...] = tuple(_c.planners())
+
+ModelLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
+
+# TFLite TensorType -> numpy type class, as tf.lite reports dtypes.
+_DTYPES: Dict[int, Any] = {
+    0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 5: np.bytes_,
+    6: np.bool_, 7: np.int16, 8: np.complex64, 9: np.int8, 10: np.float64,
+    11: np.complex128, 12: np.uint64, 15: np.uint32, 16: np.uint16,
+}
+_TYPE_NAMES: Dict[Any, str] = {
+    np.dtype(np.float32): "FLOAT32", np.dtype(np.float16): "FLOAT16",
+    np.dtype(np.int32): "INT32", np.dtype(np.uint8): "UINT8", np.dtype(np.int64): "INT64",
+    np.dtype(np.bool_): "BOOL", np.dtype(np.int16): "INT16",
+    np.dtype(np.complex64): "COMPLEX64", np.dtype(np.int8): "INT8",
+    np.dtype(np.float64): "FLOAT64", np.dtype(np.complex128): "COMPLEX128",
+    np.dtype(np.uint64): "UINT64", np.dtype(np.uint32): "UINT32",
+    np.dtype(np.uint16): "UINT16",
+}
+
+
+def _type_name(dtype: np.dtype) -> str:
+    return _TYPE_NAMES.get(np.dtype(dtype), str(dtype).upper())
+
+
+def _read_model(model: ModelLike) -> bytes:
+    """Model bytes from a path or a bytes-like object (mutable buffers are copied)."""
+    if isinstance(model, bytes):
+        return model
+    if not isinstance(model, (str, os.PathLike)):
+        return bytes(memoryview(model))
+    path = os.fspath(model)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise ModelError(f"Could not open '{path}': {e.strerror or e}") from e
+
+
+def _model_content(content: Any) -> Any:
+    """The object the C interpreter holds. The model is verified once at creation, so a
+    buffer the caller could still modify is copied; immutable bytes are used in place."""
+    if isinstance(content, bytes):
+        return content
+    view = memoryview(content)
+    return bytes(view) if not view.readonly or not view.c_contiguous else content
+
+
+def required_arena_size(model: ModelLike, planner: str = "greedy",
+                        preserve_all_tensors: bool = False) -> int:
+    """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
+    allocate_tensors() succeeds with exactly this many bytes and fails with one less."""
+    return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors)
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """What :func:`plan_memory` returns: one offset per buffer, the head size (``total``),
+    the live-bytes lower bound no plan can beat, and the planner used."""
+
+    offsets: List[int]
+    total: int
+    lower_bound: int
+    planner: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+def plan_memory(buffers: Sequence[Sequence[int]], planner: str = "greedy") -> PlanResult:
+    """Plans buffers given as ``(size, first, last)`` or ``(size, first, last,
+    offline_offset)`` tuples (lifetimes are inclusive node indices)."""
+    offsets, total, lower, name = _c.plan_memory([tuple(b) for b in buffers], planner)
+    return PlanResult(offsets, total, lower, name)
+
+
+def _quant_details(info: Dict[str, Any]) -> Tuple[Tuple[float, int], Dict[str, Any]]:
+    scales, zero_points = info["quantization"]
+    # tf.lite's legacy pair is only filled for per-tensor quantization.
+    legacy = (float(scales[0]), int(zero_points[0])) if len(scales) == 1 else (0.0, 0)
+    params = {
+        "scales": np.array(scales, dtype=np.float32),
+        "zero_points": np.array(zero_points, dtype=np.int32),
+        "quantized_dimension": int(info["quantized_dimension"]),
+        "block_size": 0,
+    }
+    return legacy, params
+
+
+def _tensor_details(info: Dict[str, Any]) -> Dict[str, Any]:
+    legacy, params = _quant_details(info)
+    return {
+        "name": info["name"],
+        "index": info["index"],
+        "shape": np.array(info["shape"], dtype=np.int32),
+        "shape_signature": np.array(info["shape_signature"], dtype=np.int32),
+        "dtype": _DTYPES.get(info["type"]),
+        "quantization": legacy,
+        "quantization_parameters": params,
+        "sparsity_parameters": {},
+    }
+
+
+def _html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+class AllocationReport:
+    """Where the arena went: head (planned tensors + scratch), tail (persistent data, by
+    TFLM's categories), the temp high-water, and the lower bound of the head.
+    ``str(report)`` is TFLM's RecordingMicroAllocator text."""
+
+    def __init__(self, rec: Dict[str, Any], text: str):
+        self.total: int = rec["total"]
+        self.head: int = rec["head"]
+        self.tail: int = rec["tail"]
+        self.head_tensors: int = rec["head_tensors"]
+        self.head_scratch: int = rec["head_scratch"]
+        self.temp_high_water: int = rec["temp_high_water"]
+        self.required: int = rec["peak"]
+        self.lower_bound: int = rec["lower_bound"]
+        self.planner: str = rec["planner"]
+        self.arena_size: int = rec["arena_size"]
+        self.categories: Dict[str, Dict[str, int]] = {
+            name: {"used": used, "requested": requested, "count": count}
+            for name, used, requested, count in rec["categories"]
+        }
+        self._text = text
+
+    def to_dict(self) -> Dict[str, Any]:
+        keys = ("total", "head", "tail", "head_tensors", "head_scratch", "temp_high_water",
+                "required", "lower_bound", "planner", "arena_size")
+        d = {k: getattr(self, k) for k in keys}
+        d["categories"] = {k: dict(v) for k, v in self.categories.items()}
+        return d
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return (f"<AllocationReport total={self.total} head={self.head} tail={self.tail} "
+                f"lower_bound={self.lower_bound} planner={self.planner!r}>")
+
+    def _repr_html_(self) -> str:
+        summary = _html_table(
+            ["arena", "total", "head", "tail", "temp high-water", "head lower bound",
+             "planner"],
+            [[self.arena_size, self.total, self.head, self.tail, self.temp_high_water,
+              self.lower_bound, self.planner]])
+        cats = _html_table(["category", "used", "requested", "count"],
+                           [[k, v["used"], v["requested"], v["count"]]
+                            for k, v in self.categories.items()])
+        return summary + cats
+
+
+@dataclass(frozen=True)
+class PlannedBuffer:
+    """One buffer of the head plan; tensor is -1 (and name '') for kernel scratch."""
+
+    tensor: int
+    name: str
+    offset: int
+    size: int
+    first: int
+    last: int
+    offline_offset: int = -1
+
+
+class MemoryPlan:
+    """The head plan: every planned buffer with its lifetime, the head size, and the
+    live-bytes lower bound beside it (the gap is planner waste)."""
+
+    def __init__(self, buffers: List[PlannedBuffer], head: int, lower_bound: int,
+                 planner: str):
+        self.buffers = buffers
+        self.head = head
+        self.lower_bound = lower_bound
+        self.planner = planner
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"planner": self.planner, "head": self.head, "lower_bound": self.lower_bound,
+                "buffers": [asdict(b) for b in self.buffers]}
+
+    def __repr__(self) -> str:
+        return (f"<MemoryPlan planner={self.planner!r} buffers={len(self.buffers)} "
+                f"head={self.head} lower_bound={self.lower_bound}>")
+
+    def _repr_html_(self) -> str:
+        width = max(self.head, 1)
+        rows = []
+        for b in sorted(self.buffers, key=lambda b: b.offset):
+            left, span = 100.0 * b.offset / width, max(100.0 * b.size / width, 0.3)
+            bar = (f'<div style="position:relative;width:240px;height:10px;background:#eee">'
+                   f'<div style="position:absolute;left:{left:.2f}%;width:{span:.2f}%;'
+                   f'height:10px;background:#4a7"></div></div>')
+            rows.append(f"<tr><td>{b.tensor}</td><td>{html.escape(b.name)}</td>"
+                        f"<td>{b.offset}</td><td>{b.size}</td><td>{b.first}..{b.last}</td>"
+                        f"<td>{bar}</td></tr>")
+        head = ("<tr><th>tensor</th><th>name</th><th>offset</th><th>size</th>"
+                "<th>nodes</th><th>place in head</th></tr>")
+        caption = (f"<p>planner {html.escape(self.planner)}: head {self.head} bytes, "
+                   f"lower bound {self.lower_bound}</p>")
+        return caption + f"<table>{head}{''.join(rows)}</table>"
+
+
+class Interpreter:
+    """Runs a .tflite model the way TFLM does, in one arena; tf.lite's method names.
+
+    Exactly one of ``model_path``/``model_content``; at most one of ``arena`` (an
+    :class:`Arena`) and ``arena_size``. With neither, the arena is exactly
+    :func:`required_arena_size` bytes, so allocation always fits.
+    """
+
+    def __init__(self, model_path: Optional[Union[str, "os.PathLike[str]"]] = None,
+                 model_content: Any = None, arena: Optional[Arena] = None,
+                 arena_size: Optional[int] = None, planner: str = "greedy",
+                 preserve_all_tensors: bool = False):
+        if model_path is None and model_content is None:
+            raise ValueError("`model_path` or `model_content` must be specified.")
+        if model_path is not None and model_content is not None:
+            raise ValueError("Can't both provide `model_path` and `model_content`")
+        if arena is not None and arena_size is not None:
+            raise ValueError("Can't both provide `arena` and `arena_size`")
+        if arena is not None and not isinstance(arena, Arena):
+            raise TypeError(f"arena must be a picolite.Arena, got {type(arena).__name__}")
+        content = (_read_model(model_path) if model_path is not None
+                   else _model_content(model_content))
+        if arena is None:
+            if arena_size is None:
+                arena_size = _c.required_arena_size(content, planner, preserve_all_tensors)
+            arena = Arena(arena_size)
+        self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors)
+        self._planner = planner
+        self._preserve = bool(preserve_all_tensors)
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    def allocate_tensors(self) -> None:
+        """Init, prepare and plan every node; the arena layout is fixed afterwards."""
+        self._c.allocate_tensors()
+
+    def invoke(self) -> None:
+        """Runs the model. Refused (StateError, a RuntimeError) while numpy views from
+        tensor() are alive, as in tf.lite."""
+        self._c.invoke()
+
+    def reset(self) -> None:
+        """Zeroes the variable tensors (TFLM's reset)."""
+        self._c.reset()
+
+    reset_all_variables = reset
+
+    def close(self) -> None:
+        """Destroys the C interpreter now; its arena is free for another interpreter."""
+        self._c.close()
+
+    def __enter__(self) -> "Interpreter":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def arena(self) -> Arena:
+        return self._c.arena
+
+    @property
+    def planner(self) -> str:
+        return self._planner
+
+    def __repr__(self) -> str:
+        if self._c.closed:
+            return "<picolite.Interpreter closed>"
+        tensors, nodes = self._c.counts
+        state = "allocated" if self._c.allocated else "not allocated"
+        return (f"<picolite.Interpreter {nodes} ops, {tensors} tensors, planner="
+                f"{self._planner!r}, arena {self._c.arena.size} bytes, {state}>")
+
+    # --- details (tf.lite's dicts) ---------------------------------------------------
+
+    def _info(self, index: int) -> Dict[str, Any]:
+        return self._c.tensor_info(int(index))
+
+    def _get_tensor_details(self, index: int) -> Dict[str, Any]:
+        return _tensor_details(self._info(index))
+
+    def get_input_details(self) -> List[Dict[str, Any]]:
+        return [self._get_tensor_details(i) for i in self._c.inputs()]
+
+    def get_output_details(self) -> List[Dict[str, Any]]:
+        return [self._get_tensor_details(i) for i in self._c.outputs()]
+
+    def get_tensor_details(self) -> List[Dict[str, Any]]:
+        tensors, _ = self._c.counts
+        return [self._get_tensor_details(i) for i in range(tensors)]
+
+    def _get_op_details(self, index: int) -> Dict[str, Any]:
+        node = self._c.node_info(int(index))
+        dtype = [_DTYPES.get(self._info(t)["type"]) for t in node["inputs"] if t != -1]
+        rtype = [_DTYPES.get(self._info(t)["type"]) for t in node["outputs"] if t != -1]
+        return {
+            "index": int(index),
+            "op_name": node["op_name"],
+            "inputs": np.array(node["inputs"], dtype=np.int32),
+            "outputs": np.array(node["outputs"], dtype=np.int32),
+            "operand_types": dtype,
+            "result_types": rtype,
+        }
+
+    def _get_ops_details(self) -> List[Dict[str, Any]]:
+        _, nodes = self._c.counts
+        return [self._get_op_details(i) for i in range(nodes)]
+
+    # --- tensors ---------------------------------------------------------------------
+
+    def _dtype_of(self, info: Dict[str, Any]) -> Any:
+        dtype = _DTYPES.get(info["type"])
+        if dtype is None or dtype is np.bytes_:
+            raise ValueError(f"Tensor {info['index']} has type {info['type_name']}, which "
+                             f"picolite cannot show as a numpy array")
+        return dtype
+
+    def set_tensor(self, tensor_index: int, value: Any) -> None:
+        """Copies value into the tensor; dtype and shape must match exactly."""
+        info = self._info(tensor_index)
+        dtype = self._dtype_of(info)
+        value = np.asarray(value)
+        if value.dtype != np.dtype(dtype):
+            raise ValueError(
+                f"Cannot set tensor: Got value of type {_type_name(value.dtype)} but "
+                f"expected type {info['type_name']} for input {info['index']}, name: "
+                f"{info['name']} ")
+        if tuple(value.shape) != tuple(info["shape"]):
+            raise ValueError(
+                f"Cannot set tensor: Dimension mismatch. Got {list(value.shape)} but "
+                f"expected {list(info['shape'])} for input {info['index']}.")
+        self._c.set_bytes(info["index"], np.ascontiguousarray(value))
+
+    def get_tensor(self, tensor_index: int) -> np.ndarray:
+        """A copy of the tensor. An intermediate tensor is readable after invoke() only
+        with preserve_all_tensors=True (otherwise its memory is shared)."""
+        info = self._info(tensor_index)
+        dtype = self._dtype_of(info)
+        data = self._c.get_bytes(info["index"])
+        return np.frombuffer(data, dtype=dtype).reshape(info["shape"])
+
+    def tensor(self, tensor_index: int) -> Callable[[], np.ndarray]:
+        """tf.lite's raw access: a function returning a numpy view into the arena. While a
+        view is alive, invoke() and allocate_tensors() raise StateError."""
+        index = int(tensor_index)
+        return lambda: self._view(index)
+
+    def _view(self, index: int) -> np.ndarray:
+        info = self._info(index)
+        dtype = self._dtype_of(info)
+        exporter = self._c.tensor_buffer(index)
+        return np.frombuffer(memoryview(exporter), dtype=dtype).reshape(info["shape"])
+
+    # --- tflite_micro's names ----------------------------------------------------------
+
+    def set_input(self, input_data: Any, index: int) -> None:
+        self.set_tensor(self._io(self._c.inputs(), index, "input"), input_data)
+
+    def get_output(self, index: int) -> np.ndarray:
+        return self.get_tensor(self._io(self._c.outputs(), index, "output"))
+
+    @staticmethod
+    def _io(indices: Tuple[int, ...], i: int, what: str) -> int:
+        if not 0 <= i < len(indices):
+            raise IndexError(f"{what} {i} out of range: the model has {len(indices)} "
+                             f"{what}s")
+        return indices[i]
+
+    def arena_used_bytes(self) -> int:
+        """head + tail after allocate_tensors(), as TFLM's arena_used_bytes()."""
+        return self._c.recording()["total"]
+
+    def print_allocations(self) -> None:
+        """Prints TFLM's RecordingMicroAllocator report."""
+        print(self._c.recording_text())
+
+    # --- reports ---------------------------------------------------------------------
+
+    def allocations(self) -> AllocationReport:
+        return AllocationReport(self._c.recording(), self._c.recording_text())
+
+    def memory_plan(self) -> MemoryPlan:
+        rec = self._c.recording()
+        buffers = []
+        for tensor, offset, size, first, last, offline in self._c.plan():
+            name = self._info(tensor)["name"] if tensor >= 0 else ""
+            buffers.append(PlannedBuffer(tensor, name, offset, size, first, last, offline))
+        return MemoryPlan(buffers, rec["head"], rec["lower_bound"], rec["planner"])

@@ -1,0 +1,657 @@
+/* interpreter.c - picolite._Interpreter: the C interpreter, its model bytes and its arena.
+**
+** The Python class picolite.Interpreter wraps this type and turns its plain values into
+** tf.lite's dicts and numpy arrays. Here: lifetimes (model bytes held as a Py_buffer, the
+** arena held strongly and marked as owned), the GIL released around allocate and invoke
+** with a busy flag against re-entry, and the export count that refuses invoke while numpy
+** views of tensor memory are alive. */
+#include "pl_py.h"
+
+#include <string.h>
+
+/* tf.lite's wording, so code that catches it keeps working. */
+#define VIEWS_ALIVE "There is at least 1 reference to internal data in the interpreter in " \
+    "the form of a numpy array or slice. Be sure to only hold the function returned from " \
+    "tensor() if you are using raw data access."
+
+int
+pl_py_interp_ready(pl_py_interp *self)
+{
+    pl_py_state *st = pl_py_state_of((PyObject *)self);
+    if (self->it == NULL) {
+        pl_py_state_error(st, "the interpreter is closed");
+        return -1;
+    }
+    if (self->busy) {
+        pl_py_state_error(st, "the interpreter is busy in another thread (allocate_tensors "
+                          "or invoke is running)");
+        return -1;
+    }
+    return 0;
+}
+
+static int
+check_no_views(pl_py_interp *self)
+{
+    if (self->exports > 0) {
+        pl_py_state_error(pl_py_state_of((PyObject *)self), VIEWS_ALIVE);
+        return -1;
+    }
+    return 0;
+}
+
+/* Creating verifies the model: release the GIL for it, the arena is already marked ours. */
+static int
+create(pl_py_interp *self, pl_planner planner, int preserve)
+{
+    pl_interp_options opt = pl_interp_defaults();
+    opt.planner = planner;
+    opt.preserve_all_tensors = preserve != 0;
+    pl_error err;
+    pl_error_clear(&err);
+    pl_py_arena *a = self->arena;
+    pl_status s;
+    a->owner = self;
+    Py_BEGIN_ALLOW_THREADS
+    s = pl_interp_create(self->model.buf, (size_t)self->model.len, &opt, a->data, a->size,
+                         &self->it, &err);
+    Py_END_ALLOW_THREADS
+    if (s != PL_OK) {
+        a->owner = NULL;
+        self->it = NULL;
+        pl_py_raise(pl_py_state_of((PyObject *)self), s, &err);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors", NULL};
+    pl_py_state *st = PyType_GetModuleState(type);
+    PyObject *model = NULL, *arena = NULL;
+    const char *planner_name = "greedy";
+    int preserve = 0;
+    pl_planner planner;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|sp:_Interpreter", kwlist, &model,
+                                     st->arena_type, &arena, &planner_name, &preserve))
+        return NULL;
+    if (pl_py_planner(st, planner_name, &planner) < 0)
+        return NULL;
+    if (((pl_py_arena *)arena)->owner != NULL)
+        return pl_py_state_error(st, "arena is in use by another interpreter");
+    pl_py_interp *self = PyObject_GC_New(pl_py_interp, type);
+    if (self == NULL)
+        return NULL;
+    self->it = NULL;
+    self->busy = false;
+    self->allocated = false;
+    self->exports = 0;
+    self->arena = (pl_py_arena *)Py_NewRef(arena);
+    memset(&self->model, 0, sizeof self->model);
+    PyObject_GC_Track(self);
+    if (PyObject_GetBuffer(model, &self->model, PyBUF_SIMPLE) < 0 ||
+        create(self, planner, preserve) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+/* Destroys the C interpreter and frees the arena for another one. */
+static void
+shut(pl_py_interp *self)
+{
+    if (self->it != NULL) {
+        pl_interp_destroy(self->it);
+        self->it = NULL;
+    }
+    if (self->arena != NULL && self->arena->owner == self)
+        self->arena->owner = NULL;
+}
+
+static int
+interp_traverse(pl_py_interp *self, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(self->arena);
+    Py_VISIT(self->model.obj);
+    return 0;
+}
+
+static int
+interp_clear(pl_py_interp *self)
+{
+    shut(self);
+    Py_CLEAR(self->arena);
+    if (self->model.obj != NULL)
+        PyBuffer_Release(&self->model);
+    return 0;
+}
+
+static void
+interp_dealloc(pl_py_interp *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    interp_clear(self);
+    PyObject_GC_Del(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *
+raise_last(pl_py_interp *self, pl_status s)
+{
+    return pl_py_raise(pl_py_state_of((PyObject *)self), s, pl_interp_error(self->it));
+}
+
+/* Runs fn without the GIL; busy makes every other call on this object fail meanwhile. */
+static pl_status
+run_unlocked(pl_py_interp *self, pl_status (*fn)(pl_interp *))
+{
+    pl_status s;
+    self->busy = true;
+    Py_BEGIN_ALLOW_THREADS
+    s = fn(self->it);
+    Py_END_ALLOW_THREADS
+    self->busy = false;
+    return s;
+}
+
+static PyObject *
+interp_allocate(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_ready(self) < 0 || check_no_views(self) < 0)
+        return NULL;
+    if (self->allocated) /* tf.lite allows calling it again: the plan does not change */
+        Py_RETURN_NONE;
+    pl_status s = run_unlocked(self, pl_interp_allocate);
+    if (s != PL_OK)
+        return raise_last(self, s);
+    self->allocated = true;
+    Py_RETURN_NONE;
+}
+
+static int
+check_allocated(pl_py_interp *self, const char *what)
+{
+    if (!self->allocated) {
+        pl_py_state_error(pl_py_state_of((PyObject *)self),
+                          "%s: call allocate_tensors() first", what);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+interp_invoke(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_ready(self) < 0 || check_allocated(self, "invoke") < 0 ||
+        check_no_views(self) < 0)
+        return NULL;
+    pl_status s = run_unlocked(self, pl_interp_invoke);
+    if (s != PL_OK)
+        return raise_last(self, s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+interp_reset(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_ready(self) < 0 || check_allocated(self, "reset") < 0)
+        return NULL;
+    pl_status s = pl_interp_reset(self->it);
+    if (s != PL_OK)
+        return raise_last(self, s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+interp_close(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (self->it == NULL)
+        Py_RETURN_NONE;
+    if (pl_py_interp_ready(self) < 0 || check_no_views(self) < 0)
+        return NULL;
+    shut(self);
+    Py_RETURN_NONE;
+}
+
+/* --- structure --- */
+
+static PyObject *
+index_tuple(pl_py_interp *self, uint32_t n, int32_t (*at)(const pl_interp *, uint32_t))
+{
+    PyObject *t = PyTuple_New(n);
+    for (uint32_t i = 0; t != NULL && i < n; i++) {
+        PyObject *v = PyLong_FromLong(at(self->it, i));
+        if (v == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+static PyObject *
+interp_inputs(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_ready(self) < 0)
+        return NULL;
+    return index_tuple(self, pl_interp_input_count(self->it), pl_interp_input_index);
+}
+
+static PyObject *
+interp_outputs(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_ready(self) < 0)
+        return NULL;
+    return index_tuple(self, pl_interp_output_count(self->it), pl_interp_output_index);
+}
+
+static PyObject *
+vec_tuple(pl_vec v)
+{
+    PyObject *t = PyTuple_New(v.n);
+    for (uint32_t i = 0; t != NULL && i < v.n; i++) {
+        PyObject *x = PyLong_FromLong(pl_vec_i32(v, i));
+        if (x == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+}
+
+static PyObject *
+dims_tuple(const int32_t *dims, int32_t n)
+{
+    PyObject *t = PyTuple_New(n < 0 ? 0 : n);
+    for (int32_t i = 0; t != NULL && i < n; i++) {
+        PyObject *x = PyLong_FromLong(dims[i]);
+        if (x == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+}
+
+/* Scales (float32) and zero points (int64) as two tuples. */
+static PyObject *
+quant_tuples(const pl_tensor_info *ti)
+{
+    PyObject *sc = PyTuple_New(ti->scale.n);
+    PyObject *zp = PyTuple_New(ti->zero_point.n);
+    for (uint32_t i = 0; sc != NULL && i < ti->scale.n; i++) {
+        PyObject *x = PyFloat_FromDouble(pl_vec_f32(ti->scale, i));
+        if (x == NULL)
+            Py_CLEAR(sc);
+        else
+            PyTuple_SET_ITEM(sc, i, x);
+    }
+    for (uint32_t i = 0; zp != NULL && i < ti->zero_point.n; i++) {
+        PyObject *x = PyLong_FromLongLong(pl_vec_i64(ti->zero_point, i));
+        if (x == NULL)
+            Py_CLEAR(zp);
+        else
+            PyTuple_SET_ITEM(zp, i, x);
+    }
+    if (sc == NULL || zp == NULL) {
+        Py_XDECREF(sc);
+        Py_XDECREF(zp);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", sc, zp);
+}
+
+/* tf.lite's wording for a bad index; fills *ti. */
+static int
+tensor_at(pl_py_interp *self, PyObject *arg, uint32_t *index, pl_tensor_info *ti)
+{
+    if (pl_py_interp_ready(self) < 0)
+        return -1;
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred())
+        return -1;
+    uint32_t n = pl_interp_tensor_count(self->it);
+    if (i < 0 || (unsigned long)i >= n) {
+        PyErr_Format(PyExc_ValueError, "Invalid tensor index %ld exceeds max tensor index %u",
+                     i, n);
+        return -1;
+    }
+    pl_status s = pl_interp_tensor(self->it, (uint32_t)i, ti);
+    if (s != PL_OK) {
+        raise_last(self, s);
+        return -1;
+    }
+    *index = (uint32_t)i;
+    return 0;
+}
+
+static PyObject *
+offset_or_none(pl_py_interp *self, const void *data)
+{
+    const uint8_t *p = data, *base = self->arena->data;
+    if (p == NULL || p < base || (size_t)(p - base) >= self->arena->size)
+        Py_RETURN_NONE;
+    return PyLong_FromSize_t((size_t)(p - base));
+}
+
+static PyObject *
+interp_tensor_info(pl_py_interp *self, PyObject *arg)
+{
+    pl_tensor_info ti;
+    uint32_t index;
+    if (tensor_at(self, arg, &index, &ti) < 0)
+        return NULL;
+    PyObject *q = quant_tuples(&ti);
+    if (q == NULL)
+        return NULL;
+    return Py_BuildValue("{s:I,s:N,s:i,s:s,s:N,s:N,s:n,s:O,s:O,s:O,s:O,s:N,s:N,s:i}",
+                         "index", index,
+                         "name", PyUnicode_DecodeUTF8(ti.name, ti.name_len, "replace"),
+                         "type", (int)ti.type, "type_name", pl_type_name(ti.type),
+                         "shape", dims_tuple(ti.dims, ti.ndims),
+                         "shape_signature", dims_tuple(ti.dims_signature, ti.ndims_signature),
+                         "bytes", (Py_ssize_t)ti.bytes,
+                         "is_constant", ti.is_constant ? Py_True : Py_False,
+                         "is_variable", ti.is_variable ? Py_True : Py_False,
+                         "shared", ti.shared ? Py_True : Py_False,
+                         "has_data", ti.data != NULL ? Py_True : Py_False,
+                         "offset", offset_or_none(self, ti.data),
+                         "quantization", q,
+                         "quantized_dimension", (int)ti.quantized_dimension);
+}
+
+static PyObject *
+interp_node_info(pl_py_interp *self, PyObject *arg)
+{
+    if (pl_py_interp_ready(self) < 0)
+        return NULL;
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    uint32_t n = pl_interp_node_count(self->it);
+    if (i < 0 || (unsigned long)i >= n)
+        return PyErr_Format(PyExc_ValueError, "Invalid node index %ld: the model has %u nodes",
+                            i, n);
+    pl_node_info ni;
+    pl_status s = pl_interp_node(self->it, (uint32_t)i, &ni);
+    if (s != PL_OK)
+        return raise_last(self, s);
+    return Py_BuildValue("{s:l,s:s,s:i,s:i,s:N,s:N,s:N}", "index", i,
+                         "op_name", ni.op_name ? ni.op_name : "UNKNOWN",
+                         "builtin_code", (int)ni.builtin_code, "version", (int)ni.version,
+                         "inputs", vec_tuple(ni.inputs), "outputs", vec_tuple(ni.outputs),
+                         "intermediates", vec_tuple(ni.intermediates));
+}
+
+/* The tensor's memory, or ValueError saying why there is none. */
+static int
+tensor_memory(pl_py_interp *self, PyObject *arg, pl_tensor_info *ti)
+{
+    uint32_t index;
+    if (tensor_at(self, arg, &index, ti) < 0)
+        return -1;
+    if (ti->data != NULL)
+        return 0;
+    if (ti->shared) {
+        PyErr_Format(PyExc_ValueError, "Tensor %u (%.*s) is an intermediate whose memory is "
+                     "shared with other tensors, so its value is not kept after invoke(); "
+                     "create the Interpreter with preserve_all_tensors=True to read it",
+                     index, (int)ti->name_len, ti->name);
+    } else if (!self->allocated) {
+        PyErr_SetString(PyExc_ValueError, "Tensor data is null. Run allocate_tensors() first");
+    } else {
+        PyErr_Format(PyExc_ValueError, "Tensor %u (%.*s) has no data", index,
+                     (int)ti->name_len, ti->name);
+    }
+    return -1;
+}
+
+static PyObject *
+interp_tensor_buffer(pl_py_interp *self, PyObject *arg)
+{
+    pl_tensor_info ti;
+    if (tensor_memory(self, arg, &ti) < 0)
+        return NULL;
+    return pl_py_tensor_new(self, ti.data, ti.bytes, ti.is_constant);
+}
+
+static PyObject *
+interp_get_bytes(pl_py_interp *self, PyObject *arg)
+{
+    pl_tensor_info ti;
+    if (tensor_memory(self, arg, &ti) < 0)
+        return NULL;
+    return PyByteArray_FromStringAndSize(ti.data, (Py_ssize_t)ti.bytes);
+}
+
+static PyObject *
+interp_set_bytes(pl_py_interp *self, PyObject *args)
+{
+    PyObject *index, *result = NULL;
+    Py_buffer value = {0};
+    pl_tensor_info ti;
+    if (!PyArg_ParseTuple(args, "Oy*:set_bytes", &index, &value))
+        return NULL;
+    if (tensor_memory(self, index, &ti) < 0)
+        goto done;
+    if (ti.is_constant) {
+        PyErr_Format(PyExc_ValueError, "Cannot set tensor: tensor %.*s is a constant of the "
+                     "model", (int)ti.name_len, ti.name);
+        goto done;
+    }
+    if ((size_t)value.len != ti.bytes) {
+        PyErr_Format(PyExc_ValueError, "Cannot set tensor: got %zd bytes but expected %zu",
+                     value.len, ti.bytes);
+        goto done;
+    }
+    memcpy(ti.data, value.buf, ti.bytes);
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&value);
+    return result;
+}
+
+/* --- memory report --- */
+
+static int
+recording(pl_py_interp *self, pl_recording *rec)
+{
+    if (pl_py_interp_ready(self) < 0 || check_allocated(self, "the memory report") < 0)
+        return -1;
+    pl_status s = pl_interp_recording(self->it, rec);
+    if (s != PL_OK) {
+        raise_last(self, s);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+categories(const pl_recording *rec)
+{
+    PyObject *list = PyList_New(PL_CAT_COUNT);
+    for (int c = 0; list != NULL && c < PL_CAT_COUNT; c++) {
+        const pl_recording_entry *e = &rec->cat[c];
+        PyObject *item = Py_BuildValue("(snnI)", pl_category_name((pl_category)c),
+                                       (Py_ssize_t)e->used, (Py_ssize_t)e->requested, e->count);
+        if (item == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, c, item);
+    }
+    return list;
+}
+
+static PyObject *
+interp_recording(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    pl_recording rec;
+    if (recording(self, &rec) < 0)
+        return NULL;
+    const char *planner = pl_planner_name(rec.planner);
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:K,s:s,s:n,s:N}",
+                         "total", (Py_ssize_t)rec.total, "head", (Py_ssize_t)rec.head,
+                         "head_tensors", (Py_ssize_t)rec.head_tensors,
+                         "head_scratch", (Py_ssize_t)rec.head_scratch,
+                         "tail", (Py_ssize_t)rec.tail,
+                         "temp_high_water", (Py_ssize_t)rec.temp_high_water,
+                         "peak", (Py_ssize_t)rec.peak,
+                         "lower_bound", (unsigned long long)rec.lower_bound,
+                         "planner", planner ? planner : "unknown",
+                         "arena_size", (Py_ssize_t)self->arena->size,
+                         "categories", categories(&rec));
+}
+
+/* TFLM's RecordingMicroAllocator text: measure, then format into a buffer of that size. */
+static PyObject *
+interp_recording_text(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    pl_recording rec;
+    if (recording(self, &rec) < 0)
+        return NULL;
+    size_t n = pl_recording_format(&rec, NULL, 0);
+    char *buf = PyMem_Malloc(n + 1);
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    pl_recording_format(&rec, buf, n + 1);
+    PyObject *text = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace");
+    PyMem_Free(buf);
+    return text;
+}
+
+static PyObject *
+plan_item(const pl_plan_buffer *b, int32_t tensor)
+{
+    return Py_BuildValue("(iIIiii)", (int)tensor, b->offset, b->size, (int)b->first,
+                         (int)b->last, (int)b->offline_offset);
+}
+
+static PyObject *
+interp_plan(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_ready(self) < 0 || check_allocated(self, "the memory plan") < 0)
+        return NULL;
+    uint32_t n = pl_interp_plan_count(self->it);
+    PyObject *list = PyList_New(n);
+    for (uint32_t i = 0; list != NULL && i < n; i++) {
+        pl_plan_buffer b;
+        int32_t tensor;
+        pl_status s = pl_interp_plan_buffer(self->it, i, &b, &tensor);
+        PyObject *item = s == PL_OK ? plan_item(&b, tensor) : raise_last(self, s);
+        if (item == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, item);
+    }
+    return list;
+}
+
+/* --- attributes --- */
+
+static PyObject *
+get_counts(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    if (pl_py_interp_ready(self) < 0)
+        return NULL;
+    return Py_BuildValue("(II)", pl_interp_tensor_count(self->it),
+                         pl_interp_node_count(self->it));
+}
+
+static PyObject *
+get_flag(pl_py_interp *self, void *which)
+{
+    const char *w = which;
+    if (w[0] == 'a')
+        return PyBool_FromLong(self->allocated);
+    if (w[0] == 'c')
+        return PyBool_FromLong(self->it == NULL);
+    return PyBool_FromLong(self->busy);
+}
+
+static PyObject *
+get_exports(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromSsize_t(self->exports);
+}
+
+static PyObject *
+get_arena(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    if (self->arena == NULL)
+        Py_RETURN_NONE;
+    return Py_NewRef((PyObject *)self->arena);
+}
+
+static PyObject *
+get_model_size(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromSsize_t(self->model.len);
+}
+
+static PyGetSetDef interp_getset[] = {
+    {"counts", (getter)get_counts, NULL, "(tensor count, node count) of subgraph 0.", NULL},
+    {"allocated", (getter)get_flag, NULL, "Whether allocate_tensors() succeeded.", "a"},
+    {"closed", (getter)get_flag, NULL, "Whether close() was called.", "c"},
+    {"busy", (getter)get_flag, NULL, "Whether a call is running without the GIL.", "b"},
+    {"exports", (getter)get_exports, NULL, "Live numpy views of tensor memory.", NULL},
+    {"arena", (getter)get_arena, NULL, "The Arena the interpreter lives in.", NULL},
+    {"model_size", (getter)get_model_size, NULL, "Bytes of the model.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef interp_methods[] = {
+    {"allocate_tensors", (PyCFunction)interp_allocate, METH_NOARGS,
+     "Init, prepare and plan every node (without the GIL)."},
+    {"invoke", (PyCFunction)interp_invoke, METH_NOARGS, "Run the model (without the GIL)."},
+    {"reset", (PyCFunction)interp_reset, METH_NOARGS, "Zero variable tensors."},
+    {"close", (PyCFunction)interp_close, METH_NOARGS, "Destroy the C interpreter; frees the "
+     "arena for another interpreter."},
+    {"inputs", (PyCFunction)interp_inputs, METH_NOARGS, "Tensor indices of the inputs."},
+    {"outputs", (PyCFunction)interp_outputs, METH_NOARGS, "Tensor indices of the outputs."},
+    {"tensor_info", (PyCFunction)interp_tensor_info, METH_O, "Raw facts about one tensor."},
+    {"node_info", (PyCFunction)interp_node_info, METH_O, "Raw facts about one node."},
+    {"tensor_buffer", (PyCFunction)interp_tensor_buffer, METH_O,
+     "An exporter of the tensor's memory (counted while exported)."},
+    {"get_bytes", (PyCFunction)interp_get_bytes, METH_O, "A copy of the tensor's bytes."},
+    {"set_bytes", (PyCFunction)interp_set_bytes, METH_VARARGS,
+     "Copy exactly the tensor's size of bytes into it."},
+    {"recording", (PyCFunction)interp_recording, METH_NOARGS, "The arena figures, as a dict."},
+    {"recording_text", (PyCFunction)interp_recording_text, METH_NOARGS,
+     "TFLM's RecordingMicroAllocator text."},
+    {"plan", (PyCFunction)interp_plan, METH_NOARGS,
+     "Planned buffers: (tensor, offset, size, first, last, offline_offset); tensor -1 for "
+     "scratch."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot interp_slots[] = {
+    {Py_tp_doc, "_Interpreter(model, arena, planner='greedy', preserve_all_tensors=False)"},
+    {Py_tp_new, interp_new},
+    {Py_tp_dealloc, interp_dealloc},
+    {Py_tp_traverse, interp_traverse},
+    {Py_tp_clear, interp_clear},
+    {Py_tp_getset, interp_getset},
+    {Py_tp_methods, interp_methods},
+    {0, NULL},
+};
+
+static PyType_Spec interp_spec = {
+    .name = "picolite._Interpreter",
+    .basicsize = sizeof(pl_py_interp),
+    .flags = PL_PY_TYPE_FLAGS,
+    .slots = interp_slots,
+};
+
+int
+pl_py_interp_init(PyObject *m, pl_py_state *st)
+{
+    st->interp_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &interp_spec, NULL);
+    if (st->interp_type == NULL)
+        return -1;
+    return PyModule_AddType(m, st->interp_type);
+}

@@ -1,0 +1,113 @@
+/* pl_py.h - the extension's shared declarations: module state, object layouts, init hooks.
+**
+** One file per Python type (arena.c, interpreter.c, tensor.c), errors.c maps pl_status to
+** exceptions, plan.c holds the module-level planning functions. No C globals: types and
+** exceptions live in the module state, reached with PyType_GetModuleState (the types are
+** not subclassable, so Py_TYPE(self) is always the module's own type). */
+#ifndef PL_PY_H
+#define PL_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+
+#include "picolite/picolite.h"
+
+#if PY_VERSION_HEX < 0x030A0000 /* 3.9 lacks these two 3.10 conveniences */
+static inline PyObject *
+Py_NewRef(PyObject *o)
+{
+    Py_INCREF(o);
+    return o;
+}
+
+static inline int
+PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *value)
+{
+    Py_XINCREF(value);
+    if (PyModule_AddObject(m, name, value) < 0) {
+        Py_XDECREF(value);
+        return -1;
+    }
+    return 0;
+}
+#endif
+
+/* Heap types are immutable where the flag exists (3.10+) and never subclassable. */
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+#define PL_PY_TYPE_FLAGS (Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE)
+#else
+#define PL_PY_TYPE_FLAGS (Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC)
+#endif
+
+typedef struct pl_py_state {
+    PyTypeObject *arena_type;
+    PyTypeObject *interp_type;
+    PyTypeObject *tensor_type;
+    PyObject *error;          /* picolite.Error */
+    PyObject *model_error;    /* ModelError(Error, ValueError) */
+    PyObject *arena_error;    /* ArenaTooSmallError(Error): .required, .available */
+    PyObject *unsupported;    /* UnsupportedOpError(Error): .op_name, .node_index */
+    PyObject *state_error;    /* StateError(Error, RuntimeError) */
+} pl_py_state;
+
+struct pl_py_interp;
+
+/* A 16-byte-aligned buffer: owned (raw != NULL) or a caller's writable buffer (view.obj). */
+typedef struct pl_py_arena {
+    PyObject_HEAD
+    void *raw;                   /* PyMem_RawMalloc block when owned */
+    uint8_t *data;               /* what the runtime receives */
+    size_t size;                 /* bytes at data */
+    Py_buffer view;              /* the wrapped buffer, released in dealloc */
+    struct pl_py_interp *owner;  /* borrowed: the live interpreter using it, or NULL */
+} pl_py_arena;
+
+/* The C interpreter, its model bytes and its arena, kept alive together. */
+typedef struct pl_py_interp {
+    PyObject_HEAD
+    pl_interp *it;         /* NULL once closed */
+    pl_py_arena *arena;    /* strong */
+    Py_buffer model;       /* the model bytes, released in dealloc */
+    bool busy;             /* a call runs without the GIL: refuse re-entry */
+    bool allocated;
+    Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
+} pl_py_interp;
+
+static inline pl_py_state *
+pl_py_state_of(PyObject *self)
+{
+    return (pl_py_state *)PyType_GetModuleState(Py_TYPE(self));
+}
+
+/* errors.c */
+int pl_py_errors_init(PyObject *m, pl_py_state *st);
+/* Sets the exception for status (with err's message and numbers); always returns NULL. */
+PyObject *pl_py_raise(pl_py_state *st, pl_status status, const pl_error *err);
+/* Raises StateError with a formatted message; returns NULL. */
+PyObject *pl_py_state_error(pl_py_state *st, const char *fmt, ...);
+/* Parses a planner name into *out; -1 with ValueError naming the known planners. */
+int pl_py_planner(pl_py_state *st, const char *name, pl_planner *out);
+
+/* arena.c */
+int pl_py_arena_init(PyObject *m, pl_py_state *st);
+/* A new arena of size bytes owned by the extension. */
+pl_py_arena *pl_py_arena_new(pl_py_state *st, size_t size);
+/* The figures of the arena's current interpreter (zeros when it has none). */
+void pl_py_arena_figures(const pl_py_arena *a, pl_recording *rec);
+
+/* interpreter.c */
+int pl_py_interp_init(PyObject *m, pl_py_state *st);
+/* Checks the interpreter is open and not busy; -1 with StateError otherwise. */
+int pl_py_interp_ready(pl_py_interp *self);
+
+/* tensor.c */
+int pl_py_tensor_init(PyObject *m, pl_py_state *st);
+/* A buffer exporter for one tensor's memory, counted in owner->exports while exported. */
+PyObject *pl_py_tensor_new(pl_py_interp *owner, void *data, size_t bytes, bool readonly);
+
+/* plan.c */
+extern PyMethodDef pl_py_plan_methods[];
+
+#endif

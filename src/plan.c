@@ -1,0 +1,206 @@
+/* plan.c - module functions that plan without an interpreter: required_arena_size and
+** plan_memory. Both give the C code the scratch it asks for (pl_plan_scratch_size; the
+** sizing run reports what it lacked) and run it without the GIL. */
+#include "pl_py.h"
+
+#include <string.h>
+
+/* Grows the work buffer only as far as the sizing run says it needs; never a search. */
+#define MAX_ATTEMPTS 8
+
+static pl_status
+size_once(const Py_buffer *model, const pl_interp_options *opt, size_t work_size,
+          size_t *required, pl_error *err, int *nomem)
+{
+    void *work = PyMem_RawMalloc(work_size);
+    if (work == NULL) {
+        *nomem = 1;
+        return PL_ERR_ARENA;
+    }
+    pl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = pl_required_arena_size(model->buf, (size_t)model->len, opt, work, work_size, required,
+                               err);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(work);
+    return s;
+}
+
+static PyObject *
+required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"model", "planner", "preserve_all_tensors", NULL};
+    pl_py_state *st = PyModule_GetState(module);
+    Py_buffer model = {0};
+    const char *planner_name = "greedy";
+    int preserve = 0, nomem = 0;
+    PyObject *result = NULL;
+    pl_interp_options opt = pl_interp_defaults();
+    size_t work, required = 0;
+    pl_error err;
+    pl_status s = PL_ERR_ARENA;
+    pl_error_clear(&err);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|sp:required_arena_size", kwlist, &model,
+                                     &planner_name, &preserve))
+        return NULL;
+    if (pl_py_planner(st, planner_name, &opt.planner) < 0)
+        goto done;
+    opt.preserve_all_tensors = preserve != 0;
+    work = ((size_t)1 << 20) + 4 * (size_t)model.len;
+    for (int i = 0; i < MAX_ATTEMPTS && s == PL_ERR_ARENA && !nomem; i++) {
+        if (i > 0)
+            work = 2 * work > 2 * err.required ? 2 * work : 2 * err.required;
+        pl_error_clear(&err);
+        s = size_once(&model, &opt, work, &required, &err, &nomem);
+    }
+    if (nomem)
+        PyErr_NoMemory();
+    else if (s != PL_OK)
+        pl_py_raise(st, s, &err);
+    else
+        result = PyLong_FromSize_t(required);
+done:
+    PyBuffer_Release(&model);
+    return result;
+}
+
+/* One (size, first, last[, offline_offset]) tuple. */
+static int
+parse_buffer(PyObject *item, Py_ssize_t i, pl_plan_buffer *b)
+{
+    unsigned long size = 0;
+    int first = 0, last = 0, offline = -1;
+    if (!PyTuple_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "buffer %zd: expected a tuple (size, first, last[, "
+                     "offline_offset]), got %s", i, Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    if (!PyArg_ParseTuple(item, "kii|i;each buffer is (size, first, last[, offline_offset])",
+                          &size, &first, &last, &offline))
+        return -1;
+    if (size > UINT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "buffer %zd: size %lu exceeds 4 GiB", i, size);
+        return -1;
+    }
+    memset(b, 0, sizeof *b);
+    b->size = (uint32_t)size;
+    b->first = first;
+    b->last = last;
+    b->offline_offset = offline;
+    return 0;
+}
+
+static pl_plan_buffer *
+parse_buffers(PyObject *seq, uint32_t *count)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > (Py_ssize_t)(UINT32_MAX / 2)) {
+        PyErr_SetString(PyExc_ValueError, "too many buffers");
+        return NULL;
+    }
+    pl_plan_buffer *bufs = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *bufs);
+    if (bufs == NULL)
+        return (pl_plan_buffer *)PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (parse_buffer(PySequence_Fast_GET_ITEM(seq, i), i, &bufs[i]) < 0) {
+            PyMem_Free(bufs);
+            return NULL;
+        }
+    }
+    *count = (uint32_t)n;
+    return bufs;
+}
+
+static PyObject *
+offsets_list(const pl_plan_buffer *bufs, uint32_t n)
+{
+    PyObject *list = PyList_New(n);
+    for (uint32_t i = 0; list != NULL && i < n; i++) {
+        PyObject *v = PyLong_FromUnsignedLong(bufs[i].offset);
+        if (v == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+static pl_status
+compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t n, uint32_t *total, pl_error *err,
+        int *nomem)
+{
+    size_t need = pl_plan_scratch_size(planner, n);
+    void *scratch = PyMem_RawMalloc(need > 0 ? need : 1);
+    if (scratch == NULL) {
+        *nomem = 1;
+        return PL_ERR_ARG;
+    }
+    pl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = pl_plan_compute(planner, bufs, n, scratch, need, total, err);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(scratch);
+    return s;
+}
+
+static PyObject *
+plan_memory(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"buffers", "planner", NULL};
+    pl_py_state *st = PyModule_GetState(module);
+    PyObject *buffers, *seq, *result = NULL;
+    const char *planner_name = "greedy";
+    pl_planner planner;
+    uint32_t n = 0, total = 0;
+    int nomem = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|s:plan_memory", kwlist, &buffers,
+                                     &planner_name))
+        return NULL;
+    if (pl_py_planner(st, planner_name, &planner) < 0)
+        return NULL;
+    seq = PySequence_Fast(buffers, "plan_memory: buffers must be a sequence of tuples");
+    if (seq == NULL)
+        return NULL;
+    pl_plan_buffer *bufs = parse_buffers(seq, &n);
+    Py_DECREF(seq);
+    if (bufs == NULL)
+        return NULL;
+    pl_error err;
+    pl_error_clear(&err);
+    pl_status s = compute(planner, bufs, n, &total, &err, &nomem);
+    if (nomem)
+        PyErr_NoMemory();
+    else if (s != PL_OK)
+        pl_py_raise(st, s, &err);
+    else
+        result = Py_BuildValue("(NIKs)", offsets_list(bufs, n), total,
+                               (unsigned long long)pl_plan_lower_bound(bufs, n),
+                               pl_planner_name(planner));
+    PyMem_Free(bufs);
+    return result;
+}
+
+static PyObject *
+planners(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
+{
+    PyObject *t = PyTuple_New(PL_PLANNER_COUNT);
+    for (int p = 0; t != NULL && p < PL_PLANNER_COUNT; p++) {
+        PyObject *name = PyUnicode_FromString(pl_planner_name((pl_planner)p));
+        if (name == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, p, name);
+    }
+    return t;
+}
+
+PyMethodDef pl_py_plan_methods[] = {
+    {"required_arena_size", (PyCFunction)(void (*)(void))required_arena_size,
+     METH_VARARGS | METH_KEYWORDS,
+     "required_arena_size(model: bytes-like, planner='greedy', preserve_all_tensors=False)"
+     " -> the exact minimum arena size in bytes."},
+    {"plan_memory", (PyCFunction)(void (*)(void))plan_memory, METH_VARARGS | METH_KEYWORDS,
+     "plan_memory(buffers, planner='greedy') -> (offsets, total, lower_bound, planner)."},
+    {"planners", planners, METH_NOARGS, "The planner names, in pl_planner order."},
+    {NULL, NULL, 0, NULL},
+};
