@@ -9,6 +9,7 @@
     /* X(ADD, 0, add) -- name, BuiltinOperator code, file prefix */ \
     X(ADD, 0, add) \
     X(CONV_2D, 3, conv) \
+    X(DEPTHWISE_CONV_2D, 4, depthwise_conv) \
     X(MUL, 18, mul) \
     X(SUB, 41, sub) \
 

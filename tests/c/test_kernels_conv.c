@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernels/conv.h"
+#include "kernels/depthwise_conv.h"
 
 /* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
 ** (byte-sized fields read the low byte, little-endian). */
@@ -161,8 +162,70 @@ static void conv_rejects_a_wrong_output_shape(void)
     CHECK_STR_CONTAINS(kh.message, "should be [1,2,2,1]");
 }
 
+/* depthwise_conv_test.cc SimpleTest: VALID, depth multiplier 2. */
+static void depthwise_float_matches_tflite_simple_test(void)
+{
+    float in[12] = {1, 2, 7, 8, 3, 4, 9, 10, 5, 6, 11, 12};
+    float filter[16] = {1, 2, 3, 4, -9, 10, -11, 12, 5, 6, 7, 8, 13, -14, 15, -16};
+    float bias[4] = {1, 2, 3, 4}, out[8] = {0};
+    const float want[8] = {71, -34, 99, -20, 91, -26, 127, -4};
+    kh_setup();
+    int32_t ind[4] = {1, 3, 2, 2}, fd[4] = {1, 2, 2, 4}, bd[1] = {4}, od[4] = {1, 2, 1, 4};
+    int32_t ins[3] = {tensor_f32(4, ind, in, 12), tensor_f32(4, fd, filter, 16),
+                      tensor_f32(1, bd, bias, 4)};
+    int32_t outs[1] = {tensor_f32(4, od, out, 8)};
+    opts o;
+    const int32_t f[7] = {1 /* VALID */, 1, 1, 2, 0, 1, 1};
+    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 7)),
+             PL_OK);
+    for (int i = 0; i < 8; i++)
+        CHECK(out[i] == want[i]);
+}
+
+/* int8 per-channel, one pixel, two channels: in q {5, -3} (scale 0.5, zp 1) -> real {2, -2};
+** weights {2, 4} with scales {0.5, 0.25} -> real {1, 1}; RELU at output scale 1, zp -1:
+** ch0 2 -> q 1, ch1 -2 -> clamped to zp -1. */
+static void depthwise_int8_per_channel_relu_by_hand(void)
+{
+    int8_t in[2] = {5, -3}, filter[2] = {2, 4}, out[2] = {0};
+    float fs[2] = {0.5f, 0.25f};
+    int64_t zps[2] = {0, 0};
+    kh_setup();
+    int32_t d[4] = {1, 1, 1, 2}, fd[4] = {1, 1, 1, 2};
+    int32_t ins[2] = {tensor_q(PL_INT8, 4, d, in, 2, 0.5f, 1),
+                      kh_tensor(PL_INT8, 4, fd, filter, 2, fs, zps, 2, 3)};
+    int32_t outs[1] = {tensor_q(PL_INT8, 4, d, out, 2, 1.0f, -1)};
+    opts o;
+    const int32_t f[5] = {1, 1, 1, 1, 1 /* RELU */};
+    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 2, outs, 1, make_opts(&o, f, 5)),
+             PL_OK);
+    CHECK_EQ(out[0], 1);
+    CHECK_EQ(out[1], -1);
+}
+
+static void depthwise_rejects_16x8_with_int32_bias(void)
+{
+    int16_t in[1] = {0}, out[1] = {0};
+    int8_t filter[1] = {1};
+    int32_t bias[1] = {0};
+    kh_setup();
+    int32_t d[4] = {1, 1, 1, 1}, bd[1] = {1};
+    int32_t ins[3] = {tensor_q(PL_INT16, 4, d, in, 2, 1.0f, 0),
+                      tensor_q(PL_INT8, 4, d, filter, 1, 1.0f, 0),
+                      tensor_q(PL_INT32, 1, bd, bias, 4, 1.0f, 0)};
+    int32_t outs[1] = {tensor_q(PL_INT16, 4, d, out, 2, 1.0f, 0)};
+    opts o;
+    const int32_t f[5] = {1, 1, 1, 1, 0};
+    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 5)),
+             PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "bias INT32");
+}
+
 int main(void)
 {
+    RUN(depthwise_float_matches_tflite_simple_test);
+    RUN(depthwise_int8_per_channel_relu_by_hand);
+    RUN(depthwise_rejects_16x8_with_int32_bias);
     RUN(conv_float_matches_tflite_simple_test);
     RUN(conv_float_same_padding_relu6_without_bias);
     RUN(conv_int8_per_channel_by_hand);

@@ -1,0 +1,259 @@
+/* depthwise_conv.c - DEPTHWISE_CONV_2D as TFLite's reference kernels compute it. */
+#include "depthwise_conv.h"
+
+#include <stdbool.h>
+
+#include "fixedpoint.h"
+#include "padding.h"
+
+/* DepthwiseConv2DOptions field ids (schema.fbs). */
+enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_DEPTH_MULTIPLIER, OPT_ACTIVATION,
+       OPT_DILATION_W, OPT_DILATION_H };
+
+typedef struct op_data {
+    pl_depthwise_conv_params p;
+    pl_type type;
+} op_data;
+
+/* TFLite's loop order: batch, out_y, out_x, in_channel, multiplier; then the taps. */
+#define POINT_BEGIN(p, in_dims, f_dims, out_dims)                                     \
+    const int32_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2];         \
+    const int32_t in_d = in_dims[3], f_h = f_dims[1], f_w = f_dims[2];                \
+    const int32_t out_h = out_dims[1], out_w = out_dims[2], out_d = out_dims[3];      \
+    for (int32_t b = 0; b < batches; b++)                                             \
+        for (int32_t oy = 0; oy < out_h; oy++)                                        \
+            for (int32_t ox = 0; ox < out_w; ox++)                                    \
+                for (int32_t ic = 0; ic < in_d; ic++)                                 \
+                    for (int32_t m = 0; m < p->depth_multiplier; m++) {               \
+                        const int32_t oc = m + ic * p->depth_multiplier;              \
+                        const int32_t y0 = oy * p->stride_h - p->pad_h;               \
+                        const int32_t x0 = ox * p->stride_w - p->pad_w;               \
+                        const size_t o = (((size_t)b * out_h + oy) * out_w + ox) * out_d + oc;
+#define TAPS_BEGIN                                                                    \
+    for (int32_t fy = 0; fy < f_h; fy++) {                                            \
+        const int32_t iy = y0 + p->dilation_h * fy;                                   \
+        for (int32_t fx = 0; fx < f_w; fx++) {                                        \
+            const int32_t ix = x0 + p->dilation_w * fx;                               \
+            if (ix < 0 || ix >= in_w || iy < 0 || iy >= in_h)                         \
+                continue;                                                             \
+            const size_t ii = (((size_t)b * in_h + iy) * in_w + ix) * in_d + ic;      \
+            const size_t fi = ((size_t)fy * f_w + fx) * out_d + oc;
+#define TAPS_END } }
+#define POINT_END }
+
+void pl_depthwise_conv_f32(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                           const float *in, const int32_t *f_dims, const float *filter,
+                           const float *bias, const int32_t *out_dims, float *out)
+{
+    POINT_BEGIN(p, in_dims, f_dims, out_dims)
+        float total = 0.0f;
+        TAPS_BEGIN
+            total += in[ii] * filter[fi];
+        TAPS_END
+        float bias_value = bias != NULL ? bias[oc] : 0.0f;
+        out[o] = pl_fx_clamp_f32(total + bias_value, p->f_act_min, p->f_act_max);
+    POINT_END
+}
+
+void pl_depthwise_conv_s8(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                          const int8_t *in, const int32_t *f_dims, const int8_t *filter,
+                          const int32_t *bias, const int32_t *out_dims, int8_t *out)
+{
+    POINT_BEGIN(p, in_dims, f_dims, out_dims)
+        int32_t acc = 0;
+        TAPS_BEGIN
+            acc += filter[fi] * (in[ii] + p->input_offset);
+        TAPS_END
+        if (bias != NULL)
+            acc += bias[oc];
+        acc = pl_fx_mul_by_qm(acc, p->multiplier[oc], p->shift[oc]) + p->output_offset;
+        out[o] = (int8_t)pl_fx_clamp(acc, p->act_min, p->act_max);
+    POINT_END
+}
+
+void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                           const int16_t *in, const int32_t *f_dims, const int8_t *filter,
+                           const int64_t *bias, const int32_t *out_dims, int16_t *out)
+{
+    POINT_BEGIN(p, in_dims, f_dims, out_dims)
+        int64_t acc = 0;
+        TAPS_BEGIN
+            acc += filter[fi] * in[ii];
+        TAPS_END
+        if (bias != NULL)
+            acc += bias[oc];
+        int32_t scaled = pl_fx_mul_by_qm64(acc, p->multiplier[oc], p->shift[oc]);
+        scaled += p->output_offset;
+        out[o] = (int16_t)pl_fx_clamp(scaled, p->act_min, p->act_max);
+    POINT_END
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+}
+
+static pl_status read_options(pl_context *ctx, const pl_node *node,
+                              pl_depthwise_conv_params *p, int32_t *padding,
+                              int32_t *activation)
+{
+    const pl_table *o = &node->options;
+    *padding = pl_table_i8(o, OPT_PADDING, 0);
+    p->stride_w = pl_table_i32(o, OPT_STRIDE_W, 0);
+    p->stride_h = pl_table_i32(o, OPT_STRIDE_H, 0);
+    p->depth_multiplier = pl_table_i32(o, OPT_DEPTH_MULTIPLIER, 0);
+    p->dilation_w = pl_table_i32(o, OPT_DILATION_W, 1);
+    p->dilation_h = pl_table_i32(o, OPT_DILATION_H, 1);
+    *activation = pl_table_i8(o, OPT_ACTIVATION, 0);
+    if (p->stride_w <= 0 || p->stride_h <= 0 || p->dilation_w <= 0 || p->dilation_h <= 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: strides %d,%d and dilations "
+                         "%d,%d must be positive", p->stride_h, p->stride_w, p->dilation_h,
+                         p->dilation_w);
+    if (*padding != PL_PADDING_SAME && *padding != PL_PADDING_VALID)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: unknown padding %d",
+                         *padding);
+    if (*activation > PL_ACT_RELU6 || *activation < 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: fused activation %d "
+                         "is not supported", *activation);
+    return PL_OK;
+}
+
+static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                              const pl_tensor *bias, const pl_tensor *out, int32_t padding,
+                              pl_depthwise_conv_params *p)
+{
+    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || f->dims[0] != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: input, output must be 4D and "
+                         "the filter 1HWC (got ranks %d, %d, %d)", in->ndims, f->ndims,
+                         out->ndims);
+    int32_t in_d = in->dims[3], out_d = f->dims[3];
+    if (in_d <= 0 || out_d % in_d != 0 ||
+        (p->depth_multiplier != 0 && p->depth_multiplier * in_d != out_d))
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: depth multiplier %d with "
+                         "input depth %d does not give filter depth %d", p->depth_multiplier,
+                         in_d, out_d);
+    p->depth_multiplier = out_d / in_d;
+    int32_t oh = pl_pad_out_size(padding, in->dims[1], f->dims[1], p->stride_h,
+                                 p->dilation_h);
+    int32_t ow = pl_pad_out_size(padding, in->dims[2], f->dims[2], p->stride_w,
+                                 p->dilation_w);
+    if (out->dims[0] != in->dims[0] || out->dims[1] != oh || out->dims[2] != ow ||
+        out->dims[3] != out_d)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: output shape [%d,%d,%d,%d] "
+                         "should be [%d,%d,%d,%d]", out->dims[0], out->dims[1], out->dims[2],
+                         out->dims[3], in->dims[0], oh, ow, out_d);
+    if (bias != NULL && pl_tensor_count(bias) != (size_t)out_d)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: bias has %zu elements for %d "
+                         "channels", pl_tensor_count(bias), out_d);
+    p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
+    return PL_OK;
+}
+
+static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                             const pl_tensor *bias, const pl_tensor *out)
+{
+    pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    pl_type want_b = in->type == PL_FLOAT32 ? PL_FLOAT32
+                     : in->type == PL_INT8  ? PL_INT32 : PL_INT64;
+    bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
+              f->type == want_f && out->type == in->type &&
+              (bias == NULL || bias->type == want_b);
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: input %s, filter %s, "
+                         "bias %s, output %s is not supported", pl_type_name(in->type),
+                         pl_type_name(f->type), bias ? pl_type_name(bias->type) : "none",
+                         pl_type_name(out->type));
+    return PL_OK;
+}
+
+static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                               const pl_tensor *out, int32_t activation,
+                               pl_depthwise_conv_params *p)
+{
+    int32_t channels = f->dims[3];
+    if (in->q.count != 1 || out->q.count != 1 || f->q.count == 0 ||
+        (f->q.count != 1 && (f->q.count != (uint32_t)channels ||
+                             f->q.quantized_dimension != 3)))
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: quantization must be "
+                         "per-tensor for input/output and per-tensor or per-channel "
+                         "(dimension 3) for the filter (got %u, %u, %u scales)", in->q.count,
+                         out->q.count, f->q.count);
+    for (uint32_t i = 0; i < f->q.count; i++) {
+        if (f->q.zero_point[i] != 0)
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: filter zero point "
+                             "%lld (channel %u) is not 0", (long long)f->q.zero_point[i], i);
+    }
+    if (in->type == PL_INT16 && (in->q.zero_point[0] != 0 || out->q.zero_point[0] != 0))
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: int16 zero points must be 0");
+    int32_t *m = NULL, *s = NULL;
+    size_t bytes = sizeof(int32_t) * (size_t)channels;
+    PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&m));
+    PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&s));
+    pl_fx_channel_multipliers(in->q.scale[0], f->q.scale, f->q.count, out->q.scale[0],
+                              channels, m, s);
+    p->multiplier = m;
+    p->shift = s;
+    p->input_offset = -(int32_t)in->q.zero_point[0];
+    p->output_offset = (int32_t)out->q.zero_point[0];
+    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
+    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
+    if (pl_fx_activation_range_q(activation, out->q.scale[0], p->output_offset, qmin, qmax,
+                                 &p->act_min, &p->act_max) != PL_OK)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: output scale %g gives no "
+                         "activation range", (double)out->q.scale[0]);
+    return PL_OK;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    op_data *d = node->user_data;
+    if (node->inputs.n < 2 || node->inputs.n > 3 || node->outputs.n != 1 ||
+        pl_node_input(node, 0) < 0 || pl_node_input(node, 1) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: needs input, filter, "
+                         "optional bias and one output (got %u inputs, %u outputs)",
+                         node->inputs.n, node->outputs.n);
+    pl_tensor *in, *f, *out, *bias = NULL;
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &f));
+    if (pl_node_input(node, 2) >= 0)
+        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 2), &bias));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    int32_t padding = 0, activation = 0;
+    PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
+    PL_TRY(check_types(ctx, in, f, bias, out));
+    PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
+    d->type = in->type;
+    pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    if (in->type != PL_FLOAT32)
+        PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
+    return PL_OK;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const op_data *d = node->user_data;
+    pl_tensor in, f, bias, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &f));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (d->type == PL_FLOAT32)
+        pl_depthwise_conv_f32(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
+                              out.data);
+    else if (d->type == PL_INT8)
+        pl_depthwise_conv_s8(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
+                             out.data);
+    else
+        pl_depthwise_conv_s16(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
+                              out.data);
+    return PL_OK;
+}
+
+const pl_registration *pl_depthwise_conv_registration(void)
+{
+    static const pl_registration reg = {"DEPTHWISE_CONV_2D", 4, init, NULL, prepare, invoke,
+                                        NULL};
+    return &reg;
+}

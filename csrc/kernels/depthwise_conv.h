@@ -1,0 +1,34 @@
+/* depthwise_conv.h - DEPTHWISE_CONV_2D: TFLite's reference DepthwiseConv (float) and
+** DepthwiseConvPerChannel (int8, 16x8). */
+#ifndef PL_KERNELS_DEPTHWISE_CONV_H
+#define PL_KERNELS_DEPTHWISE_CONV_H
+
+#include <stdint.h>
+
+#include "picolite/pl_kernel.h"
+
+/* Precomputed in prepare. Input/output NHWC, filter 1HWC with C = in depth * multiplier;
+** multiplier/shift hold one entry per output channel. */
+typedef struct pl_depthwise_conv_params {
+    int32_t stride_w, stride_h, dilation_w, dilation_h, pad_w, pad_h, depth_multiplier;
+    int32_t input_offset, output_offset; /* -input zero point, output zero point */
+    int32_t act_min, act_max;
+    float f_act_min, f_act_max;
+    const int32_t *multiplier;
+    const int32_t *shift;
+} pl_depthwise_conv_params;
+
+/* bias may be NULL. */
+void pl_depthwise_conv_f32(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                           const float *in, const int32_t *f_dims, const float *filter,
+                           const float *bias, const int32_t *out_dims, float *out);
+void pl_depthwise_conv_s8(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                          const int8_t *in, const int32_t *f_dims, const int8_t *filter,
+                          const int32_t *bias, const int32_t *out_dims, int8_t *out);
+void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                           const int16_t *in, const int32_t *f_dims, const int8_t *filter,
+                           const int64_t *bias, const int32_t *out_dims, int16_t *out);
+
+const pl_registration *pl_depthwise_conv_registration(void);
+
+#endif
