@@ -227,7 +227,7 @@ def _print_text(r: Dict[str, Any], out) -> None:
         for t in r[kind]:
             w(f"  tensor {t['index']} {t['name']}: {t['dtype']} {t['shape']}, "
               f"{_fmt_quant(t['quantization'])}\n")
-    w(f"\nallocations (arena {r['arena_size']} bytes)\n{r['allocations_text']}\n")
+    w(f"\nallocations (arena {r['arena_size']} bytes)\n{r['allocations_text'].rstrip()}\n")
     w("\nplanners (head against the live-bytes lower bound)\n")
     for p in r["planners"]:
         if "error" in p:
@@ -260,7 +260,7 @@ def _print_bench(b: Optional[Dict[str, Any]], w) -> None:
         return
     w(f"\nbench ({b['invokes']} invokes): picolite {b['picolite_us']:.1f} us/invoke")
     if "litert_us" in b:
-        w(f", LiteRT {b['litert_us']:.1f} us/invoke, ratio {b['ratio']:.2f}x\n")
+        w(f", LiteRT {b['litert_us']:.1f} us/invoke, picolite/LiteRT {b['ratio']:.2f}x\n")
     else:
         w(" (LiteRT not installed: no comparison)\n")
 

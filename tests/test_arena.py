@@ -1,0 +1,177 @@
+"""picolite.Arena: owned and wrapped buffers, alignment, figures, one interpreter at a time."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import picolite
+
+HELLO = "examples/hello_world/hello_world_int8.tflite"
+
+
+@pytest.fixture
+def hello(shared_models):
+    return (shared_models / HELLO).read_bytes()
+
+
+def test_owned_arena_reports_its_size():
+    assert picolite.Arena(4096).size == 4096
+
+
+def test_owned_arena_is_16_byte_aligned():
+    for size in (1, 17, 1000, 4096):
+        assert picolite.Arena(size).layout()["misalignment"] == 0
+
+
+def test_free_arena_figures_are_zero():
+    a = picolite.Arena(1024)
+    assert (a.used, a.head, a.temp, a.tail) == (0, 0, 0, 0)
+    assert a.in_use is False
+
+
+def test_size_keyword():
+    assert picolite.Arena(size=64).size == 64
+
+
+@pytest.mark.parametrize("size", [0, -1, -4096])
+def test_non_positive_size_is_value_error(size):
+    with pytest.raises(ValueError, match="positive"):
+        picolite.Arena(size)
+
+
+def test_no_argument_is_type_error():
+    with pytest.raises(TypeError):
+        picolite.Arena()
+
+
+def test_both_size_and_buffer_is_type_error():
+    with pytest.raises(TypeError):
+        picolite.Arena(16, bytearray(16))
+
+
+def test_wraps_bytearray():
+    buf = bytearray(2048)
+    a = picolite.Arena(buf)
+    assert a.size == 2048
+    assert a.layout()["owned"] is False
+
+
+def test_wraps_numpy_array():
+    a = picolite.Arena(np.zeros(4096, np.uint8))
+    assert a.size == 4096
+
+
+def test_wraps_numpy_array_by_keyword():
+    assert picolite.Arena(buffer=np.zeros(100, np.int32)).size == 400
+
+
+def test_read_only_buffer_is_refused():
+    with pytest.raises((BufferError, TypeError)):
+        picolite.Arena(b"\0" * 64)
+
+
+def test_non_contiguous_buffer_is_refused():
+    with pytest.raises((BufferError, TypeError, ValueError)):
+        picolite.Arena(np.zeros((64, 2), np.uint8)[:, 0])
+
+
+def test_wrapped_buffer_export_is_held_until_the_arena_dies():
+    buf = bytearray(256)
+    a = picolite.Arena(buf)
+    with pytest.raises(BufferError):
+        buf.extend(b"x")  # exported: cannot resize under the arena
+    del a
+    gc.collect()
+    buf.extend(b"x")
+    assert len(buf) == 257
+
+
+def test_repr_is_one_line():
+    r = repr(picolite.Arena(512))
+    assert "\n" not in r and "size=512" in r and r.startswith("<picolite.Arena")
+
+
+def test_layout_keys():
+    keys = set(picolite.Arena(64).layout())
+    assert {"size", "used", "head", "temp", "tail", "free", "owned", "in_use"} <= keys
+
+
+def test_figures_come_from_the_interpreter(hello):
+    arena = picolite.Arena(picolite.required_arena_size(hello))
+    it = picolite.Interpreter(model_content=hello, arena=arena)
+    it.allocate_tensors()
+    rec = it.allocations()
+    assert arena.in_use
+    assert arena.used == rec.total == it.arena_used_bytes()
+    assert arena.head == rec.head and arena.tail == rec.tail
+    assert arena.temp == rec.temp_high_water
+    assert arena.used == arena.head + arena.tail <= arena.size
+    layout = arena.layout()
+    assert layout["free"] == arena.size - arena.used
+    assert "in use" in repr(arena)
+
+
+def test_second_interpreter_on_a_busy_arena_is_state_error(hello):
+    arena = picolite.Arena(picolite.required_arena_size(hello))
+    first = picolite.Interpreter(model_content=hello, arena=arena)
+    with pytest.raises(picolite.StateError, match="arena is in use by another interpreter"):
+        picolite.Interpreter(model_content=hello, arena=arena)
+    del first
+
+
+def test_closing_frees_the_arena(hello):
+    arena = picolite.Arena(picolite.required_arena_size(hello))
+    first = picolite.Interpreter(model_content=hello, arena=arena)
+    first.close()
+    assert not arena.in_use
+    assert arena.used == 0
+    second = picolite.Interpreter(model_content=hello, arena=arena)
+    second.allocate_tensors()
+
+
+def test_garbage_collecting_frees_the_arena(hello):
+    arena = picolite.Arena(picolite.required_arena_size(hello))
+    picolite.Interpreter(model_content=hello, arena=arena)  # dropped at once
+    gc.collect()
+    assert not arena.in_use
+    picolite.Interpreter(model_content=hello, arena=arena).allocate_tensors()
+
+
+def test_failed_creation_leaves_the_arena_free(hello):
+    arena = picolite.Arena(64)
+    with pytest.raises(picolite.ArenaTooSmallError):
+        picolite.Interpreter(model_content=hello, arena=arena).allocate_tensors()
+    gc.collect()
+    assert not arena.in_use
+
+
+def test_wrapped_numpy_arena_runs_like_an_owned_one(hello):
+    need = picolite.required_arena_size(hello)
+    x = np.array([[17]], np.int8)
+    outs = []
+    for arena in (picolite.Arena(need), picolite.Arena(np.zeros(need + 16, np.uint8))):
+        it = picolite.Interpreter(model_content=hello, arena=arena)
+        it.allocate_tensors()
+        it.set_input(x, 0)
+        it.invoke()
+        outs.append(it.get_output(0))
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+def test_interpreter_keeps_its_arena_alive(hello):
+    it = picolite.Interpreter(model_content=hello,
+                              arena=picolite.Arena(picolite.required_arena_size(hello)))
+    gc.collect()
+    it.allocate_tensors()
+    it.invoke()
+    assert it.arena.used > 0
+
+
+def test_arena_of_a_wrapped_buffer_keeps_the_buffer_alive(hello):
+    need = picolite.required_arena_size(hello)
+    arena = picolite.Arena(np.zeros(need + 16, np.uint8))  # the array's only reference
+    gc.collect()
+    it = picolite.Interpreter(model_content=hello, arena=arena)
+    it.allocate_tensors()
+    it.invoke()

@@ -1,0 +1,149 @@
+"""python -m picolite: the model summary, reports, planners, outputs, --compare/--bench/--json."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import picolite
+from picolite.__main__ import DEMO_MODEL, main
+
+ADD = "examples/memory_footprint/simple_add_model.tflite"
+HELLO = "examples/hello_world/hello_world_int8.tflite"
+
+
+@pytest.fixture
+def add_path(shared_models):
+    return str(shared_models / ADD)
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_text_report_has_every_section(add_path, capsys):
+    assert main([add_path]) == 0
+    out = capsys.readouterr().out
+    for section in ("ops", "tensors", "inputs", "outputs", "[RecordingMicroAllocator]",
+                    "planners", "lower bound", "required_arena_size", "output 0"):
+        assert section in out, section
+    assert "ADD" in out and "zero point" in out
+
+
+def test_json_report(add_path, capsys):
+    r = run_json(capsys, add_path)
+    assert r["required_arena_size"] == picolite.required_arena_size(add_path)
+    assert r["arena_size"] == r["required_arena_size"]
+    assert [o["op_name"] for o in r["ops"]] == ["ADD"]
+    assert r["inputs"][0]["quantization"]["zero_point"] == [-2]
+    assert [p["planner"] for p in r["planners"]] == list(picolite.PLANNERS)
+    for p in r["planners"]:
+        assert p["head"] >= p["lower_bound"]
+    assert r["allocations"]["total"] <= r["arena_size"]
+    assert r["allocations_text"].startswith("[RecordingMicroAllocator]")
+    assert np.array(r["output_values"][0]).shape == (1, 128, 128, 1)
+
+
+def test_random_inputs_are_deterministic(add_path, capsys):
+    a = run_json(capsys, add_path)["output_values"]
+    b = run_json(capsys, add_path)["output_values"]
+    assert a == b
+    c = run_json(capsys, add_path, "--seed", "7")["output_values"]
+    assert c != a
+
+
+def test_input_files(add_path, tmp_path, capsys):
+    files = []
+    for i in range(2):
+        f = tmp_path / f"x{i}.npy"
+        np.save(f, np.full((1, 128, 128, 1), i + 1, np.int8))
+        files += ["--input", str(f)]
+    r = run_json(capsys, add_path, *files)
+    it = picolite.Interpreter(add_path)
+    it.allocate_tensors()
+    it.set_input(np.full((1, 128, 128, 1), 1, np.int8), 0)
+    it.set_input(np.full((1, 128, 128, 1), 2, np.int8), 1)
+    it.invoke()
+    assert r["output_values"][0] == it.get_output(0).tolist()
+
+
+def test_wrong_number_of_inputs_exits(add_path, tmp_path):
+    f = tmp_path / "x.npy"
+    np.save(f, np.zeros((1, 128, 128, 1), np.int8))
+    with pytest.raises(SystemExit, match="2 inputs"):
+        main([add_path, "--input", str(f)])
+
+
+def test_compare_with_litert(add_path, capsys, litert):
+    r = run_json(capsys, add_path, "--compare")
+    assert r["compare"]["available"] is True
+    row = r["compare"]["outputs"][0]
+    assert row["identical"] is True and row["max_abs_diff"] == 0.0
+
+
+def test_compare_text(add_path, capsys, litert):
+    assert main([add_path, "--compare"]) == 0
+    assert "identical bytes yes" in capsys.readouterr().out
+
+
+def test_compare_without_litert_says_so(add_path, capsys, monkeypatch):
+    import picolite.__main__ as cli
+
+    monkeypatch.setattr(cli, "_litert", lambda: None)
+    assert main([add_path, "--compare", "--bench", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "LiteRT is not installed" in out
+    assert "no comparison" in out
+
+
+def test_bench(add_path, capsys):
+    r = run_json(capsys, add_path, "--bench", "3")
+    assert r["bench"]["invokes"] == 3 and r["bench"]["picolite_us"] > 0
+    if "litert_us" in r["bench"]:
+        assert r["bench"]["ratio"] > 0
+
+
+@pytest.mark.parametrize("planner", picolite.PLANNERS)
+def test_planner_option(add_path, capsys, planner):
+    assert run_json(capsys, add_path, "--planner", planner)["allocations"]["planner"] == planner
+
+
+def test_arena_size_too_small_is_reported(add_path, capsys):
+    assert main([add_path, "--arena-size", "4096"]) == 1
+    assert "ArenaTooSmallError" in capsys.readouterr().err
+
+
+def test_larger_arena_size(add_path, capsys):
+    assert run_json(capsys, add_path, "--arena-size", "100000")["arena_size"] == 100000
+
+
+def test_bad_model_file_is_reported(tmp_path, capsys):
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"\0" * 64)
+    assert main([str(bad)]) == 1
+    assert "ModelError" in capsys.readouterr().err
+
+
+def test_demo_model_by_default(capsys):
+    if not DEMO_MODEL.is_file():
+        pytest.skip(f"{DEMO_MODEL} is not there yet")
+    r = run_json(capsys)
+    assert r["model"] == str(DEMO_MODEL) and r["ops"]
+
+
+def test_python_dash_m(add_path):
+    env = dict(os.environ)
+    proc = subprocess.run([sys.executable, "-m", "picolite", add_path, "--json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["ops"][0]["op_name"] == "ADD"
+
+
+def test_hello_world(shared_models, capsys, litert):
+    r = run_json(capsys, str(shared_models / HELLO), "--compare")
+    assert [o["op_name"] for o in r["ops"]] == ["FULLY_CONNECTED"] * 3
+    assert all(row["identical"] for row in r["compare"]["outputs"])
