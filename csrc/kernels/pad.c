@@ -1,0 +1,172 @@
+/* pad.c - PAD and PADV2 (TFLite pad.cc) for any fixed-size element type, up to 6-D.
+**
+** The pad value: PADV2's constant_values input when given (read at invoke, so it may be
+** computed), else the output zero point for quantized types and 0 otherwise. Quantized
+** constant_values must share the output's quantization, as TFLite requires. Paddings must
+** be a constant [rank, 2] INT32/INT64 tensor of non-negative values. */
+#include "pad.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+enum { OP_PAD = 34, OP_PADV2 = 60 };
+
+typedef struct opdata {
+    int32_t ndims;
+    int32_t before[PL_PAD_MAX_DIMS];
+    int32_t in_dims[PL_PAD_MAX_DIMS];
+    int32_t out_dims[PL_PAD_MAX_DIMS];
+    int32_t zero_point; /* default pad value of quantized types */
+} opdata;
+
+static void fill(uint8_t *dst, size_t count, const uint8_t *value, size_t esize)
+{
+    for (size_t i = 0; i < count; i++)
+        memcpy(dst + i * esize, value, esize);
+}
+
+void pl_pad_copy(int32_t ndims, const int32_t *in_dims, const int32_t *out_dims,
+                 const int32_t *before, size_t esize, const void *value, const void *in,
+                 void *out)
+{
+    size_t total = 1, rows = 1;
+    for (int32_t d = 0; d < ndims; d++)
+        total *= (size_t)out_dims[d];
+    fill(out, total, value, esize);
+    for (int32_t d = 0; d + 1 < ndims; d++)
+        rows *= (size_t)in_dims[d];
+    size_t row_bytes = ndims > 0 ? (size_t)in_dims[ndims - 1] * esize : esize;
+    if (ndims == 0 || row_bytes == 0)
+        rows = ndims == 0 ? 1 : 0;
+    int32_t at[PL_PAD_MAX_DIMS] = {0};
+    for (size_t r = 0; r < rows; r++) {
+        /* the output offset of input row `at` */
+        size_t off = 0;
+        for (int32_t d = 0; d < ndims; d++)
+            off = off * (size_t)out_dims[d] + (size_t)(at[d] + before[d]);
+        memcpy((uint8_t *)out + off * esize, (const uint8_t *)in + r * row_bytes, row_bytes);
+        for (int32_t d = ndims - 2; d >= 0; d--) {
+            if (++at[d] < in_dims[d])
+                break;
+            at[d] = 0;
+        }
+    }
+}
+
+static pl_status read_paddings(pl_context *ctx, const pl_tensor *p, const pl_tensor *in,
+                               const pl_tensor *out, opdata *d)
+{
+    if (p->type != PL_INT32 && p->type != PL_INT64)
+        return ctx->fail(ctx, PL_ERR_MODEL, "paddings must be INT32 or INT64, not %s",
+                         pl_type_name(p->type));
+    if (!p->is_constant || p->data == NULL)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "paddings tensor %d is not constant",
+                         (int)p->index);
+    if (p->ndims != 2 || p->dims[0] != in->ndims || p->dims[1] != 2)
+        return ctx->fail(ctx, PL_ERR_MODEL, "paddings must be [%d, 2]", (int)in->ndims);
+    const uint8_t *b = p->data;
+    for (int32_t i = 0; i < in->ndims; i++) {
+        int64_t lo = p->type == PL_INT64 ? (int64_t)pl_le64(b + 16 * i)
+                                         : (int32_t)pl_le32(b + 8 * i);
+        int64_t hi = p->type == PL_INT64 ? (int64_t)pl_le64(b + 16 * i + 8)
+                                         : (int32_t)pl_le32(b + 8 * i + 4);
+        if (lo < 0 || hi < 0 || lo + hi + in->dims[i] != out->dims[i])
+            return ctx->fail(ctx, PL_ERR_MODEL, "dim %d: padding (%lld, %lld) of %d does not "
+                             "give %d", (int)i, (long long)lo, (long long)hi,
+                             (int)in->dims[i], (int)out->dims[i]);
+        d->before[i] = (int32_t)lo;
+        d->in_dims[i] = in->dims[i];
+        d->out_dims[i] = out->dims[i];
+    }
+    d->ndims = in->ndims;
+    return PL_OK;
+}
+
+static pl_status check_value(pl_context *ctx, const pl_tensor *v, const pl_tensor *out)
+{
+    if (v->type != out->type || pl_tensor_count(v) != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "constant_values must be one %s",
+                         pl_type_name(out->type));
+    bool quantized = out->type == PL_INT8 || out->type == PL_INT16 || out->type == PL_UINT8;
+    if (quantized && v->q.count > 0 && out->q.count > 0 &&
+        (v->q.scale[0] != out->q.scale[0] || v->q.zero_point[0] != out->q.zero_point[0]))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "constant_values is quantized unlike the output");
+    return PL_OK;
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    opdata *d = node->user_data;
+    uint32_t max_in = node->builtin_code == OP_PADV2 ? 3 : 2;
+    int32_t ii = pl_node_input(node, 0), pi = pl_node_input(node, 1);
+    int32_t vi = pl_node_input(node, 2), oi = pl_node_output(node, 0);
+    if (node->inputs.n < 2 || node->inputs.n > max_in || node->outputs.n != 1 || ii < 0 ||
+        pi < 0 || oi < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "bad input/output count (%u, %u)",
+                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    pl_tensor *in, *p, *out;
+    PL_TRY(ctx->get_tensor(ctx, ii, &in));
+    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(ctx->get_tensor(ctx, pi, &p));
+    if (in->type != out->type || pl_type_size(in->type) == 0 || in->type == PL_STRING)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
+                         "supported", pl_type_name(in->type), pl_type_name(out->type));
+    if (in->ndims > PL_PAD_MAX_DIMS || out->ndims != in->ndims)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (output %d, at most %d)",
+                         (int)in->ndims, (int)out->ndims, PL_PAD_MAX_DIMS);
+    PL_TRY(read_paddings(ctx, p, in, out, d));
+    d->zero_point = out->q.count > 0 ? (int32_t)out->q.zero_point[0] : 0;
+    if (vi >= 0) {
+        pl_tensor *v;
+        PL_TRY(ctx->get_tensor(ctx, vi, &v));
+        PL_TRY(check_value(ctx, v, out));
+    }
+    return PL_OK;
+}
+
+static void default_value(pl_type type, int32_t zero_point, uint8_t value[8])
+{
+    memset(value, 0, 8);
+    if (type == PL_INT8 || type == PL_UINT8)
+        value[0] = (uint8_t)zero_point;
+    else if (type == PL_INT16) {
+        int16_t z = (int16_t)zero_point;
+        memcpy(value, &z, sizeof z);
+    }
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const opdata *d = node->user_data;
+    pl_tensor in, v, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &v));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    size_t esize = pl_type_size(out.type);
+    uint8_t value[8];
+    default_value(out.type, d->zero_point, value);
+    if (v.data != NULL)
+        memcpy(value, v.data, esize);
+    pl_pad_copy(d->ndims, d->in_dims, d->out_dims, d->before, esize, value, in.data,
+                out.data);
+    return PL_OK;
+}
+
+const pl_registration *pl_pad_registration(void)
+{
+    static const pl_registration r = {"PAD", OP_PAD, init, NULL, prepare, invoke, NULL};
+    return &r;
+}
+
+const pl_registration *pl_padv2_registration(void)
+{
+    static const pl_registration r = {"PADV2", OP_PADV2, init, NULL, prepare, invoke, NULL};
+    return &r;
+}

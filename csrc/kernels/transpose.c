@@ -1,0 +1,123 @@
+/* transpose.c - TRANSPOSE (TFLite transpose.cc) for any fixed-size element type, up to 6-D.
+**
+** Output axis i is input axis perm[i]; perm must be a constant INT32/INT64 permutation.
+** Invoke walks the output in order and gathers from the input with precomputed strides. */
+#include "transpose.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+enum { OP_TRANSPOSE = 39 };
+
+typedef struct opdata {
+    int32_t ndims;
+    int32_t out_dims[PL_TRANSPOSE_MAX_DIMS];
+    size_t in_step[PL_TRANSPOSE_MAX_DIMS]; /* input elements per step of output axis i */
+} opdata;
+
+void pl_transpose_copy(int32_t ndims, const int32_t *out_dims, const size_t *in_step,
+                       size_t esize, const void *in, void *out)
+{
+    size_t total = 1, src = 0;
+    for (int32_t a = 0; a < ndims; a++)
+        total *= (size_t)out_dims[a];
+    int32_t at[PL_TRANSPOSE_MAX_DIMS] = {0};
+    uint8_t *dst = out;
+    for (size_t i = 0; i < total; i++) {
+        memcpy(dst + i * esize, (const uint8_t *)in + src * esize, esize);
+        for (int32_t a = ndims - 1; a >= 0; a--) {
+            src += in_step[a];
+            if (++at[a] < out_dims[a])
+                break;
+            src -= in_step[a] * (size_t)out_dims[a];
+            at[a] = 0;
+        }
+    }
+}
+
+static pl_status read_perm(pl_context *ctx, const pl_tensor *p, int32_t ndims, int32_t *perm)
+{
+    if (p->type != PL_INT32 && p->type != PL_INT64)
+        return ctx->fail(ctx, PL_ERR_MODEL, "perm must be INT32 or INT64, not %s",
+                         pl_type_name(p->type));
+    if (!p->is_constant || p->data == NULL)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "perm tensor %d is not constant",
+                         (int)p->index);
+    if (p->ndims != 1 || p->dims[0] != ndims)
+        return ctx->fail(ctx, PL_ERR_MODEL, "perm must have %d entries", (int)ndims);
+    bool seen[PL_TRANSPOSE_MAX_DIMS] = {false};
+    const uint8_t *b = p->data;
+    for (int32_t i = 0; i < ndims; i++) {
+        int64_t v = p->type == PL_INT64 ? (int64_t)pl_le64(b + 8 * i)
+                                        : (int32_t)pl_le32(b + 4 * i);
+        if (v < 0 || v >= ndims || seen[v])
+            return ctx->fail(ctx, PL_ERR_MODEL, "perm is not a permutation of %d axes",
+                             (int)ndims);
+        seen[v] = true;
+        perm[i] = (int32_t)v;
+    }
+    return PL_OK;
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    opdata *d = node->user_data;
+    int32_t ii = pl_node_input(node, 0), pi = pl_node_input(node, 1);
+    int32_t oi = pl_node_output(node, 0);
+    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || pi < 0 || oi < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "needs 2 inputs and 1 output, got %u and %u",
+                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    pl_tensor *in, *p, *out;
+    PL_TRY(ctx->get_tensor(ctx, ii, &in));
+    PL_TRY(ctx->get_tensor(ctx, pi, &p));
+    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    if (in->type != out->type || pl_type_size(in->type) == 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
+                         "supported", pl_type_name(in->type), pl_type_name(out->type));
+    if (in->ndims > PL_TRANSPOSE_MAX_DIMS)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (at most %d)", (int)in->ndims,
+                         PL_TRANSPOSE_MAX_DIMS);
+    int32_t perm[PL_TRANSPOSE_MAX_DIMS];
+    PL_TRY(read_perm(ctx, p, in->ndims, perm));
+    size_t step[PL_TRANSPOSE_MAX_DIMS], s = 1;
+    for (int32_t a = in->ndims - 1; a >= 0; a--) {
+        step[a] = s;
+        s *= (size_t)in->dims[a];
+    }
+    if (out->ndims != in->ndims)
+        return ctx->fail(ctx, PL_ERR_MODEL, "output rank %d, input %d", (int)out->ndims,
+                         (int)in->ndims);
+    d->ndims = in->ndims;
+    for (int32_t i = 0; i < in->ndims; i++) {
+        if (out->dims[i] != in->dims[perm[i]])
+            return ctx->fail(ctx, PL_ERR_MODEL, "output dim %d is %d, perm gives %d", (int)i,
+                             (int)out->dims[i], (int)in->dims[perm[i]]);
+        d->out_dims[i] = out->dims[i];
+        d->in_step[i] = step[perm[i]];
+    }
+    return PL_OK;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const opdata *d = node->user_data;
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_transpose_copy(d->ndims, d->out_dims, d->in_step, pl_type_size(in.type), in.data,
+                      out.data);
+    return PL_OK;
+}
+
+const pl_registration *pl_transpose_registration(void)
+{
+    static const pl_registration r = {"TRANSPOSE", OP_TRANSPOSE, init, NULL, prepare, invoke,
+                                      NULL};
+    return &r;
+}

@@ -1,0 +1,942 @@
+/* test_kernels_shape.c - MINIMUM/MAXIMUM, RESHAPE/SQUEEZE/EXPAND_DIMS, CONCATENATION, PAD/PADV2,
+** STRIDED_SLICE, TRANSPOSE: hand-checked cases, rejections, and LiteRT golden outputs.
+**
+** The golden_* cases were produced once by running single-op models through LiteRT with
+** OpResolverType.BUILTIN_REF (random inputs, seed 11); their outputs are pasted here. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kernel_harness.h"
+#include "kernels/concatenation.h"
+#include "kernels/minmax.h"
+#include "kernels/pad.h"
+#include "kernels/reshape.h"
+#include "kernels/strided_slice.h"
+#include "kernels/transpose.h"
+
+/* A hand-built flatbuffer options table: int32 slots (OPT_ABSENT = field not present) and
+** optionally one [int] vector field. Small values read back through i8/bool readers too. */
+#define OPT_ABSENT INT32_MIN
+
+typedef struct opt_buf {
+    _Alignas(8) uint8_t b[512];
+} opt_buf;
+
+static void put_le(uint8_t *p, uint32_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static pl_table make_opts_vec(opt_buf *o, int n, const int32_t *vals, int vec_field,
+                              const int32_t *vec, uint32_t vec_n)
+{
+    memset(o, 0, sizeof *o);
+    uint32_t vt_bytes = 4u + 2u * (uint32_t)n, pos = (vt_bytes + 3u) & ~3u;
+    uint32_t table_bytes = 4u + 4u * (uint32_t)n, vec_at = pos + table_bytes;
+    put_le(o->b, vt_bytes, 2);
+    put_le(o->b + 2, table_bytes, 2);
+    put_le(o->b + pos, pos, 4); /* soffset: the vtable is at pos - pos = 0 */
+    for (int k = 0; k < n; k++) {
+        uint32_t at = pos + 4u + 4u * (uint32_t)k;
+        bool present = k == vec_field || vals[k] != OPT_ABSENT;
+        put_le(o->b + 4 + 2 * k, present ? 4u + 4u * (uint32_t)k : 0u, 2);
+        if (k == vec_field) {
+            put_le(o->b + at, vec_at - at, 4);
+            put_le(o->b + vec_at, vec_n, 4);
+            for (uint32_t i = 0; i < vec_n; i++)
+                put_le(o->b + vec_at + 4 + 4 * i, (uint32_t)vec[i], 4);
+        } else if (present) {
+            put_le(o->b + at, (uint32_t)vals[k], 4);
+        }
+    }
+    pl_table t = {o->b, vec_at + 4u + 4u * vec_n, pos, 0, (uint16_t)vt_bytes};
+    return t;
+}
+
+static pl_table make_opts(opt_buf *o, int n, const int32_t *vals)
+{
+    return make_opts_vec(o, n, vals, -1, NULL, 0);
+}
+
+/* A tensor with per-tensor quantization when scale > 0; constants are marked as such. */
+static int32_t tensor_q(pl_type type, int32_t ndims, const int32_t *dims, void *data,
+                        size_t bytes, float scale, int64_t zp, bool is_const)
+{
+    int32_t i = kh_tensor(type, ndims, dims, data, bytes, &scale, &zp, scale > 0 ? 1u : 0u, 0);
+    kh.tensors[i].is_constant = is_const;
+    return i;
+}
+
+static void reshape_uses_new_shape_option(void)
+{
+    kh_setup();
+    static const int32_t di[] = {2, 3}, dout[] = {3, 2}, shape[] = {-1, 2};
+    float in_v[6] = {1, 2, 3, 4, 5, 6}, got[6];
+    int32_t in[1] = {tensor_q(PL_FLOAT32, 2, di, in_v, sizeof in_v, 0, 0, false)};
+    int32_t out[1] = {tensor_q(PL_FLOAT32, 2, dout, got, sizeof got, 0, 0, false)};
+    opt_buf ob;
+    int32_t vals[1] = {0};
+    pl_table t = make_opts_vec(&ob, 1, vals, 0, shape, 2);
+    CHECK_EQ(kh_run(pl_reshape_registration(), in, 1, out, 1, &t), PL_OK);
+    CHECK(memcmp(got, in_v, sizeof got) == 0);
+}
+
+static void reshape_rejects_disagreeing_output_shape(void)
+{
+    kh_setup();
+    static const int32_t di[] = {2, 3}, dout[] = {6, 1}, ds[] = {2};
+    float in_v[6] = {0}, got[6];
+    int32_t shape_v[2] = {3, 2};
+    int32_t in[2] = {tensor_q(PL_FLOAT32, 2, di, in_v, sizeof in_v, 0, 0, false),
+                     tensor_q(PL_INT32, 1, ds, shape_v, sizeof shape_v, 0, 0, true)};
+    int32_t out[1] = {tensor_q(PL_FLOAT32, 2, dout, got, sizeof got, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_reshape_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
+}
+
+static void reshape_rejects_computed_shape_input(void)
+{
+    kh_setup();
+    static const int32_t di[] = {2, 3}, dout[] = {3, 2}, ds[] = {2};
+    float in_v[6] = {0}, got[6];
+    int32_t shape_v[2] = {3, 2};
+    int32_t in[2] = {tensor_q(PL_FLOAT32, 2, di, in_v, sizeof in_v, 0, 0, false),
+                     tensor_q(PL_INT32, 1, ds, shape_v, sizeof shape_v, 0, 0, false)};
+    int32_t out[1] = {tensor_q(PL_FLOAT32, 2, dout, got, sizeof got, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_reshape_registration(), in, 2, out, 1, NULL), PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "not constant");
+}
+
+static void squeeze_removes_listed_or_all_unit_dims(void)
+{
+    kh_setup();
+    static const int32_t di[] = {1, 2, 1, 3, 1}, d1[] = {1, 2, 3, 1}, d2[] = {2, 3};
+    static const int32_t dims[] = {2, -5};
+    int8_t in_v[6] = {1, 2, 3, 4, 5, 6}, got1[6], got2[6];
+    int32_t in[1] = {tensor_q(PL_INT8, 5, di, in_v, sizeof in_v, 0, 0, false)};
+    int32_t out1[1] = {tensor_q(PL_INT8, 4, d1, got1, sizeof got1, 0, 0, false)};
+    int32_t out2[1] = {tensor_q(PL_INT8, 2, d2, got2, sizeof got2, 0, 0, false)};
+    opt_buf ob;
+    int32_t vals[1] = {0};
+    pl_table t = make_opts_vec(&ob, 1, vals, 0, dims, 1);
+    CHECK_EQ(kh_run(pl_squeeze_registration(), in, 1, out1, 1, &t), PL_OK);
+    CHECK(memcmp(got1, in_v, sizeof in_v) == 0);
+    CHECK_EQ(kh_run(pl_squeeze_registration(), in, 1, out2, 1, NULL), PL_OK);
+    CHECK(memcmp(got2, in_v, sizeof in_v) == 0);
+    /* squeezing a dim that is not 1 is a model error */
+    int32_t bad[1] = {-1};
+    pl_table tb = make_opts_vec(&ob, 1, vals, 0, bad, 1);
+    CHECK_EQ(kh_run(pl_squeeze_registration(), in, 1, out1, 1, &tb), PL_ERR_MODEL);
+}
+
+static void concat_rejects_rescaling_int8_and_activation(void)
+{
+    kh_setup();
+    static const int32_t d[] = {2}, dout[] = {4};
+    int8_t a[2] = {0}, b[2] = {0}, got[4];
+    int32_t in[2] = {tensor_q(PL_INT8, 1, d, a, 2, 0.5f, 0, false),
+                     tensor_q(PL_INT8, 1, d, b, 2, 0.25f, 0, false)};
+    int32_t out[1] = {tensor_q(PL_INT8, 1, dout, got, 4, 0.5f, 0, false)};
+    CHECK_EQ(kh_run(pl_concatenation_registration(), in, 2, out, 1, NULL), PL_ERR_UNSUPPORTED);
+    kh.tensors[in[1]].q.scale = kh.tensors[in[0]].q.scale;
+    CHECK_EQ(kh_run(pl_concatenation_registration(), in, 2, out, 1, NULL), PL_OK);
+    opt_buf ob;
+    int32_t vals[2] = {0, 1};
+    pl_table t = make_opts(&ob, 2, vals);
+    CHECK_EQ(kh_run(pl_concatenation_registration(), in, 2, out, 1, &t), PL_ERR_UNSUPPORTED);
+}
+
+static void pad_rejects_computed_paddings(void)
+{
+    kh_setup();
+    static const int32_t d[] = {2}, dp[] = {1, 2}, dout[] = {4};
+    float a[2] = {0}, got[4];
+    int32_t pads[2] = {1, 1};
+    int32_t in[2] = {tensor_q(PL_FLOAT32, 1, d, a, sizeof a, 0, 0, false),
+                     tensor_q(PL_INT32, 2, dp, pads, sizeof pads, 0, 0, false)};
+    int32_t out[1] = {tensor_q(PL_FLOAT32, 1, dout, got, sizeof got, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_pad_registration(), in, 2, out, 1, NULL), PL_ERR_UNSUPPORTED);
+    kh.tensors[in[1]].is_constant = true;
+    CHECK_EQ(kh_run(pl_pad_registration(), in, 2, out, 1, NULL), PL_OK);
+    pads[1] = 2; /* now the output should be 5 long */
+    CHECK_EQ(kh_run(pl_pad_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
+}
+
+static void strided_slice_rejects_computed_begin(void)
+{
+    kh_setup();
+    static const int32_t d[] = {4}, d1[] = {1}, dout[] = {2};
+    float a[4] = {0}, got[2];
+    int32_t b[1] = {0}, e[1] = {2}, s[1] = {1};
+    int32_t in[4] = {tensor_q(PL_FLOAT32, 1, d, a, sizeof a, 0, 0, false),
+                     tensor_q(PL_INT32, 1, d1, b, 4, 0, 0, false),
+                     tensor_q(PL_INT32, 1, d1, e, 4, 0, 0, true),
+                     tensor_q(PL_INT32, 1, d1, s, 4, 0, 0, true)};
+    int32_t out[1] = {tensor_q(PL_FLOAT32, 1, dout, got, sizeof got, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, NULL), PL_ERR_UNSUPPORTED);
+    kh.tensors[in[1]].is_constant = true;
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, NULL), PL_OK);
+    s[0] = 0;
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, NULL), PL_ERR_MODEL);
+}
+
+static void transpose_and_minmax_reject_unsupported_types(void)
+{
+    kh_setup();
+    static const int32_t d[] = {2}, dp[] = {1};
+    uint8_t s[2] = {0}, got[2];
+    int32_t perm[1] = {0};
+    int32_t in[2] = {tensor_q(PL_STRING, 1, d, s, 2, 0, 0, false),
+                     tensor_q(PL_INT32, 1, dp, perm, 4, 0, 0, true)};
+    int32_t out[1] = {tensor_q(PL_STRING, 1, d, got, 2, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_transpose_registration(), in, 2, out, 1, NULL), PL_ERR_UNSUPPORTED);
+    kh_setup();
+    int32_t in2[2] = {tensor_q(PL_BOOL, 1, d, s, 2, 0, 0, false),
+                      tensor_q(PL_BOOL, 1, d, s, 2, 0, 0, false)};
+    int32_t out2[1] = {tensor_q(PL_BOOL, 1, d, got, 2, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_maximum_registration(), in2, 2, out2, 1, NULL), PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "BOOL");
+}
+
+static void transpose_rejects_bad_perm(void)
+{
+    kh_setup();
+    static const int32_t d[] = {2, 3}, dp[] = {2}, dout[] = {3, 2};
+    float a[6] = {0}, got[6];
+    int32_t perm[2] = {1, 1};
+    int32_t in[2] = {tensor_q(PL_FLOAT32, 2, d, a, sizeof a, 0, 0, false),
+                     tensor_q(PL_INT32, 1, dp, perm, sizeof perm, 0, 0, true)};
+    int32_t out[1] = {tensor_q(PL_FLOAT32, 2, dout, got, sizeof got, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_transpose_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
+}
+
+static void golden_maximum_s8_broadcast(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3, 4};
+    static int8_t v0[] = {
+        -94, -96, 76, -1, 23, 25, 54, -121, -4, -91,
+        -26, 109, 12, -110, 10, -95, 65, 114, 122, 31,
+        94, -34, -91, 2};
+    in[0] = tensor_q(PL_INT8, 3, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {3, 1};
+    static int8_t v1[] = {-15, 41, 126};
+    in[1] = tensor_q(PL_INT8, 2, d1, v1, sizeof v1, 0.05f, 3, false);
+    static const int32_t od0[] = {2, 3, 4};
+    static const int8_t want0[] = {
+        -15, -15, 76, -1, 41, 41, 54, 41, 126, 126,
+        126, 126, 12, -15, 10, -15, 65, 114, 122, 41,
+        126, 126, 126, 126};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 3, od0, got0, sizeof got0, 0.05f, 3, false);
+    CHECK_EQ(kh_run(pl_maximum_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_minimum_f32_broadcast(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 1, 3};
+    static float v0[] = {-3.625f, 5.625f, -5.875f, -2.5f, 4.5f, -4.125f};
+    in[0] = tensor_q(PL_FLOAT32, 3, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {4, 3};
+    static float v1[] = {
+        2.625f, -0.75f, 0.125f, 7.0f, 5.0f, 5.375f, 0.75f, 7.625f, 7.625f, -5.875f,
+        -4.75f, -3.125f};
+    in[1] = tensor_q(PL_FLOAT32, 2, d1, v1, sizeof v1, 0.0f, 0, false);
+    static const int32_t od0[] = {2, 4, 3};
+    static const float want0[] = {
+        -3.625f, -0.75f, -5.875f, -3.625f, 5.0f, -5.875f, -3.625f, 5.625f, -5.875f, -5.875f,
+        -4.75f, -5.875f, -2.5f, -0.75f, -4.125f, -2.5f, 4.5f, -4.125f, -2.5f, 4.5f,
+        -4.125f, -5.875f, -4.75f, -4.125f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 3, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_minimum_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_minimum_s16(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {5};
+    static int16_t v0[] = {3224, 19432, -983, 29026, -8804};
+    in[0] = tensor_q(PL_INT16, 1, d0, v0, sizeof v0, 0.001f, 0, false);
+    static const int32_t d1[] = {5};
+    static int16_t v1[] = {25700, 5496, 13247, -15882, 5521};
+    in[1] = tensor_q(PL_INT16, 1, d1, v1, sizeof v1, 0.001f, 0, false);
+    static const int32_t od0[] = {5};
+    static const int16_t want0[] = {3224, 5496, -983, -15882, -8804};
+    int16_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT16, 1, od0, got0, sizeof got0, 0.001f, 0, false);
+    CHECK_EQ(kh_run(pl_minimum_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_maximum_s32_scalar(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3};
+    static int32_t v0[] = {18132, 23202, 22040, 28040, -22275, 16724};
+    in[0] = tensor_q(PL_INT32, 2, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {0};
+    static int32_t v1[] = {-1976};
+    in[1] = tensor_q(PL_INT32, 0, d1, v1, sizeof v1, 0.0f, 0, false);
+    static const int32_t od0[] = {2, 3};
+    static const int32_t want0[] = {18132, 23202, 22040, 28040, -1976, 16724};
+    int32_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT32, 2, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_maximum_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_concat_f32_axis_neg1(void)
+{
+    int32_t in[3], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 2, 1};
+    static float v0[] = {2.875f, -3.625f, -7.875f, -6.75f};
+    in[0] = tensor_q(PL_FLOAT32, 3, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {2, 2, 3};
+    static float v1[] = {
+        7.5f, 6.25f, -3.25f, -1.125f, -4.25f, -5.75f, 5.625f, 2.75f, -6.875f, -4.875f,
+        1.0f, 6.375f};
+    in[1] = tensor_q(PL_FLOAT32, 3, d1, v1, sizeof v1, 0.0f, 0, false);
+    static const int32_t d2[] = {2, 2, 2};
+    static float v2[] = {7.875f, -4.625f, 1.75f, -7.5f, -5.25f, -4.875f, -1.0f, -2.5f};
+    in[2] = tensor_q(PL_FLOAT32, 3, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 2, 6};
+    static const float want0[] = {
+        2.875f, 7.5f, 6.25f, -3.25f, 7.875f, -4.625f, -3.625f, -1.125f, -4.25f, -5.75f,
+        1.75f, -7.5f, -7.875f, 5.625f, 2.75f, -6.875f, -5.25f, -4.875f, -6.75f, -4.875f,
+        1.0f, 6.375f, -1.0f, -2.5f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 3, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {-1, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 2, vals);
+    CHECK_EQ(kh_run(pl_concatenation_registration(), in, 3, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_concat_s8_axis1(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 1, 3};
+    static int8_t v0[] = {58, -8, -42, 103, 32, 50};
+    in[0] = tensor_q(PL_INT8, 3, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {2, 2, 3};
+    static int8_t v1[] = {
+        62, -42, 100, -124, -50, -88, -127, 127, -106, -11,
+        81, 48};
+    in[1] = tensor_q(PL_INT8, 3, d1, v1, sizeof v1, 0.05f, 3, false);
+    static const int32_t od0[] = {2, 3, 3};
+    static const int8_t want0[] = {
+        58, -8, -42, 62, -42, 100, -124, -50, -88, 103,
+        32, 50, -127, 127, -106, -11, 81, 48};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 3, od0, got0, sizeof got0, 0.05f, 3, false);
+    int32_t vals[] = {1, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 2, vals);
+    CHECK_EQ(kh_run(pl_concatenation_registration(), in, 2, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_concat_s16_axis0(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {1, 4};
+    static int16_t v0[] = {21397, -26720, -168, -27957};
+    in[0] = tensor_q(PL_INT16, 2, d0, v0, sizeof v0, 0.01f, 0, false);
+    static const int32_t d1[] = {2, 4};
+    static int16_t v1[] = {-18511, 20754, -25610, 5273, -28791, -11478, 25966, -10958};
+    in[1] = tensor_q(PL_INT16, 2, d1, v1, sizeof v1, 0.02f, 0, false);
+    static const int32_t od0[] = {3, 4};
+    static const int16_t want0[] = {
+        21397, -26720, -168, -27957, -18511, 20754, -25610, 5273, -28791, -11478,
+        25966, -10958};
+    int16_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT16, 2, od0, got0, sizeof got0, 0.01f, 0, false);
+    int32_t vals[] = {0, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 2, vals);
+    CHECK_EQ(kh_run(pl_concatenation_registration(), in, 2, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_pad_s8_uses_zero_point(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {1, 2, 3, 1};
+    static int8_t v0[] = {-49, -106, 70, -84, -1, -122};
+    in[0] = tensor_q(PL_INT8, 4, d0, v0, sizeof v0, 0.1f, -7, false);
+    static const int32_t d1[] = {4, 2};
+    static int32_t v1[] = {0, 0, 1, 2, 2, 0, 0, 1};
+    in[1] = tensor_q(PL_INT32, 2, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t od0[] = {1, 5, 5, 2};
+    static const int8_t want0[] = {
+        -7, -7, -7, -7, -7, -7, -7, -7, -7, -7,
+        -7, -7, -7, -7, -49, -7, -106, -7, 70, -7,
+        -7, -7, -7, -7, -84, -7, -1, -7, -122, -7,
+        -7, -7, -7, -7, -7, -7, -7, -7, -7, -7,
+        -7, -7, -7, -7, -7, -7, -7, -7, -7, -7};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 4, od0, got0, sizeof got0, 0.1f, -7, false);
+    CHECK_EQ(kh_run(pl_pad_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_pad_f32_int64_paddings(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3};
+    static float v0[] = {-7.75f, 5.375f, -7.875f, -0.625f, -1.25f, -6.0f};
+    in[0] = tensor_q(PL_FLOAT32, 2, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {2, 2};
+    static int64_t v1[] = {1, 1, 0, 2};
+    in[1] = tensor_q(PL_INT64, 2, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t od0[] = {4, 5};
+    static const float want0[] = {
+        0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -7.75f, 5.375f, -7.875f, 0.0f, 0.0f,
+        -0.625f, -1.25f, -6.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 2, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_pad_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_padv2_f32_constant(void)
+{
+    int32_t in[3], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 2};
+    static float v0[] = {2.25f, 3.75f, 7.75f, -4.875f};
+    in[0] = tensor_q(PL_FLOAT32, 2, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {2, 2};
+    static int32_t v1[] = {1, 0, 0, 1};
+    in[1] = tensor_q(PL_INT32, 2, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {1};
+    static float v2[] = {7.5f};
+    in[2] = tensor_q(PL_FLOAT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t od0[] = {3, 3};
+    static const float want0[] = {7.5f, 7.5f, 7.5f, 2.25f, 3.75f, 7.5f, 7.75f, -4.875f, 7.5f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 2, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_padv2_registration(), in, 3, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_padv2_s8_constant(void)
+{
+    int32_t in[3], out[1];
+    kh_setup();
+    static const int32_t d0[] = {3};
+    static int8_t v0[] = {108, -113, -92};
+    in[0] = tensor_q(PL_INT8, 1, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {1, 2};
+    static int32_t v1[] = {2, 1};
+    in[1] = tensor_q(PL_INT32, 2, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {1};
+    static int8_t v2[] = {-100};
+    in[2] = tensor_q(PL_INT8, 1, d2, v2, sizeof v2, 0.05f, 3, true);
+    static const int32_t od0[] = {6};
+    static const int8_t want0[] = {-100, -100, 108, -113, -92, -100};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 1, od0, got0, sizeof got0, 0.05f, 3, false);
+    CHECK_EQ(kh_run(pl_padv2_registration(), in, 3, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_pad_s16_5d(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {1, 2, 1, 2, 2};
+    static int16_t v0[] = {5904, 22038, 23746, 14399, -28384, -4962, 18308, 1680};
+    in[0] = tensor_q(PL_INT16, 5, d0, v0, sizeof v0, 0.001f, 0, false);
+    static const int32_t d1[] = {5, 2};
+    static int32_t v1[] = {0, 1, 1, 0, 0, 0, 1, 1, 0, 1};
+    in[1] = tensor_q(PL_INT32, 2, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 3, 1, 4, 3};
+    static const int16_t want0[] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 5904, 22038, 0, 23746, 14399,
+        0, 0, 0, 0, 0, 0, 0, -28384, -4962, 0,
+        18308, 1680, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0};
+    int16_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT16, 5, od0, got0, sizeof got0, 0.001f, 0, false);
+    CHECK_EQ(kh_run(pl_pad_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_transpose_s8_4d(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3, 4, 5};
+    static int8_t v0[] = {
+        -80, 46, -105, 50, -124, -36, -53, 112, 58, 39,
+        -2, -55, 90, 114, -73, -66, -48, -6, -62, -25,
+        122, -34, 112, 0, -41, 111, -17, 70, -48, 127,
+        63, 96, -118, -101, -111, 8, -25, 122, -66, -85,
+        88, -51, 61, -54, 11, -108, 41, 106, 49, 97,
+        71, 17, 109, -6, -90, 14, 32, -83, -92, 41,
+        -15, -5, 73, 47, 101, -86, 66, 10, -119, -110,
+        -36, 35, -87, 11, 127, -92, -92, 119, -66, 95,
+        -37, 65, -113, 33, 94, -42, 34, -73, -88, -128,
+        -1, 5, -108, -70, 28, -35, -69, -127, -119, 35,
+        -99, 88, 14, -64, 35, -87, -45, -1, 36, -93,
+        -38, -105, -95, -71, -48, 104, -27, -101, 105, 17};
+    in[0] = tensor_q(PL_INT8, 4, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {4};
+    static int32_t v1[] = {0, 3, 1, 2};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 5, 3, 4};
+    static const int8_t want0[] = {
+        -80, -36, -2, -66, 122, 111, 63, 8, 88, -108,
+        71, 14, 46, -53, -55, -48, -34, -17, 96, -25,
+        -51, 41, 17, 32, -105, 112, 90, -6, 112, 70,
+        -118, 122, 61, 106, 109, -83, 50, 58, 114, -62,
+        0, -48, -101, -66, -54, 49, -6, -92, -124, 39,
+        -73, -25, -41, 127, -111, -85, 11, 97, -90, 41,
+        -15, -86, -36, -92, -37, -42, -1, -35, -99, -87,
+        -38, 104, -5, 66, 35, -92, 65, 34, 5, -69,
+        88, -45, -105, -27, 73, 10, -87, 119, -113, -73,
+        -108, -127, 14, -1, -95, -101, 47, -119, 11, -66,
+        33, -88, -70, -119, -64, 36, -71, 105, 101, -110,
+        127, 95, 94, -128, 28, 35, 35, -93, -48, 17};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 4, od0, got0, sizeof got0, 0.05f, 3, false);
+    CHECK_EQ(kh_run(pl_transpose_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_transpose_f32_6d(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 1, 3, 2, 1, 2};
+    static float v0[] = {
+        -6.25f, -6.75f, -6.625f, 6.5f, 0.875f, 2.875f, 7.375f, -1.625f, 6.5f, -1.625f,
+        3.125f, 5.125f, -7.0f, 3.625f, 4.875f, 7.5f, 2.875f, -0.25f, -5.75f, 4.25f,
+        -0.625f, 4.875f, -7.25f, -2.5f};
+    in[0] = tensor_q(PL_FLOAT32, 6, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {6};
+    static int32_t v1[] = {5, 2, 0, 4, 3, 1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 3, 2, 1, 2, 1};
+    static const float want0[] = {
+        -6.25f, -6.625f, -7.0f, 4.875f, 0.875f, 7.375f, 2.875f, -5.75f, 6.5f, 3.125f,
+        -0.625f, -7.25f, -6.75f, 6.5f, 3.625f, 7.5f, 2.875f, -1.625f, -0.25f, 4.25f,
+        -1.625f, 5.125f, 4.875f, -2.5f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 6, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_transpose_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_transpose_s16_2d(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {3, 4};
+    static int16_t v0[] = {
+        18113, 6614, 13118, 5440, 18278, 19833, 15625, 9779, -13965, -25450,
+        17385, -8920};
+    in[0] = tensor_q(PL_INT16, 2, d0, v0, sizeof v0, 0.01f, 0, false);
+    static const int32_t d1[] = {2};
+    static int32_t v1[] = {1, 0};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t od0[] = {4, 3};
+    static const int16_t want0[] = {
+        18113, 18278, -13965, 6614, 19833, -25450, 13118, 15625, 17385, 5440,
+        9779, -8920};
+    int16_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT16, 2, od0, got0, sizeof got0, 0.01f, 0, false);
+    CHECK_EQ(kh_run(pl_transpose_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_reshape_shape_input_with_stretch(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3, 4};
+    static int8_t v0[] = {
+        -65, -128, -93, -119, -29, -53, -1, 18, -55, 8,
+        27, 44, 26, -120, -67, 75, 31, -53, -37, 109,
+        60, -33, -54, -95};
+    in[0] = tensor_q(PL_INT8, 3, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {2};
+    static int32_t v1[] = {4, -1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t od0[] = {4, 6};
+    static const int8_t want0[] = {
+        -65, -128, -93, -119, -29, -53, -1, 18, -55, 8,
+        27, 44, 26, -120, -67, 75, 31, -53, -37, 109,
+        60, -33, -54, -95};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 2, od0, got0, sizeof got0, 0.05f, 3, false);
+    CHECK_EQ(kh_run(pl_reshape_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_expand_dims_negative_axis(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3};
+    static float v0[] = {4.75f, 2.0f, -1.375f, 3.0f, 0.75f, 0.5f};
+    in[0] = tensor_q(PL_FLOAT32, 2, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {1};
+    static int32_t v1[] = {-1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 3, 1};
+    static const float want0[] = {4.75f, 2.0f, -1.375f, 3.0f, 0.75f, 0.5f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 3, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_expand_dims_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_basic_f32(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {3, 4};
+    static float v0[] = {
+        2.75f, 4.125f, 0.25f, -1.5f, -4.0f, -3.25f, 7.625f, -5.125f, -6.5f, 1.75f,
+        -2.875f, -6.5f};
+    in[0] = tensor_q(PL_FLOAT32, 2, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {2};
+    static int32_t v1[] = {1, 0};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {2};
+    static int32_t v2[] = {3, 4};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {2};
+    static int32_t v3[] = {1, 2};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 2};
+    static const float want0[] = {-4.0f, 7.625f, -6.5f, -2.875f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 2, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {0, 0, 0, 0, 0, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_negative_stride_s8(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 5};
+    static int8_t v0[] = {12, 63, -121, -4, -89, 19, 76, 77, 72, -53};
+    in[0] = tensor_q(PL_INT8, 2, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {2};
+    static int32_t v1[] = {0, -1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {2};
+    static int32_t v2[] = {2, -6};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {2};
+    static int32_t v3[] = {1, -2};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 3};
+    static const int8_t want0[] = {-89, -121, 12, -53, 77, 19};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 2, od0, got0, sizeof got0, 0.05f, 3, false);
+    int32_t vals[] = {0, 0, 0, 0, 0, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_masks_shrink(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {3, 4, 2};
+    static float v0[] = {
+        2.125f, 2.375f, 6.375f, 3.0f, 4.0f, -6.5f, -3.25f, -2.125f, 2.25f, 5.875f,
+        -2.625f, -0.125f, 3.875f, -5.0f, -1.875f, -5.0f, -5.625f, 3.0f, 6.0f, -5.625f,
+        3.0f, 3.0f, 3.875f, 3.125f};
+    in[0] = tensor_q(PL_FLOAT32, 3, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {3};
+    static int32_t v1[] = {1, 1, 0};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {3};
+    static int32_t v2[] = {2, 3, 1};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {3};
+    static int32_t v3[] = {1, 1, 1};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {4};
+    static const float want0[] = {2.25f, -2.625f, 3.875f, -1.875f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 1, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {2, 2, 0, 0, 5, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_ellipsis(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3, 4};
+    static int8_t v0[] = {
+        15, -99, 72, -79, -14, 115, 16, -54, -112, -63,
+        14, 89, 80, -74, 52, 38, 77, -1, -1, -21,
+        97, 6, -101, 1};
+    in[0] = tensor_q(PL_INT8, 3, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {2};
+    static int32_t v1[] = {0, 1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {2};
+    static int32_t v2[] = {0, 3};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {2};
+    static int32_t v3[] = {1, 1};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 3, 2};
+    static const int8_t want0[] = {
+        -99, 72, 115, 16, -63, 14, -74, 52, -1, -1,
+        6, -101};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 3, od0, got0, sizeof got0, 0.05f, 3, false);
+    int32_t vals[] = {0, 0, 1, 0, 0, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_new_axis(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3};
+    static float v0[] = {6.0f, 5.375f, -2.125f, 6.0f, -6.625f, 3.875f};
+    in[0] = tensor_q(PL_FLOAT32, 2, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {3};
+    static int32_t v1[] = {0, 0, 1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {3};
+    static int32_t v2[] = {0, 2, 3};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {3};
+    static int32_t v3[] = {1, 1, 1};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {1, 2, 2};
+    static const float want0[] = {5.375f, -2.125f, -6.625f, 3.875f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 3, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {0, 0, 0, 1, 0, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_offset(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {4, 5};
+    static int8_t v0[] = {
+        30, -126, -12, -31, -19, -62, 90, 83, -93, 67,
+        29, -81, -23, -57, 7, -95, -1, -99, -94, 89};
+    in[0] = tensor_q(PL_INT8, 2, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {2};
+    static int32_t v1[] = {1, 2};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {2};
+    static int32_t v2[] = {2, 3};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {2};
+    static int32_t v3[] = {1, 1};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 3};
+    static const int8_t want0[] = {83, -93, 67, -23, -57, 7};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 2, od0, got0, sizeof got0, 0.05f, 3, false);
+    int32_t vals[] = {0, 0, 0, 0, 0, 1};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_negative_begin_clamped_end(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {6};
+    static float v0[] = {0.125f, -3.5f, 5.75f, -2.75f, -5.375f, 6.375f};
+    in[0] = tensor_q(PL_FLOAT32, 1, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {1};
+    static int32_t v1[] = {-4};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {1};
+    static int32_t v2[] = {100};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {1};
+    static int32_t v3[] = {1};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {4};
+    static const float want0[] = {5.75f, -2.75f, -5.375f, 6.375f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 1, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {0, 0, 0, 0, 0, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_reverse_all_begin_end_mask(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {5};
+    static int8_t v0[] = {-126, 113, -111, 78, -11};
+    in[0] = tensor_q(PL_INT8, 1, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {1};
+    static int32_t v1[] = {0};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {1};
+    static int32_t v2[] = {0};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {1};
+    static int32_t v3[] = {-1};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {5};
+    static const int8_t want0[] = {-11, 78, -111, 113, -126};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 1, od0, got0, sizeof got0, 0.05f, 3, false);
+    int32_t vals[] = {1, 1, 0, 0, 0, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_5d(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 1, 3, 2, 2};
+    static float v0[] = {
+        -6.0f, 7.5f, -1.25f, -7.375f, 3.5f, 7.75f, -5.625f, 0.5f, 6.75f, -6.125f,
+        4.625f, -1.375f, -7.25f, -4.75f, 5.625f, 3.375f, 6.125f, 0.625f, -6.0f, -3.5f,
+        -3.25f, -4.0f, -6.75f, 5.75f};
+    in[0] = tensor_q(PL_FLOAT32, 5, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {5};
+    static int32_t v1[] = {0, 0, 2, 1, 0};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {5};
+    static int32_t v2[] = {2, 1, 0, 2, 2};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {5};
+    static int32_t v3[] = {1, 1, -1, 1, 2};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 1, 2, 1, 1};
+    static const float want0[] = {4.625f, -5.625f, -6.75f, -6.0f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 5, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {0, 0, 0, 0, 0, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_ss_shrink_negative_index(void)
+{
+    int32_t in[4], out[1];
+    kh_setup();
+    static const int32_t d0[] = {3, 4};
+    static int8_t v0[] = {
+        -104, 68, 55, -17, 32, -25, 6, 60, -11, 120,
+        86, -108};
+    in[0] = tensor_q(PL_INT8, 2, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {2};
+    static int32_t v1[] = {0, -1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {2};
+    static int32_t v2[] = {3, 0};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t d3[] = {2};
+    static int32_t v3[] = {1, 1};
+    in[3] = tensor_q(PL_INT32, 1, d3, v3, sizeof v3, 0.0f, 0, true);
+    static const int32_t od0[] = {3};
+    static const int8_t want0[] = {-17, 60, -108};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 1, od0, got0, sizeof got0, 0.05f, 3, false);
+    int32_t vals[] = {0, 0, 0, 0, 2, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 6, vals);
+    CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+int main(void)
+{
+    RUN(reshape_uses_new_shape_option);
+    RUN(reshape_rejects_disagreeing_output_shape);
+    RUN(reshape_rejects_computed_shape_input);
+    RUN(squeeze_removes_listed_or_all_unit_dims);
+    RUN(concat_rejects_rescaling_int8_and_activation);
+    RUN(pad_rejects_computed_paddings);
+    RUN(strided_slice_rejects_computed_begin);
+    RUN(transpose_and_minmax_reject_unsupported_types);
+    RUN(transpose_rejects_bad_perm);
+    RUN(golden_maximum_s8_broadcast);
+    RUN(golden_minimum_f32_broadcast);
+    RUN(golden_minimum_s16);
+    RUN(golden_maximum_s32_scalar);
+    RUN(golden_concat_f32_axis_neg1);
+    RUN(golden_concat_s8_axis1);
+    RUN(golden_concat_s16_axis0);
+    RUN(golden_pad_s8_uses_zero_point);
+    RUN(golden_pad_f32_int64_paddings);
+    RUN(golden_padv2_f32_constant);
+    RUN(golden_padv2_s8_constant);
+    RUN(golden_pad_s16_5d);
+    RUN(golden_transpose_s8_4d);
+    RUN(golden_transpose_f32_6d);
+    RUN(golden_transpose_s16_2d);
+    RUN(golden_reshape_shape_input_with_stretch);
+    RUN(golden_expand_dims_negative_axis);
+    RUN(golden_ss_basic_f32);
+    RUN(golden_ss_negative_stride_s8);
+    RUN(golden_ss_masks_shrink);
+    RUN(golden_ss_ellipsis);
+    RUN(golden_ss_new_axis);
+    RUN(golden_ss_offset);
+    RUN(golden_ss_negative_begin_clamped_end);
+    RUN(golden_ss_reverse_all_begin_end_mask);
+    RUN(golden_ss_5d);
+    RUN(golden_ss_shrink_negative_index);
+    return HARNESS_END();
+}
