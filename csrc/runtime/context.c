@@ -1,0 +1,203 @@
+/* context.c - the kernel callback table: the only way kernels reach the runtime.
+**
+** Every callback checks the interpreter's phase first, so a kernel calling in the wrong
+** phase gets PL_ERR_STATE and a message, never undefined behaviour. */
+#include "state.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "base/fmt.h"
+
+static pl_interp *interp_of(pl_context *ctx)
+{
+    return (pl_interp *)ctx->impl;
+}
+
+static const char *op_name_of(const pl_interp *it, uint32_t node)
+{
+    const pl_registration *reg = it->regs[it->nodes[node].opcode];
+    if (reg != NULL)
+        return reg->name;
+    pl_opcode_view oc;
+    pl_model_opcode(&it->model, it->nodes[node].opcode, &oc);
+    return pl_model_builtin_name(oc.builtin_code);
+}
+
+static pl_status phase_error(pl_interp *it, const char *call, const char *allowed)
+{
+    return pl_error_set(&it->err, PL_ERR_STATE, "node %d: %s is only allowed during %s",
+                        (int)it->current_node, call, allowed);
+}
+
+static pl_status alloc_persistent(pl_context *ctx, size_t bytes, void **out)
+{
+    pl_interp *it = interp_of(ctx);
+    *out = NULL;
+    if (it->phase != PL_PHASE_INIT && it->phase != PL_PHASE_PREPARE)
+        return phase_error(it, "alloc_persistent", "init and prepare");
+    PL_TRY(pl_alloc_tail(it, PL_CAT_OP_DATA, bytes, PL_ARENA_ALIGN, out));
+    memset(*out, 0, bytes);
+    return PL_OK;
+}
+
+static pl_status request_scratch(pl_context *ctx, size_t bytes, int32_t *index)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_PREPARE)
+        return phase_error(it, "request_scratch", "prepare");
+    if (it->pending_count >= PL_MAX_SCRATCH_PER_NODE)
+        return pl_error_set(&it->err, PL_ERR_ARG, "node %d: more than %d scratch requests",
+                            (int)it->current_node, PL_MAX_SCRATCH_PER_NODE);
+    if (bytes > UINT32_MAX - PL_ARENA_ALIGN)
+        return pl_error_set(&it->err, PL_ERR_ARG, "node %d: scratch request of %zu bytes",
+                            (int)it->current_node, bytes);
+    pl_scratch_record *r = &it->pending[it->pending_count];
+    r->bytes = (uint32_t)bytes;
+    r->offset = 0;
+    r->node = it->current_node;
+    *index = (int32_t)(it->scratch_count + it->pending_count++);
+    return PL_OK;
+}
+
+static void *get_scratch(pl_context *ctx, int32_t index)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_INVOKE || index < 0 || (uint32_t)index >= it->scratch_count) {
+        phase_error(it, "get_scratch with a valid handle", "invoke");
+        return NULL;
+    }
+    return pl_arena_base(it->arena) + it->scratch[index].offset;
+}
+
+/* The full tensor: the eval view plus quantization arrays copied into temp. */
+static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
+{
+    pl_interp *it = interp_of(ctx);
+    *out = NULL;
+    if (it->phase != PL_PHASE_PREPARE)
+        return phase_error(it, "get_tensor", "prepare");
+    if (index < 0 || (uint32_t)index >= it->tensor_count)
+        return pl_error_set(&it->err, PL_ERR_ARG, "node %d: get_tensor(%d): no such tensor",
+                            (int)it->current_node, (int)index);
+    pl_tensor *t;
+    PL_TRY(pl_arena_alloc_temp(it->arena, sizeof *t, _Alignof(pl_tensor), (void **)&t,
+                               &it->err));
+    pl_context_eval(it, index, t);
+    pl_tensor_view v;
+    pl_model_tensor(&it->model, &it->sg, (uint32_t)index, &v);
+    uint32_t n = v.scale.n;
+    if (n == 0)
+        goto done;
+    float *scale;
+    int64_t *zero_point;
+    PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *scale, _Alignof(float), (void **)&scale,
+                               &it->err));
+    PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *zero_point, _Alignof(int64_t),
+                               (void **)&zero_point, &it->err));
+    for (uint32_t i = 0; i < n; i++) {
+        scale[i] = pl_vec_f32(v.scale, i);
+        zero_point[i] = i < v.zero_point.n ? pl_vec_i64(v.zero_point, i) : 0;
+    }
+    t->q.count = n;
+    t->q.scale = scale;
+    t->q.zero_point = zero_point;
+    t->q.quantized_dimension = v.quantized_dimension;
+done:
+    *out = t;
+    return PL_OK;
+}
+
+static pl_status get_eval(pl_context *ctx, int32_t index, pl_tensor *out)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_PREPARE && it->phase != PL_PHASE_INVOKE)
+        return phase_error(it, "get_eval", "prepare and invoke");
+    if (index >= 0 && (uint32_t)index >= it->tensor_count)
+        return pl_error_set(&it->err, PL_ERR_ARG, "node %d: get_eval(%d): no such tensor",
+                            (int)it->current_node, (int)index);
+    pl_context_eval(it, index, out);
+    return PL_OK;
+}
+
+static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...)
+{
+    pl_interp *it = interp_of(ctx);
+    char what[PL_ERROR_CAPACITY];
+    va_list ap;
+    va_start(ap, fmt);
+    pl_fmt_v(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (it->current_node < 0)
+        return pl_error_set(&it->err, status, "%s", what);
+    return pl_context_fail_node(it, (uint32_t)it->current_node, status, what);
+}
+
+void pl_context_init(pl_interp *it)
+{
+    it->ctx.impl = it;
+    it->ctx.alloc_persistent = alloc_persistent;
+    it->ctx.request_scratch = request_scratch;
+    it->ctx.get_scratch = get_scratch;
+    it->ctx.get_tensor = get_tensor;
+    it->ctx.get_eval = get_eval;
+    it->ctx.fail = fail;
+}
+
+pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
+                               const char *what)
+{
+    pl_error_set(&it->err, status, "node %u (%s): %s", index, op_name_of(it, index), what);
+    it->err.node = (int32_t)index;
+    pl_context_op_name(it, index, it->err.op_name, sizeof it->err.op_name);
+    return status;
+}
+
+void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t cap)
+{
+    pl_fmt(buf, cap, "%s", op_name_of(it, index));
+}
+
+void pl_context_node(const pl_interp *it, uint32_t index, pl_node *out)
+{
+    pl_op_view op;
+    pl_opcode_view oc;
+    const pl_node_record *rec = &it->nodes[index];
+    pl_model_operator(&it->model, &it->sg, index, &op);
+    pl_model_opcode(&it->model, rec->opcode, &oc);
+    out->index = index;
+    out->builtin_code = oc.builtin_code;
+    out->version = oc.version;
+    out->inputs = op.inputs;
+    out->outputs = op.outputs;
+    out->intermediates = op.intermediates;
+    out->options_type = op.options_type;
+    out->options = op.options;
+    out->options2 = op.options2;
+    out->custom_options = op.custom_options;
+    out->user_data = rec->op_data == PL_NO_OFFSET ? NULL
+                                                  : pl_arena_base(it->arena) + rec->op_data;
+}
+
+void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    out->index = index;
+    if (index < 0)
+        return;
+    const pl_eval_record *r = &it->tensors[index];
+    out->type = (pl_type)r->type;
+    out->ndims = r->ndims;
+    size_t count = 1;
+    for (uint32_t i = 0; i < r->ndims; i++) {
+        out->dims[i] = (int32_t)pl_le32(it->model.buf + r->shape + 4u * i);
+        count *= (size_t)out->dims[i];
+    }
+    out->bytes = count * pl_type_size(r->type);
+    out->is_constant = (r->flags & PL_EVAL_CONSTANT) != 0;
+    out->is_variable = (r->flags & PL_EVAL_VARIABLE) != 0;
+    if (r->loc == PL_LOC_ARENA)
+        out->data = pl_arena_base(it->arena) + r->data;
+    else if (r->loc == PL_LOC_MODEL)
+        out->data = (void *)(uintptr_t)(it->model.buf + r->data); /* kernels never write constants */
+}

@@ -1,0 +1,276 @@
+/* interp.c - the interpreter: create in the arena, allocate through the phases, invoke. */
+#include "state.h"
+
+#include <string.h>
+
+#include "picolite/picolite.h"
+
+pl_interp_options pl_interp_defaults(void)
+{
+    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL};
+    return opt;
+}
+
+static pl_status check_args(const void *model, const pl_interp_options *opt, void *arena,
+                            pl_interp **out, pl_error *err)
+{
+    if (model == NULL || opt == NULL || arena == NULL || out == NULL)
+        return pl_error_set(err, PL_ERR_ARG, "create: model, options, arena and out are required");
+    if ((unsigned)opt->planner >= PL_PLANNER_COUNT)
+        return pl_error_set(err, PL_ERR_ARG, "create: unknown planner %d", (int)opt->planner);
+    return PL_OK;
+}
+
+static pl_status check_subgraph(const pl_model *m, const pl_subgraph *sg, pl_error *err)
+{
+    if (pl_model_opcode_count(m) > UINT16_MAX)
+        return pl_error_set(err, PL_ERR_UNSUPPORTED, "model: %u operator codes (at most %u)",
+                            (unsigned)pl_model_opcode_count(m), (unsigned)UINT16_MAX);
+    if ((uint64_t)m->size >= UINT32_MAX)
+        return pl_error_set(err, PL_ERR_UNSUPPORTED, "model: larger than 4 GiB");
+    (void)sg;
+    return PL_OK;
+}
+
+pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp_options *opt,
+                           void *arena, size_t arena_size, pl_interp **out, pl_error *err)
+{
+    pl_model m;
+    pl_arena *a;
+    pl_interp *it;
+    PL_TRY(check_args(model, opt, arena, out, err));
+    *out = NULL;
+    PL_TRY(pl_model_open(&m, model, model_size, err));
+    pl_subgraph sg;
+    pl_model_subgraph(&m, 0, &sg);
+    PL_TRY(check_subgraph(&m, &sg, err));
+    PL_TRY(pl_arena_create(arena, arena_size, &a, err));
+    PL_TRY(pl_arena_alloc_tail(a, sizeof *it, _Alignof(pl_interp), (void **)&it, err));
+    memset(it, 0, sizeof *it);
+    it->model = m;
+    it->sg = sg;
+    it->arena = a;
+    it->opt = *opt;
+    if (it->opt.resolver == NULL)
+        it->opt.resolver = pl_builtin_resolver();
+    it->phase = PL_PHASE_CREATED;
+    it->current_node = -1;
+    it->tensor_count = sg.tensors.n;
+    it->node_count = sg.operators.n;
+    it->opcode_count = pl_model_opcode_count(&m);
+    it->rec.planner = opt->planner;
+    pl_error_clear(&it->err);
+    pl_context_init(it);
+    *out = it;
+    return PL_OK;
+}
+
+static pl_status unsupported(pl_interp *it, uint32_t node, const pl_opcode_view *oc)
+{
+    char name[PL_OP_NAME_CAPACITY];
+    if (oc->builtin_code == PL_BUILTIN_CUSTOM) {
+        uint32_t n = oc->custom_code.n < sizeof name - 1 ? oc->custom_code.n : sizeof name - 1;
+        memcpy(name, oc->custom_code.p, n);
+        name[n] = '\0';
+        pl_error_set(&it->err, PL_ERR_UNSUPPORTED,
+                     "node %u: custom operator '%s' (version %d) is not supported", node, name,
+                     (int)oc->version);
+    } else {
+        memcpy(name, pl_model_builtin_name(oc->builtin_code), sizeof name);
+        name[sizeof name - 1] = '\0';
+        pl_error_set(&it->err, PL_ERR_UNSUPPORTED,
+                     "node %u: operator %s (builtin code %d, version %d) is not supported",
+                     node, name, (int)oc->builtin_code, (int)oc->version);
+    }
+    it->err.node = (int32_t)node;
+    memcpy(it->err.op_name, name, sizeof name);
+    return PL_ERR_UNSUPPORTED;
+}
+
+static pl_status resolve(pl_interp *it)
+{
+    for (uint32_t n = 0; n < it->node_count; n++) {
+        uint16_t code = it->nodes[n].opcode;
+        if (it->regs[code] != NULL)
+            continue;
+        pl_opcode_view oc;
+        pl_model_opcode(&it->model, code, &oc);
+        const char *custom = (const char *)oc.custom_code.p;
+        it->regs[code] = it->opt.resolver->find(it->opt.resolver->self, oc.builtin_code,
+                                                custom, oc.custom_code.n, oc.version);
+        if (it->regs[code] == NULL)
+            return unsupported(it, n, &oc);
+    }
+    return PL_OK;
+}
+
+/* Names the node and op in the error record; a failure that recorded no message of its own
+** (a kernel returning a status without ctx->fail) gets one naming the phase. */
+static pl_status node_failed(pl_interp *it, uint32_t n, pl_status s, const char *phase)
+{
+    if (it->err.status == PL_OK)
+        return pl_context_fail_node(it, n, s, phase);
+    it->err.status = s;
+    it->err.node = (int32_t)n;
+    pl_context_op_name(it, n, it->err.op_name, sizeof it->err.op_name);
+    return s;
+}
+
+/* Runs before each kernel call so node_failed knows whether the kernel explained itself. */
+static void enter_node(pl_interp *it, uint32_t n)
+{
+    it->current_node = (int32_t)n;
+    pl_error_clear(&it->err);
+}
+
+static pl_status init_nodes(pl_interp *it)
+{
+    it->phase = PL_PHASE_INIT;
+    for (uint32_t n = 0; n < it->node_count; n++) {
+        const pl_registration *reg = it->regs[it->nodes[n].opcode];
+        if (reg->init == NULL)
+            continue;
+        pl_node node;
+        void *data = NULL;
+        pl_context_node(it, n, &node);
+        enter_node(it, n);
+        pl_status s = reg->init(&it->ctx, &node, &data);
+        if (s != PL_OK)
+            return node_failed(it, n, s, "init failed");
+        if (data != NULL)
+            it->nodes[n].op_data = pl_arena_offset(it->arena, data);
+    }
+    return PL_OK;
+}
+
+static pl_status prepare_nodes(pl_interp *it)
+{
+    it->phase = PL_PHASE_PREPARE;
+    for (uint32_t n = 0; n < it->node_count; n++) {
+        const pl_registration *reg = it->regs[it->nodes[n].opcode];
+        pl_node node;
+        pl_context_node(it, n, &node);
+        enter_node(it, n);
+        it->pending_count = 0;
+        if (reg->prepare != NULL) {
+            pl_status s = reg->prepare(&it->ctx, &node);
+            if (s != PL_OK)
+                return node_failed(it, n, s, "prepare failed");
+        }
+        PL_TRY(pl_alloc_finish_node(it));
+    }
+    return PL_OK;
+}
+
+static void record_totals(pl_interp *it)
+{
+    it->rec.tail = pl_arena_tail_size(it->arena);
+    it->rec.head = pl_arena_head_size(it->arena);
+    it->rec.total = it->rec.head + it->rec.tail;
+    it->rec.temp_high_water = pl_arena_temp_high_water(it->arena);
+    it->rec.peak = pl_arena_peak(it->arena);
+}
+
+pl_status pl_interp_allocate(pl_interp *it)
+{
+    if (it->allocated || it->failed)
+        return pl_error_set(&it->err, PL_ERR_STATE, it->failed
+                            ? "allocate: an earlier allocation failed; create a new interpreter"
+                            : "allocate: tensors are already allocated");
+    it->failed = true; /* until every phase has succeeded */
+    PL_TRY(pl_alloc_start(it));
+    PL_TRY(resolve(it));
+    PL_TRY(init_nodes(it));
+    PL_TRY(prepare_nodes(it));
+    it->current_node = -1;
+    it->phase = PL_PHASE_PLANNING;
+    PL_TRY(pl_alloc_finish(it));
+    record_totals(it);
+    it->phase = PL_PHASE_INVOKE;
+    it->failed = false;
+    it->allocated = true;
+    return PL_OK;
+}
+
+static pl_status invoke_node(pl_interp *it, uint32_t n)
+{
+    const pl_registration *reg = it->regs[it->nodes[n].opcode];
+    pl_node node;
+    pl_context_node(it, n, &node);
+    enter_node(it, n);
+    pl_status s = reg->invoke(&it->ctx, &node);
+    return s == PL_OK ? PL_OK : node_failed(it, n, s, "invoke failed");
+}
+
+pl_status pl_interp_invoke(pl_interp *it)
+{
+    if (!it->allocated)
+        return pl_error_set(&it->err, PL_ERR_STATE,
+                            "invoke: call allocate (allocate_tensors) first");
+    for (uint32_t n = 0; n < it->node_count; n++) {
+        bool timed = it->timer != NULL && n < it->node_ns_count;
+        uint64_t start = timed ? it->timer(it->timer_ctx) : 0;
+        PL_TRY(invoke_node(it, n));
+        if (timed)
+            it->node_ns[n] = it->timer(it->timer_ctx) - start;
+    }
+    it->current_node = -1;
+    return PL_OK;
+}
+
+pl_status pl_interp_reset(pl_interp *it)
+{
+    if (!it->allocated)
+        return pl_error_set(&it->err, PL_ERR_STATE, "reset: call allocate first");
+    for (uint32_t i = 0; i < it->tensor_count; i++) {
+        pl_tensor t;
+        if (!(it->tensors[i].flags & PL_EVAL_VARIABLE))
+            continue;
+        pl_context_eval(it, (int32_t)i, &t);
+        memset(t.data, 0, t.bytes);
+    }
+    for (uint32_t n = 0; n < it->node_count; n++) {
+        const pl_registration *reg = it->regs[it->nodes[n].opcode];
+        if (reg->reset == NULL)
+            continue;
+        pl_node node;
+        pl_context_node(it, n, &node);
+        enter_node(it, n);
+        pl_status s = reg->reset(&it->ctx, &node);
+        if (s != PL_OK)
+            return node_failed(it, n, s, "reset failed");
+    }
+    it->current_node = -1;
+    return PL_OK;
+}
+
+void pl_interp_destroy(pl_interp *it)
+{
+    if (it == NULL || it->nodes == NULL || it->regs == NULL)
+        return;
+    for (uint32_t n = 0; n < it->node_count; n++) {
+        const pl_registration *reg = it->regs[it->nodes[n].opcode];
+        if (reg == NULL || reg->free == NULL || it->nodes[n].op_data == PL_NO_OFFSET)
+            continue;
+        pl_node node;
+        pl_context_node(it, n, &node);
+        reg->free(&it->ctx, &node);
+    }
+}
+
+const pl_error *pl_interp_error(const pl_interp *it)
+{
+    return &it->err;
+}
+
+pl_status pl_interp_set_profiler(pl_interp *it, pl_timer_fn timer, void *timer_ctx,
+                                 uint64_t *node_ns, uint32_t node_count)
+{
+    if (timer != NULL && node_ns == NULL)
+        return pl_error_set(&it->err, PL_ERR_ARG, "profiler: node_ns is required");
+    it->timer = timer;
+    it->timer_ctx = timer_ctx;
+    it->node_ns = node_ns;
+    it->node_ns_count = node_count;
+    return PL_OK;
+}

@@ -1,0 +1,147 @@
+/* report.c - what the interpreter tells its host: structure, tensors, memory, plan. */
+#include "state.h"
+
+#include <string.h>
+
+uint32_t pl_interp_tensor_count(const pl_interp *it)
+{
+    return it->tensor_count;
+}
+
+uint32_t pl_interp_node_count(const pl_interp *it)
+{
+    return it->node_count;
+}
+
+uint32_t pl_interp_input_count(const pl_interp *it)
+{
+    return it->sg.inputs.n;
+}
+
+uint32_t pl_interp_output_count(const pl_interp *it)
+{
+    return it->sg.outputs.n;
+}
+
+int32_t pl_interp_input_index(const pl_interp *it, uint32_t i)
+{
+    return i < it->sg.inputs.n ? pl_vec_i32(it->sg.inputs, i) : -1;
+}
+
+int32_t pl_interp_output_index(const pl_interp *it, uint32_t i)
+{
+    return i < it->sg.outputs.n ? pl_vec_i32(it->sg.outputs, i) : -1;
+}
+
+static void copy_dims(pl_vec v, int32_t *ndims, int32_t *dims)
+{
+    *ndims = (int32_t)v.n;
+    for (uint32_t i = 0; i < v.n; i++)
+        dims[i] = pl_vec_i32(v, i);
+}
+
+/* A planned tensor shares its bytes unless every tensor is preserved or it is a subgraph
+** input or output (those stay valid between invokes, as in TFLM). */
+static bool is_shared(const pl_interp *it, uint32_t index)
+{
+    if (!(it->tensors[index].flags & PL_EVAL_PLANNED) || it->opt.preserve_all_tensors)
+        return false;
+    for (uint32_t i = 0; i < it->sg.inputs.n; i++)
+        if (pl_vec_i32(it->sg.inputs, i) == (int32_t)index)
+            return false;
+    for (uint32_t i = 0; i < it->sg.outputs.n; i++)
+        if (pl_vec_i32(it->sg.outputs, i) == (int32_t)index)
+            return false;
+    return true;
+}
+
+pl_status pl_interp_tensor(const pl_interp *it, uint32_t index, pl_tensor_info *out)
+{
+    if (index >= it->tensor_count)
+        return PL_ERR_ARG;
+    pl_tensor_view v;
+    pl_model_tensor(&it->model, &it->sg, index, &v);
+    memset(out, 0, sizeof *out);
+    out->name = (const char *)v.name.p;
+    out->name_len = v.name.n;
+    out->type = v.type;
+    copy_dims(v.shape, &out->ndims, out->dims);
+    if (v.shape_signature.n > 0)
+        copy_dims(v.shape_signature, &out->ndims_signature, out->dims_signature);
+    else
+        copy_dims(v.shape, &out->ndims_signature, out->dims_signature);
+    out->bytes = pl_alloc_tensor_bytes(it, index);
+    out->is_variable = v.is_variable;
+    out->scale = v.scale;
+    out->zero_point = v.zero_point;
+    out->quantized_dimension = v.quantized_dimension;
+    if (it->tensors == NULL)
+        return PL_OK; /* before allocation: structure only */
+    pl_tensor t;
+    pl_context_eval(it, (int32_t)index, &t);
+    out->is_constant = t.is_constant;
+    out->shared = is_shared(it, index);
+    out->data = it->allocated || t.is_constant ? t.data : NULL;
+    return PL_OK;
+}
+
+pl_status pl_interp_node(const pl_interp *it, uint32_t index, pl_node_info *out)
+{
+    if (index >= it->node_count)
+        return PL_ERR_ARG;
+    pl_op_view op;
+    pl_opcode_view oc;
+    pl_model_operator(&it->model, &it->sg, index, &op);
+    pl_model_opcode(&it->model, op.opcode_index, &oc);
+    const pl_registration *reg = it->regs != NULL ? it->regs[op.opcode_index] : NULL;
+    out->op_name = reg != NULL ? reg->name : pl_model_builtin_name(oc.builtin_code);
+    out->builtin_code = oc.builtin_code;
+    out->version = oc.version;
+    out->inputs = op.inputs;
+    out->outputs = op.outputs;
+    out->intermediates = op.intermediates;
+    return PL_OK;
+}
+
+pl_status pl_interp_recording(const pl_interp *it, pl_recording *out)
+{
+    if (!it->allocated)
+        return PL_ERR_STATE;
+    *out = it->rec;
+    return PL_OK;
+}
+
+uint32_t pl_interp_plan_count(const pl_interp *it)
+{
+    return it->allocated ? it->plan_count : 0;
+}
+
+static void scratch_buffer(const pl_interp *it, uint32_t s, pl_plan_buffer *out)
+{
+    const pl_scratch_record *r = &it->scratch[s];
+    out->size = (r->bytes + 15u) & ~15u;
+    out->first = out->last = r->node + 1;
+    out->offset = r->offset;
+}
+
+pl_status pl_interp_plan_buffer(const pl_interp *it, uint32_t i, pl_plan_buffer *out,
+                                int32_t *tensor_index)
+{
+    if (i >= pl_interp_plan_count(it))
+        return PL_ERR_ARG;
+    memset(out, 0, sizeof *out);
+    out->offline_offset = -1;
+    uint32_t seen = 0;
+    for (uint32_t t = 0; t < it->tensor_count; t++) {
+        if (!(it->tensors[t].flags & PL_EVAL_PLANNED) || seen++ != i)
+            continue;
+        pl_alloc_lifetime(it, t, &out->first, &out->last);
+        out->size = (uint32_t)((pl_alloc_tensor_bytes(it, t) + 15u) & ~(size_t)15u);
+        out->offset = it->tensors[t].data;
+        *tensor_index = (int32_t)t;
+        return PL_OK;
+    }
+    scratch_buffer(it, i - seen, out);
+    *tensor_index = -1;
+    return PL_OK;
+}

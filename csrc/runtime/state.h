@@ -1,0 +1,114 @@
+/* state.h - the interpreter's records, shared by the runtime's files (not public).
+**
+** Everything here lives in the arena's tail. Records hold offsets and small integers, not
+** pointers, so their size is the same on a 32-bit microcontroller and a 64-bit host. */
+#ifndef PL_RUNTIME_STATE_H
+#define PL_RUNTIME_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memory/arena.h"
+#include "model/model.h"
+#include "picolite/pl_interp.h"
+
+/* Where an eval tensor's bytes are. */
+enum { PL_LOC_NONE = 0, PL_LOC_ARENA = 1, PL_LOC_MODEL = 2 };
+
+/* Eval tensor flags. */
+enum { PL_EVAL_CONSTANT = 1, PL_EVAL_VARIABLE = 2, PL_EVAL_PLANNED = 4 };
+
+#define PL_NO_OFFSET UINT32_MAX
+
+/* 12 bytes per tensor (TFLM's TfLiteEvalTensor is 24 on a 64-bit host, 12 on 32-bit). */
+typedef struct pl_eval_record {
+    uint32_t data;  /* offset into the arena (PL_LOC_ARENA) or the model (PL_LOC_MODEL) */
+    uint32_t shape; /* offset of the shape vector's first element in the model */
+    uint8_t loc;
+    uint8_t type;
+    uint8_t ndims;
+    uint8_t flags;
+} pl_eval_record;
+
+/* 8 bytes per node: the registration is found through the opcode's table slot. */
+typedef struct pl_node_record {
+    uint32_t op_data; /* arena offset of the kernel's op data, or PL_NO_OFFSET */
+    uint16_t opcode;
+    uint16_t reserved;
+} pl_node_record;
+
+typedef struct pl_scratch_record {
+    uint32_t bytes;
+    uint32_t offset; /* head offset, set by the plan */
+    int32_t node;
+} pl_scratch_record;
+
+struct pl_interp {
+    pl_model model;
+    pl_subgraph sg;
+    pl_arena *arena;
+    pl_interp_options opt;
+    pl_context ctx;
+    pl_phase phase;
+    bool allocated;
+    bool failed;
+    int32_t current_node;
+    uint32_t tensor_count;
+    uint32_t node_count;
+    uint32_t opcode_count;
+    pl_eval_record *tensors;
+    pl_node_record *nodes;
+    const pl_registration **regs; /* one slot per opcode, NULL until resolved */
+    pl_scratch_record *scratch;   /* in the head during prepare, in the tail after */
+    uint32_t scratch_count;
+    pl_scratch_record pending[PL_MAX_SCRATCH_PER_NODE]; /* the node being prepared */
+    uint32_t pending_count;
+    uint32_t plan_count; /* planned tensors + scratch buffers */
+    pl_timer_fn timer;
+    void *timer_ctx;
+    uint64_t *node_ns;
+    uint32_t node_ns_count;
+    pl_recording rec;
+    pl_error err;
+};
+
+/* --- context.c: the kernel callback table --- */
+
+/* Fills it->ctx with the phase-checked callbacks. */
+void pl_context_init(pl_interp *it);
+
+/* Builds node index's kernel view from the model and its records. */
+void pl_context_node(const pl_interp *it, uint32_t index, pl_node *out);
+
+/* The eval view of tensor index (index must be valid). */
+void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out);
+
+/* Records a failure of node index, prefixing the message with the node and op. */
+pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
+                               const char *what);
+
+/* The op name of node index ("CONV_2D", or the registration's name) into buf. */
+void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t cap);
+
+/* --- allocator.c: the model allocation phases --- */
+
+/* Eval tensor records and node records in the tail; constants point into the model. */
+pl_status pl_alloc_start(pl_interp *it);
+
+/* A tail allocation recorded under a category. */
+pl_status pl_alloc_tail(pl_interp *it, pl_category cat, size_t bytes, size_t align,
+                        void **out);
+
+/* After a node's prepare: reset temp, move its scratch requests into the head. */
+pl_status pl_alloc_finish_node(pl_interp *it);
+
+/* Scratch records to the tail, the memory plan, the head resize, variable tensors. */
+pl_status pl_alloc_finish(pl_interp *it);
+
+/* Node-time lifetimes of tensor index as the planner saw them; false if not planned. */
+bool pl_alloc_lifetime(const pl_interp *it, uint32_t index, int32_t *first, int32_t *last);
+
+/* Byte length of tensor index from its shape and type; 0 on overflow or unsized type. */
+size_t pl_alloc_tensor_bytes(const pl_interp *it, uint32_t index);
+
+#endif
