@@ -201,7 +201,20 @@ def test_tensor_details_match_litert(it, hello, litert):
 
 
 def test_ops_details_match_litert(it, hello, litert):
-    ours, theirs = it._get_ops_details(), litert_for(litert, hello)._get_ops_details()
+    assert_ops_equal(it._get_ops_details(), litert_for(litert, hello)._get_ops_details())
+
+
+def test_details_available_before_allocate(hello):
+    interp = picolite.Interpreter(model_content=hello)
+    assert interp.get_input_details()[0]["shape"].tolist() == [1, 1]
+
+
+def shared_tflm_models():
+    root = pathlib.Path(__file__).resolve().parents[2] / "shared" / "models" / "tflm"
+    return sorted(root.rglob("*.tflite")) if root.is_dir() else []
+
+
+def assert_ops_equal(ours, theirs):
     assert len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
         assert set(a) == set(b)
@@ -213,21 +226,30 @@ def test_ops_details_match_litert(it, hello, litert):
         assert a["result_types"] == b["result_types"]
 
 
-def test_details_available_before_allocate(hello):
-    interp = picolite.Interpreter(model_content=hello)
-    assert interp.get_input_details()[0]["shape"].tolist() == [1, 1]
+def check_contract(model, litert):
+    """Details need only a created interpreter, so every model is checked, kernels or not."""
+    content = model.read_bytes()
+    try:
+        ref = litert_for(litert, content)
+    except (RuntimeError, ValueError) as e:
+        pytest.skip(f"LiteRT cannot load it: {str(e).splitlines()[0]}")
+    ours = picolite.Interpreter(model_content=content, arena_size=1 << 24)
+    assert_details_equal(ours.get_input_details(), ref.get_input_details())
+    assert_details_equal(ours.get_output_details(), ref.get_output_details())
+    n = len(ours.get_tensor_details())
+    assert_details_equal(ours.get_tensor_details(),
+                         [d for d in ref.get_tensor_details() if d["index"] < n])
+    assert_ops_equal(ours._get_ops_details(), ref._get_ops_details())
 
 
 @pytest.mark.parametrize("model", zoo_models(), ids=lambda p: p.name)
 def test_zoo_details_match_litert(model, litert):
-    content = model.read_bytes()
-    try:
-        interp = picolite.Interpreter(model_content=content)
-    except picolite.UnsupportedOpError as e:
-        pytest.skip(f"not supported yet: {e}")
-    ref = litert_for(litert, content)
-    assert_details_equal(interp.get_input_details(), ref.get_input_details())
-    assert_details_equal(interp.get_output_details(), ref.get_output_details())
+    check_contract(model, litert)
+
+
+@pytest.mark.parametrize("model", shared_tflm_models(), ids=lambda p: p.name)
+def test_shared_model_details_match_litert(model, litert):
+    check_contract(model, litert)
 
 
 # --- tensors -------------------------------------------------------------------------------
