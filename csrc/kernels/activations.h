@@ -1,0 +1,96 @@
+/* activations.h - RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH kernels, and the
+** one-input/one-output prepare helpers every activation-style kernel shares. */
+#ifndef PL_KERNELS_ACTIVATIONS_H
+#define PL_KERNELS_ACTIVATIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "picolite/pl_kernel.h"
+
+/* Per-tensor quantization of a prepared tensor: scale[0] and zero_point[0]. */
+typedef struct pl_act_q {
+    float scale;
+    int32_t zero_point;
+} pl_act_q;
+
+/* Fetches input 0 and output 0 of a node with exactly one of each (prepare). The output's
+** shape must equal the input's: PL_ERR_MODEL otherwise. */
+static inline pl_status pl_act_unary(pl_context *ctx, pl_node *node, pl_tensor **in,
+                                     pl_tensor **out)
+{
+    if (node->inputs.n != 1 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
+        pl_node_output(node, 0) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "expected 1 input and 1 output, got %u and %u",
+                         node->inputs.n, node->outputs.n);
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), in));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), out));
+    bool same = (*in)->ndims == (*out)->ndims;
+    for (int32_t d = 0; same && d < (*in)->ndims; d++)
+        same = (*in)->dims[d] == (*out)->dims[d];
+    if (!same)
+        return ctx->fail(ctx, PL_ERR_MODEL, "output shape differs from the input shape");
+    return PL_OK;
+}
+
+/* The per-tensor quantization of t; PL_ERR_MODEL when a quantized type has none. */
+static inline pl_status pl_act_quant(pl_context *ctx, const pl_tensor *t, pl_act_q *q)
+{
+    q->scale = 0.0f;
+    q->zero_point = 0;
+    if (t->q.count < 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "tensor %d of type %s has no quantization",
+                         t->index, pl_type_name(t->type));
+    q->scale = t->q.scale[0];
+    q->zero_point = (int32_t)t->q.zero_point[0];
+    return PL_OK;
+}
+
+/* Quantized ReLU-family parameters (TFLite ReluParams). */
+typedef struct pl_relu_params {
+    int32_t input_offset;
+    int32_t output_offset;
+    int32_t output_multiplier;
+    int32_t output_shift;
+    int32_t act_min;
+    int32_t act_max;
+} pl_relu_params;
+
+/* TFLite LeakyReluParams; alpha is used by float only. */
+typedef struct pl_leaky_relu_params {
+    float alpha;
+    int32_t input_offset;
+    int32_t output_offset;
+    int32_t multiplier_alpha; /* magnitude; negative_alpha says the sign */
+    int32_t shift_alpha;
+    int32_t multiplier_identity;
+    int32_t shift_identity;
+    bool negative_alpha;
+} pl_leaky_relu_params;
+
+/* TFLite HardSwishParams (16-bit fixed-point multipliers). */
+typedef struct pl_hard_swish_params {
+    int32_t input_zero_point;
+    int32_t output_zero_point;
+    int16_t reluish_multiplier;
+    int32_t reluish_exponent;
+    int16_t output_multiplier;
+    int32_t output_exponent;
+} pl_hard_swish_params;
+
+/* Float clamps: out = min(max(in, lo), hi) (RELU: hi = +inf). */
+void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi);
+/* Quantized ReluX: requantize to the output scale, then clamp to [act_min, act_max]. */
+void pl_relu_s8(const pl_relu_params *p, const int8_t *in, int8_t *out, size_t n);
+void pl_relu_s16(const pl_relu_params *p, const int16_t *in, int16_t *out, size_t n);
+
+void pl_leaky_relu_f32(float alpha, const float *in, float *out, size_t n);
+void pl_leaky_relu_s8(const pl_leaky_relu_params *p, const int8_t *in, int8_t *out, size_t n);
+void pl_leaky_relu_s16(const pl_leaky_relu_params *p, const int16_t *in, int16_t *out,
+                       size_t n);
+
+void pl_hard_swish_f32(const float *in, float *out, size_t n);
+void pl_hard_swish_s8(const pl_hard_swish_params *p, const int8_t *in, int8_t *out, size_t n);
+
+#endif
