@@ -47,19 +47,19 @@ create(pl_py_interp *self, pl_planner planner, int preserve)
     pl_interp_options opt = pl_interp_defaults();
     opt.planner = planner;
     opt.preserve_all_tensors = preserve != 0;
-    pl_error err;
-    pl_error_clear(&err);
+    pl_error *err = &self->error;
+    pl_error_clear(err);
     pl_py_arena *a = self->arena;
     pl_status s;
     a->owner = self;
     Py_BEGIN_ALLOW_THREADS
     s = pl_interp_create(self->model.buf, (size_t)self->model.len, &opt, a->data, a->size,
-                         &self->it, &err);
+                         &self->it, err);
     Py_END_ALLOW_THREADS
     if (s != PL_OK) {
         a->owner = NULL;
         self->it = NULL;
-        pl_py_raise(pl_py_state_of((PyObject *)self), s, &err);
+        pl_py_raise(pl_py_state_of((PyObject *)self), s, err);
         return -1;
     }
     return 0;

@@ -68,6 +68,7 @@ typedef struct pl_py_arena {
 typedef struct pl_py_interp {
     PyObject_HEAD
     pl_interp *it;         /* NULL once closed */
+    pl_error error;        /* the interpreter's error record (the C side keeps a pointer) */
     pl_py_arena *arena;    /* strong */
     Py_buffer model;       /* the model bytes, released in dealloc */
     bool busy;             /* a call runs without the GIL: refuse re-entry */

@@ -19,11 +19,11 @@ pl_status pl_alloc_tail(pl_interp *it, pl_category cat, size_t bytes, size_t ali
                         void **out)
 {
     size_t before = pl_arena_tail_size(it->arena);
-    PL_TRY(pl_arena_alloc_tail(it->arena, bytes, align, out, &it->err));
-    pl_recording_entry *e = &it->rec.cat[cat];
-    e->used += pl_arena_tail_size(it->arena) - before;
-    e->requested += bytes;
-    e->count++;
+    PL_TRY(pl_arena_alloc_tail(it->arena, bytes, align, out, it->err));
+    uint32_t *c = it->rec.cat[cat];
+    c[0] += (uint32_t)(pl_arena_tail_size(it->arena) - before);
+    c[1] += (uint32_t)bytes;
+    c[2]++;
     return PL_OK;
 }
 
@@ -69,7 +69,9 @@ pl_status pl_alloc_start(pl_interp *it)
                          (void **)&it->nodes));
     PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, rbytes, _Alignof(const pl_registration *),
                          (void **)&it->regs));
-    it->rec.cat[PL_CAT_NODE].count = it->node_count; /* one record per node, as TFLM counts */
+    /* counted per tensor and per node, as TFLM counts them */
+    it->rec.cat[PL_CAT_EVAL_TENSOR][2] = it->tensor_count;
+    it->rec.cat[PL_CAT_NODE][2] = it->node_count;
     for (uint32_t i = 0; i < it->tensor_count; i++)
         start_tensor(it, i);
     for (uint32_t i = 0; i < it->opcode_count; i++)
@@ -88,16 +90,20 @@ pl_status pl_alloc_start(pl_interp *it)
 ** stay until finish moves them to the tail (TFLM keeps them in the head the same way). */
 pl_status pl_alloc_finish_node(pl_interp *it)
 {
+    pl_scratch_record moved[PL_MAX_SCRATCH_PER_NODE]; /* temp is about to be released */
+    uint32_t n = it->pending_count;
+    if (n > 0)
+        memcpy(moved, it->pending, n * sizeof *moved);
     pl_arena_reset_temp(it->arena);
-    if (it->pending_count == 0)
-        return PL_OK;
-    uint32_t total = it->scratch_count + it->pending_count;
-    PL_TRY(pl_arena_resize_head(it->arena, total * sizeof(pl_scratch_record), &it->err));
-    it->scratch = (pl_scratch_record *)(void *)pl_arena_base(it->arena);
-    memcpy(&it->scratch[it->scratch_count], it->pending,
-           it->pending_count * sizeof(pl_scratch_record));
-    it->scratch_count = total;
+    it->pending = NULL;
     it->pending_count = 0;
+    if (n == 0)
+        return PL_OK;
+    uint32_t total = it->scratch_count + n;
+    PL_TRY(pl_arena_resize_head(it->arena, total * sizeof(pl_scratch_record), it->err));
+    it->scratch = (pl_scratch_record *)(void *)pl_arena_base(it->arena);
+    memcpy(&it->scratch[it->scratch_count], moved, n * sizeof *moved);
+    it->scratch_count = total;
     return PL_OK;
 }
 
@@ -153,12 +159,12 @@ static pl_status offline_offsets(pl_interp *it, pl_vec *out)
     if (b.n == 0)
         return PL_OK;
     if (b.n < 12 || b.n % 4 != 0)
-        return pl_error_set(&it->err, PL_ERR_MODEL,
+        return pl_error_set(it->err, PL_ERR_MODEL,
                             "metadata %s: %u bytes, expected 3 + n int32 values",
                             OFFLINE_METADATA, (unsigned)b.n);
     uint32_t n = pl_le32(b.p + 8);
     if ((uint64_t)n * 4u + 12u != b.n || n < it->tensor_count)
-        return pl_error_set(&it->err, PL_ERR_MODEL,
+        return pl_error_set(it->err, PL_ERR_MODEL,
                             "metadata %s: %u offsets in %u bytes for %u tensors",
                             OFFLINE_METADATA, (unsigned)n, (unsigned)b.n,
                             (unsigned)it->tensor_count);
@@ -233,7 +239,7 @@ static void commit_offsets(pl_interp *it, const plan_work *w)
 
 static pl_status temp(pl_interp *it, size_t bytes, size_t align, void **out)
 {
-    return pl_arena_alloc_temp(it->arena, bytes == 0 ? 1 : bytes, align, out, &it->err);
+    return pl_arena_alloc_temp(it->arena, bytes == 0 ? 1 : bytes, align, out, it->err);
 }
 
 /* Plans the head in temp and returns its size; offsets land in the records. */
@@ -254,15 +260,15 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     size_t need = pl_plan_scratch_size(planner, w.count);
     void *scratch;
     PL_TRY(temp(it, need, PL_ARENA_ALIGN, &scratch));
-    PL_TRY(pl_plan_compute(planner, w.bufs, w.count, scratch, need, head, &it->err));
-    it->rec.lower_bound = pl_plan_lower_bound(w.bufs, w.count);
-    it->rec.planner = planner;
+    PL_TRY(pl_plan_compute(planner, w.bufs, w.count, scratch, need, head, it->err));
+    it->rec.lower_bound = (uint32_t)pl_plan_lower_bound(w.bufs, w.count);
+    it->rec.planner = (uint8_t)planner;
     it->plan_count = w.count;
     it->rec.head_tensors = 0;
     it->rec.head_scratch = 0;
     for (uint32_t i = 0; i < w.count; i++) {
         if (i < w.count - it->scratch_count) {
-            size_t end = (size_t)w.bufs[i].offset + w.bufs[i].size;
+            uint32_t end = w.bufs[i].offset + w.bufs[i].size; /* <= the checked total */
             it->rec.head_tensors = end > it->rec.head_tensors ? end : it->rec.head_tensors;
         } else {
             it->rec.head_scratch += w.bufs[i].size;
@@ -307,9 +313,8 @@ pl_status pl_alloc_finish(pl_interp *it)
     PL_TRY(move_scratch_to_tail(it));
     PL_TRY(plan(it, &head));
     pl_arena_reset_temp(it->arena);
-    PL_TRY(pl_arena_resize_head(it->arena, head, &it->err));
+    PL_TRY(pl_arena_resize_head(it->arena, head, it->err));
     PL_TRY(allocate_variables(it));
-    it->rec.head = pl_arena_head_size(it->arena);
     return PL_OK;
 }
 

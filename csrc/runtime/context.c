@@ -26,7 +26,7 @@ static const char *op_name_of(const pl_interp *it, uint32_t node)
 
 static pl_status phase_error(pl_interp *it, const char *call, const char *allowed)
 {
-    return pl_error_set(&it->err, PL_ERR_STATE, "node %d: %s is only allowed during %s",
+    return pl_error_set(it->err, PL_ERR_STATE, "node %d: %s is only allowed during %s",
                         (int)it->current_node, call, allowed);
 }
 
@@ -46,11 +46,15 @@ static pl_status request_scratch(pl_context *ctx, size_t bytes, int32_t *index)
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_PREPARE)
         return phase_error(it, "request_scratch", "prepare");
+    if (it->pending == NULL)
+        PL_TRY(pl_arena_alloc_temp(it->arena, PL_MAX_SCRATCH_PER_NODE * sizeof *it->pending,
+                                   _Alignof(pl_scratch_record), (void **)&it->pending,
+                                   it->err));
     if (it->pending_count >= PL_MAX_SCRATCH_PER_NODE)
-        return pl_error_set(&it->err, PL_ERR_ARG, "node %d: more than %d scratch requests",
+        return pl_error_set(it->err, PL_ERR_ARG, "node %d: more than %d scratch requests",
                             (int)it->current_node, PL_MAX_SCRATCH_PER_NODE);
     if (bytes > UINT32_MAX - PL_ARENA_ALIGN)
-        return pl_error_set(&it->err, PL_ERR_ARG, "node %d: scratch request of %zu bytes",
+        return pl_error_set(it->err, PL_ERR_ARG, "node %d: scratch request of %zu bytes",
                             (int)it->current_node, bytes);
     pl_scratch_record *r = &it->pending[it->pending_count];
     r->bytes = (uint32_t)bytes;
@@ -78,11 +82,11 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
     if (it->phase != PL_PHASE_PREPARE)
         return phase_error(it, "get_tensor", "prepare");
     if (index < 0 || (uint32_t)index >= it->tensor_count)
-        return pl_error_set(&it->err, PL_ERR_ARG, "node %d: get_tensor(%d): no such tensor",
+        return pl_error_set(it->err, PL_ERR_ARG, "node %d: get_tensor(%d): no such tensor",
                             (int)it->current_node, (int)index);
     pl_tensor *t;
     PL_TRY(pl_arena_alloc_temp(it->arena, sizeof *t, _Alignof(pl_tensor), (void **)&t,
-                               &it->err));
+                               it->err));
     pl_context_eval(it, index, t);
     pl_tensor_view v;
     pl_model_tensor(&it->model, &it->sg, (uint32_t)index, &v);
@@ -92,9 +96,9 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
     float *scale;
     int64_t *zero_point;
     PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *scale, _Alignof(float), (void **)&scale,
-                               &it->err));
+                               it->err));
     PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *zero_point, _Alignof(int64_t),
-                               (void **)&zero_point, &it->err));
+                               (void **)&zero_point, it->err));
     for (uint32_t i = 0; i < n; i++) {
         scale[i] = pl_vec_f32(v.scale, i);
         zero_point[i] = i < v.zero_point.n ? pl_vec_i64(v.zero_point, i) : 0;
@@ -114,7 +118,7 @@ static pl_status get_eval(pl_context *ctx, int32_t index, pl_tensor *out)
     if (it->phase != PL_PHASE_PREPARE && it->phase != PL_PHASE_INVOKE)
         return phase_error(it, "get_eval", "prepare and invoke");
     if (index >= 0 && (uint32_t)index >= it->tensor_count)
-        return pl_error_set(&it->err, PL_ERR_ARG, "node %d: get_eval(%d): no such tensor",
+        return pl_error_set(it->err, PL_ERR_ARG, "node %d: get_eval(%d): no such tensor",
                             (int)it->current_node, (int)index);
     pl_context_eval(it, index, out);
     return PL_OK;
@@ -129,7 +133,7 @@ static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...)
     pl_fmt_v(what, sizeof what, fmt, ap);
     va_end(ap);
     if (it->current_node < 0)
-        return pl_error_set(&it->err, status, "%s", what);
+        return pl_error_set(it->err, status, "%s", what);
     return pl_context_fail_node(it, (uint32_t)it->current_node, status, what);
 }
 
@@ -147,9 +151,9 @@ void pl_context_init(pl_interp *it)
 pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
                                const char *what)
 {
-    pl_error_set(&it->err, status, "node %u (%s): %s", index, op_name_of(it, index), what);
-    it->err.node = (int32_t)index;
-    pl_context_op_name(it, index, it->err.op_name, sizeof it->err.op_name);
+    pl_error_set(it->err, status, "node %u (%s): %s", index, op_name_of(it, index), what);
+    it->err->node = (int32_t)index;
+    pl_context_op_name(it, index, it->err->op_name, sizeof it->err->op_name);
     return status;
 }
 

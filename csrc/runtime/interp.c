@@ -14,8 +14,9 @@ pl_interp_options pl_interp_defaults(void)
 static pl_status check_args(const void *model, const pl_interp_options *opt, void *arena,
                             pl_interp **out, pl_error *err)
 {
-    if (model == NULL || opt == NULL || arena == NULL || out == NULL)
-        return pl_error_set(err, PL_ERR_ARG, "create: model, options, arena and out are required");
+    if (model == NULL || opt == NULL || arena == NULL || out == NULL || err == NULL)
+        return pl_error_set(err, PL_ERR_ARG,
+                            "create: model, options, arena, out and err are required");
     if ((unsigned)opt->planner >= PL_PLANNER_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "create: unknown planner %d", (int)opt->planner);
     return PL_OK;
@@ -58,8 +59,9 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     it->tensor_count = sg.tensors.n;
     it->node_count = sg.operators.n;
     it->opcode_count = pl_model_opcode_count(&m);
-    it->rec.planner = opt->planner;
-    pl_error_clear(&it->err);
+    it->rec.planner = (uint8_t)opt->planner;
+    it->err = err;
+    pl_error_clear(err);
     pl_context_init(it);
     *out = it;
     return PL_OK;
@@ -72,18 +74,18 @@ static pl_status unsupported(pl_interp *it, uint32_t node, const pl_opcode_view 
         uint32_t n = oc->custom_code.n < sizeof name - 1 ? oc->custom_code.n : sizeof name - 1;
         memcpy(name, oc->custom_code.p, n);
         name[n] = '\0';
-        pl_error_set(&it->err, PL_ERR_UNSUPPORTED,
+        pl_error_set(it->err, PL_ERR_UNSUPPORTED,
                      "node %u: custom operator '%s' (version %d) is not supported", node, name,
                      (int)oc->version);
     } else {
         memcpy(name, pl_model_builtin_name(oc->builtin_code), sizeof name);
         name[sizeof name - 1] = '\0';
-        pl_error_set(&it->err, PL_ERR_UNSUPPORTED,
+        pl_error_set(it->err, PL_ERR_UNSUPPORTED,
                      "node %u: operator %s (builtin code %d, version %d) is not supported",
                      node, name, (int)oc->builtin_code, (int)oc->version);
     }
-    it->err.node = (int32_t)node;
-    memcpy(it->err.op_name, name, sizeof name);
+    it->err->node = (int32_t)node;
+    memcpy(it->err->op_name, name, sizeof name);
     return PL_ERR_UNSUPPORTED;
 }
 
@@ -108,11 +110,11 @@ static pl_status resolve(pl_interp *it)
 ** (a kernel returning a status without ctx->fail) gets one naming the phase. */
 static pl_status node_failed(pl_interp *it, uint32_t n, pl_status s, const char *phase)
 {
-    if (it->err.status == PL_OK)
+    if (it->err->status == PL_OK)
         return pl_context_fail_node(it, n, s, phase);
-    it->err.status = s;
-    it->err.node = (int32_t)n;
-    pl_context_op_name(it, n, it->err.op_name, sizeof it->err.op_name);
+    it->err->status = s;
+    it->err->node = (int32_t)n;
+    pl_context_op_name(it, n, it->err->op_name, sizeof it->err->op_name);
     return s;
 }
 
@@ -120,7 +122,7 @@ static pl_status node_failed(pl_interp *it, uint32_t n, pl_status s, const char 
 static void enter_node(pl_interp *it, uint32_t n)
 {
     it->current_node = (int32_t)n;
-    pl_error_clear(&it->err);
+    pl_error_clear(it->err);
 }
 
 static pl_status init_nodes(pl_interp *it)
@@ -162,19 +164,10 @@ static pl_status prepare_nodes(pl_interp *it)
     return PL_OK;
 }
 
-static void record_totals(pl_interp *it)
-{
-    it->rec.tail = pl_arena_tail_size(it->arena);
-    it->rec.head = pl_arena_head_size(it->arena);
-    it->rec.total = it->rec.head + it->rec.tail;
-    it->rec.temp_high_water = pl_arena_temp_high_water(it->arena);
-    it->rec.peak = pl_arena_peak(it->arena);
-}
-
 pl_status pl_interp_allocate(pl_interp *it)
 {
     if (it->allocated || it->failed)
-        return pl_error_set(&it->err, PL_ERR_STATE, it->failed
+        return pl_error_set(it->err, PL_ERR_STATE, it->failed
                             ? "allocate: an earlier allocation failed; create a new interpreter"
                             : "allocate: tensors are already allocated");
     it->failed = true; /* until every phase has succeeded */
@@ -185,7 +178,6 @@ pl_status pl_interp_allocate(pl_interp *it)
     it->current_node = -1;
     it->phase = PL_PHASE_PLANNING;
     PL_TRY(pl_alloc_finish(it));
-    record_totals(it);
     it->phase = PL_PHASE_INVOKE;
     it->failed = false;
     it->allocated = true;
@@ -205,7 +197,7 @@ static pl_status invoke_node(pl_interp *it, uint32_t n)
 pl_status pl_interp_invoke(pl_interp *it)
 {
     if (!it->allocated)
-        return pl_error_set(&it->err, PL_ERR_STATE,
+        return pl_error_set(it->err, PL_ERR_STATE,
                             "invoke: call allocate (allocate_tensors) first");
     for (uint32_t n = 0; n < it->node_count; n++) {
         bool timed = it->timer != NULL && n < it->node_ns_count;
@@ -221,7 +213,7 @@ pl_status pl_interp_invoke(pl_interp *it)
 pl_status pl_interp_reset(pl_interp *it)
 {
     if (!it->allocated)
-        return pl_error_set(&it->err, PL_ERR_STATE, "reset: call allocate first");
+        return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
     for (uint32_t i = 0; i < it->tensor_count; i++) {
         pl_tensor t;
         if (!(it->tensors[i].flags & PL_EVAL_VARIABLE))
@@ -260,14 +252,14 @@ void pl_interp_destroy(pl_interp *it)
 
 const pl_error *pl_interp_error(const pl_interp *it)
 {
-    return &it->err;
+    return it->err;
 }
 
 pl_status pl_interp_set_profiler(pl_interp *it, pl_timer_fn timer, void *timer_ctx,
                                  uint64_t *node_ns, uint32_t node_count)
 {
     if (timer != NULL && node_ns == NULL)
-        return pl_error_set(&it->err, PL_ERR_ARG, "profiler: node_ns is required");
+        return pl_error_set(it->err, PL_ERR_ARG, "profiler: node_ns is required");
     it->timer = timer;
     it->timer_ctx = timer_ctx;
     it->node_ns = node_ns;

@@ -107,7 +107,21 @@ pl_status pl_interp_recording(const pl_interp *it, pl_recording *out)
 {
     if (!it->allocated)
         return PL_ERR_STATE;
-    *out = it->rec;
+    memset(out, 0, sizeof *out);
+    out->head = pl_arena_head_size(it->arena);
+    out->tail = pl_arena_tail_size(it->arena);
+    out->total = out->head + out->tail;
+    out->temp_high_water = pl_arena_temp_high_water(it->arena);
+    out->peak = pl_arena_peak(it->arena);
+    out->head_tensors = it->rec.head_tensors;
+    out->head_scratch = it->rec.head_scratch;
+    out->lower_bound = it->rec.lower_bound;
+    out->planner = (pl_planner)it->rec.planner;
+    for (int c = 0; c < PL_CAT_COUNT; c++) {
+        out->cat[c].used = it->rec.cat[c][0];
+        out->cat[c].requested = it->rec.cat[c][1];
+        out->cat[c].count = it->rec.cat[c][2];
+    }
     return PL_OK;
 }
 

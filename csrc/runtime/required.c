@@ -19,9 +19,7 @@ pl_status pl_required_arena_size(const void *model, size_t model_size,
     PL_TRY(pl_interp_create(model, model_size, opt, work, work_size, &it, err));
     pl_status s = pl_interp_allocate(it);
     if (s != PL_OK) {
-        if (err != NULL)
-            *err = *pl_interp_error(it);
-        pl_interp_destroy(it);
+        pl_interp_destroy(it); /* err already holds the interpreter's message */
         return s;
     }
     pl_interp_recording(it, &rec);

@@ -43,6 +43,15 @@ typedef struct pl_scratch_record {
     int32_t node;
 } pl_scratch_record;
 
+/* The recording counters, compact: the report widens them. */
+typedef struct pl_counts {
+    uint32_t cat[PL_CAT_COUNT][3]; /* used, requested, count */
+    uint32_t lower_bound;
+    uint32_t head_tensors;
+    uint32_t head_scratch;
+    uint8_t planner;
+} pl_counts;
+
 struct pl_interp {
     pl_model model;
     pl_subgraph sg;
@@ -61,15 +70,15 @@ struct pl_interp {
     const pl_registration **regs; /* one slot per opcode, NULL until resolved */
     pl_scratch_record *scratch;   /* in the head during prepare, in the tail after */
     uint32_t scratch_count;
-    pl_scratch_record pending[PL_MAX_SCRATCH_PER_NODE]; /* the node being prepared */
+    pl_scratch_record *pending; /* the node being prepared's requests, in temp */
     uint32_t pending_count;
     uint32_t plan_count; /* planned tensors + scratch buffers */
     pl_timer_fn timer;
     void *timer_ctx;
     uint64_t *node_ns;
     uint32_t node_ns_count;
-    pl_recording rec;
-    pl_error err;
+    pl_counts rec;
+    pl_error *err; /* the host's: messages cost the arena nothing */
 };
 
 /* --- context.c: the kernel callback table --- */

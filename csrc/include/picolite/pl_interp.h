@@ -38,6 +38,8 @@ typedef struct pl_interp_options {
 pl_interp_options pl_interp_defaults(void);
 
 /* Verifies the model and bootstraps the interpreter in the arena's tail.
+** err receives create's errors and, after success, every later error of this interpreter:
+** it must outlive the interpreter (the host keeps the message buffer, not the arena).
 ** Errors: PL_ERR_MODEL (verification), PL_ERR_ARENA (err->required/available),
 ** PL_ERR_ARG (NULL pointers, unknown planner). */
 pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp_options *opt,
