@@ -8,20 +8,26 @@
 #define PL_KERNEL_LIST(X) \
     /* X(ADD, 0, add) -- name, BuiltinOperator code, file prefix */ \
     X(ADD, 0, add) \
+    X(CAST, 53, cast) \
     X(CONCATENATION, 2, concatenation) \
     X(CONV_2D, 3, conv) \
     X(DEPTHWISE_CONV_2D, 4, depthwise_conv) \
+    X(DIV, 42, div) \
     X(EXPAND_DIMS, 70, expand_dims) \
     X(MAXIMUM, 55, maximum) \
     X(MINIMUM, 57, minimum) \
     X(MUL, 18, mul) \
+    X(PACK, 83, pack) \
     X(PAD, 34, pad) \
     X(PADV2, 60, padv2) \
     X(RESHAPE, 22, reshape) \
+    X(SPLIT, 49, split) \
+    X(SPLIT_V, 102, split_v) \
     X(SQUEEZE, 43, squeeze) \
     X(STRIDED_SLICE, 45, strided_slice) \
     X(SUB, 41, sub) \
     X(TRANSPOSE, 39, transpose) \
+    X(UNPACK, 88, unpack) \
 
 #define PL_DECLARE_REGISTRATION(name, code, prefix) \
     const pl_registration *pl_##prefix##_registration(void);

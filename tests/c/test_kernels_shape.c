@@ -1,18 +1,23 @@
 /* test_kernels_shape.c - MINIMUM/MAXIMUM, RESHAPE/SQUEEZE/EXPAND_DIMS, CONCATENATION, PAD/PADV2,
-** STRIDED_SLICE, TRANSPOSE: hand-checked cases, rejections, and LiteRT golden outputs.
+** STRIDED_SLICE, TRANSPOSE, SPLIT/SPLIT_V, PACK/UNPACK, CAST and DIV: hand-checked cases,
+** rejections, and LiteRT golden outputs.
 **
 ** The golden_* cases were produced once by running single-op models through LiteRT with
-** OpResolverType.BUILTIN_REF (random inputs, seed 11); their outputs are pasted here. */
+** OpResolverType.BUILTIN_REF (random inputs, seeds 11 and 13); their outputs are pasted here. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "harness.h"
 #include "kernel_harness.h"
+#include "kernels/cast.h"
 #include "kernels/concatenation.h"
+#include "kernels/div.h"
 #include "kernels/minmax.h"
+#include "kernels/pack.h"
 #include "kernels/pad.h"
 #include "kernels/reshape.h"
+#include "kernels/split.h"
 #include "kernels/strided_slice.h"
 #include "kernels/transpose.h"
 
@@ -210,6 +215,55 @@ static void transpose_rejects_bad_perm(void)
                      tensor_q(PL_INT32, 1, dp, perm, sizeof perm, 0, 0, true)};
     int32_t out[1] = {tensor_q(PL_FLOAT32, 2, dout, got, sizeof got, 0, 0, false)};
     CHECK_EQ(kh_run(pl_transpose_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
+}
+
+static void div_rejects_int8_and_zero_divisor(void)
+{
+    kh_setup();
+    static const int32_t d[] = {2};
+    int8_t a[2] = {0}, b[2] = {1, 1}, got[2];
+    int32_t in[2] = {tensor_q(PL_INT8, 1, d, a, 2, 0.5f, 0, false),
+                     tensor_q(PL_INT8, 1, d, b, 2, 0.5f, 0, false)};
+    int32_t out[1] = {tensor_q(PL_INT8, 1, d, got, 2, 0.5f, 0, false)};
+    CHECK_EQ(kh_run(pl_div_registration(), in, 2, out, 1, NULL), PL_ERR_UNSUPPORTED);
+    kh_setup();
+    int32_t x[2] = {4, 5}, y[2] = {2, 0}, z[2] = {-1, -1};
+    int32_t in2[2] = {tensor_q(PL_INT32, 1, d, x, sizeof x, 0, 0, false),
+                      tensor_q(PL_INT32, 1, d, y, sizeof y, 0, 0, false)};
+    int32_t out2[1] = {tensor_q(PL_INT32, 1, d, z, sizeof z, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_div_registration(), in2, 2, out2, 1, NULL), PL_ERR_ARG);
+    CHECK_EQ(z[0], -1); /* nothing written */
+}
+
+static void split_and_cast_reject_bad_parameters(void)
+{
+    kh_setup();
+    static const int32_t d1[] = {1}, d[] = {5}, dout[] = {2};
+    int32_t axis[1] = {0};
+    float a[5] = {0}, g1[2], g2[2];
+    int32_t in[2] = {tensor_q(PL_INT32, 1, d1, axis, 4, 0, 0, true),
+                     tensor_q(PL_FLOAT32, 1, d, a, sizeof a, 0, 0, false)};
+    int32_t out[2] = {tensor_q(PL_FLOAT32, 1, dout, g1, sizeof g1, 0, 0, false),
+                      tensor_q(PL_FLOAT32, 1, dout, g2, sizeof g2, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_split_registration(), in, 2, out, 2, NULL), PL_ERR_MODEL);
+    kh.tensors[in[0]].is_constant = false;
+    CHECK_EQ(kh_run(pl_split_registration(), in, 2, out, 2, NULL), PL_ERR_UNSUPPORTED);
+    kh_setup();
+    uint8_t s[2] = {0}, g[2];
+    int32_t cin[1] = {tensor_q(PL_STRING, 1, dout, s, 2, 0, 0, false)};
+    int32_t cout[1] = {tensor_q(PL_INT8, 1, dout, g, 2, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_cast_registration(), cin, 1, cout, 1, NULL), PL_ERR_UNSUPPORTED);
+}
+
+static void pack_rejects_mismatched_quantization(void)
+{
+    kh_setup();
+    static const int32_t d[] = {2}, dout[] = {2, 2};
+    int8_t a[2] = {0}, b[2] = {0}, got[4];
+    int32_t in[2] = {tensor_q(PL_INT8, 1, d, a, 2, 0.5f, 1, false),
+                     tensor_q(PL_INT8, 1, d, b, 2, 0.5f, 2, false)};
+    int32_t out[1] = {tensor_q(PL_INT8, 2, dout, got, 4, 0.5f, 1, false)};
+    CHECK_EQ(kh_run(pl_pack_registration(), in, 2, out, 1, NULL), PL_ERR_UNSUPPORTED);
 }
 
 static void golden_maximum_s8_broadcast(void)
@@ -899,6 +953,322 @@ static void golden_ss_shrink_negative_index(void)
     CHECK_EQ(kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t), PL_OK);
     CHECK(memcmp(got0, want0, sizeof want0) == 0);
 }
+static void golden_div_f32_broadcast_relu(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 3};
+    static float v0[] = {6.25f, 5.75f, 5.0f, 5.625f, -7.0f, 4.875f};
+    in[0] = tensor_q(PL_FLOAT32, 2, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {3};
+    static float v1[] = {0.5f, -2.0f, 4.0f};
+    in[1] = tensor_q(PL_FLOAT32, 1, d1, v1, sizeof v1, 0.0f, 0, false);
+    static const int32_t od0[] = {2, 3};
+    static const float want0[] = {12.5f, 0.0f, 1.25f, 11.25f, 3.5f, 1.21875f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 2, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {1};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 1, vals);
+    CHECK_EQ(kh_run(pl_div_registration(), in, 2, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_div_s32_truncates(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {6};
+    static int32_t v0[] = {7, -7, 9, -9, 100, 5};
+    in[0] = tensor_q(PL_INT32, 1, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {6};
+    static int32_t v1[] = {2, 2, -4, -4, 7, -1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, false);
+    static const int32_t od0[] = {6};
+    static const int32_t want0[] = {3, -3, -2, 2, 14, -5};
+    int32_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT32, 1, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 1, vals);
+    CHECK_EQ(kh_run(pl_div_registration(), in, 2, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_cast_f32_to_s32(void)
+{
+    int32_t in[1], out[1];
+    kh_setup();
+    static const int32_t d0[] = {6};
+    static float v0[] = {1.5f, -1.5f, 2.990000009536743f, -2.990000009536743f, 0.0f, 1000000.0f};
+    in[0] = tensor_q(PL_FLOAT32, 1, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t od0[] = {6};
+    static const int32_t want0[] = {1, -1, 2, -2, 0, 1000000};
+    int32_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT32, 1, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_cast_registration(), in, 1, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_cast_s32_to_f32(void)
+{
+    int32_t in[1], out[1];
+    kh_setup();
+    static const int32_t d0[] = {4};
+    static int32_t v0[] = {16777217, -3, 0, 123456789};
+    in[0] = tensor_q(PL_INT32, 1, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t od0[] = {4};
+    static const float want0[] = {16777216.0f, -3.0f, 0.0f, 123456792.0f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 1, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_cast_registration(), in, 1, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_cast_s8_to_s16(void)
+{
+    int32_t in[1], out[1];
+    kh_setup();
+    static const int32_t d0[] = {4};
+    static int8_t v0[] = {-128, -1, 0, 127};
+    in[0] = tensor_q(PL_INT8, 1, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t od0[] = {4};
+    static const int16_t want0[] = {-128, -1, 0, 127};
+    int16_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT16, 1, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_cast_registration(), in, 1, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_cast_s32_to_u8_wraps(void)
+{
+    int32_t in[1], out[1];
+    kh_setup();
+    static const int32_t d0[] = {4};
+    static int32_t v0[] = {-1, 256, 300, 7};
+    in[0] = tensor_q(PL_INT32, 1, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t od0[] = {4};
+    static const uint8_t want0[] = {255, 0, 44, 7};
+    uint8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_UINT8, 1, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_cast_registration(), in, 1, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_cast_f32_to_bool(void)
+{
+    int32_t in[1], out[1];
+    kh_setup();
+    static const int32_t d0[] = {4};
+    static float v0[] = {0.0f, -0.0f, 0.5f, -3.0f};
+    in[0] = tensor_q(PL_FLOAT32, 1, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t od0[] = {4};
+    static const uint8_t want0[] = {0, 0, 1, 1};
+    uint8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_BOOL, 1, od0, got0, sizeof got0, 0.0f, 0, false);
+    CHECK_EQ(kh_run(pl_cast_registration(), in, 1, out, 1, NULL), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_split_s8_axis1(void)
+{
+    int32_t in[2], out[3];
+    kh_setup();
+    static const int32_t d0[] = {1};
+    static int32_t v0[] = {1};
+    in[0] = tensor_q(PL_INT32, 1, d0, v0, sizeof v0, 0.0f, 0, true);
+    static const int32_t d1[] = {2, 6, 2};
+    static int8_t v1[] = {
+        113, -62, -85, -109, 76, 114, 26, 29, 73, -128,
+        86, 105, -95, 124, 89, -55, -6, 80, 102, -107,
+        40, -16, -40, 81};
+    in[1] = tensor_q(PL_INT8, 3, d1, v1, sizeof v1, 0.05f, 3, false);
+    static const int32_t od0[] = {2, 2, 2};
+    static const int8_t want0[] = {113, -62, -85, -109, -95, 124, 89, -55};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 3, od0, got0, sizeof got0, 0.05f, 3, false);
+    static const int32_t od1[] = {2, 2, 2};
+    static const int8_t want1[] = {76, 114, 26, 29, -6, 80, 102, -107};
+    int8_t got1[sizeof want1 / sizeof want1[0]];
+    out[1] = tensor_q(PL_INT8, 3, od1, got1, sizeof got1, 0.05f, 3, false);
+    static const int32_t od2[] = {2, 2, 2};
+    static const int8_t want2[] = {73, -128, 86, 105, 40, -16, -40, 81};
+    int8_t got2[sizeof want2 / sizeof want2[0]];
+    out[2] = tensor_q(PL_INT8, 3, od2, got2, sizeof got2, 0.05f, 3, false);
+    int32_t vals[] = {3};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 1, vals);
+    CHECK_EQ(kh_run(pl_split_registration(), in, 2, out, 3, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+    CHECK(memcmp(got1, want1, sizeof want1) == 0);
+    CHECK(memcmp(got2, want2, sizeof want2) == 0);
+}
+
+static void golden_split_f32_neg_axis(void)
+{
+    int32_t in[2], out[2];
+    kh_setup();
+    static const int32_t d0[] = {1};
+    static int32_t v0[] = {-1};
+    in[0] = tensor_q(PL_INT32, 1, d0, v0, sizeof v0, 0.0f, 0, true);
+    static const int32_t d1[] = {3, 4};
+    static float v1[] = {
+        3.0f, -1.5f, 6.0f, 0.25f, 5.625f, -6.25f, 6.5f, 5.0f, 0.5f, -0.125f,
+        -3.0f, -4.125f};
+    in[1] = tensor_q(PL_FLOAT32, 2, d1, v1, sizeof v1, 0.0f, 0, false);
+    static const int32_t od0[] = {3, 2};
+    static const float want0[] = {3.0f, -1.5f, 5.625f, -6.25f, 0.5f, -0.125f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 2, od0, got0, sizeof got0, 0.0f, 0, false);
+    static const int32_t od1[] = {3, 2};
+    static const float want1[] = {6.0f, 0.25f, 6.5f, 5.0f, -3.0f, -4.125f};
+    float got1[sizeof want1 / sizeof want1[0]];
+    out[1] = tensor_q(PL_FLOAT32, 2, od1, got1, sizeof got1, 0.0f, 0, false);
+    int32_t vals[] = {2};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 1, vals);
+    CHECK_EQ(kh_run(pl_split_registration(), in, 2, out, 2, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+    CHECK(memcmp(got1, want1, sizeof want1) == 0);
+}
+
+static void golden_split_v_s16_stretch(void)
+{
+    int32_t in[3], out[3];
+    kh_setup();
+    static const int32_t d0[] = {2, 7};
+    static int16_t v0[] = {
+        -13219, 16601, -6768, 28754, -7168, 2301, -6277, 14229, -8511, 29566,
+        8543, -28193, 27009, 5939};
+    in[0] = tensor_q(PL_INT16, 2, d0, v0, sizeof v0, 0.01f, 0, false);
+    static const int32_t d1[] = {3};
+    static int32_t v1[] = {2, -1, 1};
+    in[1] = tensor_q(PL_INT32, 1, d1, v1, sizeof v1, 0.0f, 0, true);
+    static const int32_t d2[] = {1};
+    static int32_t v2[] = {1};
+    in[2] = tensor_q(PL_INT32, 1, d2, v2, sizeof v2, 0.0f, 0, true);
+    static const int32_t od0[] = {2, 2};
+    static const int16_t want0[] = {-13219, 16601, 14229, -8511};
+    int16_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT16, 2, od0, got0, sizeof got0, 0.01f, 0, false);
+    static const int32_t od1[] = {2, 4};
+    static const int16_t want1[] = {-6768, 28754, -7168, 2301, 29566, 8543, -28193, 27009};
+    int16_t got1[sizeof want1 / sizeof want1[0]];
+    out[1] = tensor_q(PL_INT16, 2, od1, got1, sizeof got1, 0.01f, 0, false);
+    static const int32_t od2[] = {2, 1};
+    static const int16_t want2[] = {-6277, 5939};
+    int16_t got2[sizeof want2 / sizeof want2[0]];
+    out[2] = tensor_q(PL_INT16, 2, od2, got2, sizeof got2, 0.01f, 0, false);
+    int32_t vals[] = {3};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 1, vals);
+    CHECK_EQ(kh_run(pl_split_v_registration(), in, 3, out, 3, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+    CHECK(memcmp(got1, want1, sizeof want1) == 0);
+    CHECK(memcmp(got2, want2, sizeof want2) == 0);
+}
+
+static void golden_pack_f32_axis1(void)
+{
+    int32_t in[3], out[1];
+    kh_setup();
+    static const int32_t d0[] = {2, 2};
+    static float v0[] = {3.0f, 7.375f, -3.5f, -6.125f};
+    in[0] = tensor_q(PL_FLOAT32, 2, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t d1[] = {2, 2};
+    static float v1[] = {3.0f, -4.5f, -7.875f, 0.75f};
+    in[1] = tensor_q(PL_FLOAT32, 2, d1, v1, sizeof v1, 0.0f, 0, false);
+    static const int32_t d2[] = {2, 2};
+    static float v2[] = {0.75f, 3.5f, 6.375f, 0.75f};
+    in[2] = tensor_q(PL_FLOAT32, 2, d2, v2, sizeof v2, 0.0f, 0, false);
+    static const int32_t od0[] = {2, 3, 2};
+    static const float want0[] = {
+        3.0f, 7.375f, 3.0f, -4.5f, 0.75f, 3.5f, -3.5f, -6.125f, -7.875f, 0.75f,
+        6.375f, 0.75f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 3, od0, got0, sizeof got0, 0.0f, 0, false);
+    int32_t vals[] = {3, 1};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 2, vals);
+    CHECK_EQ(kh_run(pl_pack_registration(), in, 3, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_pack_s8_neg_axis(void)
+{
+    int32_t in[2], out[1];
+    kh_setup();
+    static const int32_t d0[] = {3};
+    static int8_t v0[] = {-66, 12, -111};
+    in[0] = tensor_q(PL_INT8, 1, d0, v0, sizeof v0, 0.05f, 3, false);
+    static const int32_t d1[] = {3};
+    static int8_t v1[] = {-115, -101, 61};
+    in[1] = tensor_q(PL_INT8, 1, d1, v1, sizeof v1, 0.05f, 3, false);
+    static const int32_t od0[] = {3, 2};
+    static const int8_t want0[] = {-66, -115, 12, -101, -111, 61};
+    int8_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT8, 2, od0, got0, sizeof got0, 0.05f, 3, false);
+    int32_t vals[] = {2, -1};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 2, vals);
+    CHECK_EQ(kh_run(pl_pack_registration(), in, 2, out, 1, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+}
+
+static void golden_unpack_s16_axis0(void)
+{
+    int32_t in[1], out[3];
+    kh_setup();
+    static const int32_t d0[] = {3, 2, 2};
+    static int16_t v0[] = {
+        23780, -10758, -24903, -25563, -22236, 27509, -20591, 9580, 6871, -2653,
+        -1497, 13959};
+    in[0] = tensor_q(PL_INT16, 3, d0, v0, sizeof v0, 0.01f, 0, false);
+    static const int32_t od0[] = {2, 2};
+    static const int16_t want0[] = {23780, -10758, -24903, -25563};
+    int16_t got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_INT16, 2, od0, got0, sizeof got0, 0.01f, 0, false);
+    static const int32_t od1[] = {2, 2};
+    static const int16_t want1[] = {-22236, 27509, -20591, 9580};
+    int16_t got1[sizeof want1 / sizeof want1[0]];
+    out[1] = tensor_q(PL_INT16, 2, od1, got1, sizeof got1, 0.01f, 0, false);
+    static const int32_t od2[] = {2, 2};
+    static const int16_t want2[] = {6871, -2653, -1497, 13959};
+    int16_t got2[sizeof want2 / sizeof want2[0]];
+    out[2] = tensor_q(PL_INT16, 2, od2, got2, sizeof got2, 0.01f, 0, false);
+    int32_t vals[] = {3, 0};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 2, vals);
+    CHECK_EQ(kh_run(pl_unpack_registration(), in, 1, out, 3, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+    CHECK(memcmp(got1, want1, sizeof want1) == 0);
+    CHECK(memcmp(got2, want2, sizeof want2) == 0);
+}
+
+static void golden_unpack_f32_axis_neg1(void)
+{
+    int32_t in[1], out[2];
+    kh_setup();
+    static const int32_t d0[] = {2, 3, 2};
+    static float v0[] = {
+        4.875f, -0.375f, 2.5f, -6.125f, 7.0f, 1.625f, 2.875f, 3.875f, -3.875f, 3.875f,
+        7.375f, 0.75f};
+    in[0] = tensor_q(PL_FLOAT32, 3, d0, v0, sizeof v0, 0.0f, 0, false);
+    static const int32_t od0[] = {2, 3};
+    static const float want0[] = {4.875f, 2.5f, 7.0f, 2.875f, -3.875f, 7.375f};
+    float got0[sizeof want0 / sizeof want0[0]];
+    out[0] = tensor_q(PL_FLOAT32, 2, od0, got0, sizeof got0, 0.0f, 0, false);
+    static const int32_t od1[] = {2, 3};
+    static const float want1[] = {-0.375f, -6.125f, 1.625f, 3.875f, 3.875f, 0.75f};
+    float got1[sizeof want1 / sizeof want1[0]];
+    out[1] = tensor_q(PL_FLOAT32, 2, od1, got1, sizeof got1, 0.0f, 0, false);
+    int32_t vals[] = {2, -1};
+    opt_buf ob;
+    pl_table t = make_opts(&ob, 2, vals);
+    CHECK_EQ(kh_run(pl_unpack_registration(), in, 1, out, 2, &t), PL_OK);
+    CHECK(memcmp(got0, want0, sizeof want0) == 0);
+    CHECK(memcmp(got1, want1, sizeof want1) == 0);
+}
 
 int main(void)
 {
@@ -911,6 +1281,9 @@ int main(void)
     RUN(strided_slice_rejects_computed_begin);
     RUN(transpose_and_minmax_reject_unsupported_types);
     RUN(transpose_rejects_bad_perm);
+    RUN(div_rejects_int8_and_zero_divisor);
+    RUN(split_and_cast_reject_bad_parameters);
+    RUN(pack_rejects_mismatched_quantization);
     RUN(golden_maximum_s8_broadcast);
     RUN(golden_minimum_f32_broadcast);
     RUN(golden_minimum_s16);
@@ -938,5 +1311,19 @@ int main(void)
     RUN(golden_ss_reverse_all_begin_end_mask);
     RUN(golden_ss_5d);
     RUN(golden_ss_shrink_negative_index);
+    RUN(golden_div_f32_broadcast_relu);
+    RUN(golden_div_s32_truncates);
+    RUN(golden_cast_f32_to_s32);
+    RUN(golden_cast_s32_to_f32);
+    RUN(golden_cast_s8_to_s16);
+    RUN(golden_cast_s32_to_u8_wraps);
+    RUN(golden_cast_f32_to_bool);
+    RUN(golden_split_s8_axis1);
+    RUN(golden_split_f32_neg_axis);
+    RUN(golden_split_v_s16_stretch);
+    RUN(golden_pack_f32_axis1);
+    RUN(golden_pack_s8_neg_axis);
+    RUN(golden_unpack_s16_axis0);
+    RUN(golden_unpack_f32_axis_neg1);
     return HARNESS_END();
 }
