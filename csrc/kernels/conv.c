@@ -1,14 +1,12 @@
 /* conv.c - CONV_2D as TFLite's reference kernels compute it (direct loops, no im2col). */
 #include "conv.h"
 
-#include <stdbool.h>
-
 #include "fixedpoint.h"
 #include "padding.h"
 
 /* Conv2DOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION, OPT_DILATION_W,
-       OPT_DILATION_H };
+       OPT_DILATION_H, OPT_QUANTIZED_BIAS_TYPE };
 
 typedef struct op_data {
     pl_conv_params p;
@@ -77,7 +75,7 @@ void pl_conv_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *i
 
 void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t *in,
                  const int32_t *f_dims, const int8_t *filter, const int32_t *bias32,
-                 const int64_t *bias64, const int32_t *out_dims, int16_t *out)
+                 const int64_t *bias64, bool acc64, const int32_t *out_dims, int16_t *out)
 {
     WINDOW_BEGIN(p, in_dims, f_dims, out_dims)
         int64_t acc = 0;
@@ -85,8 +83,9 @@ void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t 
             acc += filter[fb + (size_t)ic] * in[ib + (size_t)ic];
         TAPS_END
         int32_t scaled;
-        if (bias64 != NULL) {
-            scaled = pl_fx_mul_by_qm64(acc + bias64[oc], p->multiplier[oc], p->shift[oc]);
+        if (bias64 != NULL || (bias32 == NULL && acc64)) {
+            acc += bias64 != NULL ? bias64[oc] : 0;
+            scaled = pl_fx_mul_by_qm64(acc, p->multiplier[oc], p->shift[oc]);
         } else { /* int32 accumulator: wraps as TFLite's would, then the int32 rescale */
             int32_t acc32 = (int32_t)(uint32_t)acc;
             if (bias32 != NULL)
@@ -156,12 +155,18 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
 }
 
 static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                             const pl_tensor *bias, const pl_tensor *out, pl_type *bias_type)
+                             const pl_tensor *bias, const pl_tensor *out,
+                             const pl_table *qbt_options, pl_type *bias_type)
 {
     pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type;
-    *bias_type = bias != NULL ? bias->type : PL_INT32;
+    /* Without a bias, LiteRT picks the 16x8 accumulator from quantized_bias_type */
+    if (bias == NULL && in->type == PL_INT16)
+        *bias_type = pl_table_i8(qbt_options, OPT_QUANTIZED_BIAS_TYPE, 0) == PL_INT32
+                         ? PL_INT32 : PL_INT64;
+    else
+        *bias_type = bias != NULL ? bias->type : PL_INT32;
     if (bias != NULL) {
         ok = ok && (in->type == PL_FLOAT32 ? bias->type == PL_FLOAT32
                     : in->type == PL_INT8  ? bias->type == PL_INT32
@@ -229,7 +234,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
-    PL_TRY(check_types(ctx, in, f, bias, out, &d->bias_type));
+    PL_TRY(check_types(ctx, in, f, bias, out, &node->options, &d->bias_type));
     PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
@@ -253,7 +258,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     } else {
         bool wide = d->bias_type == PL_INT64;
         pl_conv_s16(&d->p, in.dims, in.data, f.dims, f.data, wide ? NULL : bias.data,
-                    wide ? bias.data : NULL, out.dims, out.data);
+                    wide ? bias.data : NULL, wide, out.dims, out.data);
     }
     return PL_OK;
 }

@@ -2,6 +2,7 @@
 #ifndef PL_KERNELS_CONV_H
 #define PL_KERNELS_CONV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "picolite/pl_kernel.h"
@@ -26,10 +27,11 @@ void pl_conv_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *i
                 const int32_t *f_dims, const int8_t *filter, const int32_t *bias,
                 const int32_t *out_dims, int8_t *out);
 /* 16x8: the accumulator has the bias type (TFLite's AccumScalar): int64 with an int64
-** bias, int32 with an int32 bias or none; pass at most one of bias32/bias64. */
+** bias, int32 with an int32 one. Pass at most one of bias32/bias64; with neither, acc64
+** picks the accumulator (LiteRT: int32 only when quantized_bias_type says INT32). */
 void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t *in,
                  const int32_t *f_dims, const int8_t *filter, const int32_t *bias32,
-                 const int64_t *bias64, const int32_t *out_dims, int16_t *out);
+                 const int64_t *bias64, bool acc64, const int32_t *out_dims, int16_t *out);
 
 const pl_registration *pl_conv_registration(void);
 

@@ -14,6 +14,7 @@
     X(DEPTHWISE_CONV_2D, 4, depthwise_conv) \
     X(DIV, 42, div) \
     X(EXPAND_DIMS, 70, expand_dims) \
+    X(FULLY_CONNECTED, 9, fully_connected) \
     X(MAXIMUM, 55, maximum) \
     X(MINIMUM, 57, minimum) \
     X(MUL, 18, mul) \

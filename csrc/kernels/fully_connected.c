@@ -1,0 +1,264 @@
+/* fully_connected.c - FULLY_CONNECTED as TFLite's reference kernels compute it. */
+#include "fully_connected.h"
+
+#include "fixedpoint.h"
+
+/* FullyConnectedOptions field ids (schema.fbs). */
+enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT, OPT_KEEP_NUM_DIMS, OPT_ASYMMETRIC_INPUTS,
+       OPT_QUANTIZED_BIAS_TYPE };
+
+typedef struct op_data {
+    pl_fully_connected_params p;
+    pl_type type;
+    bool acc64;
+} op_data;
+
+void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
+                            const float *filter, const float *bias, float *out)
+{
+    for (int32_t b = 0; b < p->batches; b++) {
+        const float *x = in + (size_t)b * (size_t)p->depth;
+        for (int32_t u = 0; u < p->units; u++) {
+            const float *w = filter + (size_t)u * (size_t)p->depth;
+            float total = 0.0f;
+            for (int32_t d = 0; d < p->depth; d++)
+                total += x[d] * w[d];
+            float bias_value = bias != NULL ? bias[u] : 0.0f;
+            out[(size_t)b * (size_t)p->units + (size_t)u] =
+                pl_fx_clamp_f32(total + bias_value, p->f_act_min, p->f_act_max);
+        }
+    }
+}
+
+void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
+                           const int8_t *filter, const int32_t *bias, int8_t *out)
+{
+    for (int32_t b = 0; b < p->batches; b++) {
+        const int8_t *x = in + (size_t)b * (size_t)p->depth;
+        for (int32_t u = 0; u < p->units; u++) {
+            const int8_t *w = filter + (size_t)u * (size_t)p->depth;
+            int32_t acc = 0;
+            for (int32_t d = 0; d < p->depth; d++)
+                acc += (w[d] + p->filter_offset) * (x[d] + p->input_offset);
+            if (bias != NULL)
+                acc += bias[u];
+            int32_t c = p->per_channel ? u : 0;
+            acc = pl_fx_mul_by_qm(acc, p->multiplier[c], p->shift[c]) + p->output_offset;
+            out[(size_t)b * (size_t)p->units + (size_t)u] =
+                (int8_t)pl_fx_clamp(acc, p->act_min, p->act_max);
+        }
+    }
+}
+
+/* One 16x8 output; TFLite adds no output offset here (int16 zero points are 0). */
+static int32_t s16_point(const pl_fully_connected_params *p, const int16_t *x,
+                         const int8_t *w, const void *bias, bool acc64, int32_t u)
+{
+    int32_t c = p->per_channel ? u : 0;
+    if (acc64) {
+        int64_t acc = 0;
+        for (int32_t d = 0; d < p->depth; d++)
+            acc += (int64_t)(w[d] + p->filter_offset) * x[d];
+        if (bias != NULL)
+            acc += ((const int64_t *)bias)[u];
+        return pl_fx_mul_by_qm64(acc, p->multiplier[c], p->shift[c]);
+    }
+    uint32_t acc = 0; /* int32 arithmetic that wraps like TFLite's in practice */
+    for (int32_t d = 0; d < p->depth; d++)
+        acc += (uint32_t)((w[d] + p->filter_offset) * x[d]);
+    if (bias != NULL)
+        acc += (uint32_t)((const int32_t *)bias)[u];
+    return pl_fx_mul_by_qm((int32_t)acc, p->multiplier[c], p->shift[c]);
+}
+
+void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *in,
+                            const int8_t *filter, const void *bias, bool acc64,
+                            int16_t *out)
+{
+    for (int32_t b = 0; b < p->batches; b++) {
+        const int16_t *x = in + (size_t)b * (size_t)p->depth;
+        for (int32_t u = 0; u < p->units; u++) {
+            const int8_t *w = filter + (size_t)u * (size_t)p->depth;
+            int32_t v = s16_point(p, x, w, bias, acc64, u);
+            out[(size_t)b * (size_t)p->units + (size_t)u] =
+                (int16_t)pl_fx_clamp(v, p->act_min, p->act_max);
+        }
+    }
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+}
+
+static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                             const pl_tensor *bias, const pl_tensor *out)
+{
+    pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
+              f->type == want_f && out->type == in->type;
+    if (bias != NULL) {
+        ok = ok && (in->type == PL_FLOAT32 ? bias->type == PL_FLOAT32
+                    : in->type == PL_INT8  ? bias->type == PL_INT32
+                    : (bias->type == PL_INT32 || bias->type == PL_INT64));
+    }
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: input %s, weights %s, "
+                         "bias %s, output %s is not supported", pl_type_name(in->type),
+                         pl_type_name(f->type), bias ? pl_type_name(bias->type) : "none",
+                         pl_type_name(out->type));
+    return PL_OK;
+}
+
+/* Output: [batches, units], or the input shape with its last dim = units (keep_num_dims). */
+static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                              const pl_tensor *bias, const pl_tensor *out, bool keep,
+                              pl_fully_connected_params *p)
+{
+    if (f->ndims != 2 || f->dims[1] <= 0 || pl_tensor_count(in) % (size_t)f->dims[1] != 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: weights must be 2D [units, "
+                         "depth] with depth dividing the input's %zu elements",
+                         pl_tensor_count(in));
+    p->units = f->dims[0];
+    p->depth = f->dims[1];
+    p->batches = (int32_t)(pl_tensor_count(in) / (size_t)p->depth);
+    bool ok = out->ndims >= 1 && out->dims[out->ndims - 1] == p->units &&
+              pl_tensor_count(out) == (size_t)p->batches * (size_t)p->units;
+    if (keep)
+        ok = ok && out->ndims == in->ndims;
+    else
+        ok = ok && out->ndims == 2;
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: output (rank %d, last dim %d) "
+                         "does not hold %d batches of %d units (keep_num_dims %d)",
+                         out->ndims, out->ndims > 0 ? out->dims[out->ndims - 1] : 0,
+                         p->batches, p->units, keep ? 1 : 0);
+    if (bias != NULL && pl_tensor_count(bias) != (size_t)p->units)
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: bias has %zu elements for %d "
+                         "units", pl_tensor_count(bias), p->units);
+    return PL_OK;
+}
+
+/* Per-tensor: TFLite multiplies the two float scales in float, then divides in double
+** (GetQuantizedConvolutionMultipler); per-channel: all in double. */
+static pl_status prepare_multipliers(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                                     const pl_tensor *out, pl_fully_connected_params *p)
+{
+    uint32_t n = p->per_channel ? (uint32_t)p->units : 1u;
+    int32_t *m = NULL, *s = NULL;
+    PL_TRY(ctx->alloc_persistent(ctx, sizeof(int32_t) * n, (void **)&m));
+    PL_TRY(ctx->alloc_persistent(ctx, sizeof(int32_t) * n, (void **)&s));
+    if (p->per_channel) {
+        pl_fx_channel_multipliers(in->q.scale[0], f->q.scale, f->q.count, out->q.scale[0],
+                                  p->units, m, s);
+    } else {
+        float product = in->q.scale[0] * f->q.scale[0];
+        pl_fx_quantize_multiplier((double)product / (double)out->q.scale[0], m, s);
+    }
+    p->multiplier = m;
+    p->shift = s;
+    return PL_OK;
+}
+
+static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                               const pl_tensor *out, int32_t activation,
+                               pl_fully_connected_params *p)
+{
+    if (in->q.count != 1 || out->q.count != 1 || f->q.count == 0 ||
+        (f->q.count != 1 && (f->q.count != (uint32_t)p->units ||
+                             f->q.quantized_dimension != 0)))
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: quantization must be per-tensor "
+                         "for input/output and per-tensor or per-unit (dimension 0) for the "
+                         "weights (got %u, %u, %u scales)", in->q.count, out->q.count,
+                         f->q.count);
+    p->per_channel = f->q.count > 1;
+    for (uint32_t i = 0; p->per_channel && i < f->q.count; i++) {
+        if (f->q.zero_point[i] != 0)
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: per-channel weight "
+                             "zero point %lld (unit %u) is not 0",
+                             (long long)f->q.zero_point[i], i);
+    }
+    if (in->type == PL_INT16 && (in->q.zero_point[0] != 0 || out->q.zero_point[0] != 0))
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: int16 zero points must be 0");
+    p->input_offset = -(int32_t)in->q.zero_point[0];
+    p->filter_offset = p->per_channel ? 0 : -(int32_t)f->q.zero_point[0];
+    p->output_offset = (int32_t)out->q.zero_point[0];
+    PL_TRY(prepare_multipliers(ctx, in, f, out, p));
+    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
+    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
+    if (pl_fx_activation_range_q(activation, out->q.scale[0], p->output_offset, qmin, qmax,
+                                 &p->act_min, &p->act_max) != PL_OK)
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: output scale %g gives no "
+                         "activation range", (double)out->q.scale[0]);
+    return PL_OK;
+}
+
+static pl_status read_options(pl_context *ctx, const pl_node *node, int32_t *activation,
+                              bool *keep)
+{
+    const pl_table *o = &node->options;
+    *activation = pl_table_i8(o, OPT_ACTIVATION, 0);
+    *keep = pl_table_bool(o, OPT_KEEP_NUM_DIMS, false);
+    int32_t format = pl_table_i8(o, OPT_WEIGHTS_FORMAT, 0);
+    if (format != 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: weights format %d "
+                         "(SHUFFLED4x16INT8) is not supported, only DEFAULT", format);
+    if (*activation > PL_ACT_RELU6 || *activation < 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: fused activation %d is "
+                         "not supported", *activation);
+    return PL_OK;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    op_data *d = node->user_data;
+    if (node->inputs.n < 2 || node->inputs.n > 3 || node->outputs.n != 1 ||
+        pl_node_input(node, 0) < 0 || pl_node_input(node, 1) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: needs input, weights, optional "
+                         "bias and one output (got %u inputs, %u outputs)", node->inputs.n,
+                         node->outputs.n);
+    pl_tensor *in, *f, *out, *bias = NULL;
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &f));
+    if (pl_node_input(node, 2) >= 0)
+        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 2), &bias));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    int32_t activation = 0;
+    bool keep = false;
+    PL_TRY(read_options(ctx, node, &activation, &keep));
+    PL_TRY(check_types(ctx, in, f, bias, out));
+    PL_TRY(check_shapes(ctx, in, f, bias, out, keep, &d->p));
+    d->type = in->type;
+    /* Without a bias, LiteRT picks the 16x8 accumulator from quantized_bias_type */
+    d->acc64 = bias != NULL ? bias->type == PL_INT64
+                            : pl_table_i8(&node->options, OPT_QUANTIZED_BIAS_TYPE, 0) != PL_INT32;
+    pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    if (in->type != PL_FLOAT32)
+        PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
+    return PL_OK;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const op_data *d = node->user_data;
+    pl_tensor in, f, bias, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &f));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (d->type == PL_FLOAT32)
+        pl_fully_connected_f32(&d->p, in.data, f.data, bias.data, out.data);
+    else if (d->type == PL_INT8)
+        pl_fully_connected_s8(&d->p, in.data, f.data, bias.data, out.data);
+    else
+        pl_fully_connected_s16(&d->p, in.data, f.data, bias.data, d->acc64, out.data);
+    return PL_OK;
+}
+
+const pl_registration *pl_fully_connected_registration(void)
+{
+    static const pl_registration reg = {"FULLY_CONNECTED", 9, init, NULL, prepare, invoke,
+                                        NULL};
+    return &reg;
+}

@@ -1,0 +1,166 @@
+/* test_kernels_fc.c - FULLY_CONNECTED on hand-checked cases (float ones from TFLite's
+** fully_connected_test.cc SimpleTest; quantized ones worked from the reference formulas). */
+#include <stdint.h>
+
+#include "harness.h"
+#include "kernel_harness.h"
+#include "kernels/fully_connected.h"
+
+/* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
+** (byte-sized fields read the low byte, little-endian). */
+typedef struct opts {
+    _Alignas(4) uint8_t buf[128];
+    pl_table t;
+} opts;
+
+static const pl_table *make_opts(opts *o, const int32_t *fields, uint32_t n)
+{
+    uint32_t vt_bytes = 4u + 2u * n, pos = (vt_bytes + 3u) & ~3u;
+    memset(o->buf, 0, sizeof o->buf);
+    o->buf[0] = (uint8_t)vt_bytes;
+    o->buf[2] = (uint8_t)(4u + 4u * n);
+    o->buf[pos] = (uint8_t)pos; /* soffset: the vtable sits pos bytes before the table */
+    for (uint32_t i = 0; i < n; i++) {
+        o->buf[4 + 2 * i] = (uint8_t)(4u + 4u * i);
+        uint32_t v = (uint32_t)fields[i];
+        for (uint32_t b = 0; b < 4; b++)
+            o->buf[pos + 4 + 4 * i + b] = (uint8_t)(v >> (8 * b));
+    }
+    o->t.buf = o->buf;
+    o->t.size = sizeof o->buf;
+    o->t.pos = pos;
+    o->t.vtable = 0;
+    o->t.vt_bytes = (uint16_t)vt_bytes;
+    return &o->t;
+}
+
+static int32_t tensor_f32(int32_t ndims, const int32_t *dims, float *data, size_t n)
+{
+    return kh_tensor(PL_FLOAT32, ndims, dims, data, n * sizeof(float), NULL, NULL, 0, 0);
+}
+
+static int32_t tensor_q(pl_type type, int32_t ndims, const int32_t *dims, void *data,
+                        size_t bytes, float scale, int64_t zp)
+{
+    return kh_tensor(type, ndims, dims, data, bytes, &scale, &zp, 1, 0);
+}
+
+static const float simple_in[20] = {1, 2, 3, 4, 5, 6, 7, 8, -9, -10,
+                                    1, 2, 3, 4, 5, 6, 7, -8, 9, -10};
+
+static void fc_float_matches_tflite_simple_test(void)
+{
+    float in[20], w[30], bias[3] = {1, 2, 3}, out[6] = {0};
+    const float want[6] = {24, 25, 26, 58, 59, 60};
+    memcpy(in, simple_in, sizeof in);
+    for (int i = 0; i < 30; i++)
+        w[i] = (float)(i % 10 + 1);
+    kh_setup();
+    int32_t id[2] = {2, 10}, wd[2] = {3, 10}, bd[1] = {3}, od[2] = {2, 3};
+    int32_t ins[3] = {tensor_f32(2, id, in, 20), tensor_f32(2, wd, w, 30),
+                      tensor_f32(1, bd, bias, 3)};
+    int32_t outs[1] = {tensor_f32(2, od, out, 6)};
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
+    for (int i = 0; i < 6; i++)
+        CHECK(out[i] == want[i]);
+}
+
+/* The same data in int8: input scale 0.5 zp -1, weights scale 1, output scale 1 zp -1;
+** TFLite's SimpleTestQuantizedInt8 expects the raw outputs 23 24 25 57 58 59. */
+static void fc_int8_per_tensor_matches_tflite_raw_outputs(void)
+{
+    int8_t in[20], w[30], out[6] = {0};
+    int32_t bias[3] = {2, 4, 6};
+    const int8_t want[6] = {23, 24, 25, 57, 58, 59};
+    for (int i = 0; i < 20; i++)
+        in[i] = (int8_t)(simple_in[i] * 2.0f - 1.0f);
+    for (int i = 0; i < 30; i++)
+        w[i] = (int8_t)(i % 10 + 1);
+    kh_setup();
+    int32_t id[2] = {2, 10}, wd[2] = {3, 10}, bd[1] = {3}, od[2] = {2, 3};
+    int32_t ins[3] = {tensor_q(PL_INT8, 2, id, in, 20, 0.5f, -1),
+                      tensor_q(PL_INT8, 2, wd, w, 30, 1.0f, 0),
+                      tensor_q(PL_INT32, 1, bd, bias, 12, 0.5f, 0)};
+    int32_t outs[1] = {tensor_q(PL_INT8, 2, od, out, 6, 1.0f, -1)};
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
+    for (int i = 0; i < 6; i++)
+        CHECK_EQ(out[i], want[i]);
+}
+
+/* Per-channel weights, RELU, keep_num_dims on a [1, 2, 2] input: unit scales {1, 0.5};
+** input scale 1 zp 0; rows x0={3,4}, x1={-1,2}; w0={1,1}, w1={2,-2};
+** real: u0 = x.sum(), u1 = 0.5*2*(a-b) -> x0: 7, -1 -> relu 0; x1: 1, -3 -> 0. */
+static void fc_int8_per_channel_relu_keep_num_dims(void)
+{
+    int8_t in[4] = {3, 4, -1, 2}, w[4] = {1, 1, 2, -2}, out[4] = {9, 9, 9, 9};
+    float ws[2] = {1.0f, 0.5f};
+    int64_t zps[2] = {0, 0};
+    kh_setup();
+    int32_t id[3] = {1, 2, 2}, wd[2] = {2, 2};
+    int32_t ins[3] = {tensor_q(PL_INT8, 3, id, in, 4, 1.0f, 0),
+                      kh_tensor(PL_INT8, 2, wd, w, 4, ws, zps, 2, 0), -1};
+    int32_t outs[1] = {tensor_q(PL_INT8, 3, id, out, 4, 1.0f, 0)};
+    opts o;
+    const int32_t f[3] = {1 /* RELU */, 0, 1 /* keep_num_dims */};
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, make_opts(&o, f, 3)),
+             PL_OK);
+    CHECK_EQ(out[0], 7);
+    CHECK_EQ(out[1], 0);
+    CHECK_EQ(out[2], 1);
+    CHECK_EQ(out[3], 0);
+}
+
+/* 16x8 with an int64 bias: 1000*3 + 2000*(-1) + 500 = 1500, times 0.5 -> 750. */
+static void fc_16x8_int64_bias_by_hand(void)
+{
+    int16_t in[2] = {1000, 2000}, out[1] = {0};
+    int8_t w[2] = {3, -1};
+    int64_t bias[1] = {500};
+    kh_setup();
+    int32_t id[2] = {1, 2}, wd[2] = {1, 2}, bd[1] = {1}, od[2] = {1, 1};
+    int32_t ins[3] = {tensor_q(PL_INT16, 2, id, in, 4, 0.5f, 0),
+                      tensor_q(PL_INT8, 2, wd, w, 2, 1.0f, 0),
+                      tensor_q(PL_INT64, 1, bd, bias, 8, 0.5f, 0)};
+    int32_t outs[1] = {tensor_q(PL_INT16, 2, od, out, 2, 1.0f, 0)};
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
+    CHECK_EQ(out[0], 750);
+}
+
+static void fc_rejects_shuffled_weights(void)
+{
+    int8_t in[16] = {0}, w[16] = {0}, out[1] = {0};
+    kh_setup();
+    int32_t id[2] = {1, 16}, wd[2] = {1, 16}, od[2] = {1, 1};
+    int32_t ins[2] = {tensor_q(PL_INT8, 2, id, in, 16, 1.0f, 0),
+                      tensor_q(PL_INT8, 2, wd, w, 16, 1.0f, 0)};
+    int32_t outs[1] = {tensor_q(PL_INT8, 2, od, out, 1, 1.0f, 0)};
+    opts o;
+    const int32_t f[2] = {0, 1 /* SHUFFLED4x16INT8 */};
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 2, outs, 1, make_opts(&o, f, 2)),
+             PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "SHUFFLED4x16INT8");
+}
+
+static void fc_rejects_uint8(void)
+{
+    uint8_t in[2] = {0}, w[2] = {0}, out[1] = {0};
+    kh_setup();
+    int32_t id[2] = {1, 2}, od[2] = {1, 1};
+    int32_t ins[2] = {tensor_q(PL_UINT8, 2, id, in, 2, 1.0f, 0),
+                      tensor_q(PL_UINT8, 2, id, w, 2, 1.0f, 0)};
+    int32_t outs[1] = {tensor_q(PL_UINT8, 2, od, out, 1, 1.0f, 0)};
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 2, outs, 1, NULL),
+             PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "UINT8");
+}
+
+int main(void)
+{
+    RUN(fc_float_matches_tflite_simple_test);
+    RUN(fc_int8_per_tensor_matches_tflite_raw_outputs);
+    RUN(fc_int8_per_channel_relu_keep_num_dims);
+    RUN(fc_16x8_int64_bias_by_hand);
+    RUN(fc_rejects_shuffled_weights);
+    RUN(fc_rejects_uint8);
+    return HARNESS_END();
+}
