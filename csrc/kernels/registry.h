@@ -12,21 +12,32 @@
     X(CONCATENATION, 2, concatenation) \
     X(CONV_2D, 3, conv) \
     X(DEPTHWISE_CONV_2D, 4, depthwise_conv) \
+    X(DEQUANTIZE, 6, dequantize) \
     X(DIV, 42, div) \
     X(EXPAND_DIMS, 70, expand_dims) \
     X(FULLY_CONNECTED, 9, fully_connected) \
+    X(HARD_SWISH, 117, hard_swish) \
+    X(LEAKY_RELU, 98, leaky_relu) \
+    X(LOGISTIC, 14, logistic) \
     X(MAXIMUM, 55, maximum) \
     X(MINIMUM, 57, minimum) \
     X(MUL, 18, mul) \
     X(PACK, 83, pack) \
     X(PAD, 34, pad) \
     X(PADV2, 60, padv2) \
+    X(PRELU, 54, prelu) \
+    X(QUANTIZE, 114, quantize) \
+    X(RELU, 19, relu) \
+    X(RELU6, 21, relu6) \
+    X(RELU_N1_TO_1, 20, relu_n1_to_1) \
     X(RESHAPE, 22, reshape) \
+    X(SOFTMAX, 25, softmax) \
     X(SPLIT, 49, split) \
     X(SPLIT_V, 102, split_v) \
     X(SQUEEZE, 43, squeeze) \
     X(STRIDED_SLICE, 45, strided_slice) \
     X(SUB, 41, sub) \
+    X(TANH, 28, tanh) \
     X(TRANSPOSE, 39, transpose) \
     X(UNPACK, 88, unpack) \
 

@@ -1,0 +1,25 @@
+/* logistic_tanh.h - LOGISTIC and TANH for float32, int8 (a 256-entry table built from the
+** float function, as TFLite's reference kernels do) and int16 (TFLite's interpolated
+** sigmoid table, reference_integer_ops::Logistic/Tanh). */
+#ifndef PL_KERNELS_LOGISTIC_TANH_H
+#define PL_KERNELS_LOGISTIC_TANH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "picolite/pl_kernel.h"
+
+void pl_logistic_f32(const float *in, float *out, size_t n);
+void pl_tanh_f32(const float *in, float *out, size_t n);
+
+/* out[i] = lut[(uint8_t)in[i]]: the int8 path of both ops. */
+void pl_logistic_s8(const int8_t lut[256], const int8_t *in, int8_t *out, size_t n);
+
+/* multiplier 0 means a power-of-two input scale with the given left shift; otherwise
+** the input is multiplied and rounding-shifted right by left_shift (TFLite's Prepare). */
+void pl_logistic_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, int16_t *out,
+                     size_t n);
+void pl_tanh_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, int16_t *out,
+                 size_t n);
+
+#endif
