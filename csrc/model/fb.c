@@ -9,14 +9,9 @@
 /* uoffsets above this could wrap when added to a position (the flatbuffers rule). */
 #define MAX_UOFFSET 0x7fffffffu
 
-pl_status pl_fb_check_table(pl_fb fb, uint32_t pos, pl_table *out, pl_error *err)
+/* The vtable at vt: inside the buffer, 2-aligned, an even size >= 4. */
+static pl_status check_vtable(pl_fb fb, int64_t vt, pl_error *err)
 {
-    if (pos % 4u != 0)
-        return pl_error_set(err, PL_ERR_MODEL, "table at byte %u is not 4-byte aligned", pos);
-    if ((uint64_t)pos + 4u > fb.size)
-        return pl_error_set(err, PL_ERR_MODEL, "table at byte %u is outside the %u-byte buffer",
-                            pos, fb.size);
-    int64_t vt = (int64_t)pos - (int32_t)pl_le32(fb.buf + pos);
     if (vt < 0 || vt + 4 > (int64_t)fb.size)
         return pl_error_set(err, PL_ERR_MODEL, "vtable at byte %lld is outside the %u-byte buffer",
                             (long long)vt, fb.size);
@@ -31,20 +26,40 @@ pl_status pl_fb_check_table(pl_fb fb, uint32_t pos, pl_table *out, pl_error *err
         return pl_error_set(err, PL_ERR_MODEL,
                             "vtable of %u bytes at byte %lld runs past the buffer end (%u)",
                             vt_bytes, (long long)vt, fb.size);
-    uint32_t tbl_bytes = pl_le16(fb.buf + vt + 2);
-    if (tbl_bytes < 4u || (uint64_t)pos + tbl_bytes > fb.size)
-        return pl_error_set(err, PL_ERR_MODEL,
-                            "table size %u at byte %u is invalid (>= 4, inside %u bytes)",
-                            tbl_bytes, pos, fb.size);
-    *out = (pl_table){fb.buf, fb.size, pos, (uint32_t)vt, (uint16_t)vt_bytes};
-    for (uint32_t at = 4; at < vt_bytes; at += 2) {
-        uint32_t off = pl_le16(fb.buf + vt + at);
+    return PL_OK;
+}
+
+/* Every present field starts inside the table's inline bytes (widths are checked per field
+** by pl_fb_check_field; this covers fields of option tables the verifier does not know). */
+static pl_status check_entries(const pl_table *t, uint32_t tbl_bytes, pl_error *err)
+{
+    for (uint32_t at = 4; at < t->vt_bytes; at += 2) {
+        uint32_t off = pl_le16(t->buf + t->vtable + at);
         if (off != 0 && (off < 4u || off >= tbl_bytes))
             return pl_error_set(err, PL_ERR_MODEL,
                                 "field %u at table byte %u is outside the table's %u bytes",
                                 (at - 4u) / 2u, off, tbl_bytes);
     }
     return PL_OK;
+}
+
+pl_status pl_fb_check_table(pl_fb fb, uint32_t pos, pl_table *out, pl_error *err)
+{
+    if (pos % 4u != 0)
+        return pl_error_set(err, PL_ERR_MODEL, "table at byte %u is not 4-byte aligned", pos);
+    if ((uint64_t)pos + 4u > fb.size)
+        return pl_error_set(err, PL_ERR_MODEL, "table at byte %u is outside the %u-byte buffer",
+                            pos, fb.size);
+    /* soffset: the vtable may sit before or after the table */
+    int64_t vt = (int64_t)pos - (int32_t)pl_le32(fb.buf + pos);
+    PL_TRY(check_vtable(fb, vt, err));
+    uint32_t tbl_bytes = pl_le16(fb.buf + vt + 2);
+    if (tbl_bytes < 4u || (uint64_t)pos + tbl_bytes > fb.size)
+        return pl_error_set(err, PL_ERR_MODEL,
+                            "table size %u at byte %u is invalid (>= 4, inside %u bytes)",
+                            tbl_bytes, pos, fb.size);
+    *out = (pl_table){fb.buf, fb.size, pos, (uint32_t)vt, pl_le16(fb.buf + vt)};
+    return check_entries(out, tbl_bytes, err);
 }
 
 uint32_t pl_fb_table_bytes(const pl_table *t)

@@ -39,12 +39,12 @@ static void at(vstate *v, const char *kind, int64_t sg, int64_t index)
 
 static void prefix(const vstate *v, char *buf, size_t cap)
 {
-    size_t n = 0;
+    char sg[32] = "", index[16] = "";
     if (v->sg >= 0)
-        n = pl_fmt(buf, cap, "subgraph %lld ", (long long)v->sg);
-    n += pl_fmt(buf + (n < cap ? n : cap), n < cap ? cap - n : 0, "%s", v->kind);
-    if (v->index >= 0 && n < cap)
-        pl_fmt(buf + n, cap - n, " %lld", (long long)v->index);
+        pl_fmt(sg, sizeof sg, "subgraph %lld ", (long long)v->sg);
+    if (v->index >= 0)
+        pl_fmt(index, sizeof index, " %lld", (long long)v->index);
+    pl_fmt(buf, cap, "%s%s%s", sg, v->kind, index);
 }
 
 static pl_status vfail(vstate *v, pl_status status, const char *field, const char *fmt,
@@ -362,20 +362,84 @@ static pl_status verify_indices(vstate *v, pl_vec list, uint32_t n_tensors, cons
     return PL_OK;
 }
 
-/* Vector fields of option tables that kernels read: (union type, field, element size). */
+/* Option fields whose values or bytes need checking: vectors (kind = element size) and
+** subgraph indices of control flow (kind OPT_SUBGRAPH: an int, OPT_SUBGRAPHS: an [int]).
+** Scalar fields need no entry: the table check keeps them inside the table. */
+#define OPT_SUBGRAPH 0
+#define OPT_SUBGRAPHS 2
+
 static const struct {
-    uint8_t type, field, elem;
-} option_vectors[] = {
-    {3, 1, 4}, {3, 2, 4}, /* ConcatEmbeddingsOptions */
-    {17, 0, 4},           /* ReshapeOptions.new_shape */
-    {30, 0, 4},           /* SqueezeOptions.squeeze_dims */
-    {115, 0, 4},          /* BucketizeOptions.boundaries */
+    uint8_t which, type, field, kind; /* which: 1 = BuiltinOptions, 2 = BuiltinOptions2 */
+} option_fields[] = {
+    {1, 3, 1, 4}, {1, 3, 2, 4},                           /* ConcatEmbeddings */
+    {1, 8, 5, 1},                                         /* FullyConnected.quant_spec */
+    {1, 16, 0, OPT_SUBGRAPH},                             /* Call */
+    {1, 17, 0, 4},                                        /* Reshape.new_shape */
+    {1, 30, 0, 4},                                        /* Squeeze.squeeze_dims */
+    {1, 92, 0, OPT_SUBGRAPH}, {1, 92, 1, OPT_SUBGRAPH},   /* If then, else */
+    {1, 93, 0, OPT_SUBGRAPH}, {1, 93, 1, OPT_SUBGRAPH},   /* While cond, body */
+    {1, 103, 0, OPT_SUBGRAPH},                            /* CallOnce init */
+    {1, 115, 0, 4},                                       /* Bucketize.boundaries */
+    {2, 2, 0, 8},                                         /* StablehloBroadcastInDim */
+    {2, 3, 0, 8}, {2, 3, 1, 8}, {2, 3, 2, 8},             /* StablehloSlice */
+    {2, 4, 0, 8}, {2, 4, 1, 8}, {2, 4, 2, 8}, {2, 4, 3, 8}, {2, 4, 4, 1}, {2, 4, 7, 8},
+    {2, 4, 10, 8}, {2, 4, 13, 8}, {2, 4, 16, 4},          /* StablehloConvolution */
+    {2, 5, 4, 4}, {2, 5, 5, 1},                           /* StablehloCustomCall */
+    {2, 6, 0, 8}, {2, 6, 1, OPT_SUBGRAPH},                /* StablehloReduce */
+    {2, 7, 1, 8}, {2, 7, 2, 8}, {2, 7, 3, 8}, {2, 7, 6, OPT_SUBGRAPH}, /* StablehloScatter */
+    {2, 9, 0, 8},                                         /* StablehloDynamicSlice */
+    {2, 10, 0, 8}, {2, 10, 1, 8}, {2, 10, 2, 8},          /* StablehloPad */
+    {2, 12, 0, 8}, {2, 12, 1, 8}, {2, 12, 2, 8}, {2, 12, 3, 8}, {2, 12, 4, 4}, /* DotGeneral */
+    {2, 13, 0, 8}, {2, 13, 1, 8}, {2, 13, 2, 8}, {2, 13, 3, 8}, {2, 13, 4, 8},
+    {2, 13, 5, OPT_SUBGRAPH},                             /* StablehloReduceWindow */
+    {2, 14, 2, OPT_SUBGRAPH},                             /* StablehloSort */
+    {2, 15, 0, OPT_SUBGRAPH}, {2, 15, 1, OPT_SUBGRAPH},   /* StablehloWhile */
+    {2, 16, 0, 8}, {2, 16, 1, 8}, {2, 16, 2, 8}, {2, 16, 4, 8}, /* StablehloGather */
+    {2, 17, 0, 8},                                        /* StablehloTranspose */
+    {2, 21, 1, OPT_SUBGRAPH}, {2, 21, 2, 1},              /* StableHLOComposite */
+    {2, 23, 0, OPT_SUBGRAPHS},                            /* StablehloCase */
 };
+
+static pl_status check_subgraph(vstate *v, const char *name, uint32_t field, int32_t sg)
+{
+    if (sg < 0 || (uint32_t)sg >= v->subgraphs.n)
+        return fail_field(v, name, "field %u is subgraph %d, out of range (%u subgraphs)", field,
+                          sg, v->subgraphs.n);
+    return PL_OK;
+}
+
+static pl_status verify_option_field(vstate *v, const pl_table *opt, const char *name,
+                                     uint32_t field, uint32_t kind)
+{
+    pl_vec vec;
+    if (kind == OPT_SUBGRAPH) {
+        PL_TRY(field_scalar(v, opt, field, 4, name));
+        return check_subgraph(v, name, field, pl_table_i32(opt, field, 0));
+    }
+    PL_TRY(field_vec(v, opt, field, kind == OPT_SUBGRAPHS ? 4 : kind, name, &vec));
+    for (uint32_t i = 0; kind == OPT_SUBGRAPHS && i < vec.n; i++)
+        PL_TRY(check_subgraph(v, name, field, pl_vec_i32(vec, i)));
+    return PL_OK;
+}
+
+/* The options table (which = 1) or options 2 table (which = 2) of an operator. */
+static pl_status verify_option_table(vstate *v, const pl_table *op, uint32_t which)
+{
+    const char *name = which == 1 ? "builtin_options" : "builtin_options_2";
+    int32_t type = pl_table_u8(op, which == 1 ? PL_F_OP_OPTIONS_TYPE : PL_F_OP_OPTIONS2_TYPE, 0);
+    pl_table opt;
+    PL_TRY(field_table(v, op, which == 1 ? PL_F_OP_OPTIONS : PL_F_OP_OPTIONS2, name, &opt));
+    for (size_t k = 0; opt.buf != NULL && k < sizeof option_fields / sizeof *option_fields;
+         k++) {
+        if (option_fields[k].which == which && option_fields[k].type == type)
+            PL_TRY(verify_option_field(v, &opt, name, option_fields[k].field,
+                                       option_fields[k].kind));
+    }
+    return PL_OK;
+}
 
 static pl_status verify_options(vstate *v, const pl_table *op)
 {
-    pl_table opt, opt2;
-    pl_vec unused;
     PL_TRY(field_scalar(v, op, PL_F_OP_OPTIONS_TYPE, 1, "builtin_options_type"));
     PL_TRY(field_scalar(v, op, PL_F_OP_OPTIONS2_TYPE, 1, "builtin_options_2_type"));
     int32_t type = pl_table_u8(op, PL_F_OP_OPTIONS_TYPE, 0);
@@ -386,15 +450,8 @@ static pl_status verify_options(vstate *v, const pl_table *op)
     if (type2 > PL_BUILTIN_OPTIONS2_MAX)
         return fail(v, "builtin_options_2_type %d unknown (BuiltinOptions2 0..%d)", type2,
                     PL_BUILTIN_OPTIONS2_MAX);
-    PL_TRY(field_table(v, op, PL_F_OP_OPTIONS, "builtin_options", &opt));
-    PL_TRY(field_table(v, op, PL_F_OP_OPTIONS2, "builtin_options_2", &opt2));
-    for (size_t k = 0; opt.buf != NULL && k < sizeof option_vectors / sizeof *option_vectors;
-         k++) {
-        if (option_vectors[k].type == type)
-            PL_TRY(field_vec(v, &opt, option_vectors[k].field, option_vectors[k].elem,
-                             "builtin_options", &unused));
-    }
-    return PL_OK;
+    PL_TRY(verify_option_table(v, op, 1));
+    return verify_option_table(v, op, 2);
 }
 
 static pl_status verify_op_fields(vstate *v, const pl_table *t, uint32_t n_tensors)

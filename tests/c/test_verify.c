@@ -654,6 +654,19 @@ static void rejects_broken_options_vector(void)
     EXPECT(try_open(p, n, &e), e, "subgraph 0 operator 0 (builtin_options): vector of 16777216");
 }
 
+static void rejects_control_flow_subgraph_out_of_range(void)
+{
+    mb_spec s;
+    pl_error e;
+    mb_default(&s);
+    s.opcodes[0].code = 118; /* IF */
+    s.ops[0].opt_type = 92;  /* IfOptions.then_subgraph_index */
+    s.ops[0].opt_field0 = 5;
+    EXPECT(try_spec(&s, &e), e,
+           "subgraph 0 operator 0 (builtin_options): field 0 is subgraph 5, out of range "
+           "(1 subgraphs)");
+}
+
 static void rejects_large_custom_options_outside_file(void)
 {
     mb_spec s;
@@ -783,6 +796,7 @@ int main(void)
     RUN(rejects_unknown_builtin_options_2_type);
     RUN(rejects_broken_options_table);
     RUN(rejects_broken_options_vector);
+    RUN(rejects_control_flow_subgraph_out_of_range);
     RUN(rejects_large_custom_options_outside_file);
     RUN(rejects_external_buffer_outside_file);
     RUN(rejects_external_buffer_size_overflow);
