@@ -388,21 +388,25 @@ interp_node_info(pl_py_interp *self, PyObject *arg)
                          "intermediates", vec_tuple(ni.intermediates));
 }
 
-/* The tensor's memory, or ValueError saying why there is none. */
+/* The tensor's memory, or ValueError saying why there is none. A copy (kept) is refused for
+** an intermediate whose memory later nodes reuse: its bytes would silently be another
+** tensor's; raw views (tensor()) may still look, as in tf.lite. */
 static int
-tensor_memory(pl_py_interp *self, PyObject *arg, pl_tensor_info *ti)
+tensor_memory(pl_py_interp *self, PyObject *arg, bool kept, pl_tensor_info *ti)
 {
     uint32_t index;
     if (tensor_at(self, arg, &index, ti) < 0)
         return -1;
-    if (ti->data != NULL)
-        return 0;
-    if (ti->shared) {
+    if (ti->shared && (kept || ti->data == NULL)) {
         PyErr_Format(PyExc_ValueError, "Tensor %u (%.*s) is an intermediate whose memory is "
                      "shared with other tensors, so its value is not kept after invoke(); "
                      "create the Interpreter with preserve_all_tensors=True to read it",
                      index, (int)ti->name_len, ti->name);
-    } else if (!self->allocated) {
+        return -1;
+    }
+    if (ti->data != NULL)
+        return 0;
+    if (!self->allocated) {
         PyErr_SetString(PyExc_ValueError, "Tensor data is null. Run allocate_tensors() first");
     } else {
         PyErr_Format(PyExc_ValueError, "Tensor %u (%.*s) has no data", index,
@@ -415,7 +419,7 @@ static PyObject *
 interp_tensor_buffer(pl_py_interp *self, PyObject *arg)
 {
     pl_tensor_info ti;
-    if (tensor_memory(self, arg, &ti) < 0)
+    if (tensor_memory(self, arg, false, &ti) < 0)
         return NULL;
     return pl_py_tensor_new(self, ti.data, ti.bytes, ti.is_constant);
 }
@@ -424,7 +428,7 @@ static PyObject *
 interp_get_bytes(pl_py_interp *self, PyObject *arg)
 {
     pl_tensor_info ti;
-    if (tensor_memory(self, arg, &ti) < 0)
+    if (tensor_memory(self, arg, true, &ti) < 0)
         return NULL;
     return PyByteArray_FromStringAndSize(ti.data, (Py_ssize_t)ti.bytes);
 }
@@ -437,7 +441,7 @@ interp_set_bytes(pl_py_interp *self, PyObject *args)
     pl_tensor_info ti;
     if (!PyArg_ParseTuple(args, "Oy*:set_bytes", &index, &value))
         return NULL;
-    if (tensor_memory(self, index, &ti) < 0)
+    if (tensor_memory(self, index, false, &ti) < 0)
         goto done;
     if (ti.is_constant) {
         PyErr_Format(PyExc_ValueError, "Cannot set tensor: tensor %.*s is a constant of the "

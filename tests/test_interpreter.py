@@ -522,3 +522,55 @@ def test_concurrent_calls_get_state_error_never_corruption(shared_models):
     assert unexpected == []
     interp.invoke()
     np.testing.assert_array_equal(interp.get_output(0), expected)
+
+
+# --- intermediates on a four-op model from tests/models ------------------------------------
+
+CHAIN = ZOO / "add_same_int8_float_io.tflite"  # QUANTIZE x2, ADD, DEQUANTIZE
+
+
+@pytest.fixture
+def chain():
+    if not CHAIN.is_file():
+        pytest.skip(f"{CHAIN} is not generated")
+    return CHAIN.read_bytes()
+
+
+def chain_inputs(interp):
+    rng = np.random.default_rng(0)
+    return [rng.uniform(-1, 1, d["shape"]).astype(np.float32)
+            for d in interp.get_input_details()]
+
+
+def test_chain_shared_intermediates_need_preserve(chain):
+    interp = picolite.Interpreter(model_content=chain)
+    interp.allocate_tensors()
+    for d, x in zip(interp.get_input_details(), chain_inputs(interp)):
+        interp.set_tensor(d["index"], x)
+    interp.invoke()
+    io = {d["index"] for d in interp.get_input_details() + interp.get_output_details()}
+    inner = [t for t in range(len(interp.get_tensor_details())) if t not in io]
+    assert inner
+    for t in inner:
+        with pytest.raises(ValueError, match="preserve_all_tensors=True"):
+            interp.get_tensor(t)
+    for t in io:
+        interp.get_tensor(t)
+
+
+def test_chain_preserved_intermediates_match_litert(chain, litert):
+    interp = picolite.Interpreter(model_content=chain, preserve_all_tensors=True)
+    interp.allocate_tensors()
+    ref = litert_for(litert, chain, preserve=True)
+    for d, x in zip(interp.get_input_details(), chain_inputs(interp)):
+        interp.set_tensor(d["index"], x)
+        ref.set_tensor(d["index"], x)
+    interp.invoke()
+    ref.invoke()
+    for t in range(len(interp.get_tensor_details())):
+        np.testing.assert_array_equal(interp.get_tensor(t), ref.get_tensor(t))
+
+
+def test_chain_preserve_costs_arena(chain):
+    assert picolite.required_arena_size(chain, preserve_all_tensors=True) >= \
+        picolite.required_arena_size(chain)
