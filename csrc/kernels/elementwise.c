@@ -248,7 +248,8 @@ static pl_status prepare_add_pot(pl_context *ctx, const int32_t log2[3], bool br
                          "int16 power-of-two scales need one input at the output scale and "
                          "the other finer (shifts %d, %d)", (int)p->input1_shift,
                          (int)p->input2_shift);
-    /* TFLite's reference ADD has no broadcasting form of this path (SUB has one) */
+    /* TFLite's reference ADD has no broadcasting form of this path (LiteRT aborts; SUB has
+    ** one) */
     if (broadcast && op == OP_ADD)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "int16 power-of-two ADD does not broadcast in TFLite's reference");
@@ -269,15 +270,10 @@ static pl_status prepare_mul_q(pl_context *ctx, const pl_tensor *const t[3], pl_
     return PL_OK;
 }
 
-static bool same_shape(const pl_tensor *a, const pl_tensor *b)
+/* TFLite's pot ADD runs flat, so it needs equal element counts, not equal shapes. */
+static bool same_count(const pl_tensor *a, const pl_tensor *b)
 {
-    if (a->ndims != b->ndims)
-        return false;
-    for (int32_t i = 0; i < a->ndims; i++) {
-        if (a->dims[i] != b->dims[i])
-            return false;
-    }
-    return true;
+    return pl_tensor_count(a) == pl_tensor_count(b);
 }
 
 static pl_status prepare_quantized(pl_context *ctx, pl_node *node, const pl_tensor *const t[3],
@@ -296,7 +292,7 @@ static pl_status prepare_quantized(pl_context *ctx, pl_node *node, const pl_tens
         return prepare_mul_q(ctx, t, &d->q);
     d->pot = wants_pot(node, t, log2);
     if (d->pot)
-        return prepare_add_pot(ctx, log2, !same_shape(t[0], t[1]), op, &d->q);
+        return prepare_add_pot(ctx, log2, !same_count(t[0], t[1]), op, &d->q);
     return prepare_add_general(ctx, t, op, &d->q);
 }
 

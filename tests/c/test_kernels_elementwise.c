@@ -202,6 +202,22 @@ static void rejects_s16_pot_with_both_inputs_shifted(void)
     CHECK_EQ(run_bin(pl_add_registration(), &c), PL_ERR_UNSUPPORTED);
 }
 
+static void s16_pot_add_runs_flat_but_refuses_broadcast(void)
+{
+    static const int32_t da[] = {1, 3}, db[] = {3}, dbig[] = {2, 3};
+    int16_t a[] = {100, 200, 300}, b[] = {1000, 2002, -3}, got[3];
+    bin_case c = {PL_INT16, 2, da, 1, db, 2, da, a, b, got, sizeof got,
+                  {1.0f / 1024, 1.0f / 4096, 1.0f / 1024}, {0, 0, 0}, 0, 1};
+    CHECK_EQ(run_bin(pl_add_registration(), &c), PL_OK);
+    /* b is shifted right by 2 with rounding half away from zero */
+    static const int16_t want[] = {350, 701, 299};
+    CHECK(memcmp(got, want, sizeof want) == 0);
+    int16_t big[6] = {0}, got6[6];
+    bin_case d = {PL_INT16, 2, dbig, 1, db, 2, dbig, big, b, got6, sizeof got6,
+                  {1.0f / 1024, 1.0f / 4096, 1.0f / 1024}, {0, 0, 0}, 0, 1};
+    CHECK_EQ(run_bin(pl_add_registration(), &d), PL_ERR_UNSUPPORTED);
+}
+
 static void golden_add_s8_broadcast_none(void)
 {
     static const int32_t da[] = {2, 3, 4}, db[] = {3, 1}, dout[] = {2, 3, 4};
@@ -397,6 +413,7 @@ int main(void)
     RUN(rejects_wrong_output_shape);
     RUN(rejects_tanh_activation);
     RUN(rejects_s16_pot_with_both_inputs_shifted);
+    RUN(s16_pot_add_runs_flat_but_refuses_broadcast);
     RUN(golden_add_s8_broadcast_none);
     RUN(golden_add_s8_relu6);
     RUN(golden_sub_s8_broadcast_relu);
