@@ -8,6 +8,7 @@
 #define PL_KERNEL_LIST(X) \
     /* X(ADD, 0, add) -- name, BuiltinOperator code, file prefix */ \
     X(ADD, 0, add) \
+    X(AVERAGE_POOL_2D, 1, pooling_avg) \
     X(CAST, 53, cast) \
     X(CONCATENATION, 2, concatenation) \
     X(CONV_2D, 3, conv) \
@@ -20,6 +21,7 @@
     X(LEAKY_RELU, 98, leaky_relu) \
     X(LOGISTIC, 14, logistic) \
     X(MAXIMUM, 55, maximum) \
+    X(MAX_POOL_2D, 17, pooling_max) \
     X(MINIMUM, 57, minimum) \
     X(MUL, 18, mul) \
     X(PACK, 83, pack) \

@@ -1,0 +1,125 @@
+/* test_kernels_pool.c - AVERAGE_POOL_2D, MAX_POOL_2D and MEAN on hand-checked cases (float
+** expectations from TFLite's pooling_test.cc; quantized ones from the reference formulas). */
+#include <stdint.h>
+
+#include "harness.h"
+#include "kernel_harness.h"
+#include "kernels/pooling.h"
+
+/* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
+** (byte-sized fields read the low byte, little-endian). */
+typedef struct opts {
+    _Alignas(4) uint8_t buf[128];
+    pl_table t;
+} opts;
+
+static const pl_table *make_opts(opts *o, const int32_t *fields, uint32_t n)
+{
+    uint32_t vt_bytes = 4u + 2u * n, pos = (vt_bytes + 3u) & ~3u;
+    memset(o->buf, 0, sizeof o->buf);
+    o->buf[0] = (uint8_t)vt_bytes;
+    o->buf[2] = (uint8_t)(4u + 4u * n);
+    o->buf[pos] = (uint8_t)pos; /* soffset: the vtable sits pos bytes before the table */
+    for (uint32_t i = 0; i < n; i++) {
+        o->buf[4 + 2 * i] = (uint8_t)(4u + 4u * i);
+        uint32_t v = (uint32_t)fields[i];
+        for (uint32_t b = 0; b < 4; b++)
+            o->buf[pos + 4 + 4 * i + b] = (uint8_t)(v >> (8 * b));
+    }
+    o->t.buf = o->buf;
+    o->t.size = sizeof o->buf;
+    o->t.pos = pos;
+    o->t.vtable = 0;
+    o->t.vt_bytes = (uint16_t)vt_bytes;
+    return &o->t;
+}
+
+static int32_t tensor_f32(int32_t ndims, const int32_t *dims, float *data, size_t n)
+{
+    return kh_tensor(PL_FLOAT32, ndims, dims, data, n * sizeof(float), NULL, NULL, 0, 0);
+}
+
+static int32_t tensor_q(pl_type type, int32_t ndims, const int32_t *dims, void *data,
+                        size_t bytes, float scale, int64_t zp)
+{
+    return kh_tensor(type, ndims, dims, data, bytes, &scale, &zp, 1, 0);
+}
+
+/* 2x2 filter, stride 2, VALID over a 1x2x4x1 input; RELU6 when asked. */
+static const int32_t pool_2x2_valid[6] = {1, 2, 2, 2, 2, 0};
+
+static pl_status run_pool(const pl_registration *reg, const int32_t *fields, pl_type type,
+                          void *in, void *out, float scale, int64_t zp)
+{
+    static opts o;
+    int32_t id[4] = {1, 2, 4, 1}, od[4] = {1, 1, 2, 1};
+    size_t es = type == PL_FLOAT32 ? 4 : type == PL_INT16 ? 2 : 1;
+    kh_setup();
+    int32_t ins[1], outs[1];
+    if (type == PL_FLOAT32) {
+        ins[0] = tensor_f32(4, id, in, 8);
+        outs[0] = tensor_f32(4, od, out, 2);
+    } else {
+        ins[0] = tensor_q(type, 4, id, in, 8 * es, scale, zp);
+        outs[0] = tensor_q(type, 4, od, out, 2 * es, scale, zp);
+    }
+    return kh_run(reg, ins, 1, outs, 1, make_opts(&o, fields, 6));
+}
+
+/* pooling_test.cc AveragePool / MaxPool float: {0, 6, 2, 4, 3, 2, 10, 7}. */
+static void avg_and_max_float_match_tflite(void)
+{
+    float in[8] = {0, 6, 2, 4, 3, 2, 10, 7}, out[2] = {0};
+    CHECK_EQ(run_pool(pl_pooling_avg_registration(), pool_2x2_valid, PL_FLOAT32, in, out, 0,
+                      0), PL_OK);
+    CHECK(out[0] == 2.75f && out[1] == 5.75f);
+    CHECK_EQ(run_pool(pl_pooling_max_registration(), pool_2x2_valid, PL_FLOAT32, in, out, 0,
+                      0), PL_OK);
+    CHECK(out[0] == 6.0f && out[1] == 10.0f);
+}
+
+/* Windows sum to -6 and 5 over 4 taps: -1.5 rounds to -2, 1.25 to 1. */
+static void avg_int8_rounds_half_away_from_zero(void)
+{
+    int8_t in[8] = {-1, -2, 1, 2, -1, -2, 1, 1}, out[2] = {0};
+    CHECK_EQ(run_pool(pl_pooling_avg_registration(), pool_2x2_valid, PL_INT8, in, out, 0.5f,
+                      0), PL_OK);
+    CHECK_EQ(out[0], -2);
+    CHECK_EQ(out[1], 1);
+}
+
+/* int16 average 2.5 -> 3, and max clamped by RELU6 at scale 1 (6). */
+static void int16_average_and_relu6_max(void)
+{
+    int16_t in[8] = {1, 2, 100, 200, 3, 4, 300, 400}, out[2] = {0};
+    int32_t relu6[6] = {1, 2, 2, 2, 2, 3};
+    CHECK_EQ(run_pool(pl_pooling_avg_registration(), pool_2x2_valid, PL_INT16, in, out, 1.0f,
+                      0), PL_OK);
+    CHECK_EQ(out[0], 3);
+    CHECK_EQ(out[1], 250);
+    CHECK_EQ(run_pool(pl_pooling_max_registration(), relu6, PL_INT16, in, out, 1.0f, 0),
+             PL_OK);
+    CHECK_EQ(out[0], 4);
+    CHECK_EQ(out[1], 6);
+}
+
+static void pool_rejects_int32_and_tanh(void)
+{
+    int32_t in[8] = {0}, out[2] = {0};
+    CHECK_EQ(run_pool(pl_pooling_max_registration(), pool_2x2_valid, PL_INT32, in, out, 1.0f,
+                      0), PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "INT32");
+    float fin[8] = {0}, fout[2] = {0};
+    int32_t tanh_fields[6] = {1, 2, 2, 2, 2, 4};
+    CHECK_EQ(run_pool(pl_pooling_avg_registration(), tanh_fields, PL_FLOAT32, fin, fout, 0,
+                      0), PL_ERR_UNSUPPORTED);
+}
+
+int main(void)
+{
+    RUN(avg_and_max_float_match_tflite);
+    RUN(avg_int8_rounds_half_away_from_zero);
+    RUN(int16_average_and_relu6_max);
+    RUN(pool_rejects_int32_and_tanh);
+    return HARNESS_END();
+}
