@@ -15,6 +15,11 @@ static pl_fb fb_of(const pl_model *m)
     return (pl_fb){m->buf, m->size};
 }
 
+static pl_table root_of(const pl_model *m)
+{
+    return pl_fb_table(fb_of(m), pl_le32(m->buf));
+}
+
 pl_status pl_model_open(pl_model *m, const void *data, size_t size, pl_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -26,14 +31,30 @@ pl_status pl_model_open(pl_model *m, const void *data, size_t size, pl_error *er
     PL_TRY(pl_verify_model(data, (uint32_t)size, err));
     m->buf = data;
     m->size = (uint32_t)size;
-    m->root = pl_fb_table(fb_of(m), pl_le32(m->buf));
-    m->version = pl_fb_u32(&m->root, PL_F_MODEL_VERSION, 0);
-    m->opcodes = pl_fb_vec(&m->root, PL_F_MODEL_OPERATOR_CODES);
-    m->subgraphs = pl_fb_vec(&m->root, PL_F_MODEL_SUBGRAPHS);
-    m->buffers = pl_fb_vec(&m->root, PL_F_MODEL_BUFFERS);
-    m->metadata = pl_fb_vec(&m->root, PL_F_MODEL_METADATA);
-    m->signature_defs = pl_fb_vec(&m->root, PL_F_MODEL_SIGNATURE_DEFS);
+    pl_table root = root_of(m);
+    m->opcodes = pl_fb_vec(&root, PL_F_MODEL_OPERATOR_CODES);
+    m->subgraphs = pl_fb_vec(&root, PL_F_MODEL_SUBGRAPHS);
+    m->buffers = pl_fb_vec(&root, PL_F_MODEL_BUFFERS);
+    m->metadata = pl_fb_vec(&root, PL_F_MODEL_METADATA);
     return PL_OK;
+}
+
+uint32_t pl_model_version(const pl_model *m)
+{
+    pl_table root = root_of(m);
+    return pl_fb_u32(&root, PL_F_MODEL_VERSION, 0);
+}
+
+uint32_t pl_model_signature_count(const pl_model *m)
+{
+    pl_table root = root_of(m);
+    return pl_fb_vec(&root, PL_F_MODEL_SIGNATURE_DEFS).n;
+}
+
+pl_bytes pl_model_subgraph_name(const pl_model *m, uint32_t index)
+{
+    pl_table t = pl_fb_table_elem(fb_of(m), m->subgraphs, index);
+    return pl_fb_str(&t, PL_F_SUBGRAPH_NAME);
 }
 
 uint32_t pl_model_subgraph_count(const pl_model *m)
@@ -44,12 +65,10 @@ uint32_t pl_model_subgraph_count(const pl_model *m)
 void pl_model_subgraph(const pl_model *m, uint32_t index, pl_subgraph *out)
 {
     pl_table t = pl_fb_table_elem(fb_of(m), m->subgraphs, index);
-    out->table = t;
     out->tensors = pl_fb_vec(&t, PL_F_SUBGRAPH_TENSORS);
     out->inputs = pl_fb_vec(&t, PL_F_SUBGRAPH_INPUTS);
     out->outputs = pl_fb_vec(&t, PL_F_SUBGRAPH_OUTPUTS);
     out->operators = pl_fb_vec(&t, PL_F_SUBGRAPH_OPERATORS);
-    out->name = pl_fb_str(&t, PL_F_SUBGRAPH_NAME);
 }
 
 void pl_model_tensor(const pl_model *m, const pl_subgraph *sg, uint32_t index,

@@ -23,25 +23,22 @@
 #define PL_BUILTIN_OPTIONS_MAX 126
 #define PL_BUILTIN_OPTIONS2_MAX 23
 
+/* The interpreter keeps a pl_model and a pl_subgraph in the arena, so they hold only what
+** the hot paths read; the rest (version, names, signature defs) is read on demand. */
 typedef struct pl_model {
     const uint8_t *buf;
     uint32_t size;
-    pl_table root;        /* Model */
-    uint32_t version;
     pl_vec opcodes;       /* [OperatorCode] offsets */
     pl_vec subgraphs;     /* [SubGraph] offsets */
     pl_vec buffers;       /* [Buffer] offsets */
     pl_vec metadata;      /* [Metadata] offsets */
-    pl_vec signature_defs;
 } pl_model;
 
 typedef struct pl_subgraph {
-    pl_table table;
     pl_vec tensors;    /* [Tensor] offsets */
     pl_vec inputs;     /* int32 */
     pl_vec outputs;    /* int32 */
     pl_vec operators;  /* [Operator] offsets */
-    pl_bytes name;
 } pl_subgraph;
 
 typedef struct pl_tensor_view {
@@ -87,7 +84,14 @@ typedef struct pl_metadata_view {
 ** the table, field and index (e.g. "tensor 12: buffer 99 out of range (43 buffers)"). */
 pl_status pl_model_open(pl_model *m, const void *data, size_t size, pl_error *err);
 
+/* The schema version of the model (field Model.version). */
+uint32_t pl_model_version(const pl_model *m);
+
+/* The number of signature defs (their contents are not read). */
+uint32_t pl_model_signature_count(const pl_model *m);
+
 uint32_t pl_model_subgraph_count(const pl_model *m);
+pl_bytes pl_model_subgraph_name(const pl_model *m, uint32_t index);
 void pl_model_subgraph(const pl_model *m, uint32_t index, pl_subgraph *out);
 void pl_model_tensor(const pl_model *m, const pl_subgraph *sg, uint32_t index,
                      pl_tensor_view *out);

@@ -199,12 +199,13 @@ pl_status pl_interp_invoke(pl_interp *it)
     if (!it->allocated)
         return pl_error_set(it->err, PL_ERR_STATE,
                             "invoke: call allocate (allocate_tensors) first");
+    const pl_profiler *p = it->profiler;
     for (uint32_t n = 0; n < it->node_count; n++) {
-        bool timed = it->timer != NULL && n < it->node_ns_count;
-        uint64_t start = timed ? it->timer(it->timer_ctx) : 0;
+        bool timed = p != NULL && n < p->node_count;
+        uint64_t start = timed ? p->timer(p->timer_ctx) : 0;
         PL_TRY(invoke_node(it, n));
         if (timed)
-            it->node_ns[n] = it->timer(it->timer_ctx) - start;
+            p->node_ns[n] = p->timer(p->timer_ctx) - start;
     }
     it->current_node = -1;
     return PL_OK;
@@ -255,14 +256,10 @@ const pl_error *pl_interp_error(const pl_interp *it)
     return it->err;
 }
 
-pl_status pl_interp_set_profiler(pl_interp *it, pl_timer_fn timer, void *timer_ctx,
-                                 uint64_t *node_ns, uint32_t node_count)
+pl_status pl_interp_set_profiler(pl_interp *it, const pl_profiler *profiler)
 {
-    if (timer != NULL && node_ns == NULL)
-        return pl_error_set(it->err, PL_ERR_ARG, "profiler: node_ns is required");
-    it->timer = timer;
-    it->timer_ctx = timer_ctx;
-    it->node_ns = node_ns;
-    it->node_ns_count = node_count;
+    if (profiler != NULL && (profiler->timer == NULL || profiler->node_ns == NULL))
+        return pl_error_set(it->err, PL_ERR_ARG, "profiler: timer and node_ns are required");
+    it->profiler = profiler;
     return PL_OK;
 }

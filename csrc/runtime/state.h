@@ -73,10 +73,7 @@ struct pl_interp {
     pl_scratch_record *pending; /* the node being prepared's requests, in temp */
     uint32_t pending_count;
     uint32_t plan_count; /* planned tensors + scratch buffers */
-    pl_timer_fn timer;
-    void *timer_ctx;
-    uint64_t *node_ns;
-    uint32_t node_ns_count;
+    const pl_profiler *profiler; /* the host's, or NULL */
     pl_counts rec;
     pl_error *err; /* the host's: messages cost the arena nothing */
 };

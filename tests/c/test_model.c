@@ -33,7 +33,7 @@ static void reads_model_counts(void)
     uint8_t *p;
     mb_default(&s);
     CHECK_EQ(open_spec(&s, &m, &p), PL_OK);
-    CHECK_EQ(m.version, 3);
+    CHECK_EQ(pl_model_version(&m), 3);
     CHECK_EQ(pl_model_subgraph_count(&m), 1);
     CHECK_EQ(pl_model_opcode_count(&m), 1);
     CHECK_EQ(pl_model_buffer_count(&m), 2);
@@ -56,7 +56,7 @@ static void reads_subgraph(void)
     CHECK_EQ(pl_vec_i32(sg.inputs, 0), 0);
     CHECK_EQ(sg.outputs.n, 1);
     CHECK_EQ(pl_vec_i32(sg.outputs, 0), 2);
-    CHECK(bytes_eq(sg.name, "main"));
+    CHECK(bytes_eq(pl_model_subgraph_name(&m, 0), "main"));
     free(p);
 }
 

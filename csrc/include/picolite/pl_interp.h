@@ -63,10 +63,16 @@ void pl_interp_destroy(pl_interp *it);
 /* The last error recorded by the interpreter or a kernel. */
 const pl_error *pl_interp_error(const pl_interp *it);
 
-/* Per-node profiling: when set, invoke stores node i's duration in node_ns[i]
-** (node_count entries, owned by the caller). timer NULL turns it off. */
-pl_status pl_interp_set_profiler(pl_interp *it, pl_timer_fn timer, void *timer_ctx,
-                                 uint64_t *node_ns, uint32_t node_count);
+/* Per-node profiling, owned by the host: invoke stores node i's duration in node_ns[i]
+** for i < node_count. The struct must outlive its use; NULL turns profiling off. */
+typedef struct pl_profiler {
+    pl_timer_fn timer;
+    void *timer_ctx;
+    uint64_t *node_ns;
+    uint32_t node_count;
+} pl_profiler;
+
+pl_status pl_interp_set_profiler(pl_interp *it, const pl_profiler *profiler);
 
 /* --- model structure (valid after create) --- */
 uint32_t pl_interp_tensor_count(const pl_interp *it);
