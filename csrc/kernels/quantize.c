@@ -146,10 +146,11 @@ static pl_status keep_quant(pl_context *ctx, opdata *d, const pl_tensor *t)
         return ctx->fail(ctx, PL_ERR_MODEL,
                          "tensor %d: %u scales do not match quantized dimension %d",
                          t->index, n, qd);
-    float *scale;
-    int32_t *zp;
-    PL_TRY(ctx->alloc_persistent(ctx, n * sizeof(float), (void **)&scale));
-    PL_TRY(ctx->alloc_persistent(ctx, n * sizeof(int32_t), (void **)&zp));
+    void *scale_mem, *zp_mem;
+    PL_TRY(ctx->alloc_persistent(ctx, n * sizeof(float), &scale_mem));
+    PL_TRY(ctx->alloc_persistent(ctx, n * sizeof(int32_t), &zp_mem));
+    float *scale = scale_mem;
+    int32_t *zp = zp_mem;
     for (uint32_t c = 0; c < n; c++) {
         scale[c] = t->q.scale[c];
         zp[c] = (int32_t)t->q.zero_point[c];

@@ -17,8 +17,6 @@ enum { SCALED_DIFF_BITS = 5, ACCUM_BITS = 12 };
 
 typedef struct opdata {
     pl_softmax_params p;
-    int16_t exp_lut[PL_LUT_S16_SIZE];
-    int16_t recip_lut[PL_LUT_S16_SIZE];
 } opdata;
 
 void pl_softmax_f32(float beta, const float *in, float *out, size_t outer, size_t depth)
@@ -173,12 +171,16 @@ static pl_status prepare_s16(pl_context *ctx, opdata *d, const pl_act_q *in,
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "SOFTMAX: int16 needs zero points 0, got %d and %d", in->zero_point,
                          out->zero_point);
+    /* the two tables (2 KB) live in their own persistent buffer: only int16 needs them */
+    void *mem;
+    PL_TRY(ctx->alloc_persistent(ctx, 2 * PL_LUT_S16_SIZE * sizeof(int16_t), &mem));
+    int16_t *luts = mem;
     const double range = 65535.0;
-    pl_lut_populate_s16(10.0 / range, 32767, 2.0 / range, 0, exp_fn, d->exp_lut);
+    pl_lut_populate_s16(10.0 / range, 32767, 2.0 / range, 0, exp_fn, luts);
     pl_lut_populate_s16(1.0 / range, -32768, 2.0 / range, 0, one_over_one_plus_x_fn,
-                        d->recip_lut);
-    d->p.exp_lut = d->exp_lut;
-    d->p.recip_lut = d->recip_lut;
+                        luts + PL_LUT_S16_SIZE);
+    d->p.exp_lut = luts;
+    d->p.recip_lut = luts + PL_LUT_S16_SIZE;
     /* the product is float in TFLite (scale * beta), then divided in double */
     float scale_beta = in->scale * d->p.beta;
     pl_fx_quantize_multiplier((double)scale_beta / (10.0 / 65535.0), &d->p.input_multiplier,
