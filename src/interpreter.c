@@ -40,26 +40,49 @@ check_no_views(pl_py_interp *self)
     return 0;
 }
 
-/* Creating verifies the model: release the GIL for it, the arena is already marked ours. */
+/* The runtime's err->required for a failed tail allocation is what would get past that one
+** allocation; users want the size that makes the whole allocation succeed. The model and
+** options are at hand, so the exact figure is one sizing run away: report that. */
+static PyObject *
+raise_error(pl_py_interp *self, pl_status s, const pl_error *err)
+{
+    pl_py_state *st = pl_py_state_of((PyObject *)self);
+    if (s != PL_ERR_ARENA)
+        return pl_py_raise(st, s, err);
+    pl_error exact, e = *err;
+    size_t required = 0;
+    int nomem = 0;
+    if (pl_py_required_size(&self->model, &self->opt, &required, &exact, &nomem) == PL_OK &&
+        required > e.available) {
+        if (required != e.required)
+            pl_error_set(&e, PL_ERR_ARENA, "%s; the model needs an arena of %zu bytes",
+                         err->msg, required);
+        e.required = required;
+    }
+    return pl_py_raise(st, s, &e);
+}
+
+/* Creating verifies the model: release the GIL for it, the arena is already marked ours.
+** self->error outlives the C interpreter, which records every later error there. */
 static int
 create(pl_py_interp *self, pl_planner planner, int preserve)
 {
-    pl_interp_options opt = pl_interp_defaults();
-    opt.planner = planner;
-    opt.preserve_all_tensors = preserve != 0;
+    self->opt = pl_interp_defaults();
+    self->opt.planner = planner;
+    self->opt.preserve_all_tensors = preserve != 0;
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
     pl_status s;
     a->owner = self;
     Py_BEGIN_ALLOW_THREADS
-    s = pl_interp_create(self->model.buf, (size_t)self->model.len, &opt, a->data, a->size,
-                         &self->it, err);
+    s = pl_interp_create(self->model.buf, (size_t)self->model.len, &self->opt, a->data,
+                         a->size, &self->it, err);
     Py_END_ALLOW_THREADS
     if (s != PL_OK) {
         a->owner = NULL;
         self->it = NULL;
-        pl_py_raise(pl_py_state_of((PyObject *)self), s, err);
+        raise_error(self, s, err);
         return -1;
     }
     return 0;
@@ -143,7 +166,7 @@ interp_dealloc(pl_py_interp *self)
 static PyObject *
 raise_last(pl_py_interp *self, pl_status s)
 {
-    return pl_py_raise(pl_py_state_of((PyObject *)self), s, pl_interp_error(self->it));
+    return raise_error(self, s, pl_interp_error(self->it));
 }
 
 /* Runs fn without the GIL; busy makes every other call on this object fail meanwhile. */

@@ -71,6 +71,7 @@ typedef struct pl_py_interp {
     pl_error error;        /* the interpreter's error record (the C side keeps a pointer) */
     pl_py_arena *arena;    /* strong */
     Py_buffer model;       /* the model bytes, released in dealloc */
+    pl_interp_options opt; /* as created: an arena error re-sizes with the same options */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
@@ -110,5 +111,9 @@ PyObject *pl_py_tensor_new(pl_py_interp *owner, void *data, size_t bytes, bool r
 
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];
+/* The exact arena size for model + opt, with scratch the extension allocates (GIL released).
+** *nomem is set (and nothing raised) when that scratch could not be allocated. */
+pl_status pl_py_required_size(const Py_buffer *model, const pl_interp_options *opt,
+                              size_t *required, pl_error *err, int *nomem);
 
 #endif

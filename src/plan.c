@@ -26,6 +26,23 @@ size_once(const Py_buffer *model, const pl_interp_options *opt, size_t work_size
     return s;
 }
 
+pl_status
+pl_py_required_size(const Py_buffer *model, const pl_interp_options *opt, size_t *required,
+                    pl_error *err, int *nomem)
+{
+    size_t work = ((size_t)1 << 20) + 4 * (size_t)model->len;
+    pl_status s = PL_ERR_ARENA;
+    *nomem = 0;
+    pl_error_clear(err);
+    for (int i = 0; i < MAX_ATTEMPTS && s == PL_ERR_ARENA && !*nomem; i++) {
+        if (i > 0)
+            work = 2 * work > 2 * err->required ? 2 * work : 2 * err->required;
+        pl_error_clear(err);
+        s = size_once(model, opt, work, required, err, nomem);
+    }
+    return s;
+}
+
 static PyObject *
 required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
 {
@@ -36,23 +53,15 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     int preserve = 0, nomem = 0;
     PyObject *result = NULL;
     pl_interp_options opt = pl_interp_defaults();
-    size_t work, required = 0;
+    size_t required = 0;
     pl_error err;
-    pl_status s = PL_ERR_ARENA;
-    pl_error_clear(&err);
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|sp:required_arena_size", kwlist, &model,
                                      &planner_name, &preserve))
         return NULL;
     if (pl_py_planner(st, planner_name, &opt.planner) < 0)
         goto done;
     opt.preserve_all_tensors = preserve != 0;
-    work = ((size_t)1 << 20) + 4 * (size_t)model.len;
-    for (int i = 0; i < MAX_ATTEMPTS && s == PL_ERR_ARENA && !nomem; i++) {
-        if (i > 0)
-            work = 2 * work > 2 * err.required ? 2 * work : 2 * err.required;
-        pl_error_clear(&err);
-        s = size_once(&model, &opt, work, &required, &err, &nomem);
-    }
+    pl_status s = pl_py_required_size(&model, &opt, &required, &err, &nomem);
     if (nomem)
         PyErr_NoMemory();
     else if (s != PL_OK)
