@@ -41,6 +41,7 @@
     X(SUB, 41, sub) \
     X(TANH, 28, tanh) \
     X(TRANSPOSE, 39, transpose) \
+    X(TRANSPOSE_CONV, 67, transpose_conv) \
     X(UNPACK, 88, unpack) \
 
 #define PL_DECLARE_REGISTRATION(name, code, prefix) \

@@ -8,6 +8,7 @@
 #include "kernel_harness.h"
 #include "kernels/conv.h"
 #include "kernels/depthwise_conv.h"
+#include "kernels/transpose_conv.h"
 
 /* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
 ** (byte-sized fields read the low byte, little-endian). */
@@ -221,8 +222,76 @@ static void depthwise_rejects_16x8_with_int32_bias(void)
     CHECK_STR_CONTAINS(kh.message, "bias INT32");
 }
 
+/* transpose_conv_test.cc SimpleTest: SAME, stride 1, 3x3 filter 1..9 over 1..16. */
+static void transpose_conv_float_matches_tflite_simple_test(void)
+{
+    int32_t shape[4] = {1, 4, 4, 1};
+    float filter[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, in[16], out[16] = {0};
+    const float want[16] = {29, 62, 83, 75, 99, 192, 237, 198, 207, 372, 417, 330, 263, 446,
+                            485, 365};
+    for (int i = 0; i < 16; i++)
+        in[i] = (float)(i + 1);
+    kh_setup();
+    int32_t sd[1] = {4}, fd[4] = {1, 3, 3, 1};
+    int32_t ins[3] = {kh_tensor(PL_INT32, 1, sd, shape, sizeof shape, NULL, NULL, 0, 0),
+                      tensor_f32(4, fd, filter, 9), tensor_f32(4, shape, in, 16)};
+    kh.tensors[ins[0]].is_constant = true;
+    int32_t outs[1] = {tensor_f32(4, shape, out, 16)};
+    opts o;
+    const int32_t f[4] = {0 /* SAME */, 1, 1, 0};
+    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 4)),
+             PL_OK);
+    for (int i = 0; i < 16; i++)
+        CHECK(out[i] == want[i]);
+}
+
+/* int8, stride 2 VALID, 1x1 input q 3 (scale 1, zp 1 -> 2) through a 2x2 filter
+** {1, 2, 3, 4} (scale 0.5) plus bias 2 (real 1); output scale 1 zp 0: 2, 3, 4, 5. */
+static void transpose_conv_int8_by_hand(void)
+{
+    int32_t shape[4] = {1, 2, 2, 1};
+    int8_t in[1] = {3}, filter[4] = {1, 2, 3, 4}, out[4] = {0};
+    int32_t bias[1] = {2};
+    kh_setup();
+    int32_t sd[1] = {4}, id[4] = {1, 1, 1, 1}, fd[4] = {1, 2, 2, 1}, bd[1] = {1};
+    int32_t ins[4] = {kh_tensor(PL_INT32, 1, sd, shape, sizeof shape, NULL, NULL, 0, 0),
+                      tensor_q(PL_INT8, 4, fd, filter, 4, 0.5f, 0),
+                      tensor_q(PL_INT8, 4, id, in, 1, 1.0f, 1),
+                      tensor_q(PL_INT32, 1, bd, bias, 4, 0.5f, 0)};
+    int32_t outs[1] = {tensor_q(PL_INT8, 4, shape, out, 4, 1.0f, 0)};
+    opts o;
+    const int32_t f[4] = {1 /* VALID */, 2, 2, 0};
+    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 4, outs, 1, make_opts(&o, f, 4)),
+             PL_OK);
+    CHECK_EQ(out[0], 2);
+    CHECK_EQ(out[1], 3);
+    CHECK_EQ(out[2], 4);
+    CHECK_EQ(out[3], 5);
+}
+
+static void transpose_conv_rejects_int8_with_float_weights(void)
+{
+    int32_t shape[4] = {1, 1, 1, 1};
+    int8_t in[1] = {0}, out[1] = {0};
+    float filter[1] = {1};
+    kh_setup();
+    int32_t sd[1] = {4};
+    int32_t ins[3] = {kh_tensor(PL_INT32, 1, sd, shape, sizeof shape, NULL, NULL, 0, 0),
+                      tensor_f32(4, shape, filter, 1),
+                      tensor_q(PL_INT8, 4, shape, in, 1, 1.0f, 0)};
+    int32_t outs[1] = {tensor_q(PL_INT8, 4, shape, out, 1, 1.0f, 0)};
+    opts o;
+    const int32_t f[4] = {1, 1, 1, 0};
+    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 4)),
+             PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "weights FLOAT32");
+}
+
 int main(void)
 {
+    RUN(transpose_conv_float_matches_tflite_simple_test);
+    RUN(transpose_conv_int8_by_hand);
+    RUN(transpose_conv_rejects_int8_with_float_weights);
     RUN(depthwise_float_matches_tflite_simple_test);
     RUN(depthwise_int8_per_channel_relu_by_hand);
     RUN(depthwise_rejects_16x8_with_int32_bias);

@@ -1,0 +1,40 @@
+/* transpose_conv.h - TRANSPOSE_CONV: TFLite's reference TransposeConv (float) and the
+** integer per-channel variants (int8, 16x8), which scatter into a scratch accumulator. */
+#ifndef PL_KERNELS_TRANSPOSE_CONV_H
+#define PL_KERNELS_TRANSPOSE_CONV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "picolite/pl_kernel.h"
+
+/* Precomputed in prepare. Input/output NHWC, filter OHWI; multiplier/shift per output
+** channel. */
+typedef struct pl_transpose_conv_params {
+    int32_t stride_w, stride_h, pad_w, pad_h;
+    int32_t input_offset, output_offset; /* -input zero point, output zero point */
+    int32_t act_min, act_max;
+    float f_act_min, f_act_max;
+    const int32_t *multiplier;
+    const int32_t *shift;
+} pl_transpose_conv_params;
+
+/* bias may be NULL. The quantized ones use scratch: one int32 (s8) or int64 (s16) per
+** output element; pl_transpose_conv_scratch_size() gives the bytes. */
+size_t pl_transpose_conv_scratch_size(pl_type type, size_t output_elements);
+void pl_transpose_conv_f32(const pl_transpose_conv_params *p, const int32_t *in_dims,
+                           const float *in, const int32_t *f_dims, const float *filter,
+                           const float *bias, const int32_t *out_dims, float *out);
+void pl_transpose_conv_s8(const pl_transpose_conv_params *p, const int32_t *in_dims,
+                          const int8_t *in, const int32_t *f_dims, const int8_t *filter,
+                          const int32_t *bias, const int32_t *out_dims, int8_t *out,
+                          int32_t *scratch);
+/* 16x8 accumulates in int64; an int32 bias (quantized_bias_type INT32) is widened. */
+void pl_transpose_conv_s16(const pl_transpose_conv_params *p, const int32_t *in_dims,
+                           const int16_t *in, const int32_t *f_dims, const int8_t *filter,
+                           const void *bias, bool bias64, const int32_t *out_dims,
+                           int16_t *out, int64_t *scratch);
+
+const pl_registration *pl_transpose_conv_registration(void);
+
+#endif
