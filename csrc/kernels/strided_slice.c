@@ -40,6 +40,15 @@ static int32_t clamp(int32_t v, int32_t lo, int32_t hi)
     return hi < v ? hi : v < lo ? lo : v;
 }
 
+/* max(0, ceil(x / y)) for y != 0: TFLite's std::ceil of the float quotient, floored at 0. */
+static int64_t ceil_div(int64_t x, int64_t y)
+{
+    int64_t q = x / y, r = x % y;
+    if (r != 0 && (r > 0) == (y > 0))
+        q++;
+    return q > 0 ? q : 0;
+}
+
 static int32_t spec_at(const pl_tensor *t, int32_t i)
 {
     const uint8_t *p = t->data;
@@ -194,16 +203,29 @@ static pl_status plan(pl_context *ctx, const params *p, const pl_tensor *in,
     for (int32_t a = 0; a < p->n; a++) {
         if (p->stride[a] == 0)
             return ctx->fail(ctx, PL_ERR_MODEL, "stride of axis %d is 0", (int)a);
+        /* TFLite's loop never runs for these and leaves the output unwritten */
+        if (p->stride[a] < 0 && (p->shrink_mask & (1 << a)))
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "shrinking axis %d with a negative "
+                             "stride (TFLite's reference writes nothing)", (int)a);
         int32_t b = start_for_axis(p, a), e = end_for_axis(p, a, b), st = p->stride[a];
-        int64_t span = (int64_t)e - b;
-        int64_t n = st > 0 ? (span + st - 1) / st : (span + st + 1) / st; /* ceil */
+        int64_t n = ceil_div((int64_t)e - b, st);
         d->start[a] = b;
         d->stride[a] = st;
-        d->count[a] = n > 0 ? (int32_t)n : 0;
+        d->count[a] = (int32_t)n;
         if (p->input_axis[a] < 0)
             d->in_step[a] = 0;
-        if (p->shrink_mask & (1 << a))
+        if (p->shrink_mask & (1 << a)) {
+            /* TFLite reads past the input here; TensorFlow calls it an error */
+            if (d->count[a] != 1)
+                return ctx->fail(ctx, PL_ERR_MODEL, "shrink_axis_mask takes index %d of an "
+                                 "axis of %d", (int)p->begin[a], (int)p->dims[a]);
             continue;
+        }
+        /* with offset, TFLite sizes the output as end / stride, unclamped and unmasked,
+        ** and reads past the input when that differs from the clamped slice */
+        if (p->offset && ceil_div(p->end[a], st) != n)
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "offset slice of axis %d leaves the "
+                             "input or uses a mask (TFLite reads out of bounds)", (int)a);
         if (kept >= out->ndims || out->dims[kept] != d->count[a])
             return ctx->fail(ctx, PL_ERR_MODEL, "output dim %d is not %d", (int)kept,
                              (int)d->count[a]);

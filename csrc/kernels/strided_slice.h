@@ -7,8 +7,8 @@
 
 #include "picolite/pl_kernel.h"
 
-/* Effective rank accepted (input rank + new axes); TFLite's reference stops at 5. */
-#define PL_STRIDED_SLICE_MAX_DIMS 6
+/* Effective rank accepted (input rank + new axes); LiteRT runs these too. */
+#define PL_STRIDED_SLICE_MAX_DIMS PL_MAX_DIMS
 
 const pl_registration *pl_strided_slice_registration(void);
 

@@ -217,6 +217,39 @@ static void transpose_rejects_bad_perm(void)
     CHECK_EQ(kh_run(pl_transpose_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
 }
 
+static pl_status run_slice_1d(int32_t begin, int32_t end, int32_t stride, int32_t shrink,
+                              int32_t offset, int32_t out_len)
+{
+    kh_setup();
+    static const int32_t d[] = {10}, d1[] = {1};
+    static float x[10];
+    static float got[10];
+    static int32_t b[1], e[1], s[1];
+    int32_t dout[1] = {out_len};
+    b[0] = begin;
+    e[0] = end;
+    s[0] = stride;
+    int32_t in[4] = {tensor_q(PL_FLOAT32, 1, d, x, sizeof x, 0, 0, false),
+                     tensor_q(PL_INT32, 1, d1, b, 4, 0, 0, true),
+                     tensor_q(PL_INT32, 1, d1, e, 4, 0, 0, true),
+                     tensor_q(PL_INT32, 1, d1, s, 4, 0, 0, true)};
+    int32_t out[1] = {tensor_q(PL_FLOAT32, shrink ? 0 : 1, dout, got, sizeof got, 0, 0, false)};
+    opt_buf ob;
+    int32_t vals[6] = {0, 0, 0, 0, shrink, offset};
+    pl_table t = make_opts(&ob, 6, vals);
+    return kh_run(pl_strided_slice_registration(), in, 4, out, 1, &t);
+}
+
+static void strided_slice_refuses_what_tflite_leaves_unwritten(void)
+{
+    /* LiteRT returns uninitialized memory for each of these (checked by hand) */
+    CHECK_EQ(run_slice_1d(5, -3, -1, 0, 1, 3), PL_OK);      /* in bounds: fine */
+    CHECK_EQ(run_slice_1d(0, -1, -1, 0, 1, 1), PL_ERR_UNSUPPORTED); /* runs past index 0 */
+    CHECK_EQ(run_slice_1d(8, 5, 1, 0, 1, 5), PL_ERR_UNSUPPORTED);   /* runs past the end */
+    CHECK_EQ(run_slice_1d(3, 0, -1, 1, 0, 1), PL_ERR_UNSUPPORTED);  /* shrink, stride < 0 */
+    CHECK_EQ(run_slice_1d(10, 11, 1, 1, 0, 1), PL_ERR_MODEL);      /* shrink index 10 of 10 */
+}
+
 static void div_rejects_int8_and_zero_divisor(void)
 {
     kh_setup();
@@ -1281,6 +1314,7 @@ int main(void)
     RUN(strided_slice_rejects_computed_begin);
     RUN(transpose_and_minmax_reject_unsupported_types);
     RUN(transpose_rejects_bad_perm);
+    RUN(strided_slice_refuses_what_tflite_leaves_unwritten);
     RUN(div_rejects_int8_and_zero_divisor);
     RUN(split_and_cast_reject_bad_parameters);
     RUN(pack_rejects_mismatched_quantization);
