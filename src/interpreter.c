@@ -8,6 +8,7 @@
 #include "pl_py.h"
 
 #include <string.h>
+#include <time.h>
 
 /* tf.lite's wording, so code that catches it keeps working. */
 #define VIEWS_ALIVE "There is at least 1 reference to internal data in the interpreter in " \
@@ -111,6 +112,7 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->busy = false;
     self->allocated = false;
     self->exports = 0;
+    memset(&self->prof, 0, sizeof self->prof);
     self->arena = (pl_py_arena *)Py_NewRef(arena);
     memset(&self->model, 0, sizeof self->model);
     PyObject_GC_Track(self);
@@ -132,6 +134,8 @@ shut(pl_py_interp *self)
     }
     if (self->arena != NULL && self->arena->owner == self)
         self->arena->owner = NULL;
+    PyMem_RawFree(self->prof.node_ns);
+    memset(&self->prof, 0, sizeof self->prof);
 }
 
 static int
@@ -578,6 +582,67 @@ interp_plan(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
     return list;
 }
 
+/* --- profiling --- */
+
+/* Called without the GIL during invoke, so only C: a monotonic clock where there is one. */
+static uint64_t
+host_ns(void *Py_UNUSED(ctx))
+{
+    struct timespec ts;
+#ifdef CLOCK_MONOTONIC
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static PyObject *
+interp_set_profiling(pl_py_interp *self, PyObject *arg)
+{
+    int on = PyObject_IsTrue(arg);
+    if (on < 0 || pl_py_interp_ready(self) < 0)
+        return NULL;
+    if (!on || self->prof.node_ns != NULL) {
+        if (!on) {
+            pl_interp_set_profiler(self->it, NULL);
+            PyMem_RawFree(self->prof.node_ns);
+            memset(&self->prof, 0, sizeof self->prof);
+        }
+        Py_RETURN_NONE;
+    }
+    uint32_t n = pl_interp_node_count(self->it);
+    uint64_t *ns = PyMem_RawCalloc(n > 0 ? n : 1, sizeof *ns);
+    if (ns == NULL)
+        return PyErr_NoMemory();
+    self->prof = (pl_profiler){host_ns, NULL, ns, n};
+    pl_status s = pl_interp_set_profiler(self->it, &self->prof);
+    if (s != PL_OK) {
+        PyMem_RawFree(ns);
+        memset(&self->prof, 0, sizeof self->prof);
+        return raise_last(self, s);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+interp_node_ns(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_ready(self) < 0)
+        return NULL;
+    if (self->prof.node_ns == NULL)
+        Py_RETURN_NONE;
+    PyObject *t = PyTuple_New(self->prof.node_count);
+    for (uint32_t i = 0; t != NULL && i < self->prof.node_count; i++) {
+        PyObject *v = PyLong_FromUnsignedLongLong(self->prof.node_ns[i]);
+        if (v == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
 /* --- attributes --- */
 
 static PyObject *
@@ -653,6 +718,10 @@ static PyMethodDef interp_methods[] = {
     {"plan", (PyCFunction)interp_plan, METH_NOARGS,
      "Planned buffers: (tensor, offset, size, first, last, offline_offset); tensor -1 for "
      "scratch."},
+    {"set_profiling", (PyCFunction)interp_set_profiling, METH_O,
+     "Turn per-node timing of invoke on or off."},
+    {"node_ns", (PyCFunction)interp_node_ns, METH_NOARGS,
+     "Each node's duration in the last invoke (ns), or None when profiling is off."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -72,6 +72,7 @@ typedef struct pl_py_interp {
     pl_py_arena *arena;    /* strong */
     Py_buffer model;       /* the model bytes, released in dealloc */
     pl_interp_options opt; /* as created: an arena error re-sizes with the same options */
+    pl_profiler prof;      /* per-node timing; prof.node_ns is PyMem_Raw memory or NULL */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */

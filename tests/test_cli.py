@@ -46,6 +46,8 @@ def test_json_report(add_path, capsys):
     assert r["allocations"]["total"] <= r["arena_size"]
     assert r["allocations_text"].startswith("[RecordingMicroAllocator]")
     assert np.array(r["output_values"][0]).shape == (1, 128, 128, 1)
+    assert {t["kind"] for t in r["tensors"]} == {"activation"}
+    assert r["tensors"][0]["bytes"] == 128 * 128
 
 
 def test_random_inputs_are_deterministic(add_path, capsys):
@@ -103,6 +105,7 @@ def test_compare_without_litert_says_so(add_path, capsys, monkeypatch):
 def test_bench(add_path, capsys):
     r = run_json(capsys, add_path, "--bench", "3")
     assert r["bench"]["invokes"] == 3 and r["bench"]["picolite_us"] > 0
+    assert [op["op_name"] for op in r["bench"]["per_op"]] == ["ADD"]
     if "litert_us" in r["bench"]:
         assert r["bench"]["ratio"] > 0
 

@@ -585,3 +585,17 @@ def test_chain_preserved_intermediates_match_litert(chain, litert):
 def test_chain_preserve_costs_arena(chain):
     assert picolite.required_arena_size(chain, preserve_all_tensors=True) >= \
         picolite.required_arena_size(chain)
+
+
+# --- profiling -----------------------------------------------------------------------------
+
+def test_profile_gives_every_op_a_time(it):
+    prof = it.profile(invokes=3)
+    assert [p["op_name"] for p in prof] == ["FULLY_CONNECTED"] * 3
+    assert all(p["us"] >= 0 for p in prof) and any(p["us"] > 0 for p in prof)
+    assert it._c.node_ns() is None  # off again afterwards
+
+
+def test_profile_needs_at_least_one_invoke(it):
+    with pytest.raises(ValueError):
+        it.profile(0)

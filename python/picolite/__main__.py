@@ -91,7 +91,14 @@ def model_summary(it: picolite.Interpreter) -> Dict[str, Any]:
     ops = [{"index": o["index"], "op_name": o["op_name"],
             "inputs": [int(x) for x in o["inputs"]],
             "outputs": [int(x) for x in o["outputs"]]} for o in it._get_ops_details()]
-    tensors = [_tensor_entry(d) for d in it.get_tensor_details()]
+    tensors = []
+    for d in it.get_tensor_details():
+        info, entry = it._info(d["index"]), _tensor_entry(d)
+        entry["bytes"] = info["bytes"]
+        entry["kind"] = ("constant" if info["is_constant"] else
+                         "variable" if info["is_variable"] else "activation")
+        entry["arena_offset"] = info["offset"]
+        tensors.append(entry)
     return {"ops": ops, "tensors": tensors,
             "inputs": [_tensor_entry(d) for d in it.get_input_details()],
             "outputs": [_tensor_entry(d) for d in it.get_output_details()]}
@@ -169,7 +176,8 @@ def _time(fn, n: int) -> float:
 
 def bench(it: picolite.Interpreter, content: bytes, inputs: Sequence[np.ndarray],
           n: int) -> Dict[str, Any]:
-    result: Dict[str, Any] = {"invokes": n, "picolite_us": _time(it.invoke, n) * 1e6}
+    result: Dict[str, Any] = {"invokes": n, "picolite_us": _time(it.invoke, n) * 1e6,
+                              "per_op": it.profile(n)}
     if _litert() is not None:
         ref = _litert_interpreter(content)
         _litert_run(ref, inputs)
@@ -221,7 +229,8 @@ def _print_text(r: Dict[str, Any], out) -> None:
         w(f"  {o['index']:4d}  {o['op_name']:<24} in {o['inputs']} out {o['outputs']}\n")
     w("\ntensors\n")
     for t in r["tensors"]:
-        w(f"  {t['index']:4d}  {t['dtype']:<8} {str(t['shape']):<18} {t['name']}\n")
+        w(f"  {t['index']:4d}  {t['dtype']:<8} {str(t['shape']):<18} {t['bytes']:>8} B  "
+          f"{t['kind']:<10} {t['name']}\n")
     for kind in ("inputs", "outputs"):
         w(f"\n{kind}\n")
         for t in r[kind]:
@@ -263,6 +272,9 @@ def _print_bench(b: Optional[Dict[str, Any]], w) -> None:
         w(f", LiteRT {b['litert_us']:.1f} us/invoke, picolite/LiteRT {b['ratio']:.2f}x\n")
     else:
         w(" (LiteRT not installed: no comparison)\n")
+    w("  per op (picolite, mean):\n")
+    for op in b["per_op"]:
+        w(f"    {op['index']:4d}  {op['op_name']:<24} {op['us']:10.1f} us\n")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
