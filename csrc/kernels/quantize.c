@@ -3,6 +3,7 @@
 #include "quantize.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "activations.h"
 #include "fixedpoint.h"
@@ -123,6 +124,31 @@ void pl_dequantize_s16(const pl_quant_layout *l, const float *scale, const int32
         out[i] = dequantize_one(l, scale, zp, in[i], i);
 }
 
+/* IEEE half -> float is exact: widen the exponent, shift the significand. */
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp != 0) {
+        bits = sign | ((exp + 112u) << 23) | (man << 13);
+    } else {
+        float f = (float)man * 0x1p-24f; /* subnormal (or zero): exact in float */
+        memcpy(&bits, &f, sizeof bits);
+        bits |= sign;
+    }
+    float out;
+    memcpy(&out, &bits, sizeof out);
+    return out;
+}
+
+void pl_dequantize_f16(const uint16_t *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = half_to_float(in[i]);
+}
+
 static pl_status q_init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
@@ -235,12 +261,14 @@ static pl_status dequantize_prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    bool ok = out->type == PL_FLOAT32 &&
-              (in->type == PL_INT8 || in->type == PL_UINT8 || in->type == PL_INT16);
+    bool ok = out->type == PL_FLOAT32 && (in->type == PL_INT8 || in->type == PL_UINT8 ||
+                                          in->type == PL_INT16 || in->type == PL_FLOAT16);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "DEQUANTIZE: input type %s with output type %s is not supported",
                          pl_type_name(in->type), pl_type_name(out->type));
+    if (in->type == PL_FLOAT16)
+        return PL_OK;
     if (in->q.count < 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "DEQUANTIZE: the input has no quantization");
     if (in->type == PL_INT16 && in->q.count > 1)
@@ -260,6 +288,8 @@ static pl_status dequantize_invoke(pl_context *ctx, pl_node *node)
         pl_dequantize_s8(&d->layout, d->scale, d->zero_point, in.data, out.data, n);
     else if (in.type == PL_UINT8)
         pl_dequantize_u8(&d->layout, d->scale, d->zero_point, in.data, out.data, n);
+    else if (in.type == PL_FLOAT16)
+        pl_dequantize_f16(in.data, out.data, n);
     else
         pl_dequantize_s16(&d->layout, d->scale, d->zero_point, in.data, out.data, n);
     return PL_OK;

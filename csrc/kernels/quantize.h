@@ -1,5 +1,6 @@
 /* quantize.h - QUANTIZE (float32 -> int8/uint8/int16, per-tensor or per-channel; integer
-** requantize as TFLite's quantize.cc allows) and DEQUANTIZE (int8/uint8/int16 -> float32). */
+** requantize as TFLite's quantize.cc allows) and DEQUANTIZE (int8/uint8/int16/float16 ->
+** float32). */
 #ifndef PL_KERNELS_QUANTIZE_H
 #define PL_KERNELS_QUANTIZE_H
 
@@ -42,5 +43,8 @@ void pl_dequantize_u8(const pl_quant_layout *l, const float *scale, const int32_
                       const uint8_t *in, float *out, size_t n);
 void pl_dequantize_s16(const pl_quant_layout *l, const float *scale, const int32_t *zp,
                        const int16_t *in, float *out, size_t n);
+
+/* float16 -> float32 (fp16-compressed weights), exact. */
+void pl_dequantize_f16(const uint16_t *in, float *out, size_t n);
 
 #endif

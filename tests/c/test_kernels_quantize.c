@@ -154,6 +154,19 @@ static void dequantize_s8_s16_and_per_channel(void)
     CHECK(pc[0] == 5.0f && pc[1] == 18.0f && pc[2] == -5.0f && pc[3] == -22.0f);
 }
 
+static void dequantize_f16_is_exact(void)
+{
+    kh_setup();
+    uint16_t h[6] = {0x3C00, 0xC000, 0x0001, 0x7BFF, 0x7C00, 0x8000};
+    float y[6];
+    int32_t dims[1] = {6};
+    int32_t in = kh_tensor(PL_FLOAT16, 1, dims, h, sizeof h, NULL, NULL, 0, 0);
+    int32_t out = kh_tensor(PL_FLOAT32, 1, dims, y, sizeof y, NULL, NULL, 0, 0);
+    CHECK_EQ(run1(pl_dequantize_registration(), in, out), PL_OK);
+    CHECK(y[0] == 1.0f && y[1] == -2.0f && y[2] == 0x1p-24f && y[3] == 65504.0f);
+    CHECK(isinf(y[4]) && y[4] > 0 && y[5] == 0.0f && signbit(y[5]));
+}
+
 static void dequantize_rejects_int32_input(void)
 {
     kh_setup();
@@ -177,6 +190,7 @@ int main(void)
     RUN(requantize_s16_to_s8_and_s8_to_s16);
     RUN(quantize_rejects_float_to_float);
     RUN(dequantize_s8_s16_and_per_channel);
+    RUN(dequantize_f16_is_exact);
     RUN(dequantize_rejects_int32_input);
     return HARNESS_END();
 }
