@@ -105,7 +105,8 @@ void
 pl_py_arena_figures(const pl_py_arena *a, pl_recording *rec)
 {
     memset(rec, 0, sizeof *rec);
-    if (a->owner == NULL || a->owner->it == NULL || !a->owner->allocated)
+    /* while allocate or invoke runs in another thread, the record is not ours to read */
+    if (a->owner == NULL || a->owner->it == NULL || !a->owner->allocated || a->owner->busy)
         return;
     if (pl_interp_recording(a->owner->it, rec) != PL_OK)
         memset(rec, 0, sizeof *rec);

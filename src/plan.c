@@ -77,18 +77,18 @@ done:
 static int
 parse_buffer(PyObject *item, Py_ssize_t i, pl_plan_buffer *b)
 {
-    unsigned long size = 0;
+    Py_ssize_t size = 0;
     int first = 0, last = 0, offline = -1;
     if (!PyTuple_Check(item)) {
         PyErr_Format(PyExc_TypeError, "buffer %zd: expected a tuple (size, first, last[, "
                      "offline_offset]), got %s", i, Py_TYPE(item)->tp_name);
         return -1;
     }
-    if (!PyArg_ParseTuple(item, "kii|i;each buffer is (size, first, last[, offline_offset])",
+    if (!PyArg_ParseTuple(item, "nii|i;each buffer is (size, first, last[, offline_offset])",
                           &size, &first, &last, &offline))
         return -1;
-    if (size > UINT32_MAX) {
-        PyErr_Format(PyExc_ValueError, "buffer %zd: size %lu exceeds 4 GiB", i, size);
+    if (size < 0 || (size_t)size > UINT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "buffer %zd: size %zd is outside [0, 2**32)", i, size);
         return -1;
     }
     memset(b, 0, sizeof *b);

@@ -599,3 +599,11 @@ def test_profile_gives_every_op_a_time(it):
 def test_profile_needs_at_least_one_invoke(it):
     with pytest.raises(ValueError):
         it.profile(0)
+
+
+def test_mutable_model_buffer_is_copied(hello):
+    data = bytearray(hello)
+    interp = picolite.Interpreter(model_content=data)
+    data[:] = b"\0" * len(data)  # the caller scribbles over its buffer: no effect
+    interp.allocate_tensors()
+    interp.invoke()

@@ -146,3 +146,15 @@ def test_plan_of_a_model_is_at_the_lower_bound_for_optimal(shared_models):
     plan = it.memory_plan()
     assert plan.head >= plan.lower_bound
     assert plan.planner == "optimal"
+
+
+def test_negative_size_is_value_error():
+    with pytest.raises(ValueError, match="size"):
+        picolite.plan_memory([(-1, 0, 1)])
+
+
+def test_numpy_integers_are_accepted():
+    import numpy as np
+
+    bufs = [tuple(np.int64(v) for v in b) for b in CASE]
+    assert picolite.plan_memory(bufs).offsets == [0, 0, 100]

@@ -63,13 +63,13 @@ def _read_model(model: ModelLike) -> bytes:
         raise ModelError(f"Could not open '{path}': {e.strerror or e}") from e
 
 
-def _model_content(content: Any) -> Any:
-    """The object the C interpreter holds. The model is verified once at creation, so a
-    buffer the caller could still modify is copied; immutable bytes are used in place."""
+def _model_content(content: Any) -> bytes:
+    """The bytes the C interpreter holds. The model is verified once, at creation, so only
+    an immutable bytes object is used in place; any other buffer (which its owner could
+    still modify under the verified view) is copied."""
     if isinstance(content, bytes):
         return content
-    view = memoryview(content)
-    return bytes(view) if not view.readonly or not view.c_contiguous else content
+    return bytes(memoryview(content))
 
 
 def required_arena_size(model: ModelLike, planner: str = "greedy",
