@@ -1,9 +1,7 @@
 /* cast.c - CAST between numeric types and BOOL (TFLite cast.cc: static_cast per element).
 **
 ** Integer to integer wraps (two's complement); to BOOL is "!= 0"; float to integer
-** truncates toward zero. C leaves out-of-range float to integer undefined, so those give
-** what x86 does for TFLite's build (the "integer indefinite" minimum of 32 or 64 bits, then
-** narrowed), never undefined behaviour. */
+** truncates toward zero and saturates (NaN gives the maximum), as LiteRT does. */
 #include "cast.h"
 
 #include <stdbool.h>
@@ -55,15 +53,30 @@ static value load(pl_type t, const uint8_t *p)
     return v;
 }
 
-/* float -> integer of `bits` bits, as x86 cvttsd2si does for TFLite's static_cast. */
-static int64_t float_to_int(double f, int bits)
+/* float -> integer type t: truncated toward zero and saturated to t's range, NaN giving
+** the maximum, which is what LiteRT's CAST returns (C leaves these undefined). */
+static uint64_t float_to_int(double f, pl_type t)
 {
-    if (bits == 64)
-        return f > -9223372036854775808.0 - 1.0 && f < 9223372036854775808.0 ? (int64_t)f
-                                                                           : INT64_MIN;
-    if (bits == 33) /* uint32 goes through a 64-bit conversion */
-        return float_to_int(f, 64);
-    return f > -2147483649.0 && f < 2147483648.0 ? (int64_t)(int32_t)f : INT32_MIN;
+    if (t == PL_INT64 || t == PL_UINT64) {
+        bool u = t == PL_UINT64;
+        double top = u ? 18446744073709551616.0 : 9223372036854775808.0;
+        if (f != f || f >= top)
+            return u ? UINT64_MAX : (uint64_t)INT64_MAX;
+        if (u)
+            return f <= 0.0 ? 0u : (uint64_t)f;
+        return f <= -top ? (uint64_t)INT64_MIN : (uint64_t)(int64_t)f;
+    }
+    double lo = 0.0, hi = 0.0;
+    switch (t) {
+    case PL_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
+    case PL_UINT8: hi = UINT8_MAX; break;
+    case PL_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
+    case PL_UINT16: hi = UINT16_MAX; break;
+    case PL_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+    default: hi = UINT32_MAX; break;
+    }
+    double c = f != f ? hi : f < lo ? lo : f > hi ? hi : f;
+    return (uint64_t)(int64_t)c;
 }
 
 static void store_float(pl_type t, const value *v, uint8_t *p)
@@ -89,8 +102,7 @@ static void store(pl_type t, const value *v, uint8_t *p)
         return;
     }
     size_t bytes = pl_type_size(t);
-    int bits = t == PL_UINT32 ? 33 : (int)bytes * 8;
-    uint64_t u = (uint64_t)(v->is_float ? float_to_int(v->f, bits) : v->i);
+    uint64_t u = v->is_float ? float_to_int(v->f, t) : (uint64_t)v->i;
     for (size_t b = 0; b < bytes; b++) /* little-endian truncation = two's complement wrap */
         p[b] = (uint8_t)(u >> (8 * b));
 }

@@ -4,6 +4,7 @@
 **
 ** The golden_* cases were produced once by running single-op models through LiteRT with
 ** OpResolverType.BUILTIN_REF (random inputs, seeds 11 and 13); their outputs are pasted here. */
+#include <math.h> /* NAN and INFINITY only */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -248,6 +249,34 @@ static void strided_slice_refuses_what_tflite_leaves_unwritten(void)
     CHECK_EQ(run_slice_1d(8, 5, 1, 0, 1, 5), PL_ERR_UNSUPPORTED);   /* runs past the end */
     CHECK_EQ(run_slice_1d(3, 0, -1, 1, 0, 1), PL_ERR_UNSUPPORTED);  /* shrink, stride < 0 */
     CHECK_EQ(run_slice_1d(10, 11, 1, 1, 0, 1), PL_ERR_MODEL);      /* shrink index 10 of 10 */
+}
+
+static void cast_float_to_int_saturates_like_litert(void)
+{
+    /* expected values are LiteRT 2.3's outputs for the same inputs */
+    static const int32_t d[] = {16};
+    static float x[16] = {-4.7f, -1.5f, -0.5f, 0.5f, 1.5f, 200.7f, 255.9f, 256.5f,
+                          300.2f, -129.5f, 40000.0f, -40000.0f, 3e9f, -3e9f, NAN, INFINITY};
+    static const uint8_t want_u8[16] = {0, 0, 0, 0, 1, 200, 255, 255, 255, 0, 255, 0, 255, 0,
+                                        255, 255};
+    static const int8_t want_s8[16] = {-4, -1, 0, 0, 1, 127, 127, 127, 127, -128, 127, -128,
+                                       127, -128, 127, 127};
+    static const int32_t want_s32[16] = {-4, -1, 0, 0, 1, 200, 255, 256, 300, -129, 40000,
+                                         -40000, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MAX};
+    uint8_t u8[16];
+    int8_t s8[16];
+    int32_t s32[16];
+    kh_setup();
+    int32_t in[1] = {tensor_q(PL_FLOAT32, 1, d, x, sizeof x, 0, 0, false)};
+    int32_t o1[1] = {tensor_q(PL_UINT8, 1, d, u8, sizeof u8, 0, 0, false)};
+    int32_t o2[1] = {tensor_q(PL_INT8, 1, d, s8, sizeof s8, 0, 0, false)};
+    int32_t o3[1] = {tensor_q(PL_INT32, 1, d, s32, sizeof s32, 0, 0, false)};
+    CHECK_EQ(kh_run(pl_cast_registration(), in, 1, o1, 1, NULL), PL_OK);
+    CHECK(memcmp(u8, want_u8, sizeof want_u8) == 0);
+    CHECK_EQ(kh_run(pl_cast_registration(), in, 1, o2, 1, NULL), PL_OK);
+    CHECK(memcmp(s8, want_s8, sizeof want_s8) == 0);
+    CHECK_EQ(kh_run(pl_cast_registration(), in, 1, o3, 1, NULL), PL_OK);
+    CHECK(memcmp(s32, want_s32, sizeof want_s32) == 0);
 }
 
 static void div_rejects_int8_and_zero_divisor(void)
@@ -1315,6 +1344,7 @@ int main(void)
     RUN(transpose_and_minmax_reject_unsupported_types);
     RUN(transpose_rejects_bad_perm);
     RUN(strided_slice_refuses_what_tflite_leaves_unwritten);
+    RUN(cast_float_to_int_saturates_like_litert);
     RUN(div_rejects_int8_and_zero_divisor);
     RUN(split_and_cast_reject_bad_parameters);
     RUN(pack_rejects_mismatched_quantization);
