@@ -607,3 +607,16 @@ def test_mutable_model_buffer_is_copied(hello):
     data[:] = b"\0" * len(data)  # the caller scribbles over its buffer: no effect
     interp.allocate_tensors()
     interp.invoke()
+
+
+def test_tflite_spelling_of_preserve_all_tensors(hello):
+    interp = picolite.Interpreter(model_content=hello, experimental_preserve_all_tensors=True)
+    interp.allocate_tensors()
+    interp.invoke()
+    interp.get_tensor(7)
+
+
+def test_testing_module_loads_on_first_use():
+    assert picolite.testing.__name__ == "picolite.testing"
+    with pytest.raises(AttributeError):
+        picolite.no_such_thing

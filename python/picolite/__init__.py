@@ -43,3 +43,12 @@ __all__ = [
     "plan_memory",
     "required_arena_size",
 ]
+
+
+def __getattr__(name):
+    # picolite.testing and picolite.plot load on first use: they pull in optional packages.
+    if name in ("testing", "plot"):
+        import importlib
+
+        return importlib.import_module(f"picolite.{name}")
+    raise AttributeError(f"module 'picolite' has no attribute {name!r}")

@@ -245,7 +245,8 @@ class Interpreter:
     def __init__(self, model_path: Optional[Union[str, "os.PathLike[str]"]] = None,
                  model_content: Any = None, arena: Optional[Arena] = None,
                  arena_size: Optional[int] = None, planner: str = "greedy",
-                 preserve_all_tensors: bool = False):
+                 preserve_all_tensors: bool = False, *,
+                 experimental_preserve_all_tensors: bool = False):
         if model_path is None and model_content is None:
             raise ValueError("`model_path` or `model_content` must be specified.")
         if model_path is not None and model_content is not None:
@@ -254,6 +255,8 @@ class Interpreter:
             raise ValueError("Can't both provide `arena` and `arena_size`")
         if arena is not None and not isinstance(arena, Arena):
             raise TypeError(f"arena must be a picolite.Arena, got {type(arena).__name__}")
+        # tf.lite's spelling, so code written for it runs unchanged
+        preserve_all_tensors = bool(preserve_all_tensors or experimental_preserve_all_tensors)
         content = (_read_model(model_path) if model_path is not None
                    else _model_content(model_content))
         if arena is None:
