@@ -170,11 +170,10 @@ static void int32_range(int32_t act, int32_t *lo, int32_t *hi)
     *hi = act == PL_ACT_RELU6 ? 6 : act == PL_ACT_RELU_N1_TO_1 ? 1 : INT32_MAX;
 }
 
-static pl_status type_range(pl_type t, int32_t *lo, int32_t *hi)
+static void type_range(pl_type t, int32_t *lo, int32_t *hi)
 {
     *lo = t == PL_INT8 ? INT8_MIN : INT16_MIN;
     *hi = t == PL_INT8 ? INT8_MAX : INT16_MAX;
-    return PL_OK;
 }
 
 static pl_status check_zero_points(pl_context *ctx, const pl_tensor *const t[3])
