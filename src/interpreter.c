@@ -75,6 +75,12 @@ create(pl_py_interp *self, pl_planner planner, int preserve)
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
     pl_status s;
+    /* checked here, with no Python code between the check and the claim */
+    if (a->owner != NULL) {
+        pl_py_state_error(pl_py_state_of((PyObject *)self),
+                          "arena is in use by another interpreter");
+        return -1;
+    }
     a->owner = self;
     Py_BEGIN_ALLOW_THREADS
     s = pl_interp_create(self->model.buf, (size_t)self->model.len, &self->opt, a->data,
@@ -103,8 +109,6 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     if (pl_py_planner(st, planner_name, &planner) < 0)
         return NULL;
-    if (((pl_py_arena *)arena)->owner != NULL)
-        return pl_py_state_error(st, "arena is in use by another interpreter");
     pl_py_interp *self = PyObject_GC_New(pl_py_interp, type);
     if (self == NULL)
         return NULL;
