@@ -175,3 +175,34 @@ def test_arena_of_a_wrapped_buffer_keeps_the_buffer_alive(hello):
     it = picolite.Interpreter(model_content=hello, arena=arena)
     it.allocate_tensors()
     it.invoke()
+
+
+def test_misaligned_wrapped_buffer_still_runs(hello):
+    need = picolite.required_arena_size(hello)
+    base = np.zeros(need + 32, np.uint8)
+    offset = (16 - base.ctypes.data % 16) % 16 + 1  # one byte past a 16-byte boundary
+    arena = picolite.Arena(base[offset:offset + need + 15])
+    assert arena.layout()["misalignment"] == 1
+    it = picolite.Interpreter(model_content=hello, arena=arena)
+    it.allocate_tensors()
+    it.invoke()
+
+
+def test_misaligned_buffer_loses_the_alignment_bytes(hello):
+    need = picolite.required_arena_size(hello)
+    base = np.zeros(need + 32, np.uint8)
+    offset = (16 - base.ctypes.data % 16) % 16 + 1
+    arena = picolite.Arena(base[offset:offset + need])  # 15 bytes go to alignment
+    with pytest.raises(picolite.ArenaTooSmallError):
+        picolite.Interpreter(model_content=hello, arena=arena).allocate_tensors()
+
+
+def test_one_arena_for_two_models_in_turn(hello, shared_models):
+    add = (shared_models / "examples/memory_footprint/simple_add_model.tflite").read_bytes()
+    arena = picolite.Arena(max(picolite.required_arena_size(m) for m in (hello, add)))
+    for model in (hello, add, hello):
+        with picolite.Interpreter(model_content=model, arena=arena) as it:
+            it.allocate_tensors()
+            it.invoke()
+            assert arena.used == it.arena_used_bytes()
+        assert arena.used == 0
