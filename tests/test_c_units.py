@@ -16,7 +16,7 @@ def ctest_build(tmp_path_factory):
         pytest.fail("cmake is required to build the C unit tests")
     build = tmp_path_factory.mktemp("ctest-build")
     subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-DPL_BUILD_TESTS=ON",
-                    "-DCMAKE_BUILD_TYPE=Debug"], check=True, capture_output=True)
+                    "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DPL_WERROR=ON"], check=True, capture_output=True)
     result = subprocess.run(["cmake", "--build", str(build), "-j2"], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr

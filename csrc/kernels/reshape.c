@@ -133,7 +133,7 @@ static pl_status prepare_reshape(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(io(ctx, node, 1, 2, &in, &out));
-    shape s;
+    shape s = {0};
     bool known;
     PL_TRY(reshape_target(ctx, node, &known, &s));
     if (!known)
