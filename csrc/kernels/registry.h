@@ -22,6 +22,7 @@
     X(LOGISTIC, 14, logistic) \
     X(MAXIMUM, 55, maximum) \
     X(MAX_POOL_2D, 17, pooling_max) \
+    X(MEAN, 40, reduce_mean) \
     X(MINIMUM, 57, minimum) \
     X(MUL, 18, mul) \
     X(PACK, 83, pack) \
@@ -39,6 +40,7 @@
     X(SQUEEZE, 43, squeeze) \
     X(STRIDED_SLICE, 45, strided_slice) \
     X(SUB, 41, sub) \
+    X(SUM, 74, reduce_sum) \
     X(TANH, 28, tanh) \
     X(TRANSPOSE, 39, transpose) \
     X(TRANSPOSE_CONV, 67, transpose_conv) \

@@ -1,10 +1,12 @@
 /* test_kernels_pool.c - AVERAGE_POOL_2D, MAX_POOL_2D and MEAN on hand-checked cases (float
 ** expectations from TFLite's pooling_test.cc; quantized ones from the reference formulas). */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernels/pooling.h"
+#include "kernels/reduce.h"
 
 /* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
 ** (byte-sized fields read the low byte, little-endian). */
@@ -115,8 +117,91 @@ static void pool_rejects_int32_and_tanh(void)
                       0), PL_ERR_UNSUPPORTED);
 }
 
+/* Runs MEAN or SUM over a constant axis vector; in/out quantization when scale > 0. */
+static pl_status run_reduce(const pl_registration *reg, pl_type type, int32_t ndims,
+                            const int32_t *dims, void *in, size_t in_bytes, int32_t *axes,
+                            int32_t naxes, bool keep, int32_t out_ndims,
+                            const int32_t *out_dims, void *out, size_t out_bytes,
+                            float in_scale, float out_scale)
+{
+    static opts o;
+    const int32_t f[1] = {keep ? 1 : 0};
+    int32_t ad[1] = {naxes};
+    kh_setup();
+    int32_t ins[2], outs[1];
+    if (in_scale > 0.0f) {
+        ins[0] = tensor_q(type, ndims, dims, in, in_bytes, in_scale, 0);
+        outs[0] = tensor_q(type, out_ndims, out_dims, out, out_bytes, out_scale, 0);
+    } else {
+        ins[0] = kh_tensor(type, ndims, dims, in, in_bytes, NULL, NULL, 0, 0);
+        outs[0] = kh_tensor(type, out_ndims, out_dims, out, out_bytes, NULL, NULL, 0, 0);
+    }
+    ins[1] = kh_tensor(PL_INT32, 1, ad, axes, sizeof(int32_t) * (size_t)naxes, NULL, NULL, 0,
+                       0);
+    return kh_run(reg, ins, 2, outs, 1, make_opts(&o, f, 1));
+}
+
+/* reduce_test.cc MeanOpTest NotKeepDims: axes {1, 0, -3, -3} of 1..24 in [4,3,2] -> 12, 13. */
+static void mean_float_matches_tflite_not_keep_dims(void)
+{
+    float in[24], out[2] = {0};
+    for (int i = 0; i < 24; i++)
+        in[i] = (float)(i + 1);
+    int32_t dims[3] = {4, 3, 2}, od[1] = {2}, axes[4] = {1, 0, -3, -3};
+    CHECK_EQ(run_reduce(pl_reduce_mean_registration(), PL_FLOAT32, 3, dims, in, sizeof in,
+                        axes, 4, false, 1, od, out, sizeof out, 0, 0), PL_OK);
+    CHECK(out[0] == 12.0f && out[1] == 13.0f);
+}
+
+/* LiteRT folds 1/5 into the multiplier and rounds twice: a mean of 0.4 becomes 1. */
+static void mean_int8_rounds_like_litert(void)
+{
+    int8_t in[5] = {0, 0, 0, 0, 2}, out[1] = {0};
+    int32_t dims[2] = {1, 5}, od[2] = {1, 1}, axes[1] = {-1};
+    CHECK_EQ(run_reduce(pl_reduce_mean_registration(), PL_INT8, 2, dims, in, sizeof in, axes,
+                        1, true, 2, od, out, sizeof out, 1.0f, 1.0f), PL_OK);
+    CHECK_EQ(out[0], 1);
+}
+
+/* int16 mean of {100, 200, 300, 401} rescaled by 1/2: 125.125 -> 125. */
+static void mean_int16_rescales(void)
+{
+    int16_t in[4] = {100, 200, 300, 401}, out[1] = {0};
+    int32_t dims[1] = {4}, od[1] = {1}, axes[1] = {0};
+    CHECK_EQ(run_reduce(pl_reduce_mean_registration(), PL_INT16, 1, dims, in, sizeof in, axes,
+                        1, false, 1, od, out, sizeof out, 1.0f, 2.0f), PL_OK);
+    CHECK_EQ(out[0], 125);
+}
+
+static void sum_float_over_rows(void)
+{
+    float in[6] = {1, 2, 3, 4, 5, 6}, out[3] = {0};
+    int32_t dims[2] = {2, 3}, od[2] = {1, 3}, axes[1] = {0};
+    CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_FLOAT32, 2, dims, in, sizeof in,
+                        axes, 1, true, 2, od, out, sizeof out, 0, 0), PL_OK);
+    CHECK(out[0] == 5.0f && out[1] == 7.0f && out[2] == 9.0f);
+}
+
+static void mean_rejects_int32_and_a_bad_axis(void)
+{
+    int32_t in[4] = {0}, out[1] = {0}, dims[1] = {4}, od[1] = {1}, axes[1] = {0};
+    CHECK_EQ(run_reduce(pl_reduce_mean_registration(), PL_INT32, 1, dims, in, sizeof in,
+                        axes, 1, false, 1, od, out, sizeof out, 0, 0), PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "INT32");
+    float fin[4] = {0}, fout[1] = {0};
+    int32_t bad[1] = {3};
+    CHECK_EQ(run_reduce(pl_reduce_mean_registration(), PL_FLOAT32, 1, dims, fin, sizeof fin,
+                        bad, 1, false, 1, od, fout, sizeof fout, 0, 0), PL_ERR_MODEL);
+    CHECK_STR_CONTAINS(kh.message, "axis 3 is out of range");
+}
+
 int main(void)
 {
+    RUN(mean_float_matches_tflite_not_keep_dims);
+    RUN(mean_int8_rounds_like_litert);
+    RUN(mean_int16_rescales);
+    RUN(sum_float_over_rows);
+    RUN(mean_rejects_int32_and_a_bad_axis);
     RUN(avg_and_max_float_match_tflite);
     RUN(avg_int8_rounds_half_away_from_zero);
     RUN(int16_average_and_relu6_max);
