@@ -111,4 +111,43 @@ static inline void pl_bcast_next(const pl_bcast *bc, pl_bcast_iter *it)
     }
 }
 
+/* What pl_bcast_setup() found. */
+typedef enum pl_bcast_result {
+    PL_BCAST_OK = 0,
+    PL_BCAST_RANK,  /* an input has more than PL_BCAST_MAX_DIMS dims and shapes differ */
+    PL_BCAST_SHAPE  /* out is not the broadcast of a and b */
+} pl_bcast_result;
+
+static inline bool pl_bcast_same_dims(const pl_tensor *a, const pl_tensor *b)
+{
+    if (a->ndims != b->ndims)
+        return false;
+    for (int32_t i = 0; i < a->ndims; i++) {
+        if (a->dims[i] != b->dims[i])
+            return false;
+    }
+    return true;
+}
+
+/* Checks shapes and sets up the walk (prepare). Equal shapes of any rank walk flat. */
+static inline pl_bcast_result pl_bcast_setup(pl_bcast *bc, const pl_tensor *a,
+                                             const pl_tensor *b, const pl_tensor *out)
+{
+    size_t n = pl_tensor_count(out);
+    if (pl_bcast_same_dims(a, b) && pl_bcast_same_dims(a, out) && n <= INT32_MAX) {
+        for (int32_t d = 0; d < PL_BCAST_MAX_DIMS; d++) {
+            bc->dims[d] = d == PL_BCAST_MAX_DIMS - 1 ? (int32_t)n : 1;
+            bc->stride1[d] = bc->stride2[d] = d == PL_BCAST_MAX_DIMS - 1 ? 1 : 0;
+        }
+        bc->count = n;
+        return PL_BCAST_OK;
+    }
+    if (a->ndims > PL_BCAST_MAX_DIMS || b->ndims > PL_BCAST_MAX_DIMS)
+        return PL_BCAST_RANK;
+    if (!pl_bcast_matches(a, b, out))
+        return PL_BCAST_SHAPE;
+    pl_bcast_init(bc, a, b, out);
+    return PL_BCAST_OK;
+}
+
 #endif

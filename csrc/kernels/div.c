@@ -68,12 +68,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (act < PL_ACT_NONE || act > PL_ACT_RELU6)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "fused activation %d is not supported",
                          (int)act);
-    if (t[0]->ndims > PL_BCAST_MAX_DIMS || t[1]->ndims > PL_BCAST_MAX_DIMS)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank above %d is not supported",
+    pl_bcast_result br = pl_bcast_setup(&d->bc, t[0], t[1], t[2]);
+    if (br == PL_BCAST_RANK)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "broadcasting above rank %d is not supported",
                          PL_BCAST_MAX_DIMS);
-    if (!pl_bcast_matches(t[0], t[1], t[2]))
+    if (br != PL_BCAST_OK)
         return ctx->fail(ctx, PL_ERR_MODEL, "output shape is not the broadcast of the inputs");
-    pl_bcast_init(&d->bc, t[0], t[1], t[2]);
     pl_fx_activation_range_f32(act, &d->f_min, &d->f_max);
     d->i_min = act == PL_ACT_RELU || act == PL_ACT_RELU6 ? 0
                : act == PL_ACT_RELU_N1_TO_1             ? -1

@@ -1,4 +1,4 @@
-/* elementwise.c - ADD, SUB, MUL for float32, int32, int8 and int16 (TFLite reference math).
+/* elementwise.c - ADD, SUB, MUL: float32, int32, int64, int8, int16 (TFLite reference math).
 **
 ** Quantized add/sub follow tensorflow/lite/kernels/add.cc and sub.cc: inputs are shifted
 ** left (20 bits for int8, 15 for int16), rescaled to twice the larger input scale, summed
@@ -18,7 +18,8 @@ typedef struct opdata {
     pl_bcast bc;
     pl_add_params q;
     float f_min, f_max;
-    bool pot; /* int16 power-of-two path */
+    int64_t l_min, l_max; /* int64 activation range */
+    bool pot;             /* int16 power-of-two path */
 } opdata;
 
 static int32_t wrap_add(int32_t a, int32_t b, int32_t op)
@@ -36,6 +37,18 @@ static void run_s32(const opdata *d, int32_t op, const int32_t *a, const int32_t
     pl_bcast_begin(&it);
     for (size_t i = 0; i < d->bc.count; i++, pl_bcast_next(&d->bc, &it))
         out[i] = pl_fx_clamp(wrap_add(a[it.i1], b[it.i2], op), d->q.act_min, d->q.act_max);
+}
+
+static void run_s64(const opdata *d, int32_t op, const int64_t *a, const int64_t *b,
+                    int64_t *out)
+{
+    pl_bcast_iter it;
+    pl_bcast_begin(&it);
+    for (size_t i = 0; i < d->bc.count; i++, pl_bcast_next(&d->bc, &it)) {
+        uint64_t x = (uint64_t)a[it.i1], y = (uint64_t)b[it.i2];
+        int64_t r = (int64_t)(op == OP_ADD ? x + y : op == OP_SUB ? x - y : x * y);
+        out[i] = r < d->l_min ? d->l_min : r > d->l_max ? d->l_max : r;
+    }
 }
 
 void pl_add_f32(const pl_bcast *bc, float lo, float hi, const float *a, const float *b,
@@ -314,7 +327,8 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *const t[3], int32
         return ctx->fail(ctx, PL_ERR_MODEL, "input types %s, %s and output type %s differ",
                          pl_type_name(ty), pl_type_name(t[1]->type),
                          pl_type_name(t[2]->type));
-    if (ty != PL_FLOAT32 && ty != PL_INT32 && ty != PL_INT8 && ty != PL_INT16)
+    if (ty != PL_FLOAT32 && ty != PL_INT32 && ty != PL_INT64 && ty != PL_INT8 &&
+        ty != PL_INT16)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name(ty));
     if (act < PL_ACT_NONE || act > PL_ACT_RELU6)
@@ -337,18 +351,21 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     const pl_tensor *const *ct = (const pl_tensor *const *)t;
     int32_t act = options_activation(node);
     PL_TRY(check_types(ctx, ct, act));
-    if (t[0]->ndims > PL_BCAST_MAX_DIMS || t[1]->ndims > PL_BCAST_MAX_DIMS)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank above %d is not supported",
+    pl_bcast_result br = pl_bcast_setup(&d->bc, t[0], t[1], t[2]);
+    if (br == PL_BCAST_RANK)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "broadcasting above rank %d is not supported",
                          PL_BCAST_MAX_DIMS);
-    if (!pl_bcast_matches(t[0], t[1], t[2]))
+    if (br != PL_BCAST_OK)
         return ctx->fail(ctx, PL_ERR_MODEL, "output shape is not the broadcast of the inputs");
-    pl_bcast_init(&d->bc, t[0], t[1], t[2]);
     if (t[2]->type == PL_FLOAT32) {
         pl_fx_activation_range_f32(act, &d->f_min, &d->f_max);
         return PL_OK;
     }
-    if (t[2]->type == PL_INT32) {
+    if (t[2]->type == PL_INT32 || t[2]->type == PL_INT64) {
         int32_range(act, &d->q.act_min, &d->q.act_max);
+        /* the same bounds widened; no activation leaves the whole int64 range */
+        d->l_min = d->q.act_min == INT32_MIN ? INT64_MIN : d->q.act_min;
+        d->l_max = d->q.act_max == INT32_MAX ? INT64_MAX : d->q.act_max;
         return PL_OK;
     }
     return prepare_quantized(ctx, node, ct, d);
@@ -389,6 +406,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         break;
     case PL_INT32:
         run_s32(d, op, a.data, b.data, o.data);
+        break;
+    case PL_INT64:
+        run_s64(d, op, a.data, b.data, o.data);
         break;
     case PL_INT8:
         if (op == OP_MUL)

@@ -153,6 +153,23 @@ static void mul_s32_multiplies(void)
     CHECK_EQ(got[2], 1600000000);
 }
 
+static void s64_ops_wrap_free_and_clamp(void)
+{
+    /* expected values are LiteRT 2.3's for the same inputs */
+    static const int32_t d[] = {6};
+    int64_t a[] = {1, -2, 3, 1099511627776LL, -5, 7}, b[] = {5, 1, -9, 3, 1099511627776LL, 0};
+    int64_t got[6];
+    bin_case c = {PL_INT64, 1, d, 1, d, 1, d, a, b, got, sizeof got,
+                  {0, 0, 0}, {0, 0, 0}, 0, -1};
+    CHECK_EQ(run_bin(pl_mul_registration(), &c), PL_OK);
+    static const int64_t want_mul[] = {5, -2, -27, 3298534883328LL, -5497558138880LL, 0};
+    CHECK(memcmp(got, want_mul, sizeof got) == 0);
+    c.act = 3;
+    CHECK_EQ(run_bin(pl_sub_registration(), &c), PL_OK);
+    static const int64_t want_sub[] = {0, 0, 6, 6, 0, 6};
+    CHECK(memcmp(got, want_sub, sizeof got) == 0);
+}
+
 static void add_s8_same_scales_is_exact(void)
 {
     static const int32_t da[] = {4};
@@ -408,6 +425,7 @@ int main(void)
     RUN(mul_f32_broadcasts_both_ways_with_relu);
     RUN(add_s32_relu6_and_5d_broadcast);
     RUN(mul_s32_multiplies);
+    RUN(s64_ops_wrap_free_and_clamp);
     RUN(add_s8_same_scales_is_exact);
     RUN(rejects_unsupported_type);
     RUN(rejects_wrong_output_shape);
