@@ -121,7 +121,7 @@ pl_status pl_fb_check_vector(pl_fb fb, uint32_t pos, uint32_t elem, pl_vec *out,
 
 pl_status pl_fb_check_string(pl_fb fb, uint32_t pos, pl_bytes *out, pl_error *err)
 {
-    pl_vec v;
+    pl_vec v = {NULL, 0};
     PL_TRY(pl_fb_check_vector(fb, pos, 1, &v, err));
     uint64_t nul = (uint64_t)pos + 4u + v.n;
     if (nul >= fb.size || fb.buf[nul] != 0)

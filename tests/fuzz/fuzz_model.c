@@ -83,7 +83,7 @@ static void walk_model(const pl_model *m)
     pl_tensor_view t;
     for (uint32_t s = 0; s < pl_model_subgraph_count(m); s++) {
         pl_model_subgraph(m, s, &sg);
-        sink += sg.name.n;
+        sink += pl_model_subgraph_name(m, s).n;
         for (uint32_t k = 0; k < sg.inputs.n; k++)
             pl_model_tensor(m, &sg, (uint32_t)pl_vec_i32(sg.inputs, k), &t);
         for (uint32_t k = 0; k < sg.outputs.n; k++)
@@ -99,6 +99,7 @@ static void walk_model(const pl_model *m)
         sink += md.name.n + b.data.n;
     }
     sink += pl_model_metadata_find(m, "OfflineMemoryAllocation").n;
+    sink += pl_model_version(m) + pl_model_signature_count(m);
 }
 
 /* ---- after verification: allocation and inference ----
