@@ -163,6 +163,7 @@ typedef struct mb_tensor {
     float scale[8];
     int64_t zp[8];
     int32_t qdim;
+    uint8_t details_type;
     int sig_rank;
     int32_t sig[12];
     int is_variable;
@@ -272,6 +273,8 @@ static inline uint32_t mb_build_tensor(mb *b, const mb_tensor *t, uint32_t *name
         mb_ref(b, 2, scale);
         mb_ref(b, 3, zp);
         mb_scalar(b, 6, (uint32_t)t->qdim, 4);
+        if (t->details_type)
+            mb_scalar(b, 4, t->details_type, 1);
         quant = mb_end(b);
     }
     mb_start(b);

@@ -237,6 +237,32 @@ static void rejects_offset_outside_buffer(void)
     EXPECT(try_open(p, n, &e), e, "tensor 0 (name): offset 268435456");
 }
 
+static void rejects_zero_offset(void)
+{
+    mb_spec s;
+    pl_error e;
+    mb_where w;
+    size_t n;
+    mb_default(&s);
+    uint8_t *p = mb_build(&s, &n, &w);
+    wr32(p, field_at(p, w.tensor[0], 3), 0);
+    EXPECT(try_open(p, n, &e), e, "tensor 0 (name): offset 0 at byte");
+}
+
+static void rejects_vector_header_outside_buffer(void)
+{
+    mb_spec s;
+    pl_error e;
+    mb_where w;
+    size_t n;
+    mb_default(&s);
+    s.pad_after = 2; /* a 4-aligned position 2 bytes before the end */
+    uint8_t *p = mb_build(&s, &n, &w);
+    uint32_t at = field_at(p, w.tensor[0], 3);
+    wr32(p, at, (uint32_t)(n - 2) - at);
+    EXPECT(try_open(p, n, &e), e, "tensor 0 (name): vector at byte");
+}
+
 static void rejects_misaligned_vector(void)
 {
     mb_spec s;
@@ -534,6 +560,17 @@ static void rejects_scale_count_not_matching_channels(void)
     EXPECT(try_spec(&s, &e), e, "tensor 1 (quantization): 3 scales for dimension 1 of size 4");
 }
 
+static void rejects_unknown_quantization_details(void)
+{
+    mb_spec s;
+    pl_error e;
+    mb_default(&s);
+    s.tensors[1].has_quant = 1;
+    s.tensors[1].nscale = 1;
+    s.tensors[1].details_type = 9;
+    EXPECT(try_spec(&s, &e), e, "tensor 1 (quantization): details_type 9 unknown");
+}
+
 static void accepts_per_channel_quantization(void)
 {
     mb_spec s;
@@ -760,6 +797,8 @@ int main(void)
     RUN(rejects_field_straddling_table_end);
     RUN(rejects_misaligned_field);
     RUN(rejects_offset_outside_buffer);
+    RUN(rejects_zero_offset);
+    RUN(rejects_vector_header_outside_buffer);
     RUN(rejects_misaligned_vector);
     RUN(rejects_vector_past_end);
     RUN(rejects_misaligned_int64_elements);
@@ -785,6 +824,7 @@ int main(void)
     RUN(rejects_zero_point_count_mismatch);
     RUN(rejects_quantized_dimension_out_of_range);
     RUN(rejects_scale_count_not_matching_channels);
+    RUN(rejects_unknown_quantization_details);
     RUN(accepts_per_channel_quantization);
     RUN(rejects_opcode_index_out_of_range);
     RUN(rejects_operator_input_out_of_range);
