@@ -1,7 +1,16 @@
-/* fully_connected.c - FULLY_CONNECTED as TFLite's reference kernels compute it. */
+/* fully_connected.c - FULLY_CONNECTED as LiteRT's reference kernels compute it. The quantized
+** rescale is LiteRT's double one, not TFLM's fixed-point multiplier: the two differ by one
+** near ties (often for 16x8, whose fixed-point path keeps only 15 multiplier bits). */
 #include "fully_connected.h"
 
 #include "fixedpoint.h"
+
+/* static_cast<int32_t>(round((double)acc * scale)), saturated instead of undefined. */
+static int32_t requantize(double acc, double scale)
+{
+    double v = pl_fx_round(acc * scale);
+    return v >= 2147483647.0 ? INT32_MAX : v <= -2147483648.0 ? INT32_MIN : (int32_t)v;
+}
 
 /* FullyConnectedOptions field ids (schema.fbs). */
 enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT, OPT_KEEP_NUM_DIMS, OPT_ASYMMETRIC_INPUTS,
@@ -42,33 +51,32 @@ void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
                 acc += (w[d] + p->filter_offset) * (x[d] + p->input_offset);
             if (bias != NULL)
                 acc += bias[u];
-            int32_t c = p->per_channel ? u : 0;
-            acc = pl_fx_mul_by_qm(acc, p->multiplier[c], p->shift[c]) + p->output_offset;
+            acc = requantize((double)acc, p->scale[p->per_channel ? u : 0]) + p->output_offset;
             out[(size_t)b * (size_t)p->units + (size_t)u] =
                 (int8_t)pl_fx_clamp(acc, p->act_min, p->act_max);
         }
     }
 }
 
-/* One 16x8 output; TFLite adds no output offset here (int16 zero points are 0). */
+/* One 16x8 output (int16 zero points are 0, so no offsets but the weights'). */
 static int32_t s16_point(const pl_fully_connected_params *p, const int16_t *x,
                          const int8_t *w, const void *bias, bool acc64, int32_t u)
 {
-    int32_t c = p->per_channel ? u : 0;
+    double scale = p->scale[p->per_channel ? u : 0];
     if (acc64) {
         int64_t acc = 0;
         for (int32_t d = 0; d < p->depth; d++)
             acc += (int64_t)(w[d] + p->filter_offset) * x[d];
         if (bias != NULL)
             acc += ((const int64_t *)bias)[u];
-        return pl_fx_mul_by_qm64(acc, p->multiplier[c], p->shift[c]);
+        return requantize((double)acc, scale);
     }
-    uint32_t acc = 0; /* int32 arithmetic that wraps like TFLite's in practice */
+    uint32_t acc = 0; /* int32 arithmetic that wraps like LiteRT's in practice */
     for (int32_t d = 0; d < p->depth; d++)
         acc += (uint32_t)((w[d] + p->filter_offset) * x[d]);
     if (bias != NULL)
         acc += (uint32_t)((const int32_t *)bias)[u];
-    return pl_fx_mul_by_qm((int32_t)acc, p->multiplier[c], p->shift[c]);
+    return requantize((double)(int32_t)acc, scale);
 }
 
 void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *in,
@@ -140,24 +148,16 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
     return PL_OK;
 }
 
-/* Per-tensor: TFLite multiplies the two float scales in float, then divides in double
-** (GetQuantizedConvolutionMultipler); per-channel: all in double. */
-static pl_status prepare_multipliers(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                                     const pl_tensor *out, pl_fully_connected_params *p)
+/* LiteRT's effective scales: (double)in * (double)filter / (double)out, per unit or one. */
+static pl_status prepare_scales(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                                const pl_tensor *out, pl_fully_connected_params *p)
 {
     uint32_t n = p->per_channel ? (uint32_t)p->units : 1u;
-    int32_t *m = NULL, *s = NULL;
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(int32_t) * n, (void **)&m));
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(int32_t) * n, (void **)&s));
-    if (p->per_channel) {
-        pl_fx_channel_multipliers(in->q.scale[0], f->q.scale, f->q.count, out->q.scale[0],
-                                  p->units, m, s);
-    } else {
-        float product = in->q.scale[0] * f->q.scale[0];
-        pl_fx_quantize_multiplier((double)product / (double)out->q.scale[0], m, s);
-    }
-    p->multiplier = m;
-    p->shift = s;
+    double *scale = NULL;
+    PL_TRY(ctx->alloc_persistent(ctx, sizeof(double) * n, (void **)&scale));
+    for (uint32_t c = 0; c < n; c++)
+        scale[c] = (double)in->q.scale[0] * (double)f->q.scale[c] / (double)out->q.scale[0];
+    p->scale = scale;
     return PL_OK;
 }
 
@@ -184,7 +184,7 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
     p->input_offset = -(int32_t)in->q.zero_point[0];
     p->filter_offset = p->per_channel ? 0 : -(int32_t)f->q.zero_point[0];
     p->output_offset = (int32_t)out->q.zero_point[0];
-    PL_TRY(prepare_multipliers(ctx, in, f, out, p));
+    PL_TRY(prepare_scales(ctx, in, f, out, p));
     int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
     int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
     if (pl_fx_activation_range_q(activation, out->q.scale[0], p->output_offset, qmin, qmax,
