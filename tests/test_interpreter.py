@@ -620,3 +620,34 @@ def test_testing_module_loads_on_first_use():
     assert picolite.testing.__name__ == "picolite.testing"
     with pytest.raises(AttributeError):
         picolite.no_such_thing
+
+
+def test_busy_interpreter_refuses_other_threads(shared_models):
+    """While one thread is inside invoke (GIL released), calls from another thread get
+    StateError naming the cause."""
+    import time
+
+    interp = picolite.Interpreter(model_content=(shared_models / ADD).read_bytes())
+    interp.allocate_tensors()
+    stop = threading.Event()
+
+    def run():
+        while not stop.is_set():
+            interp.invoke()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    refused, messages = 0, set()
+    deadline = time.monotonic() + 5.0
+    try:
+        while refused < 3 and time.monotonic() < deadline:
+            try:
+                interp.get_output(0)
+            except picolite.StateError as e:
+                refused += 1
+                messages.add(str(e))
+    finally:
+        stop.set()
+        worker.join()
+    assert refused >= 1
+    assert any("busy" in m for m in messages)
