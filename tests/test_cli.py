@@ -150,3 +150,19 @@ def test_hello_world(shared_models, capsys, litert):
     r = run_json(capsys, str(shared_models / HELLO), "--compare")
     assert [o["op_name"] for o in r["ops"]] == ["FULLY_CONNECTED"] * 3
     assert all(row["identical"] for row in r["compare"]["outputs"])
+
+
+def test_input_of_the_wrong_dtype_is_reported(add_path, tmp_path, capsys):
+    files = []
+    for i in range(2):
+        f = tmp_path / f"x{i}.npy"
+        np.save(f, np.zeros((1, 128, 128, 1), np.float32))
+        files += ["--input", str(f)]
+    assert main([add_path, *files]) == 1
+    assert "expected type INT8" in capsys.readouterr().err
+
+
+def test_missing_input_file_is_reported(add_path, tmp_path, capsys):
+    missing = str(tmp_path / "absent.npy")
+    assert main([add_path, "--input", missing, "--input", missing]) == 1
+    assert "absent.npy" in capsys.readouterr().err

@@ -285,7 +285,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     try:
         report = gather(args)
-    except picolite.Error as e:
+    except (picolite.Error, ValueError, OSError) as e:  # a bad model, arena or input file
         print(f"picolite: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     if args.json:
