@@ -255,7 +255,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type != out->type || pl_type_size(in->type) == 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
                          "supported", pl_type_name(in->type), pl_type_name(out->type));
-    spec s;
+    spec s = {0};
     PL_TRY(read_spec(ctx, node, &s));
     int32_t eff = effective_rank(&s, in->ndims);
     if (eff > PL_STRIDED_SLICE_MAX_DIMS || s.count > PL_STRIDED_SLICE_MAX_DIMS)
