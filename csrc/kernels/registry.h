@@ -9,6 +9,7 @@
     /* X(ADD, 0, add) -- name, BuiltinOperator code, file prefix */ \
     X(ADD, 0, add) \
     X(AVERAGE_POOL_2D, 1, pooling_avg) \
+    X(BATCH_MATMUL, 126, batch_matmul) \
     X(CAST, 53, cast) \
     X(CONCATENATION, 2, concatenation) \
     X(CONV_2D, 3, conv) \

@@ -1,9 +1,11 @@
-/* test_kernels_fc.c - FULLY_CONNECTED on hand-checked cases (float ones from TFLite's
-** fully_connected_test.cc SimpleTest; quantized ones worked from the reference formulas). */
+/* test_kernels_fc.c - FULLY_CONNECTED and BATCH_MATMUL on hand-checked cases (float ones from
+** TFLite's fully_connected_test.cc / batch_matmul_test.cc; quantized ones worked from the
+** reference formulas). */
 #include <stdint.h>
 
 #include "harness.h"
 #include "kernel_harness.h"
+#include "kernels/batch_matmul.h"
 #include "kernels/fully_connected.h"
 
 /* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
@@ -154,8 +156,64 @@ static void fc_rejects_uint8(void)
     CHECK_STR_CONTAINS(kh.message, "UINT8");
 }
 
+/* batch_matmul_test.cc Float32Test_Simple and its RHS-adjoint twin. */
+static void batch_matmul_float_matches_tflite(void)
+{
+    float lhs[6] = {1, 2, 3, 4, 5, 6}, out[8] = {0};
+    float rhs[12] = {7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
+    float rhs_t[12] = {7, 11, 15, 8, 12, 16, 9, 13, 17, 10, 14, 18};
+    const float want[8] = {74, 80, 86, 92, 173, 188, 203, 218};
+    int32_t ld[3] = {1, 2, 3}, rd[3] = {1, 3, 4}, rtd[3] = {1, 4, 3}, od[3] = {1, 2, 4};
+    opts o;
+    const int32_t plain[2] = {0, 0}, adj_y[2] = {0, 1};
+    kh_setup();
+    int32_t ins[2] = {tensor_f32(3, ld, lhs, 6), tensor_f32(3, rd, rhs, 12)};
+    int32_t outs[1] = {tensor_f32(3, od, out, 8)};
+    CHECK_EQ(kh_run(pl_batch_matmul_registration(), ins, 2, outs, 1, make_opts(&o, plain, 2)),
+             PL_OK);
+    for (int i = 0; i < 8; i++)
+        CHECK(out[i] == want[i]);
+    kh_setup();
+    int32_t tins[2] = {tensor_f32(3, ld, lhs, 6), tensor_f32(3, rtd, rhs_t, 12)};
+    int32_t touts[1] = {tensor_f32(3, od, out, 8)};
+    memset(out, 0, sizeof out);
+    CHECK_EQ(kh_run(pl_batch_matmul_registration(), tins, 2, touts, 1,
+                    make_opts(&o, adj_y, 2)), PL_OK);
+    for (int i = 0; i < 8; i++)
+        CHECK(out[i] == want[i]);
+}
+
+/* int8: {2, 3} (scale 0.5) x {4, -2} (scale 0.25) = 2 raw, rescaled by 0.5 -> 1. */
+static void batch_matmul_int8_by_hand(void)
+{
+    int8_t lhs[2] = {2, 3}, rhs[2] = {4, -2}, out[1] = {0};
+    int32_t ld[2] = {1, 2}, rd[2] = {2, 1}, od[2] = {1, 1};
+    kh_setup();
+    int32_t ins[2] = {tensor_q(PL_INT8, 2, ld, lhs, 2, 0.5f, 0),
+                      tensor_q(PL_INT8, 2, rd, rhs, 2, 0.25f, 0)};
+    int32_t outs[1] = {tensor_q(PL_INT8, 2, od, out, 1, 0.25f, 0)};
+    CHECK_EQ(kh_run(pl_batch_matmul_registration(), ins, 2, outs, 1, NULL), PL_OK);
+    CHECK_EQ(out[0], 1);
+}
+
+static void batch_matmul_rejects_hybrid(void)
+{
+    float lhs[2] = {0}, out[1] = {0};
+    int8_t rhs[2] = {0};
+    int32_t ld[2] = {1, 2}, rd[2] = {2, 1}, od[2] = {1, 1};
+    kh_setup();
+    int32_t ins[2] = {tensor_f32(2, ld, lhs, 2), tensor_q(PL_INT8, 2, rd, rhs, 2, 1.0f, 0)};
+    int32_t outs[1] = {tensor_f32(2, od, out, 1)};
+    CHECK_EQ(kh_run(pl_batch_matmul_registration(), ins, 2, outs, 1, NULL),
+             PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "FLOAT32, INT8");
+}
+
 int main(void)
 {
+    RUN(batch_matmul_float_matches_tflite);
+    RUN(batch_matmul_int8_by_hand);
+    RUN(batch_matmul_rejects_hybrid);
     RUN(fc_float_matches_tflite_simple_test);
     RUN(fc_int8_per_tensor_matches_tflite_raw_outputs);
     RUN(fc_int8_per_channel_relu_keep_num_dims);
