@@ -3,6 +3,8 @@
 ** near ties (often for 16x8, whose fixed-point path keeps only 15 multiplier bits). */
 #include "fully_connected.h"
 
+#include <string.h>
+
 #include "fixedpoint.h"
 
 /* static_cast<int32_t>(round((double)acc * scale)), saturated instead of undefined. */
@@ -20,6 +22,8 @@ typedef struct op_data {
     pl_fully_connected_params p;
     pl_type type;
     bool acc64;
+    bool hybrid;
+    int32_t scratch;
 } op_data;
 
 void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
@@ -94,6 +98,124 @@ void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *i
     }
 }
 
+static float abs_f32(float v)
+{
+    return v < 0.0f ? -v : v;
+}
+
+/* tensor_utils::SymmetricQuantizeFloats: scale = max|x| / 127, values rounded and clamped
+** to [-127, 127]; an all-zero row gets scale 1. */
+static void quantize_symmetric(const float *x, int32_t n, int8_t *q, float *sf)
+{
+    float lo = x[0], hi = x[0];
+    for (int32_t i = 1; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    float range = abs_f32(lo) < abs_f32(hi) ? abs_f32(hi) : abs_f32(lo);
+    if (range == 0.0f) {
+        memset(q, 0, (size_t)n);
+        *sf = 1.0f;
+        return;
+    }
+    *sf = range / 127.0f;
+    const float inv = 127.0f / range;
+    for (int32_t i = 0; i < n; i++)
+        q[i] = (int8_t)pl_fx_clamp((int32_t)pl_fx_roundf(x[i] * inv), -127, 127);
+}
+
+/* tensor_utils::AsymmetricQuantizeFloats: [min(0, lo), max(0, hi)] onto [-128, 127] in
+** double, the zero point taken from the end with the smaller error, then nudged. */
+static void quantize_asymmetric(const float *x, int32_t n, int8_t *q, float *sf,
+                                int32_t *zp)
+{
+    float lo = x[0], hi = x[0];
+    for (int32_t i = 1; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    const double rmin = (double)(lo < 0.0f ? lo : 0.0f), rmax = (double)(hi > 0.0f ? hi : 0.0f);
+    if (rmin == rmax) {
+        memset(q, 0, (size_t)n);
+        *sf = 1.0f;
+        *zp = 0;
+        return;
+    }
+    const double scale = (rmax - rmin) / 255.0;
+    const double from_min = -128.0 - rmin / scale, from_max = 127.0 - rmax / scale;
+    const double err_min = 128.0 + (rmin / scale < 0 ? -rmin / scale : rmin / scale);
+    const double err_max = 127.0 + (rmax / scale < 0 ? -rmax / scale : rmax / scale);
+    const double z = err_min < err_max ? from_min : from_max;
+    *zp = z <= -128.0 ? -128 : z >= 127.0 ? 127 : (int32_t)pl_fx_round(z);
+    *sf = (float)scale;
+    const float inv = 1.0f / *sf;
+    for (int32_t i = 0; i < n; i++)
+        q[i] = (int8_t)pl_fx_clamp((int32_t)pl_fx_roundf((float)*zp + x[i] * inv), -128, 127);
+}
+
+size_t pl_fully_connected_hybrid_scratch_size(int32_t batches, int32_t depth, int32_t units)
+{
+    size_t quant = ((size_t)batches * (size_t)depth + 3u) & ~(size_t)3u;
+    return quant + 4u * (2u * (size_t)batches + (size_t)units);
+}
+
+static bool all_zero(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] != 0.0f)
+            return false;
+    }
+    return true;
+}
+
+/* One batch row: out[u] += (dot(w_u, q) - rowsum_u * zp) * scale_u, in LiteRT's order. */
+static void hybrid_row(const pl_fully_connected_params *p, const int8_t *q, const int8_t *filter,
+                       const int32_t *row_sums, float sf, int32_t zp, float *out)
+{
+    float batch_scale = p->per_channel ? sf : sf * p->filter_scale[0];
+    for (int32_t u = 0; u < p->units; u++) {
+        const int8_t *w = filter + (size_t)u * (size_t)p->depth;
+        int32_t dot = 0;
+        for (int32_t d = 0; d < p->depth; d++)
+            dot += w[d] * q[d];
+        float scale = p->per_channel ? batch_scale * p->filter_scale[u] : batch_scale;
+        dot -= row_sums[u] * zp;
+        out[u] += (float)dot * scale;
+    }
+}
+
+void pl_fully_connected_hybrid(const pl_fully_connected_params *p, const float *in,
+                               const int8_t *filter, const float *bias, float *out,
+                               void *scratch)
+{
+    size_t total = (size_t)p->batches * (size_t)p->units;
+    for (size_t k = 0; k < total; k++)
+        out[k] = bias != NULL ? bias[k % (size_t)p->units] : 0.0f;
+    if (!all_zero(in, (size_t)p->batches * (size_t)p->depth)) {
+        int8_t *q = scratch;
+        float *sf = (float *)((uint8_t *)scratch + (((size_t)p->batches * (size_t)p->depth +
+                                                     3u) & ~(size_t)3u));
+        int32_t *zp = (int32_t *)(sf + p->batches), *row_sums = zp + p->batches;
+        for (int32_t u = 0; u < p->units; u++) {
+            row_sums[u] = 0;
+            for (int32_t d = 0; d < p->depth; d++)
+                row_sums[u] += filter[(size_t)u * (size_t)p->depth + (size_t)d];
+        }
+        for (int32_t b = 0; b < p->batches; b++) {
+            size_t at = (size_t)b * (size_t)p->depth;
+            zp[b] = 0;
+            if (p->asymmetric)
+                quantize_asymmetric(in + at, p->depth, q + at, &sf[b], &zp[b]);
+            else
+                quantize_symmetric(in + at, p->depth, q + at, &sf[b]);
+            hybrid_row(p, q + at, filter, row_sums, sf[b], zp[b],
+                       out + (size_t)b * (size_t)p->units);
+        }
+    }
+    for (size_t k = 0; k < total; k++)
+        out[k] = pl_fx_clamp_f32(out[k], p->f_act_min, p->f_act_max);
+}
+
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
@@ -103,7 +225,8 @@ static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
                              const pl_tensor *bias, const pl_tensor *out)
 {
-    pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    bool hybrid = in->type == PL_FLOAT32 && f->type == PL_INT8;
+    pl_type want_f = in->type == PL_FLOAT32 && !hybrid ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type;
     if (bias != NULL) {
@@ -210,6 +333,33 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, int32_t *act
     return PL_OK;
 }
 
+/* Hybrid weights: scales copied to persistent memory (the prepare view is temporary). */
+static pl_status prepare_hybrid(pl_context *ctx, const pl_node *node, const pl_tensor *f,
+                                op_data *d)
+{
+    pl_fully_connected_params *p = &d->p;
+    if (f->q.count == 0 || (f->q.count != 1 && (f->q.count != (uint32_t)p->units ||
+                                                f->q.quantized_dimension != 0)))
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: hybrid weights need one scale "
+                         "or one per unit (got %u)", f->q.count);
+    float *scales = NULL;
+    PL_TRY(ctx->alloc_persistent(ctx, sizeof(float) * f->q.count, (void **)&scales));
+    for (uint32_t i = 0; i < f->q.count; i++) {
+        if (f->q.zero_point[i] != 0)
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: hybrid weight zero "
+                             "point %lld is not 0", (long long)f->q.zero_point[i]);
+        scales[i] = f->q.scale[i];
+    }
+    p->filter_scale = scales;
+    p->per_channel = f->q.count > 1;
+    p->asymmetric = pl_table_bool(&node->options, OPT_ASYMMETRIC_INPUTS, false);
+    d->hybrid = true;
+    return ctx->request_scratch(ctx, pl_fully_connected_hybrid_scratch_size(p->batches,
+                                                                             p->depth,
+                                                                             p->units),
+                                &d->scratch);
+}
+
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -234,6 +384,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     d->acc64 = bias != NULL ? bias->type == PL_INT64
                             : pl_table_i8(&node->options, OPT_QUANTIZED_BIAS_TYPE, 0) != PL_INT32;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    if (in->type == PL_FLOAT32 && f->type == PL_INT8)
+        return prepare_hybrid(ctx, node, f, d);
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
     return PL_OK;
@@ -247,7 +399,13 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &f));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    if (d->type == PL_FLOAT32)
+    void *scratch = d->hybrid ? ctx->get_scratch(ctx, d->scratch) : NULL;
+    if (d->hybrid && scratch == NULL)
+        return ctx->fail(ctx, PL_ERR_STATE, "FULLY_CONNECTED: scratch buffer %d missing",
+                         d->scratch);
+    if (d->hybrid)
+        pl_fully_connected_hybrid(&d->p, in.data, f.data, bias.data, out.data, scratch);
+    else if (d->type == PL_FLOAT32)
         pl_fully_connected_f32(&d->p, in.data, f.data, bias.data, out.data);
     else if (d->type == PL_INT8)
         pl_fully_connected_s8(&d->p, in.data, f.data, bias.data, out.data);

@@ -18,6 +18,9 @@ typedef struct pl_fully_connected_params {
     float f_act_min, f_act_max;
     bool per_channel;
     const double *scale;
+    /* hybrid only: weight scales (one, or one per unit) and the input quantization mode */
+    const float *filter_scale;
+    bool asymmetric;
 } pl_fully_connected_params;
 
 /* bias may be NULL; input is [batches, depth], filter [units, depth], output
@@ -30,6 +33,14 @@ void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
 void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *in,
                             const int8_t *filter, const void *bias, bool acc64,
                             int16_t *out);
+
+/* Hybrid (dynamic range): float input quantized per batch row to int8 (symmetric, or
+** asymmetric with a zero point), integer dot products with the int8 weights, float output,
+** as LiteRT's EvalHybridDense. scratch holds pl_fully_connected_hybrid_scratch_size() bytes. */
+size_t pl_fully_connected_hybrid_scratch_size(int32_t batches, int32_t depth, int32_t units);
+void pl_fully_connected_hybrid(const pl_fully_connected_params *p, const float *in,
+                               const int8_t *filter, const float *bias, float *out,
+                               void *scratch);
 
 const pl_registration *pl_fully_connected_registration(void);
 

@@ -156,6 +156,22 @@ static void fc_rejects_uint8(void)
     CHECK_STR_CONTAINS(kh.message, "UINT8");
 }
 
+/* Hybrid: {1, -0.5} quantizes symmetrically to {127, -64} at scale 1/127; with weights {2, 4}
+** (scale 0.5) the dot is -2, so out = bias 1 + -2 * (1/127 * 0.5). */
+static void fc_hybrid_symmetric_by_hand(void)
+{
+    float in[2] = {1.0f, -0.5f}, bias[1] = {1.0f}, out[1] = {0};
+    int8_t w[2] = {2, 4};
+    kh_setup();
+    int32_t id[2] = {1, 2}, bd[1] = {1}, od[2] = {1, 1};
+    int32_t ins[3] = {tensor_f32(2, id, in, 2), tensor_q(PL_INT8, 2, id, w, 2, 0.5f, 0),
+                      tensor_f32(1, bd, bias, 1)};
+    int32_t outs[1] = {tensor_f32(2, od, out, 1)};
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
+    float scale = (1.0f / 127.0f) * 0.5f;
+    CHECK(out[0] == 1.0f + -2.0f * scale);
+}
+
 /* batch_matmul_test.cc Float32Test_Simple and its RHS-adjoint twin. */
 static void batch_matmul_float_matches_tflite(void)
 {
@@ -211,6 +227,7 @@ static void batch_matmul_rejects_hybrid(void)
 
 int main(void)
 {
+    RUN(fc_hybrid_symmetric_by_hand);
     RUN(batch_matmul_float_matches_tflite);
     RUN(batch_matmul_int8_by_hand);
     RUN(batch_matmul_rejects_hybrid);
