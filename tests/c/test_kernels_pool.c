@@ -182,6 +182,23 @@ static void sum_float_over_rows(void)
     CHECK(out[0] == 5.0f && out[1] == 7.0f && out[2] == 9.0f);
 }
 
+/* int8 SUM as LiteRT's current QuantizedMeanOrSum: one rescale (here 1/2), clamped. */
+static void sum_int8_rescales_and_clamps(void)
+{
+    int8_t in[6] = {1, 2, 3, 4, 100, 100}, out[3] = {0};
+    int32_t dims[2] = {3, 2}, od[1] = {3}, axes[1] = {1};
+    CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT8, 2, dims, in, sizeof in, axes,
+                        1, false, 1, od, out, sizeof out, 1.0f, 1.0f), PL_OK);
+    CHECK_EQ(out[0], 3);
+    CHECK_EQ(out[1], 7);
+    CHECK_EQ(out[2], 127);
+    CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT8, 2, dims, in, sizeof in, axes,
+                        1, false, 1, od, out, sizeof out, 1.0f, 2.0f), PL_OK);
+    CHECK_EQ(out[0], 2); /* 1.5 rounds up */
+    CHECK_EQ(out[1], 4); /* 3.5 rounds up */
+    CHECK_EQ(out[2], 100);
+}
+
 static void mean_rejects_int32_and_a_bad_axis(void)
 {
     int32_t in[4] = {0}, out[1] = {0}, dims[1] = {4}, od[1] = {1}, axes[1] = {0};
@@ -201,6 +218,7 @@ int main(void)
     RUN(mean_int8_rounds_like_litert);
     RUN(mean_int16_rescales);
     RUN(sum_float_over_rows);
+    RUN(sum_int8_rescales_and_clamps);
     RUN(mean_rejects_int32_and_a_bad_axis);
     RUN(avg_and_max_float_match_tflite);
     RUN(avg_int8_rounds_half_away_from_zero);
