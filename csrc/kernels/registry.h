@@ -42,6 +42,7 @@
     X(STRIDED_SLICE, 45, strided_slice) \
     X(SUB, 41, sub) \
     X(SUM, 74, reduce_sum) \
+    X(SVDF, 27, svdf) \
     X(TANH, 28, tanh) \
     X(TRANSPOSE, 39, transpose) \
     X(TRANSPOSE_CONV, 67, transpose_conv) \
