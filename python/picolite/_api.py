@@ -234,6 +234,16 @@ class MemoryPlan:
         return caption + f"<table>{head}{''.join(rows)}</table>"
 
 
+def _default_arena_size(content, planner: str, preserve: bool) -> int:
+    """The exact arena the model needs. When allocation cannot run at all (an op picolite
+    does not support), an arena that is enough to start, so that allocate_tensors() raises
+    the UnsupportedOpError, as tf.lite reports such problems there too."""
+    try:
+        return _c.required_arena_size(content, planner, preserve)
+    except UnsupportedOpError:
+        return 64 * 1024
+
+
 class Interpreter:
     """Runs a .tflite model the way TFLM does, in one arena; tf.lite's method names.
 
@@ -261,7 +271,7 @@ class Interpreter:
                    else _model_content(model_content))
         if arena is None:
             if arena_size is None:
-                arena_size = _c.required_arena_size(content, planner, preserve_all_tensors)
+                arena_size = _default_arena_size(content, planner, preserve_all_tensors)
             arena = Arena(arena_size)
         self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors)
         self._planner = planner
