@@ -150,21 +150,22 @@ static void mark_lifetimes(const pl_interp *it, int32_t *first, int32_t *last)
         lifetime_of(it, (int32_t)i, &first[i], &last[i]);
 }
 
-/* Offline offsets from the model's metadata, or an empty view when it has none. */
-static pl_status offline_offsets(pl_interp *it, pl_vec *out)
+/* Offline offsets from the model's metadata, or an empty view when it has none. An offline
+** plan shares memory between tensors, so preserve-all-tensors (every tensor kept) skips it. */
+static pl_status offline_offsets(const pl_interp *it, pl_vec *out, pl_error *err)
 {
     pl_bytes b = pl_model_metadata_find(&it->model, OFFLINE_METADATA);
     out->p = NULL;
     out->n = 0;
-    if (b.n == 0)
+    if (b.n == 0 || it->opt.preserve_all_tensors)
         return PL_OK;
     if (b.n < 12 || b.n % 4 != 0)
-        return pl_error_set(it->err, PL_ERR_MODEL,
+        return pl_error_set(err, PL_ERR_MODEL,
                             "metadata %s: %u bytes, expected 3 + n int32 values",
                             OFFLINE_METADATA, (unsigned)b.n);
     uint32_t n = pl_le32(b.p + 8);
     if ((uint64_t)n * 4u + 12u != b.n || n < it->tensor_count)
-        return pl_error_set(it->err, PL_ERR_MODEL,
+        return pl_error_set(err, PL_ERR_MODEL,
                             "metadata %s: %u offsets in %u bytes for %u tensors",
                             OFFLINE_METADATA, (unsigned)n, (unsigned)b.n,
                             (unsigned)it->tensor_count);
@@ -249,7 +250,7 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     pl_vec offline;
     size_t tcount = it->tensor_count;
     pl_planner planner = it->opt.preserve_all_tensors ? PL_PLANNER_LINEAR : it->opt.planner;
-    PL_TRY(offline_offsets(it, &offline));
+    PL_TRY(offline_offsets(it, &offline, it->err));
     PL_TRY(temp(it, tcount * sizeof(int32_t), _Alignof(int32_t), (void **)&w.first));
     PL_TRY(temp(it, tcount * sizeof(int32_t), _Alignof(int32_t), (void **)&w.last));
     mark_lifetimes(it, w.first, w.last);
@@ -316,6 +317,15 @@ pl_status pl_alloc_finish(pl_interp *it)
     PL_TRY(pl_arena_resize_head(it->arena, head, it->err));
     PL_TRY(allocate_variables(it));
     return PL_OK;
+}
+
+int32_t pl_alloc_offline_offset(const pl_interp *it, uint32_t index)
+{
+    pl_vec offline;
+    if (offline_offsets(it, &offline, NULL) != PL_OK || index >= offline.n)
+        return -1;
+    int32_t v = pl_vec_i32(offline, index);
+    return v < 0 ? -1 : v;
 }
 
 bool pl_alloc_lifetime(const pl_interp *it, uint32_t index, int32_t *first, int32_t *last)

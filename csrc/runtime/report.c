@@ -152,6 +152,7 @@ pl_status pl_interp_plan_buffer(const pl_interp *it, uint32_t i, pl_plan_buffer 
         pl_alloc_lifetime(it, t, &out->first, &out->last);
         out->size = (uint32_t)((pl_alloc_tensor_bytes(it, t) + 15u) & ~(size_t)15u);
         out->offset = it->tensors[t].data;
+        out->offline_offset = pl_alloc_offline_offset(it, t);
         *tensor_index = (int32_t)t;
         return PL_OK;
     }

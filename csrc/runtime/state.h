@@ -114,6 +114,9 @@ pl_status pl_alloc_finish(pl_interp *it);
 /* Node-time lifetimes of tensor index as the planner saw them; false if not planned. */
 bool pl_alloc_lifetime(const pl_interp *it, uint32_t index, int32_t *first, int32_t *last);
 
+/* The offline plan's offset for tensor index, or -1 (none, or not in use). */
+int32_t pl_alloc_offline_offset(const pl_interp *it, uint32_t index);
+
 /* Byte length of tensor index from its shape and type; 0 on overflow or unsized type. */
 size_t pl_alloc_tensor_bytes(const pl_interp *it, uint32_t index);
 
