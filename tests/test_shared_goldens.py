@@ -39,6 +39,15 @@ def run_both(model_path, invocations):
     return results
 
 
+def run_picolite(model_path, inputs):
+    ours = picolite.Interpreter(model_path=str(model_path))
+    ours.allocate_tensors()
+    for d, x in zip(ours.get_input_details(), inputs):
+        ours.set_tensor(d["index"], np.asarray(x).reshape(d["shape"]).astype(d["dtype"]))
+    ours.invoke()
+    return ours.get_output(0)
+
+
 def assert_same(ours, ref, what):
     assert ours.shape == ref.shape, f"{what}: shape {ours.shape} != {ref.shape}"
     if np.issubdtype(ref.dtype, np.floating):
@@ -111,15 +120,33 @@ def read_csv_ints(path):
         return np.array([int(v) for row in csv.reader(f) for v in row if v.strip()])
 
 
+def litert_runs(path):
+    from reference import make_interpreter
+
+    try:
+        make_interpreter(str(path))
+    except (RuntimeError, ValueError):
+        return False
+    return True
+
+
 @pytest.mark.parametrize("path", seanet_models(), ids=lambda p: p.stem)
 def test_seanet_matches_litert_and_golden(path):
-    inputs = sorted(path.parent.glob(f"{path.stem}_input*_int16.csv"),
-                    key=lambda p: int(re.search(r"_input(\d+)_", p.name).group(1)))
-    (ours, ref), = run_both(path, [[read_csv_ints(p) for p in inputs]])[0]
+    # <model>_input<k>_<dtype>.csv, <model>_golden_<dtype>.csv
+    inputs = [read_csv_ints(p) for p in sorted(
+        path.parent.glob(f"{path.stem}_input*_*.csv"),
+        key=lambda p: int(re.search(r"_input(\d+)_", p.name).group(1)))]
+    golden, = [read_csv_ints(p) for p in path.parent.glob(f"{path.stem}_golden_*.csv")]
+    if not litert_runs(path):
+        # LiteRT refuses these (TRANSPOSE_CONV with a computed output shape), TFLM runs
+        # them: its golden is the only judge left, and picolite must equal it exactly.
+        ours = run_picolite(path, inputs)
+        assert np.array_equal(ours.ravel(), golden), f"{path.name} vs TFLM's golden"
+        return
+    (ours, ref), = run_both(path, [inputs])[0]
     assert_same(ours, ref, f"{path.name} vs LiteRT")
-    golden = read_csv_ints(path.parent / f"{path.stem}_golden_int16.csv").reshape(ref.shape)
     # TFLM's golden comes from TFLM's kernels, which its own test accepts within 1.
-    assert np.abs(ours.astype(np.int64) - golden).max() <= 1
+    assert np.abs(ours.astype(np.int64).ravel() - golden).max() <= 1
 
 
 # ---- the examples' own test data ----
