@@ -46,6 +46,7 @@
     X(TANH, 28, tanh) \
     X(TRANSPOSE, 39, transpose) \
     X(TRANSPOSE_CONV, 67, transpose_conv) \
+    X(UNIDIRECTIONAL_SEQUENCE_LSTM, 44, unidirectional_sequence_lstm) \
     X(UNPACK, 88, unpack) \
 
 #define PL_DECLARE_REGISTRATION(name, code, prefix) \

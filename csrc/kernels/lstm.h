@@ -1,0 +1,56 @@
+/* lstm.h - UNIDIRECTIONAL_SEQUENCE_LSTM as LiteRT's lstm_eval computes it.
+**
+** float32 (LstmStepFloat) and the 8x8->16 integer LSTM (LstmStepInteger8x8_16): int8
+** input/weights/output state, int32 biases, int16 cell state (a power-of-two scale), gates in
+** Q3.12 through gemmlowp's int16 logistic and tanh. CIFG, peephole and projection are
+** supported; layer normalisation is not (refused in prepare). Every cell's gates depend only
+** on the input, the previous output state and that cell's own state, so each cell is
+** computed to the end in turn: the new output row is written into the op's output and copied
+** to the output state after the row is complete. Scratch is needed only for a projection. */
+#ifndef PL_KERNELS_LSTM_H
+#define PL_KERNELS_LSTM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "picolite/pl_kernel.h"
+
+/* Gate order of the op's inputs: input, forget, cell (update), output. */
+enum { PL_LSTM_GATE_I = 0, PL_LSTM_GATE_F, PL_LSTM_GATE_C, PL_LSTM_GATE_O, PL_LSTM_GATES };
+
+/* Multiplier/shift pairs of one gate: input, recurrent and peephole (cell) products. */
+typedef struct pl_lstm_gate_scale {
+    int32_t in_m, in_s, rec_m, rec_s, cell_m, cell_s;
+} pl_lstm_gate_scale;
+
+typedef struct pl_lstm_params {
+    int32_t batches, steps, n_input, n_cell, n_output;
+    bool time_major, cifg, peephole, projection;
+    int32_t activation; /* float: the cell gate's and the output's activation */
+    float cell_clip, proj_clip;
+    /* integer only */
+    int32_t input_zp, state_zp, hidden_zp;
+    int32_t cell_scale_log2;
+    int32_t q_cell_clip, q_proj_clip; /* 0: no clipping */
+    pl_lstm_gate_scale gate[PL_LSTM_GATES];
+    int32_t hidden_m, hidden_s, proj_m, proj_s;
+} pl_lstm_params;
+
+/* Tensor data; absent tensors are NULL (wx/wh/bias of GATE_I under CIFG, peepholes, the
+** projection). peep[PL_LSTM_GATE_C] is always NULL. */
+typedef struct pl_lstm_weights {
+    const void *wx[PL_LSTM_GATES], *wh[PL_LSTM_GATES], *peep[PL_LSTM_GATES];
+    const void *bias[PL_LSTM_GATES];
+    const void *proj_w, *proj_b;
+} pl_lstm_weights;
+
+const pl_registration *pl_unidirectional_sequence_lstm_registration(void);
+
+/* The whole sequence: in/out as the op's tensors, states updated in place. scratch holds
+** n_cell elements when there is a projection (else it may be NULL). */
+void pl_lstm_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float *in,
+                 float *out_state, float *cell_state, float *out, float *scratch);
+void pl_lstm_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int8_t *in,
+                int8_t *out_state, int16_t *cell_state, int8_t *out, int8_t *scratch);
+
+#endif
