@@ -292,6 +292,15 @@ static pl_status move_scratch_to_tail(pl_interp *it)
     return PL_OK;
 }
 
+int pl_alloc_variable_fill(const pl_interp *it, uint32_t index)
+{
+    pl_tensor_view v;
+    pl_model_tensor(&it->model, &it->sg, index, &v);
+    if (v.type != PL_INT8 || v.zero_point.n == 0)
+        return 0;
+    return (int)(uint8_t)(int8_t)pl_vec_i64(v.zero_point, 0);
+}
+
 static pl_status allocate_variables(pl_interp *it)
 {
     for (uint32_t i = 0; i < it->tensor_count; i++) {
@@ -301,7 +310,7 @@ static pl_status allocate_variables(pl_interp *it)
         size_t bytes = pl_alloc_tensor_bytes(it, i);
         void *p;
         PL_TRY(pl_alloc_tail(it, PL_CAT_VARIABLE, bytes, PL_ARENA_ALIGN, &p));
-        memset(p, 0, bytes);
+        memset(p, pl_alloc_variable_fill(it, i), bytes);
         r->loc = PL_LOC_ARENA;
         r->data = pl_arena_offset(it->arena, p);
     }

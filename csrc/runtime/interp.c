@@ -220,7 +220,7 @@ pl_status pl_interp_reset(pl_interp *it)
         if (!(it->tensors[i].flags & PL_EVAL_VARIABLE))
             continue;
         pl_context_eval(it, (int32_t)i, &t);
-        memset(t.data, 0, t.bytes);
+        memset(t.data, pl_alloc_variable_fill(it, i), t.bytes);
     }
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode];

@@ -120,4 +120,8 @@ int32_t pl_alloc_offline_offset(const pl_interp *it, uint32_t index);
 /* Byte length of tensor index from its shape and type; 0 on overflow or unsized type. */
 size_t pl_alloc_tensor_bytes(const pl_interp *it, uint32_t index);
 
+/* The byte a variable tensor is filled with at allocation and reset: its zero point when
+** int8 (as LiteRT's and TFLM's ResetVariableTensor), else 0. */
+int pl_alloc_variable_fill(const pl_interp *it, uint32_t index);
+
 #endif
