@@ -112,9 +112,17 @@ def test_unsupported_custom_op(shared_models):
     assert "SignalWindow" in str(info.value)
 
 
-def test_unsupported_op_at_construction_with_default_arena(shared_models):
+def test_unsupported_op_surfaces_at_allocate_like_tflite(shared_models):
+    it = picolite.Interpreter(model_path=str(shared_models / CUSTOM))  # default arena
+    it.get_input_details()  # the model itself is fine
+    with pytest.raises(picolite.UnsupportedOpError) as info:
+        it.allocate_tensors()
+    assert info.value.op_name == "SignalWindow"
+
+
+def test_required_arena_size_of_an_unsupported_model_raises(shared_models):
     with pytest.raises(picolite.UnsupportedOpError):
-        picolite.Interpreter(model_path=str(shared_models / CUSTOM))
+        picolite.required_arena_size(shared_models / CUSTOM)
 
 
 def test_truncated_model_is_model_error(add):
