@@ -7,6 +7,7 @@
 /* One line per operator; registry.c maps builtin codes to these. Keep sorted by name. */
 #define PL_KERNEL_LIST(X) \
     /* X(ADD, 0, add) -- name, BuiltinOperator code, file prefix */ \
+    X(ABS, 101, abs) \
     X(ADD, 0, add) \
     X(AVERAGE_POOL_2D, 1, pooling_avg) \
     X(BATCH_MATMUL, 126, batch_matmul) \
