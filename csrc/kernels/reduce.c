@@ -1,6 +1,13 @@
 /* reduce.c - MEAN and SUM as LiteRT's reference kernels compute them: float sums in input
-** order; int8/int16 through the integer QuantizedMeanOrSum (one rescale of the centered
-** sum, 1/count folded into the multiplier for the mean), for every axis combination. */
+** order; int8/int16 MEAN through the integer QuantizedMeanOrSum (one rescale of the centered
+** sum, 1/count folded into the multiplier), for every axis combination.
+**
+** SUM int8 follows what LiteRT 2.3.0's BUILTIN_REF really does (probed against it, whatever
+** the scales): it runs QuantizedMeanOrSum instantiated for uint8, so the int8 bytes are
+** summed as uint8 (-1 counts 255), the result clamps to [0, 255] and that byte is stored
+** (255 reads back as -1). The zero points are used as given. Deterministic, so reproduced.
+** SUM int16 through the same path reads the int16 buffer as bytes and leaves half of the
+** output unwritten (garbage from the arena): not reproducible, so refused. */
 #include "reduce.h"
 
 #include <stdbool.h>
@@ -16,6 +23,7 @@ typedef struct op_data {
     pl_reduce_params p;
     pl_type type;
     bool is_sum;
+    bool as_uint8;             /* LiteRT 2.3.0's int8 SUM: bytes taken as uint8 */
     int32_t multiplier, shift; /* QuantizeMultiplier(in_scale / out_scale) */
     int32_t in_zp, out_zp;
     int32_t scratch;           /* int32 sums of the quantized paths */
@@ -52,7 +60,10 @@ void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
                        int32_t *acc)
 {
     memset(acc, 0, p->out_count * sizeof *acc);
-    if (type == PL_INT8) {
+    if (type == PL_UINT8) {
+        const uint8_t *x = in;
+        FOR_EACH_INPUT(p, acc[slot] += x[i]);
+    } else if (type == PL_INT8) {
         const int8_t *x = in;
         FOR_EACH_INPUT(p, acc[slot] += x[i]);
     } else {
@@ -95,10 +106,13 @@ static void mean_or_sum_rescale(const op_data *d, const int32_t *sum, void *out)
         multiplier = (int32_t)(((int64_t)multiplier * ((int64_t)1 << up)) / n);
         shift -= up;
     }
+    int32_t lo = d->as_uint8 ? 0 : type_min(d->type);
+    int32_t hi = d->as_uint8 ? UINT8_MAX : type_max(d->type);
     for (size_t k = 0; k < d->p.out_count; k++) {
         int32_t centered = (int32_t)(uint32_t)((int64_t)sum[k] - (int64_t)d->in_zp * n);
         int32_t v = pl_fx_mul_by_qm(centered, multiplier, shift) + d->out_zp;
-        store(d->type, out, k, pl_fx_clamp(v, type_min(d->type), type_max(d->type)));
+        v = pl_fx_clamp(v, lo, hi);
+        store(d->type, out, k, d->as_uint8 && v > INT8_MAX ? v - 256 : v);
     }
 }
 
@@ -192,6 +206,11 @@ static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name
     PL_TRY(resolve_axes(ctx, name, axis, in->ndims, &mask));
     PL_TRY(check_output(ctx, name, in, out, mask, keep, &d->p));
     d->type = in->type;
+    if (d->is_sum && in->type == PL_INT16)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SUM: int16 is not supported: LiteRT 2.3.0's "
+                         "reference SUM reads int16 data as uint8 bytes and leaves half of "
+                         "the output unwritten, so there is no defined result to match");
+    d->as_uint8 = d->is_sum && in->type == PL_INT8;
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, name, in, out, d));
     if (in->type == PL_FLOAT32)
@@ -235,7 +254,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     if (sum == NULL)
         return ctx->fail(ctx, PL_ERR_STATE, "%s: scratch buffer %d missing",
                          d->is_sum ? "SUM" : "MEAN", d->scratch);
-    pl_reduce_sum_s32(&d->p, in.data, d->type, sum);
+    pl_reduce_sum_s32(&d->p, in.data, d->as_uint8 ? PL_UINT8 : d->type, sum);
     mean_or_sum_rescale(d, sum, out.data);
     return PL_OK;
 }

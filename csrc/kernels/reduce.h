@@ -17,7 +17,8 @@ typedef struct pl_reduce_params {
     int32_t reduced; /* elements folded into each output */
 } pl_reduce_params;
 
-/* Sums the input into acc (out_count slots, zeroed first) in input order. */
+/* Sums the input into acc (out_count slots, zeroed first) in input order. type is
+** PL_INT8, PL_INT16 or PL_UINT8 (int8 bytes summed as unsigned, as LiteRT's int8 SUM). */
 void pl_reduce_sum_f32(const pl_reduce_params *p, const float *in, float *acc);
 void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
                        int32_t *acc);

@@ -182,21 +182,34 @@ static void sum_float_over_rows(void)
     CHECK(out[0] == 5.0f && out[1] == 7.0f && out[2] == 9.0f);
 }
 
-/* int8 SUM as LiteRT's current QuantizedMeanOrSum: one rescale (here 1/2), clamped. */
-static void sum_int8_rescales_and_clamps(void)
+/* int8 SUM as LiteRT 2.3.0's reference kernel: bytes summed as uint8 (-1 counts 255),
+** rescaled once, clamped to [0, 255], the byte stored (200 reads back as -56). */
+static void sum_int8_sums_bytes_as_uint8_like_litert(void)
 {
-    int8_t in[6] = {1, 2, 3, 4, 100, 100}, out[3] = {0};
-    int32_t dims[2] = {3, 2}, od[1] = {3}, axes[1] = {1};
+    int8_t in[8] = {1, 2, 3, 4, 100, 100, -1, -1}, out[4] = {0};
+    int32_t dims[2] = {4, 2}, od[1] = {4}, axes[1] = {1};
     CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT8, 2, dims, in, sizeof in, axes,
                         1, false, 1, od, out, sizeof out, 1.0f, 1.0f), PL_OK);
     CHECK_EQ(out[0], 3);
     CHECK_EQ(out[1], 7);
-    CHECK_EQ(out[2], 127);
+    CHECK_EQ(out[2], -56); /* 200 */
+    CHECK_EQ(out[3], -1);  /* 510 clamps to 255 */
     CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT8, 2, dims, in, sizeof in, axes,
-                        1, false, 1, od, out, sizeof out, 1.0f, 2.0f), PL_OK);
-    CHECK_EQ(out[0], 2); /* 1.5 rounds up */
-    CHECK_EQ(out[1], 4); /* 3.5 rounds up */
-    CHECK_EQ(out[2], 100);
+                        1, false, 1, od, out, sizeof out, 1.0f, 4.0f), PL_OK);
+    CHECK_EQ(out[0], 1);   /* 0.75 rounds up */
+    CHECK_EQ(out[1], 2);   /* 1.75 */
+    CHECK_EQ(out[2], 50);
+    CHECK_EQ(out[3], -128); /* 127.5 rounds to 128 */
+}
+
+/* LiteRT's int16 SUM reads the data as bytes and leaves output unwritten: refused. */
+static void sum_rejects_int16(void)
+{
+    int16_t in[4] = {0}, out[1] = {0};
+    int32_t dims[1] = {4}, od[1] = {1}, axes[1] = {0};
+    CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT16, 1, dims, in, sizeof in, axes,
+                        1, false, 1, od, out, sizeof out, 1.0f, 1.0f), PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "int16");
 }
 
 static void mean_rejects_int32_and_a_bad_axis(void)
@@ -218,7 +231,8 @@ int main(void)
     RUN(mean_int8_rounds_like_litert);
     RUN(mean_int16_rescales);
     RUN(sum_float_over_rows);
-    RUN(sum_int8_rescales_and_clamps);
+    RUN(sum_int8_sums_bytes_as_uint8_like_litert);
+    RUN(sum_rejects_int16);
     RUN(mean_rejects_int32_and_a_bad_axis);
     RUN(avg_and_max_float_match_tflite);
     RUN(avg_int8_rounds_half_away_from_zero);
