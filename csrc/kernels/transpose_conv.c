@@ -17,7 +17,6 @@ typedef struct op_data {
     pl_transpose_conv_params p;
     pl_type type;
     bool bias64;
-    bool shape_checked; /* output_shape was a constant, checked in prepare */
     int32_t scratch;
 } op_data;
 
@@ -158,15 +157,13 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *shape, const pl_t
     return PL_OK;
 }
 
-/* output_shape must equal the output's dims. Shapes are static here (as in TFLM), so a
-** non-constant output_shape is checked when invoked. Constants are little-endian file
-** bytes; computed tensors are native int32. */
-static pl_status check_output_shape(pl_context *ctx, const void *shape, bool file_bytes,
-                                    const pl_tensor *out)
+/* A constant output_shape must equal the output's dims. Shapes are static here, so a
+** non-constant one (a model input in seanet) is never read, as TFLM never reads it: the
+** model's output dims decide, whatever values are fed. */
+static pl_status check_output_shape(pl_context *ctx, const void *shape, const pl_tensor *out)
 {
     for (int32_t k = 0; k < 4; k++) {
-        int32_t v = file_bytes ? pl_vec_i32((pl_vec){shape, 4}, (uint32_t)k)
-                               : ((const int32_t *)shape)[k];
+        int32_t v = pl_vec_i32((pl_vec){shape, 4}, (uint32_t)k);
         if (v != out->dims[k])
             return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output_shape[%d] = %d but "
                              "the output has %d", k, v, out->dims[k]);
@@ -188,7 +185,7 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *shape, const pl_
         return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output_shape has %zu values, "
                          "not 4", pl_tensor_count(shape));
     if (shape->is_constant)
-        PL_TRY(check_output_shape(ctx, shape->data, true, out));
+        PL_TRY(check_output_shape(ctx, shape->data, out));
     if (bias != NULL && pl_tensor_count(bias) != (size_t)out->dims[3])
         return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: bias has %zu elements for %d "
                          "channels", pl_tensor_count(bias), out->dims[3]);
@@ -258,7 +255,6 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_types(ctx, shape, f, in, bias, out));
     PL_TRY(check_shapes(ctx, shape, f, in, bias, out, padding, &d->p));
     d->type = in->type;
-    d->shape_checked = shape->is_constant;
     d->bias64 = bias != NULL && bias->type == PL_INT64;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32)
@@ -272,14 +268,11 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
-    pl_tensor shape, in, f, bias, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_SHAPE), &shape));
+    pl_tensor in, f, bias, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS), &f));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    if (!d->shape_checked)
-        PL_TRY(check_output_shape(ctx, shape.data, false, &out));
     if (d->type == PL_FLOAT32) {
         pl_transpose_conv_f32(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
                               out.data);
