@@ -557,7 +557,7 @@ static pl_status prepare_quant(pl_context *ctx, const pl_node *node, const lstm_
                                pl_lstm_params *p)
 {
     PL_TRY(check_quant(ctx, t));
-    float hidden_scale;
+    float hidden_scale = 1.0f;
     PL_TRY(hidden_quant(ctx, node, &hidden_scale, &p->hidden_zp));
     PL_TRY(cell_scale_log2(ctx, scale_of(t->cell_state), &p->cell_scale_log2));
     if (p->cell_scale_log2 < -15 || p->cell_scale_log2 > -9)
