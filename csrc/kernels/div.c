@@ -9,8 +9,9 @@
 
 enum { OP_DIV = 42 };
 
+/* The broadcast walk is rebuilt from the eval dims at each invoke (a few dozen operations)
+** rather than kept in the arena. */
 typedef struct opdata {
-    pl_bcast bc;
     float f_min, f_max;
     int32_t i_min, i_max;
 } opdata;
@@ -25,16 +26,17 @@ void pl_div_f32(const pl_bcast *bc, float lo, float hi, const float *a, const fl
 }
 
 /* False when a divisor is 0 (nothing is written then). */
-static bool div_s32(const opdata *d, const int32_t *a, const int32_t *b, int32_t *out)
+static bool div_s32(const opdata *d, const pl_bcast *bc, const int32_t *a, const int32_t *b,
+                    int32_t *out)
 {
     pl_bcast_iter it;
     pl_bcast_begin(&it);
-    for (size_t i = 0; i < d->bc.count; i++, pl_bcast_next(&d->bc, &it)) {
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it)) {
         if (b[it.i2] == 0)
             return false;
     }
     pl_bcast_begin(&it);
-    for (size_t i = 0; i < d->bc.count; i++, pl_bcast_next(&d->bc, &it)) {
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it)) {
         int32_t x = a[it.i1], y = b[it.i2];
         int32_t q = x == INT32_MIN && y == -1 ? INT32_MIN : x / y; /* wraps, as on hardware */
         out[i] = pl_fx_clamp(q, d->i_min, d->i_max);
@@ -68,7 +70,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (act < PL_ACT_NONE || act > PL_ACT_RELU6)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "fused activation %d is not supported",
                          (int)act);
-    pl_bcast_result br = pl_bcast_setup(&d->bc, t[0], t[1], t[2]);
+    pl_bcast bc;
+    pl_bcast_result br = pl_bcast_setup(&bc, t[0], t[1], t[2]);
     if (br == PL_BCAST_RANK)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "broadcasting above rank %d is not supported",
                          PL_BCAST_MAX_DIMS);
@@ -89,11 +92,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
+    pl_bcast bc;
+    if (pl_bcast_setup(&bc, &a, &b, &o) != PL_BCAST_OK)
+        return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
     if (o.type == PL_FLOAT32) {
-        pl_div_f32(&d->bc, d->f_min, d->f_max, a.data, b.data, o.data);
+        pl_div_f32(&bc, d->f_min, d->f_max, a.data, b.data, o.data);
         return PL_OK;
     }
-    if (!div_s32(d, a.data, b.data, o.data))
+    if (!div_s32(d, &bc, a.data, b.data, o.data))
         return ctx->fail(ctx, PL_ERR_ARG, "INT32 division by zero");
     return PL_OK;
 }

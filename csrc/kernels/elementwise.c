@@ -14,12 +14,16 @@
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18 };
 
+/* Persistent per op: only the arithmetic parameters. The broadcast walk (128 bytes) is
+** rebuilt from the eval dims at each invoke, a few dozen operations, so no op pays for it
+** in the arena. */
 typedef struct opdata {
-    pl_bcast bc;
     pl_add_params q;
-    float f_min, f_max;
-    int64_t l_min, l_max; /* int64 activation range */
-    bool pot;             /* int16 power-of-two path */
+    union {
+        struct { float f_min, f_max; };   /* float32 activation range */
+        struct { int64_t l_min, l_max; }; /* int64 activation range */
+    };
+    bool pot; /* int16 power-of-two path */
 } opdata;
 
 static int32_t wrap_add(int32_t a, int32_t b, int32_t op)
@@ -30,21 +34,21 @@ static int32_t wrap_add(int32_t a, int32_t b, int32_t op)
     return (int32_t)r;
 }
 
-static void run_s32(const opdata *d, int32_t op, const int32_t *a, const int32_t *b,
-                    int32_t *out)
+static void run_s32(const opdata *d, const pl_bcast *bc, int32_t op, const int32_t *a,
+                    const int32_t *b, int32_t *out)
 {
     pl_bcast_iter it;
     pl_bcast_begin(&it);
-    for (size_t i = 0; i < d->bc.count; i++, pl_bcast_next(&d->bc, &it))
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it))
         out[i] = pl_fx_clamp(wrap_add(a[it.i1], b[it.i2], op), d->q.act_min, d->q.act_max);
 }
 
-static void run_s64(const opdata *d, int32_t op, const int64_t *a, const int64_t *b,
-                    int64_t *out)
+static void run_s64(const opdata *d, const pl_bcast *bc, int32_t op, const int64_t *a,
+                    const int64_t *b, int64_t *out)
 {
     pl_bcast_iter it;
     pl_bcast_begin(&it);
-    for (size_t i = 0; i < d->bc.count; i++, pl_bcast_next(&d->bc, &it)) {
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it)) {
         uint64_t x = (uint64_t)a[it.i1], y = (uint64_t)b[it.i2];
         int64_t r = (int64_t)(op == OP_ADD ? x + y : op == OP_SUB ? x - y : x * y);
         out[i] = r < d->l_min ? d->l_min : r > d->l_max ? d->l_max : r;
@@ -351,7 +355,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     const pl_tensor *const *ct = (const pl_tensor *const *)t;
     int32_t act = options_activation(node);
     PL_TRY(check_types(ctx, ct, act));
-    pl_bcast_result br = pl_bcast_setup(&d->bc, t[0], t[1], t[2]);
+    pl_bcast bc;
+    pl_bcast_result br = pl_bcast_setup(&bc, t[0], t[1], t[2]);
     if (br == PL_BCAST_RANK)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "broadcasting above rank %d is not supported",
                          PL_BCAST_MAX_DIMS);
@@ -371,25 +376,26 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     return prepare_quantized(ctx, node, ct, d);
 }
 
-static void run_f32(const opdata *d, int32_t op, const float *a, const float *b, float *out)
+static void run_f32(const opdata *d, const pl_bcast *bc, int32_t op, const float *a,
+                    const float *b, float *out)
 {
     if (op == OP_ADD)
-        pl_add_f32(&d->bc, d->f_min, d->f_max, a, b, out);
+        pl_add_f32(bc, d->f_min, d->f_max, a, b, out);
     else if (op == OP_SUB)
-        pl_sub_f32(&d->bc, d->f_min, d->f_max, a, b, out);
+        pl_sub_f32(bc, d->f_min, d->f_max, a, b, out);
     else
-        pl_mul_f32(&d->bc, d->f_min, d->f_max, a, b, out);
+        pl_mul_f32(bc, d->f_min, d->f_max, a, b, out);
 }
 
-static void run_s16(const opdata *d, int32_t op, const int16_t *a, const int16_t *b,
-                    int16_t *out)
+static void run_s16(const opdata *d, const pl_bcast *bc, int32_t op, const int16_t *a,
+                    const int16_t *b, int16_t *out)
 {
     if (op == OP_MUL)
-        pl_mul_s16(&d->q, &d->bc, a, b, out);
+        pl_mul_s16(&d->q, bc, a, b, out);
     else if (d->pot)
-        pl_add_s16_pot(&d->q, &d->bc, a, b, out);
+        pl_add_s16_pot(&d->q, bc, a, b, out);
     else
-        pl_add_s16(&d->q, &d->bc, a, b, out);
+        pl_add_s16(&d->q, bc, a, b, out);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
@@ -399,25 +405,28 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
+    pl_bcast bc;
+    if (pl_bcast_setup(&bc, &a, &b, &o) != PL_BCAST_OK)
+        return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
     int32_t op = node->builtin_code;
     switch (o.type) {
     case PL_FLOAT32:
-        run_f32(d, op, a.data, b.data, o.data);
+        run_f32(d, &bc, op, a.data, b.data, o.data);
         break;
     case PL_INT32:
-        run_s32(d, op, a.data, b.data, o.data);
+        run_s32(d, &bc, op, a.data, b.data, o.data);
         break;
     case PL_INT64:
-        run_s64(d, op, a.data, b.data, o.data);
+        run_s64(d, &bc, op, a.data, b.data, o.data);
         break;
     case PL_INT8:
         if (op == OP_MUL)
-            pl_mul_s8(&d->q, &d->bc, a.data, b.data, o.data);
+            pl_mul_s8(&d->q, &bc, a.data, b.data, o.data);
         else
-            pl_add_s8(&d->q, &d->bc, a.data, b.data, o.data);
+            pl_add_s8(&d->q, &bc, a.data, b.data, o.data);
         break;
     case PL_INT16:
-        run_s16(d, op, a.data, b.data, o.data);
+        run_s16(d, &bc, op, a.data, b.data, o.data);
         break;
     default:
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",

@@ -13,8 +13,9 @@
 
 enum { LOGISTIC_CODE = 14, TANH_CODE = 28 };
 
+/* The int8 table (256 bytes) is allocated apart, in prepare, so only int8 ops pay for it. */
 typedef struct opdata {
-    int8_t lut[256];
+    int8_t *lut;
     int32_t input_multiplier;
     int32_t input_left_shift;
 } opdata;
@@ -165,6 +166,9 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     if (!is_tanh && (double)oq.scale != 1.0 / 256)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LOGISTIC: int8 output scale must be 1/256, got %g", (double)oq.scale);
+    void *lut = NULL;
+    PL_TRY(ctx->alloc_persistent(ctx, 256, &lut));
+    d->lut = lut;
     pl_lut_populate_s8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
                        is_tanh ? tanh_fn : logistic_fn, d->lut);
     return PL_OK;

@@ -11,9 +11,8 @@
 
 enum { OP_MAXIMUM = 55, OP_MINIMUM = 57 };
 
-typedef struct opdata {
-    pl_bcast bc;
-} opdata;
+/* No op data: the broadcast walk is rebuilt from the eval dims at each invoke (a few dozen
+** operations) rather than kept in the arena. */
 
 #define PL_MINMAX_LOOP(T, bc, a, b, out, op)                                        \
     do {                                                                            \
@@ -57,12 +56,6 @@ static void run_other(const pl_bcast *bc, int op, pl_type type, const void *a, c
         PL_MINMAX_LOOP(uint8_t, bc, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, op);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static bool supported(pl_type t)
 {
     return t == PL_FLOAT32 || t == PL_INT8 || t == PL_INT16 || t == PL_INT32 ||
@@ -71,7 +64,6 @@ static bool supported(pl_type t)
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    opdata *d = node->user_data;
     int32_t idx[3] = {pl_node_input(node, 0), pl_node_input(node, 1),
                       pl_node_output(node, 0)};
     if (node->inputs.n != 2 || node->outputs.n != 1 || idx[0] < 0 || idx[1] < 0 || idx[2] < 0)
@@ -87,7 +79,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (!supported(t[0]->type))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name(t[0]->type));
-    pl_bcast_result br = pl_bcast_setup(&d->bc, t[0], t[1], t[2]);
+    pl_bcast bc;
+    pl_bcast_result br = pl_bcast_setup(&bc, t[0], t[1], t[2]);
     if (br == PL_BCAST_RANK)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "broadcasting above rank %d is not supported",
                          PL_BCAST_MAX_DIMS);
@@ -98,31 +91,33 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
-    const opdata *d = node->user_data;
     pl_tensor a, b, o;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
+    pl_bcast bc;
+    if (pl_bcast_setup(&bc, &a, &b, &o) != PL_BCAST_OK)
+        return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
     bool maximum = node->builtin_code == OP_MAXIMUM;
     if (o.type == PL_FLOAT32)
-        pl_minmax_f32(&d->bc, maximum, a.data, b.data, o.data);
+        pl_minmax_f32(&bc, maximum, a.data, b.data, o.data);
     else if (o.type == PL_INT8)
-        pl_minmax_s8(&d->bc, maximum, a.data, b.data, o.data);
+        pl_minmax_s8(&bc, maximum, a.data, b.data, o.data);
     else if (o.type == PL_INT16)
-        pl_minmax_s16(&d->bc, maximum, a.data, b.data, o.data);
+        pl_minmax_s16(&bc, maximum, a.data, b.data, o.data);
     else
-        run_other(&d->bc, maximum ? OP_MAXIMUM : OP_MINIMUM, o.type, a.data, b.data, o.data);
+        run_other(&bc, maximum ? OP_MAXIMUM : OP_MINIMUM, o.type, a.data, b.data, o.data);
     return PL_OK;
 }
 
 const pl_registration *pl_maximum_registration(void)
 {
-    static const pl_registration r = {"MAXIMUM", OP_MAXIMUM, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {"MAXIMUM", OP_MAXIMUM, NULL, NULL, prepare, invoke, NULL};
     return &r;
 }
 
 const pl_registration *pl_minimum_registration(void)
 {
-    static const pl_registration r = {"MINIMUM", OP_MINIMUM, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {"MINIMUM", OP_MINIMUM, NULL, NULL, prepare, invoke, NULL};
     return &r;
 }

@@ -9,8 +9,9 @@
 
 enum { PRELU_CODE = 54 };
 
+/* The broadcast walk is rebuilt from the eval dims at each invoke (a few dozen operations)
+** rather than kept in the arena. */
 typedef struct opdata {
-    pl_bcast bc;
     pl_prelu_params p;
 } opdata;
 
@@ -94,7 +95,6 @@ static pl_status prelu_prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_MODEL,
                          "PRELU: alpha does not broadcast to the input shape, or the output "
                          "shape differs from the input's");
-    pl_bcast_init(&d->bc, in, alpha, out);
     return in->type == PL_INT8 ? prepare_s8(ctx, d, in, alpha, out) : PL_OK;
 }
 
@@ -105,10 +105,12 @@ static pl_status prelu_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &alpha));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_bcast bc;
+    pl_bcast_init(&bc, &in, &alpha, &out);
     if (in.type == PL_FLOAT32)
-        pl_prelu_f32(&d->bc, in.data, alpha.data, out.data);
+        pl_prelu_f32(&bc, in.data, alpha.data, out.data);
     else
-        pl_prelu_s8(&d->p, &d->bc, in.data, alpha.data, out.data);
+        pl_prelu_s8(&d->p, &bc, in.data, alpha.data, out.data);
     return PL_OK;
 }
 
