@@ -14,7 +14,8 @@
 enum { RELU_CODE = 19, RELU_N1_TO_1_CODE = 20, RELU6_CODE = 21, LEAKY_RELU_CODE = 98,
        HARD_SWISH_CODE = 117 };
 
-typedef struct opdata {
+/* One op is one of these: they share the memory. */
+typedef union opdata {
     pl_relu_params relu;
     pl_leaky_relu_params leaky;
     pl_hard_swish_params hs;
