@@ -9,6 +9,7 @@ Helpers:
     run_litert(model, inputs)   -> list of output arrays (in output order)
     input_details(model)        -> LiteRT's input details for a model
     random_inputs(details, seed)-> deterministic random inputs matching dtype/shape/quant
+                                   (pass model= to use a float input's QUANTIZE range)
     lcg_inputs(details, k)      -> the LCG inputs of ../shared/models/README.md
 """
 
@@ -101,21 +102,44 @@ def _quant(d: dict):
     return None
 
 
-def random_inputs(details: list, seed: int = 0, *, float_range=None) -> List[np.ndarray]:
+def quantized_float_input_ranges(model: ModelLike) -> dict:
+    """{input tensor index: (lo, hi)} for float inputs that feed a QUANTIZE op: the float
+    range that op's output quantization can represent."""
+    it = make_interpreter(model)
+    inputs = {d["index"] for d in it.get_input_details()}
+    tensors = {t["index"]: t for t in it.get_tensor_details()}
+    ranges = {}
+    for op in it._get_ops_details():
+        if op["op_name"] != "QUANTIZE" or not len(op["inputs"]):
+            continue
+        src = int(op["inputs"][0])
+        if src not in inputs or tensors[src]["dtype"] != np.float32:
+            continue
+        q = tensors[int(op["outputs"][0])]
+        scale, zp = q["quantization"]
+        if scale:
+            info = np.iinfo(q["dtype"])
+            ranges[src] = (scale * (info.min - zp), scale * (info.max - zp))
+    return ranges
+
+
+def random_inputs(details: list, seed: int = 0, *, model: ModelLike = None,
+                  float_range=None) -> List[np.ndarray]:
     """Deterministic random inputs, one per entry of ``details`` (LiteRT input details).
 
-    Integer tensors cover their full range (int8 -128..127, int16 -32768..32767, ...).
-    Float tensors are uniform in [-1, 1], unless ``float_range=(lo, hi)`` is given.
-    (Float-I/O models quantized inside were calibrated on [-1, 1] by make_models.py, so
-    [-1, 1] is "the range implied by quantization" for every zoo model.)
+    Integer tensors cover their full range (int8 -128..127, int16 -32768..32767; int32 and
+    wider -1000..1000). Float tensors are uniform in ``float_range`` if given, else, when
+    ``model`` is given and the input feeds a QUANTIZE op, in the range that op's
+    quantization represents, else in [-1, 1] (the range make_models.py calibrated on).
     """
     rng = np.random.RandomState(seed)
+    qranges = quantized_float_input_ranges(model) if model is not None else {}
     out: List[np.ndarray] = []
     for d in details:
         shape = tuple(int(s) for s in d["shape"])
         dt = np.dtype(d["dtype"])
         if dt.kind == "f":
-            lo, hi = float_range if float_range is not None else (-1.0, 1.0)
+            lo, hi = float_range or qranges.get(d["index"], (-1.0, 1.0))
             out.append(rng.uniform(lo, hi, size=shape).astype(dt))
         elif dt == np.bool_:
             out.append(rng.randint(0, 2, size=shape).astype(np.bool_))

@@ -7,18 +7,22 @@ the fused UNIDIRECTIONAL_SEQUENCE_LSTM), plus ai-edge-litert to check every mode
 
     pip install ".[dev]" tf-keras && python tests/models/make_models.py
 
-CI never runs this: the generated files are committed. Everything is deterministic: weights
-come from tf.keras.utils.set_random_seed(<crc32 of the model name>), representative
-datasets from numpy RandomState, so rerunning with the same TensorFlow gives the same bytes.
+CI never runs this: the generated files are committed. Everything is deterministic: single-op
+weights come from numpy RandomState(<crc32 of the model name>), net weights from
+tf.keras.utils.set_random_seed(<crc32 of the net name>) after a Keras clear_session,
+representative datasets from numpy RandomState, so rerunning with the same TensorFlow
+gives the same bytes, whatever subset (--only) is regenerated.
 
 Every model is checked after conversion: its operator list is read back from the flatbuffer
 (the converter fuses or removes ops: a model whose target op vanished is dropped), and it
 must run in LiteRT with the reference kernels (BUILTIN_REF), else it is dropped. Each model
 is also run in TFLM's Python interpreter (tflite-micro, in a subprocess so a crash there
-cannot stop generation) and the manifest records whether TFLM matches LiteRT bit for bit.
+cannot stop generation) and in LiteRT's optimized kernels; the manifest records whether
+each matches LiteRT BUILTIN_REF bit for bit (fields "tflm" and "litert_optimized").
 
 Options: --only SUBSTRING (regenerate matching models only, keeps the other manifest
-entries), --no-tflm (skip the TFLM comparison).
+entries), --no-tflm (skip the cross checks), --recheck (redo only the cross checks of the
+models in MANIFEST.json; needs no TensorFlow).
 """
 
 from __future__ import annotations
@@ -44,6 +48,16 @@ TFLM_CHECK_SEED = 0  # random_inputs seed used for the TFLM-vs-LiteRT comparison
 # TFLM comparison worker: runs in a child process, never imports TensorFlow.
 # --------------------------------------------------------------------------------------
 
+def compare(want, got) -> dict:
+    diffs = []
+    for w, g in zip(want, got):
+        g = np.asarray(g).reshape(w.shape)
+        diffs.append(float(np.max(np.abs(w.astype(np.float64) - g.astype(np.float64))))
+                     if w.size else 0.0)
+    worst = max(diffs) if diffs else 0.0
+    return {"status": "exact" if worst == 0 else "differs", "max_abs_diff": worst}
+
+
 def tflm_worker(path: str) -> None:
     from tflite_micro.python.tflite_micro import runtime
 
@@ -53,39 +67,80 @@ def tflm_worker(path: str) -> None:
     inputs = reference.random_inputs(details, TFLM_CHECK_SEED)
     want = reference.run_litert(data, inputs)
     result = {}
+    # LiteRT's optimized kernels vs its reference kernels (flags references to distrust).
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    opt = Interpreter(
+        model_content=data,
+        experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    opt.allocate_tensors()
+    for d, x in zip(opt.get_input_details(), inputs):
+        opt.set_tensor(d["index"], x)
+    opt.invoke()
+    got_opt = [opt.get_tensor(d["index"]) for d in opt.get_output_details()]
+    print("OPT_RESULT " + json.dumps(compare(want, got_opt)))
     try:
         it = runtime.Interpreter.from_bytes(data, arena_size=4 << 20)
         for i, x in enumerate(inputs):
             it.set_input(x, i)
         it.invoke()
-        got = [it.get_output(i) for i in range(len(want))]
-        diffs = []
-        for w, g in zip(want, got):
-            g = np.asarray(g).reshape(w.shape)
-            diffs.append(float(np.max(np.abs(w.astype(np.float64) - g.astype(np.float64))))
-                         if w.size else 0.0)
-        worst = max(diffs) if diffs else 0.0
-        result = {"status": "exact" if worst == 0 else "differs", "max_abs_diff": worst}
+        result = compare(want, [it.get_output(i) for i in range(len(want))])
     except Exception as e:  # noqa: BLE001 - any failure is a finding to record
         result = {"status": "error", "error": str(e).strip().splitlines()[-1][:200]}
     print("TFLM_RESULT " + json.dumps(result))
 
 
-def tflm_check(path: str) -> dict:
+def cross_check(path: str) -> dict:
+    """{"tflm": ..., "litert_optimized": ...}: each vs LiteRT BUILTIN_REF on the same inputs."""
     try:
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--tflm-worker", path],
                            capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
-        return {"status": "error", "error": "timeout"}
+        return {"tflm": {"status": "error", "error": "timeout"}}
+    out = {}
     for line in p.stdout.splitlines():
         if line.startswith("TFLM_RESULT "):
-            return json.loads(line[len("TFLM_RESULT "):])
-    tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
-    return {"status": "error", "error": f"exit {p.returncode}: {tail[:200]}"}
+            out["tflm"] = json.loads(line[len("TFLM_RESULT "):])
+        if line.startswith("OPT_RESULT "):
+            out["litert_optimized"] = json.loads(line[len("OPT_RESULT "):])
+    if "tflm" not in out:
+        tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
+        out["tflm"] = {"status": "error", "error": f"exit {p.returncode}: {tail[:200]}"}
+    return out
+
+
+def write_manifest(path: str, manifest: dict) -> None:
+    """JSON with one line per model / dropped entry (diffable, greppable)."""
+    lines = ["{"]
+    for key, value in manifest.items():
+        if isinstance(value, list):
+            lines.append(f" {json.dumps(key)}: [")
+            lines.append(",\n".join("  " + json.dumps(v, default=str) for v in value))
+            lines.append(" ],")
+        else:
+            lines.append(f" {json.dumps(key)}: {json.dumps(value, default=str)},")
+    lines[-1] = lines[-1].rstrip(",")
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def recheck() -> None:
+    """Redo the cross checks of every manifest entry in place (no TensorFlow needed)."""
+    manifest_path = os.path.join(HERE, "MANIFEST.json")
+    with open(manifest_path) as f:
+        manifest = json.load(f)
+    for e in manifest["models"]:
+        e.update(cross_check(os.path.join(HERE, e["file"])))
+        print(f"{e['file']:<52} tflm={e['tflm']['status']} "
+              f"opt={e.get('litert_optimized', {}).get('status')}", flush=True)
+    write_manifest(manifest_path, manifest)
 
 
 if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "--tflm-worker":
     tflm_worker(sys.argv[2])
+    sys.exit(0)
+if __name__ == "__main__" and sys.argv[1:] == ["--recheck"]:
+    recheck()
     sys.exit(0)
 
 
@@ -129,6 +184,12 @@ def rep_data(specs, seed):
     for _ in range(N_REP):
         samples.append([rs.uniform(-1, 1, size=s).astype(np.float32) for s, _ in specs])
     return samples
+
+
+def fresh_session(seed):
+    """Reset Keras naming (tensor names must not depend on generation order) and seed."""
+    K.backend.clear_session()
+    tf.keras.utils.set_random_seed(seed)
 
 
 def bias_init():
@@ -251,9 +312,11 @@ class Zoo:
         if extra:
             entry.update(extra)
         if self.tflm:
-            entry["tflm"] = tflm_check(path)
+            entry.update(cross_check(path))
         self.entries.append(entry)
         tf_note = entry.get("tflm", {}).get("status", "-")
+        if entry.get("litert_optimized", {}).get("status") == "differs":
+            tf_note += ",opt-differs"
         print(f"  ok   {entry['file']:<52} {len(data):>7} B  tflm={tf_note}  {' '.join(ops)}",
               flush=True)
         return entry
@@ -267,11 +330,31 @@ def f32(*shapes):
     return [(tuple(s), tf.float32) for s in shapes]
 
 
+def numpy_weights(layer, seed):
+    """Overwrite a built layer's weights from numpy RandomState(seed): TF's eager RNG
+    depends on what ran before in the process, numpy's does not. Kernels get a Glorot
+    uniform range, vectors (biases, PReLU alphas) uniform [-0.5, 0.5] ([0, 0.5] for
+    alphas)."""
+    rs = np.random.RandomState(seed)
+    new = []
+    for w in layer.get_weights():
+        if isinstance(layer, L.PReLU):
+            new.append(rs.uniform(0.0, 0.5, w.shape))
+        elif w.ndim >= 2:
+            fan_in = int(np.prod(w.shape[:-1]))
+            limit = np.sqrt(6.0 / (fan_in + w.shape[-1]))
+            new.append(rs.uniform(-limit, limit, w.shape))
+        else:
+            new.append(rs.uniform(-0.5, 0.5, w.shape))
+    layer.set_weights([x.astype(np.float32) for x in new])
+
+
 def layer_fn(make_layer, spec0):
     """A function of one tensor applying a Keras layer built eagerly beforehand."""
-    def build():
+    def build(seed):
         layer = make_layer()
         layer(tf.zeros(spec0))
+        numpy_weights(layer, seed)
 
         def fn(x):
             return layer(x)
@@ -281,7 +364,7 @@ def layer_fn(make_layer, spec0):
 
 
 def const_fn(f):
-    def build():
+    def build(seed):
         return f
     return build
 
@@ -521,9 +604,9 @@ def build_single_ops(zoo: Zoo):
             desc = f"single {target} ({variant})"
             if not zoo.wanted(name):
                 continue
-            tf.keras.utils.set_random_seed(seed_of(name))
+            fresh_session(seed_of(name))
             try:
-                obj = builder()
+                obj = builder(seed_of(name) ^ 0x3E1)
                 data = convert(obj, specs, qtype, seed_of(name) ^ 0x5EED, per_channel)
                 ops, ins, outs = check_model(data, target, qtype)
             except Exception as e:  # noqa: BLE001
@@ -757,7 +840,7 @@ def build_nets(zoo: Zoo):
             name = f"net_{base}_{qtype}"
             if not zoo.wanted(name):
                 continue
-            tf.keras.utils.set_random_seed(seed_of("net_" + base))  # same weights per type
+            fresh_session(seed_of("net_" + base))  # same weights per type
             try:
                 m = fn()
                 specs = [(tuple(t.shape), tf.float32) for t in m.inputs]
@@ -890,7 +973,7 @@ def build_offline(zoo: Zoo):
     name = "offline_cnn_int8"
     if not zoo.wanted(name):
         return
-    tf.keras.utils.set_random_seed(seed_of(name))
+    fresh_session(seed_of(name))
     m = net_offline_cnn()
     data = convert(m, [((1, 16, 16, 2), tf.float32)], I8, seed_of(name) ^ 0x5EED)
     data, words, plan = add_offline_plan(data)
@@ -935,7 +1018,7 @@ def build_demo(zoo: Zoo):
     print("demo model", flush=True)
     if not zoo.wanted("demo"):
         return
-    tf.keras.utils.set_random_seed(seed_of("demo"))
+    fresh_session(seed_of("demo"))
     tf.config.experimental.enable_op_determinism()
     x = i = K.Input((16, 16, 1), batch_size=1)
     x = L.Conv2D(4, 3, activation="relu")(x)
@@ -1010,14 +1093,14 @@ def main(argv):
     manifest = {
         "generator": "tests/models/make_models.py",
         "tensorflow": tf.__version__,
-        "tflm_check": "tflm = TFLM Python interpreter vs LiteRT BUILTIN_REF on "
-                      f"reference.random_inputs(input_details, seed={TFLM_CHECK_SEED})",
+        "cross_check": "tflm = TFLM's Python interpreter, litert_optimized = LiteRT "
+                       "BUILTIN_WITHOUT_DEFAULT_DELEGATES, each compared with LiteRT "
+                       "BUILTIN_REF on reference.random_inputs(input_details, "
+                       f"seed={TFLM_CHECK_SEED})",
         "models": entries,
         "dropped": dropped,
     }
-    with open(MANIFEST, "w") as f:
-        json.dump(manifest, f, indent=1, default=str)
-        f.write("\n")
+    write_manifest(MANIFEST, manifest)
     total = sum(e["size"] for e in entries if not e["file"].startswith(".."))
     print(f"{len(entries)} models, {total} bytes in tests/models; {len(dropped)} dropped")
 
