@@ -10,17 +10,22 @@
 #include "picolite/pl_kernel.h"
 
 /* Precomputed in prepare. scale holds (double)in * filter / out per output unit when the
-** weights are per-channel, else one entry (per-tensor). */
+** weights are per-channel, else one entry (per-tensor). Each op lives in the arena, so what
+** one type path never reads shares memory with what another needs: the integer clamp with
+** the float one, the integer scales with the hybrid weight scales. */
 typedef struct pl_fully_connected_params {
     int32_t batches, units, depth;
     int32_t input_offset, filter_offset, output_offset;
-    int32_t act_min, act_max;
-    float f_act_min, f_act_max;
+    union {
+        struct { int32_t act_min, act_max; };   /* int8, 16x8 */
+        struct { float f_act_min, f_act_max; }; /* float, hybrid */
+    };
+    union {
+        const double *scale;       /* int8, 16x8 */
+        const float *filter_scale; /* hybrid: weight scales, one or one per unit */
+    };
     bool per_channel;
-    const double *scale;
-    /* hybrid only: weight scales (one, or one per unit) and the input quantization mode */
-    const float *filter_scale;
-    bool asymmetric;
+    bool asymmetric; /* hybrid: input quantization mode */
 } pl_fully_connected_params;
 
 /* bias may be NULL; input is [batches, depth], filter [units, depth], output
