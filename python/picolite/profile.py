@@ -48,7 +48,10 @@ class Profile:
     (the mean invoke time as the sum of the node means) and ``samples`` (runs x nodes ns)."""
 
     def __init__(self, samples: np.ndarray, op_names: List[str]):
-        samples = np.asarray(samples, dtype=np.uint64).reshape(-1, len(op_names))
+        samples = np.asarray(samples, dtype=np.uint64)
+        if samples.ndim != 2 or samples.shape[1] != len(op_names):
+            raise ValueError(f"samples must be runs x {len(op_names)} nanoseconds, got shape "
+                             f"{samples.shape}")
         self.samples = samples
         self.runs = int(samples.shape[0])
         mean = samples.mean(axis=0) if self.runs else np.zeros(len(op_names))
