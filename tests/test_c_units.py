@@ -37,3 +37,7 @@ def test_c_unit(ctest_build, name):
 
 def test_core_has_no_malloc_or_stdio(ctest_build):
     run_ctest(ctest_build, "core_has_no_malloc_or_stdio")
+
+
+def test_readme_c_example_runs_the_demo_model(ctest_build):
+    run_ctest(ctest_build, "readme_c_example")
