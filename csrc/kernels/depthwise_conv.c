@@ -215,10 +215,15 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          "optional bias and one output (got %u inputs, %u outputs)",
                          node->inputs.n, node->outputs.n);
     pl_tensor *in, *f, *out, *bias = NULL;
+    /* the bias is read for its type and size only: its eval view spares the temp copy of
+    ** its (per-channel) quantization */
+    pl_tensor bias_view;
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &f));
-    if (pl_node_input(node, 2) >= 0)
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 2), &bias));
+    if (pl_node_input(node, 2) >= 0) {
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias_view));
+        bias = &bias_view;
+    }
     PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));

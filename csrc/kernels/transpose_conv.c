@@ -244,11 +244,16 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          "input, optional bias and one output (got %u inputs, %u outputs)",
                          node->inputs.n, node->outputs.n);
     pl_tensor *shape, *f, *in, *out, *bias = NULL;
+    /* the bias is read for its type and size only: its eval view spares the temp copy of
+    ** its (per-channel) quantization */
+    pl_tensor bias_view;
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_SHAPE), &shape));
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS), &f));
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_INPUT), &in));
-    if (pl_node_input(node, IN_BIAS) >= 0)
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_BIAS), &bias));
+    if (pl_node_input(node, IN_BIAS) >= 0) {
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias_view));
+        bias = &bias_view;
+    }
     PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
