@@ -159,8 +159,9 @@ def _segment(ax, y, left, width, color, gid, text, total, hatch=None):
 
 
 def plot_allocations(report: Any) -> Figure:
-    """The allocation report as stacked bars: top, the arena's sections (head tensors,
-    head scratch, tail, unused) with the head's lower bound and the temp high-water marked;
+    """The allocation report as stacked bars: top, the arena's sections (head, tail,
+    unused) with the head's lower bound and the temp high-water (the temporary allocations
+    made during allocate_tensors, from the start of the arena) marked;
     bottom, the tail split into TFLM's categories. Accepts an AllocationReport or an
     Interpreter."""
     if not hasattr(report, "categories") and hasattr(report, "allocations"):
@@ -168,16 +169,17 @@ def plot_allocations(report: Any) -> Figure:
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 4.8),
                                       gridspec_kw={"height_ratios": [1.2, 1]})
     arena = max(report.arena_size, report.total, 1)
-    parts = [("head tensors", report.head_tensors, "tab:blue", None),
-             ("head scratch", report.head_scratch, "lightsteelblue", "xx"),
-             ("tail", report.tail, "tab:orange", None)]
+    # Kernel scratch is planned inside the head, beside the tensors: not a section.
+    scratch = f", {_bytes(report.head_scratch)} scratch inside" if report.head_scratch else ""
+    parts = [("head", report.head, "tab:blue", None, f"head (planned tensors{scratch})"),
+             ("tail", report.tail, "tab:orange", None, "tail (persistent)")]
     unused = report.arena_size - report.total
     if unused > 0:
-        parts.append(("unused", unused, "white", ".."))
+        parts.append(("unused", unused, "white", "..", "unused"))
     left = 0
-    for name, size, color, hatch in parts:
+    for name, size, color, hatch, text in parts:
         _segment(top, 0, left, size, color, f"section:{name}",
-                 f"{name}: {_bytes(size)}", arena, hatch)
+                 f"{text}: {_bytes(size)}", arena, hatch)
         left += size
     top.axvline(report.lower_bound, color="tab:green", linestyle="--", gid="lower_bound",
                 label=f"head lower bound {_bytes(report.lower_bound)}")
