@@ -125,10 +125,15 @@ def test_required_size_matches_the_report(shared_models, planner):
     assert it.arena_used_bytes() <= n
 
 
-def test_preserve_all_tensors_needs_no_less(shared_models):
+def test_preserve_all_tensors_size_is_exact_too(shared_models):
     data = (shared_models / HELLO).read_bytes()
-    assert picolite.required_arena_size(data, preserve_all_tensors=True) >= \
-        picolite.required_arena_size(data)
+    n = picolite.required_arena_size(data, preserve_all_tensors=True)
+    it = picolite.Interpreter(model_content=data, arena_size=n, preserve_all_tensors=True)
+    it.allocate_tensors()
+    with pytest.raises(picolite.ArenaTooSmallError) as info:
+        picolite.Interpreter(model_content=data, arena_size=n - 16,
+                             preserve_all_tensors=True).allocate_tensors()
+    assert info.value.required == n
 
 
 def test_required_size_is_at_least_head_plus_tail(shared_models):
