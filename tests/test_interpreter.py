@@ -594,10 +594,19 @@ def test_chain_preserve_keeps_every_intermediate_apart(chain):
 # --- profiling -----------------------------------------------------------------------------
 
 def test_profile_gives_every_op_a_time(it):
-    prof = it.profile(invokes=3)
-    assert [p["op_name"] for p in prof] == ["FULLY_CONNECTED"] * 3
-    assert all(p["us"] >= 0 for p in prof) and any(p["us"] > 0 for p in prof)
-    assert it._c.node_ns() is None  # off again afterwards
+    prof = it.profile(3)
+    assert [t.op_name for t in prof.nodes] == ["FULLY_CONNECTED"] * 3
+    assert prof.runs == 3 and prof.total_ns > 0
+    assert it._c.node_ns() is None  # the interpreter's own profiler stays off
+
+
+def test_set_profiling_records_the_last_invoke(it):
+    it._c.set_profiling(True)
+    it.invoke()
+    ns = it._c.node_ns()
+    it._c.set_profiling(False)
+    assert len(ns) == 3 and all(isinstance(v, int) for v in ns)
+    assert it._c.node_ns() is None
 
 
 def test_profile_needs_at_least_one_invoke(it):

@@ -46,8 +46,8 @@ __all__ = [
 
 
 def __getattr__(name):
-    # picolite.testing and picolite.plot load on first use: they pull in optional packages.
-    if name in ("testing", "plot"):
+    # picolite.testing, .plot and .profile load on first use (optional packages, numpy work).
+    if name in ("testing", "plot", "profile"):
         import importlib
 
         return importlib.import_module(f"picolite.{name}")

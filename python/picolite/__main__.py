@@ -177,7 +177,9 @@ def _time(fn, n: int) -> float:
 def bench(it: picolite.Interpreter, content: bytes, inputs: Sequence[np.ndarray],
           n: int) -> Dict[str, Any]:
     result: Dict[str, Any] = {"invokes": n, "picolite_us": _time(it.invoke, n) * 1e6,
-                              "per_op": it.profile(n)}
+                              "per_op": [{"index": t.index, "op_name": t.op_name,
+                                          "us": t.mean_ns / 1e3}
+                                         for t in it.profile(n).nodes]}
     if _litert() is not None:
         ref = _litert_interpreter(content)
         _litert_run(ref, inputs)

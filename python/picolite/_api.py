@@ -423,22 +423,12 @@ class Interpreter:
         """Prints TFLM's RecordingMicroAllocator report."""
         print(self._c.recording_text())
 
-    def profile(self, invokes: int = 1) -> List[Dict[str, Any]]:
-        """Per-op time: runs invoke() ``invokes`` times with the C profiler on (the
-        current inputs are used) and returns, per node, the mean time in microseconds."""
-        if invokes < 1:
-            raise ValueError(f"invokes must be at least 1, got {invokes}")
-        _, nodes = self._c.counts
-        total = [0] * nodes
-        self._c.set_profiling(True)
-        try:
-            for _ in range(invokes):
-                self._c.invoke()
-                total = [t + ns for t, ns in zip(total, self._c.node_ns())]
-        finally:
-            self._c.set_profiling(False)
-        return [{"index": i, "op_name": self._c.node_info(i)["op_name"],
-                 "us": total[i] / invokes / 1e3} for i in range(nodes)]
+    def profile(self, n: int = 10, *, warmup: int = 1) -> Any:
+        """Per-op times of ``n`` invokes with the current inputs, timed in C without the
+        GIL: a :class:`picolite.profile.Profile` (``print()`` it, or ``.nodes``/``.by_op``)."""
+        from picolite.profile import profile
+
+        return profile(self, n, warmup=warmup)
 
     # --- reports ---------------------------------------------------------------------
 
