@@ -13,8 +13,10 @@
 typedef struct pl_transpose_conv_params {
     int32_t stride_w, stride_h, pad_w, pad_h;
     int32_t input_offset, output_offset; /* -input zero point, output zero point */
-    int32_t act_min, act_max;
-    float f_act_min, f_act_max;
+    union {
+        struct { int32_t act_min, act_max; };   /* quantized clamp */
+        struct { float f_act_min, f_act_max; }; /* float clamp */
+    };
     const int32_t *multiplier;
     const int32_t *shift;
 } pl_transpose_conv_params;
