@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import zlib
@@ -84,9 +85,11 @@ def tflm_worker(path: str) -> None:
             it.set_input(x, i)
         it.invoke()
         result = compare(want, [it.get_output(i) for i in range(len(want))])
+        sys.stdout.flush()
+        it.print_allocations()  # TFLM logs to stderr; cross_check parses the figures
     except Exception as e:  # noqa: BLE001 - any failure is a finding to record
         result = {"status": "error", "error": str(e).strip().splitlines()[-1][:200]}
-    print("TFLM_RESULT " + json.dumps(result))
+    print("TFLM_RESULT " + json.dumps(result), flush=True)
 
 
 def cross_check(path: str) -> dict:
@@ -97,7 +100,12 @@ def cross_check(path: str) -> dict:
     except subprocess.TimeoutExpired:
         return {"tflm": {"status": "error", "error": "timeout"}}
     out = {}
-    for line in p.stdout.splitlines():
+    arena = {}
+    for line in (p.stdout + "\n" + p.stderr).splitlines():
+        m = re.match(r"\[RecordingMicroAllocator\] Arena allocation (total|head|tail) "
+                     r"(\d+) bytes", line)
+        if m:
+            arena[m.group(1)] = int(m.group(2))
         if line.startswith("TFLM_RESULT "):
             out["tflm"] = json.loads(line[len("TFLM_RESULT "):])
         if line.startswith("OPT_RESULT "):
@@ -105,6 +113,8 @@ def cross_check(path: str) -> dict:
     if "tflm" not in out:
         tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
         out["tflm"] = {"status": "error", "error": f"exit {p.returncode}: {tail[:200]}"}
+    elif arena:
+        out["tflm"]["arena"] = arena
     return out
 
 
