@@ -90,18 +90,6 @@ def run_litert(
     return outs
 
 
-def _quant(d: dict):
-    """(scale, zero_point) of a tensor detail, or None when not quantized."""
-    scale, zp = d.get("quantization", (0.0, 0))
-    if scale:
-        return float(scale), int(zp)
-    qp = d.get("quantization_parameters") or {}
-    scales = qp.get("scales")
-    if scales is not None and len(scales):
-        return float(scales[0]), int(qp["zero_points"][0])
-    return None
-
-
 def quantized_float_input_ranges(model: ModelLike) -> dict:
     """{input tensor index: (lo, hi)} for float inputs that feed a QUANTIZE op: the float
     range that op's output quantization can represent."""
