@@ -16,7 +16,7 @@ tests and scripts can find them.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 try:
     import matplotlib
