@@ -36,9 +36,20 @@ def pathlib_name(file):
     return file.rsplit("/", 1)[-1].removesuffix(".tflite")
 
 
+# Models picolite refuses on purpose, because the judge has no defined answer for them:
+# LiteRT 2.3's reference SUM reads int16 data as uint8 bytes and leaves half the output
+# unwritten (its values change from run to run).
+REFUSED = {"sum_axis_last_int16x8": "SUM", "sum_axes12_keep_int16x8": "SUM"}
+
+
 @pytest.mark.parametrize("entry", MODELS, ids=model_id)
 def test_matches_tflite(entry):
     path = (ZOO / entry["file"]).resolve()
+    if model_id(entry) in REFUSED:
+        it = picolite.Interpreter(model_path=str(path))
+        with pytest.raises(picolite.UnsupportedOpError, match="no defined result"):
+            it.allocate_tensors()
+        return
     layers = entry["family"] != "single_op"
     report = compare_with_tflite(str(path), samples=3, layers=layers)
     assert report.ok, str(report)
