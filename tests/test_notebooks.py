@@ -63,3 +63,28 @@ def test_notebook_runs(path, litert):
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.get("output_type") == "error"]
     assert not errors
+
+
+def _reportables():
+    import picolite
+    from picolite.profile import profile
+    from picolite.testing import Comparison, TensorComparison
+
+    it = picolite.Interpreter(model_path=str(ROOT / "python" / "picolite" / "data" /
+                                             "demo.tflite"))
+    it.allocate_tensors()
+    comparison = Comparison("m.tflite", outputs=[TensorComparison(
+        1, "out", "int8", (1, 4), 0.0, 0, 4, True, True)], samples=1)
+    return {"Arena": it.arena, "Interpreter": it, "AllocationReport": it.allocations(),
+            "MemoryPlan": it.memory_plan(), "Comparison": comparison,
+            "Profile": profile(it, n=1)}
+
+
+@pytest.mark.parametrize("name", ["Arena", "Interpreter", "AllocationReport", "MemoryPlan",
+                                  "Comparison", "Profile"])
+def test_rich_reprs(name):
+    """What a notebook shows: a one-line repr and an HTML table for every report object."""
+    obj = _reportables()[name]
+    text = repr(obj)
+    assert text.startswith("<") and text.endswith(">") and "\n" not in text
+    assert "<table" in obj._repr_html_()
