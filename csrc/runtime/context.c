@@ -94,14 +94,18 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
     if (n == 0)
         goto done;
     float *scale;
-    int64_t *zero_point;
+    int32_t *zero_point;
     PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *scale, _Alignof(float), (void **)&scale,
                                it->err));
-    PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *zero_point, _Alignof(int64_t),
+    PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *zero_point, _Alignof(int32_t),
                                (void **)&zero_point, it->err));
     for (uint32_t i = 0; i < n; i++) {
+        int64_t zp = i < v.zero_point.n ? pl_vec_i64(v.zero_point, i) : 0;
+        if (zp < INT32_MIN || zp > INT32_MAX)
+            return pl_error_set(it->err, PL_ERR_MODEL, "tensor %d: zero point %lld (channel "
+                                "%u) is outside int32", (int)index, (long long)zp, i);
         scale[i] = pl_vec_f32(v.scale, i);
-        zero_point[i] = i < v.zero_point.n ? pl_vec_i64(v.zero_point, i) : 0;
+        zero_point[i] = (int32_t)zp;
     }
     t->q.count = n;
     t->q.scale = scale;

@@ -23,7 +23,7 @@
 typedef struct kh_state {
     pl_tensor tensors[KH_MAX_TENSORS];
     float scales[KH_MAX_TENSORS][64];
-    int64_t zero_points[KH_MAX_TENSORS][64];
+    int32_t zero_points[KH_MAX_TENSORS][64];
     int32_t count;
     _Alignas(16) uint8_t pool[KH_POOL_BYTES];
     size_t pool_used;
@@ -129,7 +129,7 @@ static inline int32_t kh_tensor(pl_type type, int32_t ndims, const int32_t *dims
     t->q.count = qcount;
     for (uint32_t k = 0; k < qcount; k++) {
         kh.scales[i][k] = scales[k];
-        kh.zero_points[i][k] = zero_points[k];
+        kh.zero_points[i][k] = (int32_t)zero_points[k];
     }
     t->q.scale = kh.scales[i];
     t->q.zero_point = kh.zero_points[i];

@@ -34,11 +34,12 @@ typedef enum pl_phase {
 } pl_phase;
 
 /* Quantization of a tensor; count == 0 means not quantized. The arrays live in the
-** arena's temp section (prepare) and are valid until the node's prepare returns. */
+** arena's temp section (prepare) and are valid until the node's prepare returns. Zero points
+** are int64 in the file; the runtime refuses any outside int32, as TFLite reads them. */
 typedef struct pl_quant {
     uint32_t count;
     const float *scale;
-    const int64_t *zero_point;
+    const int32_t *zero_point;
     int32_t quantized_dimension;
 } pl_quant;
 
