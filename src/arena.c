@@ -212,6 +212,21 @@ arena_repr(pl_py_arena *self)
                                 self->owner != NULL ? ", in use" : "");
 }
 
+/* Jupyter's rich display: the same figures as repr, as a table. */
+static PyObject *
+arena_repr_html(pl_py_arena *self, PyObject *Py_UNUSED(ignored))
+{
+    pl_recording rec;
+    pl_py_arena_figures(self, &rec);
+    size_t free_bytes = self->size > rec.total ? self->size - rec.total : 0;
+    return PyUnicode_FromFormat(
+        "<table><tr><th>picolite.Arena</th><th>size</th><th>used</th><th>head</th>"
+        "<th>temp high-water</th><th>tail</th><th>free</th></tr><tr><td>%s%s</td><td>%zu</td>"
+        "<td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td></tr></table>",
+        self->raw != NULL ? "owned" : "wrapped", self->owner != NULL ? ", in use" : "",
+        self->size, rec.total, rec.head, rec.temp_high_water, rec.tail, free_bytes);
+}
+
 static PyGetSetDef arena_getset[] = {
     {"size", (getter)get_size, NULL, "Bytes handed to the runtime.", NULL},
     {"used", (getter)get_used, NULL, "head + tail of the interpreter using it (0 if none).",
@@ -226,6 +241,7 @@ static PyGetSetDef arena_getset[] = {
 static PyMethodDef arena_methods[] = {
     {"layout", (PyCFunction)arena_layout, METH_NOARGS,
      "A summary dict: size, used, head, temp, tail, free, owned, in_use, misalignment."},
+    {"_repr_html_", (PyCFunction)arena_repr_html, METH_NOARGS, "An HTML table (notebooks)."},
     {NULL, NULL, 0, NULL},
 };
 

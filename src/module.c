@@ -59,9 +59,6 @@ module_free(void *m)
     module_clear((PyObject *)m);
 }
 
-/* profile.c (its declaration belongs in pl_py.h) */
-PyObject *pl_py_profile(PyObject *module, PyObject *args);
-
 static PyMethodDef version_method[] = {
     {"version", version, METH_NOARGS, "The C runtime's version string."},
     {"_profile", pl_py_profile, METH_VARARGS,

@@ -110,6 +110,9 @@ int pl_py_tensor_init(PyObject *m, pl_py_state *st);
 /* A buffer exporter for one tensor's memory, counted in owner->exports while exported. */
 PyObject *pl_py_tensor_new(pl_py_interp *owner, void *data, size_t bytes, bool readonly);
 
+/* profile.c: _picolite._profile(interp, runs) -> runs x nodes uint64 nanoseconds (bytes) */
+PyObject *pl_py_profile(PyObject *module, PyObject *args);
+
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];
 /* The exact arena size for model + opt, with scratch the extension allocates (GIL released).

@@ -64,8 +64,6 @@ timed_runs(pl_py_interp *self, Py_ssize_t runs, uint64_t *out, uint32_t n)
     return s;
 }
 
-PyObject *pl_py_profile(PyObject *module, PyObject *args);
-
 PyObject *
 pl_py_profile(PyObject *module, PyObject *args)
 {

@@ -274,6 +274,7 @@ class Interpreter:
                 arena_size = _default_arena_size(content, planner, preserve_all_tensors)
             arena = Arena(arena_size)
         self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors)
+        self._model_content = content  # bytes: what picolite.plot re-plans with planners=
         self._planner = planner
         self._preserve = bool(preserve_all_tensors)
 
@@ -319,6 +320,19 @@ class Interpreter:
         state = "allocated" if self._c.allocated else "not allocated"
         return (f"<picolite.Interpreter {nodes} ops, {tensors} tensors, planner="
                 f"{self._planner!r}, arena {self._c.arena.size} bytes, {state}>")
+
+    def _repr_html_(self) -> str:
+        if self._c.closed:
+            return "<p>picolite.Interpreter (closed)</p>"
+        tensors, nodes = self._c.counts
+        state = "allocated" if self._c.allocated else "not allocated"
+        caption = (f"<p><b>picolite.Interpreter</b>: {nodes} ops, {tensors} tensors, planner "
+                   f"{html.escape(self._planner)}, arena {self._c.arena.size} bytes, "
+                   f"{state}</p>")
+        return caption + _html_table(
+            ["node", "op", "inputs", "outputs"],
+            [[d["index"], d["op_name"], d["inputs"].tolist(), d["outputs"].tolist()]
+             for d in self._get_ops_details()])
 
     # --- details (tf.lite's dicts) ---------------------------------------------------
 
