@@ -164,3 +164,13 @@ def test_profile_of_a_model_without_nodes_is_empty():
     assert prof.total_ns == 0 and prof.by_op == {} and "0 nodes" in repr(prof)
     str(prof)
     prof._repr_html_()
+
+
+def test_invoke_with_profile_returns_one_timed_run():
+    it = picolite.Interpreter(model_path=str(DEMO))
+    it.allocate_tensors()
+    p = it.invoke(profile=True)
+    assert p.samples.shape == (1, len(p.nodes))
+    assert len(p.nodes) == len(it._get_ops_details())
+    assert all(n.min_ns > 0 for n in p.nodes)
+    assert it.invoke() is None

@@ -284,10 +284,16 @@ class Interpreter:
         """Init, prepare and plan every node; the arena layout is fixed afterwards."""
         self._c.allocate_tensors()
 
-    def invoke(self) -> None:
+    def invoke(self, profile: bool = False) -> Any:
         """Runs the model. Refused (StateError, a RuntimeError) while numpy views from
-        tensor() are alive, as in tf.lite."""
+        tensor() are alive, as in tf.lite. With profile=True the run is timed per node and
+        its picolite.profile.Profile is returned."""
+        if profile:
+            from picolite.profile import profile as run_profiled
+
+            return run_profiled(self, 1, warmup=0)
         self._c.invoke()
+        return None
 
     def reset(self) -> None:
         """Zeroes the variable tensors (TFLM's reset)."""
