@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "base/fmt.h"
 #include "picolite/picolite.h"
 
 pl_interp_options pl_interp_defaults(void)
@@ -78,8 +79,7 @@ static pl_status unsupported(pl_interp *it, uint32_t node, const pl_opcode_view 
                      "node %u: custom operator '%s' (version %d) is not supported", node, name,
                      (int)oc->version);
     } else {
-        memcpy(name, pl_model_builtin_name(oc->builtin_code), sizeof name);
-        name[sizeof name - 1] = '\0';
+        pl_fmt(name, sizeof name, "%s", pl_model_builtin_name(oc->builtin_code));
         pl_error_set(it->err, PL_ERR_UNSUPPORTED,
                      "node %u: operator %s (builtin code %d, version %d) is not supported",
                      node, name, (int)oc->builtin_code, (int)oc->version);
