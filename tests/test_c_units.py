@@ -1,5 +1,6 @@
 """Runs the C unit tests (ctest) so the README's one test command checks everything."""
 
+import os
 import pathlib
 import shutil
 import subprocess
@@ -41,3 +42,22 @@ def test_core_has_no_malloc_or_stdio(ctest_build):
 
 def test_readme_c_example_runs_the_demo_model(ctest_build):
     run_ctest(ctest_build, "readme_c_example")
+
+
+def test_c_units_pass_under_address_and_undefined_sanitizers(tmp_path_factory):
+    """The whole C suite again with ASan + UBSan: out-of-bounds reads and undefined
+    behaviour fail here even when the results happen to be right."""
+    build = tmp_path_factory.mktemp("ctest-asan")
+    configure = subprocess.run(
+        ["cmake", "-S", str(ROOT), "-B", str(build), "-DPL_BUILD_TESTS=ON",
+         "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DPL_WERROR=ON",
+         "-DPL_SANITIZE=address,undefined"], capture_output=True, text=True)
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+    result = subprocess.run(["cmake", "--build", str(build), "-j2"], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    env = dict(os.environ, UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1",
+               ASAN_OPTIONS="detect_leaks=0")
+    result = subprocess.run(["ctest", "--output-on-failure", "-E", "core_has_no"], cwd=build,
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
