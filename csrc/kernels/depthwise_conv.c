@@ -15,77 +15,188 @@ typedef struct op_data {
     pl_type type;
 } op_data;
 
-/* TFLite's loop order: batch, out_y, out_x, in_channel, multiplier; then the taps. */
-#define POINT_BEGIN(p, in_dims, f_dims, out_dims)                                     \
-    const int32_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2];         \
-    const int32_t in_d = in_dims[3], f_h = f_dims[1], f_w = f_dims[2];                \
-    const int32_t out_h = out_dims[1], out_w = out_dims[2], out_d = out_dims[3];      \
-    for (int32_t b = 0; b < batches; b++)                                             \
-        for (int32_t oy = 0; oy < out_h; oy++)                                        \
-            for (int32_t ox = 0; ox < out_w; ox++)                                    \
-                for (int32_t ic = 0; ic < in_d; ic++)                                 \
-                    for (int32_t m = 0; m < p->depth_multiplier; m++) {               \
-                        const int32_t oc = m + ic * p->depth_multiplier;              \
-                        const int32_t y0 = oy * p->stride_h - p->pad_h;               \
-                        const int32_t x0 = ox * p->stride_w - p->pad_w;               \
-                        const size_t o = (((size_t)b * out_h + oy) * out_w + ox) * out_d + oc;
-#define TAPS_BEGIN                                                                    \
-    for (int32_t fy = 0; fy < f_h; fy++) {                                            \
-        const int32_t iy = y0 + p->dilation_h * fy;                                   \
-        for (int32_t fx = 0; fx < f_w; fx++) {                                        \
-            const int32_t ix = x0 + p->dilation_w * fx;                               \
-            if (ix < 0 || ix >= in_w || iy < 0 || iy >= in_h)                         \
-                continue;                                                             \
-            const size_t ii = (((size_t)b * in_h + iy) * in_w + ix) * in_d + ic;      \
-            const size_t fi = ((size_t)fy * f_w + fx) * out_d + oc;
-#define TAPS_END } }
-#define POINT_END }
+/* The in-bounds taps of one axis: [*lo, *hi) for a window starting at origin. TFLite skips
+** out-of-image taps, so clipping the loop bounds keeps its tap order and its results. */
+static inline void clip_taps(int32_t origin, int32_t dilation, int32_t size, int32_t taps,
+                             int32_t *lo, int32_t *hi)
+{
+    int32_t room = size - origin;
+    int32_t end = room <= 0 ? 0 : (room - 1) / dilation + 1;
+    *lo = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
+    *hi = end < taps ? end : taps;
+}
+
+/* Output channels are computed in blocks of BLOCK with the channel loop innermost, so every
+** tap is one contiguous, vectorizable pass over input and filter channels; each output
+** still sums its taps in TFLite's order (filter_y, filter_x). */
+enum { BLOCK = 64 };
+
+/* Calls TAP(input pixel offset, filter tap offset) for each in-bounds tap of the window of
+** output point (b, oy, ox), in TFLite's order. */
+#define FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP)                           \
+    do {                                                                                  \
+        const int32_t y0_ = (oy) * (p)->stride_h - (p)->pad_h;                            \
+        const int32_t x0_ = (ox) * (p)->stride_w - (p)->pad_w;                            \
+        int32_t fy0_, fy1_, fx0_, fx1_;                                                   \
+        clip_taps(y0_, (p)->dilation_h, in_dims[1], f_dims[1], &fy0_, &fy1_);             \
+        clip_taps(x0_, (p)->dilation_w, in_dims[2], f_dims[2], &fx0_, &fx1_);             \
+        for (int32_t fy_ = fy0_; fy_ < fy1_; fy_++) {                                     \
+            const size_t iy_ = (size_t)(b) * (size_t)in_dims[1] +                         \
+                               (size_t)(y0_ + (p)->dilation_h * fy_);                     \
+            for (int32_t fx_ = fx0_; fx_ < fx1_; fx_++) {                                 \
+                const size_t ix_ = iy_ * (size_t)in_dims[2] +                             \
+                                   (size_t)(x0_ + (p)->dilation_w * fx_);                 \
+                TAP(ix_ * (size_t)in_dims[3],                                             \
+                    ((size_t)fy_ * (size_t)f_dims[2] + (size_t)fx_) * (size_t)(out_d));   \
+            }                                                                             \
+        }                                                                                 \
+    } while (0)
+
+/* Calls BLOCK_FN(b, oy, ox, first output channel, channel count, output offset). */
+#define FOR_EACH_BLOCK(out_dims, BLOCK_FN)                                                \
+    do {                                                                                  \
+        size_t o_ = 0;                                                                    \
+        for (int32_t b_ = 0; b_ < out_dims[0]; b_++)                                      \
+            for (int32_t oy_ = 0; oy_ < out_dims[1]; oy_++)                               \
+                for (int32_t ox_ = 0; ox_ < out_dims[2]; ox_++, o_ += (size_t)out_dims[3]) \
+                    for (int32_t c_ = 0; c_ < out_dims[3]; c_ += BLOCK) {                 \
+                        int32_t n_ = out_dims[3] - c_ < BLOCK ? out_dims[3] - c_ : BLOCK; \
+                        BLOCK_FN(b_, oy_, ox_, c_, n_, o_);                               \
+                    }                                                                     \
+    } while (0)
+
+/* acc[k] += w[k] * x[(c + k) / m] for the n channels of a block starting at output channel
+** c, x pointing at the tap's pixel: m == 1 is the contiguous case. */
+#define TAP_CHANNELS(m, c, n, acc, w, x, X)                                               \
+    do {                                                                                  \
+        if ((m) == 1) {                                                                   \
+            for (int32_t k_ = 0; k_ < (n); k_++)                                          \
+                (acc)[k_] += (w)[k_] * X((x)[(c) + k_]);                                  \
+        } else {                                                                          \
+            for (int32_t k_ = 0; k_ < (n); k_++)                                          \
+                (acc)[k_] += (w)[k_] * X((x)[((c) + k_) / (m)]);                          \
+        }                                                                                 \
+    } while (0)
+
+#define AS_IS(v) (v)
+
+static inline void block_f32(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                             const float *in, const int32_t *f_dims, const float *filter,
+                             const float *bias, int32_t out_d, int32_t b, int32_t oy,
+                             int32_t ox, int32_t c, int32_t n, float *out)
+{
+    const int32_t m = p->depth_multiplier;
+    float t[BLOCK];
+    for (int32_t k = 0; k < n; k++)
+        t[k] = 0.0f;
+    const float *restrict x0 = in;
+    const float *restrict w0 = filter + c;
+#define TAP(i_, f_)                                                                       \
+    do {                                                                                  \
+        const float *restrict x_ = x0 + (i_);                                             \
+        const float *restrict w_ = w0 + (f_);                                             \
+        TAP_CHANNELS(m, c, n, t, w_, x_, AS_IS);                                             \
+    } while (0)
+    FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
+#undef TAP
+    for (int32_t k = 0; k < n; k++) {
+        float bias_value = bias != NULL ? bias[c + k] : 0.0f;
+        out[c + k] = pl_fx_clamp_f32(t[k] + bias_value, p->f_act_min, p->f_act_max);
+    }
+}
 
 void pl_depthwise_conv_f32(const pl_depthwise_conv_params *p, const int32_t *in_dims,
                            const float *in, const int32_t *f_dims, const float *filter,
                            const float *bias, const int32_t *out_dims, float *out)
 {
-    POINT_BEGIN(p, in_dims, f_dims, out_dims)
-        float total = 0.0f;
-        TAPS_BEGIN
-            total += in[ii] * filter[fi];
-        TAPS_END
-        float bias_value = bias != NULL ? bias[oc] : 0.0f;
-        out[o] = pl_fx_clamp_f32(total + bias_value, p->f_act_min, p->f_act_max);
-    POINT_END
+#define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
+    block_f32(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,     \
+              out + (o_))
+    FOR_EACH_BLOCK(out_dims, BLOCK_FN);
+#undef BLOCK_FN
+}
+
+static inline void block_s8(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                            const int8_t *in, const int32_t *f_dims, const int8_t *filter,
+                            const int32_t *bias, int32_t out_d, int32_t b, int32_t oy,
+                            int32_t ox, int32_t c, int32_t n, int8_t *out)
+{
+    const int32_t m = p->depth_multiplier;
+    const int16_t off = (int16_t)p->input_offset;
+    int32_t acc[BLOCK];
+    for (int32_t k = 0; k < n; k++)
+        acc[k] = 0;
+    const int8_t *restrict x0 = in;
+    const int8_t *restrict w0 = filter + c;
+    /* input + offset fits int16, and so does the filter: a 16x16->32 multiply */
+#define OFFSET(v) (int16_t)((v) + off)
+#define TAP(i_, f_)                                                                       \
+    do {                                                                                  \
+        const int8_t *restrict x_ = x0 + (i_);                                            \
+        const int8_t *restrict w_ = w0 + (f_);                                            \
+        TAP_CHANNELS(m, c, n, acc, w_, x_, OFFSET);                                          \
+    } while (0)
+    FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
+#undef TAP
+#undef OFFSET
+    for (int32_t k = 0; k < n; k++) {
+        int32_t a = acc[k];
+        if (bias != NULL)
+            a += bias[c + k];
+        a = pl_fx_mul_by_qm(a, p->multiplier[c + k], p->shift[c + k]) + p->output_offset;
+        out[c + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
+    }
 }
 
 void pl_depthwise_conv_s8(const pl_depthwise_conv_params *p, const int32_t *in_dims,
                           const int8_t *in, const int32_t *f_dims, const int8_t *filter,
                           const int32_t *bias, const int32_t *out_dims, int8_t *out)
 {
-    POINT_BEGIN(p, in_dims, f_dims, out_dims)
-        int32_t acc = 0;
-        TAPS_BEGIN
-            acc += filter[fi] * (in[ii] + p->input_offset);
-        TAPS_END
-        if (bias != NULL)
-            acc += bias[oc];
-        acc = pl_fx_mul_by_qm(acc, p->multiplier[oc], p->shift[oc]) + p->output_offset;
-        out[o] = (int8_t)pl_fx_clamp(acc, p->act_min, p->act_max);
-    POINT_END
+#define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
+    block_s8(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,      \
+             out + (o_))
+    FOR_EACH_BLOCK(out_dims, BLOCK_FN);
+#undef BLOCK_FN
+}
+
+static inline void block_s16(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                             const int16_t *in, const int32_t *f_dims, const int8_t *filter,
+                             const int64_t *bias, int32_t out_d, int32_t b, int32_t oy,
+                             int32_t ox, int32_t c, int32_t n, int16_t *out)
+{
+    const int32_t m = p->depth_multiplier;
+    int64_t acc[BLOCK];
+    for (int32_t k = 0; k < n; k++)
+        acc[k] = 0;
+    const int16_t *restrict x0 = in;
+    const int8_t *restrict w0 = filter + c;
+#define WIDE(v) (int64_t)(v)
+#define TAP(i_, f_)                                                                       \
+    do {                                                                                  \
+        const int16_t *restrict x_ = x0 + (i_);                                           \
+        const int8_t *restrict w_ = w0 + (f_);                                            \
+        TAP_CHANNELS(m, c, n, acc, w_, x_, WIDE);                                            \
+    } while (0)
+    FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
+#undef TAP
+#undef WIDE
+    for (int32_t k = 0; k < n; k++) {
+        int64_t a = acc[k] + (bias != NULL ? bias[c + k] : 0);
+        int32_t scaled = pl_fx_mul_by_qm64(a, p->multiplier[c + k], p->shift[c + k]);
+        scaled += p->output_offset;
+        out[c + k] = (int16_t)pl_fx_clamp(scaled, p->act_min, p->act_max);
+    }
 }
 
 void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_dims,
                            const int16_t *in, const int32_t *f_dims, const int8_t *filter,
                            const int64_t *bias, const int32_t *out_dims, int16_t *out)
 {
-    POINT_BEGIN(p, in_dims, f_dims, out_dims)
-        int64_t acc = 0;
-        TAPS_BEGIN
-            acc += filter[fi] * in[ii];
-        TAPS_END
-        if (bias != NULL)
-            acc += bias[oc];
-        int32_t scaled = pl_fx_mul_by_qm64(acc, p->multiplier[oc], p->shift[oc]);
-        scaled += p->output_offset;
-        out[o] = (int16_t)pl_fx_clamp(scaled, p->act_min, p->act_max);
-    POINT_END
+#define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
+    block_s16(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,     \
+              out + (o_))
+    FOR_EACH_BLOCK(out_dims, BLOCK_FN);
+#undef BLOCK_FN
 }
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
