@@ -220,6 +220,7 @@ def compare_with_tflite(model, inputs=None, *, layers: bool = False,
     details = ours.get_input_details()
     report = Comparison(str(name), rtol=rtol, atol=atol)
     made = _producers(ours._get_ops_details()) if layers else {}
+    names = [d["name"] for d in ours.get_tensor_details()] if layers else []
     for s, sample in enumerate(_samples(inputs, details, samples)):
         if len(sample) != len(details):
             raise ValueError(f"sample {s} has {len(sample)} arrays, the model has "
@@ -235,8 +236,7 @@ def compare_with_tflite(model, inputs=None, *, layers: bool = False,
             c.sample = s
             report.outputs.append(c)
         for t, (node, op) in sorted(made.items(), key=lambda kv: kv[1][0]):
-            detail = ours.get_tensor_details()[t]
-            c = _compare(t, detail["name"], ours.get_tensor(t), ref.get_tensor(t), rtol, atol)
+            c = _compare(t, names[t], ours.get_tensor(t), ref.get_tensor(t), rtol, atol)
             c.op_index, c.op_name, c.sample = node, op, s
             report.layers.append(c)
         report.samples = s + 1
