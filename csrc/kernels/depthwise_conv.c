@@ -26,10 +26,11 @@ static inline void clip_taps(int32_t origin, int32_t dilation, int32_t size, int
     *hi = end < taps ? end : taps;
 }
 
-/* Output channels are computed in blocks of BLOCK with the channel loop innermost, so every
-** tap is one contiguous, vectorizable pass over input and filter channels; each output
-** still sums its taps in TFLite's order (filter_y, filter_x). */
-enum { BLOCK = 64 };
+/* Output channels are computed in blocks with the channel loop innermost, so every tap is
+** one contiguous, vectorizable pass over input and filter channels; each output still sums
+** its taps in TFLite's order (filter_y, filter_x). int8 blocks are short (16 channels, see
+** CHANNELS_S8), float and 16x8 ones long. */
+enum { BLOCK_S8 = 16, BLOCK = 64 };
 
 /* Calls TAP(input pixel offset, filter tap offset) for each in-bounds tap of the window of
 ** output point (b, oy, ox), in TFLite's order. */
@@ -52,51 +53,110 @@ enum { BLOCK = 64 };
         }                                                                                 \
     } while (0)
 
-/* Calls BLOCK_FN(b, oy, ox, first output channel, channel count, output offset). */
-#define FOR_EACH_BLOCK(out_dims, BLOCK_FN)                                                \
+/* Calls BLOCK_FN(b, oy, ox, first output channel, channel count, output offset). Blocks
+** hold whole multiples of the depth multiplier m when m <= blk (see TAP_CHANNELS). */
+#define FOR_EACH_BLOCK(out_dims, m, blk, BLOCK_FN)                                        \
     do {                                                                                  \
+        const int32_t step_ = (m) <= (blk) ? (blk) - (blk) % (m) : (blk);                 \
         size_t o_ = 0;                                                                    \
         for (int32_t b_ = 0; b_ < out_dims[0]; b_++)                                      \
             for (int32_t oy_ = 0; oy_ < out_dims[1]; oy_++)                               \
                 for (int32_t ox_ = 0; ox_ < out_dims[2]; ox_++, o_ += (size_t)out_dims[3]) \
-                    for (int32_t c_ = 0; c_ < out_dims[3]; c_ += BLOCK) {                 \
-                        int32_t n_ = out_dims[3] - c_ < BLOCK ? out_dims[3] - c_ : BLOCK; \
+                    for (int32_t c_ = 0; c_ < out_dims[3]; c_ += step_) {                 \
+                        int32_t n_ = out_dims[3] - c_ < step_ ? out_dims[3] - c_ : step_; \
                         BLOCK_FN(b_, oy_, ox_, c_, n_, o_);                               \
                     }                                                                     \
     } while (0)
 
-/* acc[k] += w[k] * x[(c + k) / m] for the n channels of a block starting at output channel
-** c, x pointing at the tap's pixel: m == 1 is the contiguous case. */
-#define TAP_CHANNELS(m, c, n, acc, w, x, X)                                               \
+/* STMT for k in [0, n). For int8 a block of exactly 16 (or 8) channels gets a constant trip
+** count, which the compiler turns into straight vector code without per-tap loop setup. */
+#define CHANNELS(n, k, STMT)                                                              \
     do {                                                                                  \
-        if ((m) == 1) {                                                                   \
-            for (int32_t k_ = 0; k_ < (n); k_++)                                          \
-                (acc)[k_] += (w)[k_] * X((x)[(c) + k_]);                                  \
+        for (int32_t k = 0; k < (n); k++)                                                 \
+            STMT;                                                                         \
+    } while (0)
+#define CHANNELS_S8(n, k, STMT)                                                           \
+    do {                                                                                  \
+        if ((n) == BLOCK_S8) {                                                            \
+            for (int32_t k = 0; k < BLOCK_S8; k++)                                        \
+                STMT;                                                                     \
+        } else if ((n) == BLOCK_S8 / 2) {                                                 \
+            for (int32_t k = 0; k < BLOCK_S8 / 2; k++)                                    \
+                STMT;                                                                     \
         } else {                                                                          \
-            for (int32_t k_ = 0; k_ < (n); k_++)                                          \
-                (acc)[k_] += (w)[k_] * X((x)[((c) + k_) / (m)]);                          \
+            for (int32_t k = 0; k < (n); k++)                                             \
+                STMT;                                                                     \
+        }                                                                                 \
+    } while (0)
+
+/* How a block's channels map to input channels (one division per block, not per tap). */
+enum { ONE_TO_ONE, WHOLE_GROUPS, SCATTERED };
+
+static inline int32_t block_mode(int32_t m, int32_t c, int32_t n)
+{
+    return m == 1 ? ONE_TO_ONE : c % m == 0 && n % m == 0 ? WHOLE_GROUPS : SCATTERED;
+}
+
+/* One tap for the n channels of a block starting at output channel c: acc[k] += w[k] *
+** x[(c + k) / m], x pointing at the tap's pixel. ONE_TO_ONE is the contiguous case;
+** WHOLE_GROUPS takes one input channel per m outputs, starting at xc = c / m. */
+#define TAP_CHANNELS(XT, X, CH)                                                           \
+    do {                                                                                  \
+        if (mode == ONE_TO_ONE) {                                                         \
+            CH(n, k, acc[k] += w[k] * X(x[c + k]));                                       \
+        } else if (mode == WHOLE_GROUPS && n == m) {                                      \
+            const XT xv = X(x[xc]);                                                       \
+            CH(n, k, acc[k] += w[k] * xv);                                                \
+        } else if (mode == WHOLE_GROUPS) {                                                \
+            for (int32_t j = 0, ic = xc; j < n; j += m, ic++) {                           \
+                const XT xv = X(x[ic]);                                                   \
+                for (int32_t k = j; k < j + m; k++)                                       \
+                    acc[k] += w[k] * xv;                                                  \
+            }                                                                             \
+        } else {                                                                          \
+            for (int32_t k = 0; k < n; k++)                                               \
+                acc[k] += w[k] * X(x[(c + k) / m]);                                       \
         }                                                                                 \
     } while (0)
 
 #define AS_IS(v) (v)
+/* int8 input + offset fits int16, and so does the filter: a 16x16->32 multiply */
+#define OFFSET(v) (int16_t)((v) + off)
+#define WIDE(v) (int64_t)(v)
+
+static inline void tap_f32(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
+                           float *restrict acc, const float *restrict w,
+                           const float *restrict x)
+{
+    TAP_CHANNELS(float, AS_IS, CHANNELS);
+}
+
+static inline void tap_s8(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
+                          int16_t off, int32_t *restrict acc, const int8_t *restrict w,
+                          const int8_t *restrict x)
+{
+    TAP_CHANNELS(int16_t, OFFSET, CHANNELS_S8);
+}
+
+static inline void tap_s16(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
+                           int64_t *restrict acc, const int8_t *restrict w,
+                           const int16_t *restrict x)
+{
+    TAP_CHANNELS(int64_t, WIDE, CHANNELS);
+}
 
 static inline void block_f32(const pl_depthwise_conv_params *p, const int32_t *in_dims,
                              const float *in, const int32_t *f_dims, const float *filter,
                              const float *bias, int32_t out_d, int32_t b, int32_t oy,
                              int32_t ox, int32_t c, int32_t n, float *out)
 {
-    const int32_t m = p->depth_multiplier;
+    const int32_t m = p->depth_multiplier, mode = block_mode(m, c, n), xc = c / m;
     float t[BLOCK];
     for (int32_t k = 0; k < n; k++)
         t[k] = 0.0f;
     const float *restrict x0 = in;
     const float *restrict w0 = filter + c;
-#define TAP(i_, f_)                                                                       \
-    do {                                                                                  \
-        const float *restrict x_ = x0 + (i_);                                             \
-        const float *restrict w_ = w0 + (f_);                                             \
-        TAP_CHANNELS(m, c, n, t, w_, x_, AS_IS);                                             \
-    } while (0)
+#define TAP(i_, f_) tap_f32(mode, m, c, xc, n, t, w0 + (f_), x0 + (i_))
     FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
 #undef TAP
     for (int32_t k = 0; k < n; k++) {
@@ -112,7 +172,7 @@ void pl_depthwise_conv_f32(const pl_depthwise_conv_params *p, const int32_t *in_
 #define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
     block_f32(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,     \
               out + (o_))
-    FOR_EACH_BLOCK(out_dims, BLOCK_FN);
+    FOR_EACH_BLOCK(out_dims, p->depth_multiplier, BLOCK, BLOCK_FN);
 #undef BLOCK_FN
 }
 
@@ -121,24 +181,16 @@ static inline void block_s8(const pl_depthwise_conv_params *p, const int32_t *in
                             const int32_t *bias, int32_t out_d, int32_t b, int32_t oy,
                             int32_t ox, int32_t c, int32_t n, int8_t *out)
 {
-    const int32_t m = p->depth_multiplier;
+    const int32_t m = p->depth_multiplier, mode = block_mode(m, c, n), xc = c / m;
     const int16_t off = (int16_t)p->input_offset;
-    int32_t acc[BLOCK];
+    int32_t acc[BLOCK_S8];
     for (int32_t k = 0; k < n; k++)
         acc[k] = 0;
     const int8_t *restrict x0 = in;
     const int8_t *restrict w0 = filter + c;
-    /* input + offset fits int16, and so does the filter: a 16x16->32 multiply */
-#define OFFSET(v) (int16_t)((v) + off)
-#define TAP(i_, f_)                                                                       \
-    do {                                                                                  \
-        const int8_t *restrict x_ = x0 + (i_);                                            \
-        const int8_t *restrict w_ = w0 + (f_);                                            \
-        TAP_CHANNELS(m, c, n, acc, w_, x_, OFFSET);                                          \
-    } while (0)
+#define TAP(i_, f_) tap_s8(mode, m, c, xc, n, off, acc, w0 + (f_), x0 + (i_))
     FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
 #undef TAP
-#undef OFFSET
     for (int32_t k = 0; k < n; k++) {
         int32_t a = acc[k];
         if (bias != NULL)
@@ -155,7 +207,7 @@ void pl_depthwise_conv_s8(const pl_depthwise_conv_params *p, const int32_t *in_d
 #define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
     block_s8(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,      \
              out + (o_))
-    FOR_EACH_BLOCK(out_dims, BLOCK_FN);
+    FOR_EACH_BLOCK(out_dims, p->depth_multiplier, BLOCK_S8, BLOCK_FN);
 #undef BLOCK_FN
 }
 
@@ -164,22 +216,15 @@ static inline void block_s16(const pl_depthwise_conv_params *p, const int32_t *i
                              const int64_t *bias, int32_t out_d, int32_t b, int32_t oy,
                              int32_t ox, int32_t c, int32_t n, int16_t *out)
 {
-    const int32_t m = p->depth_multiplier;
+    const int32_t m = p->depth_multiplier, mode = block_mode(m, c, n), xc = c / m;
     int64_t acc[BLOCK];
     for (int32_t k = 0; k < n; k++)
         acc[k] = 0;
     const int16_t *restrict x0 = in;
     const int8_t *restrict w0 = filter + c;
-#define WIDE(v) (int64_t)(v)
-#define TAP(i_, f_)                                                                       \
-    do {                                                                                  \
-        const int16_t *restrict x_ = x0 + (i_);                                           \
-        const int8_t *restrict w_ = w0 + (f_);                                            \
-        TAP_CHANNELS(m, c, n, acc, w_, x_, WIDE);                                            \
-    } while (0)
+#define TAP(i_, f_) tap_s16(mode, m, c, xc, n, acc, w0 + (f_), x0 + (i_))
     FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
 #undef TAP
-#undef WIDE
     for (int32_t k = 0; k < n; k++) {
         int64_t a = acc[k] + (bias != NULL ? bias[c + k] : 0);
         int32_t scaled = pl_fx_mul_by_qm64(a, p->multiplier[c + k], p->shift[c + k]);
@@ -195,7 +240,7 @@ void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_
 #define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
     block_s16(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,     \
               out + (o_))
-    FOR_EACH_BLOCK(out_dims, BLOCK_FN);
+    FOR_EACH_BLOCK(out_dims, p->depth_multiplier, BLOCK, BLOCK_FN);
 #undef BLOCK_FN
 }
 
