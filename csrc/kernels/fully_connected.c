@@ -26,61 +26,171 @@ typedef struct op_data {
     int32_t scratch;
 } op_data;
 
+/* Sequential float sums of four weight rows against one input row: each output keeps
+** TFLite's accumulation order, the four independent chains just overlap. */
+static inline void dot4_f32(const float *restrict x, const float *restrict w, size_t stride,
+                            int32_t n, float *restrict t)
+{
+    const float *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
+    float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f;
+    for (int32_t i = 0; i < n; i++) {
+        t0 += x[i] * w0[i];
+        t1 += x[i] * w1[i];
+        t2 += x[i] * w2[i];
+        t3 += x[i] * w3[i];
+    }
+    t[0] = t0;
+    t[1] = t1;
+    t[2] = t2;
+    t[3] = t3;
+}
+
 void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
                             const float *filter, const float *bias, float *out)
 {
+    const size_t depth = (size_t)p->depth;
     for (int32_t b = 0; b < p->batches; b++) {
-        const float *x = in + (size_t)b * (size_t)p->depth;
-        for (int32_t u = 0; u < p->units; u++) {
-            const float *w = filter + (size_t)u * (size_t)p->depth;
-            float total = 0.0f;
-            for (int32_t d = 0; d < p->depth; d++)
-                total += x[d] * w[d];
-            float bias_value = bias != NULL ? bias[u] : 0.0f;
-            out[(size_t)b * (size_t)p->units + (size_t)u] =
-                pl_fx_clamp_f32(total + bias_value, p->f_act_min, p->f_act_max);
+        const float *x = in + (size_t)b * depth;
+        float *o = out + (size_t)b * (size_t)p->units;
+        for (int32_t u = 0; u < p->units; u += 4) {
+            float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            int32_t count = p->units - u < 4 ? p->units - u : 4;
+            if (count == 4) {
+                dot4_f32(x, filter + (size_t)u * depth, depth, p->depth, t);
+            } else {
+                for (int32_t k = 0; k < count; k++) {
+                    const float *w = filter + (size_t)(u + k) * depth;
+                    for (int32_t d = 0; d < p->depth; d++)
+                        t[k] += x[d] * w[d];
+                }
+            }
+            for (int32_t k = 0; k < count; k++) {
+                float bias_value = bias != NULL ? bias[u + k] : 0.0f;
+                o[u + k] = pl_fx_clamp_f32(t[k] + bias_value, p->f_act_min, p->f_act_max);
+            }
         }
     }
+}
+
+/* Integer dot products are exact, so any order gives TFLite's int32 result. */
+static inline void dot4_s8(const int8_t *restrict x, const int8_t *restrict w, size_t stride,
+                           int32_t n, int32_t *restrict acc)
+{
+    const int8_t *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t v = x[i];
+        a0 += v * w0[i];
+        a1 += v * w1[i];
+        a2 += v * w2[i];
+        a3 += v * w3[i];
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+static inline int32_t dot_s8(const int8_t *restrict x, const int8_t *restrict w, int32_t n)
+{
+    int32_t s = 0;
+    for (int32_t i = 0; i < n; i++)
+        s += x[i] * w[i];
+    return s;
+}
+
+static inline int32_t sum_s8(const int8_t *restrict x, int32_t n)
+{
+    int32_t s = 0;
+    for (int32_t i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+/* sum((w + fo) * (x + io)) = sum(w*x) + io*sum(w) + fo*sum(x) + n*fo*io, in modular int32
+** arithmetic: the same bits as TFLite's int32 accumulator. */
+static int32_t offset_sum(const pl_fully_connected_params *p, uint32_t wx, uint32_t w_sum,
+                          uint32_t x_sum)
+{
+    uint32_t io = (uint32_t)p->input_offset, fo = (uint32_t)p->filter_offset;
+    return (int32_t)(wx + io * w_sum + fo * x_sum + (uint32_t)p->depth * fo * io);
 }
 
 void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
                            const int8_t *filter, const int32_t *bias, int8_t *out)
 {
+    const size_t depth = (size_t)p->depth;
     for (int32_t b = 0; b < p->batches; b++) {
-        const int8_t *x = in + (size_t)b * (size_t)p->depth;
-        for (int32_t u = 0; u < p->units; u++) {
-            const int8_t *w = filter + (size_t)u * (size_t)p->depth;
-            int32_t acc = 0;
-            for (int32_t d = 0; d < p->depth; d++)
-                acc += (w[d] + p->filter_offset) * (x[d] + p->input_offset);
-            if (bias != NULL)
-                acc += bias[u];
-            acc = requantize((double)acc, p->scale[p->per_channel ? u : 0]) + p->output_offset;
-            out[(size_t)b * (size_t)p->units + (size_t)u] =
-                (int8_t)pl_fx_clamp(acc, p->act_min, p->act_max);
+        const int8_t *x = in + (size_t)b * depth;
+        int8_t *o = out + (size_t)b * (size_t)p->units;
+        uint32_t x_sum = p->filter_offset != 0 ? (uint32_t)sum_s8(x, p->depth) : 0u;
+        for (int32_t u = 0; u < p->units; u += 4) {
+            int32_t acc[4];
+            int32_t count = p->units - u < 4 ? p->units - u : 4;
+            if (count == 4) {
+                dot4_s8(x, filter + (size_t)u * depth, depth, p->depth, acc);
+            } else {
+                for (int32_t k = 0; k < count; k++)
+                    acc[k] = dot_s8(x, filter + (size_t)(u + k) * depth, p->depth);
+            }
+            for (int32_t k = 0; k < count; k++) {
+                int32_t w_sum = p->input_offset == 0 ? 0
+                                : p->row_sum != NULL
+                                    ? p->row_sum[u + k]
+                                    : sum_s8(filter + (size_t)(u + k) * depth, p->depth);
+                int32_t a = offset_sum(p, (uint32_t)acc[k], (uint32_t)w_sum, x_sum);
+                if (bias != NULL)
+                    a = (int32_t)((uint32_t)a + (uint32_t)bias[u + k]);
+                a = requantize((double)a, p->scale[p->per_channel ? u + k : 0]) +
+                    p->output_offset;
+                o[u + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
+            }
         }
     }
 }
 
-/* One 16x8 output (int16 zero points are 0, so no offsets but the weights'). */
+/* 16x8 products reach 2^22, so 256 of them fit an int32: longer rows add int32 partial sums
+** into the int64 total, exactly. */
+enum { S16_CHUNK = 256 };
+
+static inline int64_t dot_s16(const int16_t *restrict x, const int8_t *restrict w, int32_t n)
+{
+    int64_t total = 0;
+    for (int32_t start = 0; start < n; start += S16_CHUNK) {
+        int32_t end = n - start < S16_CHUNK ? n : start + S16_CHUNK;
+        int32_t s = 0;
+        for (int32_t i = start; i < end; i++)
+            s += x[i] * w[i];
+        total += s;
+    }
+    return total;
+}
+
+static inline int64_t sum_s16(const int16_t *restrict x, int32_t n)
+{
+    int64_t s = 0;
+    for (int32_t i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+/* One 16x8 output (int16 zero points are 0, so no offsets but the weights'):
+** sum((w + fo) * x) = sum(w*x) + fo*sum(x), exact in int64, modular in int32. */
 static int32_t s16_point(const pl_fully_connected_params *p, const int16_t *x,
-                         const int8_t *w, const void *bias, bool acc64, int32_t u)
+                         const int8_t *w, int64_t x_sum, const void *bias, bool acc64,
+                         int32_t u)
 {
     double scale = p->scale[p->per_channel ? u : 0];
+    int64_t acc = dot_s16(x, w, p->depth) + (int64_t)p->filter_offset * x_sum;
     if (acc64) {
-        int64_t acc = 0;
-        for (int32_t d = 0; d < p->depth; d++)
-            acc += (int64_t)(w[d] + p->filter_offset) * x[d];
         if (bias != NULL)
             acc += ((const int64_t *)bias)[u];
         return requantize((double)acc, scale);
     }
-    uint32_t acc = 0; /* int32 arithmetic that wraps like LiteRT's in practice */
-    for (int32_t d = 0; d < p->depth; d++)
-        acc += (uint32_t)((w[d] + p->filter_offset) * x[d]);
+    uint32_t acc32 = (uint32_t)acc; /* int32 arithmetic that wraps like LiteRT's in practice */
     if (bias != NULL)
-        acc += (uint32_t)((const int32_t *)bias)[u];
-    return requantize((double)(int32_t)acc, scale);
+        acc32 += (uint32_t)((const int32_t *)bias)[u];
+    return requantize((double)(int32_t)acc32, scale);
 }
 
 void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *in,
@@ -89,9 +199,10 @@ void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *i
 {
     for (int32_t b = 0; b < p->batches; b++) {
         const int16_t *x = in + (size_t)b * (size_t)p->depth;
+        int64_t x_sum = p->filter_offset != 0 ? sum_s16(x, p->depth) : 0;
         for (int32_t u = 0; u < p->units; u++) {
             const int8_t *w = filter + (size_t)u * (size_t)p->depth;
-            int32_t v = s16_point(p, x, w, bias, acc64, u);
+            int32_t v = s16_point(p, x, w, x_sum, bias, acc64, u);
             out[(size_t)b * (size_t)p->units + (size_t)u] =
                 (int16_t)pl_fx_clamp(v, p->act_min, p->act_max);
         }
@@ -360,6 +471,19 @@ static pl_status prepare_hybrid(pl_context *ctx, const pl_node *node, const pl_t
                                 &d->scratch);
 }
 
+/* Each unit's weight sum of a constant int8 filter (4 bytes a unit), for the input
+** zero-point term. */
+static pl_status prepare_row_sums(pl_context *ctx, const pl_tensor *f,
+                                  pl_fully_connected_params *p)
+{
+    int32_t *sums = NULL;
+    PL_TRY(ctx->alloc_persistent(ctx, sizeof(int32_t) * (size_t)p->units, (void **)&sums));
+    for (int32_t u = 0; u < p->units; u++)
+        sums[u] = sum_s8((const int8_t *)f->data + (size_t)u * (size_t)p->depth, p->depth);
+    p->row_sum = sums;
+    return PL_OK;
+}
+
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -393,6 +517,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return prepare_hybrid(ctx, node, f, d);
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
+    if (in->type == PL_INT8 && f->data != NULL && d->p.input_offset != 0)
+        PL_TRY(prepare_row_sums(ctx, f, &d->p));
     return PL_OK;
 }
 
