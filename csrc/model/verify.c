@@ -186,6 +186,17 @@ static pl_status verify_buffer(vstate *v, uint32_t i)
 }
 
 /* Bytes a verified buffer holds, inline or after the flatbuffer. */
+/* Address of buffer b's first byte (inline data or external offset), NULL when empty. */
+static const uint8_t *buffer_data(const vstate *v, uint32_t b)
+{
+    pl_table t = pl_fb_table_elem(v->fb, v->buffers, b);
+    pl_vec data = pl_fb_vec(&t, PL_F_BUFFER_DATA);
+    if (data.n > 0)
+        return data.p;
+    uint64_t off = pl_fb_u64(&t, PL_F_BUFFER_OFFSET, 0);
+    return off >= PL_EXTERNAL_OFFSET_MIN && off < v->fb.size ? v->fb.buf + off : NULL;
+}
+
 static uint64_t buffer_bytes(const vstate *v, uint32_t b)
 {
     pl_table t = pl_fb_table_elem(v->fb, v->buffers, b);
@@ -270,6 +281,11 @@ static pl_status verify_sizes(vstate *v, const pl_table *t, pl_vec shape, int32_
     if (have < bytes)
         return fail(v, "buffer %u holds %llu bytes, %s shape needs %llu", b,
                     (unsigned long long)have, pl_type_name(type), (unsigned long long)bytes);
+    /* Kernels read constants as typed arrays: the schema aligns buffer data to 16
+    ** (force_align), and the model must sit at an address aligned at least as much. */
+    if ((uintptr_t)buffer_data(v, b) % elem != 0)
+        return fail(v, "buffer %u: %s data at an address not aligned to %u bytes (keep the "
+                    "model 16-byte aligned)", b, pl_type_name(type), (unsigned)elem);
     return PL_OK;
 }
 

@@ -517,6 +517,22 @@ static void rejects_tensor_bytes_above_2gb(void)
     EXPECT(try_spec(&s, &e), e, "needs more than 2^31 - 1 bytes");
 }
 
+static void rejects_constant_data_at_a_misaligned_address(void)
+{
+    mb_spec s;
+    pl_error e;
+    size_t n;
+    mb_default(&s);
+    uint8_t *p = mb_build(&s, &n, NULL);
+    static _Alignas(16) uint8_t shifted[1 << 16];
+    CHECK(n + 2 <= sizeof shifted);
+    memcpy(shifted + 2, p, n); /* every address moves by 2: float data no longer 4-aligned */
+    free(p);
+    pl_model m;
+    pl_error_clear(&e);
+    EXPECT(pl_model_open(&m, shifted + 2, n, &e), e, "FLOAT32 data at an address not aligned to 4");
+}
+
 static void rejects_constant_buffer_too_small(void)
 {
     mb_spec s;
@@ -821,6 +837,7 @@ int main(void)
     RUN(rejects_tensor_bytes_overflow);
     RUN(rejects_tensor_bytes_above_2gb);
     RUN(rejects_constant_buffer_too_small);
+    RUN(rejects_constant_data_at_a_misaligned_address);
     RUN(rejects_zero_point_count_mismatch);
     RUN(rejects_quantized_dimension_out_of_range);
     RUN(rejects_scale_count_not_matching_channels);
