@@ -61,3 +61,7 @@ def test_c_units_pass_under_address_and_undefined_sanitizers(tmp_path_factory):
     result = subprocess.run(["ctest", "--output-on-failure", "-E", "core_has_no"], cwd=build,
                             capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_fuzz_regressions_replay_cleanly(ctest_build):
+    run_ctest(ctest_build, "fuzz_regressions")

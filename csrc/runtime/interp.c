@@ -72,9 +72,8 @@ static pl_status unsupported(pl_interp *it, uint32_t node, const pl_opcode_view 
 {
     char name[PL_OP_NAME_CAPACITY];
     if (oc->builtin_code == PL_BUILTIN_CUSTOM) {
-        uint32_t n = oc->custom_code.n < sizeof name - 1 ? oc->custom_code.n : sizeof name - 1;
-        memcpy(name, oc->custom_code.p, n);
-        name[n] = '\0';
+        pl_fmt(name, sizeof name, "%.*s", (int)oc->custom_code.n,
+               oc->custom_code.n > 0 ? (const char *)oc->custom_code.p : "");
         pl_error_set(it->err, PL_ERR_UNSUPPORTED,
                      "node %u: custom operator '%s' (version %d) is not supported", node, name,
                      (int)oc->version);
