@@ -232,10 +232,114 @@ static inline void point_s8(const pl_conv_params *p, const window *w, const int8
     }
 }
 
+/* Windows of up to GATHER taps x channels (2 KB of stack) are gathered once per output point
+** and group as int16 (input + offset, 0 for taps outside the image, which TFLite skips), laid
+** out as the filter is: every output channel is then one dot product over its whole filter,
+** in int16 x int16 form (the compiler's multiply-add of pairs). Larger windows take runs. */
+enum { GATHER = 1024 };
+
+static inline void gather_s8(const window *w, const int8_t *in, size_t c0, int16_t off,
+                             int16_t *restrict buf)
+{
+    const int32_t f_w = w->f_dims[2], f_d = w->f_dims[3];
+    const int32_t in_w = w->in_dims[2], in_d = w->in_dims[3];
+    if (!w->full) {
+        const int32_t f_size = w->f_dims[1] * f_w * f_d;
+        for (int32_t i = 0; i < f_size; i++)
+            buf[i] = 0;
+    }
+    for (int32_t fy = w->fy0; fy < w->fy1; fy++) {
+        const size_t iy = (size_t)(w->y0 + w->dil_h * fy) * (size_t)in_w;
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++) {
+            const size_t ix = (size_t)(w->x0 + w->dil_w * fx);
+            const int8_t *restrict src = in + w->row0 + (iy + ix) * (size_t)in_d + c0;
+            int16_t *restrict dst = buf + ((size_t)fy * (size_t)f_w + (size_t)fx) * (size_t)f_d;
+            for (int32_t ic = 0; ic < f_d; ic++)
+                dst[ic] = (int16_t)(src[ic] + off);
+        }
+    }
+}
+
+static inline void dot4_x16(const int16_t *restrict x, const int8_t *restrict w, size_t stride,
+                            int32_t n, int32_t *restrict acc)
+{
+    const int8_t *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int16_t v = x[i];
+        a0 += v * (int16_t)w0[i];
+        a1 += v * (int16_t)w1[i];
+        a2 += v * (int16_t)w2[i];
+        a3 += v * (int16_t)w3[i];
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+static inline int32_t dot_x16(const int16_t *restrict x, const int8_t *restrict w, int32_t n)
+{
+    int32_t s = 0;
+    for (int32_t i = 0; i < n; i++)
+        s += x[i] * (int16_t)w[i];
+    return s;
+}
+
+static inline void gathered_s8(const pl_conv_params *p, const int16_t *buf, int32_t f_size,
+                               const int8_t *filter, const int32_t *bias, int32_t oc,
+                               int32_t count, int8_t *out)
+{
+    const int8_t *f = filter + (size_t)oc * (size_t)f_size;
+    int32_t acc[4];
+    if (count == 4) {
+        dot4_x16(buf, f, (size_t)f_size, f_size, acc);
+    } else {
+        acc[0] = dot_x16(buf, f, f_size);
+    }
+    for (int32_t k = 0; k < count; k++) {
+        int32_t a = acc[k];
+        if (bias != NULL)
+            a = (int32_t)((uint32_t)a + (uint32_t)bias[oc + k]);
+        a = pl_fx_mul_by_qm(a, p->multiplier[oc + k], p->shift[oc + k]) + p->output_offset;
+        out[oc + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
+    }
+}
+
+static void conv_s8_gathered(const pl_conv_params *p, const int32_t *in_dims, const int8_t *in,
+                             const int32_t *f_dims, const int8_t *filter, const int32_t *bias,
+                             const int32_t *out_dims, int8_t *out)
+{
+    int16_t buf[GATHER];
+    const int32_t out_d = out_dims[3], f_d = f_dims[3];
+    const int32_t f_size = f_dims[1] * f_dims[2] * f_d;
+    const int32_t per_group = out_d / (in_dims[3] / f_d);
+    const int16_t off = (int16_t)p->input_offset;
+    size_t o = 0;
+    for (int32_t b = 0; b < out_dims[0]; b++)
+        for (int32_t oy = 0; oy < out_dims[1]; oy++)
+            for (int32_t ox = 0; ox < out_dims[2]; ox++, o += (size_t)out_d) {
+                window w;
+                window_at(p, in_dims, f_dims, b, oy, ox, &w);
+                for (int32_t g0 = 0; g0 < out_d; g0 += per_group) {
+                    gather_s8(&w, in, (size_t)(g0 / per_group) * (size_t)f_d, off, buf);
+                    int32_t oc = g0;
+                    for (; oc + 4 <= g0 + per_group; oc += 4)
+                        gathered_s8(p, buf, f_size, filter, bias, oc, 4, out + o);
+                    for (; oc < g0 + per_group; oc++)
+                        gathered_s8(p, buf, f_size, filter, bias, oc, 1, out + o);
+                }
+            }
+}
+
 void pl_conv_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *in,
                 const int32_t *f_dims, const int8_t *filter, const int32_t *bias,
                 const int32_t *out_dims, int8_t *out)
 {
+    if ((int64_t)f_dims[1] * f_dims[2] * f_dims[3] <= GATHER) {
+        conv_s8_gathered(p, in_dims, in, f_dims, filter, bias, out_dims, out);
+        return;
+    }
 #define POINT(w_, oc_, n_, c0_, o_) point_s8(p, w_, in, filter, bias, oc_, n_, c0_, o_)
     FOR_EACH_POINT(p, in_dims, f_dims, out_dims, out, POINT);
 #undef POINT
@@ -252,7 +356,7 @@ static inline int64_t dot_s16(const int16_t *restrict x, const int8_t *restrict 
         int32_t end = n - start < S16_CHUNK ? n : start + S16_CHUNK;
         int32_t s = 0;
         for (int32_t i = start; i < end; i++)
-            s += x[i] * w[i];
+            s += x[i] * (int16_t)w[i];
         total += s;
     }
     return total;
@@ -267,11 +371,11 @@ static inline void dot4_s16(const int16_t *restrict x, const int8_t *restrict w,
         int32_t end = n - start < S16_CHUNK ? n : start + S16_CHUNK;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
         for (int32_t i = start; i < end; i++) {
-            int32_t v = x[i];
-            a0 += v * w0[i];
-            a1 += v * w1[i];
-            a2 += v * w2[i];
-            a3 += v * w3[i];
+            int16_t v = x[i]; /* int16 x int16: the compiler's pairwise multiply-add */
+            a0 += v * (int16_t)w0[i];
+            a1 += v * (int16_t)w1[i];
+            a2 += v * (int16_t)w2[i];
+            a3 += v * (int16_t)w3[i];
         }
         acc[0] += a0;
         acc[1] += a1;
@@ -486,7 +590,9 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
-    if (in->type == PL_INT8 && f->data != NULL)
+    /* only windows too large to gather use the sums */
+    if (in->type == PL_INT8 && f->data != NULL &&
+        (int64_t)f->dims[1] * f->dims[2] * f->dims[3] > GATHER)
         PL_TRY(prepare_filter_sums(ctx, f, &d->p));
     return PL_OK;
 }
