@@ -16,43 +16,75 @@ typedef struct op_data {
     pl_type type;
 } op_data;
 
-/* Each output point's window, clipped to the image as TFLite clips it. */
-#define WINDOW_BEGIN(p, in_dims, out_dims)                                            \
-    const int32_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2];         \
-    const int32_t depth = in_dims[3], out_h = out_dims[1], out_w = out_dims[2];       \
-    for (int32_t b = 0; b < batches; b++)                                             \
-        for (int32_t oy = 0; oy < out_h; oy++)                                        \
-            for (int32_t ox = 0; ox < out_w; ox++)                                    \
-                for (int32_t c = 0; c < depth; c++) {                                 \
-                    const int32_t x0 = ox * p->stride_w - p->pad_w;                   \
-                    const int32_t y0 = oy * p->stride_h - p->pad_h;                   \
-                    const int32_t fx0 = x0 < 0 ? -x0 : 0;                             \
-                    const int32_t fy0 = y0 < 0 ? -y0 : 0;                             \
-                    const int32_t fx1 = p->filter_w < in_w - x0 ? p->filter_w : in_w - x0; \
-                    const int32_t fy1 = p->filter_h < in_h - y0 ? p->filter_h : in_h - y0; \
-                    const size_t o = (((size_t)b * out_h + oy) * out_w + ox) * depth + c;
-#define TAPS_BEGIN                                                                    \
-    for (int32_t fy = fy0; fy < fy1; fy++)                                            \
-        for (int32_t fx = fx0; fx < fx1; fx++) {                                      \
-            const size_t i = (((size_t)b * in_h + y0 + fy) * in_w + x0 + fx) * depth + c;
-#define TAPS_END }
-#define WINDOW_END }
+/* Output channels go in blocks of BLOCK with the channel loop innermost (contiguous and
+** vectorizable); each output still visits its taps in TFLite's order. */
+enum { BLOCK = 64 };
+
+/* An output point's window, clipped to the image as TFLite clips it. */
+typedef struct window {
+    int32_t fy0, fy1, fx0, fx1, y0, x0, count;
+} window;
+
+static inline void window_at(const pl_pooling_params *p, const int32_t *in_dims, int32_t oy,
+                             int32_t ox, window *w)
+{
+    const int32_t in_h = in_dims[1], in_w = in_dims[2];
+    w->x0 = ox * p->stride_w - p->pad_w;
+    w->y0 = oy * p->stride_h - p->pad_h;
+    w->fx0 = w->x0 < 0 ? -w->x0 : 0;
+    w->fy0 = w->y0 < 0 ? -w->y0 : 0;
+    w->fx1 = p->filter_w < in_w - w->x0 ? p->filter_w : in_w - w->x0;
+    w->fy1 = p->filter_h < in_h - w->y0 ? p->filter_h : in_h - w->y0;
+    w->count = w->fy1 > w->fy0 && w->fx1 > w->fx0 ? (w->fy1 - w->fy0) * (w->fx1 - w->fx0) : 0;
+}
+
+/* For every output point and channel block of n channels: INIT, then TAP per in-bounds tap
+** with x (type T) at the block's first input channel, then DONE with o at its first output.
+** The window is w (w.count taps). */
+#define POOL(T, p, in_dims, out_dims, in, out, INIT, TAP, DONE)                           \
+    do {                                                                                  \
+        const int32_t in_h_ = in_dims[1], in_w_ = in_dims[2], depth_ = in_dims[3];        \
+        size_t o_ = 0;                                                                    \
+        for (int32_t b_ = 0; b_ < out_dims[0]; b_++)                                      \
+            for (int32_t oy_ = 0; oy_ < out_dims[1]; oy_++)                               \
+                for (int32_t ox_ = 0; ox_ < out_dims[2]; ox_++, o_ += (size_t)depth_) {    \
+                    window w;                                                             \
+                    window_at(p, in_dims, oy_, ox_, &w);                                  \
+                    for (int32_t c_ = 0; c_ < depth_; c_ += BLOCK) {                      \
+                        const int32_t n = depth_ - c_ < BLOCK ? depth_ - c_ : BLOCK;      \
+                        INIT;                                                             \
+                        for (int32_t fy_ = w.fy0; fy_ < w.fy1; fy_++) {                   \
+                            const size_t row_ = (size_t)b_ * (size_t)in_h_ +              \
+                                                (size_t)(w.y0 + fy_);                     \
+                            for (int32_t fx_ = w.fx0; fx_ < w.fx1; fx_++) {               \
+                                const size_t px_ = row_ * (size_t)in_w_ +                 \
+                                                   (size_t)(w.x0 + fx_);                  \
+                                const T *restrict x = (in) + px_ * (size_t)depth_ +       \
+                                                      (size_t)c_;                         \
+                                TAP;                                                      \
+                            }                                                             \
+                        }                                                                 \
+                        T *restrict o = (out) + o_ + (size_t)c_;                          \
+                        DONE;                                                             \
+                    }                                                                     \
+                }                                                                         \
+    } while (0)
+
+#define EACH(k) for (int32_t k = 0; k < n; k++)
 
 void pl_pooling_avg_f32(const pl_pooling_params *p, const int32_t *in_dims, const float *in,
                         const int32_t *out_dims, float *out)
 {
-    WINDOW_BEGIN(p, in_dims, out_dims)
-        float total = 0.0f, count = 0.0f;
-        TAPS_BEGIN
-            total += in[i];
-            count += 1.0f;
-        TAPS_END
-        out[o] = pl_fx_clamp_f32(total / count, p->f_act_min, p->f_act_max);
-    WINDOW_END
+    float total[BLOCK];
+    POOL(float, p, in_dims, out_dims, in, out,
+         EACH(k) total[k] = 0.0f,
+         EACH(k) total[k] += x[k],
+         EACH(k) o[k] = pl_fx_clamp_f32(total[k] / (float)w.count, p->f_act_min,
+                                        p->f_act_max));
 }
 
 /* Integer average rounded half away from zero, as TFLite's reference does. */
-static int32_t rounded_average(int32_t acc, int32_t count)
+static inline int32_t rounded_average(int32_t acc, int32_t count)
 {
     if (count == 0)
         return 0; /* unreachable with SAME/VALID windows */
@@ -62,63 +94,53 @@ static int32_t rounded_average(int32_t acc, int32_t count)
 void pl_pooling_avg_s8(const pl_pooling_params *p, const int32_t *in_dims, const int8_t *in,
                        const int32_t *out_dims, int8_t *out)
 {
-    WINDOW_BEGIN(p, in_dims, out_dims)
-        int32_t acc = 0, count = 0;
-        TAPS_BEGIN
-            acc += in[i];
-            count++;
-        TAPS_END
-        out[o] = (int8_t)pl_fx_clamp(rounded_average(acc, count), p->act_min, p->act_max);
-    WINDOW_END
+    int32_t acc[BLOCK];
+    POOL(int8_t, p, in_dims, out_dims, in, out,
+         EACH(k) acc[k] = 0,
+         EACH(k) acc[k] += x[k],
+         EACH(k) o[k] = (int8_t)pl_fx_clamp(rounded_average(acc[k], w.count), p->act_min,
+                                            p->act_max));
 }
 
 void pl_pooling_avg_s16(const pl_pooling_params *p, const int32_t *in_dims,
                         const int16_t *in, const int32_t *out_dims, int16_t *out)
 {
-    WINDOW_BEGIN(p, in_dims, out_dims)
-        int32_t acc = 0, count = 0;
-        TAPS_BEGIN
-            acc += in[i];
-            count++;
-        TAPS_END
-        out[o] = (int16_t)pl_fx_clamp(rounded_average(acc, count), p->act_min, p->act_max);
-    WINDOW_END
+    int32_t acc[BLOCK];
+    POOL(int16_t, p, in_dims, out_dims, in, out,
+         EACH(k) acc[k] = 0,
+         EACH(k) acc[k] += x[k],
+         EACH(k) o[k] = (int16_t)pl_fx_clamp(rounded_average(acc[k], w.count), p->act_min,
+                                             p->act_max));
 }
 
 void pl_pooling_max_f32(const pl_pooling_params *p, const int32_t *in_dims, const float *in,
                         const int32_t *out_dims, float *out)
 {
-    WINDOW_BEGIN(p, in_dims, out_dims)
-        float max = -FLT_MAX;
-        TAPS_BEGIN
-            max = max < in[i] ? in[i] : max; /* std::max(max, x) */
-        TAPS_END
-        out[o] = pl_fx_clamp_f32(max, p->f_act_min, p->f_act_max);
-    WINDOW_END
+    float max[BLOCK];
+    POOL(float, p, in_dims, out_dims, in, out,
+         EACH(k) max[k] = -FLT_MAX,
+         EACH(k) max[k] = max[k] < x[k] ? x[k] : max[k], /* std::max(max, x) */
+         EACH(k) o[k] = pl_fx_clamp_f32(max[k], p->f_act_min, p->f_act_max));
 }
 
 void pl_pooling_max_s8(const pl_pooling_params *p, const int32_t *in_dims, const int8_t *in,
                        const int32_t *out_dims, int8_t *out)
 {
-    WINDOW_BEGIN(p, in_dims, out_dims)
-        int32_t max = INT8_MIN;
-        TAPS_BEGIN
-            max = max < in[i] ? in[i] : max;
-        TAPS_END
-        out[o] = (int8_t)pl_fx_clamp(max, p->act_min, p->act_max);
-    WINDOW_END
+    int8_t max[BLOCK];
+    POOL(int8_t, p, in_dims, out_dims, in, out,
+         EACH(k) max[k] = INT8_MIN,
+         EACH(k) max[k] = max[k] < x[k] ? x[k] : max[k],
+         EACH(k) o[k] = (int8_t)pl_fx_clamp(max[k], p->act_min, p->act_max));
 }
 
 void pl_pooling_max_s16(const pl_pooling_params *p, const int32_t *in_dims,
                         const int16_t *in, const int32_t *out_dims, int16_t *out)
 {
-    WINDOW_BEGIN(p, in_dims, out_dims)
-        int32_t max = INT16_MIN;
-        TAPS_BEGIN
-            max = max < in[i] ? in[i] : max;
-        TAPS_END
-        out[o] = (int16_t)pl_fx_clamp(max, p->act_min, p->act_max);
-    WINDOW_END
+    int16_t max[BLOCK];
+    POOL(int16_t, p, in_dims, out_dims, in, out,
+         EACH(k) max[k] = INT16_MIN,
+         EACH(k) max[k] = max[k] < x[k] ? x[k] : max[k],
+         EACH(k) o[k] = (int16_t)pl_fx_clamp(max[k], p->act_min, p->act_max));
 }
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
