@@ -184,7 +184,7 @@ static int32_t s16_point(const pl_fully_connected_params *p, const int16_t *x,
     int64_t acc = dot_s16(x, w, p->depth) + (int64_t)p->filter_offset * x_sum;
     if (acc64) {
         if (bias != NULL)
-            acc += ((const int64_t *)bias)[u];
+            acc += pl_load_i64(bias, (size_t)u);
         return requantize((double)acc, scale);
     }
     uint32_t acc32 = (uint32_t)acc; /* int32 arithmetic that wraps like LiteRT's in practice */

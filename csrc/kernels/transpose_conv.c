@@ -105,7 +105,7 @@ void pl_transpose_conv_s16(const pl_transpose_conv_params *p, const int32_t *in_
         size_t c = k % od;
         int64_t acc = scratch[k];
         if (bias != NULL)
-            acc += bias64 ? ((const int64_t *)bias)[c] : ((const int32_t *)bias)[c];
+            acc += bias64 ? pl_load_i64(bias, (size_t)c) : ((const int32_t *)bias)[c];
         int32_t v = pl_fx_mul_by_qm64(acc, p->multiplier[c], p->shift[c]) + p->output_offset;
         out[k] = (int16_t)pl_fx_clamp(v, p->act_min, p->act_max);
     }

@@ -4,6 +4,7 @@
 ** phase gets PL_ERR_STATE and a message, never undefined behaviour. */
 #include "state.h"
 
+#include <float.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -101,10 +102,15 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
                                (void **)&zero_point, it->err));
     for (uint32_t i = 0; i < n; i++) {
         int64_t zp = i < v.zero_point.n ? pl_vec_i64(v.zero_point, i) : 0;
+        float s = pl_vec_f32(v.scale, i);
         if (zp < INT32_MIN || zp > INT32_MAX)
             return pl_error_set(it->err, PL_ERR_MODEL, "tensor %d: zero point %lld (channel "
                                 "%u) is outside int32", (int)index, (long long)zp, i);
-        scale[i] = pl_vec_f32(v.scale, i);
+        /* Multipliers are scale ratios: a zero, negative, infinite or NaN scale has none. */
+        if (!(s > 0.0f && s <= FLT_MAX))
+            return pl_error_set(it->err, PL_ERR_MODEL, "tensor %d: scale %g (channel %u) is "
+                                "not a positive finite number", (int)index, (double)s, i);
+        scale[i] = s;
         zero_point[i] = (int32_t)zp;
     }
     t->q.count = n;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pl_status.h"
 #include "pl_types.h"
@@ -124,6 +125,15 @@ static inline int32_t pl_node_input(const pl_node *node, uint32_t i)
 static inline int32_t pl_node_output(const pl_node *node, uint32_t i)
 {
     return i < node->outputs.n ? pl_vec_i32(node->outputs, i) : -1;
+}
+
+/* Element i of int64 data that may be only 4-byte aligned (constants in real models are):
+** memcpy is one load on every target, and well defined where a cast would not be. */
+static inline int64_t pl_load_i64(const void *data, size_t i)
+{
+    int64_t v;
+    memcpy(&v, (const uint8_t *)data + 8u * i, sizeof v);
+    return v;
 }
 
 /* Number of elements of a tensor view (product of dims; 1 for a scalar). */
