@@ -7,6 +7,8 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernels/conv.h"
+#include "kernels/fixedpoint.h"
+#include "kernels/padding.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/transpose_conv.h"
 
@@ -304,6 +306,197 @@ static void transpose_conv_rejects_int8_with_float_weights(void)
     CHECK_STR_CONTAINS(kh.message, "weights FLOAT32");
 }
 
+/* Shape sweeps against the reference loops written out plainly (TFLite's tap order, out-of-
+** image taps skipped), so the fast paths (gathered windows, runs, channel blocks, depth
+** multipliers) must agree bit for bit, float included. */
+static uint32_t sweep_seed = 12345u;
+
+static int32_t sweep_rand(int32_t lo, int32_t hi)
+{
+    sweep_seed = sweep_seed * 1103515245u + 12345u;
+    return lo + (int32_t)((sweep_seed >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+typedef struct sweep_shape {
+    int32_t in_h, in_w, in_d, out_d, f_h, f_w, stride, dilation, padding, groups;
+} sweep_shape;
+
+static const sweep_shape conv_sweep[] = {
+    {5, 6, 3, 8, 3, 3, 1, 1, PL_PADDING_SAME, 1},   {7, 5, 16, 9, 3, 3, 2, 1, PL_PADDING_SAME, 1},
+    {6, 6, 8, 4, 3, 2, 1, 2, PL_PADDING_SAME, 1},   {9, 4, 1, 32, 5, 4, 2, 1, PL_PADDING_SAME, 1},
+    {4, 4, 300, 5, 2, 2, 1, 1, PL_PADDING_SAME, 1}, {5, 5, 8, 6, 3, 3, 1, 1, PL_PADDING_VALID, 2},
+    {3, 3, 17, 7, 1, 1, 1, 1, PL_PADDING_VALID, 1}, {6, 7, 300, 4, 2, 3, 2, 2, PL_PADDING_SAME, 2},
+};
+
+static int8_t sweep_in8[8 * 8 * 300], sweep_f8[9 * 6 * 300], sweep_out8[4 * 8 * 64];
+static float sweep_inf[8 * 8 * 300], sweep_ff[9 * 6 * 300], sweep_outf[4 * 8 * 64];
+static int32_t sweep_bias[64], sweep_mult[64], sweep_shift[64];
+static float sweep_biasf[64];
+
+static void sweep_params(const sweep_shape *s, pl_conv_params *p, int32_t *in_dims,
+                         int32_t *f_dims, int32_t *out_dims)
+{
+    memset(p, 0, sizeof *p);
+    p->stride_w = p->stride_h = s->stride;
+    p->dilation_w = p->dilation_h = s->dilation;
+    int32_t oh = pl_pad_out_size(s->padding, s->in_h, s->f_h, s->stride, s->dilation);
+    int32_t ow = pl_pad_out_size(s->padding, s->in_w, s->f_w, s->stride, s->dilation);
+    p->pad_h = pl_pad_before(s->stride, s->dilation, s->in_h, s->f_h, oh, NULL);
+    p->pad_w = pl_pad_before(s->stride, s->dilation, s->in_w, s->f_w, ow, NULL);
+    const int32_t id[4] = {1, s->in_h, s->in_w, s->in_d};
+    const int32_t fd[4] = {s->out_d, s->f_h, s->f_w, s->in_d / s->groups};
+    const int32_t od[4] = {1, oh, ow, s->out_d};
+    memcpy(in_dims, id, sizeof id);
+    memcpy(f_dims, fd, sizeof fd);
+    memcpy(out_dims, od, sizeof od);
+    for (int32_t c = 0; c < s->out_d; c++) {
+        sweep_bias[c] = sweep_rand(-5000, 5000);
+        sweep_biasf[c] = (float)sweep_rand(-100, 100) / 64.0f;
+        sweep_mult[c] = (1 << 30) + sweep_rand(0, 1 << 29);
+        sweep_shift[c] = sweep_rand(-12, -7);
+    }
+    p->multiplier = sweep_mult;
+    p->shift = sweep_shift;
+    p->input_offset = sweep_rand(-127, 128);
+    p->output_offset = sweep_rand(-128, 127);
+    p->act_min = -128;
+    p->act_max = 127;
+}
+
+/* The reference loops for output channel oc at (oy, ox): int8 with offsets, and float. */
+static void sweep_reference(const pl_conv_params *p, const int32_t *id, const int32_t *fd,
+                            const int32_t *od, int32_t oy, int32_t ox, int32_t oc,
+                            int32_t *acc, float *total)
+{
+    int32_t per_group = od[3] / (id[3] / fd[3]), c0 = (oc / per_group) * fd[3];
+    *acc = 0;
+    *total = 0.0f;
+    for (int32_t fy = 0; fy < fd[1]; fy++) {
+        for (int32_t fx = 0; fx < fd[2]; fx++) {
+            int32_t iy = oy * p->stride_h - p->pad_h + p->dilation_h * fy;
+            int32_t ix = ox * p->stride_w - p->pad_w + p->dilation_w * fx;
+            if (iy < 0 || iy >= id[1] || ix < 0 || ix >= id[2])
+                continue;
+            for (int32_t ic = 0; ic < fd[3]; ic++) {
+                size_t i = ((size_t)iy * (size_t)id[2] + (size_t)ix) * (size_t)id[3] +
+                           (size_t)(c0 + ic);
+                size_t f = (((size_t)oc * (size_t)fd[1] + (size_t)fy) * (size_t)fd[2] +
+                            (size_t)fx) * (size_t)fd[3] + (size_t)ic;
+                *acc += sweep_f8[f] * (sweep_in8[i] + p->input_offset);
+                *total += sweep_inf[i] * sweep_ff[f];
+            }
+        }
+    }
+}
+
+static void conv_fast_paths_match_the_reference_loops(void)
+{
+    for (size_t k = 0; k < sizeof conv_sweep / sizeof conv_sweep[0]; k++) {
+        const sweep_shape *s = &conv_sweep[k];
+        pl_conv_params p;
+        int32_t id[4], fd[4], od[4];
+        sweep_params(s, &p, id, fd, od);
+        size_t ni = (size_t)id[1] * (size_t)id[2] * (size_t)id[3];
+        size_t nf = (size_t)fd[0] * (size_t)fd[1] * (size_t)fd[2] * (size_t)fd[3];
+        for (size_t i = 0; i < ni; i++) {
+            sweep_in8[i] = (int8_t)sweep_rand(-128, 127);
+            sweep_inf[i] = (float)sweep_rand(-1000, 1000) / 256.0f;
+        }
+        for (size_t i = 0; i < nf; i++) {
+            sweep_f8[i] = (int8_t)sweep_rand(-127, 127);
+            sweep_ff[i] = (float)sweep_rand(-1000, 1000) / 1024.0f;
+        }
+        pl_conv_s8(&p, id, sweep_in8, fd, sweep_f8, sweep_bias, od, sweep_out8);
+        p.f_act_min = -1e30f;
+        p.f_act_max = 1e30f;
+        pl_conv_f32(&p, id, sweep_inf, fd, sweep_ff, sweep_biasf, od, sweep_outf);
+        p.act_min = -128;
+        p.act_max = 127;
+        int32_t bad = 0;
+        for (int32_t oy = 0; oy < od[1]; oy++) {
+            for (int32_t ox = 0; ox < od[2]; ox++) {
+                for (int32_t oc = 0; oc < od[3]; oc++) {
+                    int32_t acc;
+                    float total;
+                    sweep_reference(&p, id, fd, od, oy, ox, oc, &acc, &total);
+                    acc = pl_fx_mul_by_qm(acc + sweep_bias[oc], sweep_mult[oc],
+                                          sweep_shift[oc]) + p.output_offset;
+                    size_t o = ((size_t)oy * (size_t)od[2] + (size_t)ox) * (size_t)od[3] +
+                               (size_t)oc;
+                    bad += sweep_out8[o] != (int8_t)pl_fx_clamp(acc, -128, 127);
+                    bad += sweep_outf[o] != total + sweep_biasf[oc];
+                }
+            }
+        }
+        if (bad != 0)
+            fprintf(stderr, "conv sweep shape %zu: %d mismatches\n", k, bad);
+        CHECK_EQ(bad, 0);
+    }
+}
+
+/* Depthwise: the reference loops per output channel, multipliers 1, 3 and 8. */
+static void depthwise_fast_paths_match_the_reference_loops(void)
+{
+    const int32_t shapes[][6] = {/* in_h, in_w, in_d, multiplier, filter, stride */
+                                 {6, 5, 17, 1, 3, 1}, {9, 8, 1, 8, 4, 2}, {5, 7, 5, 3, 3, 2},
+                                 {4, 4, 70, 1, 3, 1}, {7, 6, 16, 1, 5, 2}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        const int32_t *s = shapes[k];
+        pl_depthwise_conv_params p;
+        memset(&p, 0, sizeof p);
+        p.stride_w = p.stride_h = s[5];
+        p.dilation_w = p.dilation_h = 1;
+        p.depth_multiplier = s[3];
+        int32_t oh = pl_pad_out_size(PL_PADDING_SAME, s[0], s[4], s[5], 1);
+        int32_t ow = pl_pad_out_size(PL_PADDING_SAME, s[1], s[4], s[5], 1);
+        p.pad_h = pl_pad_before(s[5], 1, s[0], s[4], oh, NULL);
+        p.pad_w = pl_pad_before(s[5], 1, s[1], s[4], ow, NULL);
+        int32_t out_d = s[2] * s[3];
+        const int32_t id[4] = {1, s[0], s[1], s[2]}, fd[4] = {1, s[4], s[4], out_d};
+        const int32_t od[4] = {1, oh, ow, out_d};
+        for (int32_t i = 0; i < s[0] * s[1] * s[2]; i++)
+            sweep_in8[i] = (int8_t)sweep_rand(-128, 127);
+        for (int32_t i = 0; i < s[4] * s[4] * out_d; i++)
+            sweep_f8[i] = (int8_t)sweep_rand(-127, 127);
+        for (int32_t c = 0; c < out_d; c++) {
+            sweep_mult[c] = (1 << 30) + sweep_rand(0, 1 << 29);
+            sweep_shift[c] = sweep_rand(-14, -7);
+        }
+        p.multiplier = sweep_mult;
+        p.shift = sweep_shift;
+        p.input_offset = sweep_rand(-127, 128);
+        p.output_offset = sweep_rand(-128, 127);
+        p.act_min = -128;
+        p.act_max = 127;
+        pl_depthwise_conv_s8(&p, id, sweep_in8, fd, sweep_f8, NULL, od, sweep_out8);
+        int32_t bad = 0;
+        for (int32_t oy = 0; oy < oh; oy++) {
+            for (int32_t ox = 0; ox < ow; ox++) {
+                for (int32_t oc = 0; oc < out_d; oc++) {
+                    int32_t acc = 0;
+                    for (int32_t fy = 0; fy < s[4]; fy++) {
+                        for (int32_t fx = 0; fx < s[4]; fx++) {
+                            int32_t iy = oy * s[5] - p.pad_h + fy, ix = ox * s[5] - p.pad_w + fx;
+                            if (iy < 0 || iy >= s[0] || ix < 0 || ix >= s[1])
+                                continue;
+                            acc += sweep_f8[(fy * s[4] + fx) * out_d + oc] *
+                                   (sweep_in8[(iy * s[1] + ix) * s[2] + oc / s[3]] +
+                                    p.input_offset);
+                        }
+                    }
+                    acc = pl_fx_mul_by_qm(acc, sweep_mult[oc], sweep_shift[oc]) +
+                          p.output_offset;
+                    bad += sweep_out8[(oy * ow + ox) * out_d + oc] !=
+                           (int8_t)pl_fx_clamp(acc, -128, 127);
+                }
+            }
+        }
+        if (bad != 0)
+            fprintf(stderr, "depthwise sweep shape %zu: %d mismatches\n", k, bad);
+        CHECK_EQ(bad, 0);
+    }
+}
+
 int main(void)
 {
     RUN(transpose_conv_float_matches_tflite_simple_test);
@@ -319,5 +512,7 @@ int main(void)
     RUN(conv_16x8_int64_bias_by_hand);
     RUN(conv_rejects_uint8_and_hybrid);
     RUN(conv_rejects_a_wrong_output_shape);
+    RUN(conv_fast_paths_match_the_reference_loops);
+    RUN(depthwise_fast_paths_match_the_reference_loops);
     return HARNESS_END();
 }
