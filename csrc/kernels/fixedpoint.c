@@ -93,9 +93,10 @@ int32_t pl_fx_mul_by_qm64(int64_t x, int32_t quantized_multiplier, int32_t shift
     int32_t reduced = quantized_multiplier < 0x7FFF0000
                           ? (int32_t)(((int64_t)quantized_multiplier + (1 << 15)) >> 16)
                           : 0x7FFF;
-    int32_t total_shift = 15 - shift;
-    int64_t v = x * (int64_t)reduced + ((int64_t)1 << (total_shift - 1));
-    return (int32_t)(v >> total_shift); /* truncation to int32 as in TFLite */
+    int32_t total_shift = pl_fx_clamp(15 - shift, 1, 63); /* 1..46 for any sane scale */
+    /* TFLite's int64 arithmetic wraps on hostile inputs; do it defined-ly (same bits) */
+    uint64_t p = (uint64_t)x * (uint64_t)(int64_t)reduced + ((uint64_t)1 << (total_shift - 1));
+    return (int32_t)((int64_t)p >> total_shift); /* truncation to int32 as in TFLite */
 }
 
 /* zero_point + round(f / scale), all in float as TFLite's Quantize lambda does. */
