@@ -384,6 +384,27 @@ static inline void dot4_s16(const int16_t *restrict x, const int8_t *restrict w,
     }
 }
 
+/* Bias, 16x8 rescale and clamp of count accumulated outputs from oc on. */
+static inline void finish_s16(const pl_conv_params *p, const int64_t *acc, int32_t oc,
+                              int32_t count, const int32_t *bias32, const int64_t *bias64,
+                              bool acc64, int16_t *out)
+{
+    for (int32_t k = 0; k < count; k++) {
+        int32_t c = oc + k, scaled;
+        if (bias64 != NULL || (bias32 == NULL && acc64)) {
+            int64_t a = acc[k] + (bias64 != NULL ? pl_load_i64(bias64, (size_t)c) : 0);
+            scaled = pl_fx_mul_by_qm64(a, p->multiplier[c], p->shift[c]);
+        } else { /* int32 accumulator: wraps as TFLite's would, then the int32 rescale */
+            int32_t acc32 = (int32_t)(uint32_t)acc[k];
+            if (bias32 != NULL)
+                acc32 = (int32_t)((uint32_t)acc32 + (uint32_t)bias32[c]);
+            scaled = pl_fx_mul_by_qm(acc32, p->multiplier[c], p->shift[c]);
+        }
+        scaled += p->output_offset;
+        out[c] = (int16_t)pl_fx_clamp(scaled, p->act_min, p->act_max);
+    }
+}
+
 static inline void point_s16(const pl_conv_params *p, const window *w, const int16_t *in,
                              const int8_t *filter, const int32_t *bias32,
                              const int64_t *bias64, bool acc64, int32_t oc, int32_t count,
@@ -402,26 +423,73 @@ static inline void point_s16(const pl_conv_params *p, const window *w, const int
         FOR_EACH_RUN(w, RUN1);
 #undef RUN1
     }
-    for (int32_t k = 0; k < count; k++) {
-        int32_t c = oc + k, scaled;
-        if (bias64 != NULL || (bias32 == NULL && acc64)) {
-            int64_t a = acc[k] + (bias64 != NULL ? pl_load_i64(bias64, (size_t)c) : 0);
-            scaled = pl_fx_mul_by_qm64(a, p->multiplier[c], p->shift[c]);
-        } else { /* int32 accumulator: wraps as TFLite's would, then the int32 rescale */
-            int32_t acc32 = (int32_t)(uint32_t)acc[k];
-            if (bias32 != NULL)
-                acc32 = (int32_t)((uint32_t)acc32 + (uint32_t)bias32[c]);
-            scaled = pl_fx_mul_by_qm(acc32, p->multiplier[c], p->shift[c]);
-        }
-        scaled += p->output_offset;
-        out[c] = (int16_t)pl_fx_clamp(scaled, p->act_min, p->act_max);
+    finish_s16(p, acc, oc, count, bias32, bias64, acc64, out);
+}
+
+/* The int8 path's gathered windows for 16x8 (zero points are 0, so no offset). */
+static inline void gather_s16(const window *w, const int16_t *in, size_t c0,
+                              int16_t *restrict buf)
+{
+    const int32_t f_w = w->f_dims[2], f_d = w->f_dims[3];
+    const int32_t in_w = w->in_dims[2], in_d = w->in_dims[3];
+    if (!w->full) {
+        const int32_t f_size = w->f_dims[1] * f_w * f_d;
+        for (int32_t i = 0; i < f_size; i++)
+            buf[i] = 0;
     }
+    for (int32_t fy = w->fy0; fy < w->fy1; fy++) {
+        const size_t iy = (size_t)(w->y0 + w->dil_h * fy) * (size_t)in_w;
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++) {
+            const size_t ix = (size_t)(w->x0 + w->dil_w * fx);
+            const int16_t *restrict src = in + w->row0 + (iy + ix) * (size_t)in_d + c0;
+            int16_t *restrict dst = buf + ((size_t)fy * (size_t)f_w + (size_t)fx) * (size_t)f_d;
+            for (int32_t ic = 0; ic < f_d; ic++)
+                dst[ic] = src[ic];
+        }
+    }
+}
+
+static void conv_s16_gathered(const pl_conv_params *p, const int32_t *in_dims,
+                              const int16_t *in, const int32_t *f_dims, const int8_t *filter,
+                              const int32_t *bias32, const int64_t *bias64, bool acc64,
+                              const int32_t *out_dims, int16_t *out)
+{
+    int16_t buf[GATHER];
+    const int32_t out_d = out_dims[3], f_d = f_dims[3];
+    const int32_t f_size = f_dims[1] * f_dims[2] * f_d;
+    const int32_t per_group = out_d / (in_dims[3] / f_d);
+    size_t o = 0;
+    for (int32_t b = 0; b < out_dims[0]; b++)
+        for (int32_t oy = 0; oy < out_dims[1]; oy++)
+            for (int32_t ox = 0; ox < out_dims[2]; ox++, o += (size_t)out_d) {
+                window w;
+                window_at(p, in_dims, f_dims, b, oy, ox, &w);
+                for (int32_t g0 = 0; g0 < out_d; g0 += per_group) {
+                    gather_s16(&w, in, (size_t)(g0 / per_group) * (size_t)f_d, buf);
+                    for (int32_t oc = g0; oc < g0 + per_group;) {
+                        int32_t count = g0 + per_group - oc >= 4 ? 4 : 1;
+                        const int8_t *f = filter + (size_t)oc * (size_t)f_size;
+                        int64_t acc[4] = {0, 0, 0, 0};
+                        if (count == 4)
+                            dot4_s16(buf, f, (size_t)f_size, f_size, acc);
+                        else
+                            acc[0] = dot_s16(buf, f, f_size);
+                        finish_s16(p, acc, oc, count, bias32, bias64, acc64, out + o);
+                        oc += count;
+                    }
+                }
+            }
 }
 
 void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t *in,
                  const int32_t *f_dims, const int8_t *filter, const int32_t *bias32,
                  const int64_t *bias64, bool acc64, const int32_t *out_dims, int16_t *out)
 {
+    if ((int64_t)f_dims[1] * f_dims[2] * f_dims[3] <= GATHER) {
+        conv_s16_gathered(p, in_dims, in, f_dims, filter, bias32, bias64, acc64, out_dims,
+                          out);
+        return;
+    }
 #define POINT(w_, oc_, n_, c0_, o_)                                                       \
     point_s16(p, w_, in, filter, bias32, bias64, acc64, oc_, n_, c0_, o_)
     FOR_EACH_POINT(p, in_dims, f_dims, out_dims, out, POINT);
