@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernels/batch_matmul.h"
+#include "kernels/fixedpoint.h"
 #include "kernels/fully_connected.h"
 
 /* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
@@ -225,6 +226,109 @@ static void batch_matmul_rejects_hybrid(void)
     CHECK_STR_CONTAINS(kh.message, "FLOAT32, INT8");
 }
 
+/* Depth/unit sweeps against the reference loops written out plainly: weight and input
+** offsets, per-tensor and per-unit scales, unit counts off the block of four, and 16x8 rows
+** longer than the int32 chunk, so the fast paths must agree bit for bit (float too). */
+static uint32_t fc_seed = 777u;
+
+static int32_t fc_rand(int32_t lo, int32_t hi)
+{
+    fc_seed = fc_seed * 1103515245u + 12345u;
+    return lo + (int32_t)((fc_seed >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+static double fc_round(double v)
+{
+    return v < 0 ? -(double)(int64_t)(-v + 0.5) : (double)(int64_t)(v + 0.5);
+}
+
+static void fc_fast_paths_match_the_reference_loops(void)
+{
+    static int8_t x8[2 * 700], w8[11 * 700], o8[2 * 11];
+    static int16_t x16[2 * 700], o16[2 * 11];
+    static float xf[2 * 700], wf[11 * 700], of[2 * 11];
+    static int32_t bias32[11], sums[11];
+    static int64_t bias64[11];
+    static float biasf[11];
+    static double scale[11];
+    const int32_t shapes[][3] = {{1, 4, 16}, {2, 11, 31}, {1, 7, 700}, {2, 3, 1}, {1, 8, 300}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        pl_fully_connected_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = shapes[k][0];
+        p.units = shapes[k][1];
+        p.depth = shapes[k][2];
+        for (int32_t i = 0; i < p.batches * p.depth; i++) {
+            x8[i] = (int8_t)fc_rand(-128, 127);
+            x16[i] = (int16_t)fc_rand(-32768, 32767);
+            xf[i] = (float)fc_rand(-1000, 1000) / 256.0f;
+        }
+        for (int32_t u = 0; u < p.units; u++) {
+            sums[u] = 0;
+            for (int32_t d = 0; d < p.depth; d++) {
+                int32_t i = u * p.depth + d;
+                w8[i] = (int8_t)fc_rand(-127, 127);
+                wf[i] = (float)fc_rand(-1000, 1000) / 1024.0f;
+                sums[u] += w8[i];
+            }
+            bias32[u] = fc_rand(-5000, 5000);
+            bias64[u] = (int64_t)fc_rand(-5000, 5000) * 1000;
+            biasf[u] = (float)fc_rand(-100, 100) / 64.0f;
+            scale[u] = 1e-4 * fc_rand(1, 100);
+        }
+        p.scale = scale;
+        p.per_channel = (k % 2) == 1;
+        p.input_offset = fc_rand(-127, 128);
+        p.filter_offset = p.per_channel ? 0 : fc_rand(-9, 9);
+        p.output_offset = fc_rand(-128, 127);
+        p.row_sum = (k % 3) == 0 ? sums : NULL;
+        p.act_min = -128;
+        p.act_max = 127;
+        pl_fully_connected_s8(&p, x8, w8, bias32, o8);
+        int32_t bad = 0;
+        for (int32_t b = 0; b < p.batches; b++) {
+            for (int32_t u = 0; u < p.units; u++) {
+                int32_t acc = bias32[u];
+                for (int32_t d = 0; d < p.depth; d++)
+                    acc += (w8[u * p.depth + d] + p.filter_offset) *
+                           (x8[b * p.depth + d] + p.input_offset);
+                double v = fc_round((double)acc * scale[p.per_channel ? u : 0]);
+                bad += o8[b * p.units + u] !=
+                       (int8_t)pl_fx_clamp((int32_t)v + p.output_offset, -128, 127);
+            }
+        }
+        p.input_offset = p.output_offset = 0;
+        p.act_min = INT16_MIN;
+        p.act_max = INT16_MAX;
+        pl_fully_connected_s16(&p, x16, w8, bias64, true, o16);
+        for (int32_t b = 0; b < p.batches; b++) {
+            for (int32_t u = 0; u < p.units; u++) {
+                int64_t acc = bias64[u];
+                for (int32_t d = 0; d < p.depth; d++)
+                    acc += (int64_t)(w8[u * p.depth + d] + p.filter_offset) *
+                           x16[b * p.depth + d];
+                double v = fc_round((double)acc * scale[p.per_channel ? u : 0]);
+                bad += o16[b * p.units + u] != (int16_t)pl_fx_clamp((int32_t)v, INT16_MIN,
+                                                                    INT16_MAX);
+            }
+        }
+        p.f_act_min = -1e30f;
+        p.f_act_max = 1e30f;
+        pl_fully_connected_f32(&p, xf, wf, biasf, of);
+        for (int32_t b = 0; b < p.batches; b++) {
+            for (int32_t u = 0; u < p.units; u++) {
+                float total = 0.0f;
+                for (int32_t d = 0; d < p.depth; d++)
+                    total += xf[b * p.depth + d] * wf[u * p.depth + d];
+                bad += of[b * p.units + u] != total + biasf[u];
+            }
+        }
+        if (bad != 0)
+            fprintf(stderr, "fc sweep shape %zu: %d mismatches\n", k, bad);
+        CHECK_EQ(bad, 0);
+    }
+}
+
 int main(void)
 {
     RUN(fc_hybrid_symmetric_by_hand);
@@ -237,5 +341,6 @@ int main(void)
     RUN(fc_16x8_int64_bias_by_hand);
     RUN(fc_rejects_shuffled_weights);
     RUN(fc_rejects_uint8);
+    RUN(fc_fast_paths_match_the_reference_loops);
     return HARNESS_END();
 }
