@@ -215,11 +215,19 @@ check_allocated(pl_py_interp *self, const char *what)
     return 0;
 }
 
-static PyObject *
-interp_invoke(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+int
+pl_py_interp_invokable(pl_py_interp *self)
 {
     if (pl_py_interp_ready(self) < 0 || check_allocated(self, "invoke") < 0 ||
         check_no_views(self) < 0)
+        return -1;
+    return 0;
+}
+
+static PyObject *
+interp_invoke(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_invokable(self) < 0)
         return NULL;
     pl_status s = run_unlocked(self, pl_interp_invoke);
     if (s != PL_OK)
@@ -589,8 +597,8 @@ interp_plan(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
 /* --- profiling --- */
 
 /* Called without the GIL during invoke, so only C: a monotonic clock where there is one. */
-static uint64_t
-host_ns(void *Py_UNUSED(ctx))
+uint64_t
+pl_py_host_ns(void *Py_UNUSED(ctx))
 {
     struct timespec ts;
 #ifdef CLOCK_MONOTONIC
@@ -619,7 +627,7 @@ interp_set_profiling(pl_py_interp *self, PyObject *arg)
     uint64_t *ns = PyMem_RawCalloc(n > 0 ? n : 1, sizeof *ns);
     if (ns == NULL)
         return PyErr_NoMemory();
-    self->prof = (pl_profiler){host_ns, NULL, ns, n};
+    self->prof = (pl_profiler){pl_py_host_ns, NULL, ns, n};
     pl_status s = pl_interp_set_profiler(self->it, &self->prof);
     if (s != PL_OK) {
         PyMem_RawFree(ns);

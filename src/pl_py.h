@@ -104,6 +104,10 @@ void pl_py_arena_figures(const pl_py_arena *a, pl_recording *rec);
 int pl_py_interp_init(PyObject *m, pl_py_state *st);
 /* Checks the interpreter is open and not busy; -1 with StateError otherwise. */
 int pl_py_interp_ready(pl_py_interp *self);
+/* ready, allocated and no numpy views alive (tf.lite's rule), or raise and return -1 */
+int pl_py_interp_invokable(pl_py_interp *self);
+/* The host's monotonic clock in nanoseconds, for pl_profiler (no GIL needed) */
+uint64_t pl_py_host_ns(void *ctx);
 
 /* tensor.c */
 int pl_py_tensor_init(PyObject *m, pl_py_state *st);

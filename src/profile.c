@@ -7,43 +7,6 @@
 #include "pl_py.h"
 
 #include <string.h>
-#include <time.h>
-
-/* tf.lite's wording, as interpreter.c's invoke uses it. */
-#define VIEWS_ALIVE "There is at least 1 reference to internal data in the interpreter in " \
-    "the form of a numpy array or slice. Be sure to only hold the function returned from " \
-    "tensor() if you are using raw data access."
-
-/* Called without the GIL during invoke, so only C. */
-static uint64_t
-host_ns(void *Py_UNUSED(ctx))
-{
-    struct timespec ts;
-#ifdef CLOCK_MONOTONIC
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#else
-    timespec_get(&ts, TIME_UTC);
-#endif
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The same refusals as invoke: closed, busy, not allocated, numpy views alive. */
-static int
-check_invokable(pl_py_interp *self)
-{
-    pl_py_state *st = pl_py_state_of((PyObject *)self);
-    if (pl_py_interp_ready(self) < 0)
-        return -1;
-    if (!self->allocated) {
-        pl_py_state_error(st, "invoke: call allocate_tensors() first");
-        return -1;
-    }
-    if (self->exports > 0) {
-        pl_py_state_error(st, VIEWS_ALIVE);
-        return -1;
-    }
-    return 0;
-}
 
 /* Runs invoke runs times with node times going to out (runs rows of n); GIL released by
 ** the caller. Stops at the first failure. The interpreter's own profiler comes back. */
@@ -51,7 +14,7 @@ static pl_status
 timed_runs(pl_py_interp *self, Py_ssize_t runs, uint64_t *out, uint32_t n)
 {
     uint64_t spare = 0; /* node_ns must not be NULL, even for a model without nodes */
-    pl_profiler prof = {host_ns, NULL, n > 0 ? out : &spare, n};
+    pl_profiler prof = {pl_py_host_ns, NULL, n > 0 ? out : &spare, n};
     pl_status s = PL_OK;
     for (Py_ssize_t r = 0; r < runs && s == PL_OK; r++) {
         if (n > 0)
@@ -73,7 +36,7 @@ pl_py_profile(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!n:_profile", st->interp_type, &obj, &runs))
         return NULL;
     pl_py_interp *self = (pl_py_interp *)obj;
-    if (check_invokable(self) < 0)
+    if (pl_py_interp_invokable(self) < 0)
         return NULL;
     uint32_t n = pl_interp_node_count(self->it);
     if (runs < 1) {
