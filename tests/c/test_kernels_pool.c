@@ -225,6 +225,82 @@ static void mean_rejects_int32_and_a_bad_axis(void)
     CHECK_STR_CONTAINS(kh.message, "axis 3 is out of range");
 }
 
+/* Shape sweeps against the reference loops written out plainly (TFLite's clipped window,
+** taps in order): channel blocks of 64 with leftovers, SAME borders, strides. */
+static uint32_t pool_seed = 4242u;
+
+static int32_t pool_rand(int32_t lo, int32_t hi)
+{
+    pool_seed = pool_seed * 1103515245u + 12345u;
+    return lo + (int32_t)((pool_seed >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+static void pool_fast_paths_match_the_reference_loops(void)
+{
+    static int8_t x8[9 * 9 * 130], a8[9 * 9 * 130], m8[9 * 9 * 130];
+    static float xf[9 * 9 * 130], af[9 * 9 * 130], mf[9 * 9 * 130];
+    const int32_t shapes[][5] = {/* h, w, depth, filter, stride */
+                                 {9, 9, 3, 3, 2}, {6, 7, 130, 2, 1}, {5, 5, 64, 3, 3},
+                                 {8, 6, 17, 4, 2}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        const int32_t *s = shapes[k];
+        pl_pooling_params p;
+        memset(&p, 0, sizeof p);
+        p.stride_w = p.stride_h = s[4];
+        p.filter_w = p.filter_h = s[3];
+        int32_t oh = (s[0] + s[4] - 1) / s[4], ow = (s[1] + s[4] - 1) / s[4]; /* SAME */
+        int32_t pad_h = ((oh - 1) * s[4] + s[3] - s[0]) / 2;
+        int32_t pad_w = ((ow - 1) * s[4] + s[3] - s[1]) / 2;
+        p.pad_h = pad_h > 0 ? pad_h : 0;
+        p.pad_w = pad_w > 0 ? pad_w : 0;
+        p.act_min = -128;
+        p.act_max = 127;
+        p.f_act_min = -1e30f;
+        p.f_act_max = 1e30f;
+        const int32_t id[4] = {1, s[0], s[1], s[2]}, od[4] = {1, oh, ow, s[2]};
+        for (int32_t i = 0; i < s[0] * s[1] * s[2]; i++) {
+            x8[i] = (int8_t)pool_rand(-128, 127);
+            xf[i] = (float)pool_rand(-1000, 1000) / 7.0f;
+        }
+        pl_pooling_avg_s8(&p, id, x8, od, a8);
+        pl_pooling_max_s8(&p, id, x8, od, m8);
+        pl_pooling_avg_f32(&p, id, xf, od, af);
+        pl_pooling_max_f32(&p, id, xf, od, mf);
+        int32_t bad = 0;
+        for (int32_t oy = 0; oy < oh; oy++) {
+            for (int32_t ox = 0; ox < ow; ox++) {
+                for (int32_t c = 0; c < s[2]; c++) {
+                    int32_t sum = 0, count = 0, max = -128;
+                    float total = 0.0f, fcount = 0.0f, fmax = -3.0e38f;
+                    for (int32_t fy = 0; fy < s[3]; fy++) {
+                        for (int32_t fx = 0; fx < s[3]; fx++) {
+                            int32_t iy = oy * s[4] - p.pad_h + fy, ix = ox * s[4] - p.pad_w + fx;
+                            if (iy < 0 || iy >= s[0] || ix < 0 || ix >= s[1])
+                                continue;
+                            int32_t i = (iy * s[1] + ix) * s[2] + c;
+                            sum += x8[i];
+                            count++;
+                            max = max < x8[i] ? x8[i] : max;
+                            total += xf[i];
+                            fcount += 1.0f;
+                            fmax = fmax < xf[i] ? xf[i] : fmax;
+                        }
+                    }
+                    int32_t avg = sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+                    int32_t o = (oy * ow + ox) * s[2] + c;
+                    bad += a8[o] != (int8_t)avg;
+                    bad += m8[o] != (int8_t)max;
+                    bad += af[o] != total / fcount;
+                    bad += mf[o] != fmax;
+                }
+            }
+        }
+        if (bad != 0)
+            fprintf(stderr, "pool sweep shape %zu: %d mismatches\n", k, bad);
+        CHECK_EQ(bad, 0);
+    }
+}
+
 int main(void)
 {
     RUN(mean_float_matches_tflite_not_keep_dims);
@@ -238,5 +314,6 @@ int main(void)
     RUN(avg_int8_rounds_half_away_from_zero);
     RUN(int16_average_and_relu6_max);
     RUN(pool_rejects_int32_and_tanh);
+    RUN(pool_fast_paths_match_the_reference_loops);
     return HARNESS_END();
 }
