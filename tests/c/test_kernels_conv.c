@@ -330,8 +330,8 @@ static const sweep_shape conv_sweep[] = {
 
 static int8_t sweep_in8[8 * 8 * 300], sweep_f8[9 * 6 * 300], sweep_out8[4 * 8 * 64];
 static float sweep_inf[8 * 8 * 300], sweep_ff[9 * 6 * 300], sweep_outf[4 * 8 * 64];
-static int32_t sweep_bias[64], sweep_mult[64], sweep_shift[64];
-static float sweep_biasf[64];
+static int32_t sweep_bias[128], sweep_mult[128], sweep_shift[128];
+static float sweep_biasf[128];
 
 static void sweep_params(const sweep_shape *s, pl_conv_params *p, int32_t *in_dims,
                          int32_t *f_dims, int32_t *out_dims)
