@@ -144,10 +144,20 @@ static void lifetime_of(const pl_interp *it, int32_t t, int32_t *first, int32_t 
     *last = l;
 }
 
-static void mark_lifetimes(const pl_interp *it, int32_t *first, int32_t *last)
+/* A tensor a node reads must get data from somewhere: a constant, a variable, a subgraph
+** input or an earlier node's output. Otherwise it would reach the kernel without data. */
+static pl_status mark_lifetimes(pl_interp *it, int32_t *first, int32_t *last)
 {
-    for (uint32_t i = 0; i < it->tensor_count; i++)
+    for (uint32_t i = 0; i < it->tensor_count; i++) {
         lifetime_of(it, (int32_t)i, &first[i], &last[i]);
+        if (first[i] < 0 && last[i] >= 0 && it->tensors[i].loc == PL_LOC_NONE &&
+            !(it->tensors[i].flags & PL_EVAL_VARIABLE) && pl_alloc_tensor_bytes(it, i) > 0)
+            return pl_error_set(it->err, PL_ERR_MODEL,
+                                "tensor %u is read by node %d but is not a constant, a "
+                                "variable, a subgraph input or any node's output",
+                                (unsigned)i, last[i] - 1);
+    }
+    return PL_OK;
 }
 
 /* Offline offsets from the model's metadata, or an empty view when it has none. An offline
@@ -253,7 +263,7 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     PL_TRY(offline_offsets(it, &offline, it->err));
     PL_TRY(temp(it, tcount * sizeof(int32_t), _Alignof(int32_t), (void **)&w.first));
     PL_TRY(temp(it, tcount * sizeof(int32_t), _Alignof(int32_t), (void **)&w.last));
-    mark_lifetimes(it, w.first, w.last);
+    PL_TRY(mark_lifetimes(it, w.first, w.last));
     PL_TRY(temp(it, (tcount + it->scratch_count) * sizeof(pl_plan_buffer),
                 _Alignof(pl_plan_buffer), (void **)&w.bufs));
     PL_TRY(collect_buffers(it, &w, offline));
