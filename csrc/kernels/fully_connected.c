@@ -72,18 +72,20 @@ void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
     }
 }
 
-/* Integer dot products are exact, so any order gives TFLite's int32 result. */
+/* TFLite's sum((w + fo) * (x + io)) as written: both offset operands fit int16, so the
+** compiler emits pairwise int16 multiply-adds; integer sums are exact, so the order is free
+** (and int32 wraps the same in any order). Four units share each input pass. */
 static inline void dot4_s8(const int8_t *restrict x, const int8_t *restrict w, size_t stride,
-                           int32_t n, int32_t *restrict acc)
+                           int32_t n, int16_t io, int16_t fo, int32_t *restrict acc)
 {
     const int8_t *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     for (int32_t i = 0; i < n; i++) {
-        int32_t v = x[i];
-        a0 += v * w0[i];
-        a1 += v * w1[i];
-        a2 += v * w2[i];
-        a3 += v * w3[i];
+        int16_t v = (int16_t)(x[i] + io);
+        a0 += v * (int16_t)(w0[i] + fo);
+        a1 += v * (int16_t)(w1[i] + fo);
+        a2 += v * (int16_t)(w2[i] + fo);
+        a3 += v * (int16_t)(w3[i] + fo);
     }
     acc[0] = a0;
     acc[1] = a1;
@@ -91,54 +93,34 @@ static inline void dot4_s8(const int8_t *restrict x, const int8_t *restrict w, s
     acc[3] = a3;
 }
 
-static inline int32_t dot_s8(const int8_t *restrict x, const int8_t *restrict w, int32_t n)
+static inline int32_t dot_s8(const int8_t *restrict x, const int8_t *restrict w, int32_t n,
+                             int16_t io, int16_t fo)
 {
     int32_t s = 0;
     for (int32_t i = 0; i < n; i++)
-        s += x[i] * w[i];
+        s += (int16_t)(x[i] + io) * (int16_t)(w[i] + fo);
     return s;
-}
-
-static inline int32_t sum_s8(const int8_t *restrict x, int32_t n)
-{
-    int32_t s = 0;
-    for (int32_t i = 0; i < n; i++)
-        s += x[i];
-    return s;
-}
-
-/* sum((w + fo) * (x + io)) = sum(w*x) + io*sum(w) + fo*sum(x) + n*fo*io, in modular int32
-** arithmetic: the same bits as TFLite's int32 accumulator. */
-static int32_t offset_sum(const pl_fully_connected_params *p, uint32_t wx, uint32_t w_sum,
-                          uint32_t x_sum)
-{
-    uint32_t io = (uint32_t)p->input_offset, fo = (uint32_t)p->filter_offset;
-    return (int32_t)(wx + io * w_sum + fo * x_sum + (uint32_t)p->depth * fo * io);
 }
 
 void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
                            const int8_t *filter, const int32_t *bias, int8_t *out)
 {
     const size_t depth = (size_t)p->depth;
+    const int16_t io = (int16_t)p->input_offset, fo = (int16_t)p->filter_offset;
     for (int32_t b = 0; b < p->batches; b++) {
         const int8_t *x = in + (size_t)b * depth;
         int8_t *o = out + (size_t)b * (size_t)p->units;
-        uint32_t x_sum = p->filter_offset != 0 ? (uint32_t)sum_s8(x, p->depth) : 0u;
         for (int32_t u = 0; u < p->units; u += 4) {
             int32_t acc[4];
             int32_t count = p->units - u < 4 ? p->units - u : 4;
             if (count == 4) {
-                dot4_s8(x, filter + (size_t)u * depth, depth, p->depth, acc);
+                dot4_s8(x, filter + (size_t)u * depth, depth, p->depth, io, fo, acc);
             } else {
                 for (int32_t k = 0; k < count; k++)
-                    acc[k] = dot_s8(x, filter + (size_t)(u + k) * depth, p->depth);
+                    acc[k] = dot_s8(x, filter + (size_t)(u + k) * depth, p->depth, io, fo);
             }
             for (int32_t k = 0; k < count; k++) {
-                int32_t w_sum = p->input_offset == 0 ? 0
-                                : p->row_sum != NULL
-                                    ? p->row_sum[u + k]
-                                    : sum_s8(filter + (size_t)(u + k) * depth, p->depth);
-                int32_t a = offset_sum(p, (uint32_t)acc[k], (uint32_t)w_sum, x_sum);
+                int32_t a = acc[k];
                 if (bias != NULL)
                     a = (int32_t)((uint32_t)a + (uint32_t)bias[u + k]);
                 a = requantize((double)a, p->scale[p->per_channel ? u + k : 0]) +
@@ -471,19 +453,6 @@ static pl_status prepare_hybrid(pl_context *ctx, const pl_node *node, const pl_t
                                 &d->scratch);
 }
 
-/* Each unit's weight sum of a constant int8 filter (4 bytes a unit), for the input
-** zero-point term. */
-static pl_status prepare_row_sums(pl_context *ctx, const pl_tensor *f,
-                                  pl_fully_connected_params *p)
-{
-    int32_t *sums = NULL;
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(int32_t) * (size_t)p->units, (void **)&sums));
-    for (int32_t u = 0; u < p->units; u++)
-        sums[u] = sum_s8((const int8_t *)f->data + (size_t)u * (size_t)p->depth, p->depth);
-    p->row_sum = sums;
-    return PL_OK;
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -517,8 +486,6 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return prepare_hybrid(ctx, node, f, d);
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
-    if (in->type == PL_INT8 && f->data != NULL && d->p.input_offset != 0)
-        PL_TRY(prepare_row_sums(ctx, f, &d->p));
     return PL_OK;
 }
 

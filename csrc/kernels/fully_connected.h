@@ -24,7 +24,6 @@ typedef struct pl_fully_connected_params {
         const double *scale;       /* int8, 16x8 */
         const float *filter_scale; /* hybrid: weight scales, one or one per unit */
     };
-    const int32_t *row_sum; /* int8, 16x8: sum of each unit's weights, or NULL (not constant) */
     bool per_channel;
     bool asymmetric; /* hybrid: input quantization mode */
 } pl_fully_connected_params;
