@@ -159,18 +159,20 @@ void pl_conv_f32(const pl_conv_params *p, const int32_t *in_dims, const float *i
 #undef POINT
 }
 
-/* Integer dot products: exact, so any summation order gives TFLite's int32 result. */
+/* Runs of int8 taps for windows too large to gather: TFLite's w * (x + input_offset) as
+** written, the offset operand fitting int16 for the compiler's pairwise multiply-adds;
+** integer sums are exact (and wrap alike), so any order gives TFLite's bits. */
 static inline void dot4_s8(const int8_t *restrict x, const int8_t *restrict w, size_t stride,
-                           int32_t n, int32_t *restrict acc)
+                           int32_t n, int16_t off, int32_t *restrict acc)
 {
     const int8_t *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     for (int32_t i = 0; i < n; i++) {
-        int32_t v = x[i];
-        a0 += v * w0[i];
-        a1 += v * w1[i];
-        a2 += v * w2[i];
-        a3 += v * w3[i];
+        int16_t v = (int16_t)(x[i] + off);
+        a0 += v * (int16_t)w0[i];
+        a1 += v * (int16_t)w1[i];
+        a2 += v * (int16_t)w2[i];
+        a3 += v * (int16_t)w3[i];
     }
     acc[0] += a0;
     acc[1] += a1;
@@ -178,24 +180,15 @@ static inline void dot4_s8(const int8_t *restrict x, const int8_t *restrict w, s
     acc[3] += a3;
 }
 
-static inline int32_t sum_s8(const int8_t *restrict w, int32_t n)
+static inline int32_t dot_s8(const int8_t *restrict x, const int8_t *restrict w, int32_t n,
+                             int16_t off)
 {
     int32_t s = 0;
     for (int32_t i = 0; i < n; i++)
-        s += w[i];
+        s += (int16_t)(x[i] + off) * (int16_t)w[i];
     return s;
 }
 
-static inline int32_t dot_s8(const int8_t *restrict x, const int8_t *restrict w, int32_t n)
-{
-    int32_t s = 0;
-    for (int32_t i = 0; i < n; i++)
-        s += x[i] * w[i];
-    return s;
-}
-
-/* sum(w * (x + input_offset)) = sum(w * x) + input_offset * sum(w) over the in-bounds taps;
-** a full window's filter sum comes precomputed from prepare when the filter is constant. */
 static inline void point_s8(const pl_conv_params *p, const window *w, const int8_t *in,
                             const int8_t *filter, const int32_t *bias, int32_t oc,
                             int32_t count, size_t c0, int8_t *out)
@@ -203,30 +196,21 @@ static inline void point_s8(const pl_conv_params *p, const window *w, const int8
     const size_t f_size = (size_t)w->f_dims[1] * (size_t)w->f_dims[2] * (size_t)w->f_dims[3];
     const int8_t *f = filter + (size_t)oc * f_size;
     const int8_t *x = in + c0;
-    int32_t acc[4] = {0, 0, 0, 0}, fsum[4] = {0, 0, 0, 0};
+    const int16_t off = (int16_t)p->input_offset;
+    int32_t acc[4] = {0, 0, 0, 0};
     if (count == 4) {
-#define RUN4(i_, f_, n_) dot4_s8(x + (i_), f + (f_), f_size, (n_), acc)
+#define RUN4(i_, f_, n_) dot4_s8(x + (i_), f + (f_), f_size, (n_), off, acc)
         FOR_EACH_RUN(w, RUN4);
 #undef RUN4
     } else {
-#define RUN1(i_, f_, n_) acc[0] += dot_s8(x + (i_), f + (f_), (n_))
+#define RUN1(i_, f_, n_) acc[0] += dot_s8(x + (i_), f + (f_), (n_), off)
         FOR_EACH_RUN(w, RUN1);
 #undef RUN1
     }
     for (int32_t k = 0; k < count; k++) {
-        if (w->full && p->filter_sum != NULL) {
-            fsum[k] = p->filter_sum[oc + k];
-        } else {
-            const int8_t *fk = f + (size_t)k * f_size;
-#define SUM(i_, f_, n_) fsum[k] += ((void)(i_), sum_s8(fk + (f_), (n_)))
-            FOR_EACH_RUN(w, SUM);
-#undef SUM
-        }
-        /* modular int32 sums: the same bits as TFLite's accumulator in any order */
-        uint32_t sum = (uint32_t)acc[k] + (uint32_t)p->input_offset * (uint32_t)fsum[k];
+        int32_t a = acc[k];
         if (bias != NULL)
-            sum += (uint32_t)bias[oc + k];
-        int32_t a = (int32_t)sum;
+            a = (int32_t)((uint32_t)a + (uint32_t)bias[oc + k]);
         a = pl_fx_mul_by_qm(a, p->multiplier[oc + k], p->shift[oc + k]) + p->output_offset;
         out[oc + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
     }
@@ -617,20 +601,6 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
     return PL_OK;
 }
 
-/* Per-output-channel filter sums of a constant filter (4 bytes a channel), so a window
-** without padding gets its input zero-point term in one multiply. */
-static pl_status prepare_filter_sums(pl_context *ctx, const pl_tensor *f, pl_conv_params *p)
-{
-    int32_t *sums = NULL;
-    const int8_t *w = f->data;
-    size_t f_size = (size_t)f->dims[1] * (size_t)f->dims[2] * (size_t)f->dims[3];
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(int32_t) * (size_t)f->dims[0], (void **)&sums));
-    for (int32_t oc = 0; oc < f->dims[0]; oc++)
-        sums[oc] = sum_s8(w + (size_t)oc * f_size, (int32_t)f_size);
-    p->filter_sum = sums;
-    return PL_OK;
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -658,10 +628,6 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
-    /* only windows too large to gather use the sums */
-    if (in->type == PL_INT8 && f->data != NULL &&
-        (int64_t)f->dims[1] * f->dims[2] * f->dims[3] > GATHER)
-        PL_TRY(prepare_filter_sums(ctx, f, &d->p));
     return PL_OK;
 }
 

@@ -19,7 +19,6 @@ typedef struct pl_conv_params {
     };
     const int32_t *multiplier;
     const int32_t *shift;
-    const int32_t *filter_sum; /* int8: per output channel, or NULL (filter not constant) */
 } pl_conv_params;
 
 /* bias may be NULL. */
