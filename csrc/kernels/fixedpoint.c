@@ -81,10 +81,12 @@ int32_t pl_fx_rdbpot(int32_t x, int32_t exponent)
 
 int32_t pl_fx_mul_by_qm(int32_t x, int32_t quantized_multiplier, int32_t shift)
 {
+    /* Hostile scales give shifts past 31 either way: every bit goes (left, as wrapping
+    ** would) or the rounding shift is capped at 31, so each shift stays defined. */
     int32_t left = shift > 0 ? shift : 0;
-    int32_t right = shift > 0 ? 0 : -shift;
+    int32_t right = shift > 0 ? 0 : (shift < -31 ? 31 : -shift);
     /* TFLite multiplies in int32 and wraps in practice; do it defined-ly */
-    int32_t scaled = (int32_t)((uint32_t)x << left);
+    int32_t scaled = left < 32 ? (int32_t)((uint32_t)x << left) : 0;
     return pl_fx_rdbpot(pl_fx_srdhm(scaled, quantized_multiplier), right);
 }
 
