@@ -6,6 +6,7 @@
 ** quotients before widening them to double; so does this file. */
 #include "activations.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "fixedpoint.h"
@@ -194,6 +195,9 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
                          pl_type_name(in->type), pl_type_name(out->type));
     if (in->type == PL_FLOAT32)
         return PL_OK;
+    if (!(p->alpha > -FLT_MAX && p->alpha < FLT_MAX))
+        return ctx->fail(ctx, PL_ERR_MODEL, "LEAKY_RELU: alpha %g is not finite",
+                         (double)p->alpha);
     pl_act_q iq, oq;
     PL_TRY(pl_act_quant(ctx, in, &iq));
     PL_TRY(pl_act_quant(ctx, out, &oq));

@@ -30,7 +30,8 @@ float pl_fx_roundf(float x)
 
 void pl_fx_quantize_multiplier(double multiplier, int32_t *quantized, int32_t *shift)
 {
-    if (multiplier == 0.0) {
+    /* 0, or not finite (only hostile scales or options give inf or NaN): a defined 0 */
+    if (multiplier == 0.0 || !(multiplier > -DBL_MAX && multiplier < DBL_MAX)) {
         *quantized = 0;
         *shift = 0;
         return;
