@@ -137,12 +137,14 @@ static int32_t end_for_axis(const params *p, int32_t a, int32_t start)
     int32_t size = p->dims[a];
     if (p->shrink_mask & (1 << a))
         return start >= size ? start : start + 1;
-    int32_t end = p->end[a];
+    int64_t wide = p->end[a]; /* end + start can pass INT32_MAX in a hostile model */
     if (p->offset)
-        end += start;
-    if (end < 0)
-        end += size;
-    end = p->stride[a] > 0 ? clamp(end, 0, size) : clamp(end, -1, size - 1);
+        wide += start;
+    if (wide < 0)
+        wide += size;
+    wide = wide < -1 ? -1 : wide > size ? size : wide;
+    int32_t end = p->stride[a] > 0 ? clamp((int32_t)wide, 0, size)
+                                   : clamp((int32_t)wide, -1, size - 1);
     if (p->end_mask & (1 << a))
         end = p->stride[a] > 0 ? size : -1;
     return end;
