@@ -70,7 +70,9 @@ static pl_status read_paddings(pl_context *ctx, const pl_tensor *p, const pl_ten
                                          : (int32_t)pl_le32(b + 8 * i);
         int64_t hi = p->type == PL_INT64 ? (int64_t)pl_le64(b + 16 * i + 8)
                                          : (int32_t)pl_le32(b + 8 * i + 4);
-        if (lo < 0 || hi < 0 || lo + hi + in->dims[i] != out->dims[i])
+        /* each bounded first, so the sum cannot overflow on hostile int64 paddings */
+        if (lo < 0 || hi < 0 || lo > out->dims[i] || hi > out->dims[i] ||
+            lo + hi + in->dims[i] != out->dims[i])
             return ctx->fail(ctx, PL_ERR_MODEL, "dim %d: padding (%lld, %lld) of %d does not "
                              "give %d", (int)i, (long long)lo, (long long)hi,
                              (int)in->dims[i], (int)out->dims[i]);
@@ -131,9 +133,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-static void default_value(pl_type type, int32_t zero_point, uint8_t value[8])
+/* Room for the largest element (COMPLEX128). */
+enum { MAX_ELEMENT = 16 };
+
+static void default_value(pl_type type, int32_t zero_point, uint8_t value[MAX_ELEMENT])
 {
-    memset(value, 0, 8);
+    memset(value, 0, MAX_ELEMENT);
     if (type == PL_INT8 || type == PL_UINT8)
         value[0] = (uint8_t)zero_point;
     else if (type == PL_INT16) {
@@ -150,7 +155,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &v));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     size_t esize = pl_type_size(out.type);
-    uint8_t value[8];
+    uint8_t value[MAX_ELEMENT];
     default_value(out.type, d->zero_point, value);
     if (v.data != NULL)
         memcpy(value, v.data, esize);
