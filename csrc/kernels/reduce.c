@@ -60,15 +60,17 @@ void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
                        int32_t *acc)
 {
     memset(acc, 0, p->out_count * sizeof *acc);
+    /* int32 sums as LiteRT's, wrapping (defined) where a huge reduction would overflow */
+    uint32_t *u = (uint32_t *)acc;
     if (type == PL_UINT8) {
         const uint8_t *x = in;
-        FOR_EACH_INPUT(p, acc[slot] += x[i]);
+        FOR_EACH_INPUT(p, u[slot] += x[i]);
     } else if (type == PL_INT8) {
         const int8_t *x = in;
-        FOR_EACH_INPUT(p, acc[slot] += x[i]);
+        FOR_EACH_INPUT(p, u[slot] += (uint32_t)x[i]);
     } else {
         const int16_t *x = in;
-        FOR_EACH_INPUT(p, acc[slot] += x[i]);
+        FOR_EACH_INPUT(p, u[slot] += (uint32_t)x[i]);
     }
 }
 
@@ -211,10 +213,12 @@ static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name
                          "reference SUM reads int16 data as uint8 bytes and leaves half of "
                          "the output unwritten, so there is no defined result to match");
     d->as_uint8 = d->is_sum && in->type == PL_INT8;
-    if (in->type != PL_FLOAT32)
-        PL_TRY(prepare_quant(ctx, name, in, out, d));
     if (in->type == PL_FLOAT32)
         return PL_OK;
+    /* the integer mean divides by the count (float gives NaN as TFLite does) */
+    if (!d->is_sum && d->p.reduced == 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: integer mean over an empty axis", name);
+    PL_TRY(prepare_quant(ctx, name, in, out, d));
     return ctx->request_scratch(ctx, d->p.out_count * sizeof(int32_t), &d->scratch);
 }
 
