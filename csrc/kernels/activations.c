@@ -57,7 +57,8 @@ static int32_t relu_bound(float f, const pl_act_q *q)
     float r = pl_fx_roundf(f / q->scale);
     if (!(r > -2147483904.0f && r < 2147483648.0f))
         return r > 0 ? INT32_MAX : INT32_MIN;
-    return q->zero_point + (int32_t)r;
+    int64_t v = (int64_t)q->zero_point + (int32_t)r; /* a hostile zero point may overflow */
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
 static pl_status relu_prepare_q(pl_context *ctx, opdata *d, const pl_tensor *in,

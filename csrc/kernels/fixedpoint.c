@@ -108,7 +108,10 @@ static pl_status quantize_bound(float f, float scale, int32_t zero_point, int32_
     float t = pl_fx_roundf(f / scale);
     if (!(t >= -2147483648.0f && t < 2147483648.0f))
         return PL_ERR_MODEL;
-    *out = zero_point + (int32_t)t;
+    int64_t q = (int64_t)zero_point + (int32_t)t; /* hostile zero points overflow int32 */
+    if (q < INT32_MIN || q > INT32_MAX)
+        return PL_ERR_MODEL;
+    *out = (int32_t)q;
     return PL_OK;
 }
 

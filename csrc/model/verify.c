@@ -303,7 +303,25 @@ static pl_status verify_per_channel(vstate *v, pl_vec shape, uint32_t channels, 
     return PL_OK;
 }
 
-static pl_status verify_quant(vstate *v, const pl_table *tensor, pl_vec shape)
+/* Zero points of 8- and 16-bit integer tensors lie in the type's range; kernels add them
+** to values of the type in int32, which an out-of-range zero point could overflow. */
+static pl_status verify_zero_points(vstate *v, pl_vec zp, int32_t type)
+{
+    int64_t lo = type == PL_INT8 ? INT8_MIN : type == PL_INT16 ? INT16_MIN : 0;
+    int64_t hi = type == PL_INT8 ? INT8_MAX : type == PL_INT16 ? INT16_MAX : UINT8_MAX;
+    if (type != PL_INT8 && type != PL_INT16 && type != PL_UINT8)
+        return PL_OK;
+    PL_TRY(charge(v, zp.n));
+    for (uint32_t i = 0; i < zp.n; i++) {
+        int64_t z = pl_vec_i64(zp, i);
+        if (z < lo || z > hi)
+            return fail_field(v, "quantization", "zero point %lld (channel %u) is outside %s",
+                              (long long)z, i, pl_type_name(type));
+    }
+    return PL_OK;
+}
+
+static pl_status verify_quant(vstate *v, const pl_table *tensor, pl_vec shape, int32_t type)
 {
     pl_table q, details;
     pl_vec scale, zp, unused;
@@ -323,6 +341,7 @@ static pl_status verify_quant(vstate *v, const pl_table *tensor, pl_vec shape)
                           PL_QUANT_DETAILS_MAX);
     if (zp.n != 0 && zp.n != scale.n)
         return fail_field(v, "quantization", "%u zero points for %u scales", zp.n, scale.n);
+    PL_TRY(verify_zero_points(v, zp, type));
     if (scale.n > 1)
         return verify_per_channel(v, shape, scale.n,
                                   pl_table_i32(&q, PL_F_QUANT_QUANTIZED_DIMENSION, 0));
@@ -362,7 +381,7 @@ static pl_status verify_tensor(vstate *v, pl_vec tensors, uint32_t sg, uint32_t 
     if (b >= v->buffers.n)
         return fail(v, "buffer %u out of range (%u buffers)", b, v->buffers.n);
     PL_TRY(verify_sizes(v, &t, shape, type));
-    return verify_quant(v, &t, shape);
+    return verify_quant(v, &t, shape, type);
 }
 
 /* ---- operators ---- */
