@@ -131,8 +131,9 @@ static pl_status prepare_split_v(pl_context *ctx, pl_node *node)
                                           : (int32_t)pl_le32(p + 4 * k);
         if (size[k] == -1 && stretch < 0)
             stretch = (int32_t)k;
-        else if (size[k] < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "size_splits has %lld", (long long)size[k]);
+        else if (size[k] < 0 || size[k] > in->dims[d->axis]) /* bounded: the sum is too */
+            return ctx->fail(ctx, PL_ERR_MODEL, "size_splits has %lld for a dim of %d",
+                             (long long)size[k], (int)in->dims[d->axis]);
         else
             known += size[k];
     }
