@@ -1,6 +1,8 @@
 /* conv.c - CONV_2D as TFLite's reference kernels compute it (direct loops, no im2col). */
 #include "conv.h"
 
+#include "conv_params.h"
+#include "dot.h"
 #include "fixedpoint.h"
 #include "padding.h"
 
@@ -8,22 +10,14 @@
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION, OPT_DILATION_W,
        OPT_DILATION_H, OPT_QUANTIZED_BIAS_TYPE };
 
+static const pl_convq_names op_names = {"CONV_2D", "filter", "per-output-channel",
+                                        "filter", "channel"};
+
 typedef struct op_data {
     pl_conv_params p;
     pl_type type;
     pl_type bias_type;
 } op_data;
-
-/* The in-bounds taps of one axis: [*lo, *hi) for a window starting at origin. TFLite skips
-** out-of-image taps, so clipping the loop bounds keeps its order and its results. */
-static inline void clip_taps(int32_t origin, int32_t dilation, int32_t size, int32_t taps,
-                             int32_t *lo, int32_t *hi)
-{
-    int32_t room = size - origin;
-    int32_t end = room <= 0 ? 0 : (room - 1) / dilation + 1;
-    *lo = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
-    *hi = end < taps ? end : taps;
-}
 
 /* One output point's geometry. A "run" is a stretch of taps contiguous in both the input
 ** and the filter: a whole clipped filter row when dilation_w is 1 and there is one group
@@ -46,8 +40,8 @@ static inline void window_at(const pl_conv_params *p, const int32_t *in_dims,
     w->x0 = ox * p->stride_w - p->pad_w;
     w->dil_h = p->dilation_h;
     w->dil_w = p->dilation_w;
-    clip_taps(w->y0, p->dilation_h, in_dims[1], f_dims[1], &w->fy0, &w->fy1);
-    clip_taps(w->x0, p->dilation_w, in_dims[2], f_dims[2], &w->fx0, &w->fx1);
+    pl_pad_clip_taps(w->y0, p->dilation_h, in_dims[1], f_dims[1], &w->fy0, &w->fy1);
+    pl_pad_clip_taps(w->x0, p->dilation_w, in_dims[2], f_dims[2], &w->fx0, &w->fx1);
     w->row0 = (size_t)b * (size_t)in_dims[1] * (size_t)in_dims[2] * (size_t)in_dims[3];
     w->rows = p->dilation_w == 1 && f_dims[3] == in_dims[3];
     w->full = w->fy0 == 0 && w->fx0 == 0 && w->fy1 == f_dims[1] && w->fx1 == f_dims[2];
@@ -76,25 +70,6 @@ static inline void window_at(const pl_conv_params *p, const int32_t *in_dims,
         }                                                                                 \
     } while (0)
 
-/* Sequential float sums of four filters against one input run: each output keeps TFLite's
-** accumulation order, the four independent chains just overlap. */
-static inline void dot4_f32(const float *restrict x, const float *restrict w, size_t stride,
-                            int32_t n, float *restrict t)
-{
-    const float *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
-    float t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
-    for (int32_t i = 0; i < n; i++) {
-        t0 += x[i] * w0[i];
-        t1 += x[i] * w1[i];
-        t2 += x[i] * w2[i];
-        t3 += x[i] * w3[i];
-    }
-    t[0] = t0;
-    t[1] = t1;
-    t[2] = t2;
-    t[3] = t3;
-}
-
 static inline float dot_f32(const float *restrict x, const float *restrict w, int32_t n,
                             float t)
 {
@@ -113,7 +88,7 @@ static inline void point_f32(const pl_conv_params *p, const window *w, const flo
     const float *x = in + c0;
     float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     if (count == 4) {
-#define RUN4(i_, f_, n_) dot4_f32(x + (i_), f + (f_), f_size, (n_), t)
+#define RUN4(i_, f_, n_) pl_dot4_f32(x + (i_), f + (f_), f_size, (n_), t)
         FOR_EACH_RUN(w, RUN4);
 #undef RUN4
     } else {
@@ -329,30 +304,13 @@ void pl_conv_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *i
 #undef POINT
 }
 
-/* 16x8 products reach 2^22, so 256 of them fit an int32; longer runs add int32 partial
-** sums into the int64 total (exact, as TFLite's int64 accumulator is). */
-enum { S16_CHUNK = 256 };
-
-static inline int64_t dot_s16(const int16_t *restrict x, const int8_t *restrict w, int32_t n)
-{
-    int64_t total = 0;
-    for (int32_t start = 0; start < n; start += S16_CHUNK) {
-        int32_t end = n - start < S16_CHUNK ? n : start + S16_CHUNK;
-        int32_t s = 0;
-        for (int32_t i = start; i < end; i++)
-            s += x[i] * (int16_t)w[i];
-        total += s;
-    }
-    return total;
-}
-
-/* Four filters against one int16 input run, exact as dot_s16. */
+/* Four filters against one int16 input run, exact as pl_dot_s16. */
 static inline void dot4_s16(const int16_t *restrict x, const int8_t *restrict w,
                             size_t stride, int32_t n, int64_t *restrict acc)
 {
     const int8_t *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
-    for (int32_t start = 0; start < n; start += S16_CHUNK) {
-        int32_t end = n - start < S16_CHUNK ? n : start + S16_CHUNK;
+    for (int32_t start = 0; start < n; start += PL_DOT_S16_CHUNK) {
+        int32_t end = n - start < PL_DOT_S16_CHUNK ? n : start + PL_DOT_S16_CHUNK;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
         for (int32_t i = start; i < end; i++) {
             int16_t v = x[i]; /* int16 x int16: the compiler's pairwise multiply-add */
@@ -403,7 +361,7 @@ static inline void point_s16(const pl_conv_params *p, const window *w, const int
         FOR_EACH_RUN(w, RUN4);
 #undef RUN4
     } else {
-#define RUN1(i_, f_, n_) acc[0] += dot_s16(x + (i_), f + (f_), (n_))
+#define RUN1(i_, f_, n_) acc[0] += pl_dot_s16(x + (i_), f + (f_), (n_))
         FOR_EACH_RUN(w, RUN1);
 #undef RUN1
     }
@@ -457,7 +415,7 @@ static void conv_s16_gathered(const pl_conv_params *p, const int32_t *in_dims,
                         if (count == 4)
                             dot4_s16(buf, f, (size_t)f_size, f_size, acc);
                         else
-                            acc[0] = dot_s16(buf, f, f_size);
+                            acc[0] = pl_dot_s16(buf, f, f_size);
                         finish_s16(p, acc, oc, count, bias32, bias64, acc64, out + o);
                         oc += count;
                     }
@@ -496,16 +454,9 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, pl_conv_para
     p->dilation_w = pl_table_i32(o, OPT_DILATION_W, 1);
     p->dilation_h = pl_table_i32(o, OPT_DILATION_H, 1);
     *activation = pl_table_i8(o, OPT_ACTIVATION, 0);
-    if (p->stride_w <= 0 || p->stride_h <= 0 || p->dilation_w <= 0 || p->dilation_h <= 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: strides %d,%d and dilations %d,%d "
-                         "must be positive", p->stride_h, p->stride_w, p->dilation_h,
-                         p->dilation_w);
-    if (*padding != PL_PADDING_SAME && *padding != PL_PADDING_VALID)
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: unknown padding %d", *padding);
-    if (*activation > PL_ACT_RELU6 || *activation < 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: fused activation %d is not "
-                         "supported", *activation);
-    return PL_OK;
+    PL_TRY(pl_convq_check_window(ctx, &op_names, *padding, p->stride_h, p->stride_w,
+                                 p->dilation_h, p->dilation_w));
+    return pl_convq_check_activation(ctx, &op_names, *activation);
 }
 
 /* Shapes: 4D NHWC input/output, OHWI filter whose depth divides the input depth. */
@@ -529,9 +480,7 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
         return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: output shape [%d,%d,%d,%d] should be "
                          "[%d,%d,%d,%d]", out->dims[0], out->dims[1], out->dims[2],
                          out->dims[3], in->dims[0], oh, ow, f->dims[0]);
-    if (bias != NULL && pl_tensor_count(bias) != (size_t)f->dims[0])
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: bias has %zu elements for %d channels",
-                         pl_tensor_count(bias), f->dims[0]);
+    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, f->dims[0]));
     p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
     p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
     return PL_OK;
@@ -550,11 +499,7 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
                          ? PL_INT32 : PL_INT64;
     else
         *bias_type = bias != NULL ? bias->type : PL_INT32;
-    if (bias != NULL) {
-        ok = ok && (in->type == PL_FLOAT32 ? bias->type == PL_FLOAT32
-                    : in->type == PL_INT8  ? bias->type == PL_INT32
-                    : (bias->type == PL_INT32 || bias->type == PL_INT64));
-    }
+    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: input %s, filter %s, bias %s, "
                          "output %s is not supported", pl_type_name(in->type),
@@ -563,90 +508,43 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     return PL_OK;
 }
 
-/* Per-channel multipliers and the activation range of a quantized conv. */
-static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                               const pl_tensor *out, int32_t activation, pl_conv_params *p)
-{
-    int32_t channels = f->dims[0];
-    if (in->q.count != 1 || out->q.count != 1 || f->q.count == 0 ||
-        (f->q.count != 1 && (f->q.count != (uint32_t)channels ||
-                             f->q.quantized_dimension != 0)))
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: quantization must be per-tensor for "
-                         "input/output and per-tensor or per-output-channel (dimension 0) "
-                         "for the filter (got %u, %u, %u scales)", in->q.count,
-                         out->q.count, f->q.count);
-    for (uint32_t i = 0; i < f->q.count; i++) {
-        if (f->q.zero_point[i] != 0)
-            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: filter zero point %lld "
-                             "(channel %u) is not 0", (long long)f->q.zero_point[i], i);
-    }
-    if (in->type == PL_INT16 && (in->q.zero_point[0] != 0 || out->q.zero_point[0] != 0))
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: int16 zero points must be 0");
-    int32_t *m = NULL, *s = NULL;
-    size_t bytes = sizeof(int32_t) * (size_t)channels;
-    PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&m));
-    PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&s));
-    pl_fx_channel_multipliers(in->q.scale[0], f->q.scale, f->q.count, out->q.scale[0],
-                              channels, m, s);
-    p->multiplier = m;
-    p->shift = s;
-    p->input_offset = -(int32_t)in->q.zero_point[0];
-    p->output_offset = (int32_t)out->q.zero_point[0];
-    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
-    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
-    if (pl_fx_activation_range_q(activation, out->q.scale[0], p->output_offset, qmin, qmax,
-                                 &p->act_min, &p->act_max) != PL_OK)
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: output scale %g gives no activation "
-                         "range", (double)out->q.scale[0]);
-    return PL_OK;
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    if (node->inputs.n < 2 || node->inputs.n > 3 || node->outputs.n != 1 ||
-        pl_node_input(node, 0) < 0 || pl_node_input(node, 1) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: needs input, filter, optional bias "
-                         "and one output (got %u inputs, %u outputs)", node->inputs.n,
-                         node->outputs.n);
-    pl_tensor *in, *f, *out, *bias = NULL;
-    /* the bias is read for its type and size only: its eval view spares the temp copy of
-    ** its (per-channel) quantization */
-    pl_tensor bias_view;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &f));
-    if (pl_node_input(node, 2) >= 0) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias_view));
-        bias = &bias_view;
-    }
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    pl_convq_io io;
+    PL_TRY(pl_convq_io_get(ctx, node, &op_names, &io));
+    const pl_tensor *in = io.in, *f = io.f, *bias = io.bias, *out = io.out;
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, in, f, bias, out, &node->options, &d->bias_type));
     PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
-    if (in->type != PL_FLOAT32)
-        PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    pl_convq q;
+    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+                                &q));
+    PL_CONVQ_STORE(&d->p, q);
     return PL_OK;
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
-    pl_tensor in, f, bias, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_convq_views v;
+    PL_TRY(pl_convq_views_get(ctx, node, &v));
+    const int32_t *in_dims = v.in.dims, *f_dims = v.f.dims, *out_dims = v.out.dims;
     if (d->type == PL_FLOAT32) {
-        pl_conv_f32(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims, out.data);
+        pl_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
+                    v.out.data);
     } else if (d->type == PL_INT8) {
-        pl_conv_s8(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims, out.data);
+        pl_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
+                   v.out.data);
     } else {
         bool wide = d->bias_type == PL_INT64;
-        pl_conv_s16(&d->p, in.dims, in.data, f.dims, f.data, wide ? NULL : bias.data,
-                    wide ? bias.data : NULL, wide, out.dims, out.data);
+        pl_conv_s16(&d->p, in_dims, v.in.data, f_dims, v.f.data, wide ? NULL : v.bias.data,
+                    wide ? v.bias.data : NULL, wide, out_dims, v.out.data);
     }
     return PL_OK;
 }

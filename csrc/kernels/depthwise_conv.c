@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 
+#include "conv_params.h"
 #include "fixedpoint.h"
 #include "padding.h"
 
@@ -10,21 +11,13 @@
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_DEPTH_MULTIPLIER, OPT_ACTIVATION,
        OPT_DILATION_W, OPT_DILATION_H };
 
+static const pl_convq_names op_names = {"DEPTHWISE_CONV_2D", "filter", "per-channel",
+                                        "filter", "channel"};
+
 typedef struct op_data {
     pl_depthwise_conv_params p;
     pl_type type;
 } op_data;
-
-/* The in-bounds taps of one axis: [*lo, *hi) for a window starting at origin. TFLite skips
-** out-of-image taps, so clipping the loop bounds keeps its tap order and its results. */
-static inline void clip_taps(int32_t origin, int32_t dilation, int32_t size, int32_t taps,
-                             int32_t *lo, int32_t *hi)
-{
-    int32_t room = size - origin;
-    int32_t end = room <= 0 ? 0 : (room - 1) / dilation + 1;
-    *lo = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
-    *hi = end < taps ? end : taps;
-}
 
 /* Output channels are computed in blocks with the channel loop innermost, so every tap is
 ** one contiguous, vectorizable pass over input and filter channels; each output still sums
@@ -39,8 +32,8 @@ enum { BLOCK_S8 = 16, BLOCK = 64 };
         const int32_t y0_ = (oy) * (p)->stride_h - (p)->pad_h;                            \
         const int32_t x0_ = (ox) * (p)->stride_w - (p)->pad_w;                            \
         int32_t fy0_, fy1_, fx0_, fx1_;                                                   \
-        clip_taps(y0_, (p)->dilation_h, in_dims[1], f_dims[1], &fy0_, &fy1_);             \
-        clip_taps(x0_, (p)->dilation_w, in_dims[2], f_dims[2], &fx0_, &fx1_);             \
+        pl_pad_clip_taps(y0_, (p)->dilation_h, in_dims[1], f_dims[1], &fy0_, &fy1_);      \
+        pl_pad_clip_taps(x0_, (p)->dilation_w, in_dims[2], f_dims[2], &fx0_, &fx1_);      \
         for (int32_t fy_ = fy0_; fy_ < fy1_; fy_++) {                                     \
             const size_t iy_ = (size_t)(b) * (size_t)in_dims[1] +                         \
                                (size_t)(y0_ + (p)->dilation_h * fy_);                     \
@@ -262,17 +255,9 @@ static pl_status read_options(pl_context *ctx, const pl_node *node,
     p->dilation_w = pl_table_i32(o, OPT_DILATION_W, 1);
     p->dilation_h = pl_table_i32(o, OPT_DILATION_H, 1);
     *activation = pl_table_i8(o, OPT_ACTIVATION, 0);
-    if (p->stride_w <= 0 || p->stride_h <= 0 || p->dilation_w <= 0 || p->dilation_h <= 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: strides %d,%d and dilations "
-                         "%d,%d must be positive", p->stride_h, p->stride_w, p->dilation_h,
-                         p->dilation_w);
-    if (*padding != PL_PADDING_SAME && *padding != PL_PADDING_VALID)
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: unknown padding %d",
-                         *padding);
-    if (*activation > PL_ACT_RELU6 || *activation < 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: fused activation %d "
-                         "is not supported", *activation);
-    return PL_OK;
+    PL_TRY(pl_convq_check_window(ctx, &op_names, *padding, p->stride_h, p->stride_w,
+                                 p->dilation_h, p->dilation_w));
+    return pl_convq_check_activation(ctx, &op_names, *activation);
 }
 
 static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
@@ -299,9 +284,7 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
         return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: output shape [%d,%d,%d,%d] "
                          "should be [%d,%d,%d,%d]", out->dims[0], out->dims[1], out->dims[2],
                          out->dims[3], in->dims[0], oh, ow, out_d);
-    if (bias != NULL && pl_tensor_count(bias) != (size_t)out_d)
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: bias has %zu elements for %d "
-                         "channels", pl_tensor_count(bias), out_d);
+    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out_d));
     p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
     p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
     return PL_OK;
@@ -311,11 +294,9 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
                              const pl_tensor *bias, const pl_tensor *out)
 {
     pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
-    pl_type want_b = in->type == PL_FLOAT32 ? PL_FLOAT32
-                     : in->type == PL_INT8  ? PL_INT32 : PL_INT64;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type &&
-              (bias == NULL || bias->type == want_b);
+              pl_convq_bias_type_ok(in->type, bias, false);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: input %s, filter %s, "
                          "bias %s, output %s is not supported", pl_type_name(in->type),
@@ -324,91 +305,42 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     return PL_OK;
 }
 
-static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                               const pl_tensor *out, int32_t activation,
-                               pl_depthwise_conv_params *p)
-{
-    int32_t channels = f->dims[3];
-    if (in->q.count != 1 || out->q.count != 1 || f->q.count == 0 ||
-        (f->q.count != 1 && (f->q.count != (uint32_t)channels ||
-                             f->q.quantized_dimension != 3)))
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: quantization must be "
-                         "per-tensor for input/output and per-tensor or per-channel "
-                         "(dimension 3) for the filter (got %u, %u, %u scales)", in->q.count,
-                         out->q.count, f->q.count);
-    for (uint32_t i = 0; i < f->q.count; i++) {
-        if (f->q.zero_point[i] != 0)
-            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: filter zero point "
-                             "%lld (channel %u) is not 0", (long long)f->q.zero_point[i], i);
-    }
-    if (in->type == PL_INT16 && (in->q.zero_point[0] != 0 || out->q.zero_point[0] != 0))
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: int16 zero points must be 0");
-    int32_t *m = NULL, *s = NULL;
-    size_t bytes = sizeof(int32_t) * (size_t)channels;
-    PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&m));
-    PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&s));
-    pl_fx_channel_multipliers(in->q.scale[0], f->q.scale, f->q.count, out->q.scale[0],
-                              channels, m, s);
-    p->multiplier = m;
-    p->shift = s;
-    p->input_offset = -(int32_t)in->q.zero_point[0];
-    p->output_offset = (int32_t)out->q.zero_point[0];
-    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
-    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
-    if (pl_fx_activation_range_q(activation, out->q.scale[0], p->output_offset, qmin, qmax,
-                                 &p->act_min, &p->act_max) != PL_OK)
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: output scale %g gives no "
-                         "activation range", (double)out->q.scale[0]);
-    return PL_OK;
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    if (node->inputs.n < 2 || node->inputs.n > 3 || node->outputs.n != 1 ||
-        pl_node_input(node, 0) < 0 || pl_node_input(node, 1) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: needs input, filter, "
-                         "optional bias and one output (got %u inputs, %u outputs)",
-                         node->inputs.n, node->outputs.n);
-    pl_tensor *in, *f, *out, *bias = NULL;
-    /* the bias is read for its type and size only: its eval view spares the temp copy of
-    ** its (per-channel) quantization */
-    pl_tensor bias_view;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &f));
-    if (pl_node_input(node, 2) >= 0) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias_view));
-        bias = &bias_view;
-    }
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    pl_convq_io io;
+    PL_TRY(pl_convq_io_get(ctx, node, &op_names, &io));
+    const pl_tensor *in = io.in, *f = io.f, *bias = io.bias, *out = io.out;
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, in, f, bias, out));
     PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
-    if (in->type != PL_FLOAT32)
-        PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    pl_convq q;
+    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
+                                &q));
+    PL_CONVQ_STORE(&d->p, q);
     return PL_OK;
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
-    pl_tensor in, f, bias, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_convq_views v;
+    PL_TRY(pl_convq_views_get(ctx, node, &v));
+    const int32_t *in_dims = v.in.dims, *f_dims = v.f.dims, *out_dims = v.out.dims;
     if (d->type == PL_FLOAT32)
-        pl_depthwise_conv_f32(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
-                              out.data);
+        pl_depthwise_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+                              out_dims, v.out.data);
     else if (d->type == PL_INT8)
-        pl_depthwise_conv_s8(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
-                             out.data);
+        pl_depthwise_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+                             out_dims, v.out.data);
     else
-        pl_depthwise_conv_s16(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
-                              out.data);
+        pl_depthwise_conv_s16(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+                              out_dims, v.out.data);
     return PL_OK;
 }
 

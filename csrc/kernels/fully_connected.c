@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "conv_params.h"
+#include "dot.h"
 #include "fixedpoint.h"
 
 /* static_cast<int32_t>(round((double)acc * scale)), saturated instead of undefined. */
@@ -18,6 +20,9 @@ static int32_t requantize(double acc, double scale)
 enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT, OPT_KEEP_NUM_DIMS, OPT_ASYMMETRIC_INPUTS,
        OPT_QUANTIZED_BIAS_TYPE };
 
+static const pl_convq_names op_names = {"FULLY_CONNECTED", "weights", "per-unit",
+                                        "per-channel weight", "unit"};
+
 typedef struct op_data {
     pl_fully_connected_params p;
     pl_type type;
@@ -25,25 +30,6 @@ typedef struct op_data {
     bool hybrid;
     int32_t scratch;
 } op_data;
-
-/* Sequential float sums of four weight rows against one input row: each output keeps
-** TFLite's accumulation order, the four independent chains just overlap. */
-static inline void dot4_f32(const float *restrict x, const float *restrict w, size_t stride,
-                            int32_t n, float *restrict t)
-{
-    const float *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
-    float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f;
-    for (int32_t i = 0; i < n; i++) {
-        t0 += x[i] * w0[i];
-        t1 += x[i] * w1[i];
-        t2 += x[i] * w2[i];
-        t3 += x[i] * w3[i];
-    }
-    t[0] = t0;
-    t[1] = t1;
-    t[2] = t2;
-    t[3] = t3;
-}
 
 void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
                             const float *filter, const float *bias, float *out)
@@ -56,7 +42,7 @@ void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
             float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
             int32_t count = p->units - u < 4 ? p->units - u : 4;
             if (count == 4) {
-                dot4_f32(x, filter + (size_t)u * depth, depth, p->depth, t);
+                pl_dot4_f32(x, filter + (size_t)u * depth, depth, p->depth, t);
             } else {
                 for (int32_t k = 0; k < count; k++) {
                     const float *w = filter + (size_t)(u + k) * depth;
@@ -131,23 +117,6 @@ void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
     }
 }
 
-/* 16x8 products reach 2^22, so 256 of them fit an int32: longer rows add int32 partial sums
-** into the int64 total, exactly. */
-enum { S16_CHUNK = 256 };
-
-static inline int64_t dot_s16(const int16_t *restrict x, const int8_t *restrict w, int32_t n)
-{
-    int64_t total = 0;
-    for (int32_t start = 0; start < n; start += S16_CHUNK) {
-        int32_t end = n - start < S16_CHUNK ? n : start + S16_CHUNK;
-        int32_t s = 0;
-        for (int32_t i = start; i < end; i++)
-            s += x[i] * w[i];
-        total += s;
-    }
-    return total;
-}
-
 static inline int64_t sum_s16(const int16_t *restrict x, int32_t n)
 {
     int64_t s = 0;
@@ -163,7 +132,7 @@ static int32_t s16_point(const pl_fully_connected_params *p, const int16_t *x,
                          int32_t u)
 {
     double scale = p->scale[p->per_channel ? u : 0];
-    int64_t acc = dot_s16(x, w, p->depth) + (int64_t)p->filter_offset * x_sum;
+    int64_t acc = pl_dot_s16(x, w, p->depth) + (int64_t)p->filter_offset * x_sum;
     if (acc64) {
         if (bias != NULL)
             acc += pl_load_i64(bias, (size_t)u);
@@ -322,11 +291,7 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     pl_type want_f = in->type == PL_FLOAT32 && !hybrid ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type;
-    if (bias != NULL) {
-        ok = ok && (in->type == PL_FLOAT32 ? bias->type == PL_FLOAT32
-                    : in->type == PL_INT8  ? bias->type == PL_INT32
-                    : (bias->type == PL_INT32 || bias->type == PL_INT64));
-    }
+    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: input %s, weights %s, "
                          "bias %s, output %s is not supported", pl_type_name(in->type),
@@ -358,10 +323,7 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
                          "does not hold %d batches of %d units (keep_num_dims %d)",
                          out->ndims, out->ndims > 0 ? out->dims[out->ndims - 1] : 0,
                          p->batches, p->units, keep ? 1 : 0);
-    if (bias != NULL && pl_tensor_count(bias) != (size_t)p->units)
-        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: bias has %zu elements for %d "
-                         "units", pl_tensor_count(bias), p->units);
-    return PL_OK;
+    return pl_convq_bias_count(ctx, &op_names, bias, p->units);
 }
 
 /* LiteRT's effective scales: (double)in * (double)filter / (double)out, per unit or one. */
@@ -381,33 +343,15 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
                                const pl_tensor *out, int32_t activation,
                                pl_fully_connected_params *p)
 {
-    if (in->q.count != 1 || out->q.count != 1 || f->q.count == 0 ||
-        (f->q.count != 1 && (f->q.count != (uint32_t)p->units ||
-                             f->q.quantized_dimension != 0)))
-        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: quantization must be per-tensor "
-                         "for input/output and per-tensor or per-unit (dimension 0) for the "
-                         "weights (got %u, %u, %u scales)", in->q.count, out->q.count,
-                         f->q.count);
+    pl_convq q;
+    PL_TRY(pl_convq_prepare(ctx, &op_names, in, f, out, activation, p->units, 0, true, &q));
     p->per_channel = f->q.count > 1;
-    for (uint32_t i = 0; p->per_channel && i < f->q.count; i++) {
-        if (f->q.zero_point[i] != 0)
-            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: per-channel weight "
-                             "zero point %lld (unit %u) is not 0",
-                             (long long)f->q.zero_point[i], i);
-    }
-    if (in->type == PL_INT16 && (in->q.zero_point[0] != 0 || out->q.zero_point[0] != 0))
-        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: int16 zero points must be 0");
-    p->input_offset = -(int32_t)in->q.zero_point[0];
+    p->input_offset = q.input_offset;
     p->filter_offset = p->per_channel ? 0 : -(int32_t)f->q.zero_point[0];
-    p->output_offset = (int32_t)out->q.zero_point[0];
-    PL_TRY(prepare_scales(ctx, in, f, out, p));
-    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
-    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
-    if (pl_fx_activation_range_q(activation, out->q.scale[0], p->output_offset, qmin, qmax,
-                                 &p->act_min, &p->act_max) != PL_OK)
-        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: output scale %g gives no "
-                         "activation range", (double)out->q.scale[0]);
-    return PL_OK;
+    p->output_offset = q.output_offset;
+    p->act_min = q.act_min;
+    p->act_max = q.act_max;
+    return prepare_scales(ctx, in, f, out, p);
 }
 
 static pl_status read_options(pl_context *ctx, const pl_node *node, int32_t *activation,
@@ -420,10 +364,7 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, int32_t *act
     if (format != 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: weights format %d "
                          "(SHUFFLED4x16INT8) is not supported, only DEFAULT", format);
-    if (*activation > PL_ACT_RELU6 || *activation < 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: fused activation %d is "
-                         "not supported", *activation);
-    return PL_OK;
+    return pl_convq_check_activation(ctx, &op_names, *activation);
 }
 
 /* Hybrid weights: scales copied to persistent memory (the prepare view is temporary). */
@@ -456,22 +397,9 @@ static pl_status prepare_hybrid(pl_context *ctx, const pl_node *node, const pl_t
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    if (node->inputs.n < 2 || node->inputs.n > 3 || node->outputs.n != 1 ||
-        pl_node_input(node, 0) < 0 || pl_node_input(node, 1) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: needs input, weights, optional "
-                         "bias and one output (got %u inputs, %u outputs)", node->inputs.n,
-                         node->outputs.n);
-    pl_tensor *in, *f, *out, *bias = NULL;
-    /* the bias is read for its type and size only: its eval view spares the temp copy of
-    ** its (per-channel) quantization */
-    pl_tensor bias_view;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &f));
-    if (pl_node_input(node, 2) >= 0) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias_view));
-        bias = &bias_view;
-    }
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    pl_convq_io io;
+    PL_TRY(pl_convq_io_get(ctx, node, &op_names, &io));
+    const pl_tensor *in = io.in, *f = io.f, *bias = io.bias, *out = io.out;
     int32_t activation = 0;
     bool keep = false;
     PL_TRY(read_options(ctx, node, &activation, &keep));
@@ -492,23 +420,21 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
-    pl_tensor in, f, bias, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_convq_views v;
+    PL_TRY(pl_convq_views_get(ctx, node, &v));
     void *scratch = d->hybrid ? ctx->get_scratch(ctx, d->scratch) : NULL;
     if (d->hybrid && scratch == NULL)
         return ctx->fail(ctx, PL_ERR_STATE, "FULLY_CONNECTED: scratch buffer %d missing",
                          d->scratch);
     if (d->hybrid)
-        pl_fully_connected_hybrid(&d->p, in.data, f.data, bias.data, out.data, scratch);
+        pl_fully_connected_hybrid(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data,
+                                  scratch);
     else if (d->type == PL_FLOAT32)
-        pl_fully_connected_f32(&d->p, in.data, f.data, bias.data, out.data);
+        pl_fully_connected_f32(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
     else if (d->type == PL_INT8)
-        pl_fully_connected_s8(&d->p, in.data, f.data, bias.data, out.data);
+        pl_fully_connected_s8(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
     else
-        pl_fully_connected_s16(&d->p, in.data, f.data, bias.data, d->acc64, out.data);
+        pl_fully_connected_s16(&d->p, v.in.data, v.f.data, v.bias.data, d->acc64, v.out.data);
     return PL_OK;
 }
 

@@ -34,4 +34,16 @@ static inline int32_t pl_pad_before(int32_t stride, int32_t dilation, int32_t in
     return total / 2;
 }
 
+/* The in-bounds taps of one window axis: [*lo, *hi) for a window starting at origin over an
+** input of `size`. TFLite skips out-of-input taps, so clipping a loop's bounds this way
+** keeps its tap order and its results. */
+static inline void pl_pad_clip_taps(int32_t origin, int32_t dilation, int32_t size,
+                                    int32_t taps, int32_t *lo, int32_t *hi)
+{
+    int32_t room = size - origin;
+    int32_t end = room <= 0 ? 0 : (room - 1) / dilation + 1;
+    *lo = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
+    *hi = end < taps ? end : taps;
+}
+
 #endif

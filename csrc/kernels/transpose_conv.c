@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "conv_params.h"
 #include "fixedpoint.h"
 #include "padding.h"
 
@@ -12,6 +13,9 @@ enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION };
 
 /* Inputs: output_shape, weights, input, optional bias. */
 enum { IN_SHAPE = 0, IN_WEIGHTS, IN_INPUT, IN_BIAS };
+
+static const pl_convq_names op_names = {"TRANSPOSE_CONV", "weights", "per-channel",
+                                        "weight", "channel"};
 
 typedef struct op_data {
     pl_transpose_conv_params p;
@@ -129,12 +133,8 @@ static pl_status read_options(pl_context *ctx, const pl_node *node,
     if (p->stride_w <= 0 || p->stride_h <= 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: strides %d,%d must be positive",
                          p->stride_h, p->stride_w);
-    if (*padding != PL_PADDING_SAME && *padding != PL_PADDING_VALID)
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: unknown padding %d", *padding);
-    if (*activation > PL_ACT_RELU6 || *activation < 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TRANSPOSE_CONV: fused activation %d is "
-                         "not supported", *activation);
-    return PL_OK;
+    PL_TRY(pl_convq_check_window(ctx, &op_names, *padding, p->stride_h, p->stride_w, 1, 1));
+    return pl_convq_check_activation(ctx, &op_names, *activation);
 }
 
 static pl_status check_types(pl_context *ctx, const pl_tensor *shape, const pl_tensor *f,
@@ -143,11 +143,7 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *shape, const pl_t
     pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type && shape->type == PL_INT32;
-    if (bias != NULL) {
-        ok = ok && (in->type == PL_FLOAT32 ? bias->type == PL_FLOAT32
-                    : in->type == PL_INT8  ? bias->type == PL_INT32
-                    : (bias->type == PL_INT32 || bias->type == PL_INT64));
-    }
+    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TRANSPOSE_CONV: input %s, weights %s, "
                          "bias %s, output %s, output_shape %s is not supported",
@@ -186,51 +182,11 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *shape, const pl_
                          "not 4", pl_tensor_count(shape));
     if (shape->is_constant)
         PL_TRY(check_output_shape(ctx, shape->data, out));
-    if (bias != NULL && pl_tensor_count(bias) != (size_t)out->dims[3])
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: bias has %zu elements for %d "
-                         "channels", pl_tensor_count(bias), out->dims[3]);
+    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out->dims[3]));
     int32_t rh = pl_pad_out_size(padding, out->dims[1], f->dims[1], p->stride_h, 1);
     int32_t rw = pl_pad_out_size(padding, out->dims[2], f->dims[2], p->stride_w, 1);
     p->pad_h = pl_pad_before(p->stride_h, 1, out->dims[1], f->dims[1], rh, NULL);
     p->pad_w = pl_pad_before(p->stride_w, 1, out->dims[2], f->dims[2], rw, NULL);
-    return PL_OK;
-}
-
-static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                               const pl_tensor *out, int32_t activation,
-                               pl_transpose_conv_params *p)
-{
-    int32_t channels = f->dims[0];
-    if (in->q.count != 1 || out->q.count != 1 || f->q.count == 0 ||
-        (f->q.count != 1 && (f->q.count != (uint32_t)channels ||
-                             f->q.quantized_dimension != 0)))
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: quantization must be per-tensor "
-                         "for input/output and per-tensor or per-channel (dimension 0) for "
-                         "the weights (got %u, %u, %u scales)", in->q.count, out->q.count,
-                         f->q.count);
-    for (uint32_t i = 0; i < f->q.count; i++) {
-        if (f->q.zero_point[i] != 0)
-            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TRANSPOSE_CONV: weight zero point "
-                             "%lld (channel %u) is not 0", (long long)f->q.zero_point[i], i);
-    }
-    if (in->type == PL_INT16 && (in->q.zero_point[0] != 0 || out->q.zero_point[0] != 0))
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: int16 zero points must be 0");
-    int32_t *m = NULL, *s = NULL;
-    size_t bytes = sizeof(int32_t) * (size_t)channels;
-    PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&m));
-    PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&s));
-    pl_fx_channel_multipliers(in->q.scale[0], f->q.scale, f->q.count, out->q.scale[0],
-                              channels, m, s);
-    p->multiplier = m;
-    p->shift = s;
-    p->input_offset = -(int32_t)in->q.zero_point[0];
-    p->output_offset = (int32_t)out->q.zero_point[0];
-    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
-    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
-    if (pl_fx_activation_range_q(activation, out->q.scale[0], p->output_offset, qmin, qmax,
-                                 &p->act_min, &p->act_max) != PL_OK)
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output scale %g gives no "
-                         "activation range", (double)out->q.scale[0]);
     return PL_OK;
 }
 
@@ -243,17 +199,11 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: needs output_shape, weights, "
                          "input, optional bias and one output (got %u inputs, %u outputs)",
                          node->inputs.n, node->outputs.n);
-    pl_tensor *shape, *f, *in, *out, *bias = NULL;
-    /* the bias is read for its type and size only: its eval view spares the temp copy of
-    ** its (per-channel) quantization */
-    pl_tensor bias_view;
+    pl_tensor *shape, *f, *in, *out, *bias, bias_view;
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_SHAPE), &shape));
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS), &f));
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_INPUT), &in));
-    if (pl_node_input(node, IN_BIAS) >= 0) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias_view));
-        bias = &bias_view;
-    }
+    PL_TRY(pl_convq_bias(ctx, node, IN_BIAS, &bias_view, &bias));
     PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
@@ -264,7 +214,10 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32)
         return PL_OK;
-    PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
+    pl_convq q;
+    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+                                &q));
+    PL_CONVQ_STORE(&d->p, q);
     return ctx->request_scratch(ctx, pl_transpose_conv_scratch_size(in->type,
                                                                     pl_tensor_count(out)),
                                 &d->scratch);

@@ -6,50 +6,12 @@
 
 #include "harness.h"
 #include "kernel_harness.h"
+#include "kernel_tests.h"
 #include "kernels/conv.h"
 #include "kernels/fixedpoint.h"
 #include "kernels/padding.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/transpose_conv.h"
-
-/* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
-** (byte-sized fields read the low byte, little-endian). */
-typedef struct opts {
-    _Alignas(4) uint8_t buf[128];
-    pl_table t;
-} opts;
-
-static const pl_table *make_opts(opts *o, const int32_t *fields, uint32_t n)
-{
-    uint32_t vt_bytes = 4u + 2u * n, pos = (vt_bytes + 3u) & ~3u;
-    memset(o->buf, 0, sizeof o->buf);
-    o->buf[0] = (uint8_t)vt_bytes;
-    o->buf[2] = (uint8_t)(4u + 4u * n);
-    o->buf[pos] = (uint8_t)pos; /* soffset: the vtable sits pos bytes before the table */
-    for (uint32_t i = 0; i < n; i++) {
-        o->buf[4 + 2 * i] = (uint8_t)(4u + 4u * i);
-        uint32_t v = (uint32_t)fields[i];
-        for (uint32_t b = 0; b < 4; b++)
-            o->buf[pos + 4 + 4 * i + b] = (uint8_t)(v >> (8 * b));
-    }
-    o->t.buf = o->buf;
-    o->t.size = sizeof o->buf;
-    o->t.pos = pos;
-    o->t.vtable = 0;
-    o->t.vt_bytes = (uint16_t)vt_bytes;
-    return &o->t;
-}
-
-static int32_t tensor_f32(int32_t ndims, const int32_t *dims, float *data, size_t n)
-{
-    return kh_tensor(PL_FLOAT32, ndims, dims, data, n * sizeof(float), NULL, NULL, 0, 0);
-}
-
-static int32_t tensor_q(pl_type type, int32_t ndims, const int32_t *dims, void *data,
-                        size_t bytes, float scale, int64_t zp)
-{
-    return kh_tensor(type, ndims, dims, data, bytes, &scale, &zp, 1, 0);
-}
 
 /* conv_test.cc SimpleTestFloat32: stride 2, VALID, two batches, three 2x2 filters. */
 static void conv_float_matches_tflite_simple_test(void)
@@ -61,12 +23,12 @@ static void conv_float_matches_tflite_simple_test(void)
     const float want[12] = {18, 2, 5, 18, 2, 5, 17, 4, 3, 37, 4, 3};
     kh_setup();
     int32_t ind[4] = {2, 2, 4, 1}, fd[4] = {3, 2, 2, 1}, bd[1] = {3}, od[4] = {2, 1, 2, 3};
-    int32_t ins[3] = {tensor_f32(4, ind, in, 16), tensor_f32(4, fd, filter, 12),
-                      tensor_f32(1, bd, bias, 3)};
-    int32_t outs[1] = {tensor_f32(4, od, out, 12)};
-    opts o;
+    int32_t ins[3] = {kt_tensor_f32(4, ind, in, 16), kt_tensor_f32(4, fd, filter, 12),
+                      kt_tensor_f32(1, bd, bias, 3)};
+    int32_t outs[1] = {kt_tensor_f32(4, od, out, 12)};
+    kt_opts o;
     const int32_t f[6] = {1 /* VALID */, 2, 2, 0, 1, 1};
-    CHECK_EQ(kh_run(pl_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 6)), PL_OK);
+    CHECK_EQ(kh_run(pl_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 6)), PL_OK);
     for (int i = 0; i < 12; i++)
         CHECK(out[i] == want[i]);
 }
@@ -80,11 +42,11 @@ static void conv_float_same_padding_relu6_without_bias(void)
     const float want[9] = {6, 6, 6, 6, 6, 6, 6, 6, 6};
     kh_setup();
     int32_t d[4] = {1, 3, 3, 1}, fd[4] = {1, 3, 3, 1};
-    int32_t ins[2] = {tensor_f32(4, d, in, 9), tensor_f32(4, fd, filter, 9)};
-    int32_t outs[1] = {tensor_f32(4, d, out, 9)};
-    opts o;
+    int32_t ins[2] = {kt_tensor_f32(4, d, in, 9), kt_tensor_f32(4, fd, filter, 9)};
+    int32_t outs[1] = {kt_tensor_f32(4, d, out, 9)};
+    kt_opts o;
     const int32_t f[4] = {0 /* SAME */, 1, 1, 3 /* RELU6 */};
-    CHECK_EQ(kh_run(pl_conv_registration(), ins, 2, outs, 1, make_opts(&o, f, 4)), PL_OK);
+    CHECK_EQ(kh_run(pl_conv_registration(), ins, 2, outs, 1, kt_make_opts(&o, f, 4)), PL_OK);
     for (int i = 0; i < 9; i++)
         CHECK(out[i] == want[i]);
 }
@@ -100,13 +62,13 @@ static void conv_int8_per_channel_by_hand(void)
     int64_t zps[2] = {0, 0};
     kh_setup();
     int32_t d[4] = {1, 1, 1, 1}, fd[4] = {2, 1, 1, 1}, bd[1] = {2}, od[4] = {1, 1, 1, 2};
-    int32_t ins[3] = {tensor_q(PL_INT8, 4, d, in, 1, 0.5f, 1),
+    int32_t ins[3] = {kt_tensor_q(PL_INT8, 4, d, in, 1, 0.5f, 1),
                       kh_tensor(PL_INT8, 4, fd, filter, 2, fs, zps, 2, 0),
                       kh_tensor(PL_INT32, 1, bd, bias, 8, bs, zps, 2, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT8, 4, od, out, 2, 1.0f, -1)};
-    opts o;
+    int32_t outs[1] = {kt_tensor_q(PL_INT8, 4, od, out, 2, 1.0f, -1)};
+    kt_opts o;
     const int32_t f[4] = {1, 1, 1, 0};
-    CHECK_EQ(kh_run(pl_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 4)), PL_OK);
+    CHECK_EQ(kh_run(pl_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 4)), PL_OK);
     CHECK_EQ(out[0], 1);
     CHECK_EQ(out[1], -2);
 }
@@ -119,13 +81,13 @@ static void conv_16x8_int64_bias_by_hand(void)
     int64_t bias[1] = {1000};
     kh_setup();
     int32_t d[4] = {1, 1, 1, 1}, bd[1] = {1};
-    int32_t ins[3] = {tensor_q(PL_INT16, 4, d, in, 2, 0.5f, 0),
-                      tensor_q(PL_INT8, 4, d, filter, 1, 0.5f, 0),
-                      tensor_q(PL_INT64, 1, bd, bias, 8, 0.25f, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT16, 4, d, out, 2, 0.5f, 0)};
-    opts o;
+    int32_t ins[3] = {kt_tensor_q(PL_INT16, 4, d, in, 2, 0.5f, 0),
+                      kt_tensor_q(PL_INT8, 4, d, filter, 1, 0.5f, 0),
+                      kt_tensor_q(PL_INT64, 1, bd, bias, 8, 0.25f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_INT16, 4, d, out, 2, 0.5f, 0)};
+    kt_opts o;
     const int32_t f[4] = {1, 1, 1, 0};
-    CHECK_EQ(kh_run(pl_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 4)), PL_OK);
+    CHECK_EQ(kh_run(pl_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 4)), PL_OK);
     CHECK_EQ(out[0], 2000);
 }
 
@@ -136,18 +98,18 @@ static void conv_rejects_uint8_and_hybrid(void)
     float fin[1] = {0}, fout[1] = {0};
     kh_setup();
     int32_t d[4] = {1, 1, 1, 1};
-    int32_t ins[2] = {tensor_q(PL_UINT8, 4, d, in, 1, 1.0f, 0),
-                      tensor_q(PL_INT8, 4, d, filter, 1, 1.0f, 0)};
-    int32_t outs[1] = {tensor_q(PL_UINT8, 4, d, out, 1, 1.0f, 0)};
-    opts o;
+    int32_t ins[2] = {kt_tensor_q(PL_UINT8, 4, d, in, 1, 1.0f, 0),
+                      kt_tensor_q(PL_INT8, 4, d, filter, 1, 1.0f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_UINT8, 4, d, out, 1, 1.0f, 0)};
+    kt_opts o;
     const int32_t f[4] = {1, 1, 1, 0};
-    CHECK_EQ(kh_run(pl_conv_registration(), ins, 2, outs, 1, make_opts(&o, f, 4)),
+    CHECK_EQ(kh_run(pl_conv_registration(), ins, 2, outs, 1, kt_make_opts(&o, f, 4)),
              PL_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(kh.message, "UINT8");
     kh_setup();
-    int32_t hins[2] = {tensor_f32(4, d, fin, 1), tensor_q(PL_INT8, 4, d, filter, 1, 1.0f, 0)};
-    int32_t houts[1] = {tensor_f32(4, d, fout, 1)};
-    CHECK_EQ(kh_run(pl_conv_registration(), hins, 2, houts, 1, make_opts(&o, f, 4)),
+    int32_t hins[2] = {kt_tensor_f32(4, d, fin, 1), kt_tensor_q(PL_INT8, 4, d, filter, 1, 1.0f, 0)};
+    int32_t houts[1] = {kt_tensor_f32(4, d, fout, 1)};
+    CHECK_EQ(kh_run(pl_conv_registration(), hins, 2, houts, 1, kt_make_opts(&o, f, 4)),
              PL_ERR_UNSUPPORTED);
 }
 
@@ -156,11 +118,11 @@ static void conv_rejects_a_wrong_output_shape(void)
     float in[4] = {0}, filter[1] = {1}, out[4] = {0};
     kh_setup();
     int32_t d[4] = {1, 2, 2, 1}, fd[4] = {1, 1, 1, 1}, od[4] = {1, 2, 1, 1};
-    int32_t ins[2] = {tensor_f32(4, d, in, 4), tensor_f32(4, fd, filter, 1)};
-    int32_t outs[1] = {tensor_f32(4, od, out, 2)};
-    opts o;
+    int32_t ins[2] = {kt_tensor_f32(4, d, in, 4), kt_tensor_f32(4, fd, filter, 1)};
+    int32_t outs[1] = {kt_tensor_f32(4, od, out, 2)};
+    kt_opts o;
     const int32_t f[4] = {1, 1, 1, 0};
-    CHECK_EQ(kh_run(pl_conv_registration(), ins, 2, outs, 1, make_opts(&o, f, 4)),
+    CHECK_EQ(kh_run(pl_conv_registration(), ins, 2, outs, 1, kt_make_opts(&o, f, 4)),
              PL_ERR_MODEL);
     CHECK_STR_CONTAINS(kh.message, "should be [1,2,2,1]");
 }
@@ -174,12 +136,12 @@ static void depthwise_float_matches_tflite_simple_test(void)
     const float want[8] = {71, -34, 99, -20, 91, -26, 127, -4};
     kh_setup();
     int32_t ind[4] = {1, 3, 2, 2}, fd[4] = {1, 2, 2, 4}, bd[1] = {4}, od[4] = {1, 2, 1, 4};
-    int32_t ins[3] = {tensor_f32(4, ind, in, 12), tensor_f32(4, fd, filter, 16),
-                      tensor_f32(1, bd, bias, 4)};
-    int32_t outs[1] = {tensor_f32(4, od, out, 8)};
-    opts o;
+    int32_t ins[3] = {kt_tensor_f32(4, ind, in, 12), kt_tensor_f32(4, fd, filter, 16),
+                      kt_tensor_f32(1, bd, bias, 4)};
+    int32_t outs[1] = {kt_tensor_f32(4, od, out, 8)};
+    kt_opts o;
     const int32_t f[7] = {1 /* VALID */, 1, 1, 2, 0, 1, 1};
-    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 7)),
+    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 7)),
              PL_OK);
     for (int i = 0; i < 8; i++)
         CHECK(out[i] == want[i]);
@@ -195,12 +157,12 @@ static void depthwise_int8_per_channel_relu_by_hand(void)
     int64_t zps[2] = {0, 0};
     kh_setup();
     int32_t d[4] = {1, 1, 1, 2}, fd[4] = {1, 1, 1, 2};
-    int32_t ins[2] = {tensor_q(PL_INT8, 4, d, in, 2, 0.5f, 1),
+    int32_t ins[2] = {kt_tensor_q(PL_INT8, 4, d, in, 2, 0.5f, 1),
                       kh_tensor(PL_INT8, 4, fd, filter, 2, fs, zps, 2, 3)};
-    int32_t outs[1] = {tensor_q(PL_INT8, 4, d, out, 2, 1.0f, -1)};
-    opts o;
+    int32_t outs[1] = {kt_tensor_q(PL_INT8, 4, d, out, 2, 1.0f, -1)};
+    kt_opts o;
     const int32_t f[5] = {1, 1, 1, 1, 1 /* RELU */};
-    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 2, outs, 1, make_opts(&o, f, 5)),
+    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 2, outs, 1, kt_make_opts(&o, f, 5)),
              PL_OK);
     CHECK_EQ(out[0], 1);
     CHECK_EQ(out[1], -1);
@@ -213,13 +175,13 @@ static void depthwise_rejects_16x8_with_int32_bias(void)
     int32_t bias[1] = {0};
     kh_setup();
     int32_t d[4] = {1, 1, 1, 1}, bd[1] = {1};
-    int32_t ins[3] = {tensor_q(PL_INT16, 4, d, in, 2, 1.0f, 0),
-                      tensor_q(PL_INT8, 4, d, filter, 1, 1.0f, 0),
-                      tensor_q(PL_INT32, 1, bd, bias, 4, 1.0f, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT16, 4, d, out, 2, 1.0f, 0)};
-    opts o;
+    int32_t ins[3] = {kt_tensor_q(PL_INT16, 4, d, in, 2, 1.0f, 0),
+                      kt_tensor_q(PL_INT8, 4, d, filter, 1, 1.0f, 0),
+                      kt_tensor_q(PL_INT32, 1, bd, bias, 4, 1.0f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_INT16, 4, d, out, 2, 1.0f, 0)};
+    kt_opts o;
     const int32_t f[5] = {1, 1, 1, 1, 0};
-    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 5)),
+    CHECK_EQ(kh_run(pl_depthwise_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 5)),
              PL_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(kh.message, "bias INT32");
 }
@@ -236,12 +198,12 @@ static void transpose_conv_float_matches_tflite_simple_test(void)
     kh_setup();
     int32_t sd[1] = {4}, fd[4] = {1, 3, 3, 1};
     int32_t ins[3] = {kh_tensor(PL_INT32, 1, sd, shape, sizeof shape, NULL, NULL, 0, 0),
-                      tensor_f32(4, fd, filter, 9), tensor_f32(4, shape, in, 16)};
+                      kt_tensor_f32(4, fd, filter, 9), kt_tensor_f32(4, shape, in, 16)};
     kh.tensors[ins[0]].is_constant = true;
-    int32_t outs[1] = {tensor_f32(4, shape, out, 16)};
-    opts o;
+    int32_t outs[1] = {kt_tensor_f32(4, shape, out, 16)};
+    kt_opts o;
     const int32_t f[4] = {0 /* SAME */, 1, 1, 0};
-    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 4)),
+    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 4)),
              PL_OK);
     for (int i = 0; i < 16; i++)
         CHECK(out[i] == want[i]);
@@ -257,13 +219,13 @@ static void transpose_conv_int8_by_hand(void)
     kh_setup();
     int32_t sd[1] = {4}, id[4] = {1, 1, 1, 1}, fd[4] = {1, 2, 2, 1}, bd[1] = {1};
     int32_t ins[4] = {kh_tensor(PL_INT32, 1, sd, shape, sizeof shape, NULL, NULL, 0, 0),
-                      tensor_q(PL_INT8, 4, fd, filter, 4, 0.5f, 0),
-                      tensor_q(PL_INT8, 4, id, in, 1, 1.0f, 1),
-                      tensor_q(PL_INT32, 1, bd, bias, 4, 0.5f, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT8, 4, shape, out, 4, 1.0f, 0)};
-    opts o;
+                      kt_tensor_q(PL_INT8, 4, fd, filter, 4, 0.5f, 0),
+                      kt_tensor_q(PL_INT8, 4, id, in, 1, 1.0f, 1),
+                      kt_tensor_q(PL_INT32, 1, bd, bias, 4, 0.5f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_INT8, 4, shape, out, 4, 1.0f, 0)};
+    kt_opts o;
     const int32_t f[4] = {1 /* VALID */, 2, 2, 0};
-    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 4, outs, 1, make_opts(&o, f, 4)),
+    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 4, outs, 1, kt_make_opts(&o, f, 4)),
              PL_OK);
     CHECK_EQ(out[0], 2);
     CHECK_EQ(out[1], 3);
@@ -279,11 +241,11 @@ static void transpose_conv_ignores_a_runtime_output_shape(void)
     kh_setup();
     int32_t id[4] = {1, 1, 1, 1}, fd[4] = {1, 2, 2, 1};
     int32_t ins[3] = {kh_tensor(PL_INT32, 1, sd, shape, sizeof shape, NULL, NULL, 0, 0),
-                      tensor_f32(4, fd, filter, 4), tensor_f32(4, id, in, 1)};
-    int32_t outs[1] = {tensor_f32(4, od, out, 4)};
-    opts o;
+                      kt_tensor_f32(4, fd, filter, 4), kt_tensor_f32(4, id, in, 1)};
+    int32_t outs[1] = {kt_tensor_f32(4, od, out, 4)};
+    kt_opts o;
     const int32_t f[4] = {1 /* VALID */, 2, 2, 0};
-    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 4)),
+    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 4)),
              PL_OK);
     CHECK(out[0] == 1.0f && out[1] == 1.0f && out[2] == 1.0f && out[3] == 1.0f);
 }
@@ -296,12 +258,12 @@ static void transpose_conv_rejects_int8_with_float_weights(void)
     kh_setup();
     int32_t sd[1] = {4};
     int32_t ins[3] = {kh_tensor(PL_INT32, 1, sd, shape, sizeof shape, NULL, NULL, 0, 0),
-                      tensor_f32(4, shape, filter, 1),
-                      tensor_q(PL_INT8, 4, shape, in, 1, 1.0f, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT8, 4, shape, out, 1, 1.0f, 0)};
-    opts o;
+                      kt_tensor_f32(4, shape, filter, 1),
+                      kt_tensor_q(PL_INT8, 4, shape, in, 1, 1.0f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_INT8, 4, shape, out, 1, 1.0f, 0)};
+    kt_opts o;
     const int32_t f[4] = {1, 1, 1, 0};
-    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 3, outs, 1, make_opts(&o, f, 4)),
+    CHECK_EQ(kh_run(pl_transpose_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 4)),
              PL_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(kh.message, "weights FLOAT32");
 }

@@ -5,48 +5,10 @@
 
 #include "harness.h"
 #include "kernel_harness.h"
+#include "kernel_tests.h"
 #include "kernels/batch_matmul.h"
 #include "kernels/fixedpoint.h"
 #include "kernels/fully_connected.h"
-
-/* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
-** (byte-sized fields read the low byte, little-endian). */
-typedef struct opts {
-    _Alignas(4) uint8_t buf[128];
-    pl_table t;
-} opts;
-
-static const pl_table *make_opts(opts *o, const int32_t *fields, uint32_t n)
-{
-    uint32_t vt_bytes = 4u + 2u * n, pos = (vt_bytes + 3u) & ~3u;
-    memset(o->buf, 0, sizeof o->buf);
-    o->buf[0] = (uint8_t)vt_bytes;
-    o->buf[2] = (uint8_t)(4u + 4u * n);
-    o->buf[pos] = (uint8_t)pos; /* soffset: the vtable sits pos bytes before the table */
-    for (uint32_t i = 0; i < n; i++) {
-        o->buf[4 + 2 * i] = (uint8_t)(4u + 4u * i);
-        uint32_t v = (uint32_t)fields[i];
-        for (uint32_t b = 0; b < 4; b++)
-            o->buf[pos + 4 + 4 * i + b] = (uint8_t)(v >> (8 * b));
-    }
-    o->t.buf = o->buf;
-    o->t.size = sizeof o->buf;
-    o->t.pos = pos;
-    o->t.vtable = 0;
-    o->t.vt_bytes = (uint16_t)vt_bytes;
-    return &o->t;
-}
-
-static int32_t tensor_f32(int32_t ndims, const int32_t *dims, float *data, size_t n)
-{
-    return kh_tensor(PL_FLOAT32, ndims, dims, data, n * sizeof(float), NULL, NULL, 0, 0);
-}
-
-static int32_t tensor_q(pl_type type, int32_t ndims, const int32_t *dims, void *data,
-                        size_t bytes, float scale, int64_t zp)
-{
-    return kh_tensor(type, ndims, dims, data, bytes, &scale, &zp, 1, 0);
-}
 
 static const float simple_in[20] = {1, 2, 3, 4, 5, 6, 7, 8, -9, -10,
                                     1, 2, 3, 4, 5, 6, 7, -8, 9, -10};
@@ -60,9 +22,9 @@ static void fc_float_matches_tflite_simple_test(void)
         w[i] = (float)(i % 10 + 1);
     kh_setup();
     int32_t id[2] = {2, 10}, wd[2] = {3, 10}, bd[1] = {3}, od[2] = {2, 3};
-    int32_t ins[3] = {tensor_f32(2, id, in, 20), tensor_f32(2, wd, w, 30),
-                      tensor_f32(1, bd, bias, 3)};
-    int32_t outs[1] = {tensor_f32(2, od, out, 6)};
+    int32_t ins[3] = {kt_tensor_f32(2, id, in, 20), kt_tensor_f32(2, wd, w, 30),
+                      kt_tensor_f32(1, bd, bias, 3)};
+    int32_t outs[1] = {kt_tensor_f32(2, od, out, 6)};
     CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
     for (int i = 0; i < 6; i++)
         CHECK(out[i] == want[i]);
@@ -81,10 +43,10 @@ static void fc_int8_per_tensor_matches_tflite_raw_outputs(void)
         w[i] = (int8_t)(i % 10 + 1);
     kh_setup();
     int32_t id[2] = {2, 10}, wd[2] = {3, 10}, bd[1] = {3}, od[2] = {2, 3};
-    int32_t ins[3] = {tensor_q(PL_INT8, 2, id, in, 20, 0.5f, -1),
-                      tensor_q(PL_INT8, 2, wd, w, 30, 1.0f, 0),
-                      tensor_q(PL_INT32, 1, bd, bias, 12, 0.5f, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT8, 2, od, out, 6, 1.0f, -1)};
+    int32_t ins[3] = {kt_tensor_q(PL_INT8, 2, id, in, 20, 0.5f, -1),
+                      kt_tensor_q(PL_INT8, 2, wd, w, 30, 1.0f, 0),
+                      kt_tensor_q(PL_INT32, 1, bd, bias, 12, 0.5f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_INT8, 2, od, out, 6, 1.0f, -1)};
     CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
     for (int i = 0; i < 6; i++)
         CHECK_EQ(out[i], want[i]);
@@ -100,12 +62,12 @@ static void fc_int8_per_channel_relu_keep_num_dims(void)
     int64_t zps[2] = {0, 0};
     kh_setup();
     int32_t id[3] = {1, 2, 2}, wd[2] = {2, 2};
-    int32_t ins[3] = {tensor_q(PL_INT8, 3, id, in, 4, 1.0f, 0),
+    int32_t ins[3] = {kt_tensor_q(PL_INT8, 3, id, in, 4, 1.0f, 0),
                       kh_tensor(PL_INT8, 2, wd, w, 4, ws, zps, 2, 0), -1};
-    int32_t outs[1] = {tensor_q(PL_INT8, 3, id, out, 4, 1.0f, 0)};
-    opts o;
+    int32_t outs[1] = {kt_tensor_q(PL_INT8, 3, id, out, 4, 1.0f, 0)};
+    kt_opts o;
     const int32_t f[3] = {1 /* RELU */, 0, 1 /* keep_num_dims */};
-    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, make_opts(&o, f, 3)),
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 3)),
              PL_OK);
     CHECK_EQ(out[0], 7);
     CHECK_EQ(out[1], 0);
@@ -121,10 +83,10 @@ static void fc_16x8_int64_bias_by_hand(void)
     int64_t bias[1] = {500};
     kh_setup();
     int32_t id[2] = {1, 2}, wd[2] = {1, 2}, bd[1] = {1}, od[2] = {1, 1};
-    int32_t ins[3] = {tensor_q(PL_INT16, 2, id, in, 4, 0.5f, 0),
-                      tensor_q(PL_INT8, 2, wd, w, 2, 1.0f, 0),
-                      tensor_q(PL_INT64, 1, bd, bias, 8, 0.5f, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT16, 2, od, out, 2, 1.0f, 0)};
+    int32_t ins[3] = {kt_tensor_q(PL_INT16, 2, id, in, 4, 0.5f, 0),
+                      kt_tensor_q(PL_INT8, 2, wd, w, 2, 1.0f, 0),
+                      kt_tensor_q(PL_INT64, 1, bd, bias, 8, 0.5f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_INT16, 2, od, out, 2, 1.0f, 0)};
     CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
     CHECK_EQ(out[0], 750);
 }
@@ -134,12 +96,12 @@ static void fc_rejects_shuffled_weights(void)
     int8_t in[16] = {0}, w[16] = {0}, out[1] = {0};
     kh_setup();
     int32_t id[2] = {1, 16}, wd[2] = {1, 16}, od[2] = {1, 1};
-    int32_t ins[2] = {tensor_q(PL_INT8, 2, id, in, 16, 1.0f, 0),
-                      tensor_q(PL_INT8, 2, wd, w, 16, 1.0f, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT8, 2, od, out, 1, 1.0f, 0)};
-    opts o;
+    int32_t ins[2] = {kt_tensor_q(PL_INT8, 2, id, in, 16, 1.0f, 0),
+                      kt_tensor_q(PL_INT8, 2, wd, w, 16, 1.0f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_INT8, 2, od, out, 1, 1.0f, 0)};
+    kt_opts o;
     const int32_t f[2] = {0, 1 /* SHUFFLED4x16INT8 */};
-    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 2, outs, 1, make_opts(&o, f, 2)),
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 2, outs, 1, kt_make_opts(&o, f, 2)),
              PL_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(kh.message, "SHUFFLED4x16INT8");
 }
@@ -149,9 +111,9 @@ static void fc_rejects_uint8(void)
     uint8_t in[2] = {0}, w[2] = {0}, out[1] = {0};
     kh_setup();
     int32_t id[2] = {1, 2}, od[2] = {1, 1};
-    int32_t ins[2] = {tensor_q(PL_UINT8, 2, id, in, 2, 1.0f, 0),
-                      tensor_q(PL_UINT8, 2, id, w, 2, 1.0f, 0)};
-    int32_t outs[1] = {tensor_q(PL_UINT8, 2, od, out, 1, 1.0f, 0)};
+    int32_t ins[2] = {kt_tensor_q(PL_UINT8, 2, id, in, 2, 1.0f, 0),
+                      kt_tensor_q(PL_UINT8, 2, id, w, 2, 1.0f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_UINT8, 2, od, out, 1, 1.0f, 0)};
     CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 2, outs, 1, NULL),
              PL_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(kh.message, "UINT8");
@@ -165,9 +127,9 @@ static void fc_hybrid_symmetric_by_hand(void)
     int8_t w[2] = {2, 4};
     kh_setup();
     int32_t id[2] = {1, 2}, bd[1] = {1}, od[2] = {1, 1};
-    int32_t ins[3] = {tensor_f32(2, id, in, 2), tensor_q(PL_INT8, 2, id, w, 2, 0.5f, 0),
-                      tensor_f32(1, bd, bias, 1)};
-    int32_t outs[1] = {tensor_f32(2, od, out, 1)};
+    int32_t ins[3] = {kt_tensor_f32(2, id, in, 2), kt_tensor_q(PL_INT8, 2, id, w, 2, 0.5f, 0),
+                      kt_tensor_f32(1, bd, bias, 1)};
+    int32_t outs[1] = {kt_tensor_f32(2, od, out, 1)};
     CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
     float scale = (1.0f / 127.0f) * 0.5f;
     CHECK(out[0] == 1.0f + -2.0f * scale);
@@ -181,21 +143,21 @@ static void batch_matmul_float_matches_tflite(void)
     float rhs_t[12] = {7, 11, 15, 8, 12, 16, 9, 13, 17, 10, 14, 18};
     const float want[8] = {74, 80, 86, 92, 173, 188, 203, 218};
     int32_t ld[3] = {1, 2, 3}, rd[3] = {1, 3, 4}, rtd[3] = {1, 4, 3}, od[3] = {1, 2, 4};
-    opts o;
+    kt_opts o;
     const int32_t plain[2] = {0, 0}, adj_y[2] = {0, 1};
     kh_setup();
-    int32_t ins[2] = {tensor_f32(3, ld, lhs, 6), tensor_f32(3, rd, rhs, 12)};
-    int32_t outs[1] = {tensor_f32(3, od, out, 8)};
-    CHECK_EQ(kh_run(pl_batch_matmul_registration(), ins, 2, outs, 1, make_opts(&o, plain, 2)),
+    int32_t ins[2] = {kt_tensor_f32(3, ld, lhs, 6), kt_tensor_f32(3, rd, rhs, 12)};
+    int32_t outs[1] = {kt_tensor_f32(3, od, out, 8)};
+    CHECK_EQ(kh_run(pl_batch_matmul_registration(), ins, 2, outs, 1, kt_make_opts(&o, plain, 2)),
              PL_OK);
     for (int i = 0; i < 8; i++)
         CHECK(out[i] == want[i]);
     kh_setup();
-    int32_t tins[2] = {tensor_f32(3, ld, lhs, 6), tensor_f32(3, rtd, rhs_t, 12)};
-    int32_t touts[1] = {tensor_f32(3, od, out, 8)};
+    int32_t tins[2] = {kt_tensor_f32(3, ld, lhs, 6), kt_tensor_f32(3, rtd, rhs_t, 12)};
+    int32_t touts[1] = {kt_tensor_f32(3, od, out, 8)};
     memset(out, 0, sizeof out);
     CHECK_EQ(kh_run(pl_batch_matmul_registration(), tins, 2, touts, 1,
-                    make_opts(&o, adj_y, 2)), PL_OK);
+                    kt_make_opts(&o, adj_y, 2)), PL_OK);
     for (int i = 0; i < 8; i++)
         CHECK(out[i] == want[i]);
 }
@@ -206,9 +168,9 @@ static void batch_matmul_int8_by_hand(void)
     int8_t lhs[2] = {2, 3}, rhs[2] = {4, -2}, out[1] = {0};
     int32_t ld[2] = {1, 2}, rd[2] = {2, 1}, od[2] = {1, 1};
     kh_setup();
-    int32_t ins[2] = {tensor_q(PL_INT8, 2, ld, lhs, 2, 0.5f, 0),
-                      tensor_q(PL_INT8, 2, rd, rhs, 2, 0.25f, 0)};
-    int32_t outs[1] = {tensor_q(PL_INT8, 2, od, out, 1, 0.25f, 0)};
+    int32_t ins[2] = {kt_tensor_q(PL_INT8, 2, ld, lhs, 2, 0.5f, 0),
+                      kt_tensor_q(PL_INT8, 2, rd, rhs, 2, 0.25f, 0)};
+    int32_t outs[1] = {kt_tensor_q(PL_INT8, 2, od, out, 1, 0.25f, 0)};
     CHECK_EQ(kh_run(pl_batch_matmul_registration(), ins, 2, outs, 1, NULL), PL_OK);
     CHECK_EQ(out[0], 1);
 }
@@ -219,8 +181,8 @@ static void batch_matmul_rejects_hybrid(void)
     int8_t rhs[2] = {0};
     int32_t ld[2] = {1, 2}, rd[2] = {2, 1}, od[2] = {1, 1};
     kh_setup();
-    int32_t ins[2] = {tensor_f32(2, ld, lhs, 2), tensor_q(PL_INT8, 2, rd, rhs, 2, 1.0f, 0)};
-    int32_t outs[1] = {tensor_f32(2, od, out, 1)};
+    int32_t ins[2] = {kt_tensor_f32(2, ld, lhs, 2), kt_tensor_q(PL_INT8, 2, rd, rhs, 2, 1.0f, 0)};
+    int32_t outs[1] = {kt_tensor_f32(2, od, out, 1)};
     CHECK_EQ(kh_run(pl_batch_matmul_registration(), ins, 2, outs, 1, NULL),
              PL_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(kh.message, "FLOAT32, INT8");

@@ -5,47 +5,9 @@
 
 #include "harness.h"
 #include "kernel_harness.h"
+#include "kernel_tests.h"
 #include "kernels/pooling.h"
 #include "kernels/reduce.h"
-
-/* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes
-** (byte-sized fields read the low byte, little-endian). */
-typedef struct opts {
-    _Alignas(4) uint8_t buf[128];
-    pl_table t;
-} opts;
-
-static const pl_table *make_opts(opts *o, const int32_t *fields, uint32_t n)
-{
-    uint32_t vt_bytes = 4u + 2u * n, pos = (vt_bytes + 3u) & ~3u;
-    memset(o->buf, 0, sizeof o->buf);
-    o->buf[0] = (uint8_t)vt_bytes;
-    o->buf[2] = (uint8_t)(4u + 4u * n);
-    o->buf[pos] = (uint8_t)pos; /* soffset: the vtable sits pos bytes before the table */
-    for (uint32_t i = 0; i < n; i++) {
-        o->buf[4 + 2 * i] = (uint8_t)(4u + 4u * i);
-        uint32_t v = (uint32_t)fields[i];
-        for (uint32_t b = 0; b < 4; b++)
-            o->buf[pos + 4 + 4 * i + b] = (uint8_t)(v >> (8 * b));
-    }
-    o->t.buf = o->buf;
-    o->t.size = sizeof o->buf;
-    o->t.pos = pos;
-    o->t.vtable = 0;
-    o->t.vt_bytes = (uint16_t)vt_bytes;
-    return &o->t;
-}
-
-static int32_t tensor_f32(int32_t ndims, const int32_t *dims, float *data, size_t n)
-{
-    return kh_tensor(PL_FLOAT32, ndims, dims, data, n * sizeof(float), NULL, NULL, 0, 0);
-}
-
-static int32_t tensor_q(pl_type type, int32_t ndims, const int32_t *dims, void *data,
-                        size_t bytes, float scale, int64_t zp)
-{
-    return kh_tensor(type, ndims, dims, data, bytes, &scale, &zp, 1, 0);
-}
 
 /* 2x2 filter, stride 2, VALID over a 1x2x4x1 input; RELU6 when asked. */
 static const int32_t pool_2x2_valid[6] = {1, 2, 2, 2, 2, 0};
@@ -53,19 +15,19 @@ static const int32_t pool_2x2_valid[6] = {1, 2, 2, 2, 2, 0};
 static pl_status run_pool(const pl_registration *reg, const int32_t *fields, pl_type type,
                           void *in, void *out, float scale, int64_t zp)
 {
-    static opts o;
+    static kt_opts o;
     int32_t id[4] = {1, 2, 4, 1}, od[4] = {1, 1, 2, 1};
     size_t es = type == PL_FLOAT32 ? 4 : type == PL_INT16 ? 2 : 1;
     kh_setup();
     int32_t ins[1], outs[1];
     if (type == PL_FLOAT32) {
-        ins[0] = tensor_f32(4, id, in, 8);
-        outs[0] = tensor_f32(4, od, out, 2);
+        ins[0] = kt_tensor_f32(4, id, in, 8);
+        outs[0] = kt_tensor_f32(4, od, out, 2);
     } else {
-        ins[0] = tensor_q(type, 4, id, in, 8 * es, scale, zp);
-        outs[0] = tensor_q(type, 4, od, out, 2 * es, scale, zp);
+        ins[0] = kt_tensor_q(type, 4, id, in, 8 * es, scale, zp);
+        outs[0] = kt_tensor_q(type, 4, od, out, 2 * es, scale, zp);
     }
-    return kh_run(reg, ins, 1, outs, 1, make_opts(&o, fields, 6));
+    return kh_run(reg, ins, 1, outs, 1, kt_make_opts(&o, fields, 6));
 }
 
 /* pooling_test.cc AveragePool / MaxPool float: {0, 6, 2, 4, 3, 2, 10, 7}. */
@@ -124,21 +86,21 @@ static pl_status run_reduce(const pl_registration *reg, pl_type type, int32_t nd
                             const int32_t *out_dims, void *out, size_t out_bytes,
                             float in_scale, float out_scale)
 {
-    static opts o;
+    static kt_opts o;
     const int32_t f[1] = {keep ? 1 : 0};
     int32_t ad[1] = {naxes};
     kh_setup();
     int32_t ins[2], outs[1];
     if (in_scale > 0.0f) {
-        ins[0] = tensor_q(type, ndims, dims, in, in_bytes, in_scale, 0);
-        outs[0] = tensor_q(type, out_ndims, out_dims, out, out_bytes, out_scale, 0);
+        ins[0] = kt_tensor_q(type, ndims, dims, in, in_bytes, in_scale, 0);
+        outs[0] = kt_tensor_q(type, out_ndims, out_dims, out, out_bytes, out_scale, 0);
     } else {
         ins[0] = kh_tensor(type, ndims, dims, in, in_bytes, NULL, NULL, 0, 0);
         outs[0] = kh_tensor(type, out_ndims, out_dims, out, out_bytes, NULL, NULL, 0, 0);
     }
     ins[1] = kh_tensor(PL_INT32, 1, ad, axes, sizeof(int32_t) * (size_t)naxes, NULL, NULL, 0,
                        0);
-    return kh_run(reg, ins, 2, outs, 1, make_opts(&o, f, 1));
+    return kh_run(reg, ins, 2, outs, 1, kt_make_opts(&o, f, 1));
 }
 
 /* reduce_test.cc MeanOpTest NotKeepDims: axes {1, 0, -3, -3} of 1..24 in [4,3,2] -> 12, 13. */
