@@ -86,9 +86,11 @@ void pl_quantize_requant(const pl_requant_params *p, pl_type in_type, const void
                          pl_type out_type, void *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        int32_t x = load(in_type, in, i) - p->input_zero_point;
-        store(out_type, out, i,
-              pl_fx_mul_by_qm(x, p->multiplier, p->shift) + p->output_zero_point);
+        /* int32 inputs and int16 zero points can leave int32 on hostile scales: wrap the
+        ** difference as TFLite's hardware does, saturate the sum (the store clamps anyway) */
+        int32_t x = (int32_t)((uint32_t)load(in_type, in, i) - (uint32_t)p->input_zero_point);
+        int64_t v = (int64_t)pl_fx_mul_by_qm(x, p->multiplier, p->shift) + p->output_zero_point;
+        store(out_type, out, i, v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v);
     }
 }
 
