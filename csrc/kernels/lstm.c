@@ -36,6 +36,14 @@ static int16_t sat16(int32_t x)
     return (int16_t)pl_fx_clamp(x, INT16_MIN, INT16_MAX);
 }
 
+/* sat16(a + b) with the sum in 64 bits: a rescaled product near INT32_MAX (hostile scales
+** or biases) plus a gate value would overflow int32; the saturated result is the same. */
+static int16_t sat16_add(int32_t a, int32_t b)
+{
+    int64_t v = (int64_t)a + b;
+    return (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
+}
+
 static int16_t wrap16(int32_t x)
 {
     return (int16_t)(uint16_t)(uint32_t)x;
@@ -233,11 +241,11 @@ static int16_t gate_s8(const pl_lstm_params *p, const pl_lstm_weights *w, int g,
     const int32_t *bias = w->bias[g] != NULL ? (const int32_t *)w->bias[g] + c : NULL;
     int32_t v = sat16(pl_fx_mul_by_qm(dot_s8(wx, x, p->input_zp, p->n_input, bias), s->in_m,
                                       s->in_s));
-    v = sat16(pl_fx_mul_by_qm(dot_s8(wh, h, p->state_zp, p->n_output, NULL), s->rec_m,
-                              s->rec_s) + v);
+    v = sat16_add(pl_fx_mul_by_qm(dot_s8(wh, h, p->state_zp, p->n_output, NULL), s->rec_m,
+                                  s->rec_s), v);
     if (w->peep[g] != NULL) {
         int32_t prod = ((const int16_t *)w->peep[g])[c] * cell;
-        v = sat16(pl_fx_mul_by_qm(prod, s->cell_m, s->cell_s) + v);
+        v = sat16_add(pl_fx_mul_by_qm(prod, s->cell_m, s->cell_s), v);
     }
     return (int16_t)v;
 }
@@ -530,6 +538,9 @@ static pl_status hidden_quant(pl_context *ctx, const pl_node *node, float *scale
                          "intermediate (4) is not quantized");
     *scale = hidden->q.scale[0];
     *zp = (int32_t)hidden->q.zero_point[0];
+    if (*zp < INT8_MIN || *zp > INT8_MAX) /* it is added to int8 values in int32 */
+        return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: the hidden "
+                         "intermediate's zero point %d is outside int8", *zp);
     return PL_OK;
 }
 
