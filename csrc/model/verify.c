@@ -509,13 +509,30 @@ static pl_status verify_op_fields(vstate *v, const pl_table *t, uint32_t n_tenso
     return verify_indices(v, inter, n_tensors, "intermediate", 0);
 }
 
+/* Constants are read in place from the caller's (const) model bytes: an operator that
+** wrote one would write into the model. Variables with initial data are copied first. */
+static pl_status verify_outputs_writable(vstate *v, const pl_table *op, pl_vec tensors)
+{
+    pl_vec out = pl_fb_vec(op, PL_F_OP_OUTPUTS);
+    PL_TRY(charge(v, out.n));
+    for (uint32_t j = 0; j < out.n; j++) {
+        uint32_t x = (uint32_t)pl_vec_i32(out, j); /* in range: verify_op_fields */
+        pl_table t = pl_fb_table_elem(v->fb, tensors, x);
+        uint32_t b = pl_fb_u32(&t, PL_F_TENSOR_BUFFER, 0);
+        if (buffer_bytes(v, b) > 0 && !pl_table_bool(&t, PL_F_TENSOR_IS_VARIABLE, false))
+            return fail(v, "output %u is tensor %u, a constant (buffer %u has data)", j, x, b);
+    }
+    return PL_OK;
+}
+
 static pl_status verify_operator(vstate *v, pl_vec ops, uint32_t sg, uint32_t i,
-                                 uint32_t n_tensors)
+                                 pl_vec tensors)
 {
     pl_table t;
     at(v, "operator", sg, i);
     PL_TRY(elem_table(v, ops, i, &t));
-    PL_TRY(verify_op_fields(v, &t, n_tensors));
+    PL_TRY(verify_op_fields(v, &t, tensors.n));
+    PL_TRY(verify_outputs_writable(v, &t, tensors));
     uint32_t opcode = pl_fb_u32(&t, PL_F_OP_OPCODE_INDEX, 0);
     if (opcode >= v->opcodes.n)
         return fail(v, "opcode index %u out of range (%u operator codes)", opcode,
@@ -543,7 +560,7 @@ static pl_status verify_subgraph(vstate *v, uint32_t sg)
     for (uint32_t i = 0; i < tensors.n; i++)
         PL_TRY(verify_tensor(v, tensors, sg, i));
     for (uint32_t i = 0; i < ops.n; i++)
-        PL_TRY(verify_operator(v, ops, sg, i, tensors.n));
+        PL_TRY(verify_operator(v, ops, sg, i, tensors));
     return PL_OK;
 }
 
