@@ -510,13 +510,18 @@ static pl_status verify_op_fields(vstate *v, const pl_table *t, uint32_t n_tenso
 }
 
 /* Constants are read in place from the caller's (const) model bytes: an operator that
-** wrote one would write into the model. Variables with initial data are copied first. */
+** wrote one would write into the model. Variables with initial data are copied first. An
+** output that is also an input of the same operator would be read while written. */
 static pl_status verify_outputs_writable(vstate *v, const pl_table *op, pl_vec tensors)
 {
-    pl_vec out = pl_fb_vec(op, PL_F_OP_OUTPUTS);
-    PL_TRY(charge(v, out.n));
+    pl_vec out = pl_fb_vec(op, PL_F_OP_OUTPUTS), in = pl_fb_vec(op, PL_F_OP_INPUTS);
+    PL_TRY(charge(v, (uint64_t)out.n * (1u + in.n)));
     for (uint32_t j = 0; j < out.n; j++) {
         uint32_t x = (uint32_t)pl_vec_i32(out, j); /* in range: verify_op_fields */
+        /* kernels read inputs while they write outputs (through restrict pointers) */
+        for (uint32_t k = 0; k < in.n; k++)
+            if (pl_vec_i32(in, k) == (int32_t)x)
+                return fail(v, "output %u is tensor %u, also input %u", j, x, k);
         pl_table t = pl_fb_table_elem(v->fb, tensors, x);
         uint32_t b = pl_fb_u32(&t, PL_F_TENSOR_BUFFER, 0);
         if (buffer_bytes(v, b) > 0 && !pl_table_bool(&t, PL_F_TENSOR_IS_VARIABLE, false))
