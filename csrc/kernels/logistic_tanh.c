@@ -139,9 +139,11 @@ static pl_status prepare_s16(pl_context *ctx, opdata *d, const char *op, bool is
             d->input_left_shift++;
             m *= 2.0;
         }
-        if (!(m < 2147483648.0)) /* TFLite's int conversion would be undefined */
-            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: int16 input scale %g is too large",
-                             op, (double)in->scale);
+        /* TFLite's int conversion would be undefined above; a multiplier of 0 would be
+        ** taken for the power-of-two case, whose 3 << 31 is undefined too */
+        if (!(m >= 1.0 && m < 2147483648.0))
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: int16 input scale %g is out of "
+                             "range", op, (double)in->scale);
         d->input_multiplier = (int32_t)m;
     }
     return PL_OK;
