@@ -37,6 +37,19 @@ size_t pl_alloc_tensor_bytes(const pl_interp *it, uint32_t index)
     return n > UINT32_MAX ? 0 : (size_t)n;
 }
 
+static bool in_vec(pl_vec v, int32_t t)
+{
+    for (uint32_t k = 0; k < v.n; k++)
+        if (pl_vec_i32(v, k) == t)
+            return true;
+    return false;
+}
+
+bool pl_alloc_is_io(const pl_interp *it, int32_t t)
+{
+    return in_vec(it->sg.inputs, t) || in_vec(it->sg.outputs, t);
+}
+
 static void start_tensor(pl_interp *it, uint32_t i)
 {
     pl_tensor_view v;
@@ -119,14 +132,8 @@ static bool needs_planning(const pl_interp *it, uint32_t i, const int32_t *first
 static void lifetime_of(const pl_interp *it, int32_t t, int32_t *first, int32_t *last)
 {
     int32_t f = -1, l = -1, end = (int32_t)it->node_count;
-    bool output = false;
-    for (uint32_t i = 0; i < it->sg.inputs.n; i++)
-        if (pl_vec_i32(it->sg.inputs, i) == t)
-            f = l = 0;
-    for (uint32_t i = 0; i < it->sg.outputs.n; i++)
-        if (pl_vec_i32(it->sg.outputs, i) == t)
-            output = true;
-    if (output)
+    bool output = in_vec(it->sg.outputs, t);
+    if (output || in_vec(it->sg.inputs, t))
         f = l = 0;
     for (uint32_t n = 0; n < it->node_count; n++) {
         pl_op_view op;
@@ -191,7 +198,7 @@ typedef struct plan_work {
     uint32_t count;
 } plan_work;
 
-static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
+static void collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < it->tensor_count; i++) {
@@ -203,7 +210,7 @@ static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
         b->first = w->first[i];
         b->last = w->last[i];
         b->offline_offset = fixed < 0 ? -1 : fixed;
-        b->flags = 0;
+        b->flags = pl_alloc_is_io(it, (int32_t)i) ? PL_PLAN_IO : 0;
         b->offset = 0;
     }
     for (uint32_t s = 0; s < it->scratch_count; s++) {
@@ -215,23 +222,6 @@ static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
         b->offset = 0;
     }
     w->count = n;
-    return PL_OK;
-}
-
-static void flag_io(const pl_interp *it, plan_work *w)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < it->tensor_count; i++) {
-        if (!needs_planning(it, i, w->first))
-            continue;
-        for (uint32_t k = 0; k < it->sg.inputs.n; k++)
-            if (pl_vec_i32(it->sg.inputs, k) == (int32_t)i)
-                w->bufs[n].flags |= PL_PLAN_IO;
-        for (uint32_t k = 0; k < it->sg.outputs.n; k++)
-            if (pl_vec_i32(it->sg.outputs, k) == (int32_t)i)
-                w->bufs[n].flags |= PL_PLAN_IO;
-        n++;
-    }
 }
 
 static void commit_offsets(pl_interp *it, const plan_work *w)
@@ -266,8 +256,7 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     PL_TRY(mark_lifetimes(it, w.first, w.last));
     PL_TRY(temp(it, (tcount + it->scratch_count) * sizeof(pl_plan_buffer),
                 _Alignof(pl_plan_buffer), (void **)&w.bufs));
-    PL_TRY(collect_buffers(it, &w, offline));
-    flag_io(it, &w);
+    collect_buffers(it, &w, offline);
     size_t need = pl_plan_scratch_size(planner, w.count);
     void *scratch;
     PL_TRY(temp(it, need, PL_ARENA_ALIGN, &scratch));

@@ -23,14 +23,13 @@ static pl_status check_args(const void *model, const pl_interp_options *opt, voi
     return PL_OK;
 }
 
-static pl_status check_subgraph(const pl_model *m, const pl_subgraph *sg, pl_error *err)
+static pl_status check_model(const pl_model *m, pl_error *err)
 {
     if (pl_model_opcode_count(m) > UINT16_MAX)
         return pl_error_set(err, PL_ERR_UNSUPPORTED, "model: %u operator codes (at most %u)",
                             (unsigned)pl_model_opcode_count(m), (unsigned)UINT16_MAX);
     if ((uint64_t)m->size >= UINT32_MAX)
         return pl_error_set(err, PL_ERR_UNSUPPORTED, "model: larger than 4 GiB");
-    (void)sg;
     return PL_OK;
 }
 
@@ -45,7 +44,7 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     PL_TRY(pl_model_open(&m, model, model_size, err));
     pl_subgraph sg;
     pl_model_subgraph(&m, 0, &sg);
-    PL_TRY(check_subgraph(&m, &sg, err));
+    PL_TRY(check_model(&m, err));
     PL_TRY(pl_arena_create(arena, arena_size, &a, err));
     PL_TRY(pl_arena_alloc_tail(a, sizeof *it, _Alignof(pl_interp), (void **)&it, err));
     memset(it, 0, sizeof *it);

@@ -44,15 +44,8 @@ static void copy_dims(pl_vec v, int32_t *ndims, int32_t *dims)
 ** input or output (those stay valid between invokes, as in TFLM). */
 static bool is_shared(const pl_interp *it, uint32_t index)
 {
-    if (!(it->tensors[index].flags & PL_EVAL_PLANNED) || it->opt.preserve_all_tensors)
-        return false;
-    for (uint32_t i = 0; i < it->sg.inputs.n; i++)
-        if (pl_vec_i32(it->sg.inputs, i) == (int32_t)index)
-            return false;
-    for (uint32_t i = 0; i < it->sg.outputs.n; i++)
-        if (pl_vec_i32(it->sg.outputs, i) == (int32_t)index)
-            return false;
-    return true;
+    return (it->tensors[index].flags & PL_EVAL_PLANNED) && !it->opt.preserve_all_tensors &&
+           !pl_alloc_is_io(it, (int32_t)index);
 }
 
 pl_status pl_interp_tensor(const pl_interp *it, uint32_t index, pl_tensor_info *out)

@@ -117,6 +117,9 @@ bool pl_alloc_lifetime(const pl_interp *it, uint32_t index, int32_t *first, int3
 /* The offline plan's offset for tensor index, or -1 (none, or not in use). */
 int32_t pl_alloc_offline_offset(const pl_interp *it, uint32_t index);
 
+/* Whether tensor t is an input or output of subgraph 0. */
+bool pl_alloc_is_io(const pl_interp *it, int32_t t);
+
 /* Byte length of tensor index from its shape and type; 0 on overflow or unsized type. */
 size_t pl_alloc_tensor_bytes(const pl_interp *it, uint32_t index);
 
