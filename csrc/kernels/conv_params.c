@@ -105,14 +105,6 @@ pl_status pl_convq_io_get(pl_context *ctx, const pl_node *node, const pl_convq_n
     return ctx->get_tensor(ctx, pl_node_output(node, 0), &io->out);
 }
 
-pl_status pl_convq_views_get(pl_context *ctx, const pl_node *node, pl_convq_views *v)
-{
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &v->in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &v->f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &v->bias));
-    return ctx->get_eval(ctx, pl_node_output(node, 0), &v->out);
-}
-
 pl_status pl_convq_check_activation(pl_context *ctx, const pl_convq_names *names,
                                     int32_t activation)
 {

@@ -75,7 +75,14 @@ typedef struct pl_convq_views {
     pl_tensor in, f, bias, out;
 } pl_convq_views;
 
-pl_status pl_convq_views_get(pl_context *ctx, const pl_node *node, pl_convq_views *v);
+static inline pl_status pl_convq_views_get(pl_context *ctx, const pl_node *node,
+                                           pl_convq_views *v)
+{
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &v->in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &v->f));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &v->bias));
+    return ctx->get_eval(ctx, pl_node_output(node, 0), &v->out);
+}
 
 /* Options: the fused activation must be none or a ReLU (PL_ERR_UNSUPPORTED); strides and
 ** dilations positive and the padding SAME or VALID (PL_ERR_MODEL). */

@@ -2,6 +2,7 @@
 #include "depthwise_conv.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "conv_params.h"
 #include "fixedpoint.h"
@@ -331,7 +332,12 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     const op_data *d = node->user_data;
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
-    const int32_t *in_dims = v.in.dims, *f_dims = v.f.dims, *out_dims = v.out.dims;
+    /* private copies: the rescale calls in the loops cannot change them, so they stay in
+    ** registers (v itself has escaped to get_eval) */
+    int32_t in_dims[4], f_dims[4], out_dims[4];
+    memcpy(in_dims, v.in.dims, sizeof in_dims);
+    memcpy(f_dims, v.f.dims, sizeof f_dims);
+    memcpy(out_dims, v.out.dims, sizeof out_dims);
     if (d->type == PL_FLOAT32)
         pl_depthwise_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
                               out_dims, v.out.data);
