@@ -4,6 +4,7 @@
 #include "conv_params.h"
 #include "dot.h"
 #include "fixedpoint.h"
+#include "hybrid.h"
 #include "padding.h"
 
 /* Conv2DOptions field ids (schema.fbs). */
@@ -17,6 +18,9 @@ typedef struct op_data {
     pl_conv_params p;
     pl_type type;
     pl_type bias_type;
+    bool hybrid;
+    pl_conv_hybrid_params h;
+    int32_t scratch; /* hybrid: one batch of quantized input */
 } op_data;
 
 /* One output point's geometry. A "run" is a stretch of taps contiguous in both the input
@@ -102,9 +106,10 @@ static inline void point_f32(const pl_conv_params *p, const window *w, const flo
     }
 }
 
-/* Calls POINT(window, oc, count, c0) for every output point and channel block: blocks of four
-** channels that share a group (and so an input run), then the leftovers one by one. */
-#define FOR_EACH_POINT(p, in_dims, f_dims, out_dims, out, POINT)                          \
+/* Calls POINT(window, oc, count, c0, output offset) for every output point and channel
+** block: blocks of four channels that share a group (and so an input run), then the
+** leftovers one by one. */
+#define FOR_EACH_POINT(p, in_dims, f_dims, out_dims, POINT)                               \
     do {                                                                                  \
         const int32_t out_d_ = out_dims[3];                                               \
         const int32_t per_group_ = out_d_ / (in_dims[3] / f_dims[3]);                     \
@@ -118,9 +123,9 @@ static inline void point_f32(const pl_conv_params *p, const window *w, const flo
                         const size_t c0_ = (size_t)(g0_ / per_group_) * (size_t)f_dims[3]; \
                         int32_t oc_ = g0_;                                                \
                         for (; oc_ + 4 <= g0_ + per_group_; oc_ += 4)                     \
-                            POINT(&w_, oc_, 4, c0_, (out) + o_);                          \
+                            POINT(&w_, oc_, 4, c0_, o_);                                  \
                         for (; oc_ < g0_ + per_group_; oc_++)                             \
-                            POINT(&w_, oc_, 1, c0_, (out) + o_);                          \
+                            POINT(&w_, oc_, 1, c0_, o_);                                  \
                     }                                                                     \
                 }                                                                         \
     } while (0)
@@ -129,8 +134,9 @@ void pl_conv_f32(const pl_conv_params *p, const int32_t *in_dims, const float *i
                  const int32_t *f_dims, const float *filter, const float *bias,
                  const int32_t *out_dims, float *out)
 {
-#define POINT(w_, oc_, n_, c0_, o_) point_f32(p, w_, in, filter, bias, oc_, n_, c0_, o_)
-    FOR_EACH_POINT(p, in_dims, f_dims, out_dims, out, POINT);
+#define POINT(w_, oc_, n_, c0_, o_)                                                       \
+    point_f32(p, w_, in, filter, bias, oc_, n_, c0_, out + (o_))
+    FOR_EACH_POINT(p, in_dims, f_dims, out_dims, POINT);
 #undef POINT
 }
 
@@ -164,15 +170,15 @@ static inline int32_t dot_s8(const int8_t *restrict x, const int8_t *restrict w,
     return s;
 }
 
-static inline void point_s8(const pl_conv_params *p, const window *w, const int8_t *in,
-                            const int8_t *filter, const int32_t *bias, int32_t oc,
-                            int32_t count, size_t c0, int8_t *out)
+/* The int32 accumulators of count (1 or 4) output channels from oc on, summed run by run. */
+static inline void acc_runs_s8(const window *w, const int8_t *in, const int8_t *filter,
+                               int16_t off, int32_t oc, int32_t count, size_t c0,
+                               int32_t *acc)
 {
     const size_t f_size = (size_t)w->f_dims[1] * (size_t)w->f_dims[2] * (size_t)w->f_dims[3];
     const int8_t *f = filter + (size_t)oc * f_size;
     const int8_t *x = in + c0;
-    const int16_t off = (int16_t)p->input_offset;
-    int32_t acc[4] = {0, 0, 0, 0};
+    acc[0] = acc[1] = acc[2] = acc[3] = 0;
     if (count == 4) {
 #define RUN4(i_, f_, n_) dot4_s8(x + (i_), f + (f_), f_size, (n_), off, acc)
         FOR_EACH_RUN(w, RUN4);
@@ -182,12 +188,41 @@ static inline void point_s8(const pl_conv_params *p, const window *w, const int8
         FOR_EACH_RUN(w, RUN1);
 #undef RUN1
     }
+}
+
+/* TFLite's int8 output stage of count accumulators from oc on: bias, rescale, clamp. */
+static inline void finish_s8(const pl_conv_params *p, const int32_t *acc, const int32_t *bias,
+                             int32_t oc, int32_t count, int8_t *out)
+{
     for (int32_t k = 0; k < count; k++) {
         int32_t a = acc[k];
         if (bias != NULL)
             a = (int32_t)((uint32_t)a + (uint32_t)bias[oc + k]);
         a = pl_fx_mul_by_qm(a, p->multiplier[oc + k], p->shift[oc + k]) + p->output_offset;
         out[oc + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
+    }
+}
+
+/* One batch's hybrid output stage. */
+typedef struct hybrid_out {
+    const float *scale; /* per-channel filter: one scale per output channel, else NULL */
+    float batch_scale;  /* the input's scale, with a per-tensor filter times the filter's */
+    const float *bias;
+} hybrid_out;
+
+/* LiteRT's float order: per-channel (acc * filter scale) * input scale (reference
+** HybridConvPerChannel), per-tensor acc * (input scale * filter scale) (HybridConv's matrix
+** product); then + bias and the clamp. */
+static inline void finish_hybrid(const pl_conv_params *p, const hybrid_out *h,
+                                 const int32_t *acc, int32_t oc, int32_t count, float *out)
+{
+    for (int32_t k = 0; k < count; k++) {
+        const int32_t c = oc + k;
+        float v = h->scale != NULL ? (float)acc[k] * h->scale[c] * h->batch_scale
+                                   : (float)acc[k] * h->batch_scale;
+        if (h->bias != NULL)
+            v += h->bias[c];
+        out[c] = pl_fx_clamp_f32(v, p->f_act_min, p->f_act_max);
     }
 }
 
@@ -245,63 +280,137 @@ static inline int32_t dot_x16(const int16_t *restrict x, const int8_t *restrict 
     return s;
 }
 
-static inline void gathered_s8(const pl_conv_params *p, const int16_t *buf, int32_t f_size,
-                               const int8_t *filter, const int32_t *bias, int32_t oc,
-                               int32_t count, int8_t *out)
+static inline void acc_gathered_s8(const int16_t *buf, int32_t f_size, const int8_t *filter,
+                                   int32_t oc, int32_t count, int32_t *acc)
 {
     const int8_t *f = filter + (size_t)oc * (size_t)f_size;
-    int32_t acc[4];
-    if (count == 4) {
+    if (count == 4)
         dot4_x16(buf, f, (size_t)f_size, f_size, acc);
-    } else {
+    else
         acc[0] = dot_x16(buf, f, f_size);
-    }
-    for (int32_t k = 0; k < count; k++) {
-        int32_t a = acc[k];
-        if (bias != NULL)
-            a = (int32_t)((uint32_t)a + (uint32_t)bias[oc + k]);
-        a = pl_fx_mul_by_qm(a, p->multiplier[oc + k], p->shift[oc + k]) + p->output_offset;
-        out[oc + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
-    }
+}
+
+/* Calls BLOCK(buf, oc, count, output offset) for every output point and channel block
+** (as FOR_EACH_POINT), buf holding the point's window gathered for the block's group. */
+#define FOR_EACH_GATHERED(p, in_dims, in, f_dims, out_dims, BLOCK)                        \
+    do {                                                                                  \
+        int16_t buf_[GATHER];                                                             \
+        const int32_t out_d_ = out_dims[3], f_d_ = f_dims[3];                             \
+        const int32_t per_group_ = out_d_ / (in_dims[3] / f_d_);                          \
+        const int16_t off_ = (int16_t)(p)->input_offset;                                  \
+        size_t o_ = 0;                                                                    \
+        for (int32_t b_ = 0; b_ < out_dims[0]; b_++)                                      \
+            for (int32_t oy_ = 0; oy_ < out_dims[1]; oy_++)                               \
+                for (int32_t ox_ = 0; ox_ < out_dims[2]; ox_++, o_ += (size_t)out_d_) {    \
+                    window w_;                                                            \
+                    window_at(p, in_dims, f_dims, b_, oy_, ox_, &w_);                     \
+                    for (int32_t g0_ = 0; g0_ < out_d_; g0_ += per_group_) {              \
+                        const size_t c0_ = (size_t)(g0_ / per_group_) * (size_t)f_d_;     \
+                        gather_s8(&w_, in, c0_, off_, buf_);                              \
+                        int32_t oc_ = g0_;                                                \
+                        for (; oc_ + 4 <= g0_ + per_group_; oc_ += 4)                     \
+                            BLOCK(buf_, oc_, 4, o_);                                      \
+                        for (; oc_ < g0_ + per_group_; oc_++)                             \
+                            BLOCK(buf_, oc_, 1, o_);                                      \
+                    }                                                                     \
+                }                                                                         \
+    } while (0)
+
+static bool gathers(const int32_t *f_dims)
+{
+    return (int64_t)f_dims[1] * f_dims[2] * f_dims[3] <= GATHER;
 }
 
 static void conv_s8_gathered(const pl_conv_params *p, const int32_t *in_dims, const int8_t *in,
                              const int32_t *f_dims, const int8_t *filter, const int32_t *bias,
                              const int32_t *out_dims, int8_t *out)
 {
-    int16_t buf[GATHER];
-    const int32_t out_d = out_dims[3], f_d = f_dims[3];
-    const int32_t f_size = f_dims[1] * f_dims[2] * f_d;
-    const int32_t per_group = out_d / (in_dims[3] / f_d);
-    const int16_t off = (int16_t)p->input_offset;
-    size_t o = 0;
-    for (int32_t b = 0; b < out_dims[0]; b++)
-        for (int32_t oy = 0; oy < out_dims[1]; oy++)
-            for (int32_t ox = 0; ox < out_dims[2]; ox++, o += (size_t)out_d) {
-                window w;
-                window_at(p, in_dims, f_dims, b, oy, ox, &w);
-                for (int32_t g0 = 0; g0 < out_d; g0 += per_group) {
-                    gather_s8(&w, in, (size_t)(g0 / per_group) * (size_t)f_d, off, buf);
-                    int32_t oc = g0;
-                    for (; oc + 4 <= g0 + per_group; oc += 4)
-                        gathered_s8(p, buf, f_size, filter, bias, oc, 4, out + o);
-                    for (; oc < g0 + per_group; oc++)
-                        gathered_s8(p, buf, f_size, filter, bias, oc, 1, out + o);
-                }
-            }
+    const int32_t f_size = f_dims[1] * f_dims[2] * f_dims[3];
+#define BLOCK(buf_, oc_, n_, o_)                                                          \
+    do {                                                                                  \
+        int32_t acc_[4];                                                                  \
+        acc_gathered_s8(buf_, f_size, filter, oc_, n_, acc_);                             \
+        finish_s8(p, acc_, bias, oc_, n_, out + (o_));                                    \
+    } while (0)
+    FOR_EACH_GATHERED(p, in_dims, in, f_dims, out_dims, BLOCK);
+#undef BLOCK
 }
 
 void pl_conv_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *in,
                 const int32_t *f_dims, const int8_t *filter, const int32_t *bias,
                 const int32_t *out_dims, int8_t *out)
 {
-    if ((int64_t)f_dims[1] * f_dims[2] * f_dims[3] <= GATHER) {
+    if (gathers(f_dims)) {
         conv_s8_gathered(p, in_dims, in, f_dims, filter, bias, out_dims, out);
         return;
     }
-#define POINT(w_, oc_, n_, c0_, o_) point_s8(p, w_, in, filter, bias, oc_, n_, c0_, o_)
-    FOR_EACH_POINT(p, in_dims, f_dims, out_dims, out, POINT);
+    const int16_t off = (int16_t)p->input_offset;
+#define POINT(w_, oc_, n_, c0_, o_)                                                       \
+    do {                                                                                  \
+        int32_t acc_[4];                                                                  \
+        acc_runs_s8(w_, in, filter, off, oc_, n_, c0_, acc_);                             \
+        finish_s8(p, acc_, bias, oc_, n_, out + (o_));                                    \
+    } while (0)
+    FOR_EACH_POINT(p, in_dims, f_dims, out_dims, POINT);
 #undef POINT
+}
+
+/* One batch (dims with batch 1) of quantized input q: the int8 path's loops, the hybrid
+** output stage. */
+static void conv_hybrid_batch(const pl_conv_params *p, const hybrid_out *h,
+                              const int32_t *in_dims, const int8_t *q, const int32_t *f_dims,
+                              const int8_t *filter, const int32_t *out_dims, float *out)
+{
+    const int32_t f_size = f_dims[1] * f_dims[2] * f_dims[3];
+    const int16_t off = (int16_t)p->input_offset;
+#define BLOCK(buf_, oc_, n_, o_)                                                          \
+    do {                                                                                  \
+        int32_t acc_[4];                                                                  \
+        acc_gathered_s8(buf_, f_size, filter, oc_, n_, acc_);                             \
+        finish_hybrid(p, h, acc_, oc_, n_, out + (o_));                                   \
+    } while (0)
+#define POINT(w_, oc_, n_, c0_, o_)                                                       \
+    do {                                                                                  \
+        int32_t acc_[4];                                                                  \
+        acc_runs_s8(w_, q, filter, off, oc_, n_, c0_, acc_);                              \
+        finish_hybrid(p, h, acc_, oc_, n_, out + (o_));                                   \
+    } while (0)
+    if (gathers(f_dims))
+        FOR_EACH_GATHERED(p, in_dims, q, f_dims, out_dims, BLOCK);
+    else
+        FOR_EACH_POINT(p, in_dims, f_dims, out_dims, POINT);
+#undef POINT
+#undef BLOCK
+}
+
+/* Each batch is quantized on its own into scratch (TFLite: a per-batch scale and, with
+** per-channel filters, an asymmetric zero point, which the taps subtract), then convolved in
+** int32 with the int8 filter. */
+void pl_conv_hybrid(const pl_conv_params *p, const pl_conv_hybrid_params *h,
+                    const int32_t *in_dims, const float *in, const int32_t *f_dims,
+                    const int8_t *filter, const float *bias, const int32_t *out_dims,
+                    float *out, int8_t *scratch)
+{
+    const int32_t in_size = in_dims[1] * in_dims[2] * in_dims[3];
+    const size_t out_size = (size_t)out_dims[1] * (size_t)out_dims[2] * (size_t)out_dims[3];
+    const int32_t one_in[4] = {1, in_dims[1], in_dims[2], in_dims[3]};
+    const int32_t one_out[4] = {1, out_dims[1], out_dims[2], out_dims[3]};
+    pl_conv_params pb = *p;
+    for (int32_t b = 0; b < in_dims[0]; b++) {
+        const float *x = in + (size_t)b * (size_t)in_size;
+        float sf = 1.0f;
+        int32_t zp = 0;
+        if (h->per_channel)
+            pl_hybrid_quantize_asymmetric(x, in_size, scratch, &sf, &zp);
+        else
+            pl_hybrid_quantize_symmetric(x, in_size, scratch, &sf);
+        pb.input_offset = -zp;
+        const hybrid_out ho = {.scale = h->per_channel ? h->filter_scale : NULL,
+                               .batch_scale = h->per_channel ? sf : sf * h->filter_scale[0],
+                               .bias = bias};
+        conv_hybrid_batch(&pb, &ho, one_in, scratch, f_dims, filter, one_out,
+                          out + (size_t)b * out_size);
+    }
 }
 
 /* Four filters against one int16 input run, exact as pl_dot_s16. */
@@ -433,8 +542,8 @@ void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t 
         return;
     }
 #define POINT(w_, oc_, n_, c0_, o_)                                                       \
-    point_s16(p, w_, in, filter, bias32, bias64, acc64, oc_, n_, c0_, o_)
-    FOR_EACH_POINT(p, in_dims, f_dims, out_dims, out, POINT);
+    point_s16(p, w_, in, filter, bias32, bias64, acc64, oc_, n_, c0_, out + (o_))
+    FOR_EACH_POINT(p, in_dims, f_dims, out_dims, POINT);
 #undef POINT
 }
 
@@ -490,9 +599,10 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
                              const pl_tensor *bias, const pl_tensor *out,
                              const pl_table *qbt_options, pl_type *bias_type)
 {
-    pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    /* float input with an int8 filter is hybrid */
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
-              f->type == want_f && out->type == in->type;
+              (f->type == PL_INT8 || (f->type == PL_FLOAT32 && in->type == PL_FLOAT32)) &&
+              out->type == in->type;
     /* Without a bias, LiteRT picks the 16x8 accumulator from quantized_bias_type */
     if (bias == NULL && in->type == PL_INT16)
         *bias_type = pl_table_i8(qbt_options, OPT_QUANTIZED_BIAS_TYPE, 0) == PL_INT32
@@ -508,6 +618,33 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     return PL_OK;
 }
 
+/* LiteRT takes per-channel filter scales per channel only when they differ (else its
+** per-tensor path, which reads a legacy scale such tensors lack), and its per-channel kernel
+** drops the dilation: neither has a defined answer to match. Nor do groups, which its
+** per-tensor matrix product does not support. */
+static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                                op_data *d)
+{
+    PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[0], 0, &d->h.filter_scale));
+    bool differ = false;
+    for (uint32_t i = 1; i < f->q.count; i++)
+        differ = differ || d->h.filter_scale[i] != d->h.filter_scale[0];
+    if (f->q.count > 1 && !differ)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: hybrid filter with %u equal "
+                         "per-channel scales is not supported", f->q.count);
+    if (f->q.count > 1 && (d->p.dilation_h != 1 || d->p.dilation_w != 1))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: hybrid per-channel filter with "
+                         "dilation %d,%d is not supported", d->p.dilation_h, d->p.dilation_w);
+    if (f->dims[3] != in->dims[3])
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: hybrid grouped convolution "
+                         "(input depth %d, filter depth %d) is not supported", in->dims[3],
+                         f->dims[3]);
+    d->hybrid = true;
+    d->h.per_channel = f->q.count > 1;
+    size_t batch = pl_tensor_count(in) / (size_t)in->dims[0];
+    return ctx->request_scratch(ctx, batch, &d->scratch);
+}
+
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -520,6 +657,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    if (in->type == PL_FLOAT32 && f->type == PL_INT8)
+        return prepare_hybrid(ctx, in, f, d);
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_convq q;
@@ -535,7 +674,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     const int32_t *in_dims = v.in.dims, *f_dims = v.f.dims, *out_dims = v.out.dims;
-    if (d->type == PL_FLOAT32) {
+    if (d->hybrid) {
+        int8_t *scratch = ctx->get_scratch(ctx, d->scratch);
+        if (scratch == NULL)
+            return ctx->fail(ctx, PL_ERR_STATE, "CONV_2D: scratch buffer %d missing",
+                             d->scratch);
+        pl_conv_hybrid(&d->p, &d->h, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+                       out_dims, v.out.data, scratch);
+    } else if (d->type == PL_FLOAT32) {
         pl_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
                     v.out.data);
     } else if (d->type == PL_INT8) {

@@ -1,4 +1,5 @@
-/* conv.h - CONV_2D: TFLite's reference Conv (float) and ConvPerChannel (int8, 16x8). */
+/* conv.h - CONV_2D: TFLite's reference Conv (float), ConvPerChannel (int8, 16x8) and the
+** hybrid kernels (float input, int8 filter). */
 #ifndef PL_KERNELS_CONV_H
 #define PL_KERNELS_CONV_H
 
@@ -34,6 +35,22 @@ void pl_conv_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *i
 void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t *in,
                  const int32_t *f_dims, const int8_t *filter, const int32_t *bias32,
                  const int64_t *bias64, bool acc64, const int32_t *out_dims, int16_t *out);
+
+/* Hybrid (dynamic range): float input and output, int8 filter, as LiteRT's CONV_2D. Each
+** batch is quantized to int8 on the fly: with one filter scale symmetrically (HybridConv),
+** with per-channel scales asymmetrically (HybridConvPerChannel). The int32 accumulators are
+** scaled back to float, then bias and the float clamp (p->f_act_min/max) follow. */
+typedef struct pl_conv_hybrid_params {
+    const float *filter_scale; /* one per output channel (per_channel), else one */
+    bool per_channel;
+} pl_conv_hybrid_params;
+
+/* scratch holds one batch of the input quantized: in_dims[1] * in_dims[2] * in_dims[3]
+** bytes. bias may be NULL. */
+void pl_conv_hybrid(const pl_conv_params *p, const pl_conv_hybrid_params *h,
+                    const int32_t *in_dims, const float *in, const int32_t *f_dims,
+                    const int8_t *filter, const float *bias, const int32_t *out_dims,
+                    float *out, int8_t *scratch);
 
 const pl_registration *pl_conv_registration(void);
 

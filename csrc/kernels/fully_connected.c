@@ -8,6 +8,7 @@
 #include "conv_params.h"
 #include "dot.h"
 #include "fixedpoint.h"
+#include "hybrid.h"
 
 /* static_cast<int32_t>(round((double)acc * scale)), saturated instead of undefined. */
 static int32_t requantize(double acc, double scale)
@@ -160,61 +161,6 @@ void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *i
     }
 }
 
-static float abs_f32(float v)
-{
-    return v < 0.0f ? -v : v;
-}
-
-/* tensor_utils::SymmetricQuantizeFloats: scale = max|x| / 127, values rounded and clamped
-** to [-127, 127]; an all-zero row gets scale 1. */
-static void quantize_symmetric(const float *x, int32_t n, int8_t *q, float *sf)
-{
-    float lo = x[0], hi = x[0];
-    for (int32_t i = 1; i < n; i++) {
-        lo = x[i] < lo ? x[i] : lo;
-        hi = x[i] > hi ? x[i] : hi;
-    }
-    float range = abs_f32(lo) < abs_f32(hi) ? abs_f32(hi) : abs_f32(lo);
-    if (range == 0.0f) {
-        memset(q, 0, (size_t)n);
-        *sf = 1.0f;
-        return;
-    }
-    *sf = range / 127.0f;
-    const float inv = 127.0f / range;
-    for (int32_t i = 0; i < n; i++)
-        q[i] = (int8_t)pl_fx_clamp((int32_t)pl_fx_roundf(x[i] * inv), -127, 127);
-}
-
-/* tensor_utils::AsymmetricQuantizeFloats: [min(0, lo), max(0, hi)] onto [-128, 127] in
-** double, the zero point taken from the end with the smaller error, then nudged. */
-static void quantize_asymmetric(const float *x, int32_t n, int8_t *q, float *sf,
-                                int32_t *zp)
-{
-    float lo = x[0], hi = x[0];
-    for (int32_t i = 1; i < n; i++) {
-        lo = x[i] < lo ? x[i] : lo;
-        hi = x[i] > hi ? x[i] : hi;
-    }
-    const double rmin = (double)(lo < 0.0f ? lo : 0.0f), rmax = (double)(hi > 0.0f ? hi : 0.0f);
-    if (rmin == rmax) {
-        memset(q, 0, (size_t)n);
-        *sf = 1.0f;
-        *zp = 0;
-        return;
-    }
-    const double scale = (rmax - rmin) / 255.0;
-    const double from_min = -128.0 - rmin / scale, from_max = 127.0 - rmax / scale;
-    const double err_min = 128.0 + (rmin / scale < 0 ? -rmin / scale : rmin / scale);
-    const double err_max = 127.0 + (rmax / scale < 0 ? -rmax / scale : rmax / scale);
-    const double z = err_min < err_max ? from_min : from_max;
-    *zp = z <= -128.0 ? -128 : z >= 127.0 ? 127 : (int32_t)pl_fx_round(z);
-    *sf = (float)scale;
-    const float inv = 1.0f / *sf;
-    for (int32_t i = 0; i < n; i++)
-        q[i] = (int8_t)pl_fx_clamp((int32_t)pl_fx_roundf((float)*zp + x[i] * inv), -128, 127);
-}
-
 size_t pl_fully_connected_hybrid_scratch_size(int32_t batches, int32_t depth, int32_t units)
 {
     size_t quant = ((size_t)batches * (size_t)depth + 3u) & ~(size_t)3u;
@@ -267,9 +213,9 @@ void pl_fully_connected_hybrid(const pl_fully_connected_params *p, const float *
             size_t at = (size_t)b * (size_t)p->depth;
             zp[b] = 0;
             if (p->asymmetric)
-                quantize_asymmetric(in + at, p->depth, q + at, &sf[b], &zp[b]);
+                pl_hybrid_quantize_asymmetric(in + at, p->depth, q + at, &sf[b], &zp[b]);
             else
-                quantize_symmetric(in + at, p->depth, q + at, &sf[b]);
+                pl_hybrid_quantize_symmetric(in + at, p->depth, q + at, &sf[b]);
             hybrid_row(p, q + at, filter, row_sums, sf[b], zp[b],
                        out + (size_t)b * (size_t)p->units);
         }
@@ -367,24 +313,11 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, int32_t *act
     return pl_convq_check_activation(ctx, &op_names, *activation);
 }
 
-/* Hybrid weights: scales copied to persistent memory (the prepare view is temporary). */
 static pl_status prepare_hybrid(pl_context *ctx, const pl_node *node, const pl_tensor *f,
                                 op_data *d)
 {
     pl_fully_connected_params *p = &d->p;
-    if (f->q.count == 0 || (f->q.count != 1 && (f->q.count != (uint32_t)p->units ||
-                                                f->q.quantized_dimension != 0)))
-        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: hybrid weights need one scale "
-                         "or one per unit (got %u)", f->q.count);
-    float *scales = NULL;
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(float) * f->q.count, (void **)&scales));
-    for (uint32_t i = 0; i < f->q.count; i++) {
-        if (f->q.zero_point[i] != 0)
-            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: hybrid weight zero "
-                             "point %lld is not 0", (long long)f->q.zero_point[i]);
-        scales[i] = f->q.scale[i];
-    }
-    p->filter_scale = scales;
+    PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, p->units, 0, &p->filter_scale));
     p->per_channel = f->q.count > 1;
     p->asymmetric = pl_table_bool(&node->options, OPT_ASYMMETRIC_INPUTS, false);
     d->hybrid = true;

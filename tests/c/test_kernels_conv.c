@@ -91,11 +91,10 @@ static void conv_16x8_int64_bias_by_hand(void)
     CHECK_EQ(out[0], 2000);
 }
 
-static void conv_rejects_uint8_and_hybrid(void)
+static void conv_rejects_uint8(void)
 {
     uint8_t in[1] = {0}, out[1] = {0};
     int8_t filter[1] = {1};
-    float fin[1] = {0}, fout[1] = {0};
     kh_setup();
     int32_t d[4] = {1, 1, 1, 1};
     int32_t ins[2] = {kt_tensor_q(PL_UINT8, 4, d, in, 1, 1.0f, 0),
@@ -106,11 +105,56 @@ static void conv_rejects_uint8_and_hybrid(void)
     CHECK_EQ(kh_run(pl_conv_registration(), ins, 2, outs, 1, kt_make_opts(&o, f, 4)),
              PL_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(kh.message, "UINT8");
+}
+
+/* Hybrid, one filter scale: {1, -0.5} quantizes symmetrically to {127, -64} at 1/127; with
+** the filter {2, 4} (scale 0.5) the dot is -2, so out = -2 * (1/127 * 0.5) + bias 1. */
+static void conv_hybrid_per_tensor_by_hand(void)
+{
+    float in[2] = {1.0f, -0.5f}, bias[1] = {1.0f}, out[1] = {0};
+    int8_t filter[2] = {2, 4};
     kh_setup();
-    int32_t hins[2] = {kt_tensor_f32(4, d, fin, 1), kt_tensor_q(PL_INT8, 4, d, filter, 1, 1.0f, 0)};
-    int32_t houts[1] = {kt_tensor_f32(4, d, fout, 1)};
-    CHECK_EQ(kh_run(pl_conv_registration(), hins, 2, houts, 1, kt_make_opts(&o, f, 4)),
+    int32_t d[4] = {1, 1, 1, 2}, bd[1] = {1}, od[4] = {1, 1, 1, 1};
+    int32_t ins[3] = {kt_tensor_f32(4, d, in, 2), kt_tensor_q(PL_INT8, 4, d, filter, 2, 0.5f, 0),
+                      kt_tensor_f32(1, bd, bias, 1)};
+    int32_t outs[1] = {kt_tensor_f32(4, od, out, 1)};
+    kt_opts o;
+    const int32_t f[4] = {1, 1, 1, 0};
+    CHECK_EQ(kh_run(pl_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 4)), PL_OK);
+    CHECK(out[0] == -2.0f * ((1.0f / 127.0f) * 0.5f) + 1.0f);
+}
+
+/* Hybrid, per-channel scales {0.5, 0.25}: {1, -0.5} quantizes asymmetrically with scale
+** 1.5/255 and zero point -43 to {127, -128}, i.e. {170, -85} above the zero point; the
+** filters {2, 4} and {-3, 1} give 0 and -595, scaled by filter scale then input scale. */
+static void conv_hybrid_per_channel_by_hand(void)
+{
+    float in[2] = {1.0f, -0.5f}, bias[2] = {1.0f, -1.0f}, out[2] = {0};
+    int8_t filter[4] = {2, 4, -3, 1};
+    const float fs[2] = {0.5f, 0.25f};
+    const int64_t zps[2] = {0, 0};
+    kh_setup();
+    int32_t d[4] = {1, 1, 1, 2}, fd[4] = {2, 1, 1, 2}, bd[1] = {2}, od[4] = {1, 1, 1, 2};
+    int32_t ins[3] = {kt_tensor_f32(4, d, in, 2),
+                      kh_tensor(PL_INT8, 4, fd, filter, 4, fs, zps, 2, 0),
+                      kt_tensor_f32(1, bd, bias, 2)};
+    int32_t outs[1] = {kt_tensor_f32(4, od, out, 2)};
+    kt_opts o;
+    const int32_t f[4] = {1, 1, 1, 0};
+    CHECK_EQ(kh_run(pl_conv_registration(), ins, 3, outs, 1, kt_make_opts(&o, f, 4)), PL_OK);
+    const float s = 1.5f / 255.0f;
+    CHECK(out[0] == 0.0f * 0.5f * s + 1.0f);
+    CHECK(out[1] == -595.0f * 0.25f * s - 1.0f);
+    /* LiteRT's per-channel hybrid kernel drops the dilation: refused */
+    kh_setup();
+    int32_t dins[3] = {kt_tensor_f32(4, d, in, 2),
+                       kh_tensor(PL_INT8, 4, fd, filter, 4, fs, zps, 2, 0),
+                       kt_tensor_f32(1, bd, bias, 2)};
+    int32_t douts[1] = {kt_tensor_f32(4, od, out, 2)};
+    const int32_t dilated[6] = {1, 1, 1, 0, 2, 2};
+    CHECK_EQ(kh_run(pl_conv_registration(), dins, 3, douts, 1, kt_make_opts(&o, dilated, 6)),
              PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "dilation");
 }
 
 static void conv_rejects_a_wrong_output_shape(void)
@@ -472,7 +516,9 @@ int main(void)
     RUN(conv_float_same_padding_relu6_without_bias);
     RUN(conv_int8_per_channel_by_hand);
     RUN(conv_16x8_int64_bias_by_hand);
-    RUN(conv_rejects_uint8_and_hybrid);
+    RUN(conv_rejects_uint8);
+    RUN(conv_hybrid_per_tensor_by_hand);
+    RUN(conv_hybrid_per_channel_by_hand);
     RUN(conv_rejects_a_wrong_output_shape);
     RUN(conv_fast_paths_match_the_reference_loops);
     RUN(depthwise_fast_paths_match_the_reference_loops);

@@ -868,6 +868,59 @@ def build_nets(zoo: Zoo):
 
 
 # --------------------------------------------------------------------------------------
+# Hybrid (dynamic-range) models: float I/O, int8 weights, inputs quantized at run time
+# --------------------------------------------------------------------------------------
+
+HYBRID = [
+    # name, target, layer factory, input shape (with batch), per-channel weights
+    ("conv_2d_k3_s1_same_hybrid", "CONV_2D",
+     lambda: L.Conv2D(8, 3, padding="same", bias_initializer=bias_init()), (1, 12, 12, 16), True),
+    ("conv_2d_k3_s1_same_hybrid_per_tensor", "CONV_2D",
+     lambda: L.Conv2D(8, 3, padding="same", bias_initializer=bias_init()), (1, 12, 12, 16),
+     False),
+    ("conv_2d_k5_s2_valid_relu6_batch2_hybrid", "CONV_2D",
+     lambda: L.Conv2D(6, 5, strides=2, activation="relu6", bias_initializer=bias_init()),
+     (2, 11, 11, 8), True),
+    ("conv_2d_k3_d2_same_relu_hybrid_per_tensor", "CONV_2D",
+     lambda: L.Conv2D(8, 3, dilation_rate=2, padding="same", activation="relu",
+                      bias_initializer=bias_init()), (1, 10, 10, 16), False),
+    ("fully_connected_in64_out24_hybrid", "FULLY_CONNECTED",
+     lambda: L.Dense(24, bias_initializer=bias_init()), (2, 64), True),
+    ("fully_connected_in64_out24_relu_hybrid_per_tensor", "FULLY_CONNECTED",
+     lambda: L.Dense(24, activation="relu", bias_initializer=bias_init()), (1, 64), False),
+]
+
+
+def build_hybrid(zoo: Zoo):
+    """Dynamic-range quantization (Optimize.DEFAULT, no representative dataset): weights of
+    1024 or more elements become int8 (per channel unless disabled), activations stay float."""
+    print("hybrid models", flush=True)
+    for name, target, layer, shape, per_channel in HYBRID:
+        if not zoo.wanted(name):
+            continue
+        fresh_session(seed_of(name))
+        x = i = K.Input(shape[1:], batch_size=shape[0])
+        m = K.Model(i, layer()(x))
+        conv = tf.lite.TFLiteConverter.from_keras_model(m)
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        if not per_channel:
+            conv._experimental_disable_per_channel = True
+        data = conv.convert()
+        ops, ins, outs = check_model(data, target, F32)
+        it = reference.make_interpreter(data)
+        scales = [len(q) for q in (t["quantization_parameters"]["scales"]
+                                   for t in it.get_tensor_details()
+                                   if np.dtype(t["dtype"]) == np.int8) if len(q)]
+        if ops != [target] or not scales or (max(scales) > 1) != per_channel:
+            raise ValueError(f"{name}: not a hybrid {target} (ops {ops}, scales {scales})")
+        zoo.save(name, data, target, "hybrid", "single_op",
+                 f"single {target}, hybrid: float I/O, int8 weights with "
+                 f"{'per-channel scales' if per_channel else 'one scale'}",
+                 {"input": list(shape), "per_channel": per_channel, "weight_scales": scales},
+                 ops, ins, outs)
+
+
+# --------------------------------------------------------------------------------------
 # Offline memory plan
 # --------------------------------------------------------------------------------------
 
@@ -1086,6 +1139,7 @@ def main(argv):
     build_single_ops(zoo)
     build_squeeze(zoo)
     build_nets(zoo)
+    build_hybrid(zoo)
     build_offline(zoo)
     build_demo(zoo)
 
