@@ -6,6 +6,7 @@
 #include "fixedpoint.h"
 #include "hybrid.h"
 #include "padding.h"
+#include "rescale.h"
 
 /* Conv2DOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION, OPT_DILATION_W,
@@ -198,7 +199,7 @@ static inline void finish_s8(const pl_conv_params *p, const int32_t *acc, const 
         int32_t a = acc[k];
         if (bias != NULL)
             a = (int32_t)((uint32_t)a + (uint32_t)bias[oc + k]);
-        a = pl_fx_mul_by_qm(a, p->multiplier[oc + k], p->shift[oc + k]) + p->output_offset;
+        a = pl_rescale_qm(a, p->multiplier[oc + k], p->shift[oc + k]) + p->output_offset;
         out[oc + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
     }
 }

@@ -7,6 +7,7 @@
 #include "conv_params.h"
 #include "fixedpoint.h"
 #include "padding.h"
+#include "rescale.h"
 
 /* DepthwiseConv2DOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_DEPTH_MULTIPLIER, OPT_ACTIVATION,
@@ -189,7 +190,7 @@ static inline void block_s8(const pl_depthwise_conv_params *p, const int32_t *in
         int32_t a = acc[k];
         if (bias != NULL)
             a += bias[c + k];
-        a = pl_fx_mul_by_qm(a, p->multiplier[c + k], p->shift[c + k]) + p->output_offset;
+        a = pl_rescale_qm(a, p->multiplier[c + k], p->shift[c + k]) + p->output_offset;
         out[c + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
     }
 }

@@ -10,6 +10,7 @@
 #include "kernels/conv.h"
 #include "kernels/fixedpoint.h"
 #include "kernels/padding.h"
+#include "kernels/rescale.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/transpose_conv.h"
 
@@ -503,6 +504,28 @@ static void depthwise_fast_paths_match_the_reference_loops(void)
     }
 }
 
+/* The inline output-stage rescale is pl_fx_mul_by_qm bit for bit: random accumulators,
+** multipliers and shifts, the extremes of each, and hostile shifts past 31 either way. */
+static void inline_rescale_matches_fixedpoint(void)
+{
+    const int32_t xs[] = {0, 1, -1, INT32_MAX, INT32_MIN, 12345, -12345, 1 << 30, -(1 << 30)};
+    const int32_t ms[] = {0, 1 << 30, INT32_MAX, INT32_MIN, 1518500250, 1, -7};
+    int32_t bad = 0;
+    for (int32_t shift = -40; shift <= 40; shift++) {
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+            for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++)
+                bad += pl_rescale_qm(xs[i], ms[j], shift) != pl_fx_mul_by_qm(xs[i], ms[j], shift);
+        for (int32_t k = 0; k < 2000; k++) {
+            int32_t x = (int32_t)((uint32_t)sweep_rand(0, 65535) << 16 |
+                                  (uint32_t)sweep_rand(0, 65535));
+            int32_t m = (1 << 30) + sweep_rand(0, (1 << 30) - 1);
+            x = k % 3 == 0 ? x >> sweep_rand(0, 24) : x;
+            bad += pl_rescale_qm(x, m, shift) != pl_fx_mul_by_qm(x, m, shift);
+        }
+    }
+    CHECK_EQ(bad, 0);
+}
+
 int main(void)
 {
     RUN(transpose_conv_float_matches_tflite_simple_test);
@@ -522,5 +545,6 @@ int main(void)
     RUN(conv_rejects_a_wrong_output_shape);
     RUN(conv_fast_paths_match_the_reference_loops);
     RUN(depthwise_fast_paths_match_the_reference_loops);
+    RUN(inline_rescale_matches_fixedpoint);
     return HARNESS_END();
 }
