@@ -29,6 +29,33 @@ typedef struct op_data {
     int32_t scratch; /* scratch handle for the projection, -1 without */
 } op_data;
 
+/* Inlined copies of fixedpoint.c's SaturatingRoundingDoublingHighMul, RoundingDivideByPOT
+** and MultiplyByQuantizedMultiplier (same bits): they run a dozen times per cell. */
+static inline int32_t srdhm32(int32_t a, int32_t b)
+{
+    if (a == INT32_MIN && b == INT32_MIN)
+        return INT32_MAX;
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+static inline int32_t rdbpot32(int32_t x, int32_t exponent)
+{
+    int32_t mask = (int32_t)((1LL << exponent) - 1);
+    int32_t remainder = x & mask;
+    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+static inline int32_t mul_qm(int32_t x, int32_t m, int32_t shift)
+{
+    int32_t left = shift > 0 ? shift : 0;
+    int32_t right = shift > 0 ? 0 : (shift < -31 ? 31 : -shift);
+    int32_t scaled = left < 32 ? (int32_t)((uint32_t)x << left) : 0;
+    return rdbpot32(srdhm32(scaled, m), right);
+}
+
 /* ---- gemmlowp fixed point on int16 raw values (FixedPoint<int16_t, IntegerBits>) ---- */
 
 static int16_t sat16(int32_t x)
@@ -84,7 +111,7 @@ static int16_t mul_pot16(int16_t x, int32_t exponent)
 /* An int32-encoded gemmlowp constant rounded to 16 bits (RescaleConstantInitializer). */
 static int16_t k16(int32_t v)
 {
-    return (int16_t)pl_fx_rdbpot(v, 16);
+    return (int16_t)rdbpot32(v, 16); /* inline: folds to a constant */
 }
 
 /* exp(a) for a in [-1/4, 0), Q0.15. */
@@ -221,31 +248,46 @@ static void step_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const fl
 
 /* ---- integer 8x8 -> 16 ---- */
 
-/* sum w * (x - zp) (+ bias), wrapping like LiteRT's int32 (bias + zp * row sums folded). */
-static int32_t dot_s8(const int8_t *w, const int8_t *x, int32_t zp, int32_t n,
-                      const int32_t *bias)
+/* Largest run whose int8 * int16 products (|w * (x - zp)| <= 128 * 255) cannot overflow
+** an int32 partial sum; runs are added wrapping, like LiteRT's int32 accumulator. */
+enum { DOT_RUN = 65536 };
+
+/* sum w * xz (+ bias) with xz = x - zp precomputed, wrapping like LiteRT's int32. The inner
+** loop is a plain signed int8 x int16 dot product, which the compiler vectorises. */
+static inline int32_t dot_s8(const int8_t *restrict w, const int16_t *restrict xz, int32_t n,
+                             const int32_t *bias)
 {
     uint32_t acc = bias != NULL ? (uint32_t)*bias : 0u;
-    for (int32_t k = 0; k < n; k++)
-        acc += (uint32_t)(w[k] * (x[k] - zp));
+    for (int32_t k0 = 0; k0 < n; k0 += DOT_RUN) {
+        int32_t end = n - k0 < DOT_RUN ? n : k0 + DOT_RUN;
+        int32_t run = 0;
+        for (int32_t k = k0; k < end; k++)
+            run += (int32_t)w[k] * (int32_t)xz[k];
+        acc += (uint32_t)run;
+    }
     return (int32_t)acc;
 }
 
+/* x - zp for a whole row, once per step instead of once per weight row. */
+static void offset_row(const int8_t *x, int32_t zp, int32_t n, int16_t *xz)
+{
+    for (int32_t k = 0; k < n; k++)
+        xz[k] = (int16_t)(x[k] - zp);
+}
+
 /* One gate's Q3.12 pre-activation: each product is rescaled and added with saturation. */
-static int16_t gate_s8(const pl_lstm_params *p, const pl_lstm_weights *w, int g, int32_t c,
-                       const int8_t *x, const int8_t *h, int16_t cell)
+static inline int16_t gate_s8(const pl_lstm_params *p, const pl_lstm_weights *w, int g,
+                              int32_t c, const int16_t *xz, const int16_t *hz, int16_t cell)
 {
     const pl_lstm_gate_scale *s = &p->gate[g];
     const int8_t *wx = (const int8_t *)w->wx[g] + (size_t)c * (size_t)p->n_input;
     const int8_t *wh = (const int8_t *)w->wh[g] + (size_t)c * (size_t)p->n_output;
-    const int32_t *bias = w->bias[g] != NULL ? (const int32_t *)w->bias[g] + c : NULL;
-    int32_t v = sat16(pl_fx_mul_by_qm(dot_s8(wx, x, p->input_zp, p->n_input, bias), s->in_m,
-                                      s->in_s));
-    v = sat16_add(pl_fx_mul_by_qm(dot_s8(wh, h, p->state_zp, p->n_output, NULL), s->rec_m,
-                                  s->rec_s), v);
+    const int32_t *bias = (const int32_t *)w->bias[g] + c;
+    int32_t v = sat16(mul_qm(dot_s8(wx, xz, p->n_input, bias), s->in_m, s->in_s));
+    v = sat16_add(mul_qm(dot_s8(wh, hz, p->n_output, NULL), s->rec_m, s->rec_s), v);
     if (w->peep[g] != NULL) {
         int32_t prod = ((const int16_t *)w->peep[g])[c] * cell;
-        v = sat16_add(pl_fx_mul_by_qm(prod, s->cell_m, s->cell_s), v);
+        v = sat16_add(mul_qm(prod, s->cell_m, s->cell_s), v);
     }
     return (int16_t)v;
 }
@@ -254,9 +296,9 @@ static int16_t gate_s8(const pl_lstm_params *p, const pl_lstm_weights *w, int g,
 static int16_t update_cell_s8(const pl_lstm_params *p, int16_t cell, int16_t i, int16_t f,
                               int16_t g)
 {
-    int16_t kept = (int16_t)pl_fx_rdbpot((int32_t)f * cell, 15);
+    int16_t kept = (int16_t)rdbpot32((int32_t)f * cell, 15);
     int16_t in_gate = p->cifg ? wrap16(INT16_MAX - f) : i;
-    int16_t added = (int16_t)pl_fx_rdbpot((int32_t)in_gate * g, 30 + p->cell_scale_log2);
+    int16_t added = (int16_t)rdbpot32((int32_t)in_gate * g, 30 + p->cell_scale_log2);
     int32_t next = sat16((int32_t)kept + added);
     if (p->q_cell_clip > 0)
         next = pl_fx_clamp(next, -p->q_cell_clip, p->q_cell_clip);
@@ -267,18 +309,18 @@ static int16_t update_cell_s8(const pl_lstm_params *p, int16_t cell, int16_t i, 
 static int8_t hidden_s8(const pl_lstm_params *p, int16_t o, int16_t cell)
 {
     int16_t t = tanh16(cell, 15 + p->cell_scale_log2);
-    int32_t v = pl_fx_mul_by_qm((int32_t)o * t, p->hidden_m, p->hidden_s) + p->hidden_zp;
+    int32_t v = mul_qm((int32_t)o * t, p->hidden_m, p->hidden_s) + p->hidden_zp;
     return (int8_t)pl_fx_clamp(v, INT8_MIN, INT8_MAX);
 }
 
 static void project_s8(const pl_lstm_params *p, const pl_lstm_weights *w,
-                       const int8_t *hidden, int8_t *out)
+                       const int16_t *hidden_z, int8_t *out)
 {
     for (int32_t r = 0; r < p->n_output; r++) {
         const int8_t *pw = (const int8_t *)w->proj_w + (size_t)r * (size_t)p->n_cell;
         const int32_t *bias = w->proj_b != NULL ? (const int32_t *)w->proj_b + r : NULL;
-        int32_t acc = dot_s8(pw, hidden, p->hidden_zp, p->n_cell, bias);
-        int32_t v = pl_fx_clamp(pl_fx_mul_by_qm(acc, p->proj_m, p->proj_s) + p->state_zp,
+        int32_t acc = dot_s8(pw, hidden_z, p->n_cell, bias);
+        int32_t v = pl_fx_clamp(mul_qm(acc, p->proj_m, p->proj_s) + p->state_zp,
                                 INT8_MIN, INT8_MAX);
         if (p->q_proj_clip > 0)
             v = pl_fx_clamp(v, -p->q_proj_clip, p->q_proj_clip);
@@ -286,20 +328,28 @@ static void project_s8(const pl_lstm_params *p, const pl_lstm_weights *w,
     }
 }
 
+/* One time step. scratch: x - zp (n_input), h - zp (n_output) and, with a projection,
+** hidden - zp (n_cell) as int16, then the hidden int8 row (n_cell). */
 static void step_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int8_t *x,
-                    int8_t *h, int16_t *cell, int8_t *out, int8_t *scratch)
+                    int8_t *h, int16_t *cell, int8_t *out, int16_t *scratch)
 {
-    int8_t *hidden = p->projection ? scratch : out;
+    int16_t *xz = scratch, *hz = xz + p->n_input, *pz = hz + p->n_output;
+    int8_t *hidden = p->projection ? (int8_t *)(pz + p->n_cell) : out;
+    offset_row(x, p->input_zp, p->n_input, xz);
+    offset_row(h, p->state_zp, p->n_output, hz);
     for (int32_t c = 0; c < p->n_cell; c++) {
-        int16_t f = logistic16(gate_s8(p, w, PL_LSTM_GATE_F, c, x, h, cell[c]), 3);
-        int16_t g = tanh16(gate_s8(p, w, PL_LSTM_GATE_C, c, x, h, 0), 3);
-        int16_t i = p->cifg ? 0 : logistic16(gate_s8(p, w, PL_LSTM_GATE_I, c, x, h, cell[c]), 3);
+        int16_t f = logistic16(gate_s8(p, w, PL_LSTM_GATE_F, c, xz, hz, cell[c]), 3);
+        int16_t g = tanh16(gate_s8(p, w, PL_LSTM_GATE_C, c, xz, hz, 0), 3);
+        int16_t i = p->cifg ? 0
+                            : logistic16(gate_s8(p, w, PL_LSTM_GATE_I, c, xz, hz, cell[c]), 3);
         cell[c] = update_cell_s8(p, cell[c], i, f, g);
-        int16_t o = logistic16(gate_s8(p, w, PL_LSTM_GATE_O, c, x, h, cell[c]), 3);
+        int16_t o = logistic16(gate_s8(p, w, PL_LSTM_GATE_O, c, xz, hz, cell[c]), 3);
         hidden[c] = hidden_s8(p, o, cell[c]);
     }
-    if (p->projection)
-        project_s8(p, w, hidden, out);
+    if (p->projection) {
+        offset_row(hidden, p->hidden_zp, p->n_cell, pz);
+        project_s8(p, w, pz, out);
+    }
     memcpy(h, out, (size_t)p->n_output);
 }
 
@@ -325,7 +375,7 @@ void pl_lstm_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float 
 }
 
 void pl_lstm_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int8_t *in,
-                int8_t *out_state, int16_t *cell_state, int8_t *out, int8_t *scratch)
+                int8_t *out_state, int16_t *cell_state, int8_t *out, int16_t *scratch)
 {
     for (int32_t b = 0; b < p->batches; b++) {
         for (int32_t t = 0; t < p->steps; t++) {
@@ -336,6 +386,13 @@ void pl_lstm_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int8_t 
                     out + row * (size_t)p->n_output, scratch);
         }
     }
+}
+
+size_t pl_lstm_s8_scratch_bytes(const pl_lstm_params *p)
+{
+    size_t n = (size_t)p->n_input + (size_t)p->n_output;
+    size_t proj = p->projection ? (size_t)p->n_cell : 0;
+    return sizeof(int16_t) * (n + proj) + proj;
 }
 
 /* ---- prepare ---- */
@@ -624,10 +681,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (d->type == PL_INT8)
         PL_TRY(prepare_quant(ctx, node, &t, &d->p));
     d->scratch = -1;
-    if (d->p.projection) {
-        size_t elem = d->type == PL_FLOAT32 ? sizeof(float) : sizeof(int8_t);
-        PL_TRY(ctx->request_scratch(ctx, elem * (size_t)d->p.n_cell, &d->scratch));
-    }
+    const pl_lstm_params *p = &d->p;
+    size_t bytes = d->p.projection ? sizeof(float) * (size_t)p->n_cell : 0;
+    if (d->type == PL_INT8)
+        bytes = pl_lstm_s8_scratch_bytes(p);
+    if (bytes > 0)
+        PL_TRY(ctx->request_scratch(ctx, bytes, &d->scratch));
     return PL_OK;
 }
 

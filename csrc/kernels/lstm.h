@@ -6,11 +6,14 @@
 ** supported; layer normalisation is not (refused in prepare). Every cell's gates depend only
 ** on the input, the previous output state and that cell's own state, so each cell is
 ** computed to the end in turn: the new output row is written into the op's output and copied
-** to the output state after the row is complete. Scratch is needed only for a projection. */
+** to the output state after the row is complete. The int8 path subtracts the zero points
+** from the input and state rows once per step (scratch), so the weight-row dot products are
+** plain int8 x int16 loops. */
 #ifndef PL_KERNELS_LSTM_H
 #define PL_KERNELS_LSTM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "picolite/pl_kernel.h"
@@ -46,11 +49,13 @@ typedef struct pl_lstm_weights {
 
 const pl_registration *pl_unidirectional_sequence_lstm_registration(void);
 
-/* The whole sequence: in/out as the op's tensors, states updated in place. scratch holds
-** n_cell elements when there is a projection (else it may be NULL). */
+/* The whole sequence: in/out as the op's tensors, states updated in place. For float,
+** scratch holds n_cell floats when there is a projection (else it may be NULL); for int8 it
+** holds pl_lstm_s8_scratch_bytes() (the offset input and state rows, the hidden row). */
 void pl_lstm_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float *in,
                  float *out_state, float *cell_state, float *out, float *scratch);
 void pl_lstm_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int8_t *in,
-                int8_t *out_state, int16_t *cell_state, int8_t *out, int8_t *scratch);
+                int8_t *out_state, int16_t *cell_state, int8_t *out, int16_t *scratch);
+size_t pl_lstm_s8_scratch_bytes(const pl_lstm_params *p);
 
 #endif
