@@ -58,25 +58,25 @@ static inline int32_t mul_qm(int32_t x, int32_t m, int32_t shift)
 
 /* ---- gemmlowp fixed point on int16 raw values (FixedPoint<int16_t, IntegerBits>) ---- */
 
-static int16_t sat16(int32_t x)
+static inline int16_t sat16(int32_t x)
 {
     return (int16_t)pl_fx_clamp(x, INT16_MIN, INT16_MAX);
 }
 
 /* sat16(a + b) with the sum in 64 bits: a rescaled product near INT32_MAX (hostile scales
 ** or biases) plus a gate value would overflow int32; the saturated result is the same. */
-static int16_t sat16_add(int32_t a, int32_t b)
+static inline int16_t sat16_add(int32_t a, int32_t b)
 {
     int64_t v = (int64_t)a + b;
     return (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
 }
 
-static int16_t wrap16(int32_t x)
+static inline int16_t wrap16(int32_t x)
 {
     return (int16_t)(uint16_t)(uint32_t)x;
 }
 
-static int16_t srdhm16(int16_t a, int16_t b)
+static inline int16_t srdhm16(int16_t a, int16_t b)
 {
     if (a == INT16_MIN && b == INT16_MIN)
         return INT16_MAX;
@@ -85,7 +85,7 @@ static int16_t srdhm16(int16_t a, int16_t b)
     return (int16_t)((ab + nudge) / (1 << 15));
 }
 
-static int16_t rdbpot16(int16_t x, int32_t exponent)
+static inline int16_t rdbpot16(int16_t x, int32_t exponent)
 {
     int32_t mask = (1 << exponent) - 1;
     int32_t remainder = x & mask;
@@ -94,7 +94,7 @@ static int16_t rdbpot16(int16_t x, int32_t exponent)
 }
 
 /* SaturatingRoundingMultiplyByPOT<exponent>. */
-static int16_t mul_pot16(int16_t x, int32_t exponent)
+static inline int16_t mul_pot16(int16_t x, int32_t exponent)
 {
     if (exponent < 0)
         return rdbpot16(x, -exponent);
@@ -109,13 +109,13 @@ static int16_t mul_pot16(int16_t x, int32_t exponent)
 }
 
 /* An int32-encoded gemmlowp constant rounded to 16 bits (RescaleConstantInitializer). */
-static int16_t k16(int32_t v)
+static inline int16_t k16(int32_t v)
 {
     return (int16_t)rdbpot32(v, 16); /* inline: folds to a constant */
 }
 
 /* exp(a) for a in [-1/4, 0), Q0.15. */
-static int16_t exp_quarter16(int16_t a)
+static inline int16_t exp_quarter16(int16_t a)
 {
     const int16_t constant_term = k16(1895147668), one_third = k16(715827883);
     int16_t x = wrap16(a + (1 << 12));
@@ -126,7 +126,7 @@ static int16_t exp_quarter16(int16_t a)
 }
 
 /* exp(a) for a <= 0 given with `ib` integer bits; the result is Q0.15. */
-static int16_t exp_neg16(int16_t a, int32_t ib)
+static inline int16_t exp_neg16(int16_t a, int32_t ib)
 {
     static const int32_t factors[7] = {1672461947, 1302514674, 790015084, 290630308,
                                        39332535,   720401,     242};
@@ -145,7 +145,7 @@ static int16_t exp_neg16(int16_t a, int32_t ib)
 }
 
 /* Newton-Raphson 1 / (1 + a) in Q2.13 for a in Q0.15 (shared by the two below). */
-static int16_t newton_recip16(int16_t a)
+static inline int16_t newton_recip16(int16_t a)
 {
     int32_t sum = (int32_t)a + INT16_MAX;
     int16_t half = (int16_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
@@ -157,7 +157,7 @@ static int16_t newton_recip16(int16_t a)
     return x;
 }
 
-static int16_t logistic16(int16_t a, int32_t ib)
+static inline int16_t logistic16(int16_t a, int32_t ib)
 {
     if (a == 0)
         return k16(1 << 30);
@@ -166,7 +166,7 @@ static int16_t logistic16(int16_t a, int32_t ib)
     return a > 0 ? pos : wrap16(INT16_MAX - pos);
 }
 
-static int16_t tanh16(int16_t a, int32_t ib)
+static inline int16_t tanh16(int16_t a, int32_t ib)
 {
     if (a == 0)
         return 0;
@@ -258,6 +258,12 @@ static inline int32_t dot_s8(const int8_t *restrict w, const int16_t *restrict x
                              const int32_t *bias)
 {
     uint32_t acc = bias != NULL ? (uint32_t)*bias : 0u;
+    if (n <= DOT_RUN) { /* the usual case, kept free of the run loop */
+        int32_t sum = 0;
+        for (int32_t k = 0; k < n; k++)
+            sum += (int32_t)w[k] * (int32_t)xz[k];
+        return (int32_t)(acc + (uint32_t)sum);
+    }
     for (int32_t k0 = 0; k0 < n; k0 += DOT_RUN) {
         int32_t end = n - k0 < DOT_RUN ? n : k0 + DOT_RUN;
         int32_t run = 0;
