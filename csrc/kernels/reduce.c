@@ -152,16 +152,21 @@ static pl_status check_output(pl_context *ctx, const char *name, const pl_tensor
 {
     size_t stride = 1;
     int32_t kept = 0;
+    int64_t reduced = 1; /* a 0 dim elsewhere lets the others multiply past int32 */
     p->ndims = in->ndims;
-    p->reduced = 1;
     for (int32_t d = in->ndims - 1; d >= 0; d--) {
         p->dims[d] = in->dims[d];
         bool red = (mask >> d) & 1u;
         p->out_stride[d] = red ? 0 : stride;
         stride *= red ? 1 : (size_t)in->dims[d];
-        p->reduced *= red ? in->dims[d] : 1;
+        reduced *= red ? in->dims[d] : 1;
+        reduced = reduced > INT32_MAX ? (int64_t)INT32_MAX + 1 : reduced;
         kept += red ? 0 : 1;
     }
+    if (reduced > INT32_MAX)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: more than 2^31 - 1 elements reduced "
+                         "into each output", name);
+    p->reduced = (int32_t)reduced;
     p->out_count = stride;
     bool ok = pl_tensor_count(out) == stride && out->type == in->type &&
               (keep ? out->ndims == in->ndims : (out->ndims == kept ||

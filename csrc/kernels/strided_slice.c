@@ -193,13 +193,13 @@ static pl_status plan(pl_context *ctx, const params *p, const pl_tensor *in,
                       const pl_tensor *out, opdata *d)
 {
     int32_t kept = 0;
-    int64_t step = 1;
+    uint64_t step = 1; /* wraps only when a 0 dim leaves nothing to copy */
     for (int32_t a = in->ndims - 1; a >= 0; a--) {
         for (int32_t e = p->n - 1; e >= 0; e--) {
             if (p->input_axis[e] == a)
-                d->in_step[e] = step;
+                d->in_step[e] = (int64_t)step;
         }
-        step *= in->dims[a];
+        step *= (uint64_t)in->dims[a];
     }
     d->ndims = p->n;
     for (int32_t a = 0; a < p->n; a++) {
@@ -276,6 +276,8 @@ void pl_strided_slice_copy(int32_t ndims, const int32_t *start, const int32_t *s
     size_t total = 1;
     for (int32_t a = 0; a < ndims; a++)
         total *= (size_t)count[a];
+    if (total == 0) /* the steps of an empty input may have wrapped: do not touch them */
+        return;
     int32_t at[PL_STRIDED_SLICE_MAX_DIMS] = {0};
     int64_t src = 0;
     for (int32_t a = 0; a < ndims; a++)
