@@ -198,6 +198,42 @@ static void lstm_int8_zero_weights_halve_the_cell(void)
     CHECK_EQ(out[0], 3 + 15); /* 0.5 * tanh(500 / 2048) * 128 = 15.4 */
 }
 
+/* Integer, nonzero weights whose products cancel only once the zero points are taken off
+** (rows {1, 1} and {3, 3} against x - zp = {4, -4} and h - zp = {5, -5}): every gate is 0
+** again, so both cells halve. Checks the zero points in the fused four-gate sums. */
+static void lstm_int8_zero_points_cancel_in_the_gate_sums(void)
+{
+    int8_t x[2] = {5, -3}, out[2] = {0}, h[2] = {8, -2}, w[4] = {1, 1, 3, 3};
+    int16_t c[2] = {1000, -600};
+    int32_t b[2] = {0, 0};
+    int32_t ins[24];
+    opts o;
+    uint32_t fields[4] = {PL_ACT_TANH, 0, 0, 0};
+    kh_setup();
+    absent(ins);
+    ins[0] = t3(PL_INT8, 1, 1, 2, x, sizeof x, 0.5f, 1);
+    for (int g = 0; g < 4; g++) {
+        ins[1 + g] = t3(PL_INT8, 2, 2, 0, w, sizeof w, 0.01f, 0);
+        ins[5 + g] = t3(PL_INT8, 2, 2, 0, w, sizeof w, 0.01f, 0);
+        ins[12 + g] = t3(PL_INT32, 2, 0, 0, b, sizeof b, 0.005f, 0);
+    }
+    ins[18] = t3(PL_INT8, 1, 2, 0, h, sizeof h, 1.0f / 128, 3);
+    ins[19] = t3(PL_INT16, 1, 2, 0, c, sizeof c, 1.0f / 2048, 0);
+    kh.tensors[ins[18]].is_variable = kh.tensors[ins[19]].is_variable = true;
+    int32_t out_i = t3(PL_INT8, 1, 1, 2, out, sizeof out, 1.0f / 128, 3);
+    int32_t inter[5];
+    for (int k = 0; k < 4; k++)
+        inter[k] = t3(PL_INT8, 1, 0, 0, NULL, 0, 0, 0);
+    inter[4] = t3(PL_INT8, 1, 0, 0, NULL, 0, 1.0f / 128, 3);
+    CHECK_EQ(run_lstm(ins, out_i, make_opts(&o, fields, 4), inter, 5), PL_OK);
+    CHECK_EQ(c[0], 500);
+    CHECK_EQ(c[1], -300);
+    CHECK(fabs(out[0] - (0.5 * tanh(500.0 / 2048.0) * 128.0 + 3.0)) <= 1.0);
+    CHECK(fabs(out[1] - (0.5 * tanh(-300.0 / 2048.0) * 128.0 + 3.0)) <= 1.0);
+    CHECK_EQ(h[0], out[0]);
+    CHECK_EQ(h[1], out[1]);
+}
+
 static void lstm_rejects_layer_norm_hybrid_and_missing_intermediates(void)
 {
     float xf[1] = {0}, of[1] = {0}, hf[1] = {0}, cf[1] = {0}, wf[1] = {0}, bf[1] = {0};
@@ -234,6 +270,7 @@ int main(void)
     RUN(lstm_float_follows_the_formulas);
     RUN(lstm_float_cifg_projection_and_clips);
     RUN(lstm_int8_zero_weights_halve_the_cell);
+    RUN(lstm_int8_zero_points_cancel_in_the_gate_sums);
     RUN(lstm_rejects_layer_norm_hybrid_and_missing_intermediates);
     return HARNESS_END();
 }
