@@ -444,7 +444,8 @@ static inline void finish_s16(const pl_conv_params *p, const int64_t *acc, int32
     for (int32_t k = 0; k < count; k++) {
         int32_t c = oc + k, scaled;
         if (bias64 != NULL || (bias32 == NULL && acc64)) {
-            int64_t a = acc[k] + (bias64 != NULL ? pl_load_i64(bias64, (size_t)c) : 0);
+            int64_t a = (int64_t)((uint64_t)acc[k] + /* wraps defined-ly on hostile biases */
+                                  (uint64_t)(bias64 != NULL ? pl_load_i64(bias64, (size_t)c) : 0));
             scaled = pl_fx_mul_by_qm64(a, p->multiplier[c], p->shift[c]);
         } else { /* int32 accumulator: wraps as TFLite's would, then the int32 rescale */
             int32_t acc32 = (int32_t)(uint32_t)acc[k];

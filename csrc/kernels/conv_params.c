@@ -118,9 +118,12 @@ pl_status pl_convq_check_window(pl_context *ctx, const pl_convq_names *names, in
                                 int32_t stride_h, int32_t stride_w, int32_t dilation_h,
                                 int32_t dilation_w)
 {
-    if (stride_w <= 0 || stride_h <= 0 || dilation_w <= 0 || dilation_h <= 0)
+    /* The bound keeps every window index product inside int32 (fuzzer: huge strides). */
+    const int32_t most = 1 << 16;
+    if (stride_w <= 0 || stride_h <= 0 || dilation_w <= 0 || dilation_h <= 0 ||
+        stride_w > most || stride_h > most || dilation_w > most || dilation_h > most)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: strides %d,%d and dilations %d,%d must be "
-                         "positive", names->op, stride_h, stride_w, dilation_h, dilation_w);
+                         "in 1..65536", names->op, stride_h, stride_w, dilation_h, dilation_w);
     if (padding != PL_PADDING_SAME && padding != PL_PADDING_VALID)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: unknown padding %d", names->op, padding);
     return PL_OK;

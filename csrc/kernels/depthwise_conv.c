@@ -188,8 +188,8 @@ static inline void block_s8(const pl_depthwise_conv_params *p, const int32_t *in
 #undef TAP
     for (int32_t k = 0; k < n; k++) {
         int32_t a = acc[k];
-        if (bias != NULL)
-            a += bias[c + k];
+        if (bias != NULL) /* wraps like TFLite's int32 add, defined-ly */
+            a = (int32_t)((uint32_t)a + (uint32_t)bias[c + k]);
         a = pl_rescale_qm(a, p->multiplier[c + k], p->shift[c + k]) + p->output_offset;
         out[c + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
     }
@@ -272,7 +272,7 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
                          out->ndims);
     int32_t in_d = in->dims[3], out_d = f->dims[3];
     if (in_d <= 0 || out_d % in_d != 0 ||
-        (p->depth_multiplier != 0 && p->depth_multiplier * in_d != out_d))
+        (p->depth_multiplier != 0 && (int64_t)p->depth_multiplier * in_d != out_d))
         return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: depth multiplier %d with "
                          "input depth %d does not give filter depth %d", p->depth_multiplier,
                          in_d, out_d);

@@ -110,9 +110,9 @@ void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
                 int32_t a = acc[k];
                 if (bias != NULL)
                     a = (int32_t)((uint32_t)a + (uint32_t)bias[u + k]);
-                a = requantize((double)a, p->scale[p->per_channel ? u + k : 0]) +
-                    p->output_offset;
-                o[u + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
+                int64_t r = (int64_t)requantize((double)a, p->scale[p->per_channel ? u + k : 0]) +
+                            p->output_offset; /* saturated value + offset: 64 bits */
+                o[u + k] = (int8_t)(r < p->act_min ? p->act_min : r > p->act_max ? p->act_max : r);
             }
         }
     }

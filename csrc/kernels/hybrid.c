@@ -20,6 +20,15 @@ static void min_max(const float *x, int32_t n, float *lo, float *hi)
     }
 }
 
+/* A rounded float clamped before the conversion, so inf and NaN (from denormal ranges or
+** hostile inputs) convert defined-ly; NaN goes to lo. */
+static int32_t to_int_clamped(float r, int32_t lo, int32_t hi)
+{
+    if (!(r > (float)lo))
+        return lo;
+    return r < (float)hi ? (int32_t)r : hi;
+}
+
 void pl_hybrid_quantize_symmetric(const float *x, int32_t n, int8_t *q, float *scale)
 {
     float lo, hi;
@@ -33,7 +42,7 @@ void pl_hybrid_quantize_symmetric(const float *x, int32_t n, int8_t *q, float *s
     *scale = range / 127.0f;
     const float inv = 127.0f / range;
     for (int32_t i = 0; i < n; i++)
-        q[i] = (int8_t)pl_fx_clamp((int32_t)pl_fx_roundf(x[i] * inv), -127, 127);
+        q[i] = (int8_t)to_int_clamped(pl_fx_roundf(x[i] * inv), -127, 127);
 }
 
 void pl_hybrid_quantize_asymmetric(const float *x, int32_t n, int8_t *q, float *scale,
@@ -61,8 +70,9 @@ void pl_hybrid_quantize_asymmetric(const float *x, int32_t n, int8_t *q, float *
     *scale = s;
     /* zero point + round(x / scale): the zero point is added after the rounding */
     const float inv = 1.0f / s;
-    for (int32_t i = 0; i < n; i++)
-        q[i] = (int8_t)pl_fx_clamp(zp + (int32_t)pl_fx_roundf(x[i] * inv), -128, 127);
+    for (int32_t i = 0; i < n; i++) /* |zp| <= 128: clamping to +-512 first changes nothing */
+        q[i] = (int8_t)pl_fx_clamp(zp + to_int_clamped(pl_fx_roundf(x[i] * inv), -512, 512),
+                                   -128, 127);
 }
 
 pl_status pl_hybrid_filter_scales(pl_context *ctx, const pl_convq_names *names,

@@ -11,27 +11,29 @@ enum { PL_PADDING_SAME = 0, PL_PADDING_VALID = 1 };
 static inline int32_t pl_pad_out_size(int32_t padding, int32_t in, int32_t filter,
                                       int32_t stride, int32_t dilation)
 {
-    int32_t effective = (filter - 1) * dilation + 1;
+    /* in 64 bits: hostile filters and dilations must not overflow (kernels then refuse the
+    ** model's output shape, which cannot match) */
+    int64_t effective = ((int64_t)filter - 1) * dilation + 1;
+    int64_t out = 0;
     if (stride <= 0)
         return 0;
     if (padding == PL_PADDING_SAME)
-        return (in + stride - 1) / stride;
-    if (padding == PL_PADDING_VALID)
-        return (in + stride - effective) / stride;
-    return 0;
+        out = ((int64_t)in + stride - 1) / stride;
+    else if (padding == PL_PADDING_VALID)
+        out = ((int64_t)in + stride - effective) / stride;
+    return out < 0 ? -1 : out > INT32_MAX ? INT32_MAX : (int32_t)out;
 }
 
 /* TFLite ComputePaddingWithOffset: the leading padding; *offset gets the odd remainder. */
 static inline int32_t pl_pad_before(int32_t stride, int32_t dilation, int32_t in,
                                     int32_t filter, int32_t out, int32_t *offset)
 {
-    int32_t effective = (filter - 1) * dilation + 1;
-    int32_t total = (out - 1) * stride + effective - in;
-    if (total < 0)
-        total = 0;
+    int64_t effective = ((int64_t)filter - 1) * dilation + 1;
+    int64_t total = ((int64_t)out - 1) * stride + effective - in;
+    total = total < 0 ? 0 : total > INT32_MAX ? INT32_MAX : total;
     if (offset != 0)
-        *offset = total % 2;
-    return total / 2;
+        *offset = (int32_t)(total % 2);
+    return (int32_t)(total / 2);
 }
 
 /* The in-bounds taps of one window axis: [*lo, *hi) for a window starting at origin over an

@@ -89,7 +89,7 @@ void pl_transpose_conv_s8(const pl_transpose_conv_params *p, const int32_t *in_d
     size_t od = (size_t)out_dims[3];
     for (size_t k = 0; k < n; k++) {
         size_t c = k % od;
-        int32_t acc = scratch[k] + (bias != NULL ? bias[c] : 0);
+        int32_t acc = (int32_t)((uint32_t)scratch[k] + (uint32_t)(bias != NULL ? bias[c] : 0));
         acc = pl_fx_mul_by_qm(acc, p->multiplier[c], p->shift[c]) + p->output_offset;
         out[k] = (int8_t)pl_fx_clamp(acc, p->act_min, p->act_max);
     }

@@ -214,4 +214,6 @@ void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)
         out->data = pl_arena_base(it->arena) + r->data;
     else if (r->loc == PL_LOC_MODEL)
         out->data = (void *)(uintptr_t)(it->model.buf + r->data); /* kernels never write constants */
+    else if (out->bytes == 0 && it->allocated)
+        out->data = pl_arena_base(it->arena); /* empty: a valid pointer never dereferenced */
 }
