@@ -245,7 +245,7 @@ void pl_interp_destroy(pl_interp *it)
             continue;
         pl_node node;
         pl_context_node(it, n, &node);
-        reg->free(&it->ctx, &node);
+        (*reg->free)(&it->ctx, &node); /* the kernel's callback, not libc's free */
     }
 }
 
