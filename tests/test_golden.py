@@ -29,11 +29,7 @@ MODELS = manifest()
 
 
 def model_id(entry):
-    return pathlib_name(entry["file"])
-
-
-def pathlib_name(file):
-    return file.rsplit("/", 1)[-1].removesuffix(".tflite")
+    return entry["file"].rsplit("/", 1)[-1].removesuffix(".tflite")
 
 
 # Models picolite refuses on purpose, because the judge has no defined answer for them:

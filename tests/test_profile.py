@@ -151,13 +151,6 @@ def test_profile_allocates_and_checks_arguments():
     assert profile(it._c, n=1).runs == 1
 
 
-def test_profile_without_the_c_helper_uses_the_interpreters_profiler(interp, monkeypatch):
-    monkeypatch.delattr(_picolite, "_profile")
-    prof = profile(interp, n=2)
-    assert prof.samples.shape == (2, node_count(interp))
-    assert interp._c.node_ns() is None  # switched off again
-
-
 def test_profile_of_a_model_without_nodes_is_empty():
     """A Profile over zero nodes still prints (e.g. a model that only passes data)."""
     prof = Profile(np.zeros((3, 0), dtype=np.uint64), [])

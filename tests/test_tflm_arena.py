@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import picolite
-from conftest import SHARED_MODELS
+from conftest import SHARED_MODELS, in_ci
 
 pytestmark = pytest.mark.usefixtures("shared_models")
 
@@ -66,6 +66,8 @@ def tflm_interpreter(path):
     try:
         from tflite_micro.python.tflite_micro import runtime
     except ImportError:
+        if in_ci():
+            pytest.fail("tflite-micro is not installed (pip install '.[test]')")
         pytest.skip("tflite-micro is not installed (pip install tflite-micro)")
     return runtime.Interpreter.from_file(str(path), arena_size=1 << 20)
 

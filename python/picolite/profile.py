@@ -138,20 +138,8 @@ def _c_interp(interpreter: Any) -> Any:
 def _timed(c: Any, runs: int) -> np.ndarray:
     from picolite import _picolite
 
-    nodes = c.counts[1]
-    if hasattr(_picolite, "_profile"):
-        raw = _picolite._profile(c, runs)
-        return np.frombuffer(raw, dtype=np.uint64).reshape(runs, nodes)
-    # An extension without _profile: the interpreter's own profiler, one invoke at a time.
-    rows = []
-    c.set_profiling(True)
-    try:
-        for _ in range(runs):
-            c.invoke()
-            rows.append(c.node_ns())
-    finally:
-        c.set_profiling(False)
-    return np.array(rows, dtype=np.uint64).reshape(runs, nodes)
+    raw = _picolite._profile(c, runs)
+    return np.frombuffer(raw, dtype=np.uint64).reshape(runs, c.counts[1])
 
 
 def profile(interpreter: Any, n: int = 10, *, warmup: int = 1) -> Profile:
