@@ -16,6 +16,24 @@ SHARED_MODELS = SHARED / "models" / "tflm"
 ZOO = ROOT / "tests" / "models"
 
 
+def zoo_manifest():
+    """Every zoo model's manifest entry: tests/models/MANIFEST.json, then one MANIFEST.json per
+    sub-folder (each made by its own generator), with "file" made relative to tests/models."""
+    import json
+
+    entries = []
+    for path in [ZOO / "MANIFEST.json", *sorted(ZOO.glob("*/MANIFEST.json"))]:
+        if not path.exists():
+            continue
+        prefix = path.parent.relative_to(ZOO).as_posix()
+        for e in json.loads(path.read_text())["models"]:
+            e = dict(e)
+            if prefix != ".":
+                e["file"] = f"{prefix}/{e['file']}"
+            entries.append(e)
+    return entries
+
+
 def in_ci():
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 

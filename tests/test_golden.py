@@ -6,26 +6,18 @@ reset(). Integer outputs must be identical bytes; float32 within 1e-5 relative, 
 Realistic nets are compared layer by layer, so a failure names the first diverging op.
 """
 
-import json
 
 import numpy as np
 import pytest
 
 import picolite
-from conftest import ZOO
+from conftest import ZOO, zoo_manifest
 from picolite.testing import compare_with_tflite, random_inputs
 
 pytestmark = pytest.mark.usefixtures("litert")
 
 
-def manifest():
-    path = ZOO / "MANIFEST.json"
-    if not path.exists():
-        return []
-    return json.loads(path.read_text())["models"]
-
-
-MODELS = manifest()
+MODELS = zoo_manifest()
 
 
 def model_id(entry):
@@ -81,6 +73,6 @@ def test_stateful_model_matches_after_reset(entry):
 
 
 def test_zoo_is_large_and_small():
-    files = list(ZOO.glob("*.tflite"))
+    files = list(ZOO.rglob("*.tflite"))
     assert len(MODELS) >= 60 and len(files) >= 60
     assert sum(f.stat().st_size for f in files) < 5 * 1024 * 1024

@@ -7,23 +7,17 @@ known to round differently), picolite must equal TFLM exactly. The arena total t
 RecordingMicroAllocator prints is compared with picolite's.
 """
 
-import json
 import re
 
 import numpy as np
 import pytest
 
 import picolite
-from conftest import ZOO, in_ci
+from conftest import ZOO, in_ci, zoo_manifest
 from picolite.testing import random_inputs
 
 
-def manifest():
-    path = ZOO / "MANIFEST.json"
-    return json.loads(path.read_text())["models"] if path.exists() else []
-
-
-MODELS = [e for e in manifest() if e.get("tflm", {}).get("status") != "error"]
+MODELS = [e for e in zoo_manifest() if e.get("tflm", {}).get("status") != "error"]
 
 
 @pytest.fixture(scope="module")

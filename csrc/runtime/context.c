@@ -10,6 +10,8 @@
 
 #include "base/fmt.h"
 
+static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...);
+
 static pl_interp *interp_of(pl_context *ctx)
 {
     return (pl_interp *)ctx->impl;
@@ -134,6 +136,39 @@ static pl_status get_eval(pl_context *ctx, int32_t index, pl_tensor *out)
     return PL_OK;
 }
 
+/* The shape is checked against the tensor's current one; a model whose declared output shape
+** differs from what its kernel computes is refused with both shapes named. */
+static pl_status set_shape(pl_context *ctx, int32_t index, int32_t ndims, const int32_t *dims)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_PREPARE)
+        return phase_error(it, "set_shape", "prepare");
+    if (index < 0 || (uint32_t)index >= it->tensor_count)
+        return pl_error_set(it->err, PL_ERR_ARG, "node %d: set_shape(%d): no such tensor",
+                            (int)it->current_node, (int)index);
+    pl_tensor cur;
+    pl_context_eval(it, index, &cur);
+    bool same = cur.ndims == ndims;
+    for (int32_t i = 0; same && i < ndims; i++)
+        same = cur.dims[i] == dims[i];
+    if (same)
+        return PL_OK;
+    char want[96], have[96];
+    pl_context_format_dims(ndims, dims, want, sizeof want);
+    pl_context_format_dims(cur.ndims, cur.dims, have, sizeof have);
+    return fail(ctx, PL_ERR_MODEL, "output tensor %d has shape %s, the operator computes %s",
+                (int)index, have, want);
+}
+
+void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap)
+{
+    size_t n = pl_fmt(buf, cap, "[");
+    for (int32_t i = 0; i < ndims && i < PL_MAX_DIMS && n < cap; i++)
+        n += pl_fmt(buf + n, cap - n, i == 0 ? "%d" : ", %d", (int)dims[i]);
+    if (n < cap)
+        pl_fmt(buf + n, cap - n, "]");
+}
+
 static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...)
 {
     pl_interp *it = interp_of(ctx);
@@ -156,6 +191,7 @@ void pl_context_init(pl_interp *it)
     it->ctx.get_tensor = get_tensor;
     it->ctx.get_eval = get_eval;
     it->ctx.fail = fail;
+    it->ctx.set_shape = set_shape;
 }
 
 pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,

@@ -93,6 +93,9 @@ void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out);
 pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
                                const char *what);
 
+/* "[1, 2, 3]" into buf (truncated to cap, always NUL-terminated when cap > 0). */
+void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap);
+
 /* The op name of node index ("CONV_2D", or the registration's name) into buf. */
 void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t cap);
 

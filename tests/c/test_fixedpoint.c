@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "kernels/fixedpoint.h"
+#include "kernels/common/fixedpoint.h"
 
 static int32_t qm_m, qm_s;
 

@@ -4,7 +4,7 @@
 
 #include "harness.h"
 #include "kernel_harness.h"
-#include "kernels/abs.h"
+#include "kernels/elementwise/abs.h"
 
 static int32_t t1(pl_type type, int32_t n, void *data, size_t bytes, float scale, int64_t zp)
 {

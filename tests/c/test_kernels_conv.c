@@ -7,12 +7,12 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
-#include "kernels/conv.h"
-#include "kernels/fixedpoint.h"
-#include "kernels/padding.h"
-#include "kernels/rescale.h"
-#include "kernels/depthwise_conv.h"
-#include "kernels/transpose_conv.h"
+#include "kernels/conv/conv.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/common/padding.h"
+#include "kernels/common/rescale.h"
+#include "kernels/conv/depthwise_conv.h"
+#include "kernels/conv/transpose_conv.h"
 
 /* conv_test.cc SimpleTestFloat32: stride 2, VALID, two batches, three 2x2 filters. */
 static void conv_float_matches_tflite_simple_test(void)

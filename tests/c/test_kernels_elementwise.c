@@ -9,7 +9,7 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "opts_table.h"
-#include "kernels/elementwise.h"
+#include "kernels/elementwise/elementwise.h"
 
 typedef struct bin_case {
     pl_type type;

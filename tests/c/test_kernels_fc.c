@@ -6,9 +6,9 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
-#include "kernels/batch_matmul.h"
-#include "kernels/fixedpoint.h"
-#include "kernels/fully_connected.h"
+#include "kernels/conv/batch_matmul.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/conv/fully_connected.h"
 
 static const float simple_in[20] = {1, 2, 3, 4, 5, 6, 7, 8, -9, -10,
                                     1, 2, 3, 4, 5, 6, 7, -8, 9, -10};

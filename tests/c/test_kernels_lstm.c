@@ -7,8 +7,8 @@
 
 #include "harness.h"
 #include "kernel_harness.h"
-#include "kernels/fixedpoint.h"
-#include "kernels/lstm.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/recurrent/lstm.h"
 
 typedef struct opts {
     _Alignas(4) uint8_t buf[64];

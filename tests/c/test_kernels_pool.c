@@ -6,8 +6,8 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
-#include "kernels/pooling.h"
-#include "kernels/reduce.h"
+#include "kernels/pool/pooling.h"
+#include "kernels/reduce/reduce.h"
 
 /* 2x2 filter, stride 2, VALID over a 1x2x4x1 input; RELU6 when asked. */
 static const int32_t pool_2x2_valid[6] = {1, 2, 2, 2, 2, 0};

@@ -5,8 +5,8 @@
 
 #include "harness.h"
 #include "kernel_harness.h"
-#include "kernels/fixedpoint.h"
-#include "kernels/svdf.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/recurrent/svdf.h"
 
 /* A flatbuffer options table with fields 0..n-1 present, each stored in 4 bytes. */
 typedef struct opts {

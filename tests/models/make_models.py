@@ -294,9 +294,13 @@ def jsonable(v):
 
 
 class Zoo:
-    def __init__(self, only=None, tflm=True):
+    """Models of one folder and its MANIFEST.json. Generators for the zoo's sub-folders
+    (tests/models/<area>/make_<area>.py) import this module and make a Zoo of their folder."""
+
+    def __init__(self, only=None, tflm=True, out_dir=OUT_DIR):
         self.only = only
         self.tflm = tflm
+        self.out_dir = out_dir
         self.entries = []
         self.dropped = []
 
@@ -305,11 +309,11 @@ class Zoo:
 
     def save(self, name, data, target, qtype, family, desc, params, ops, ins, outs,
              path=None, extra=None):
-        path = path or os.path.join(OUT_DIR, name + ".tflite")
+        path = path or os.path.join(self.out_dir, name + ".tflite")
         with open(path, "wb") as f:
             f.write(data)
         entry = {
-            "file": os.path.relpath(path, OUT_DIR).replace(os.sep, "/"),
+            "file": os.path.relpath(path, self.out_dir).replace(os.sep, "/"),
             "family": family,
             "target": target,
             "type": qtype,
@@ -330,6 +334,31 @@ class Zoo:
         print(f"  ok   {entry['file']:<52} {len(data):>7} B  tflm={tf_note}  {' '.join(ops)}",
               flush=True)
         return entry
+
+    def write_manifest(self, generator):
+        """Writes <out_dir>/MANIFEST.json (merged with the old one under --only); returns the
+        entries."""
+        path = os.path.join(self.out_dir, "MANIFEST.json")
+        entries, dropped = self.entries, self.dropped
+        if self.only is not None and os.path.exists(path):
+            with open(path) as f:
+                old = json.load(f)
+            names = {e["file"] for e in entries}
+            entries = [e for e in old["models"] if e["file"] not in names] + entries
+            dropped = [d for d in old.get("dropped", [])
+                       if d["name"] not in {x["name"] for x in self.dropped}] + self.dropped
+        entries.sort(key=lambda e: e["file"])
+        write_manifest(path, {
+            "generator": generator,
+            "tensorflow": tf.__version__,
+            "cross_check": "tflm = TFLM's Python interpreter, litert_optimized = LiteRT "
+                           "BUILTIN_WITHOUT_DEFAULT_DELEGATES, each compared with LiteRT "
+                           "BUILTIN_REF on reference.random_inputs(input_details, "
+                           f"seed={TFLM_CHECK_SEED})",
+            "models": entries,
+            "dropped": dropped,
+        })
+        return entries
 
 
 # --------------------------------------------------------------------------------------
@@ -1143,30 +1172,9 @@ def main(argv):
     build_offline(zoo)
     build_demo(zoo)
 
-    entries = zoo.entries
-    if only is not None and os.path.exists(MANIFEST):
-        with open(MANIFEST) as f:
-            old = json.load(f)
-        names = {e["file"] for e in entries}
-        entries = [e for e in old["models"] if e["file"] not in names] + entries
-        dropped = [d for d in old.get("dropped", [])
-                   if d["name"] not in {x["name"] for x in zoo.dropped}] + zoo.dropped
-    else:
-        dropped = zoo.dropped
-    entries.sort(key=lambda e: e["file"])
-    manifest = {
-        "generator": "tests/models/make_models.py",
-        "tensorflow": tf.__version__,
-        "cross_check": "tflm = TFLM's Python interpreter, litert_optimized = LiteRT "
-                       "BUILTIN_WITHOUT_DEFAULT_DELEGATES, each compared with LiteRT "
-                       "BUILTIN_REF on reference.random_inputs(input_details, "
-                       f"seed={TFLM_CHECK_SEED})",
-        "models": entries,
-        "dropped": dropped,
-    }
-    write_manifest(MANIFEST, manifest)
+    entries = zoo.write_manifest("tests/models/make_models.py")
     total = sum(e["size"] for e in entries if not e["file"].startswith(".."))
-    print(f"{len(entries)} models, {total} bytes in tests/models; {len(dropped)} dropped")
+    print(f"{len(entries)} models, {total} bytes in tests/models; {len(zoo.dropped)} dropped")
 
 
 if __name__ == "__main__":

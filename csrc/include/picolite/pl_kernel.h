@@ -94,6 +94,11 @@ struct pl_context {
     pl_status (*get_eval)(pl_context *ctx, int32_t index, pl_tensor *out);
     /* Records an error naming the current node and op; returns status. */
     pl_status (*fail)(pl_context *ctx, pl_status status, const char *fmt, ...);
+    /* Gives output tensor index the shape the kernel computed from its inputs; prepare only.
+    ** Every kernel calls it for every output, so shapes follow resized inputs. A shape equal
+    ** to the tensor's current one costs nothing. PL_ERR_MODEL for a constant, a rank above
+    ** PL_MAX_DIMS, a negative dim or a byte count past 32 bits. */
+    pl_status (*set_shape)(pl_context *ctx, int32_t index, int32_t ndims, const int32_t *dims);
 };
 
 typedef struct pl_registration {

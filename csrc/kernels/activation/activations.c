@@ -1,0 +1,400 @@
+/* activations.c - RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH (see activations.h).
+**
+** Prepare and arithmetic follow tensorflow/lite/kernels/activations.cc (ReluPrepare,
+** QuantizedReluX, LeakyReluPrepare, HardSwishPrepare) and reference_ops::ReluX,
+** QuantizeLeakyRelu and HardSwish. Note TFLite computes several multipliers as float
+** quotients before widening them to double; so does this file. */
+#include "activations.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "kernels/common/fixedpoint.h"
+#include "kernels/registry.h"
+
+enum { RELU_CODE = 19, RELU_N1_TO_1_CODE = 20, RELU6_CODE = 21, LEAKY_RELU_CODE = 98,
+       HARD_SWISH_CODE = 117 };
+
+/* One op is one of these: they share the memory. */
+typedef union opdata {
+    pl_relu_params relu;
+    pl_leaky_relu_params leaky;
+    pl_hard_swish_params hs;
+} opdata;
+
+/* ---- ReLU family ------------------------------------------------------------------- */
+
+void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = in[i] < lo ? lo : in[i];
+        out[i] = hi < v ? hi : v;
+    }
+}
+
+static int32_t relu_one(const pl_relu_params *p, int32_t x)
+{
+    int32_t v = p->output_offset +
+                pl_fx_mul_by_qm(x - p->input_offset, p->output_multiplier, p->output_shift);
+    return pl_fx_clamp(v, p->act_min, p->act_max);
+}
+
+void pl_relu_s8(const pl_relu_params *p, const int8_t *in, int8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (int8_t)relu_one(p, in[i]);
+}
+
+void pl_relu_s16(const pl_relu_params *p, const int16_t *in, int16_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (int16_t)relu_one(p, in[i]);
+}
+
+/* zero_point + (int)roundf(f / scale), as QuantizedReluX computes its bounds. */
+static int32_t relu_bound(float f, const pl_act_q *q)
+{
+    float r = pl_fx_roundf(f / q->scale);
+    if (!(r > -2147483904.0f && r < 2147483648.0f))
+        return r > 0 ? INT32_MAX : INT32_MIN;
+    int64_t v = (int64_t)q->zero_point + (int32_t)r; /* a hostile zero point may overflow */
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+static pl_status relu_prepare_q(pl_context *ctx, opdata *d, const pl_tensor *in,
+                                const pl_tensor *out, float lo, float hi)
+{
+    pl_act_q iq, oq;
+    PL_TRY(pl_act_quant(ctx, in, &iq));
+    PL_TRY(pl_act_quant(ctx, out, &oq));
+    if (in->type == PL_INT16 && (iq.zero_point != 0 || oq.zero_point != 0))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "int16 needs zero points 0, got %d and %d",
+                         iq.zero_point, oq.zero_point);
+    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
+    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
+    float real = iq.scale / oq.scale; /* float division, then widened */
+    pl_fx_quantize_multiplier((double)real, &d->relu.output_multiplier, &d->relu.output_shift);
+    d->relu.input_offset = iq.zero_point;
+    d->relu.output_offset = oq.zero_point;
+    int32_t bmin = relu_bound(lo, &oq);
+    d->relu.act_min = bmin > qmin ? bmin : qmin;
+    d->relu.act_max = qmax;
+    if (!isinf(hi)) {
+        int32_t bmax = relu_bound(hi, &oq);
+        d->relu.act_max = bmax < qmax ? bmax : qmax;
+    }
+    return PL_OK;
+}
+
+static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, const char *op, float lo,
+                                    float hi, bool allow_s16)
+{
+    pl_tensor *in, *out;
+    PL_TRY(pl_act_unary(ctx, node, &in, &out));
+    bool ok = in->type == out->type &&
+              (in->type == PL_FLOAT32 || in->type == PL_INT8 ||
+               (allow_s16 && in->type == PL_INT16));
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "%s: input type %s with output type %s is not supported", op,
+                         pl_type_name(in->type), pl_type_name(out->type));
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    return relu_prepare_q(ctx, node->user_data, in, out, lo, hi);
+}
+
+static pl_status relu_prepare(pl_context *ctx, pl_node *node)
+{
+    return relu_prepare_range(ctx, node, "RELU", 0.0f, INFINITY, true);
+}
+
+static pl_status relu6_prepare(pl_context *ctx, pl_node *node)
+{
+    return relu_prepare_range(ctx, node, "RELU6", 0.0f, 6.0f, true);
+}
+
+static pl_status relu_n1_to_1_prepare(pl_context *ctx, pl_node *node)
+{
+    return relu_prepare_range(ctx, node, "RELU_N1_TO_1", -1.0f, 1.0f, false);
+}
+
+static pl_status relu_invoke_range(pl_context *ctx, pl_node *node, float lo, float hi)
+{
+    const opdata *d = node->user_data;
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    size_t n = pl_tensor_count(&in);
+    if (in.type == PL_FLOAT32)
+        pl_relu_f32(in.data, out.data, n, lo, hi);
+    else if (in.type == PL_INT8)
+        pl_relu_s8(&d->relu, in.data, out.data, n);
+    else
+        pl_relu_s16(&d->relu, in.data, out.data, n);
+    return PL_OK;
+}
+
+static pl_status relu_invoke(pl_context *ctx, pl_node *node)
+{
+    return relu_invoke_range(ctx, node, 0.0f, INFINITY);
+}
+
+static pl_status relu6_invoke(pl_context *ctx, pl_node *node)
+{
+    return relu_invoke_range(ctx, node, 0.0f, 6.0f);
+}
+
+static pl_status relu_n1_to_1_invoke(pl_context *ctx, pl_node *node)
+{
+    return relu_invoke_range(ctx, node, -1.0f, 1.0f);
+}
+
+/* ---- LEAKY_RELU ---------------------------------------------------------------------- */
+
+void pl_leaky_relu_f32(float alpha, const float *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] > 0 ? in[i] : in[i] * alpha;
+}
+
+static int32_t leaky_one(const pl_leaky_relu_params *p, int32_t x)
+{
+    int32_t v = x - p->input_offset, r;
+    if (v >= 0) {
+        r = pl_fx_mul_by_qm(v, p->multiplier_identity, p->shift_identity);
+    } else {
+        r = pl_fx_mul_by_qm(v, p->multiplier_alpha, p->shift_alpha);
+        r = p->negative_alpha ? -r : r;
+    }
+    return p->output_offset + r;
+}
+
+void pl_leaky_relu_s8(const pl_leaky_relu_params *p, const int8_t *in, int8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (int8_t)pl_fx_clamp(leaky_one(p, in[i]), INT8_MIN, INT8_MAX);
+}
+
+void pl_leaky_relu_s16(const pl_leaky_relu_params *p, const int16_t *in, int16_t *out,
+                       size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (int16_t)pl_fx_clamp(leaky_one(p, in[i]), INT16_MIN, INT16_MAX);
+}
+
+static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
+{
+    pl_leaky_relu_params *p = &((opdata *)node->user_data)->leaky;
+    pl_tensor *in, *out;
+    PL_TRY(pl_act_unary(ctx, node, &in, &out));
+    p->alpha = pl_table_f32(&node->options, 0, 0.0f);
+    bool ok = in->type == out->type &&
+              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16);
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "LEAKY_RELU: input type %s with output type %s is not supported",
+                         pl_type_name(in->type), pl_type_name(out->type));
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    if (!(p->alpha > -FLT_MAX && p->alpha < FLT_MAX))
+        return ctx->fail(ctx, PL_ERR_MODEL, "LEAKY_RELU: alpha %g is not finite",
+                         (double)p->alpha);
+    pl_act_q iq, oq;
+    PL_TRY(pl_act_quant(ctx, in, &iq));
+    PL_TRY(pl_act_quant(ctx, out, &oq));
+    if (in->type == PL_INT16 && (iq.zero_point != 0 || oq.zero_point != 0))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "LEAKY_RELU: int16 needs zero points 0, got %d and %d", iq.zero_point,
+                         oq.zero_point);
+    float alpha_real = iq.scale * p->alpha / oq.scale; /* float, as TFLite */
+    float identity_real = iq.scale / oq.scale;
+    /* a negative alpha keeps its sign apart: the multiplier itself must be >= 0 */
+    p->negative_alpha = alpha_real < 0;
+    pl_fx_quantize_multiplier(fabs((double)alpha_real), &p->multiplier_alpha, &p->shift_alpha);
+    pl_fx_quantize_multiplier((double)identity_real, &p->multiplier_identity,
+                              &p->shift_identity);
+    p->input_offset = iq.zero_point;
+    p->output_offset = oq.zero_point;
+    return PL_OK;
+}
+
+static pl_status leaky_relu_invoke(pl_context *ctx, pl_node *node)
+{
+    const pl_leaky_relu_params *p = &((const opdata *)node->user_data)->leaky;
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    size_t n = pl_tensor_count(&in);
+    if (in.type == PL_FLOAT32)
+        pl_leaky_relu_f32(p->alpha, in.data, out.data, n);
+    else if (in.type == PL_INT8)
+        pl_leaky_relu_s8(p, in.data, out.data, n);
+    else
+        pl_leaky_relu_s16(p, in.data, out.data, n);
+    return PL_OK;
+}
+
+/* ---- HARD_SWISH ---------------------------------------------------------------------- */
+
+void pl_hard_swish_f32(const float *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float x = in[i], r = x + 3;
+        r = 0 < r ? r : 0;
+        r = r < 6 ? r : 6;
+        out[i] = x * r / 6;
+    }
+}
+
+/* gemmlowp's int16 SaturatingRoundingDoublingHighMul. */
+static int16_t srdhm16(int16_t a, int16_t b)
+{
+    if (a == b && a == INT16_MIN)
+        return INT16_MAX;
+    int32_t ab = (int32_t)a * b;
+    int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+    return (int16_t)((ab + nudge) / (1 << 15));
+}
+
+/* Like srdhm16 but truncating (ARM SQDMULH), as TFLite's SaturatingDoublingHighMul. */
+static int16_t sdhm16(int16_t a, int16_t b)
+{
+    if (a == b && a == INT16_MIN)
+        return INT16_MAX;
+    return (int16_t)(((int32_t)a * b) / (1 << 15));
+}
+
+/* gemmlowp RoundingDivideByPOT on int16 (its mask is int16 too). */
+static int16_t rdbpot16(int16_t x, int32_t exponent)
+{
+    int16_t mask = (int16_t)((1LL << exponent) - 1);
+    int32_t remainder = x & mask;
+    int32_t threshold = (int16_t)((mask >> 1) + (x < 0 ? 1 : 0));
+    return (int16_t)((x >> exponent) + (remainder > threshold ? 1 : 0));
+}
+
+static int16_t sat_shift16(int16_t v, int32_t amount)
+{
+    int64_t r = (int64_t)v * ((int64_t)1 << (amount < 62 ? amount : 62));
+    return (int16_t)(r < INT16_MIN ? INT16_MIN : r > INT16_MAX ? INT16_MAX : r);
+}
+
+static int32_t hard_swish_one(const pl_hard_swish_params *p, int32_t x)
+{
+    int16_t hires = (int16_t)((x - p->input_zero_point) * (1 << 7));
+    int16_t preshift_out = srdhm16(hires, p->output_multiplier);
+    /* rescale to [-3, 3] -> [-1, 1] in Q0.15, saturating only in the last shift bit */
+    int16_t reluish = hires;
+    if (p->reluish_exponent > 0)
+        reluish = sat_shift16(reluish, p->reluish_exponent - 1);
+    reluish = srdhm16(reluish, p->reluish_multiplier);
+    if (p->reluish_exponent > 0)
+        reluish = sat_shift16(reluish, 1);
+    if (p->reluish_exponent < 0)
+        reluish = rdbpot16(reluish, -p->reluish_exponent);
+    reluish = (int16_t)((reluish + (1 << 15)) >> 1); /* [-1, 1] -> [0, 1] */
+    int16_t pre = sdhm16(reluish, preshift_out);
+    int16_t v = rdbpot16(pre, -p->output_exponent);
+    return (int16_t)(v + p->output_zero_point);
+}
+
+void pl_hard_swish_s8(const pl_hard_swish_params *p, const int8_t *in, int8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (int8_t)pl_fx_clamp(hard_swish_one(p, in[i]), INT8_MIN, INT8_MAX);
+}
+
+/* TFLite DownScaleInt32ToInt16Multiplier: round the Q31 multiplier to Q15. */
+static int16_t to_q15(int32_t m)
+{
+    if (m >= INT32_MAX - (1 << 15))
+        return INT16_MAX;
+    return (int16_t)((m + (1 << 15)) >> 16);
+}
+
+static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
+{
+    pl_hard_swish_params *p = &((opdata *)node->user_data)->hs;
+    pl_tensor *in, *out;
+    PL_TRY(pl_act_unary(ctx, node, &in, &out));
+    if (in->type != out->type || (in->type != PL_FLOAT32 && in->type != PL_INT8))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "HARD_SWISH: input type %s with output type %s is not supported",
+                         pl_type_name(in->type), pl_type_name(out->type));
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    pl_act_q iq, oq;
+    PL_TRY(pl_act_quant(ctx, in, &iq));
+    PL_TRY(pl_act_quant(ctx, out, &oq));
+    p->input_zero_point = iq.zero_point;
+    p->output_zero_point = oq.zero_point;
+    const float hires_scale = (1.0f / 128.0f) * iq.scale;
+    const float reluish_scale = 3.0f / 32768.0f;
+    int32_t m = 0;
+    pl_fx_quantize_multiplier((double)(hires_scale / oq.scale), &m, &p->output_exponent);
+    p->output_multiplier = to_q15(m);
+    if (p->output_exponent > 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "HARD_SWISH: input scale %g / output scale %g is too large",
+                         (double)iq.scale, (double)oq.scale);
+    pl_fx_quantize_multiplier((double)(hires_scale / reluish_scale), &m, &p->reluish_exponent);
+    p->reluish_multiplier = to_q15(m);
+    return PL_OK;
+}
+
+static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
+{
+    const pl_hard_swish_params *p = &((const opdata *)node->user_data)->hs;
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    size_t n = pl_tensor_count(&in);
+    if (in.type == PL_FLOAT32)
+        pl_hard_swish_f32(in.data, out.data, n);
+    else
+        pl_hard_swish_s8(p, in.data, out.data, n);
+    return PL_OK;
+}
+
+/* ---- registrations ------------------------------------------------------------------- */
+
+static pl_status act_init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+}
+
+const pl_registration *pl_relu_registration(void)
+{
+    static const pl_registration reg = {"RELU", RELU_CODE, act_init, NULL, relu_prepare,
+                                        relu_invoke, NULL};
+    return &reg;
+}
+
+const pl_registration *pl_relu6_registration(void)
+{
+    static const pl_registration reg = {"RELU6", RELU6_CODE, act_init, NULL, relu6_prepare,
+                                        relu6_invoke, NULL};
+    return &reg;
+}
+
+const pl_registration *pl_relu_n1_to_1_registration(void)
+{
+    static const pl_registration reg = {"RELU_N1_TO_1", RELU_N1_TO_1_CODE, act_init, NULL,
+                                        relu_n1_to_1_prepare, relu_n1_to_1_invoke, NULL};
+    return &reg;
+}
+
+const pl_registration *pl_leaky_relu_registration(void)
+{
+    static const pl_registration reg = {"LEAKY_RELU", LEAKY_RELU_CODE, act_init, NULL,
+                                        leaky_relu_prepare, leaky_relu_invoke, NULL};
+    return &reg;
+}
+
+const pl_registration *pl_hard_swish_registration(void)
+{
+    static const pl_registration reg = {"HARD_SWISH", HARD_SWISH_CODE, act_init, NULL,
+                                        hard_swish_prepare, hard_swish_invoke, NULL};
+    return &reg;
+}

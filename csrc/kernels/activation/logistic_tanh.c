@@ -1,0 +1,240 @@
+/* logistic_tanh.c - LOGISTIC and TANH (see logistic_tanh.h); Prepare as
+** tensorflow/lite/kernels/activations.cc SigmoidPrepare/TanhPrepare<kReference>. */
+#include "logistic_tanh.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "kernels/activation/activations.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/common/lut.h"
+#include "kernels/registry.h"
+
+enum { LOGISTIC_CODE = 14, TANH_CODE = 28 };
+
+/* The int8 table (256 bytes) is allocated apart, in prepare, so only int8 ops pay for it. */
+typedef struct opdata {
+    int8_t *lut;
+    int32_t input_multiplier;
+    int32_t input_left_shift;
+} opdata;
+
+void pl_logistic_f32(const float *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = in[i];
+        if (!isnan(v))
+            v = v < -100.0f ? -100.0f : v > 100.0f ? 100.0f : v;
+        out[i] = 1.0f / (1.0f + expf(-v));
+    }
+}
+
+void pl_tanh_f32(const float *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = tanhf(in[i]);
+}
+
+void pl_logistic_s8(const int8_t lut[256], const int8_t *in, int8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = lut[(uint8_t)in[i]];
+}
+
+/* The input on the table's scale: x * multiplier, rounding-shifted right. TFLite does this
+** in int and wraps on overflow; so does this, without undefined behaviour. */
+static int32_t rescale(int32_t x, int32_t multiplier, int32_t left_shift)
+{
+    uint32_t round = left_shift > 0 ? 1u << (left_shift - 1) : 0u;
+    int32_t v = (int32_t)((uint32_t)x * (uint32_t)multiplier + round);
+    return v >> left_shift;
+}
+
+void pl_logistic_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, int16_t *out,
+                     size_t n)
+{
+    if (multiplier == 0) { /* power-of-two scale: 3/4 widens [-8, 8] to [-10.7, 10.7] */
+        multiplier = 3 << left_shift;
+        left_shift = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int32_t x = rescale(in[i], multiplier, left_shift);
+        uint32_t ax = (uint32_t)abs(x);
+        uint32_t uh = ax >> 9, r;
+        if (uh >= 255) {
+            r = 0x7FFFu << 10;
+        } else {
+            uint32_t ua = pl_lut_sigmoid_u16[uh], ub = pl_lut_sigmoid_u16[uh + 1];
+            r = (ua << 9) + (ax & 0x1ffu) * (ub - ua);
+        }
+        r = x >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
+        out[i] = (int16_t)(r >> 10);
+    }
+}
+
+void pl_tanh_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, int16_t *out,
+                 size_t n)
+{
+    if (multiplier == 0) {
+        multiplier = 3 << left_shift;
+        left_shift = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int32_t x = rescale(in[i], multiplier, left_shift);
+        uint32_t ax = (uint32_t)abs(x);
+        uint32_t uh = ax >> 8;
+        int32_t r;
+        if (uh >= 255) {
+            r = 0xFFFF << 8;
+        } else {
+            uint32_t ua = pl_lut_sigmoid_u16[uh], ub = pl_lut_sigmoid_u16[uh + 1];
+            r = (int32_t)((ua << 8) + (ax & 0xffu) * (ub - ua));
+        }
+        /* tanh(x) = 2 sigmoid(2x) - 1 */
+        r = x >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
+        out[i] = (int16_t)(r >> 8);
+    }
+}
+
+static float logistic_fn(float x)
+{
+    return 1.0f / (1.0f + expf(-x));
+}
+
+static float tanh_fn(float x)
+{
+    return tanhf(x);
+}
+
+/* TFLite CheckedLog2: log2(x) rounded, and whether x is within 1e-3 of that power. */
+static bool checked_log2(float x, int32_t *log2)
+{
+    float l = logf(x) * (1.0f / logf(2.0f));
+    float r = pl_fx_roundf(l);
+    *log2 = (int32_t)r;
+    return fabsf(l - r) < 1e-3f;
+}
+
+/* int16: zero points 0, output scale 2^-15; input scale 2^-12 (logistic) or 2^-12/2^-11
+** (tanh) uses the table directly, any other scale gets a multiplier to 1/(3 * 4096). */
+static pl_status prepare_s16(pl_context *ctx, opdata *d, const char *op, bool is_tanh,
+                             const pl_act_q *in, const pl_act_q *out)
+{
+    int32_t log2_in = 0, log2_out = 0;
+    if (in->zero_point != 0 || out->zero_point != 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: int16 needs zero points 0, got %d and %d",
+                         op, in->zero_point, out->zero_point);
+    if (!checked_log2(out->scale, &log2_out) || log2_out != -15 ||
+        (!is_tanh && (double)out->scale != 1.0 / 32768))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: int16 output scale must be 2^-15, got %g",
+                         op, (double)out->scale);
+    bool pot = checked_log2(in->scale, &log2_in);
+    d->input_left_shift = 12 + log2_in;
+    pot = pot && (d->input_left_shift == 0 || (is_tanh && d->input_left_shift == 1));
+    if (!pot) {
+        double m = (double)in->scale * 4096.0 * 3.0;
+        d->input_left_shift = 0;
+        while (m <= 32767.0 / 2.0 && d->input_left_shift <= 30) {
+            d->input_left_shift++;
+            m *= 2.0;
+        }
+        /* TFLite's int conversion would be undefined above; a multiplier of 0 would be
+        ** taken for the power-of-two case, whose 3 << 31 is undefined too */
+        if (!(m >= 1.0 && m < 2147483648.0))
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: int16 input scale %g is out of "
+                             "range", op, (double)in->scale);
+        d->input_multiplier = (int32_t)m;
+    }
+    return PL_OK;
+}
+
+static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
+{
+    const char *op = is_tanh ? "TANH" : "LOGISTIC";
+    opdata *d = node->user_data;
+    pl_tensor *in, *out;
+    PL_TRY(pl_act_unary(ctx, node, &in, &out));
+    bool ok = in->type == out->type &&
+              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16);
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "%s: input type %s with output type %s is not supported", op,
+                         pl_type_name(in->type), pl_type_name(out->type));
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    pl_act_q iq, oq;
+    PL_TRY(pl_act_quant(ctx, in, &iq));
+    PL_TRY(pl_act_quant(ctx, out, &oq));
+    if (in->type == PL_INT16)
+        return prepare_s16(ctx, d, op, is_tanh, &iq, &oq);
+    if (!is_tanh && (double)oq.scale != 1.0 / 256)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "LOGISTIC: int8 output scale must be 1/256, got %g", (double)oq.scale);
+    void *lut = NULL;
+    PL_TRY(ctx->alloc_persistent(ctx, 256, &lut));
+    d->lut = lut;
+    pl_lut_populate_s8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
+                       is_tanh ? tanh_fn : logistic_fn, d->lut);
+    return PL_OK;
+}
+
+static pl_status lt_init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+}
+
+static pl_status logistic_prepare(pl_context *ctx, pl_node *node)
+{
+    return prepare_common(ctx, node, false);
+}
+
+static pl_status tanh_prepare(pl_context *ctx, pl_node *node)
+{
+    return prepare_common(ctx, node, true);
+}
+
+static pl_status invoke_common(pl_context *ctx, pl_node *node, bool is_tanh)
+{
+    const opdata *d = node->user_data;
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    size_t n = pl_tensor_count(&in);
+    if (in.type == PL_INT8)
+        pl_logistic_s8(d->lut, in.data, out.data, n);
+    else if (in.type == PL_INT16 && is_tanh)
+        pl_tanh_s16(d->input_multiplier, d->input_left_shift, in.data, out.data, n);
+    else if (in.type == PL_INT16)
+        pl_logistic_s16(d->input_multiplier, d->input_left_shift, in.data, out.data, n);
+    else if (is_tanh)
+        pl_tanh_f32(in.data, out.data, n);
+    else
+        pl_logistic_f32(in.data, out.data, n);
+    return PL_OK;
+}
+
+static pl_status logistic_invoke(pl_context *ctx, pl_node *node)
+{
+    return invoke_common(ctx, node, false);
+}
+
+static pl_status tanh_invoke(pl_context *ctx, pl_node *node)
+{
+    return invoke_common(ctx, node, true);
+}
+
+const pl_registration *pl_logistic_registration(void)
+{
+    static const pl_registration reg = {"LOGISTIC", LOGISTIC_CODE, lt_init, NULL,
+                                        logistic_prepare, logistic_invoke, NULL};
+    return &reg;
+}
+
+const pl_registration *pl_tanh_registration(void)
+{
+    static const pl_registration reg = {"TANH", TANH_CODE, lt_init, NULL, tanh_prepare,
+                                        tanh_invoke, NULL};
+    return &reg;
+}

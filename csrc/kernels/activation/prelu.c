@@ -1,0 +1,122 @@
+/* prelu.c - PRELU (see prelu.h). */
+#include "prelu.h"
+
+#include <stdbool.h>
+
+#include "kernels/activation/activations.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/registry.h"
+
+enum { PRELU_CODE = 54 };
+
+/* The broadcast walk is rebuilt from the eval dims at each invoke (a few dozen operations)
+** rather than kept in the arena. */
+typedef struct opdata {
+    pl_prelu_params p;
+} opdata;
+
+void pl_prelu_f32(const pl_bcast *bc, const float *in, const float *alpha, float *out)
+{
+    pl_bcast_iter it;
+    pl_bcast_begin(&it);
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it)) {
+        float x = in[it.i1];
+        out[i] = x >= 0.0f ? x : x * alpha[it.i2];
+    }
+}
+
+static int32_t prelu_one(const pl_prelu_params *p, int32_t x, int32_t alpha)
+{
+    int32_t v = p->input_offset + x, r;
+    if (v >= 0)
+        r = pl_fx_mul_by_qm(v, p->multiplier_1, p->shift_1);
+    else
+        r = pl_fx_mul_by_qm(v * (p->alpha_offset + alpha), p->multiplier_2, p->shift_2);
+    return pl_fx_clamp(r + p->output_offset, INT8_MIN, INT8_MAX);
+}
+
+void pl_prelu_s8(const pl_prelu_params *p, const pl_bcast *bc, const int8_t *in,
+                 const int8_t *alpha, int8_t *out)
+{
+    pl_bcast_iter it;
+    pl_bcast_begin(&it);
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it))
+        out[i] = (int8_t)prelu_one(p, in[it.i1], alpha[it.i2]);
+}
+
+static pl_status prelu_init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+}
+
+static pl_status prepare_s8(pl_context *ctx, opdata *d, const pl_tensor *in,
+                            const pl_tensor *alpha, const pl_tensor *out)
+{
+    pl_act_q iq, aq, oq;
+    PL_TRY(pl_act_quant(ctx, in, &iq));
+    PL_TRY(pl_act_quant(ctx, alpha, &aq));
+    PL_TRY(pl_act_quant(ctx, out, &oq));
+    float real_1 = iq.scale / oq.scale; /* float quotients, as TFLite */
+    float real_2 = iq.scale * aq.scale / oq.scale;
+    pl_fx_quantize_multiplier((double)real_1, &d->p.multiplier_1, &d->p.shift_1);
+    pl_fx_quantize_multiplier((double)real_2, &d->p.multiplier_2, &d->p.shift_2);
+    d->p.input_offset = -iq.zero_point;
+    d->p.alpha_offset = -aq.zero_point;
+    d->p.output_offset = oq.zero_point;
+    return PL_OK;
+}
+
+static bool same_shape(const pl_tensor *a, const pl_tensor *b)
+{
+    bool same = a->ndims == b->ndims;
+    for (int32_t i = 0; same && i < a->ndims; i++)
+        same = a->dims[i] == b->dims[i];
+    return same;
+}
+
+static pl_status prelu_prepare(pl_context *ctx, pl_node *node)
+{
+    opdata *d = node->user_data;
+    pl_tensor *in, *alpha, *out;
+    if (node->inputs.n != 2 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
+        pl_node_input(node, 1) < 0 || pl_node_output(node, 0) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "PRELU: expected 2 inputs and 1 output");
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &alpha));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    if (in->type != alpha->type || in->type != out->type ||
+        (in->type != PL_FLOAT32 && in->type != PL_INT8))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "PRELU: input type %s with alpha type %s and output type %s is not "
+                         "supported", pl_type_name(in->type), pl_type_name(alpha->type),
+                         pl_type_name(out->type));
+    if (!pl_bcast_matches(in, alpha, out) || !same_shape(in, out))
+        return ctx->fail(ctx, PL_ERR_MODEL,
+                         "PRELU: alpha does not broadcast to the input shape, or the output "
+                         "shape differs from the input's");
+    return in->type == PL_INT8 ? prepare_s8(ctx, d, in, alpha, out) : PL_OK;
+}
+
+static pl_status prelu_invoke(pl_context *ctx, pl_node *node)
+{
+    const opdata *d = node->user_data;
+    pl_tensor in, alpha, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &alpha));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_bcast bc;
+    pl_bcast_init(&bc, &in, &alpha, &out);
+    if (in.type == PL_FLOAT32)
+        pl_prelu_f32(&bc, in.data, alpha.data, out.data);
+    else
+        pl_prelu_s8(&d->p, &bc, in.data, alpha.data, out.data);
+    return PL_OK;
+}
+
+const pl_registration *pl_prelu_registration(void)
+{
+    static const pl_registration reg = {"PRELU", PRELU_CODE, prelu_init, NULL, prelu_prepare,
+                                        prelu_invoke, NULL};
+    return &reg;
+}

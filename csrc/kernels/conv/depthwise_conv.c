@@ -1,0 +1,359 @@
+/* depthwise_conv.c - DEPTHWISE_CONV_2D as TFLite's reference kernels compute it. */
+#include "depthwise_conv.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "kernels/conv/conv_params.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/common/padding.h"
+#include "kernels/common/rescale.h"
+
+/* DepthwiseConv2DOptions field ids (schema.fbs). */
+enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_DEPTH_MULTIPLIER, OPT_ACTIVATION,
+       OPT_DILATION_W, OPT_DILATION_H };
+
+static const pl_convq_names op_names = {"DEPTHWISE_CONV_2D", "filter", "per-channel",
+                                        "filter", "channel"};
+
+typedef struct op_data {
+    pl_depthwise_conv_params p;
+    pl_type type;
+} op_data;
+
+/* Output channels are computed in blocks with the channel loop innermost, so every tap is
+** one contiguous, vectorizable pass over input and filter channels; each output still sums
+** its taps in TFLite's order (filter_y, filter_x). int8 blocks are short (16 channels, see
+** CHANNELS_S8), float and 16x8 ones long. */
+enum { BLOCK_S8 = 16, BLOCK = 64 };
+
+/* Calls TAP(input pixel offset, filter tap offset) for each in-bounds tap of the window of
+** output point (b, oy, ox), in TFLite's order. */
+#define FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP)                           \
+    do {                                                                                  \
+        const int32_t y0_ = (oy) * (p)->stride_h - (p)->pad_h;                            \
+        const int32_t x0_ = (ox) * (p)->stride_w - (p)->pad_w;                            \
+        int32_t fy0_, fy1_, fx0_, fx1_;                                                   \
+        pl_pad_clip_taps(y0_, (p)->dilation_h, in_dims[1], f_dims[1], &fy0_, &fy1_);      \
+        pl_pad_clip_taps(x0_, (p)->dilation_w, in_dims[2], f_dims[2], &fx0_, &fx1_);      \
+        for (int32_t fy_ = fy0_; fy_ < fy1_; fy_++) {                                     \
+            const size_t iy_ = (size_t)(b) * (size_t)in_dims[1] +                         \
+                               (size_t)(y0_ + (p)->dilation_h * fy_);                     \
+            for (int32_t fx_ = fx0_; fx_ < fx1_; fx_++) {                                 \
+                const size_t ix_ = iy_ * (size_t)in_dims[2] +                             \
+                                   (size_t)(x0_ + (p)->dilation_w * fx_);                 \
+                TAP(ix_ * (size_t)in_dims[3],                                             \
+                    ((size_t)fy_ * (size_t)f_dims[2] + (size_t)fx_) * (size_t)(out_d));   \
+            }                                                                             \
+        }                                                                                 \
+    } while (0)
+
+/* Calls BLOCK_FN(b, oy, ox, first output channel, channel count, output offset). Blocks
+** hold whole multiples of the depth multiplier m when m <= blk (see TAP_CHANNELS). */
+#define FOR_EACH_BLOCK(out_dims, m, blk, BLOCK_FN)                                        \
+    do {                                                                                  \
+        const int32_t step_ = (m) <= (blk) ? (blk) - (blk) % (m) : (blk);                 \
+        size_t o_ = 0;                                                                    \
+        for (int32_t b_ = 0; b_ < out_dims[0]; b_++)                                      \
+            for (int32_t oy_ = 0; oy_ < out_dims[1]; oy_++)                               \
+                for (int32_t ox_ = 0; ox_ < out_dims[2]; ox_++, o_ += (size_t)out_dims[3]) \
+                    for (int32_t c_ = 0; c_ < out_dims[3]; c_ += step_) {                 \
+                        int32_t n_ = out_dims[3] - c_ < step_ ? out_dims[3] - c_ : step_; \
+                        BLOCK_FN(b_, oy_, ox_, c_, n_, o_);                               \
+                    }                                                                     \
+    } while (0)
+
+/* STMT for k in [0, n). For int8 a block of exactly 16 (or 8) channels gets a constant trip
+** count, which the compiler turns into straight vector code without per-tap loop setup. */
+#define CHANNELS(n, k, STMT)                                                              \
+    do {                                                                                  \
+        for (int32_t k = 0; k < (n); k++)                                                 \
+            STMT;                                                                         \
+    } while (0)
+#define CHANNELS_S8(n, k, STMT)                                                           \
+    do {                                                                                  \
+        if ((n) == BLOCK_S8) {                                                            \
+            for (int32_t k = 0; k < BLOCK_S8; k++)                                        \
+                STMT;                                                                     \
+        } else if ((n) == BLOCK_S8 / 2) {                                                 \
+            for (int32_t k = 0; k < BLOCK_S8 / 2; k++)                                    \
+                STMT;                                                                     \
+        } else {                                                                          \
+            for (int32_t k = 0; k < (n); k++)                                             \
+                STMT;                                                                     \
+        }                                                                                 \
+    } while (0)
+
+/* How a block's channels map to input channels (one division per block, not per tap). */
+enum { ONE_TO_ONE, WHOLE_GROUPS, SCATTERED };
+
+static inline int32_t block_mode(int32_t m, int32_t c, int32_t n)
+{
+    return m == 1 ? ONE_TO_ONE : c % m == 0 && n % m == 0 ? WHOLE_GROUPS : SCATTERED;
+}
+
+/* One tap for the n channels of a block starting at output channel c: acc[k] += w[k] *
+** x[(c + k) / m], x pointing at the tap's pixel. ONE_TO_ONE is the contiguous case;
+** WHOLE_GROUPS takes one input channel per m outputs, starting at xc = c / m. */
+#define TAP_CHANNELS(XT, X, CH)                                                           \
+    do {                                                                                  \
+        if (mode == ONE_TO_ONE) {                                                         \
+            CH(n, k, acc[k] += w[k] * X(x[c + k]));                                       \
+        } else if (mode == WHOLE_GROUPS && n == m) {                                      \
+            const XT xv = X(x[xc]);                                                       \
+            CH(n, k, acc[k] += w[k] * xv);                                                \
+        } else if (mode == WHOLE_GROUPS) {                                                \
+            for (int32_t j = 0, ic = xc; j < n; j += m, ic++) {                           \
+                const XT xv = X(x[ic]);                                                   \
+                for (int32_t k = j; k < j + m; k++)                                       \
+                    acc[k] += w[k] * xv;                                                  \
+            }                                                                             \
+        } else {                                                                          \
+            for (int32_t k = 0; k < n; k++)                                               \
+                acc[k] += w[k] * X(x[(c + k) / m]);                                       \
+        }                                                                                 \
+    } while (0)
+
+#define AS_IS(v) (v)
+/* int8 input + offset fits int16, and so does the filter: a 16x16->32 multiply */
+#define OFFSET(v) (int16_t)((v) + off)
+#define WIDE(v) (int64_t)(v)
+
+static inline void tap_f32(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
+                           float *restrict acc, const float *restrict w,
+                           const float *restrict x)
+{
+    TAP_CHANNELS(float, AS_IS, CHANNELS);
+}
+
+static inline void tap_s8(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
+                          int16_t off, int32_t *restrict acc, const int8_t *restrict w,
+                          const int8_t *restrict x)
+{
+    TAP_CHANNELS(int16_t, OFFSET, CHANNELS_S8);
+}
+
+static inline void tap_s16(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
+                           int64_t *restrict acc, const int8_t *restrict w,
+                           const int16_t *restrict x)
+{
+    TAP_CHANNELS(int64_t, WIDE, CHANNELS);
+}
+
+static inline void block_f32(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                             const float *in, const int32_t *f_dims, const float *filter,
+                             const float *bias, int32_t out_d, int32_t b, int32_t oy,
+                             int32_t ox, int32_t c, int32_t n, float *out)
+{
+    const int32_t m = p->depth_multiplier, mode = block_mode(m, c, n), xc = c / m;
+    float t[BLOCK];
+    for (int32_t k = 0; k < n; k++)
+        t[k] = 0.0f;
+    const float *restrict x0 = in;
+    const float *restrict w0 = filter + c;
+#define TAP(i_, f_) tap_f32(mode, m, c, xc, n, t, w0 + (f_), x0 + (i_))
+    FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
+#undef TAP
+    for (int32_t k = 0; k < n; k++) {
+        float bias_value = bias != NULL ? bias[c + k] : 0.0f;
+        out[c + k] = pl_fx_clamp_f32(t[k] + bias_value, p->f_act_min, p->f_act_max);
+    }
+}
+
+void pl_depthwise_conv_f32(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                           const float *in, const int32_t *f_dims, const float *filter,
+                           const float *bias, const int32_t *out_dims, float *out)
+{
+#define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
+    block_f32(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,     \
+              out + (o_))
+    FOR_EACH_BLOCK(out_dims, p->depth_multiplier, BLOCK, BLOCK_FN);
+#undef BLOCK_FN
+}
+
+static inline void block_s8(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                            const int8_t *in, const int32_t *f_dims, const int8_t *filter,
+                            const int32_t *bias, int32_t out_d, int32_t b, int32_t oy,
+                            int32_t ox, int32_t c, int32_t n, int8_t *out)
+{
+    const int32_t m = p->depth_multiplier, mode = block_mode(m, c, n), xc = c / m;
+    const int16_t off = (int16_t)p->input_offset;
+    int32_t acc[BLOCK_S8];
+    for (int32_t k = 0; k < n; k++)
+        acc[k] = 0;
+    const int8_t *restrict x0 = in;
+    const int8_t *restrict w0 = filter + c;
+#define TAP(i_, f_) tap_s8(mode, m, c, xc, n, off, acc, w0 + (f_), x0 + (i_))
+    FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
+#undef TAP
+    for (int32_t k = 0; k < n; k++) {
+        int32_t a = acc[k];
+        if (bias != NULL) /* wraps like TFLite's int32 add, defined-ly */
+            a = (int32_t)((uint32_t)a + (uint32_t)bias[c + k]);
+        a = pl_rescale_qm(a, p->multiplier[c + k], p->shift[c + k]) + p->output_offset;
+        out[c + k] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
+    }
+}
+
+void pl_depthwise_conv_s8(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                          const int8_t *in, const int32_t *f_dims, const int8_t *filter,
+                          const int32_t *bias, const int32_t *out_dims, int8_t *out)
+{
+#define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
+    block_s8(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,      \
+             out + (o_))
+    FOR_EACH_BLOCK(out_dims, p->depth_multiplier, BLOCK_S8, BLOCK_FN);
+#undef BLOCK_FN
+}
+
+static inline void block_s16(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                             const int16_t *in, const int32_t *f_dims, const int8_t *filter,
+                             const int64_t *bias, int32_t out_d, int32_t b, int32_t oy,
+                             int32_t ox, int32_t c, int32_t n, int16_t *out)
+{
+    const int32_t m = p->depth_multiplier, mode = block_mode(m, c, n), xc = c / m;
+    int64_t acc[BLOCK];
+    for (int32_t k = 0; k < n; k++)
+        acc[k] = 0;
+    const int16_t *restrict x0 = in;
+    const int8_t *restrict w0 = filter + c;
+#define TAP(i_, f_) tap_s16(mode, m, c, xc, n, acc, w0 + (f_), x0 + (i_))
+    FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
+#undef TAP
+    for (int32_t k = 0; k < n; k++) {
+        int64_t a = acc[k] + (bias != NULL ? pl_load_i64(bias, (size_t)(c + k)) : 0);
+        int32_t scaled = pl_fx_mul_by_qm64(a, p->multiplier[c + k], p->shift[c + k]);
+        scaled += p->output_offset;
+        out[c + k] = (int16_t)pl_fx_clamp(scaled, p->act_min, p->act_max);
+    }
+}
+
+void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_dims,
+                           const int16_t *in, const int32_t *f_dims, const int8_t *filter,
+                           const int64_t *bias, const int32_t *out_dims, int16_t *out)
+{
+#define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
+    block_s16(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,     \
+              out + (o_))
+    FOR_EACH_BLOCK(out_dims, p->depth_multiplier, BLOCK, BLOCK_FN);
+#undef BLOCK_FN
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+}
+
+static pl_status read_options(pl_context *ctx, const pl_node *node,
+                              pl_depthwise_conv_params *p, int32_t *padding,
+                              int32_t *activation)
+{
+    const pl_table *o = &node->options;
+    *padding = pl_table_i8(o, OPT_PADDING, 0);
+    p->stride_w = pl_table_i32(o, OPT_STRIDE_W, 0);
+    p->stride_h = pl_table_i32(o, OPT_STRIDE_H, 0);
+    p->depth_multiplier = pl_table_i32(o, OPT_DEPTH_MULTIPLIER, 0);
+    p->dilation_w = pl_table_i32(o, OPT_DILATION_W, 1);
+    p->dilation_h = pl_table_i32(o, OPT_DILATION_H, 1);
+    *activation = pl_table_i8(o, OPT_ACTIVATION, 0);
+    PL_TRY(pl_convq_check_window(ctx, &op_names, *padding, p->stride_h, p->stride_w,
+                                 p->dilation_h, p->dilation_w));
+    return pl_convq_check_activation(ctx, &op_names, *activation);
+}
+
+static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                              const pl_tensor *bias, const pl_tensor *out, int32_t padding,
+                              pl_depthwise_conv_params *p)
+{
+    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || f->dims[0] != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: input, output must be 4D and "
+                         "the filter 1HWC (got ranks %d, %d, %d)", in->ndims, f->ndims,
+                         out->ndims);
+    int32_t in_d = in->dims[3], out_d = f->dims[3];
+    if (in_d <= 0 || out_d % in_d != 0 ||
+        (p->depth_multiplier != 0 && (int64_t)p->depth_multiplier * in_d != out_d))
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: depth multiplier %d with "
+                         "input depth %d does not give filter depth %d", p->depth_multiplier,
+                         in_d, out_d);
+    p->depth_multiplier = out_d / in_d;
+    int32_t oh = pl_pad_out_size(padding, in->dims[1], f->dims[1], p->stride_h,
+                                 p->dilation_h);
+    int32_t ow = pl_pad_out_size(padding, in->dims[2], f->dims[2], p->stride_w,
+                                 p->dilation_w);
+    if (out->dims[0] != in->dims[0] || out->dims[1] != oh || out->dims[2] != ow ||
+        out->dims[3] != out_d)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: output shape [%d,%d,%d,%d] "
+                         "should be [%d,%d,%d,%d]", out->dims[0], out->dims[1], out->dims[2],
+                         out->dims[3], in->dims[0], oh, ow, out_d);
+    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out_d));
+    p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
+    return PL_OK;
+}
+
+static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                             const pl_tensor *bias, const pl_tensor *out)
+{
+    pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
+              f->type == want_f && out->type == in->type &&
+              pl_convq_bias_type_ok(in->type, bias, false);
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: input %s, filter %s, "
+                         "bias %s, output %s is not supported", pl_type_name(in->type),
+                         pl_type_name(f->type), bias ? pl_type_name(bias->type) : "none",
+                         pl_type_name(out->type));
+    return PL_OK;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    op_data *d = node->user_data;
+    pl_convq_io io;
+    PL_TRY(pl_convq_io_get(ctx, node, &op_names, &io));
+    const pl_tensor *in = io.in, *f = io.f, *bias = io.bias, *out = io.out;
+    int32_t padding = 0, activation = 0;
+    PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
+    PL_TRY(check_types(ctx, in, f, bias, out));
+    PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
+    d->type = in->type;
+    pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    pl_convq q;
+    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
+                                &q));
+    PL_CONVQ_STORE(&d->p, q);
+    return PL_OK;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const op_data *d = node->user_data;
+    pl_convq_views v;
+    PL_TRY(pl_convq_views_get(ctx, node, &v));
+    /* private copies: the rescale calls in the loops cannot change them, so they stay in
+    ** registers (v itself has escaped to get_eval) */
+    int32_t in_dims[4], f_dims[4], out_dims[4];
+    memcpy(in_dims, v.in.dims, sizeof in_dims);
+    memcpy(f_dims, v.f.dims, sizeof f_dims);
+    memcpy(out_dims, v.out.dims, sizeof out_dims);
+    if (d->type == PL_FLOAT32)
+        pl_depthwise_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+                              out_dims, v.out.data);
+    else if (d->type == PL_INT8)
+        pl_depthwise_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+                             out_dims, v.out.data);
+    else
+        pl_depthwise_conv_s16(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+                              out_dims, v.out.data);
+    return PL_OK;
+}
+
+const pl_registration *pl_depthwise_conv_registration(void)
+{
+    static const pl_registration reg = {"DEPTHWISE_CONV_2D", 4, init, NULL, prepare, invoke,
+                                        NULL};
+    return &reg;
+}

@@ -1,0 +1,257 @@
+/* transpose_conv.c - TRANSPOSE_CONV as TFLite's reference kernels compute it: every input
+** element scatters its products into the outputs it touches, then bias, rescale, clamp. */
+#include "transpose_conv.h"
+
+#include <string.h>
+
+#include "kernels/conv/conv_params.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/common/padding.h"
+
+/* TransposeConvOptions field ids (schema.fbs). */
+enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION };
+
+/* Inputs: output_shape, weights, input, optional bias. */
+enum { IN_SHAPE = 0, IN_WEIGHTS, IN_INPUT, IN_BIAS };
+
+static const pl_convq_names op_names = {"TRANSPOSE_CONV", "weights", "per-channel",
+                                        "weight", "channel"};
+
+typedef struct op_data {
+    pl_transpose_conv_params p;
+    pl_type type;
+    bool bias64;
+    int32_t scratch;
+} op_data;
+
+/* The scatter loops in TFLite's order; ACC(o, i, f) accumulates input i times filter f
+** into output o. */
+#define SCATTER(p, in_dims, f_dims, out_dims, ACC)                                          \
+    do {                                                                                    \
+        const int32_t nb = in_dims[0], ih = in_dims[1], iw = in_dims[2], id = in_dims[3];   \
+        const int32_t fh = f_dims[1], fw = f_dims[2], oh = out_dims[1], ow = out_dims[2];   \
+        const int32_t od = out_dims[3];                                                     \
+        for (int32_t b = 0; b < nb; b++)                                                    \
+            for (int32_t y = 0; y < ih; y++)                                                \
+                for (int32_t x = 0; x < iw; x++)                                            \
+                    for (int32_t ic = 0; ic < id; ic++) {                                   \
+                        const int32_t ox0 = x * p->stride_w - p->pad_w;                     \
+                        const int32_t oy0 = y * p->stride_h - p->pad_h;                     \
+                        const size_t i = (((size_t)b * ih + y) * iw + x) * id + ic;         \
+                        for (int32_t fy = 0; fy < fh; fy++)                                 \
+                            for (int32_t fx = 0; fx < fw; fx++)                             \
+                                for (int32_t oc = 0; oc < od; oc++) {                       \
+                                    const int32_t ox = ox0 + fx, oy = oy0 + fy;             \
+                                    if (ox < 0 || ox >= ow || oy < 0 || oy >= oh)           \
+                                        continue;                                           \
+                                    const size_t o = (((size_t)b * oh + oy) * ow + ox) * od + oc; \
+                                    const size_t f = (((size_t)oc * fh + fy) * fw + fx) * id + ic; \
+                                    ACC(o, i, f);                                           \
+                                }                                                           \
+                    }                                                                       \
+    } while (0)
+
+size_t pl_transpose_conv_scratch_size(pl_type type, size_t output_elements)
+{
+    return output_elements * (type == PL_INT16 ? sizeof(int64_t) : sizeof(int32_t));
+}
+
+static size_t count4(const int32_t *dims)
+{
+    return (size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2] * (size_t)dims[3];
+}
+
+void pl_transpose_conv_f32(const pl_transpose_conv_params *p, const int32_t *in_dims,
+                           const float *in, const int32_t *f_dims, const float *filter,
+                           const float *bias, const int32_t *out_dims, float *out)
+{
+    size_t n = count4(out_dims);
+    for (size_t k = 0; k < n; k++)
+        out[k] = 0.0f;
+#define ACC_F32(o, i, f) out[o] += in[i] * filter[f]
+    SCATTER(p, in_dims, f_dims, out_dims, ACC_F32);
+    int32_t od = out_dims[3];
+    for (size_t k = 0; k < n; k++) {
+        float v = bias != NULL ? out[k] + bias[k % (size_t)od] : out[k];
+        out[k] = pl_fx_clamp_f32(v, p->f_act_min, p->f_act_max);
+    }
+}
+
+void pl_transpose_conv_s8(const pl_transpose_conv_params *p, const int32_t *in_dims,
+                          const int8_t *in, const int32_t *f_dims, const int8_t *filter,
+                          const int32_t *bias, const int32_t *out_dims, int8_t *out,
+                          int32_t *scratch)
+{
+    size_t n = count4(out_dims);
+    memset(scratch, 0, n * sizeof *scratch);
+#define ACC_S8(o, i, f) scratch[o] += (in[i] + p->input_offset) * filter[f]
+    SCATTER(p, in_dims, f_dims, out_dims, ACC_S8);
+    size_t od = (size_t)out_dims[3];
+    for (size_t k = 0; k < n; k++) {
+        size_t c = k % od;
+        int32_t acc = (int32_t)((uint32_t)scratch[k] + (uint32_t)(bias != NULL ? bias[c] : 0));
+        acc = pl_fx_mul_by_qm(acc, p->multiplier[c], p->shift[c]) + p->output_offset;
+        out[k] = (int8_t)pl_fx_clamp(acc, p->act_min, p->act_max);
+    }
+}
+
+void pl_transpose_conv_s16(const pl_transpose_conv_params *p, const int32_t *in_dims,
+                           const int16_t *in, const int32_t *f_dims, const int8_t *filter,
+                           const void *bias, bool bias64, const int32_t *out_dims,
+                           int16_t *out, int64_t *scratch)
+{
+    size_t n = count4(out_dims);
+    memset(scratch, 0, n * sizeof *scratch);
+#define ACC_S16(o, i, f) scratch[o] += (int64_t)in[i] * filter[f]
+    SCATTER(p, in_dims, f_dims, out_dims, ACC_S16);
+    size_t od = (size_t)out_dims[3];
+    for (size_t k = 0; k < n; k++) {
+        size_t c = k % od;
+        int64_t acc = scratch[k];
+        if (bias != NULL)
+            acc += bias64 ? pl_load_i64(bias, (size_t)c) : ((const int32_t *)bias)[c];
+        int32_t v = pl_fx_mul_by_qm64(acc, p->multiplier[c], p->shift[c]) + p->output_offset;
+        out[k] = (int16_t)pl_fx_clamp(v, p->act_min, p->act_max);
+    }
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+}
+
+static pl_status read_options(pl_context *ctx, const pl_node *node,
+                              pl_transpose_conv_params *p, int32_t *padding,
+                              int32_t *activation)
+{
+    const pl_table *o = &node->options;
+    *padding = pl_table_i8(o, OPT_PADDING, 0);
+    p->stride_w = pl_table_i32(o, OPT_STRIDE_W, 0);
+    p->stride_h = pl_table_i32(o, OPT_STRIDE_H, 0);
+    *activation = pl_table_i8(o, OPT_ACTIVATION, 0);
+    if (p->stride_w <= 0 || p->stride_h <= 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: strides %d,%d must be positive",
+                         p->stride_h, p->stride_w);
+    PL_TRY(pl_convq_check_window(ctx, &op_names, *padding, p->stride_h, p->stride_w, 1, 1));
+    return pl_convq_check_activation(ctx, &op_names, *activation);
+}
+
+static pl_status check_types(pl_context *ctx, const pl_tensor *shape, const pl_tensor *f,
+                             const pl_tensor *in, const pl_tensor *bias, const pl_tensor *out)
+{
+    pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
+              f->type == want_f && out->type == in->type && shape->type == PL_INT32;
+    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TRANSPOSE_CONV: input %s, weights %s, "
+                         "bias %s, output %s, output_shape %s is not supported",
+                         pl_type_name(in->type), pl_type_name(f->type),
+                         bias ? pl_type_name(bias->type) : "none", pl_type_name(out->type),
+                         pl_type_name(shape->type));
+    return PL_OK;
+}
+
+/* A constant output_shape must equal the output's dims. Shapes are static here, so a
+** non-constant one (a model input in seanet) is never read, as TFLM never reads it: the
+** model's output dims decide, whatever values are fed. */
+static pl_status check_output_shape(pl_context *ctx, const void *shape, const pl_tensor *out)
+{
+    for (int32_t k = 0; k < 4; k++) {
+        int32_t v = pl_vec_i32((pl_vec){shape, 4}, (uint32_t)k);
+        if (v != out->dims[k])
+            return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output_shape[%d] = %d but "
+                             "the output has %d", k, v, out->dims[k]);
+    }
+    return PL_OK;
+}
+
+/* Padding is computed on the output size, as TFLite does. */
+static pl_status check_shapes(pl_context *ctx, const pl_tensor *shape, const pl_tensor *f,
+                              const pl_tensor *in, const pl_tensor *bias, const pl_tensor *out,
+                              int32_t padding, pl_transpose_conv_params *p)
+{
+    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || f->dims[3] != in->dims[3] ||
+        out->dims[0] != in->dims[0] || out->dims[3] != f->dims[0])
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: input [N,H,W,%d], weights "
+                         "[%d,H,W,%d] and output [N,H,W,%d] do not match", in->dims[3],
+                         f->dims[0], f->dims[3], out->dims[3]);
+    if (pl_tensor_count(shape) != 4)
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output_shape has %zu values, "
+                         "not 4", pl_tensor_count(shape));
+    if (shape->is_constant)
+        PL_TRY(check_output_shape(ctx, shape->data, out));
+    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out->dims[3]));
+    int32_t rh = pl_pad_out_size(padding, out->dims[1], f->dims[1], p->stride_h, 1);
+    int32_t rw = pl_pad_out_size(padding, out->dims[2], f->dims[2], p->stride_w, 1);
+    p->pad_h = pl_pad_before(p->stride_h, 1, out->dims[1], f->dims[1], rh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, 1, out->dims[2], f->dims[2], rw, NULL);
+    return PL_OK;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    op_data *d = node->user_data;
+    if (node->inputs.n < 3 || node->inputs.n > 4 || node->outputs.n != 1 ||
+        pl_node_input(node, IN_SHAPE) < 0 || pl_node_input(node, IN_WEIGHTS) < 0 ||
+        pl_node_input(node, IN_INPUT) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: needs output_shape, weights, "
+                         "input, optional bias and one output (got %u inputs, %u outputs)",
+                         node->inputs.n, node->outputs.n);
+    pl_tensor *shape, *f, *in, *out, *bias, bias_view;
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_SHAPE), &shape));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS), &f));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_INPUT), &in));
+    PL_TRY(pl_convq_bias(ctx, node, IN_BIAS, &bias_view, &bias));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    int32_t padding = 0, activation = 0;
+    PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
+    PL_TRY(check_types(ctx, shape, f, in, bias, out));
+    PL_TRY(check_shapes(ctx, shape, f, in, bias, out, padding, &d->p));
+    d->type = in->type;
+    d->bias64 = bias != NULL && bias->type == PL_INT64;
+    pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    pl_convq q;
+    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+                                &q));
+    PL_CONVQ_STORE(&d->p, q);
+    return ctx->request_scratch(ctx, pl_transpose_conv_scratch_size(in->type,
+                                                                    pl_tensor_count(out)),
+                                &d->scratch);
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const op_data *d = node->user_data;
+    pl_tensor in, f, bias, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS), &f));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (d->type == PL_FLOAT32) {
+        pl_transpose_conv_f32(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
+                              out.data);
+        return PL_OK;
+    }
+    void *scratch = ctx->get_scratch(ctx, d->scratch);
+    if (scratch == NULL)
+        return ctx->fail(ctx, PL_ERR_STATE, "TRANSPOSE_CONV: scratch buffer %d missing",
+                         d->scratch);
+    if (d->type == PL_INT8)
+        pl_transpose_conv_s8(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
+                             out.data, scratch);
+    else
+        pl_transpose_conv_s16(&d->p, in.dims, in.data, f.dims, f.data, bias.data, d->bias64,
+                              out.dims, out.data, scratch);
+    return PL_OK;
+}
+
+const pl_registration *pl_transpose_conv_registration(void)
+{
+    static const pl_registration reg = {"TRANSPOSE_CONV", 67, init, NULL, prepare, invoke,
+                                        NULL};
+    return &reg;
+}

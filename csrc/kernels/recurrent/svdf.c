@@ -1,0 +1,298 @@
+/* svdf.c - SVDF: float32 and full integer (see svdf.h). No scratch: each unit sums its rank
+** filters' time products directly, in LiteRT's order (bias first, then filter by filter). */
+#include "svdf.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kernels/common/fixedpoint.h"
+
+/* SVDFOptions field ids (schema.fbs). */
+enum { OPT_RANK = 0, OPT_ACTIVATION, OPT_ASYMMETRIC_QUANTIZE_INPUTS };
+
+enum { IN_INPUT = 0, IN_WEIGHTS_FEATURE, IN_WEIGHTS_TIME, IN_BIAS, IN_STATE };
+
+typedef struct op_data {
+    pl_svdf_params p;
+    pl_type state_type; /* FLOAT32, INT16 or INT8 */
+} op_data;
+
+/* The state moves left by one element over the whole buffer (as TFLM and LiteRT do); the
+** newest column of each filter is then overwritten by the feature matmul. */
+static void shift_state(void *state, size_t count, size_t elem)
+{
+    if (count > 1)
+        memmove(state, (uint8_t *)state + elem, (count - 1) * elem);
+}
+
+/* tensor_utils::ApplyActivationToVector for the codes SVDF accepts. */
+static float activate(int32_t activation, float x)
+{
+    switch (activation) {
+    case PL_ACT_RELU:
+        return x < 0.0f ? 0.0f : x;
+    case PL_ACT_RELU_N1_TO_1:
+        return pl_fx_clamp_f32(x, -1.0f, 1.0f);
+    case PL_ACT_RELU6:
+        return pl_fx_clamp_f32(x, 0.0f, 6.0f);
+    case PL_ACT_TANH:
+        return tanhf(x);
+    default:
+        return x;
+    }
+}
+
+void pl_svdf_f32(const pl_svdf_params *p, const float *in, const float *wf, const float *wt,
+                 const float *bias, float *state, float *out)
+{
+    size_t per_batch = (size_t)p->filters * (size_t)p->memory;
+    shift_state(state, per_batch * (size_t)p->batches, sizeof(float));
+    for (int32_t b = 0; b < p->batches; b++) {
+        const float *x = in + (size_t)b * (size_t)p->input_size;
+        float *s = state + (size_t)b * per_batch;
+        for (int32_t f = 0; f < p->filters; f++) {
+            const float *w = wf + (size_t)f * (size_t)p->input_size;
+            float dot = 0.0f;
+            for (int32_t c = 0; c < p->input_size; c++)
+                dot += w[c] * x[c];
+            s[(size_t)f * (size_t)p->memory + (size_t)p->memory - 1] = dot;
+        }
+        for (int32_t u = 0; u < p->units; u++) {
+            float total = bias != NULL ? bias[u] : 0.0f;
+            for (int32_t r = 0; r < p->rank; r++) {
+                size_t f = (size_t)u * (size_t)p->rank + (size_t)r;
+                const float *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
+                float dot = 0.0f;
+                for (int32_t m = 0; m < p->memory; m++)
+                    dot += tv[m] * sv[m];
+                total += dot;
+            }
+            out[(size_t)b * (size_t)p->units + (size_t)u] = activate(p->activation, total);
+        }
+    }
+}
+
+/* input x weights_feature for one filter, rescaled to the state's scale (before its zero
+** point and clamp). */
+static int32_t feature(const pl_svdf_params *p, const int8_t *x, const int8_t *w)
+{
+    int32_t dot = 0;
+    for (int32_t c = 0; c < p->input_size; c++)
+        dot += w[c] * (x[c] - p->input_zp);
+    return pl_fx_mul_by_qm(dot, p->mult1, p->shift1);
+}
+
+/* bias + sum over the unit's filters of time products, rescaled to the int8 output. The
+** int32 sums wrap as LiteRT's do. */
+static int8_t unit_output(const pl_svdf_params *p, uint32_t acc)
+{
+    int32_t v = pl_fx_mul_by_qm((int32_t)acc, p->mult2, p->shift2) + p->output_zp;
+    return (int8_t)pl_fx_clamp(v, INT8_MIN, INT8_MAX);
+}
+
+void pl_svdf_s8_s16(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
+                    const int16_t *wt, const int32_t *bias, int16_t *state, int8_t *out)
+{
+    size_t per_batch = (size_t)p->filters * (size_t)p->memory;
+    shift_state(state, per_batch * (size_t)p->batches, sizeof(int16_t));
+    for (int32_t b = 0; b < p->batches; b++) {
+        const int8_t *x = in + (size_t)b * (size_t)p->input_size;
+        int16_t *s = state + (size_t)b * per_batch;
+        for (int32_t f = 0; f < p->filters; f++) {
+            int32_t v = feature(p, x, wf + (size_t)f * (size_t)p->input_size);
+            s[(size_t)f * (size_t)p->memory + (size_t)p->memory - 1] =
+                (int16_t)pl_fx_clamp(v, INT16_MIN, INT16_MAX);
+        }
+        for (int32_t u = 0; u < p->units; u++) {
+            uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
+            for (int32_t r = 0; r < p->rank; r++) {
+                size_t f = (size_t)u * (size_t)p->rank + (size_t)r;
+                const int16_t *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
+                uint32_t dot = 0;
+                for (int32_t m = 0; m < p->memory; m++)
+                    dot += (uint32_t)(tv[m] * sv[m]);
+                acc += dot;
+            }
+            out[(size_t)b * (size_t)p->units + (size_t)u] = unit_output(p, acc);
+        }
+    }
+}
+
+void pl_svdf_s8_s8(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
+                   const int8_t *wt, const int32_t *bias, int8_t *state, int8_t *out)
+{
+    size_t per_batch = (size_t)p->filters * (size_t)p->memory;
+    shift_state(state, per_batch * (size_t)p->batches, sizeof(int8_t));
+    for (int32_t b = 0; b < p->batches; b++) {
+        const int8_t *x = in + (size_t)b * (size_t)p->input_size;
+        int8_t *s = state + (size_t)b * per_batch;
+        for (int32_t f = 0; f < p->filters; f++) {
+            /* the zero point goes in before the clamp (TFLM's fix for int8 wrap-around) */
+            int32_t v = feature(p, x, wf + (size_t)f * (size_t)p->input_size) + p->state_zp;
+            s[(size_t)f * (size_t)p->memory + (size_t)p->memory - 1] =
+                (int8_t)pl_fx_clamp(v, INT8_MIN, INT8_MAX);
+        }
+        for (int32_t u = 0; u < p->units; u++) {
+            uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
+            for (int32_t r = 0; r < p->rank; r++) {
+                size_t f = (size_t)u * (size_t)p->rank + (size_t)r;
+                const int8_t *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
+                for (int32_t m = 0; m < p->memory; m++)
+                    acc += (uint32_t)(tv[m] * (sv[m] - p->state_zp));
+            }
+            out[(size_t)b * (size_t)p->units + (size_t)u] = unit_output(p, acc);
+        }
+    }
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+}
+
+typedef struct svdf_tensors {
+    pl_tensor *in, *wf, *wt, *bias, *state, *out;
+} svdf_tensors;
+
+static pl_status get_tensors(pl_context *ctx, const pl_node *node, svdf_tensors *t)
+{
+    if (node->inputs.n != 5 || node->outputs.n != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: needs 5 inputs and 1 output (got %u, %u)",
+                         node->inputs.n, node->outputs.n);
+    for (uint32_t i = 0; i < 5; i++) {
+        if (i != IN_BIAS && pl_node_input(node, i) < 0)
+            return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: input %u is missing", i);
+    }
+    t->bias = NULL;
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_INPUT), &t->in));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS_FEATURE), &t->wf));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS_TIME), &t->wt));
+    if (pl_node_input(node, IN_BIAS) >= 0)
+        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_BIAS), &t->bias));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_STATE), &t->state));
+    return ctx->get_tensor(ctx, pl_node_output(node, 0), &t->out);
+}
+
+/* TFLite's checks: input [batch, input_size], weights_feature [filters, input_size],
+** weights_time [filters, memory], bias [units], state [batch, memory * filters], output
+** [batch, units] with units = filters / rank. */
+static pl_status check_shapes(pl_context *ctx, const svdf_tensors *t, int32_t rank,
+                              pl_svdf_params *p)
+{
+    if (t->in->ndims != 2 || t->wf->ndims != 2 || t->wt->ndims != 2 || t->state->ndims != 2)
+        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: input, weights and state must be 2-D");
+    p->batches = t->in->dims[0];
+    p->input_size = t->in->dims[1];
+    p->filters = t->wf->dims[0];
+    p->memory = t->wt->dims[1];
+    if (rank <= 0 || p->filters % rank != 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: rank %d does not divide %d filters", rank,
+                         p->filters);
+    p->rank = rank;
+    p->units = p->filters / rank;
+    bool ok = t->wf->dims[1] == p->input_size && t->wt->dims[0] == p->filters &&
+              t->state->dims[0] == p->batches &&
+              (int64_t)t->state->dims[1] == (int64_t)p->memory * p->filters &&
+              t->out->ndims == 2 && t->out->dims[0] == p->batches &&
+              t->out->dims[1] == p->units;
+    if (t->bias != NULL)
+        ok = ok && pl_tensor_count(t->bias) == (size_t)p->units;
+    if (!ok || p->memory <= 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: shapes do not agree (input [%d, %d], %d "
+                         "filters, memory %d, rank %d)", p->batches, p->input_size,
+                         p->filters, p->memory, rank);
+    if (!t->state->is_variable)
+        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: the state (input 4) must be a variable "
+                         "tensor");
+    return PL_OK;
+}
+
+static pl_status check_types(pl_context *ctx, const svdf_tensors *t, int32_t activation)
+{
+    pl_type in = t->in->type, wt = t->wt->type, st = t->state->type;
+    bool ok;
+    if (in == PL_FLOAT32) {
+        ok = t->wf->type == PL_FLOAT32 && wt == PL_FLOAT32 && st == PL_FLOAT32 &&
+             t->out->type == PL_FLOAT32 && (t->bias == NULL || t->bias->type == PL_FLOAT32);
+        if (ok && (activation < 0 || activation > PL_ACT_TANH))
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SVDF: fused activation %d is not "
+                             "supported", activation);
+    } else {
+        ok = in == PL_INT8 && t->wf->type == PL_INT8 && t->out->type == PL_INT8 &&
+             ((wt == PL_INT16 && st == PL_INT16) || (wt == PL_INT8 && st == PL_INT8)) &&
+             (t->bias == NULL || t->bias->type == PL_INT32);
+        if (ok && activation != PL_ACT_RELU)
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SVDF: integer SVDF supports only the "
+                             "RELU activation (got %d)", activation);
+    }
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SVDF: input %s, weights %s/%s, state %s, "
+                         "output %s is not supported (hybrid SVDF neither)", pl_type_name(in),
+                         pl_type_name(t->wf->type), pl_type_name(wt), pl_type_name(st),
+                         pl_type_name(t->out->type));
+    return PL_OK;
+}
+
+static bool per_tensor(const pl_tensor *t)
+{
+    return t->q.count == 1;
+}
+
+/* LiteRT's effective scales are float products, widened to double for QuantizeMultiplier. */
+static pl_status prepare_quant(pl_context *ctx, const svdf_tensors *t, pl_svdf_params *p)
+{
+    if (!per_tensor(t->in) || !per_tensor(t->wf) || !per_tensor(t->wt) ||
+        !per_tensor(t->state) || !per_tensor(t->out))
+        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: integer tensors need one scale each");
+    if (t->state->type == PL_INT16 && t->state->q.zero_point[0] != 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: an int16 state must have zero point 0");
+    float s1 = t->in->q.scale[0] * t->wf->q.scale[0] / t->state->q.scale[0];
+    float s2 = t->state->q.scale[0] * t->wt->q.scale[0] / t->out->q.scale[0];
+    pl_fx_quantize_multiplier((double)s1, &p->mult1, &p->shift1);
+    pl_fx_quantize_multiplier((double)s2, &p->mult2, &p->shift2);
+    p->input_zp = (int32_t)t->in->q.zero_point[0];
+    p->state_zp = (int32_t)t->state->q.zero_point[0];
+    p->output_zp = (int32_t)t->out->q.zero_point[0];
+    return PL_OK;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    op_data *d = node->user_data;
+    svdf_tensors t;
+    PL_TRY(get_tensors(ctx, node, &t));
+    int32_t activation = pl_table_i8(&node->options, OPT_ACTIVATION, 0);
+    PL_TRY(check_types(ctx, &t, activation));
+    PL_TRY(check_shapes(ctx, &t, pl_table_i32(&node->options, OPT_RANK, 0), &d->p));
+    d->p.activation = activation;
+    d->state_type = t.state->type;
+    if (t.in->type == PL_INT8)
+        PL_TRY(prepare_quant(ctx, &t, &d->p));
+    return PL_OK;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const op_data *d = node->user_data;
+    pl_tensor in, wf, wt, bias, state, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS_FEATURE), &wf));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS_TIME), &wt));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_STATE), &state));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (d->state_type == PL_FLOAT32)
+        pl_svdf_f32(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
+    else if (d->state_type == PL_INT16)
+        pl_svdf_s8_s16(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
+    else
+        pl_svdf_s8_s8(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
+    return PL_OK;
+}
+
+const pl_registration *pl_svdf_registration(void)
+{
+    static const pl_registration reg = {"SVDF", 27, init, NULL, prepare, invoke, NULL};
+    return &reg;
+}

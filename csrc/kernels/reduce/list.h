@@ -1,0 +1,10 @@
+/* list.h - the reduce family's kernels: name, BuiltinOperator code, registration prefix.
+** registry.h joins every family's list; keep each sorted by name. */
+#ifndef PL_KERNELS_REDUCE_LIST_H
+#define PL_KERNELS_REDUCE_LIST_H
+
+#define PL_REDUCE_KERNELS(X) \
+    X(MEAN, 40, reduce_mean) \
+    X(SUM, 74, reduce_sum) \
+
+#endif

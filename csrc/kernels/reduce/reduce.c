@@ -1,0 +1,281 @@
+/* reduce.c - MEAN and SUM as LiteRT's reference kernels compute them: float sums in input
+** order; int8/int16 MEAN through the integer QuantizedMeanOrSum (one rescale of the centered
+** sum, 1/count folded into the multiplier), for every axis combination.
+**
+** SUM int8 follows what LiteRT 2.3.0's BUILTIN_REF really does (probed against it, whatever
+** the scales): it runs QuantizedMeanOrSum instantiated for uint8, so the int8 bytes are
+** summed as uint8 (-1 counts 255), the result clamps to [0, 255] and that byte is stored
+** (255 reads back as -1). The zero points are used as given. Deterministic, so reproduced.
+** SUM int16 through the same path reads the int16 buffer as bytes and leaves half of the
+** output unwritten (garbage from the arena): not reproducible, so refused. */
+#include "reduce.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "kernels/common/fixedpoint.h"
+
+/* ReducerOptions field ids (schema.fbs). */
+enum { OPT_KEEP_DIMS = 0 };
+
+
+typedef struct op_data {
+    pl_reduce_params p;
+    pl_type type;
+    bool is_sum;
+    bool as_uint8;             /* LiteRT 2.3.0's int8 SUM: bytes taken as uint8 */
+    int32_t multiplier, shift; /* QuantizeMultiplier(in_scale / out_scale) */
+    int32_t in_zp, out_zp;
+    int32_t scratch;           /* int32 sums of the quantized paths */
+} op_data;
+
+/* Visits the input in row-major order, handing each element's output slot to BODY. */
+#define FOR_EACH_INPUT(p, BODY)                                                       \
+    do {                                                                              \
+        int32_t idx_[PL_MAX_DIMS] = {0};                                              \
+        size_t slot_ = 0, n_ = 1;                                                     \
+        for (int32_t d_ = 0; d_ < (p)->ndims; d_++)                                   \
+            n_ *= (size_t)(p)->dims[d_];                                              \
+        for (size_t i = 0; i < n_; i++) {                                             \
+            size_t slot = slot_;                                                      \
+            BODY;                                                                     \
+            for (int32_t d_ = (p)->ndims - 1; d_ >= 0; d_--) {                        \
+                slot_ += (p)->out_stride[d_];                                         \
+                if (++idx_[d_] < (p)->dims[d_])                                       \
+                    break;                                                            \
+                slot_ -= (p)->out_stride[d_] * (size_t)(p)->dims[d_];                 \
+                idx_[d_] = 0;                                                         \
+            }                                                                         \
+        }                                                                             \
+    } while (0)
+
+void pl_reduce_sum_f32(const pl_reduce_params *p, const float *in, float *acc)
+{
+    for (size_t k = 0; k < p->out_count; k++)
+        acc[k] = 0.0f;
+    FOR_EACH_INPUT(p, acc[slot] += in[i]);
+}
+
+void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
+                       int32_t *acc)
+{
+    memset(acc, 0, p->out_count * sizeof *acc);
+    /* int32 sums as LiteRT's, wrapping (defined) where a huge reduction would overflow */
+    uint32_t *u = (uint32_t *)acc;
+    if (type == PL_UINT8) {
+        const uint8_t *x = in;
+        FOR_EACH_INPUT(p, u[slot] += x[i]);
+    } else if (type == PL_INT8) {
+        const int8_t *x = in;
+        FOR_EACH_INPUT(p, u[slot] += (uint32_t)x[i]);
+    } else {
+        const int16_t *x = in;
+        FOR_EACH_INPUT(p, u[slot] += (uint32_t)x[i]);
+    }
+}
+
+static int32_t type_min(pl_type t)
+{
+    return t == PL_INT8 ? INT8_MIN : INT16_MIN;
+}
+
+static int32_t type_max(pl_type t)
+{
+    return t == PL_INT8 ? INT8_MAX : INT16_MAX;
+}
+
+static void store(pl_type t, void *out, size_t k, int32_t v)
+{
+    if (t == PL_INT8)
+        ((int8_t *)out)[k] = (int8_t)v;
+    else
+        ((int16_t *)out)[k] = (int16_t)v;
+}
+
+/* LiteRT's QuantizedMeanOrSum: the sum of (x - zp) rescaled by in/out scale with one
+** MultiplyByQuantizedMultiplier. For the mean, 1/count is folded into the multiplier:
+** shift by floor(log2(count)) (at most 32 and 31 + shift), divide, subtract the shift. */
+static void mean_or_sum_rescale(const op_data *d, const int32_t *sum, void *out)
+{
+    int32_t multiplier = d->multiplier, shift = d->shift;
+    int64_t n = d->p.reduced;
+    if (!d->is_sum) {
+        int32_t up = 0;
+        while (up < 62 && ((uint64_t)n >> (up + 1)) != 0)
+            up++;
+        up = up < 32 ? up : 32;
+        up = up < 31 + shift ? up : 31 + shift;
+        multiplier = (int32_t)(((int64_t)multiplier * ((int64_t)1 << up)) / n);
+        shift -= up;
+    }
+    int32_t lo = d->as_uint8 ? 0 : type_min(d->type);
+    int32_t hi = d->as_uint8 ? UINT8_MAX : type_max(d->type);
+    for (size_t k = 0; k < d->p.out_count; k++) {
+        int32_t centered = (int32_t)(uint32_t)((int64_t)sum[k] - (int64_t)d->in_zp * n);
+        int32_t v = pl_fx_mul_by_qm(centered, multiplier, shift) + d->out_zp;
+        v = pl_fx_clamp(v, lo, hi);
+        store(d->type, out, k, d->as_uint8 && v > INT8_MAX ? v - 256 : v);
+    }
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+}
+
+/* Resolves the constant axis tensor (negative axes, duplicates) into a mask of dims. */
+static pl_status resolve_axes(pl_context *ctx, const char *name, const pl_tensor *axis,
+                              int32_t ndims, uint32_t *mask)
+{
+    if (axis->type != PL_INT32 || axis->data == NULL)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: axis must be a constant INT32 tensor "
+                         "(got %s%s)", name, pl_type_name(axis->type),
+                         axis->data == NULL ? ", not constant" : "");
+    pl_vec v = {axis->data, (uint32_t)pl_tensor_count(axis)};
+    *mask = 0;
+    for (uint32_t k = 0; k < v.n; k++) {
+        int32_t a = pl_vec_i32(v, k);
+        int32_t r = a < 0 ? a + ndims : a;
+        if (r < 0 || r >= ndims)
+            return ctx->fail(ctx, PL_ERR_MODEL, "%s: axis %d is out of range for rank %d",
+                             name, a, ndims);
+        *mask |= 1u << r;
+    }
+    return PL_OK;
+}
+
+/* Output dims: reduced ones become 1 (keep_dims) or disappear; a scalar may be [] or [1]. */
+static pl_status check_output(pl_context *ctx, const char *name, const pl_tensor *in,
+                              const pl_tensor *out, uint32_t mask, bool keep,
+                              pl_reduce_params *p)
+{
+    size_t stride = 1;
+    int32_t kept = 0;
+    int64_t reduced = 1; /* a 0 dim elsewhere lets the others multiply past int32 */
+    p->ndims = in->ndims;
+    for (int32_t d = in->ndims - 1; d >= 0; d--) {
+        p->dims[d] = in->dims[d];
+        bool red = (mask >> d) & 1u;
+        p->out_stride[d] = red ? 0 : stride;
+        stride *= red ? 1 : (size_t)in->dims[d];
+        reduced *= red ? in->dims[d] : 1;
+        reduced = reduced > INT32_MAX ? (int64_t)INT32_MAX + 1 : reduced;
+        kept += red ? 0 : 1;
+    }
+    if (reduced > INT32_MAX)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: more than 2^31 - 1 elements reduced "
+                         "into each output", name);
+    p->reduced = (int32_t)reduced;
+    p->out_count = stride;
+    bool ok = pl_tensor_count(out) == stride && out->type == in->type &&
+              (keep ? out->ndims == in->ndims : (out->ndims == kept ||
+                                                 (kept == 0 && out->ndims == 1)));
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: output (rank %d, %zu elements, %s) does not "
+                         "match the reduction of a rank %d input to %zu elements", name,
+                         out->ndims, pl_tensor_count(out), pl_type_name(out->type),
+                         in->ndims, stride);
+    return PL_OK;
+}
+
+static pl_status prepare_quant(pl_context *ctx, const char *name, const pl_tensor *in,
+                               const pl_tensor *out, op_data *d)
+{
+    if (in->q.count != 1 || out->q.count != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: input and output need per-tensor "
+                         "quantization (got %u, %u scales)", name, in->q.count, out->q.count);
+    d->in_zp = (int32_t)in->q.zero_point[0];
+    d->out_zp = (int32_t)out->q.zero_point[0];
+    if (in->type == PL_INT16 && (d->in_zp != 0 || d->out_zp != 0))
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: int16 zero points must be 0", name);
+    pl_fx_quantize_multiplier((double)in->q.scale[0] / (double)out->q.scale[0],
+                              &d->multiplier, &d->shift);
+    return PL_OK;
+}
+
+static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name)
+{
+    op_data *d = node->user_data;
+    if (node->inputs.n != 2 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
+        pl_node_input(node, 1) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs input, axis and one output (got %u "
+                         "inputs, %u outputs)", name, node->inputs.n, node->outputs.n);
+    pl_tensor *in, *axis, *out;
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &axis));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    if (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_INT16)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s is not supported", name,
+                         pl_type_name(in->type));
+    bool keep = pl_table_bool(&node->options, OPT_KEEP_DIMS, false);
+    uint32_t mask = 0;
+    PL_TRY(resolve_axes(ctx, name, axis, in->ndims, &mask));
+    PL_TRY(check_output(ctx, name, in, out, mask, keep, &d->p));
+    d->type = in->type;
+    if (d->is_sum && in->type == PL_INT16)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SUM: int16 is not supported: LiteRT 2.3.0's "
+                         "reference SUM reads int16 data as uint8 bytes and leaves half of "
+                         "the output unwritten, so there is no defined result to match");
+    d->as_uint8 = d->is_sum && in->type == PL_INT8;
+    if (in->type == PL_FLOAT32)
+        return PL_OK;
+    /* the integer mean divides by the count (float gives NaN as TFLite does) */
+    if (!d->is_sum && d->p.reduced == 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: integer mean over an empty axis", name);
+    PL_TRY(prepare_quant(ctx, name, in, out, d));
+    return ctx->request_scratch(ctx, d->p.out_count * sizeof(int32_t), &d->scratch);
+}
+
+static pl_status prepare_mean(pl_context *ctx, pl_node *node)
+{
+    ((op_data *)node->user_data)->is_sum = false;
+    return prepare_reduce(ctx, node, "MEAN");
+}
+
+static pl_status prepare_sum(pl_context *ctx, pl_node *node)
+{
+    ((op_data *)node->user_data)->is_sum = true;
+    return prepare_reduce(ctx, node, "SUM");
+}
+
+static void invoke_float(const op_data *d, const float *in, float *out)
+{
+    pl_reduce_sum_f32(&d->p, in, out);
+    if (d->is_sum)
+        return;
+    float n = (float)d->p.reduced;
+    for (size_t k = 0; k < d->p.out_count; k++)
+        out[k] = out[k] / n;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const op_data *d = node->user_data;
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (d->type == PL_FLOAT32) {
+        invoke_float(d, in.data, out.data);
+        return PL_OK;
+    }
+    int32_t *sum = ctx->get_scratch(ctx, d->scratch);
+    if (sum == NULL)
+        return ctx->fail(ctx, PL_ERR_STATE, "%s: scratch buffer %d missing",
+                         d->is_sum ? "SUM" : "MEAN", d->scratch);
+    pl_reduce_sum_s32(&d->p, in.data, d->as_uint8 ? PL_UINT8 : d->type, sum);
+    mean_or_sum_rescale(d, sum, out.data);
+    return PL_OK;
+}
+
+const pl_registration *pl_reduce_mean_registration(void)
+{
+    static const pl_registration reg = {"MEAN", 40, init, NULL, prepare_mean, invoke, NULL};
+    return &reg;
+}
+
+const pl_registration *pl_reduce_sum_registration(void)
+{
+    static const pl_registration reg = {"SUM", 74, init, NULL, prepare_sum, invoke, NULL};
+    return &reg;
+}

@@ -1,0 +1,140 @@
+/* concatenation.c - CONCATENATION along one axis (TFLite concatenation.cc).
+**
+** A byte copy for every supported type. TFLite's own restrictions are kept rather than
+** silently extended: the fused activation must be NONE, int8 inputs must share the output's
+** scale and zero point (TFLite rescales only uint8), int16 zero points must be 0. */
+#include "concatenation.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "kernels/common/fixedpoint.h"
+
+enum { OP_CONCATENATION = 2 };
+
+typedef struct opdata {
+    int32_t axis;
+} opdata;
+
+void pl_concatenation_copy(const void *const *data, const size_t *run, uint32_t n,
+                           size_t outer, void *out)
+{
+    uint8_t *dst = out;
+    for (size_t o = 0; o < outer; o++) {
+        for (uint32_t k = 0; k < n; k++) {
+            memcpy(dst, (const uint8_t *)data[k] + o * run[k], run[k]);
+            dst += run[k];
+        }
+    }
+}
+
+static pl_status check_quant(pl_context *ctx, const pl_tensor *t, const pl_tensor *out)
+{
+    if (t->type == PL_INT8 || t->type == PL_UINT8) {
+        if (t->q.count == 0 || out->q.count == 0 || t->q.scale[0] != out->q.scale[0] ||
+            t->q.zero_point[0] != out->q.zero_point[0])
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s input tensor %d is quantized "
+                             "unlike the output (TFLite does not rescale here)",
+                             pl_type_name(t->type), (int)t->index);
+    }
+    if (t->type == PL_INT16 && ((t->q.count > 0 && t->q.zero_point[0] != 0) ||
+                                (out->q.count > 0 && out->q.zero_point[0] != 0)))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "INT16 zero points must be 0");
+    return PL_OK;
+}
+
+static pl_status check_input(pl_context *ctx, const pl_tensor *t, const pl_tensor *out,
+                             int32_t axis, int64_t *sum)
+{
+    if (t->type != out->type)
+        return ctx->fail(ctx, PL_ERR_MODEL, "input tensor %d is %s, output %s",
+                         (int)t->index, pl_type_name(t->type), pl_type_name(out->type));
+    if (t->ndims != out->ndims)
+        return ctx->fail(ctx, PL_ERR_MODEL, "input tensor %d has rank %d, output %d",
+                         (int)t->index, (int)t->ndims, (int)out->ndims);
+    for (int32_t d = 0; d < t->ndims; d++) {
+        if (d != axis && t->dims[d] != out->dims[d])
+            return ctx->fail(ctx, PL_ERR_MODEL, "input tensor %d: dim %d is %d, output %d",
+                             (int)t->index, (int)d, (int)t->dims[d], (int)out->dims[d]);
+    }
+    *sum += t->dims[axis];
+    return check_quant(ctx, t, out);
+}
+
+static bool supported(pl_type t)
+{
+    return t == PL_FLOAT32 || t == PL_INT8 || t == PL_INT16 || t == PL_INT32 ||
+           t == PL_INT64 || t == PL_UINT8 || t == PL_BOOL;
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    opdata *d = node->user_data;
+    int32_t oi = pl_node_output(node, 0);
+    if (node->inputs.n < 1 || node->outputs.n != 1 || oi < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "needs inputs and one output");
+    if (node->inputs.n > PL_CONCATENATION_MAX_INPUTS)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u inputs (at most %d)",
+                         (unsigned)node->inputs.n, PL_CONCATENATION_MAX_INPUTS);
+    pl_tensor *out;
+    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    int32_t act = pl_table_i8(&node->options, 1, 0), axis = pl_table_i32(&node->options, 0, 0);
+    if (act != PL_ACT_NONE)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "fused activation %d (TFLite allows none)",
+                         (int)act);
+    if (!supported(out->type))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
+                         pl_type_name(out->type));
+    d->axis = axis < 0 ? axis + out->ndims : axis;
+    if (d->axis < 0 || d->axis >= out->ndims)
+        return ctx->fail(ctx, PL_ERR_MODEL, "axis %d is out of range for rank %d", (int)axis,
+                         (int)out->ndims);
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < node->inputs.n; k++) {
+        pl_tensor *t;
+        int32_t ii = pl_node_input(node, k);
+        if (ii < 0)
+            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is missing", (unsigned)k);
+        PL_TRY(ctx->get_tensor(ctx, ii, &t));
+        PL_TRY(check_input(ctx, t, out, d->axis, &sum));
+    }
+    if (sum != out->dims[d->axis])
+        return ctx->fail(ctx, PL_ERR_MODEL, "inputs sum to %lld along axis %d, output has %d",
+                         (long long)sum, (int)d->axis, (int)out->dims[d->axis]);
+    return PL_OK;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const opdata *d = node->user_data;
+    const void *data[PL_CONCATENATION_MAX_INPUTS];
+    size_t run[PL_CONCATENATION_MAX_INPUTS];
+    uint32_t n = node->inputs.n;
+    pl_tensor t;
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &t));
+    size_t outer = 1, esize = pl_type_size(t.type);
+    for (int32_t k = 0; k < d->axis; k++)
+        outer *= (size_t)t.dims[k];
+    void *out = t.data;
+    for (uint32_t k = 0; k < n; k++) {
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t));
+        data[k] = t.data;
+        /* each input contributes one contiguous run per outer index */
+        run[k] = outer == 0 ? 0 : pl_tensor_count(&t) / outer * esize;
+    }
+    pl_concatenation_copy(data, run, n, outer, out);
+    return PL_OK;
+}
+
+const pl_registration *pl_concatenation_registration(void)
+{
+    static const pl_registration r = {"CONCATENATION", OP_CONCATENATION, init, NULL, prepare,
+                                      invoke, NULL};
+    return &r;
+}

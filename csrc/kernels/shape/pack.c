@@ -1,0 +1,132 @@
+/* pack.c - PACK and UNPACK (TFLite pack.cc, unpack.cc) for any fixed-size type.
+**
+** PACK stacks N equal tensors along a new axis; UNPACK undoes it. Both are the
+** concatenation/split copies with one run per tensor per outer index. Quantized int8/int16
+** tensors must all share one quantization (TFLite checks the same). */
+#include "pack.h"
+
+#include <stdbool.h>
+
+#include "kernels/shape/concatenation.h"
+#include "kernels/shape/split.h"
+
+enum { OP_PACK = 83, OP_UNPACK = 88 };
+
+typedef struct opdata {
+    int32_t axis; /* in the rank of the packed tensor */
+} opdata;
+
+static bool same_quant(const pl_tensor *a, const pl_tensor *b)
+{
+    if (a->type != PL_INT8 && a->type != PL_INT16)
+        return true;
+    if (a->q.count == 0 || b->q.count == 0)
+        return a->q.count == b->q.count;
+    return a->q.scale[0] == b->q.scale[0] && a->q.zero_point[0] == b->q.zero_point[0];
+}
+
+/* unit (one of the N tensors) must be packed without dim `axis`. */
+static pl_status check_unit(pl_context *ctx, const pl_tensor *unit, const pl_tensor *packed,
+                            int32_t axis, uint32_t n)
+{
+    if (unit->type != packed->type || pl_type_size(unit->type) == 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "types %s and %s are not supported",
+                         pl_type_name(unit->type), pl_type_name(packed->type));
+    if (!same_quant(unit, packed))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "tensor %d is quantized unlike tensor %d",
+                         (int)unit->index, (int)packed->index);
+    if (unit->ndims + 1 != packed->ndims || packed->dims[axis] != (int32_t)n)
+        return ctx->fail(ctx, PL_ERR_MODEL, "tensor %d does not stack %u times into tensor %d",
+                         (int)unit->index, (unsigned)n, (int)packed->index);
+    for (int32_t d = 0, k = 0; d < packed->ndims; d++) {
+        if (d != axis && packed->dims[d] != unit->dims[k++])
+            return ctx->fail(ctx, PL_ERR_MODEL, "tensor %d: dim %d is %d, tensor %d has %d",
+                             (int)packed->index, (int)d, (int)packed->dims[d],
+                             (int)unit->index, (int)unit->dims[k - 1]);
+    }
+    return PL_OK;
+}
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+}
+
+/* Shared by both: the packed side is one tensor, the unit side n tensors. */
+static pl_status prepare_common(pl_context *ctx, pl_node *node, bool pack)
+{
+    opdata *d = node->user_data;
+    pl_vec units = pack ? node->inputs : node->outputs;
+    int32_t pi = pack ? pl_node_output(node, 0) : pl_node_input(node, 0);
+    uint32_t n = units.n;
+    if (pi < 0 || n < 1 || n > PL_SPLIT_MAX_OUTPUTS || (pack ? node->outputs.n
+                                                             : node->inputs.n) != 1)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u tensors to %s (1 to %d, one other side)",
+                         (unsigned)n, pack ? "pack" : "unpack", PL_SPLIT_MAX_OUTPUTS);
+    pl_tensor *packed;
+    PL_TRY(ctx->get_tensor(ctx, pi, &packed));
+    int32_t count = pl_table_i32(&node->options, 0, (int32_t)n);
+    int32_t axis = pl_table_i32(&node->options, 1, 0);
+    d->axis = axis < 0 ? axis + packed->ndims : axis;
+    if (count != (int32_t)n || d->axis < 0 || d->axis >= packed->ndims)
+        return ctx->fail(ctx, PL_ERR_MODEL, "axis %d / count %d do not fit %u tensors of rank "
+                         "%d", (int)axis, (int)count, (unsigned)n, (int)packed->ndims - 1);
+    for (uint32_t k = 0; k < n; k++) {
+        pl_tensor *unit;
+        int32_t ui = pl_vec_i32(units, k);
+        if (ui < 0)
+            return ctx->fail(ctx, PL_ERR_MODEL, "tensor %u is missing", (unsigned)k);
+        PL_TRY(ctx->get_tensor(ctx, ui, &unit));
+        PL_TRY(check_unit(ctx, unit, packed, d->axis, n));
+    }
+    return PL_OK;
+}
+
+static pl_status prepare_pack(pl_context *ctx, pl_node *node)
+{
+    return prepare_common(ctx, node, true);
+}
+
+static pl_status prepare_unpack(pl_context *ctx, pl_node *node)
+{
+    return prepare_common(ctx, node, false);
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const opdata *d = node->user_data;
+    bool pack = node->builtin_code == OP_PACK;
+    pl_vec units = pack ? node->inputs : node->outputs;
+    void *ptr[PL_SPLIT_MAX_OUTPUTS];
+    size_t run[PL_SPLIT_MAX_OUTPUTS];
+    pl_tensor t;
+    PL_TRY(ctx->get_eval(ctx, pack ? pl_node_output(node, 0) : pl_node_input(node, 0), &t));
+    void *packed = t.data;
+    size_t outer = 1, esize = pl_type_size(t.type);
+    for (int32_t k = 0; k < d->axis; k++)
+        outer *= (size_t)t.dims[k];
+    for (uint32_t k = 0; k < units.n; k++) {
+        PL_TRY(ctx->get_eval(ctx, pl_vec_i32(units, k), &t));
+        ptr[k] = t.data;
+        run[k] = outer == 0 ? 0 : pl_tensor_count(&t) / outer * esize;
+    }
+    if (pack)
+        pl_concatenation_copy((const void *const *)ptr, run, units.n, outer, packed);
+    else
+        pl_split_copy(packed, outer, units.n, ptr, run);
+    return PL_OK;
+}
+
+const pl_registration *pl_pack_registration(void)
+{
+    static const pl_registration r = {"PACK", OP_PACK, init, NULL, prepare_pack, invoke, NULL};
+    return &r;
+}
+
+const pl_registration *pl_unpack_registration(void)
+{
+    static const pl_registration r = {"UNPACK", OP_UNPACK, init, NULL, prepare_unpack, invoke,
+                                      NULL};
+    return &r;
+}
