@@ -117,7 +117,8 @@ static inline pl_status kh_set_shape(pl_context *ctx, int32_t index, int32_t ndi
     for (int32_t i = 0; i < ndims; i++)
         n *= (size_t)dims[i];
     if (n > t->bytes)
-        return PL_ERR_MODEL;
+        return kh_fail(ctx, PL_ERR_MODEL, "output %d: the computed shape needs %zu bytes, the "
+                       "test's buffer holds %zu", (int)index, n, t->bytes);
     t->ndims = ndims;
     memcpy(t->dims, dims, sizeof(int32_t) * (size_t)ndims);
     return PL_OK;

@@ -141,6 +141,28 @@ static inline int64_t pl_load_i64(const void *data, size_t i)
     return v;
 }
 
+/* Prepare: gives output out (from get_tensor) the shape the kernel computed through
+** ctx->set_shape, then updates the caller's copy (dims and bytes), so the rest of prepare
+** reads the computed shape. dims may alias out->dims. */
+static inline pl_status pl_set_output_shape(pl_context *ctx, pl_tensor *out, int32_t ndims,
+                                            const int32_t *dims)
+{
+    PL_TRY(ctx->set_shape(ctx, out->index, ndims, dims));
+    size_t bytes = pl_type_size(out->type);
+    for (int32_t i = 0; i < ndims; i++)
+        bytes *= (size_t)dims[i];
+    memmove(out->dims, dims, sizeof(int32_t) * (size_t)ndims);
+    out->ndims = ndims;
+    out->bytes = bytes;
+    return PL_OK;
+}
+
+/* Prepare: the output takes the shape of tensor t (elementwise ops). */
+static inline pl_status pl_set_output_like(pl_context *ctx, pl_tensor *out, const pl_tensor *t)
+{
+    return pl_set_output_shape(ctx, out, t->ndims, t->dims);
+}
+
 /* Number of elements of a tensor view (product of dims; 1 for a scalar). */
 static inline size_t pl_tensor_count(const pl_tensor *t)
 {
