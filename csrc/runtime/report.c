@@ -72,6 +72,8 @@ pl_status pl_interp_tensor(const pl_interp *it, uint32_t index, pl_tensor_info *
         return PL_OK; /* before allocation: structure only */
     pl_tensor t;
     pl_context_eval(it, (int32_t)index, &t);
+    out->ndims = t.ndims; /* the current shape: a resize may have changed it */
+    memcpy(out->dims, t.dims, sizeof out->dims);
     out->is_constant = t.is_constant;
     out->shared = is_shared(it, index);
     out->data = it->allocated || t.is_constant ? t.data : NULL;
