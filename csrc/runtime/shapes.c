@@ -224,3 +224,17 @@ pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
     q->ndims = (uint8_t)ndims;
     return same ? PL_OK : store_dims(it, ndims, dims, &q->shape);
 }
+
+bool pl_shapes_requested(const pl_interp *it, uint32_t index, int32_t *ndims, int32_t *dims)
+{
+    for (uint32_t i = 0; it->requests != NULL && i < it->sg.inputs.n; i++) {
+        const pl_input_request *q = &it->requests[i];
+        if (!q->set || pl_vec_i32(it->sg.inputs, i) != (int32_t)index)
+            continue;
+        *ndims = q->ndims;
+        for (uint32_t d = 0; d < q->ndims; d++)
+            dims[d] = (int32_t)pl_le32(pl_arena_base(it->arena) + q->shape + 4u * d);
+        return true;
+    }
+    return false;
+}

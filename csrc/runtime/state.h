@@ -123,6 +123,9 @@ pl_status pl_shapes_fold(pl_interp *it, pl_node *node);
 /* After the eval records start: resized inputs take their requested shapes. */
 void pl_shapes_apply_requests(pl_interp *it);
 
+/* The shape pl_interp_resize_input gave tensor index (before allocate); false if none. */
+bool pl_shapes_requested(const pl_interp *it, uint32_t index, int32_t *ndims, int32_t *dims);
+
 /* --- allocator.c: the model allocation phases --- */
 
 /* Eval tensor records and node records in the tail; constants point into the model. */
