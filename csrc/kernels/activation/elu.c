@@ -13,10 +13,15 @@ float pl_elu_f32(float x)
     return x < 0.0f ? expm1f(x) : x;
 }
 
+/* The int8 table, allocated in prepare: float ELU needs no arena bytes. */
+typedef struct op_data {
+    int8_t *lut;
+} op_data;
+
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
-    return ctx->alloc_persistent(ctx, 256, user_data);
+    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
@@ -31,8 +36,11 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->q.count == 0 || out->q.count == 0 || !(in->q.scale[0] > 0.0f) ||
         !(out->q.scale[0] > 0.0f) || !isfinite(in->q.scale[0]) || !isfinite(out->q.scale[0]))
         return ctx->fail(ctx, PL_ERR_MODEL, "int8 input and output need positive scales");
+    op_data *d = node->user_data;
+    if (d->lut == NULL)
+        PL_TRY(ctx->alloc_persistent(ctx, 256, (void **)&d->lut));
     pl_lut_populate_s8(in->q.scale[0], in->q.zero_point[0], out->q.scale[0],
-                       out->q.zero_point[0], pl_elu_f32, node->user_data);
+                       out->q.zero_point[0], pl_elu_f32, d->lut);
     return PL_OK;
 }
 
@@ -45,7 +53,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         for (size_t i = 0; i < n; i++)
             ((float *)out.data)[i] = pl_elu_f32(((const float *)in.data)[i]);
     } else {
-        const int8_t *lut = node->user_data;
+        const int8_t *lut = ((const op_data *)node->user_data)->lut;
         for (size_t i = 0; i < n; i++)
             ((int8_t *)out.data)[i] = lut[((const uint8_t *)in.data)[i]];
     }

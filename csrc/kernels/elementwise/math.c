@@ -7,6 +7,7 @@
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/invsqrt.h"
 #include "kernels/common/lut.h"
+#include "kernels/common/lut_f32.h"
 #include "kernels/elementwise/binary.h"
 
 enum {
@@ -20,7 +21,7 @@ typedef struct op_data {
     int32_t input_zp, output_zp;
     float input_scale, output_scale;
     int32_t multiplier, shift;
-    int8_t lut[256];
+    int16_t *table; /* EXP, LOG, RSQRT: the int8 (256 bytes) or int16 (513 values) table */
 } op_data;
 
 float pl_math_round_f32(float x)
@@ -58,6 +59,14 @@ static float f_zero(float x) { (void)x; return 0.0f; }
 /* LiteRT's LOG table maps x <= 0 to the output's minimum; -FLT_MAX clamps the same way. */
 static float f_log_or_min(float x) { return x <= 0.0f ? -3.40282347e38f : logf(x); }
 
+/* The int16 tables' transforms with their parameter (LiteRT elementwise.cc, exp.cc). */
+static float t_exp(float x, float unused) { (void)unused; return expf(x); }
+static float t_log(float x, float output_min) { return x <= 0.0f ? output_min : logf(x); }
+static float t_rsqrt(float x, float output_scale)
+{
+    return x <= 0.0f ? 32767.0f * output_scale : 1.0f / sqrtf(x);
+}
+
 static float (*float_fn(int32_t op))(float)
 {
     switch (op) {
@@ -84,7 +93,6 @@ static bool supported(int32_t op, pl_type t)
     case OP_EXP:
     case OP_LOG:
     case OP_RSQRT:
-        return t == PL_INT8;
     case OP_SQRT:
         return t == PL_INT8 || t == PL_INT16;
     case OP_NEG:
@@ -100,6 +108,19 @@ static bool supported(int32_t op, pl_type t)
 static bool is_quantized_path(int32_t op, pl_type t)
 {
     return op != OP_NEG && (t == PL_INT8 || t == PL_INT16);
+}
+
+static pl_status prepare_table_s16(int32_t op, op_data *d)
+{
+    if (op == OP_EXP)
+        pl_lut_populate_s16_f32(d->input_scale, 0, d->output_scale, 0, t_exp, 0.0f, d->table);
+    else if (op == OP_LOG) /* float product of int and scale, as LogLUTPrepare's */
+        pl_lut_populate_s16_f32(d->input_scale, 0, d->output_scale, 0, t_log,
+                                (float)(-32768 - d->output_zp) * d->output_scale, d->table);
+    else if (op == OP_RSQRT)
+        pl_lut_populate_s16_f32(d->input_scale, 0, d->output_scale, 0, t_rsqrt,
+                                d->output_scale, d->table);
+    return PL_OK;
 }
 
 static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
@@ -120,12 +141,19 @@ static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
     if (d->input_zp < lo || d->input_zp > hi || d->output_zp < lo || d->output_zp > hi)
         return ctx->fail(ctx, PL_ERR_MODEL, "zero points %d and %d out of [%d, %d]",
                          (int)d->input_zp, (int)d->output_zp, (int)lo, (int)hi);
+    if (d->table == NULL && (op == OP_EXP || op == OP_LOG || op == OP_RSQRT)) {
+        /* only quantized tables pay arena bytes, int8's 256, int16's 513 values */
+        size_t bytes = in->type == PL_INT16 ? 2u * PL_LUT_S16_SIZE : 256u;
+        PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&d->table));
+    }
+    if (in->type == PL_INT16)
+        return prepare_table_s16(op, d);
     if (op == OP_EXP)
         pl_lut_populate_s8(d->input_scale, d->input_zp, d->output_scale, d->output_zp, f_exp,
-                           d->lut);
+                           (int8_t *)d->table);
     else if (op == OP_LOG)
         pl_lut_populate_s8(d->input_scale, d->input_zp, d->output_scale, d->output_zp,
-                           f_log_or_min, d->lut);
+                           f_log_or_min, (int8_t *)d->table);
     else if (op == OP_RSQRT) /* float sqrt, float product, then double: LiteRT's order */
         pl_fx_quantize_multiplier(1. / (double)(sqrtf(d->input_scale) * d->output_scale),
                                   &d->multiplier, &d->shift);
@@ -207,7 +235,7 @@ static pl_status run_s8(pl_context *ctx, int32_t op, const op_data *d, const int
         return run_sqrt_q(ctx, d, in, out, n);
     for (size_t i = 0; i < n; i++) {
         if (op != OP_RSQRT) {
-            out[i] = d->lut[(uint8_t)in[i]];
+            out[i] = ((const int8_t *)d->table)[(uint8_t)in[i]];
             continue;
         }
         if (in[i] < d->input_zp)
@@ -215,6 +243,20 @@ static pl_status run_s8(pl_context *ctx, int32_t op, const op_data *d, const int
                              "below zero point %d)", i, (int)in[i], (int)d->input_zp);
         out[i] = pl_math_rsqrt_s8(in[i], d->input_zp, d->output_zp, d->multiplier, d->shift);
     }
+    return PL_OK;
+}
+
+/* int16 EXP, LOG, RSQRT: LUTLookup; RSQRT refuses negative inputs first, as LiteRT. */
+static pl_status run_table_s16(pl_context *ctx, int32_t op, const op_data *d,
+                               const int16_t *in, int16_t *out, size_t n)
+{
+    for (size_t i = 0; op == OP_RSQRT && i < n; i++) {
+        if (in[i] < 0)
+            return ctx->fail(ctx, PL_ERR_ARG, "RSQRT of a negative value (element %zu, %d)",
+                             i, (int)in[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = pl_lut_lookup_s16(in[i], d->table);
     return PL_OK;
 }
 
@@ -231,8 +273,10 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         run_int(op, d->type, in.data, out.data, n);
     else if (d->type == PL_INT8)
         return run_s8(ctx, op, d, in.data, out.data, n);
-    else
+    else if (op == OP_SQRT)
         return run_sqrt_q(ctx, d, in.data, out.data, n);
+    else
+        return run_table_s16(ctx, op, d, in.data, out.data, n);
     return PL_OK;
 }
 

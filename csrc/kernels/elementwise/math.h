@@ -2,10 +2,11 @@
 ** neg.cc, zeros_like.cc): CEIL, COS, EXP, FLOOR, LOG, NEG, ROUND, RSQRT, SIN, SQRT, SQUARE,
 ** ZEROS_LIKE.
 **
-** float32 for all but ZEROS_LIKE's and NEG's integer forms; int8 EXP and LOG through a
-** 256-entry table of the float function (TFLite LUTPopulate); int8/int16 SQRT in float with
-** truncation; int8 RSQRT in fixed point (GetInvSqrtQuantizedMultiplierExp); NEG on int8,
-** int16, int32, int64 and ZEROS_LIKE on int32, int64 as stored integers. */
+** float32 for all; int8 EXP and LOG through a 256-entry table of the float function and
+** int16 EXP, LOG, RSQRT through TFLite's interpolated 513-entry table (LUTPopulate); int8
+** and int16 SQRT in float with truncation; int8 RSQRT in fixed point
+** (GetInvSqrtQuantizedMultiplierExp); NEG on int8, int16, int32, int64 and ZEROS_LIKE on
+** int32, int64 as stored integers. */
 #ifndef PL_KERNELS_MATH_H
 #define PL_KERNELS_MATH_H
 
