@@ -54,9 +54,9 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     it->model = m;
     it->sg = sg;
     it->arena = a;
-    it->opt = *opt;
-    if (it->opt.resolver == NULL)
-        it->opt.resolver = pl_builtin_resolver();
+    it->opt.resolver = opt->resolver != NULL ? opt->resolver : pl_builtin_resolver();
+    it->opt.planner = opt->planner;
+    it->opt.preserve_all_tensors = opt->preserve_all_tensors;
     it->phase = PL_PHASE_CREATED;
     it->current_node = -1;
     it->tensor_count = sg.tensors.n;
@@ -70,8 +70,6 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
         const pl_input_shape *q = &opt->input_shapes[i];
         PL_TRY(pl_interp_resize_input(it, q->input, q->ndims, q->dims, false));
     }
-    it->opt.input_shapes = NULL; /* the caller's array need not outlive create */
-    it->opt.input_shape_count = 0;
     *out = it;
     return PL_OK;
 }

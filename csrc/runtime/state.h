@@ -62,15 +62,23 @@ typedef struct pl_counts {
     uint8_t planner;
 } pl_counts;
 
+/* The options kept after create (create consumes the input shapes). */
+typedef struct pl_interp_kept {
+    const pl_resolver *resolver;
+    pl_planner planner;
+    bool preserve_all_tensors;
+} pl_interp_kept;
+
 struct pl_interp {
     pl_model model;
     pl_subgraph sg;
     pl_arena *arena;
-    pl_interp_options opt;
+    pl_interp_kept opt;
     pl_context ctx;
     pl_phase phase;
     bool allocated;
     bool failed;
+    bool resized; /* an input's shape differs from the model's: shapes may change */
     int32_t current_node;
     uint32_t tensor_count;
     uint32_t node_count;
@@ -84,7 +92,6 @@ struct pl_interp {
     uint32_t pending_count;
     uint32_t plan_count; /* planned tensors + scratch buffers */
     pl_input_request *requests; /* one per subgraph input once one is resized, or NULL */
-    bool resized; /* an input's shape differs from the model's: shapes may change */
     const pl_profiler *profiler; /* the host's, or NULL */
     pl_counts rec;
     pl_error *err; /* the host's: messages cost the arena nothing */
