@@ -8,7 +8,7 @@
 
 pl_interp_options pl_interp_defaults(void)
 {
-    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL};
+    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL, PL_DEFAULT_LOOP_BUDGET};
     return opt;
 }
 
@@ -42,22 +42,19 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     PL_TRY(check_args(model, opt, arena, out, err));
     *out = NULL;
     PL_TRY(pl_model_open(&m, model, model_size, err));
-    pl_subgraph sg;
-    pl_model_subgraph(&m, 0, &sg);
     PL_TRY(check_model(&m, err));
     PL_TRY(pl_arena_create(arena, arena_size, &a, err));
     PL_TRY(pl_arena_alloc_tail(a, sizeof *it, _Alignof(pl_interp), (void **)&it, err));
     memset(it, 0, sizeof *it);
     it->model = m;
-    it->sg = sg;
     it->arena = a;
     it->opt = *opt;
     if (it->opt.resolver == NULL)
         it->opt.resolver = pl_builtin_resolver();
     it->phase = PL_PHASE_CREATED;
     it->current_node = -1;
-    it->tensor_count = sg.tensors.n;
-    it->node_count = sg.operators.n;
+    it->subgraph_count = pl_model_subgraph_count(&m);
+    pl_subgraph_select(it, 0);
     it->opcode_count = pl_model_opcode_count(&m);
     it->rec.planner = (uint8_t)opt->planner;
     it->err = err;
@@ -87,7 +84,7 @@ static pl_status unsupported(pl_interp *it, uint32_t node, const pl_opcode_view 
     return PL_ERR_UNSUPPORTED;
 }
 
-static pl_status resolve(pl_interp *it)
+static pl_status resolve_subgraph(pl_interp *it)
 {
     for (uint32_t n = 0; n < it->node_count; n++) {
         uint16_t code = it->nodes[n].opcode;
@@ -123,9 +120,21 @@ static void enter_node(pl_interp *it, uint32_t n)
     pl_error_clear(it->err);
 }
 
+/* Runs step over every subgraph in order (TFLM's InitSubgraphs, PrepareSubgraphs ...),
+** subgraph 0 current again afterwards. */
+static pl_status each_subgraph(pl_interp *it, pl_status (*step)(pl_interp *it))
+{
+    pl_status s = PL_OK;
+    for (uint32_t k = 0; k < it->subgraph_count && s == PL_OK; k++) {
+        pl_subgraph_select(it, k);
+        s = step(it);
+    }
+    pl_subgraph_select(it, 0);
+    return s;
+}
+
 static pl_status init_nodes(pl_interp *it)
 {
-    it->phase = PL_PHASE_INIT;
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode];
         if (reg->init == NULL)
@@ -145,7 +154,8 @@ static pl_status init_nodes(pl_interp *it)
 
 static pl_status prepare_nodes(pl_interp *it)
 {
-    it->phase = PL_PHASE_PREPARE;
+    if (it->subgraphs != NULL)
+        it->subgraphs[it->current_subgraph].scratch_base = it->scratch_count;
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode];
         pl_node node;
@@ -170,9 +180,11 @@ pl_status pl_interp_allocate(pl_interp *it)
                             : "allocate: tensors are already allocated");
     it->failed = true; /* until every phase has succeeded */
     PL_TRY(pl_alloc_start(it));
-    PL_TRY(resolve(it));
-    PL_TRY(init_nodes(it));
-    PL_TRY(prepare_nodes(it));
+    PL_TRY(each_subgraph(it, resolve_subgraph));
+    it->phase = PL_PHASE_INIT;
+    PL_TRY(each_subgraph(it, init_nodes));
+    it->phase = PL_PHASE_PREPARE;
+    PL_TRY(each_subgraph(it, prepare_nodes));
     it->current_node = -1;
     it->phase = PL_PHASE_PLANNING;
     PL_TRY(pl_alloc_finish(it));
@@ -182,7 +194,7 @@ pl_status pl_interp_allocate(pl_interp *it)
     return PL_OK;
 }
 
-static pl_status invoke_node(pl_interp *it, uint32_t n)
+pl_status pl_interp_run_node(pl_interp *it, uint32_t n)
 {
     const pl_registration *reg = it->regs[it->nodes[n].opcode];
     pl_node node;
@@ -201,18 +213,28 @@ pl_status pl_interp_invoke(pl_interp *it)
     for (uint32_t n = 0; n < it->node_count; n++) {
         bool timed = p != NULL && n < p->node_count;
         uint64_t start = timed ? p->timer(p->timer_ctx) : 0;
-        PL_TRY(invoke_node(it, n));
+        PL_TRY(pl_interp_run_node(it, n));
         if (timed)
-            p->node_ns[n] = p->timer(p->timer_ctx) - start;
+            p->node_ns[n] = p->timer(p->timer_ctx) - start; /* nested subgraphs included */
     }
     it->current_node = -1;
     return PL_OK;
 }
 
-pl_status pl_interp_reset(pl_interp *it)
+pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph)
 {
     if (!it->allocated)
-        return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
+        return pl_error_set(it->err, PL_ERR_STATE,
+                            "invoke: call allocate (allocate_tensors) first");
+    if (subgraph == 0)
+        return pl_interp_invoke(it);
+    pl_status s = pl_subgraph_invoke(it, subgraph);
+    it->current_node = -1;
+    return s;
+}
+
+static pl_status reset_subgraph(pl_interp *it)
+{
     for (uint32_t i = 0; i < it->tensor_count; i++) {
         pl_tensor t;
         if (!(it->tensors[i].flags & PL_EVAL_VARIABLE))
@@ -235,10 +257,19 @@ pl_status pl_interp_reset(pl_interp *it)
     return PL_OK;
 }
 
-void pl_interp_destroy(pl_interp *it)
+/* As TFLM's Reset: kernels' reset, variable tensors and resource variables back to their
+** initial bytes. A CALL_ONCE that has run stays done (TFLM's keeps has_run). */
+pl_status pl_interp_reset(pl_interp *it)
 {
-    if (it == NULL || it->nodes == NULL || it->regs == NULL)
-        return;
+    if (!it->allocated)
+        return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
+    PL_TRY(each_subgraph(it, reset_subgraph));
+    pl_resource_reset(it);
+    return PL_OK;
+}
+
+static pl_status free_subgraph(pl_interp *it)
+{
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode];
         if (reg == NULL || reg->free == NULL || it->nodes[n].op_data == PL_NO_OFFSET)
@@ -247,6 +278,14 @@ void pl_interp_destroy(pl_interp *it)
         pl_context_node(it, n, &node);
         (*reg->free)(&it->ctx, &node); /* the kernel's callback, not libc's free */
     }
+    return PL_OK;
+}
+
+void pl_interp_destroy(pl_interp *it)
+{
+    if (it == NULL || it->node_records == NULL || it->regs == NULL)
+        return;
+    each_subgraph(it, free_subgraph);
 }
 
 const pl_error *pl_interp_error(const pl_interp *it)

@@ -123,8 +123,11 @@ static inline pl_status kh_set_shape(pl_context *ctx, int32_t index, int32_t ndi
     return PL_OK;
 }
 
-static pl_context kh_ctx = {NULL, kh_alloc_persistent, kh_request_scratch, kh_get_scratch,
-                            kh_get_tensor, kh_get_eval, kh_fail, kh_set_shape};
+static pl_context kh_ctx = {.alloc_persistent = kh_alloc_persistent,
+                            .request_scratch = kh_request_scratch,
+                            .get_scratch = kh_get_scratch, .get_tensor = kh_get_tensor,
+                            .get_eval = kh_get_eval, .fail = kh_fail,
+                            .set_shape = kh_set_shape};
 
 static inline void kh_setup(void)
 {
