@@ -223,14 +223,32 @@ pl_status pl_interp_invoke(pl_interp *it)
 
 pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph)
 {
-    if (!it->allocated)
-        return pl_error_set(it->err, PL_ERR_STATE,
-                            "invoke: call allocate (allocate_tensors) first");
-    if (subgraph == 0)
-        return pl_interp_invoke(it);
-    pl_status s = pl_subgraph_invoke(it, subgraph);
-    it->current_node = -1;
+    uint32_t saved = it->current_subgraph;
+    PL_TRY(pl_interp_select_subgraph(it, subgraph));
+    pl_status s = pl_interp_invoke(it);
+    pl_subgraph_select(it, saved);
     return s;
+}
+
+uint32_t pl_interp_subgraph_count(const pl_interp *it)
+{
+    return it->subgraph_count;
+}
+
+uint32_t pl_interp_selected_subgraph(const pl_interp *it)
+{
+    return it->current_subgraph;
+}
+
+pl_status pl_interp_select_subgraph(pl_interp *it, uint32_t k)
+{
+    if (k >= it->subgraph_count)
+        return pl_error_set(it->err, PL_ERR_ARG, "subgraph %u out of range (%u subgraphs)",
+                            (unsigned)k, (unsigned)it->subgraph_count);
+    if (it->depth > 0)
+        return pl_error_set(it->err, PL_ERR_STATE, "select_subgraph: the interpreter is busy");
+    pl_subgraph_select(it, k);
+    return PL_OK;
 }
 
 static pl_status reset_subgraph(pl_interp *it)

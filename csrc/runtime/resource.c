@@ -137,6 +137,7 @@ static pl_status var_allocate(pl_context *ctx, int32_t id, const pl_tensor *valu
                          value->bytes);
     void *p;
     PL_TRY(pl_alloc_tail(it, PL_CAT_RESOURCE, value->bytes, PL_ARENA_ALIGN, &p));
+    it->rec.cat[PL_CAT_RESOURCE][2]--; /* the category counts variables, not allocations */
     /* TFLM memsets the first zero point, cast to int8, whatever the type */
     r->fill = value->q.count > 0 ? (int32_t)(uint8_t)(int8_t)value->q.zero_point[0] : 0;
     r->bytes = (uint32_t)value->bytes;

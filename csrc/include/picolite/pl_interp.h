@@ -56,11 +56,12 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
 ** PL_ERR_STATE (called twice). */
 pl_status pl_interp_allocate(pl_interp *it);
 
-/* Runs every node of subgraph 0 in order. PL_ERR_STATE before a successful allocate. */
+/* Runs every node of the selected subgraph (0 by default) in order. PL_ERR_STATE before a
+** successful allocate. */
 pl_status pl_interp_invoke(pl_interp *it);
 
-/* Runs every node of subgraph k (a signature's subgraph, or any other); its tensors are
-** addressed with the pl_interp_subgraph_* queries. PL_ERR_ARG when k is out of range. */
+/* Runs every node of subgraph k (a signature's subgraph, or any other), then selects the
+** subgraph selected before. PL_ERR_ARG when k is out of range. */
 pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph);
 
 /* Calls kernels' reset, sets variable tensors and resource variables back to their initial
@@ -129,17 +130,15 @@ typedef struct pl_node_info {
 
 pl_status pl_interp_node(const pl_interp *it, uint32_t index, pl_node_info *out);
 
-/* --- subgraphs (valid after create; PL_ERR_ARG / 0 / -1 when k is out of range) --- */
+/* --- subgraphs (valid after create) ---
+** The structure, tensor and plan-free queries above, and pl_interp_invoke, address the
+** selected subgraph: 0 unless pl_interp_select_subgraph chose another. */
 uint32_t pl_interp_subgraph_count(const pl_interp *it);
-uint32_t pl_interp_subgraph_tensor_count(pl_interp *it, uint32_t k);
-uint32_t pl_interp_subgraph_input_count(pl_interp *it, uint32_t k);
-uint32_t pl_interp_subgraph_output_count(pl_interp *it, uint32_t k);
-int32_t pl_interp_subgraph_input_index(pl_interp *it, uint32_t k, uint32_t i);
-int32_t pl_interp_subgraph_output_index(pl_interp *it, uint32_t k, uint32_t i);
+uint32_t pl_interp_selected_subgraph(const pl_interp *it);
+/* PL_ERR_ARG when k is out of range, PL_ERR_STATE during a call of the interpreter. */
+pl_status pl_interp_select_subgraph(pl_interp *it, uint32_t k);
 /* The subgraph's name ("" when it has none); not NUL-terminated: *len bytes. */
 const char *pl_interp_subgraph_name(const pl_interp *it, uint32_t k, uint32_t *len);
-pl_status pl_interp_subgraph_tensor(pl_interp *it, uint32_t k, uint32_t index,
-                                    pl_tensor_info *out);
 
 /* --- signatures (the model's signature_defs, checked by the verifier) --- */
 uint32_t pl_interp_signature_count(const pl_interp *it);
