@@ -71,6 +71,8 @@ create(pl_py_interp *self, pl_planner planner, int preserve)
     self->opt = pl_interp_defaults();
     self->opt.planner = planner;
     self->opt.preserve_all_tensors = preserve != 0;
+    self->opt.input_shapes = self->shapes.items;
+    self->opt.input_shape_count = self->shapes.count;
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
@@ -98,14 +100,16 @@ create(pl_py_interp *self, pl_planner planner, int preserve)
 static PyObject *
 interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors", NULL};
+    static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors",
+                             "input_shapes", NULL};
     pl_py_state *st = PyType_GetModuleState(type);
-    PyObject *model = NULL, *arena = NULL;
+    PyObject *model = NULL, *arena = NULL, *shapes = Py_None;
     const char *planner_name = "greedy";
     int preserve = 0;
     pl_planner planner;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|sp:_Interpreter", kwlist, &model,
-                                     st->arena_type, &arena, &planner_name, &preserve))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spO:_Interpreter", kwlist, &model,
+                                     st->arena_type, &arena, &planner_name, &preserve,
+                                     &shapes))
         return NULL;
     if (pl_py_planner(st, planner_name, &planner) < 0)
         return NULL;
@@ -119,9 +123,10 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     memset(&self->prof, 0, sizeof self->prof);
     self->arena = (pl_py_arena *)Py_NewRef(arena);
     memset(&self->model, 0, sizeof self->model);
+    memset(&self->shapes, 0, sizeof self->shapes);
     PyObject_GC_Track(self);
     if (PyObject_GetBuffer(model, &self->model, PyBUF_SIMPLE) < 0 ||
-        create(self, planner, preserve) < 0) {
+        pl_py_shapes_parse(shapes, &self->shapes) < 0 || create(self, planner, preserve) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -158,6 +163,7 @@ interp_clear(pl_py_interp *self)
     Py_CLEAR(self->arena);
     if (self->model.obj != NULL)
         PyBuffer_Release(&self->model);
+    pl_py_shapes_free(&self->shapes);
     return 0;
 }
 
