@@ -109,11 +109,13 @@ struct pl_context {
     /* Values known at prepare, for shape arithmetic (SHAPE -> STRIDED_SLICE -> PACK ->
     ** RESHAPE chains). The last call of prepare, after set_shape, by a kernel whose outputs
     ** may be small integer tensors. When the runtime wants such values (the model's inputs
-    ** were resized), every input is known (is_constant) and every output is INT32 or INT64
-    ** of at most PL_FOLD_MAX_BYTES, the outputs get memory in the arena tail and the
-    ** kernel's invoke runs at once (it must need no scratch); later kernels then see the
-    ** outputs as constants. Otherwise it does nothing. Invoke writes the same values again. */
-    pl_status (*fold)(pl_context *ctx, pl_node *node);
+    ** were resized), every input is known (is_constant; with shape_only, the outputs depend
+    ** on the inputs' shapes alone, as SHAPE's do, and no input value is needed) and every
+    ** output is INT32 or INT64 of at most PL_FOLD_MAX_BYTES, the outputs get memory in the
+    ** arena tail and the kernel's invoke runs at once (it must need no scratch and, with
+    ** shape_only, read no input data); later kernels then see the outputs as constants.
+    ** Otherwise it does nothing. Invoke writes the same values again. */
+    pl_status (*fold)(pl_context *ctx, pl_node *node, bool shape_only);
 };
 
 typedef struct pl_registration {
