@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import picolite
-from conftest import ZOO
+from conftest import ZOO, zoo_manifest
 from picolite.testing import random_inputs
 
 pytestmark = pytest.mark.usefixtures("litert")
@@ -235,3 +235,48 @@ def test_required_arena_size_rejects_bad_input_shapes():
         picolite.required_arena_size(MLP, input_shapes={1: [2, 16]})
     assert (picolite.required_arena_size(MLP, input_shapes=[None])
             == picolite.required_arena_size(MLP))
+
+
+# picolite refuses these on purpose (see test_golden.REFUSED): no defined answer to match
+REFUSED = {"sum_axis_last_int16x8.tflite", "sum_axes12_keep_int16x8.tflite"}
+
+
+@pytest.mark.parametrize("entry", [e for e in zoo_manifest() if e["file"] not in REFUSED],
+                         ids=lambda e: e["file"].removesuffix(".tflite"))
+def test_every_zoo_model_resized_matches_litert(entry):
+    """Every input's first dim tripled: each kernel's output shapes follow as TFLite's
+    Prepare computes them (compared through the outputs of LiteRT resized the same way);
+    a model LiteRT cannot run so (a constant shape, a fixed broadcast) picolite refuses at
+    allocation, naming the node and the op."""
+    from reference import make_interpreter
+
+    path = str((ZOO / entry["file"]).resolve())
+    ref = make_interpreter(path)
+    shapes = [[int(d["shape"][0]) * 3, *map(int, d["shape"][1:])] if len(d["shape"]) else []
+              for d in ref.get_input_details()]
+    ours = picolite.Interpreter(model_path=path)
+    for d, shape in zip(ours.get_input_details(), shapes):
+        ours.resize_tensor_input(d["index"], shape)
+    try:
+        for d, shape in zip(ref.get_input_details(), shapes):
+            ref.resize_tensor_input(d["index"], shape)
+        ref.allocate_tensors()
+        xs = random_inputs(ref.get_input_details(), 0)
+        for d, x in zip(ref.get_input_details(), xs):
+            ref.set_tensor(d["index"], x)
+        ref.invoke()
+    except (RuntimeError, ValueError):
+        with pytest.raises(picolite.ModelError, match=r"^node \d+ \([A-Z_0-9]+\): "):
+            ours.allocate_tensors()
+        return
+    ours.allocate_tensors()
+    for d, x in zip(ours.get_input_details(), xs):
+        ours.set_tensor(d["index"], x)
+    ours.invoke()
+    for d in ref.get_output_details():
+        got, want = ours.get_tensor(d["index"]), ref.get_tensor(d["index"])
+        assert got.shape == want.shape
+        if np.issubdtype(want.dtype, np.floating):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        else:
+            assert got.tobytes() == want.tobytes()
