@@ -280,3 +280,11 @@ def test_every_zoo_model_resized_matches_litert(entry):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
         else:
             assert got.tobytes() == want.tobytes()
+
+
+def test_a_refused_shape_leaves_the_previous_one():
+    it = resized(MLP, [4, 16])
+    with pytest.raises(ValueError, match=r"\[65536, 65536\] needs more than 4 GiB"):
+        it.resize_tensor_input(0, [1 << 16, 1 << 16])
+    it.allocate_tensors()  # the previous shapes, re-planned
+    assert list(it.get_output_details()[0]["shape"]) == [4, 4]

@@ -375,15 +375,24 @@ class Interpreter:
             _check_strict(index, tuple(info["shape"]), tuple(info["shape_signature"]), dims)
         if dims == tuple(info["shape"]):
             return  # LiteRT keeps the allocation too
-        self._shapes[inputs.index(index)] = dims
-        self._recreate(self._c.arena)
+        self._recreate(self._c.arena, {**self._shapes, inputs.index(index): dims})
         self._resized = True
 
-    def _recreate(self, arena: Arena) -> None:
-        """A new C interpreter in ``arena`` with the resized input shapes, not allocated."""
+    def _recreate(self, arena: Arena, shapes: Optional[Dict[int, Tuple[int, ...]]] = None
+                  ) -> None:
+        """A new C interpreter in ``arena`` with the resized input shapes (the current ones
+        by default), not allocated. If the C side refuses the shapes, the interpreter keeps
+        the previous ones (unallocated) and the error propagates."""
+        shapes = self._shapes if shapes is None else shapes
         self._c.close()
-        self._c = _c._Interpreter(self._model_content, arena, self._planner, self._preserve,
-                                  list(self._shapes.items()))
+        try:
+            self._c = _c._Interpreter(self._model_content, arena, self._planner,
+                                      self._preserve, list(shapes.items()))
+        except (Error, ValueError):
+            self._c = _c._Interpreter(self._model_content, arena, self._planner,
+                                      self._preserve, list(self._shapes.items()))
+            raise
+        self._shapes = shapes
 
     def invoke(self, profile: bool = False) -> Any:
         """Runs the model. Refused (StateError, a RuntimeError) while numpy views from
