@@ -97,10 +97,10 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
 }
 
 /* Whether node's outputs are small integer tensors with no memory yet and its inputs are
-** all known at prepare. */
-static bool foldable(const pl_interp *it, const pl_node *node)
+** all known at prepare (shape_only: their shapes are enough, and those are). */
+static bool foldable(const pl_interp *it, const pl_node *node, bool shape_only)
 {
-    for (uint32_t k = 0; k < node->inputs.n; k++) {
+    for (uint32_t k = 0; k < node->inputs.n && !shape_only; k++) {
         int32_t t = pl_vec_i32(node->inputs, k);
         if (t >= 0 && !(it->tensors[t].flags & (PL_EVAL_CONSTANT | PL_EVAL_KNOWN)))
             return false;
@@ -119,9 +119,9 @@ static bool foldable(const pl_interp *it, const pl_node *node)
     return node->outputs.n > 0;
 }
 
-pl_status pl_shapes_fold(pl_interp *it, pl_node *node)
+pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only)
 {
-    if (!it->resized || !foldable(it, node))
+    if (!it->resized || !foldable(it, node, shape_only))
         return PL_OK;
     for (uint32_t k = 0; k < node->outputs.n; k++) {
         int32_t t = pl_vec_i32(node->outputs, k);
