@@ -1,0 +1,212 @@
+"""Single-op models for the math, comparison, logical and select kernels (tests/models/math/).
+
+Each operator is converted by TensorFlow's converter for every type the converter produces:
+float32, int8 and int16x8 (post-training quantization, as make_models.py does), and the
+unquantized integer and bool types through tf.function inputs of those types. Broadcasting
+and constant-operand variants are included. A cell the converter cannot make (the target op
+disappears, runs on another type, or LiteRT's reference rejects it) is recorded under
+"dropped" with the reason.
+
+    python tests/models/math/make_math.py [--only NAME] [--no-tflm]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # tests/models, for make_models
+
+import make_models as mm  # noqa: E402
+import numpy as np  # noqa: E402
+
+import reference  # noqa: E402
+
+tf = mm.tf
+F32, I8, I16 = mm.F32, mm.I8, mm.I16
+STD = (F32, I8, I16)
+# plain (unquantized) types: converted as float32 graphs with inputs of that dtype
+PLAIN = {"int8": tf.int8, "int16": tf.int16, "int32": tf.int32, "int64": tf.int64,
+         "bool": tf.bool}
+# the dtype the target op's first input must have for the model to test that cell
+OP_DTYPE = {F32: "float32", I8: "int8", I16: "int16", "int8": "int8", "int16": "int16",
+            "int32": "int32", "int64": "int64", "bool": "bool"}
+
+SHAPE = (1, 4, 8)
+BINARY_SHAPES = {
+    "same": ((1, 4, 8), (1, 4, 8)),
+    "bcast_1d": ((2, 4, 8), (8,)),
+    "bcast_4d": ((1, 4, 1, 8), (1, 1, 5, 1)),
+    "bcast_5d": ((1, 2, 3, 4, 5), (1, 2, 1, 4, 1)),
+}
+
+
+def positive(x):
+    """Keeps LOG/SQRT/RSQRT inputs in their domain: |x| + 0.1."""
+    return tf.abs(x) + 0.1
+
+
+def unary():
+    out = []
+    for target, f in (("CEIL", tf.math.ceil), ("FLOOR", tf.math.floor),
+                      ("ROUND", tf.math.round), ("COS", tf.math.cos), ("SIN", tf.math.sin),
+                      ("SQUARE", tf.math.square), ("EXP", tf.math.exp), ("NEG", tf.negative),
+                      ("ELU", tf.nn.elu), ("LOG_SOFTMAX", tf.nn.log_softmax),
+                      ("L2_NORMALIZATION", lambda x: tf.math.l2_normalize(x, -1)),
+                      ("LOG", lambda x: tf.math.log(positive(x))),
+                      ("SQRT", lambda x: tf.math.sqrt(positive(x))),
+                      ("RSQRT", lambda x: tf.math.rsqrt(positive(x))),
+                      ("ZEROS_LIKE", lambda x: tf.raw_ops.ZerosLike(x=x) + x)):
+        out.append((target, "1x4x8", f, [(SHAPE, tf.float32)], STD))
+    for t in ("int8", "int16", "int32", "int64"):
+        out.append(("NEG", "1x4x8", tf.negative, [(SHAPE, PLAIN[t])], (t,)))
+    for t in ("int32", "int64"):
+        out.append(("ZEROS_LIKE", "1x4x8", lambda x: tf.raw_ops.ZerosLike(x=x) + x,
+                    [(SHAPE, PLAIN[t])], (t,)))
+    out.append(("LOGICAL_NOT", "1x4x8", tf.logical_not, [(SHAPE, tf.bool)], ("bool",)))
+    return out
+
+
+COMPARE = {"EQUAL": tf.equal, "NOT_EQUAL": tf.not_equal, "GREATER": tf.greater,
+           "GREATER_EQUAL": tf.greater_equal, "LESS": tf.less, "LESS_EQUAL": tf.less_equal}
+
+
+def by_const(f, value):
+    """x -> f(x, constant): a closure, since tf.function treats defaults as arguments."""
+    def fn(x):
+        return f(x, tf.constant(value))
+    return fn
+
+
+def binary():
+    out = []
+    for target, f in COMPARE.items():
+        # (LiteRT's reference aborts on rank-5 broadcasting comparisons: no bcast_5d here)
+        for v, types in (("same", STD), ("bcast_4d", (F32, I8))):
+            a, b = BINARY_SHAPES[v]
+            out.append((target, v, f, [(a, tf.float32), (b, tf.float32)], types))
+        # inputs of different quantizations: the int8 path must rescale
+        out.append((target, "scaled", lambda a, b, f=f: f(a * 3.0, b),
+                    [(SHAPE, tf.float32), (SHAPE, tf.float32)], (I8, I16)))
+        out.append((target, "const", by_const(f, np.linspace(-0.5, 0.5, 8, dtype=np.float32)),
+                    [(SHAPE, tf.float32)], (I8,)))
+        types = ("int32", "int64", "int16") + (
+            ("bool",) if target in ("EQUAL", "NOT_EQUAL") else ())
+        for t in types:
+            out.append((target, "bcast_1d", f, [((2, 4, 8), PLAIN[t]), ((8,), PLAIN[t])],
+                        (t,)))
+    for target, f in (("LOGICAL_AND", tf.logical_and), ("LOGICAL_OR", tf.logical_or)):
+        for v in ("same", "bcast_1d", "bcast_4d"):
+            a, b = BINARY_SHAPES[v]
+            out.append((target, v, f, [(a, tf.bool), (b, tf.bool)], ("bool",)))
+
+    sqd = lambda a, b: tf.math.squared_difference(a, b)  # noqa: E731
+    for v in ("same", "bcast_1d", "bcast_4d", "bcast_5d"):
+        a, b = BINARY_SHAPES[v]
+        out.append(("SQUARED_DIFFERENCE", v, sqd, [(a, tf.float32), (b, tf.float32)], STD))
+        out.append(("SQUARED_DIFFERENCE", v, sqd, [(a, tf.int32), (b, tf.int32)],
+                    ("int32",)))
+    out.append(("SQUARED_DIFFERENCE", "scaled", lambda a, b: sqd(a * 3.0, b),
+                [(SHAPE, tf.float32), (SHAPE, tf.float32)], STD))
+
+    # divisors kept away from 0: |b| + 0.5 (float), |b| + 1 (int32), constants (int8/16)
+    fdiv = {"FLOOR_DIV": tf.math.floordiv, "FLOOR_MOD": tf.math.floormod}
+    for target, f in fdiv.items():
+        for v in ("same", "bcast_1d", "bcast_4d"):
+            a, b = BINARY_SHAPES[v]
+            out.append((target, v, lambda x, y, f=f: f(x, tf.abs(y) + 0.5),
+                        [(a, tf.float32), (b, tf.float32)], (F32,)))
+            # (LiteRT's reference resolver has no int32 ABS, so the divisor is y*y + 1)
+            out.append((target, v, lambda x, y, f=f: f(x, y * y + 1),
+                        [(a, tf.int32), (b, tf.int32)], ("int32",)))
+        out.append((target, "neg_divisor", lambda x, y, f=f: f(x, -tf.abs(y) - 0.5),
+                    [(SHAPE, tf.float32), (SHAPE, tf.float32)], (F32,)))
+        types = ("int8", "int16", "int32") + (("int64",) if target == "FLOOR_MOD" else ())
+        for t in types:
+            div = np.array([3, -2, 5, -7, 1, -1, 11, -13], dtype=PLAIN[t].as_numpy_dtype)
+            out.append((target, "const", by_const(f, div), [(SHAPE, PLAIN[t])], (t,)))
+
+    add_n = lambda a, b, c: tf.math.add_n([a, b, c])  # noqa: E731
+    out.append(("ADD_N", "3", add_n, [(SHAPE, tf.float32)] * 3, (F32,)))
+    out.append(("ADD_N", "3", add_n, [(SHAPE, tf.int32)] * 3, ("int32",)))
+
+    sel = lambda c, x, y: tf.where(c, x, y)  # noqa: E731
+    for name, shapes in (("same", (SHAPE, SHAPE, SHAPE)),
+                         ("bcast", ((1, 4, 1), (1, 1, 8), (8,))),
+                         ("bcast_4d", ((2, 1, 3, 1), (1, 4, 1, 5), (1, 1, 1, 5)))):
+        for t in ("float32", "int32", "int64", "int8", "int16", "bool"):
+            dt = tf.float32 if t == "float32" else PLAIN[t]
+            out.append(("SELECT_V2", name, sel,
+                        [(shapes[0], tf.bool), (shapes[1], dt), (shapes[2], dt)],
+                        (F32 if t == "float32" else t,)))
+    # quantized SELECT_V2: the condition comes from a comparison inside the model
+    out.append(("SELECT_V2", "where_greater", lambda x, y: tf.where(x > y, x, y),
+                [(SHAPE, tf.float32), (SHAPE, tf.float32)], (I8, I16)))
+    return out
+
+
+def target_dtype(data: bytes, target: str) -> str:
+    from ai_edge_litert.interpreter import Interpreter
+    it = Interpreter(model_content=data)
+    tensors = {d["index"]: d for d in it.get_tensor_details()}
+    for op in it._get_ops_details():
+        if op["op_name"] == target:
+            i = [x for x in op["inputs"] if x >= 0]
+            idx = i[1] if target == "SELECT_V2" else i[0]
+            return np.dtype(tensors[idx]["dtype"]).name
+    raise ValueError(f"target op {target} vanished: {mm.op_list(data)}")
+
+
+def check(data: bytes, target: str, qtype: str):
+    got = target_dtype(data, target)
+    if got != OP_DTYPE[qtype]:
+        raise ValueError(f"the converter runs {target} on {got}, not {OP_DTYPE[qtype]}")
+    it = reference.make_interpreter(data)
+    ins, outs = it.get_input_details(), it.get_output_details()
+    for seed in (0, 1):
+        for r in reference.run_litert(data, reference.random_inputs(ins, seed)):
+            if r.dtype.kind == "f" and not np.all(np.isfinite(r)):
+                raise ValueError("non-finite output in LiteRT")
+    return mm.op_list(data), mm.io_desc(ins), mm.io_desc(outs)
+
+
+def build(zoo):
+    for target, variant, fn, specs, types in unary() + binary():
+        for qtype in types:
+            name = f"{target.lower()}_{variant}_{qtype}".replace(".", "p")
+            if not zoo.wanted(name):
+                continue
+            mm.fresh_session(mm.seed_of(name))
+            try:
+                conv_type = qtype if qtype in STD else F32
+                data = mm.convert(fn, specs, conv_type, mm.seed_of(name) ^ 0x5EED)
+                ops, ins, outs = check(data, target, qtype)
+            except Exception as e:  # noqa: BLE001 - every failure is recorded
+                msg = [m for m in str(e).strip().splitlines() if m.strip()]
+                reason = next((m for m in msg if "error" in m.lower()), msg[-1] if msg else "?")
+                zoo.dropped.append({"name": name, "target": target, "type": qtype,
+                                    "reason": reason.strip()[:300]})
+                print(f"  DROP {name}: {reason.strip()[:160]}", flush=True)
+                continue
+            params = {"inputs": [[int(d) for d in s] for s, _ in specs]}
+            zoo.save(name, data, target, qtype, "single_op", f"single {target} ({variant})",
+                     params, ops, ins, outs)
+
+
+def main(argv):
+    only = argv[argv.index("--only") + 1] if "--only" in argv else None
+    zoo = mm.Zoo(only=only, tflm="--no-tflm" not in argv, out_dir=HERE)
+    if only is None:
+        for f in os.listdir(HERE):
+            if f.endswith(".tflite"):
+                os.remove(os.path.join(HERE, f))
+    build(zoo)
+    entries = zoo.write_manifest("tests/models/math/make_math.py")
+    total = sum(e["size"] for e in entries)
+    print(f"{len(entries)} models, {total} bytes in tests/models/math; "
+          f"{len(zoo.dropped)} dropped")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
