@@ -8,6 +8,10 @@ disappears, runs on another type, or LiteRT's reference rejects it) is recorded 
 "dropped" with the reason.
 
     python tests/models/math/make_math.py [--only NAME] [--no-tflm]
+    python tests/models/math/make_math.py --tflm-oracle   # tests/models/math/tflm/
+
+CEIL, ROUND and ELU have no kernel in LiteRT's reference resolver; their models go to
+tests/models/math/tflm/ and tests/test_math_tflm_oracle.py compares them with TFLM.
 """
 
 from __future__ import annotations
@@ -171,6 +175,182 @@ def check(data: bytes, target: str, qtype: str):
     return mm.op_list(data), mm.io_desc(ins), mm.io_desc(outs)
 
 
+# --- cells the converter cannot make: rewritten converted models ----------------------------
+
+# schema TensorType codes and the numpy dtype of each
+TT = {"float32": (0, np.float32), "int32": (2, np.int32), "uint8": (3, np.uint8),
+      "int64": (4, np.int64), "bool": (6, np.bool_), "int16": (7, np.int16),
+      "int8": (9, np.int8)}
+
+
+def load(data):
+    from tensorflow.lite.python import schema_py_generated as sch
+    return sch.ModelT.InitFromObj(sch.Model.GetRootAsModel(data, 0))
+
+
+def pack(m):
+    import flatbuffers
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def retype(data: bytes, src: str, dst: str, zero_point=None) -> bytes:
+    """Every tensor of type src becomes dst. Constants are converted value by value (and
+    refused if a value does not fit); quantized tensors keep their scale and get
+    zero_point(old) as zero point."""
+    m = load(data)
+    for sg in m.subgraphs:
+        for t in sg.tensors:
+            if t.type != TT[src][0]:
+                continue
+            t.type = TT[dst][0]
+            buf = m.buffers[t.buffer]
+            if buf.data is not None and len(buf.data):
+                old = np.frombuffer(bytes(bytearray(buf.data)), TT[src][1])
+                new = old.astype(TT[dst][1])
+                if not np.array_equal(new.astype(np.float64), old.astype(np.float64)):
+                    raise ValueError(f"constant of tensor {t.name} does not fit {dst}")
+                buf.data = np.frombuffer(new.tobytes(), np.uint8)
+            q = t.quantization
+            if zero_point is not None and q is not None and q.zeroPoint is not None:
+                q.zeroPoint = [int(zero_point(int(z))) for z in q.zeroPoint]
+    return pack(m)
+
+
+def to_op(data: bytes, src: str, dst: str) -> bytes:
+    """Rewrite the one src operator into dst (an op without options, e.g. LEAKY_RELU -> ELU),
+    as make_models.reshape_to_squeeze does."""
+    from tensorflow.lite.python import schema_py_generated as sch
+    m = load(data)
+    hits = [c for c in m.operatorCodes if c.builtinCode == getattr(sch.BuiltinOperator, src)]
+    if len(hits) != 1:
+        raise ValueError(f"expected one {src} operator code, got {len(hits)}")
+    hits[0].builtinCode = hits[0].deprecatedBuiltinCode = getattr(sch.BuiltinOperator, dst)
+    hits[0].version = 1
+    for op in m.subgraphs[0].operators:
+        if m.operatorCodes[op.opcodeIndex] is hits[0]:
+            op.builtinOptionsType = 0
+            op.builtinOptions = None
+    return pack(m)
+
+
+def plain_cell(target, variant, fn, specs, dtype):
+    """(name, qtype, description, maker): a float32 model retyped to unquantized dtype."""
+    def make(seed):
+        return retype(mm.convert(fn, specs, F32, seed), "float32", dtype)
+    return (f"{target.lower()}_{variant}_{dtype}", target, dtype,
+            f"single {target} ({variant}): converted in float32, tensors retyped to {dtype}",
+            specs, make)
+
+
+def from_int8_cell(target, variant, fn, specs, dtype):
+    """An int8 post-training-quantized model retyped: to int16 (zero points 0, the 16x8
+    convention) or uint8 (zero points + 128)."""
+    zp = (lambda z: 0) if dtype == "int16" else (lambda z: z + 128)
+    qtype = I16 if dtype == "int16" else "uint8"
+
+    def make(seed):
+        return retype(mm.convert(fn, specs, I8, seed), "int8", dtype, zp)
+    return (f"{target.lower()}_{variant}_{qtype}", target, qtype,
+            f"single {target} ({variant}): converted to int8, tensors retyped to {dtype}",
+            specs, make)
+
+
+OP_DTYPE.update({"uint8": "uint8"})
+
+
+def rewritten():
+    out = []
+    two = [(SHAPE, tf.float32), (SHAPE, tf.float32)]
+    bc1 = [((2, 4, 8), tf.float32), ((8,), tf.float32)]
+    for t in ("int8", "int16"):
+        out.append(plain_cell("NEG", "1x4x8", tf.negative, [(SHAPE, tf.float32)], t))
+    for target in ("GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL"):
+        out.append(plain_cell(target, "bcast_1d", COMPARE[target], bc1, "int16"))
+    for target, f in COMPARE.items():
+        out.append(from_int8_cell(target, "same", f, two, "int16"))
+        out.append(from_int8_cell(target, "same", f, two, "uint8"))
+    for t in ("int8", "int16"):
+        out.append(plain_cell("SELECT_V2", "bcast", lambda c, x, y: tf.where(c, x, y),
+                              [((1, 4, 1), tf.bool), ((1, 1, 8), tf.float32),
+                               ((8,), tf.float32)], t))
+    for target in ("FLOOR_DIV", "FLOOR_MOD"):
+        f = tf.math.floordiv if target == "FLOOR_DIV" else tf.math.floormod
+        div = np.array([3, -2, 5, -7, 1, -1, 11, -13], dtype=np.int16)
+
+        def make(seed, f=f, div=div):
+            return retype(mm.convert(by_const(f, div), [(SHAPE, tf.int16)], F32, seed),
+                          "int16", "int8")
+        out.append((f"{target.lower()}_const_int8", target, "int8",
+                    f"single {target} (const): converted in int16, retyped to int8",
+                    [(SHAPE, tf.int16)], make))
+    return out
+
+
+def build_rewritten(zoo):
+    for name, target, qtype, desc, specs, make in rewritten():
+        if not zoo.wanted(name):
+            continue
+        mm.fresh_session(mm.seed_of(name))
+        try:
+            data = make(mm.seed_of(name) ^ 0x5EED)
+            ops, ins, outs = check(data, target, qtype)
+        except Exception as e:  # noqa: BLE001 - every failure is recorded
+            reason = (str(e).strip().splitlines() or ["?"])[-1][:300]
+            zoo.dropped.append({"name": name, "target": target, "type": qtype,
+                                "reason": "rewritten model: " + reason})
+            print(f"  DROP {name}: {reason[:160]}", flush=True)
+            continue
+        zoo.dropped = [d for d in zoo.dropped if d["name"] != name]
+        params = {"inputs": [[int(d) for d in s] for s, _ in specs]}
+        zoo.save(name, data, target, qtype, "single_op", desc, params, ops, ins, outs)
+
+
+# --- ops LiteRT's reference resolver lacks: TFLM is the oracle --------------------------------
+
+TFLM_DIR = os.path.join(HERE, "tflm")
+
+
+def tflm_oracle():
+    """(name, target, type, description, maker) for CEIL, ROUND, ELU: LiteRT BUILTIN_REF has
+    no kernel for them ("Didn't find op for builtin opcode"), TFLM has."""
+    x4 = [(SHAPE, tf.float32)]
+    out = [(f"{t.lower()}_x4_float32", t, F32, f"single {t} of 4x (MUL then {t})",
+            lambda seed, f=f: mm.convert(lambda x: f(x * 4.0), x4, F32, seed))
+           for t, f in (("CEIL", tf.math.ceil), ("ROUND", tf.math.round),
+                        ("ELU", tf.nn.elu))]
+    # int8 ELU: the converter keeps ELU in float, so a LEAKY_RELU calibrated on ELU's output
+    # range [-0.63, 1] is converted to int8 and rewritten into ELU
+    out.append(("elu_1x4x8_int8", "ELU", I8,
+                "int8 LEAKY_RELU(alpha 0.63) rewritten into ELU",
+                lambda seed: to_op(mm.convert(lambda x: tf.nn.leaky_relu(x, alpha=0.63), x4,
+                                              I8, seed), "LEAKY_RELU", "ELU")))
+    return out
+
+
+def build_tflm_oracle():
+    """Writes tests/models/math/tflm/ and its TFLM_ORACLE.json (read by
+    tests/test_math_tflm_oracle.py; not a MANIFEST.json, as LiteRT cannot judge these)."""
+    import json
+    os.makedirs(TFLM_DIR, exist_ok=True)
+    entries = []
+    for name, target, qtype, desc, make in tflm_oracle():
+        mm.fresh_session(mm.seed_of(name))
+        data = make(mm.seed_of(name) ^ 0x5EED)
+        if target not in mm.op_list(data):
+            raise ValueError(f"{name}: {target} vanished")
+        with open(os.path.join(TFLM_DIR, name + ".tflite"), "wb") as f:
+            f.write(data)
+        entries.append({"file": name + ".tflite", "target": target, "type": qtype,
+                        "description": desc, "size": len(data)})
+        print(f"  ok   tflm/{name}.tflite {len(data):>7} B", flush=True)
+    with open(os.path.join(TFLM_DIR, "TFLM_ORACLE.json"), "w") as f:
+        json.dump({"generator": "tests/models/math/make_math.py --tflm-oracle",
+                   "models": entries}, f, indent=1)
+        f.write("\n")
+
+
 def build(zoo):
     for target, variant, fn, specs, types in unary() + binary():
         for qtype in types:
@@ -195,6 +375,9 @@ def build(zoo):
 
 
 def main(argv):
+    if "--tflm-oracle" in argv:
+        build_tflm_oracle()
+        return
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
     zoo = mm.Zoo(only=only, tflm="--no-tflm" not in argv, out_dir=HERE)
     if only is None:
@@ -202,6 +385,12 @@ def main(argv):
             if f.endswith(".tflite"):
                 os.remove(os.path.join(HERE, f))
     build(zoo)
+    build_rewritten(zoo)
+    zoo.dropped = [d for d in zoo.dropped if d["name"] != "not_equal_bcast_1d_int16"] + [
+        {"name": "not_equal_bcast_1d_int16", "target": "NOT_EQUAL", "type": "int16",
+         "reason": "the converter has no int16 NotEqual, and a rewritten model has no result "
+                   "to match: LiteRT's NOT_EQUAL leaves the output unwritten for unquantized "
+                   "int16"}]
     entries = zoo.write_manifest("tests/models/math/make_math.py")
     total = sum(e["size"] for e in entries)
     print(f"{len(entries)} models, {total} bytes in tests/models/math; "
