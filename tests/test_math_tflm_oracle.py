@@ -1,6 +1,8 @@
-"""CEIL, ROUND and ELU against TFLM, the oracle for operators LiteRT's reference kernels lack.
+"""Cells LiteRT's reference kernels lack, against TFLM: CEIL, ROUND, ELU, int8 ADD_N and
+ZEROS_LIKE, int16 SQUARED_DIFFERENCE.
 
-LiteRT's BUILTIN_REF resolver has no CEIL, ROUND or ELU kernel, so these models
+LiteRT's BUILTIN_REF resolver has no CEIL, ROUND or ELU kernel and no int8 ADD_N/ZEROS_LIKE
+or int16 SQUARED_DIFFERENCE, so these models
 (tests/models/math/tflm/, made by tests/models/math/make_math.py --tflm-oracle) are not in
 a MANIFEST.json that test_golden.py would judge by LiteRT. picolite must equal TFLM's Python
 interpreter on several random inputs: integers bit for bit, float32 within 1e-5 relative.
@@ -32,7 +34,8 @@ def tflm_runtime():
 
 
 def test_oracle_set_covers_the_ops_litert_lacks():
-    assert {e["target"] for e in ENTRIES} == {"CEIL", "ROUND", "ELU"}
+    assert {e["target"] for e in ENTRIES} == {"CEIL", "ROUND", "ELU", "ADD_N", "ZEROS_LIKE",
+                                              "SQUARED_DIFFERENCE"}
     assert any(e["type"] == "int8" for e in ENTRIES)
 
 

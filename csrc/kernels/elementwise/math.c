@@ -100,16 +100,17 @@ static bool supported(int32_t op, pl_type t)
     case OP_NEG:
         return t == PL_INT8 || t == PL_INT16 || t == PL_INT32 || t == PL_INT64;
     case OP_ZEROS_LIKE:
-        return t == PL_INT32 || t == PL_INT64;
+        return t == PL_INT8 || t == PL_INT32 || t == PL_INT64;
     default:
         return false;
     }
 }
 
-/* The quantized paths: int8/int16 of every op but NEG (which negates stored integers). */
+/* The quantized paths: int8/int16 of every op but NEG (which negates stored integers) and
+** ZEROS_LIKE (which stores 0s, as TFLM's int8 kernel). */
 static bool is_quantized_path(int32_t op, pl_type t)
 {
-    return op != OP_NEG && (t == PL_INT8 || t == PL_INT16);
+    return op != OP_NEG && op != OP_ZEROS_LIKE && (t == PL_INT8 || t == PL_INT16);
 }
 
 static pl_lut_f32_fn table_fn(int32_t op)

@@ -313,8 +313,9 @@ TFLM_DIR = os.path.join(HERE, "tflm")
 
 
 def tflm_oracle():
-    """(name, target, type, description, maker) for CEIL, ROUND, ELU: LiteRT BUILTIN_REF has
-    no kernel for them ("Didn't find op for builtin opcode"), TFLM has."""
+    """(name, target, type, description, maker) for cells only TFLM runs: CEIL, ROUND, ELU
+    (LiteRT BUILTIN_REF: "Didn't find op for builtin opcode"), int8 ADD_N, ZEROS_LIKE and
+    int16 SQUARED_DIFFERENCE (LiteRT's kernels lack those types)."""
     x4 = [(SHAPE, tf.float32)]
     out = [(f"{t.lower()}_x4_float32", t, F32, f"single {t} of 4x (MUL then {t})",
             lambda seed, f=f: mm.convert(lambda x: f(x * 4.0), x4, F32, seed))
@@ -326,7 +327,35 @@ def tflm_oracle():
                 "int8 LEAKY_RELU(alpha 0.63) rewritten into ELU",
                 lambda seed: to_op(mm.convert(lambda x: tf.nn.leaky_relu(x, alpha=0.63), x4,
                                               I8, seed), "LEAKY_RELU", "ELU")))
+    # int8 ADD_N: an int8 ADD of one input with itself plus another, rewritten into ADD_N;
+    # TFLM needs every input in one quantization, so both inputs share the first's
+    out.append(("add_n_2_int8", "ADD_N", I8, "int8 ADD rewritten into ADD_N, inputs given "
+                "one quantization", lambda seed: same_input_quant(to_op(
+                    mm.convert(tf.add, [(SHAPE, tf.float32)] * 2, I8, seed), "ADD", "ADD_N"))))
+    out.append(("zeros_like_1x4x8_int8", "ZEROS_LIKE", "int8",
+                "float NEG retyped to int8 and rewritten into ZEROS_LIKE",
+                lambda seed: to_op(retype(mm.convert(tf.negative, x4, F32, seed), "float32",
+                                          "int8"), "NEG", "ZEROS_LIKE")))
+    for v in ("same", "bcast_1d"):
+        a, b = BINARY_SHAPES[v]
+        out.append((f"squared_difference_{v}_int16x8", "SQUARED_DIFFERENCE", I16,
+                    f"single SQUARED_DIFFERENCE ({v}), 16x8",
+                    lambda seed, a=a, b=b: mm.convert(
+                        tf.math.squared_difference, [(a, tf.float32), (b, tf.float32)], I16,
+                        seed)))
     return out
+
+
+def same_input_quant(data: bytes) -> bytes:
+    """Give every input of the one operator the first input's quantization."""
+    m = load(data)
+    sg = m.subgraphs[0]
+    op = sg.operators[0]
+    first = sg.tensors[op.inputs[0]].quantization
+    for i in op.inputs[1:]:
+        q = sg.tensors[i].quantization
+        q.scale, q.zeroPoint = list(first.scale), list(first.zeroPoint)
+    return pack(m)
 
 
 def build_tflm_oracle():
