@@ -271,6 +271,9 @@ def rewritten():
     for target, f in COMPARE.items():
         out.append(from_int8_cell(target, "same", f, two, "int16"))
         out.append(from_int8_cell(target, "same", f, two, "uint8"))
+    # int16 SQRT: the converter stops at 16x8 SQRT, LiteRT has the kernel
+    out.append(from_int8_cell("SQRT", "1x4x8", lambda x: tf.math.sqrt(positive(x)),
+                              [(SHAPE, tf.float32)], "int16"))
     for t in ("int8", "int16"):
         out.append(plain_cell("SELECT_V2", "bcast", lambda c, x, y: tf.where(c, x, y),
                               [((1, 4, 1), tf.bool), ((1, 1, 8), tf.float32),
