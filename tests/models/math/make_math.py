@@ -260,6 +260,18 @@ def from_int8_cell(target, variant, fn, specs, dtype):
 OP_DTYPE.update({"uint8": "uint8"})
 
 
+def not_equal_cell(dtype):
+    two = [(SHAPE, tf.float32), (SHAPE, tf.float32)]
+    zp = {"int8": None, "int16": lambda z: 0, "uint8": lambda z: z + 128}[dtype]
+    qtype = {"int8": I8, "int16": I16, "uint8": "uint8"}[dtype]
+
+    def make(seed):
+        data = to_op(mm.convert(tf.equal, two, I8, seed), "EQUAL", "NOT_EQUAL")
+        return data if dtype == "int8" else retype(data, "int8", dtype, zp)
+    return (f"not_equal_same_{qtype}", "NOT_EQUAL", qtype,
+            f"int8 EQUAL rewritten into NOT_EQUAL, tensors retyped to {dtype}", two, make)
+
+
 def rewritten():
     out = []
     two = [(SHAPE, tf.float32), (SHAPE, tf.float32)]
@@ -269,8 +281,17 @@ def rewritten():
     for target in ("GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL"):
         out.append(plain_cell(target, "bcast_1d", COMPARE[target], bc1, "int16"))
     for target, f in COMPARE.items():
+        if target == "NOT_EQUAL":  # see not_equal_cell
+            continue
         out.append(from_int8_cell(target, "same", f, two, "int16"))
         out.append(from_int8_cell(target, "same", f, two, "uint8"))
+    # NOT_EQUAL: the converter keeps a quantized NotEqual in float, so an int8 EQUAL model is
+    # rewritten into NOT_EQUAL (both take no options), then retyped like the others
+    for dtype in ("int8", "int16", "uint8"):
+        out.append(not_equal_cell(dtype))
+    out.append(plain_cell("SELECT_V2", "bcast", lambda c, x, y: tf.where(c, x, y),
+                          [((1, 4, 1), tf.bool), ((1, 1, 8), tf.float32), ((8,), tf.float32)],
+                          "uint8"))
     # int16 SQRT: the converter stops at 16x8 SQRT, LiteRT has the kernel
     out.append(from_int8_cell("SQRT", "1x4x8", lambda x: tf.math.sqrt(positive(x)),
                               [(SHAPE, tf.float32)], "int16"))
