@@ -128,6 +128,9 @@ static void l2_normalization_int8(void)
     int8_t zero[2] = {5, 5};
     pl_l2norm_s8(5, zero, out, 2); /* a zero vector stays zero */
     CHECK(out[0] == 0 && out[1] == 0);
+    uint8_t uin[2] = {131, 132}, uout[2]; /* uint8: the same around 128 */
+    pl_l2norm_u8(128, uin, uout, 2);
+    CHECK(uout[0] >= 204 && uout[0] <= 205 && uout[1] >= 230 && uout[1] <= 231);
 }
 
 /* A flat row of 4: log(1/4) = -1.386 in 16/256 steps from 127: 127 - 22.2 = 105. */
@@ -138,6 +141,12 @@ static void log_softmax_int8_flat_row(void)
     int32_t i = t1(PL_INT8, 4, in, 4, 0.1f, 0), out = t1(PL_INT8, 4, o, 4, 16.0f / 256, 127);
     CHECK_EQ(kh_run(pl_log_softmax_registration(), &i, 1, &out, 1, NULL), PL_OK);
     CHECK(o[0] >= 104 && o[0] <= 106 && o[1] == o[0] && o[3] == o[0]);
+    uint8_t uin[4] = {10, 10, 10, 10}, uo[4]; /* uint8: zero point 255 */
+    kh_setup();
+    i = t1(PL_UINT8, 4, uin, 4, 0.1f, 0);
+    out = t1(PL_UINT8, 4, uo, 4, 16.0f / 256, 255);
+    CHECK_EQ(kh_run(pl_log_softmax_registration(), &i, 1, &out, 1, NULL), PL_OK);
+    CHECK(uo[0] == o[0] + 128 && uo[3] == uo[0]);
     kh_setup(); /* any other output quantization is refused, as in LiteRT */
     i = t1(PL_INT8, 4, in, 4, 0.1f, 0);
     out = t1(PL_INT8, 4, o, 4, 0.1f, 127);

@@ -292,6 +292,12 @@ def rewritten():
     out.append(plain_cell("SELECT_V2", "bcast", lambda c, x, y: tf.where(c, x, y),
                           [((1, 4, 1), tf.bool), ((1, 1, 8), tf.float32), ((8,), tf.float32)],
                           "uint8"))
+    # uint8 (LiteRT's reference has these; its output zero points 128 and 255 are the int8
+    # ones moved by 128)
+    out.append(from_int8_cell("L2_NORMALIZATION", "1x4x8", lambda x: tf.math.l2_normalize(x, -1),
+                              [(SHAPE, tf.float32)], "uint8"))
+    out.append(from_int8_cell("LOG_SOFTMAX", "1x4x8", tf.nn.log_softmax,
+                              [(SHAPE, tf.float32)], "uint8"))
     # int16 SQRT: the converter stops at 16x8 SQRT, LiteRT has the kernel
     out.append(from_int8_cell("SQRT", "1x4x8", lambda x: tf.math.sqrt(positive(x)),
                               [(SHAPE, tf.float32)], "int16"))
