@@ -69,7 +69,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node, const char *name)
         else
             d->inner *= (size_t)in->dims[i];
     }
-    return ctx->set_shape(ctx, oi, n, dims);
+    PL_TRY(ctx->set_shape(ctx, oi, n, dims));
+    return ctx->fold(ctx, node);
 }
 
 static pl_status prepare_max(pl_context *ctx, pl_node *node)

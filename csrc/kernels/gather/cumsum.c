@@ -73,7 +73,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     d->reverse = pl_table_bool(&node->options, OPT_REVERSE, false);
     if (in->type == PL_INT8)
         PL_TRY(prepare_int8(ctx, in, out, d));
-    return ctx->set_shape(ctx, oi, in->ndims, in->dims);
+    PL_TRY(ctx->set_shape(ctx, oi, in->ndims, in->dims));
+    return ctx->fold(ctx, node);
 }
 
 /* TFLite's MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */

@@ -98,7 +98,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_types(ctx, p, idx, out));
     int32_t ndims = 0, dims[PL_MAX_DIMS];
     PL_TRY(plan(ctx, node, p, idx, node->user_data, &ndims, dims));
-    return ctx->set_shape(ctx, oi, ndims, dims);
+    PL_TRY(ctx->set_shape(ctx, oi, ndims, dims));
+    return ctx->fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

@@ -41,7 +41,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         dims[n++] = idx->dims[i];
     for (int32_t i = k; i < p->ndims; i++)
         dims[n++] = p->dims[i];
-    return ctx->set_shape(ctx, oi, ndims, dims);
+    PL_TRY(ctx->set_shape(ctx, oi, ndims, dims));
+    return ctx->fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

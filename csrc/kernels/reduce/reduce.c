@@ -196,14 +196,7 @@ pl_status pl_reduce_plan(pl_context *ctx, pl_node *node, const char *name, pl_te
     bool keep = pl_table_bool(&node->options, OPT_KEEP_DIMS, false);
     uint32_t mask = 0;
     PL_TRY(resolve_axes(ctx, name, axis, (*in)->ndims, &mask));
-    PL_TRY(check_output(ctx, name, *in, *out, mask, keep, p));
-    int32_t dims[PL_MAX_DIMS], n = 0;
-    for (int32_t d = 0; d < (*in)->ndims; d++)
-        if (keep || !((mask >> d) & 1u))
-            dims[n++] = (mask >> d) & 1u ? 1 : (*in)->dims[d];
-    if (n == 0 && (*out)->ndims == 1) /* a full reduction may be declared [1] */
-        dims[n++] = 1;
-    return ctx->set_shape(ctx, pl_node_output(node, 0), n, dims);
+    return check_output(ctx, name, *in, *out, mask, keep, p);
 }
 
 static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name)

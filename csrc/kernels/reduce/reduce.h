@@ -1,5 +1,5 @@
 /* reduce.h - reducers. MEAN and SUM: TFLite's reference Mean / QuantizedMeanOrSum / ReduceGeneric,
-** choosing among them exactly as LiteRT's reduce.cc does; REDUCE_MAX/MIN/ALL/ANY: the
+** choosing among them exactly as LiteRT's reduce.cc does; REDUCE_MAX/MIN/PROD/ALL/ANY: the
 ** reference ReduceGeneric (reduce_extreme.c). */
 #ifndef PL_KERNELS_REDUCE_H
 #define PL_KERNELS_REDUCE_H
@@ -54,6 +54,7 @@ const pl_registration *pl_reduce_mean_registration(void);
 const pl_registration *pl_reduce_sum_registration(void);
 const pl_registration *pl_reduce_max_registration(void);
 const pl_registration *pl_reduce_min_registration(void);
+const pl_registration *pl_reduce_prod_registration(void);
 const pl_registration *pl_reduce_all_registration(void);
 const pl_registration *pl_reduce_any_registration(void);
 

@@ -67,7 +67,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t ndims = 0, dims[PL_MAX_DIMS];
     PL_TRY(pl_operand_shape(ctx, "BROADCAST_TO", shape, &ndims, dims));
     PL_TRY(plan(ctx, in, ndims, dims, d));
-    return ctx->set_shape(ctx, oi, ndims, dims);
+    PL_TRY(ctx->set_shape(ctx, oi, ndims, dims));
+    return ctx->fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

@@ -27,7 +27,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          " INT32 or INT64 are supported", pl_type_name(out->type),
                          pl_type_name(want));
     int32_t rank = in->ndims;
-    return ctx->set_shape(ctx, oi, 1, &rank);
+    PL_TRY(ctx->set_shape(ctx, oi, 1, &rank));
+    return ctx->fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

@@ -96,7 +96,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (!d->ready)
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
     PL_TRY(resolve(ctx, in, begin, size, d));
-    return ctx->set_shape(ctx, oi, in->ndims, d->size);
+    PL_TRY(ctx->set_shape(ctx, oi, in->ndims, d->size));
+    return ctx->fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
