@@ -70,7 +70,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node, const char *name)
             d->inner *= (size_t)in->dims[i];
     }
     PL_TRY(ctx->set_shape(ctx, oi, n, dims));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 static pl_status prepare_max(pl_context *ctx, pl_node *node)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "kernels/shape/operand.h"
 
 enum { OP_CUMSUM = 128 };
 
@@ -74,7 +75,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type == PL_INT8)
         PL_TRY(prepare_int8(ctx, in, out, d));
     PL_TRY(ctx->set_shape(ctx, oi, in->ndims, in->dims));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 /* TFLite's MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */

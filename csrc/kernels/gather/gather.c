@@ -99,7 +99,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t ndims = 0, dims[PL_MAX_DIMS];
     PL_TRY(plan(ctx, node, p, idx, node->user_data, &ndims, dims));
     PL_TRY(ctx->set_shape(ctx, oi, ndims, dims));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

@@ -42,7 +42,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     for (int32_t i = k; i < p->ndims; i++)
         dims[n++] = p->dims[i];
     PL_TRY(ctx->set_shape(ctx, oi, ndims, dims));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "kernels/shape/operand.h"
+
 enum { OP_REDUCE_PROD = 81, OP_REDUCE_MAX = 82, OP_REDUCE_MIN = 89, OP_REDUCE_ANY = 91,
        OP_REDUCE_ALL = 140 };
 
@@ -48,7 +50,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, int32
         (in->q.count > 0 && (in->q.scale[0] != out->q.scale[0] ||
                              in->q.zero_point[0] != out->q.zero_point[0])))
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: input and output quantization differ", name);
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 static pl_status prepare_max(pl_context *ctx, pl_node *node)

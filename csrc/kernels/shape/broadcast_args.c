@@ -28,7 +28,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          pl_type_name(out->type));
     int32_t n = a->dims[0] > b->dims[0] ? a->dims[0] : b->dims[0];
     PL_TRY(ctx->set_shape(ctx, oi, 1, &n));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 static void store(const pl_tensor *out, size_t i, int64_t v)

@@ -68,7 +68,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(pl_operand_shape(ctx, "BROADCAST_TO", shape, &ndims, dims));
     PL_TRY(plan(ctx, in, ndims, dims, d));
     PL_TRY(ctx->set_shape(ctx, oi, ndims, dims));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

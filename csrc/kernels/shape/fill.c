@@ -46,7 +46,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t ndims = 0, shape[PL_MAX_DIMS];
     PL_TRY(pl_operand_shape(ctx, "FILL", dims, &ndims, shape));
     PL_TRY(ctx->set_shape(ctx, oi, ndims, shape));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

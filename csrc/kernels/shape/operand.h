@@ -37,6 +37,19 @@ static inline bool pl_operand_known(const pl_tensor *t)
     return t->is_constant && t->data != NULL;
 }
 
+/* The last call of prepare of a kernel whose outputs may be small integer tensors: lets the
+** runtime evaluate them at prepare (ctx->fold). pl_operand_fold_dims is SHAPE's: its values
+** depend on its input's dims alone. */
+static inline pl_status pl_operand_fold(pl_context *ctx, pl_node *node)
+{
+    return ctx->fold(ctx, node);
+}
+
+static inline pl_status pl_operand_fold_dims(pl_context *ctx, pl_node *node)
+{
+    return ctx->fold(ctx, node);
+}
+
 /* Reads a 1-D INT32/INT64 shape vector (at most PL_MAX_DIMS entries, each in 0..INT32_MAX)
 ** into ndims/dims. The tensor's data must be present. */
 pl_status pl_operand_shape(pl_context *ctx, const char *name, const pl_tensor *t,

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "operand.h"
+
 enum { OP_SHAPE = 77 };
 
 /* ShapeOptions field ids (schema.fbs). */
@@ -28,7 +30,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          pl_type_name(want));
     int32_t rank = in->ndims;
     PL_TRY(ctx->set_shape(ctx, oi, 1, &rank));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold_dims(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

@@ -97,7 +97,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
     PL_TRY(resolve(ctx, in, begin, size, d));
     PL_TRY(ctx->set_shape(ctx, oi, in->ndims, d->size));
-    return ctx->fold(ctx, node);
+    return pl_operand_fold(ctx, node);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
