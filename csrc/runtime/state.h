@@ -133,7 +133,7 @@ struct pl_interp {
     pl_counts rec;
     bool allocated;
     bool failed;
-    bool resized; /* an input's shape differs from the model's: shapes may change */
+    bool resized; /* an input was resized or has a dynamic dim: shapes may change */
     bool preserve_all_tensors; /* linear plan, every tensor kept (no offline plan) */
 };
 
