@@ -8,6 +8,7 @@
 #include "picolite/pl_kernel.h"
 
 #include "kernels/activation/list.h"
+#include "kernels/compare/list.h"
 #include "kernels/conv/list.h"
 #include "kernels/elementwise/list.h"
 #include "kernels/pool/list.h"
@@ -18,6 +19,7 @@
 
 #define PL_KERNEL_LIST(X) \
     PL_ACTIVATION_KERNELS(X) \
+    PL_COMPARE_KERNELS(X) \
     PL_CONV_KERNELS(X) \
     PL_ELEMENTWISE_KERNELS(X) \
     PL_POOL_KERNELS(X) \

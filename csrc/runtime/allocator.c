@@ -29,6 +29,11 @@ pl_status pl_alloc_tail(pl_interp *it, pl_category cat, size_t bytes, size_t ali
 
 size_t pl_alloc_tensor_bytes(const pl_interp *it, uint32_t index)
 {
+    if (it->tensors != NULL) { /* the current shape, which a resize may have changed */
+        pl_tensor t;
+        pl_context_eval(it, (int32_t)index, &t);
+        return t.bytes > UINT32_MAX ? 0 : t.bytes;
+    }
     pl_tensor_view v;
     pl_model_tensor(&it->model, &it->sg, index, &v);
     uint64_t n = pl_type_size(v.type);
@@ -87,6 +92,7 @@ pl_status pl_alloc_start(pl_interp *it)
     it->rec.cat[PL_CAT_NODE][2] = it->node_count;
     for (uint32_t i = 0; i < it->tensor_count; i++)
         start_tensor(it, i);
+    pl_shapes_apply_requests(it);
     for (uint32_t i = 0; i < it->opcode_count; i++)
         it->regs[i] = NULL;
     for (uint32_t i = 0; i < it->node_count; i++) {

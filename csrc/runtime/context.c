@@ -138,28 +138,25 @@ static pl_status get_eval(pl_context *ctx, int32_t index, pl_tensor *out)
     return PL_OK;
 }
 
-/* The shape is checked against the tensor's current one; a model whose declared output shape
-** differs from what its kernel computes is refused with both shapes named. */
+/* A shape that differs from the tensor's current one is stored (resized models) or refused
+** with both shapes named (shapes.c). */
 static pl_status set_shape(pl_context *ctx, int32_t index, int32_t ndims, const int32_t *dims)
 {
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_PREPARE)
         return phase_error(it, "set_shape", "prepare");
-    if (index < 0 || (uint32_t)index >= it->tensor_count)
+    if (index < 0 || (uint32_t)index >= it->tensor_count || (ndims > 0 && dims == NULL))
         return pl_error_set(it->err, PL_ERR_ARG, "node %d: set_shape(%d): no such tensor",
                             (int)it->current_node, (int)index);
-    pl_tensor cur;
-    pl_context_eval(it, index, &cur);
-    bool same = cur.ndims == ndims;
-    for (int32_t i = 0; same && i < ndims; i++)
-        same = cur.dims[i] == dims[i];
-    if (same)
-        return PL_OK;
-    char want[96], have[96];
-    pl_context_format_dims(ndims, dims, want, sizeof want);
-    pl_context_format_dims(cur.ndims, cur.dims, have, sizeof have);
-    return fail(ctx, PL_ERR_MODEL, "output tensor %d has shape %s, the operator computes %s",
-                (int)index, have, want);
+    return pl_shapes_set(it, index, ndims, dims);
+}
+
+static pl_status fold(pl_context *ctx, pl_node *node)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_PREPARE)
+        return phase_error(it, "fold", "prepare");
+    return pl_shapes_fold(it, node);
 }
 
 void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap)
@@ -194,6 +191,7 @@ void pl_context_init(pl_interp *it)
     it->ctx.get_eval = get_eval;
     it->ctx.fail = fail;
     it->ctx.set_shape = set_shape;
+    it->ctx.fold = fold;
 }
 
 pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
@@ -238,15 +236,17 @@ void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)
     if (index < 0)
         return;
     const pl_eval_record *r = &it->tensors[index];
+    const uint8_t *shape = (r->flags & PL_EVAL_OWN_SHAPE) ? pl_arena_base(it->arena)
+                                                          : it->model.buf;
     out->type = (pl_type)r->type;
     out->ndims = r->ndims;
     size_t count = 1;
     for (uint32_t i = 0; i < r->ndims; i++) {
-        out->dims[i] = (int32_t)pl_le32(it->model.buf + r->shape + 4u * i);
+        out->dims[i] = (int32_t)pl_le32(shape + r->shape + 4u * i);
         count *= (size_t)out->dims[i];
     }
     out->bytes = count * pl_type_size(r->type);
-    out->is_constant = (r->flags & PL_EVAL_CONSTANT) != 0;
+    out->is_constant = (r->flags & (PL_EVAL_CONSTANT | PL_EVAL_KNOWN)) != 0;
     out->is_variable = (r->flags & PL_EVAL_VARIABLE) != 0;
     if (r->loc == PL_LOC_ARENA)
         out->data = pl_arena_base(it->arena) + r->data;

@@ -8,7 +8,7 @@
 
 pl_interp_options pl_interp_defaults(void)
 {
-    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL};
+    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL, NULL, 0};
     return opt;
 }
 
@@ -18,6 +18,9 @@ static pl_status check_args(const void *model, const pl_interp_options *opt, voi
     if (model == NULL || opt == NULL || arena == NULL || out == NULL || err == NULL)
         return pl_error_set(err, PL_ERR_ARG,
                             "create: model, options, arena, out and err are required");
+    if (opt->input_shape_count > 0 && opt->input_shapes == NULL)
+        return pl_error_set(err, PL_ERR_ARG, "create: %u input shapes without the array",
+                            (unsigned)opt->input_shape_count);
     if ((unsigned)opt->planner >= PL_PLANNER_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "create: unknown planner %d", (int)opt->planner);
     return PL_OK;
@@ -63,6 +66,12 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     it->err = err;
     pl_error_clear(err);
     pl_context_init(it);
+    for (uint32_t i = 0; i < opt->input_shape_count; i++) {
+        const pl_input_shape *q = &opt->input_shapes[i];
+        PL_TRY(pl_interp_resize_input(it, q->input, q->ndims, q->dims, false));
+    }
+    it->opt.input_shapes = NULL; /* the caller's array need not outlive create */
+    it->opt.input_shape_count = 0;
     *out = it;
     return PL_OK;
 }

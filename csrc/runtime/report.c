@@ -68,10 +68,14 @@ pl_status pl_interp_tensor(const pl_interp *it, uint32_t index, pl_tensor_info *
     out->scale = v.scale;
     out->zero_point = v.zero_point;
     out->quantized_dimension = v.quantized_dimension;
-    if (it->tensors == NULL)
-        return PL_OK; /* before allocation: structure only */
+    if (it->tensors == NULL) { /* before allocation: structure, and a requested input shape */
+        pl_shapes_requested(it, index, &out->ndims, out->dims);
+        return PL_OK;
+    }
     pl_tensor t;
     pl_context_eval(it, (int32_t)index, &t);
+    out->ndims = t.ndims; /* the current shape: a resize may have changed it */
+    memcpy(out->dims, t.dims, sizeof out->dims);
     out->is_constant = t.is_constant;
     out->shared = is_shared(it, index);
     out->data = it->allocated || t.is_constant ? t.data : NULL;

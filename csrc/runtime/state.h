@@ -15,15 +15,17 @@
 /* Where an eval tensor's bytes are. */
 enum { PL_LOC_NONE = 0, PL_LOC_ARENA = 1, PL_LOC_MODEL = 2 };
 
-/* Eval tensor flags. */
-enum { PL_EVAL_CONSTANT = 1, PL_EVAL_VARIABLE = 2, PL_EVAL_PLANNED = 4 };
+/* Eval tensor flags. KNOWN: a value computed at prepare, in the tail (shapes.c, ctx->fold);
+** OWN_SHAPE: shape is an arena offset (a shape changed by a resize), not a model one. */
+enum { PL_EVAL_CONSTANT = 1, PL_EVAL_VARIABLE = 2, PL_EVAL_PLANNED = 4, PL_EVAL_KNOWN = 8,
+       PL_EVAL_OWN_SHAPE = 16 };
 
 #define PL_NO_OFFSET UINT32_MAX
 
 /* 12 bytes per tensor (TFLM's TfLiteEvalTensor is 24 on a 64-bit host, 12 on 32-bit). */
 typedef struct pl_eval_record {
     uint32_t data;  /* offset into the arena (PL_LOC_ARENA) or the model (PL_LOC_MODEL) */
-    uint32_t shape; /* offset of the shape vector's first element in the model */
+    uint32_t shape; /* offset of the shape's first dim in the model (or arena: OWN_SHAPE) */
     uint8_t loc;
     uint8_t type;
     uint8_t ndims;
@@ -36,6 +38,14 @@ typedef struct pl_node_record {
     uint16_t opcode;
     uint16_t reserved;
 } pl_node_record;
+
+/* A subgraph input's shape set by pl_interp_resize_input before allocate (shapes.c). */
+typedef struct pl_input_request {
+    uint32_t shape; /* arena offset of the dims */
+    uint8_t ndims;
+    uint8_t set;
+    uint16_t reserved;
+} pl_input_request;
 
 typedef struct pl_scratch_record {
     uint32_t bytes;
@@ -73,6 +83,8 @@ struct pl_interp {
     pl_scratch_record *pending; /* the node being prepared's requests, in temp */
     uint32_t pending_count;
     uint32_t plan_count; /* planned tensors + scratch buffers */
+    pl_input_request *requests; /* one per subgraph input once one is resized, or NULL */
+    bool resized; /* an input's shape differs from the model's: shapes may change */
     const pl_profiler *profiler; /* the host's, or NULL */
     pl_counts rec;
     pl_error *err; /* the host's: messages cost the arena nothing */
@@ -98,6 +110,21 @@ void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_
 
 /* The op name of node index ("CONV_2D", or the registration's name) into buf. */
 void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t cap);
+
+/* --- shapes.c: shapes that differ from the model's, values known at prepare --- */
+
+/* ctx->set_shape after its phase and index checks: stores a shape that differs in the tail
+** (only when the model was resized; otherwise the model's shape is wrong: PL_ERR_MODEL). */
+pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims);
+
+/* ctx->fold: see pl_kernel.h. */
+pl_status pl_shapes_fold(pl_interp *it, pl_node *node);
+
+/* After the eval records start: resized inputs take their requested shapes. */
+void pl_shapes_apply_requests(pl_interp *it);
+
+/* The shape pl_interp_resize_input gave tensor index (before allocate); false if none. */
+bool pl_shapes_requested(const pl_interp *it, uint32_t index, int32_t *ndims, int32_t *dims);
 
 /* --- allocator.c: the model allocation phases --- */
 

@@ -295,6 +295,16 @@ class Interpreter:
         self._c.invoke()
         return None
 
+    def invoke_batch(self, inputs: Any) -> List[np.ndarray]:
+        """Runs N samples in one C call with the GIL released and returns one stacked array
+        per output. ``inputs``: an array, a list in input order or a dict by name, each
+        ``(N, *shape)`` or ``(N, *shape[1:])`` for a batch dimension of 1. A runtime error
+        carries ``.sample``. State carries from sample to sample, as with invoke() in a loop.
+        See :func:`picolite.evaluate` for a data set on every core."""
+        from picolite.evaluate import run_batch
+
+        return run_batch(self, inputs)
+
     def reset(self) -> None:
         """Zeroes the variable tensors (TFLM's reset)."""
         self._c.reset()

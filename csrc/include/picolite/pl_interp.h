@@ -29,10 +29,21 @@ typedef struct pl_interp pl_interp;
 /* A host clock for per-node profiling: returns monotonic nanoseconds. */
 typedef uint64_t (*pl_timer_fn)(void *timer_ctx);
 
+/* A new shape for subgraph input `input` (pl_interp_resize_input's arguments). */
+typedef struct pl_input_shape {
+    uint32_t input;
+    int32_t ndims;
+    const int32_t *dims;
+} pl_input_shape;
+
 typedef struct pl_interp_options {
     pl_planner planner;
     bool preserve_all_tensors; /* linear plan: every tensor readable after invoke */
     const pl_resolver *resolver; /* NULL: the builtin kernels */
+    /* Shapes create gives the inputs through pl_interp_resize_input (not strict), read during
+    ** create only; so pl_required_arena_size sizes a resized model. NULL: the model's. */
+    const pl_input_shape *input_shapes;
+    uint32_t input_shape_count;
 } pl_interp_options;
 
 pl_interp_options pl_interp_defaults(void);
@@ -44,6 +55,16 @@ pl_interp_options pl_interp_defaults(void);
 ** PL_ERR_ARG (NULL pointers, unknown planner). */
 pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp_options *opt,
                            void *arena, size_t arena_size, pl_interp **out, pl_error *err);
+
+/* Gives subgraph input `input` a new shape (LiteRT's ResizeInputTensor), between create and
+** allocate; allocate then runs every kernel's prepare on the shapes that follow from it and
+** plans the arena for them. strict: only dims whose shape_signature is -1 may differ
+** (ResizeInputTensorStrict). The dims are copied (into the tail: a model never resized
+** costs nothing). Errors: PL_ERR_ARG (input index, rank above PL_MAX_DIMS, a dim below 1,
+** more than 4 GiB, strict refusal), PL_ERR_STATE (after allocate), PL_ERR_ARENA. A shape
+** the model cannot take fails allocate, naming the op and the node. */
+pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
+                                 const int32_t *dims, bool strict);
 
 /* Runs the phases: eval tensors and node records in the tail, every kernel's init, every
 ** kernel's prepare (temp reset after each), memory planning, head resize, variable tensors.
@@ -165,7 +186,8 @@ pl_status pl_interp_plan_buffer(const pl_interp *it, uint32_t i, pl_plan_buffer 
 
 /* --- sizing --- */
 
-/* The exact minimum arena (for a 16-byte-aligned buffer) for this model and options:
+/* The exact minimum arena (for a 16-byte-aligned buffer) for this model and options
+** (opt->input_shapes: with those inputs resized):
 ** allocation succeeds with exactly *required bytes and fails with one byte less.
 ** work is a scratch buffer the calculation runs in; when it is too small the call fails
 ** with PL_ERR_ARENA and err->required at least what is needed to get further. */

@@ -15,8 +15,8 @@ typedef struct pl_act_q {
     int32_t zero_point;
 } pl_act_q;
 
-/* Fetches input 0 and output 0 of a node with exactly one of each (prepare). The output's
-** shape must equal the input's: PL_ERR_MODEL otherwise. */
+/* Fetches input 0 and output 0 of a node with exactly one of each (prepare) and gives the
+** output the input's shape (ctx->set_shape). */
 static inline pl_status pl_act_unary(pl_context *ctx, pl_node *node, pl_tensor **in,
                                      pl_tensor **out)
 {
@@ -26,12 +26,7 @@ static inline pl_status pl_act_unary(pl_context *ctx, pl_node *node, pl_tensor *
                          node->inputs.n, node->outputs.n);
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), in));
     PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), out));
-    bool same = (*in)->ndims == (*out)->ndims;
-    for (int32_t d = 0; same && d < (*in)->ndims; d++)
-        same = (*in)->dims[d] == (*out)->dims[d];
-    if (!same)
-        return ctx->fail(ctx, PL_ERR_MODEL, "output shape differs from the input shape");
-    return PL_OK;
+    return pl_set_output_like(ctx, *out, *in);
 }
 
 /* The per-tensor quantization of t; PL_ERR_MODEL when a quantized type has none. */

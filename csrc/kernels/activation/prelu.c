@@ -91,6 +91,7 @@ static pl_status prelu_prepare(pl_context *ctx, pl_node *node)
                          "PRELU: input type %s with alpha type %s and output type %s is not "
                          "supported", pl_type_name(in->type), pl_type_name(alpha->type),
                          pl_type_name(out->type));
+    PL_TRY(pl_bcast_set_output(ctx, in, alpha, out));
     if (!pl_bcast_matches(in, alpha, out) || !same_shape(in, out))
         return ctx->fail(ctx, PL_ERR_MODEL,
                          "PRELU: alpha does not broadcast to the input shape, or the output "

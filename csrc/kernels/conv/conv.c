@@ -570,14 +570,15 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, pl_conv_para
     return pl_convq_check_activation(ctx, &op_names, *activation);
 }
 
-/* Shapes: 4D NHWC input/output, OHWI filter whose depth divides the input depth. */
+/* Shapes: 4D NHWC input, OHWI filter whose depth divides the input depth; the output is
+** [batch, oh, ow, filters] as TFLite's conv Prepare resizes it. */
 static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                              const pl_tensor *bias, const pl_tensor *out, int32_t padding,
+                              const pl_tensor *bias, pl_tensor *out, int32_t padding,
                               pl_conv_params *p)
 {
-    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4)
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: input, filter and output must be 4D "
-                         "(got %d, %d, %d)", in->ndims, f->ndims, out->ndims);
+    if (in->ndims != 4 || f->ndims != 4)
+        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: input and filter must be 4D "
+                         "(got %d, %d)", in->ndims, f->ndims);
     int32_t groups = f->dims[3] > 0 ? in->dims[3] / f->dims[3] : 0;
     if (groups <= 0 || in->dims[3] % f->dims[3] != 0 || f->dims[0] % groups != 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: input depth %d and filter %dx..x%d "
@@ -586,11 +587,7 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
                                  p->dilation_h);
     int32_t ow = pl_pad_out_size(padding, in->dims[2], f->dims[2], p->stride_w,
                                  p->dilation_w);
-    if (out->dims[0] != in->dims[0] || out->dims[1] != oh || out->dims[2] != ow ||
-        out->dims[3] != f->dims[0])
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: output shape [%d,%d,%d,%d] should be "
-                         "[%d,%d,%d,%d]", out->dims[0], out->dims[1], out->dims[2],
-                         out->dims[3], in->dims[0], oh, ow, f->dims[0]);
+    PL_TRY(pl_convq_set_output(ctx, &op_names, in, f->dims[0], oh, ow, out));
     PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, f->dims[0]));
     p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
     p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
@@ -656,7 +653,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, in, f, bias, out, &node->options, &d->bias_type));
-    PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
+    PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)

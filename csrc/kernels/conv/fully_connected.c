@@ -246,29 +246,30 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     return PL_OK;
 }
 
-/* Output: [batches, units], or the input shape with its last dim = units (keep_num_dims). */
+/* The output is [batches, units], or the input shape with its last dim = units
+** (keep_num_dims), as TFLite's Prepare resizes it. */
 static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                              const pl_tensor *bias, const pl_tensor *out, bool keep,
+                              const pl_tensor *bias, pl_tensor *out, bool keep,
                               pl_fully_connected_params *p)
 {
     if (f->ndims != 2 || f->dims[1] <= 0 || pl_tensor_count(in) % (size_t)f->dims[1] != 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: weights must be 2D [units, "
-                         "depth] with depth dividing the input's %zu elements",
-                         pl_tensor_count(in));
+                         "depth] with depth dividing the input's %zu elements (weights "
+                         "rank %d, depth %d)", pl_tensor_count(in), (int)f->ndims,
+                         f->ndims == 2 ? (int)f->dims[1] : 0);
     p->units = f->dims[0];
     p->depth = f->dims[1];
     p->batches = (int32_t)(pl_tensor_count(in) / (size_t)p->depth);
-    bool ok = out->ndims >= 1 && out->dims[out->ndims - 1] == p->units &&
-              pl_tensor_count(out) == (size_t)p->batches * (size_t)p->units;
-    if (keep)
-        ok = ok && out->ndims == in->ndims;
-    else
-        ok = ok && out->ndims == 2;
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: output (rank %d, last dim %d) "
-                         "does not hold %d batches of %d units (keep_num_dims %d)",
-                         out->ndims, out->ndims > 0 ? out->dims[out->ndims - 1] : 0,
-                         p->batches, p->units, keep ? 1 : 0);
+    if (keep && (in->ndims < 1 || in->dims[in->ndims - 1] != p->depth))
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: keep_num_dims needs the "
+                         "input's last dim (%d) to equal the weights' depth %d",
+                         in->ndims > 0 ? (int)in->dims[in->ndims - 1] : 0, (int)p->depth);
+    int32_t dims[PL_MAX_DIMS] = {p->batches, p->units};
+    if (keep) {
+        memcpy(dims, in->dims, sizeof(int32_t) * (size_t)in->ndims);
+        dims[in->ndims - 1] = p->units;
+    }
+    PL_TRY(pl_set_output_shape(ctx, out, keep ? in->ndims : 2, dims));
     return pl_convq_bias_count(ctx, &op_names, bias, p->units);
 }
 
@@ -337,7 +338,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     bool keep = false;
     PL_TRY(read_options(ctx, node, &activation, &keep));
     PL_TRY(check_types(ctx, in, f, bias, out));
-    PL_TRY(check_shapes(ctx, in, f, bias, out, keep, &d->p));
+    PL_TRY(check_shapes(ctx, in, f, bias, io.out, keep, &d->p));
     d->type = in->type;
     /* Without a bias, LiteRT picks the 16x8 accumulator from quantized_bias_type */
     d->acc64 = bias != NULL ? bias->type == PL_INT64

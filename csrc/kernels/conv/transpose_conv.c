@@ -153,35 +153,38 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *shape, const pl_t
     return PL_OK;
 }
 
-/* A constant output_shape must equal the output's dims. Shapes are static here, so a
-** non-constant one (a model input in seanet) is never read, as TFLM never reads it: the
-** model's output dims decide, whatever values are fed. */
-static pl_status check_output_shape(pl_context *ctx, const void *shape, const pl_tensor *out)
+/* The output takes output_shape's values when they are known at prepare (a constant, or a
+** value computed at prepare: see pl_kernel.h), as TFLite's Prepare resizes it. A run-time
+** output_shape (a model input in seanet) is never read, as TFLM never reads it: the
+** output keeps the model's dims, whatever values are fed. */
+static pl_status set_output(pl_context *ctx, const pl_tensor *shape, pl_tensor *out)
 {
+    if (pl_tensor_count(shape) != 4 || shape->ndims != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output_shape has %zu values, "
+                         "not 4", pl_tensor_count(shape));
+    if (!shape->is_constant || shape->data == NULL)
+        return pl_set_output_shape(ctx, out, out->ndims, out->dims);
+    int32_t dims[4];
     for (int32_t k = 0; k < 4; k++) {
-        int32_t v = pl_vec_i32((pl_vec){shape, 4}, (uint32_t)k);
-        if (v != out->dims[k])
-            return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output_shape[%d] = %d but "
-                             "the output has %d", k, v, out->dims[k]);
+        dims[k] = pl_vec_i32((pl_vec){shape->data, 4}, (uint32_t)k);
+        if (dims[k] < 0)
+            return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output_shape[%d] = %d",
+                             (int)k, (int)dims[k]);
     }
-    return PL_OK;
+    return pl_set_output_shape(ctx, out, 4, dims);
 }
 
 /* Padding is computed on the output size, as TFLite does. */
 static pl_status check_shapes(pl_context *ctx, const pl_tensor *shape, const pl_tensor *f,
-                              const pl_tensor *in, const pl_tensor *bias, const pl_tensor *out,
+                              const pl_tensor *in, const pl_tensor *bias, pl_tensor *out,
                               int32_t padding, pl_transpose_conv_params *p)
 {
+    PL_TRY(set_output(ctx, shape, out));
     if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || f->dims[3] != in->dims[3] ||
         out->dims[0] != in->dims[0] || out->dims[3] != f->dims[0])
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: input [N,H,W,%d], weights "
-                         "[%d,H,W,%d] and output [N,H,W,%d] do not match", in->dims[3],
-                         f->dims[0], f->dims[3], out->dims[3]);
-    if (pl_tensor_count(shape) != 4)
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: output_shape has %zu values, "
-                         "not 4", pl_tensor_count(shape));
-    if (shape->is_constant)
-        PL_TRY(check_output_shape(ctx, shape->data, out));
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: input [%d,H,W,%d], weights "
+                         "[%d,H,W,%d] and output [%d,H,W,%d] do not match", in->dims[0],
+                         in->dims[3], f->dims[0], f->dims[3], out->dims[0], out->dims[3]);
     PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out->dims[3]));
     int32_t rh = pl_pad_out_size(padding, out->dims[1], f->dims[1], p->stride_h, 1);
     int32_t rw = pl_pad_out_size(padding, out->dims[2], f->dims[2], p->stride_w, 1);

@@ -355,6 +355,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     const pl_tensor *const *ct = (const pl_tensor *const *)t;
     int32_t act = options_activation(node);
     PL_TRY(check_types(ctx, ct, act));
+    PL_TRY(pl_bcast_set_output(ctx, t[0], t[1], t[2]));
     pl_bcast bc;
     pl_bcast_result br = pl_bcast_setup(&bc, t[0], t[1], t[2]);
     if (br == PL_BCAST_RANK)

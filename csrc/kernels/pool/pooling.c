@@ -170,23 +170,23 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, const char *
     return PL_OK;
 }
 
+/* The output is [batch, oh, ow, channels] as TFLite's pooling Prepare resizes it. */
 static pl_status check_tensors(pl_context *ctx, const char *name, const pl_tensor *in,
-                               const pl_tensor *out, int32_t padding, pl_pooling_params *p)
+                               pl_tensor *out, int32_t padding, pl_pooling_params *p)
 {
     if (!(in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) ||
         out->type != in->type)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input %s with output %s is not "
                          "supported", name, pl_type_name(in->type), pl_type_name(out->type));
-    if (in->ndims != 4 || out->ndims != 4)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: input and output must be 4D (got %d, %d)",
-                         name, in->ndims, out->ndims);
+    if (in->ndims != 4)
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: input must be 4D (got %d)", name, in->ndims);
     int32_t oh = pl_pad_out_size(padding, in->dims[1], p->filter_h, p->stride_h, 1);
     int32_t ow = pl_pad_out_size(padding, in->dims[2], p->filter_w, p->stride_w, 1);
-    if (out->dims[0] != in->dims[0] || out->dims[1] != oh || out->dims[2] != ow ||
-        out->dims[3] != in->dims[3])
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: output shape [%d,%d,%d,%d] should be "
-                         "[%d,%d,%d,%d]", name, out->dims[0], out->dims[1], out->dims[2],
-                         out->dims[3], in->dims[0], oh, ow, in->dims[3]);
+    if (oh < 0 || ow < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: a %dx%d window does not fit a %dx%d input",
+                         name, p->filter_h, p->filter_w, in->dims[1], in->dims[2]);
+    int32_t shape[4] = {in->dims[0], oh, ow, in->dims[3]};
+    PL_TRY(pl_set_output_shape(ctx, out, 4, shape));
     p->pad_h = pl_pad_before(p->stride_h, 1, in->dims[1], p->filter_h, oh, NULL);
     p->pad_w = pl_pad_before(p->stride_w, 1, in->dims[2], p->filter_w, ow, NULL);
     return PL_OK;

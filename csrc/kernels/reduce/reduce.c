@@ -145,13 +145,21 @@ static pl_status resolve_axes(pl_context *ctx, const char *name, const pl_tensor
     return PL_OK;
 }
 
-/* Output dims: reduced ones become 1 (keep_dims) or disappear; a scalar may be [] or [1]. */
+/* Output dims as TFLite's ResizeOutputTensor: reduced ones become 1 (keep_dims) or
+** disappear; a model that declares a full reduction [1] rather than [] keeps its [1]. */
 static pl_status check_output(pl_context *ctx, const char *name, const pl_tensor *in,
-                              const pl_tensor *out, uint32_t mask, bool keep,
-                              pl_reduce_params *p)
+                              pl_tensor *out, uint32_t mask, bool keep, pl_reduce_params *p)
 {
     size_t stride = 1;
-    int32_t kept = 0;
+    int32_t kept = 0, dims[PL_MAX_DIMS];
+    for (int32_t d = 0; d < in->ndims; d++) {
+        if (keep || !((mask >> d) & 1u))
+            dims[kept++] = keep && ((mask >> d) & 1u) ? 1 : in->dims[d];
+    }
+    if (kept == 0 && out->ndims == 1 && out->dims[0] == 1)
+        dims[kept++] = 1;
+    PL_TRY(pl_set_output_shape(ctx, out, kept, dims));
+    kept = 0;
     int64_t reduced = 1; /* a 0 dim elsewhere lets the others multiply past int32 */
     p->ndims = in->ndims;
     for (int32_t d = in->ndims - 1; d >= 0; d--) {
