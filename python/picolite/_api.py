@@ -72,6 +72,15 @@ def _model_content(content: Any) -> bytes:
     return bytes(memoryview(content))
 
 
+def supported_ops() -> List[str]:
+    """The operators picolite runs: BuiltinOperator names (``"CONV_2D"``) in registry order,
+    then custom operators by the name TFLM registers them under (``"SignalWindow"``).
+
+    A model whose operators are all listed can still be refused for a type or parameter a
+    kernel does not support; :class:`UnsupportedOpError` then names it."""
+    return _c.supported_ops()
+
+
 def required_arena_size(model: ModelLike, planner: str = "greedy",
                         preserve_all_tensors: bool = False) -> int:
     """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
