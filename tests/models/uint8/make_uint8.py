@@ -132,6 +132,10 @@ def single_ops():
          *layer(lambda: L.MaxPooling2D(3, strides=2, padding="same"), (1, 9, 9, 3))),
         ("softmax_16", "SOFTMAX", *layer(lambda: L.Softmax(), (1, 16))),
         ("softmax_4x10", "SOFTMAX", *layer(lambda: L.Softmax(), (4, 10))),
+        ("relu_64", "RELU", *const_op(tf.nn.relu, (1, 64))),
+        ("relu6_64", "RELU6", *const_op(tf.nn.relu6, (1, 64))),
+        ("relu_n1_to_1_64", "RELU_N1_TO_1",
+         *const_op(lambda x: tf.clip_by_value(x, -1.0, 1.0), (1, 64))),
         ("logistic_64", "LOGISTIC", *layer(lambda: L.Activation("sigmoid"), (1, 64))),
         ("tanh_64", "TANH", *layer(lambda: L.Activation("tanh"), (1, 64))),
         ("add_bcast", "ADD", *const_op(lambda x, c: x + c, (1, 4, 4, 8), (8,))),
@@ -150,6 +154,8 @@ def single_ops():
          *const_op(lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), (1, 6, 6, 8))),
         ("mean_axis_last", "MEAN",
          *const_op(lambda x: tf.reduce_mean(x, axis=[3]), (1, 4, 4, 10))),
+        ("sum_axes12_keep", "SUM",
+         *const_op(lambda x: tf.reduce_sum(x, axis=[1, 2], keepdims=True) * 0.1, (1, 3, 3, 4))),
     ]
 
 
