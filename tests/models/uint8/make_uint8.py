@@ -10,6 +10,9 @@ values). Filters must be per-tensor (uint8 kernels take one filter scale), so co
 disables per-channel quantization. int32 biases stay as they are (zero point 0). Every model
 must run in LiteRT's reference kernels (BUILTIN_REF), else it is dropped.
 
+net_fakequant_cnn_uint8 comes from the old way itself: a TF1 graph with fake-quant nodes
+converted with inference_type=tf.uint8.
+
 "_u8io" models are int8 models converted with inference_input_type/output_type = uint8: the
 converter adds QUANTIZE uint8 -> int8 at the input and int8 -> uint8 at the output.
 
@@ -86,6 +89,37 @@ def convert_16x8_lstm(obj, specs, seed):
     conv.inference_output_type = tf.int16
     conv._experimental_new_quantizer = False
     return conv.convert()
+
+
+def fakequant_cnn():
+    """A TF1 graph with fake-quant nodes converted with inference_type=tf.uint8: the converter
+    path that wrote legacy uint8 models (quantization-aware training). Conv + relu, depthwise
+    + relu6, average pool, FC, softmax."""
+    tf1 = tf.compat.v1
+    fq = tf.quantization.fake_quant_with_min_max_args
+    rs = np.random.RandomState(mm.seed_of("net_fakequant_cnn_uint8"))
+
+    def const(*shape, lim=0.5):
+        return tf.constant(rs.uniform(-lim, lim, shape).astype(np.float32))
+
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [1, 12, 12, 3], name="x")
+        y = tf.nn.conv2d(fq(x, -1.0, 1.0), fq(const(3, 3, 3, 8), -0.5, 0.5), [1, 1, 1, 1],
+                         "SAME")
+        y = fq(tf.nn.relu(y + const(8, lim=0.1)), 0.0, 3.0)
+        y = tf.nn.depthwise_conv2d(y, fq(const(3, 3, 8, 1), -0.5, 0.5), [1, 2, 2, 1], "SAME")
+        y = fq(tf.nn.relu6(y + const(8, lim=0.1)), 0.0, 6.0)
+        y = fq(tf.nn.avg_pool2d(y, 2, 2, "VALID"), 0.0, 6.0)
+        y = tf.reshape(y, [1, 72])
+        y = fq(tf.matmul(y, fq(const(72, 10, lim=0.2), -0.2, 0.2)) + const(10, lim=0.1),
+               -8.0, 8.0)
+        y = fq(tf.nn.softmax(y), 0.0, 255.0 / 256, name="y")
+        with tf1.Session(graph=g) as sess:
+            conv = tf1.lite.TFLiteConverter.from_session(sess, [x], [y])
+            conv.inference_type = tf.uint8
+            conv.quantized_input_stats = {"x": (127.5, 127.5)}
+            return conv.convert()
 
 
 def layer(make, shape):
@@ -248,6 +282,18 @@ def build_nets(zoo):
         save(zoo, name, data, target, qtype, "net", desc, {"params": int(m.count_params())})
 
 
+def build_fakequant(zoo):
+    name = "net_fakequant_cnn_uint8"
+    if not zoo.wanted(name):
+        return
+    try:
+        data = fakequant_cnn()
+    except Exception as e:  # noqa: BLE001
+        data = f"conversion failed: {str(e).strip().splitlines()[-1]}"
+    save(zoo, name, data, "CONV_2D", U8, "net", "TF1 fake-quant graph converted with "
+         "inference_type=uint8: conv-relu, depthwise-relu6, avgpool, FC, softmax")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only")
@@ -256,6 +302,7 @@ def main():
     zoo = mm.Zoo(only=args.only, tflm=not args.no_tflm, out_dir=HERE)
     build_single(zoo)
     build_nets(zoo)
+    build_fakequant(zoo)
     zoo.write_manifest("tests/models/uint8/make_uint8.py")
 
 
