@@ -184,6 +184,13 @@ void pl_leaky_relu_s8(const pl_leaky_relu_params *p, const int8_t *in, int8_t *o
         out[i] = (int8_t)pl_fx_clamp(leaky_one(p, in[i]), INT8_MIN, INT8_MAX);
 }
 
+void pl_leaky_relu_u8(const pl_leaky_relu_params *p, const uint8_t *in, uint8_t *out,
+                      size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint8_t)pl_fx_clamp(leaky_one(p, in[i]), 0, UINT8_MAX);
+}
+
 void pl_leaky_relu_s16(const pl_leaky_relu_params *p, const int16_t *in, int16_t *out,
                        size_t n)
 {
@@ -198,7 +205,8 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     p->alpha = pl_table_f32(&node->options, 0, 0.0f);
     bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16);
+              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
+               in->type == PL_UINT8);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LEAKY_RELU: input type %s with output type %s is not supported",
@@ -238,6 +246,8 @@ static pl_status leaky_relu_invoke(pl_context *ctx, pl_node *node)
         pl_leaky_relu_f32(p->alpha, in.data, out.data, n);
     else if (in.type == PL_INT8)
         pl_leaky_relu_s8(p, in.data, out.data, n);
+    else if (in.type == PL_UINT8)
+        pl_leaky_relu_u8(p, in.data, out.data, n);
     else
         pl_leaky_relu_s16(p, in.data, out.data, n);
     return PL_OK;
@@ -313,6 +323,13 @@ void pl_hard_swish_s8(const pl_hard_swish_params *p, const int8_t *in, int8_t *o
         out[i] = (int8_t)pl_fx_clamp(hard_swish_one(p, in[i]), INT8_MIN, INT8_MAX);
 }
 
+void pl_hard_swish_u8(const pl_hard_swish_params *p, const uint8_t *in, uint8_t *out,
+                      size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint8_t)pl_fx_clamp(hard_swish_one(p, in[i]), 0, UINT8_MAX);
+}
+
 /* TFLite DownScaleInt32ToInt16Multiplier: round the Q31 multiplier to Q15. */
 static int16_t to_q15(int32_t m)
 {
@@ -326,7 +343,8 @@ static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
     pl_hard_swish_params *p = &((opdata *)node->user_data)->hs;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    if (in->type != out->type || (in->type != PL_FLOAT32 && in->type != PL_INT8))
+    if (in->type != out->type ||
+        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "HARD_SWISH: input type %s with output type %s is not supported",
                          pl_type_name(in->type), pl_type_name(out->type));
@@ -360,6 +378,8 @@ static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_FLOAT32)
         pl_hard_swish_f32(in.data, out.data, n);
+    else if (in.type == PL_UINT8)
+        pl_hard_swish_u8(p, in.data, out.data, n);
     else
         pl_hard_swish_s8(p, in.data, out.data, n);
     return PL_OK;
