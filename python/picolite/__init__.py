@@ -25,6 +25,7 @@ from picolite._api import (
     UnsupportedOpError,
     plan_memory,
     required_arena_size,
+    supported_ops,
 )
 from picolite.evaluate import evaluate
 

@@ -110,6 +110,15 @@ def _shape_pairs(input_shapes: Optional[InputShapes]) -> Optional[List[Tuple[int
     return [(int(i), _dims(s, f"input {i}")) for i, s in items if s is not None]
 
 
+def supported_ops() -> List[str]:
+    """The operators picolite runs: BuiltinOperator names (``"CONV_2D"``) in registry order,
+    then custom operators by the name TFLM registers them under (``"SignalWindow"``).
+
+    A model whose operators are all listed can still be refused for a type or parameter a
+    kernel does not support; :class:`UnsupportedOpError` then names it."""
+    return _c.supported_ops()
+
+
 def required_arena_size(model: ModelLike, planner: str = "greedy",
                         preserve_all_tensors: bool = False,
                         input_shapes: Optional[InputShapes] = None) -> int:
