@@ -1,7 +1,11 @@
-/* registry.c - the builtin resolver: BuiltinOperator code -> kernel registration. */
+/* registry.c - the builtin resolver: BuiltinOperator code -> kernel registration, and
+** CUSTOM operators by the exact name TFLM registers them under. */
 #include "registry.h"
 
 #include <stddef.h>
+#include <string.h>
+
+#include "kernels/custom_list.h"
 
 #include "picolite/picolite.h"
 
@@ -16,14 +20,35 @@ static const entry entries[] = {
 };
 #undef PL_ENTRY
 
+typedef struct custom_entry {
+    const char *name;
+    const pl_registration *(*get)(void);
+} custom_entry;
+
+#define PL_CUSTOM_ENTRY(name, prefix) {name, pl_##prefix##_registration},
+static const custom_entry customs[] = {
+    PL_CUSTOM_KERNEL_LIST(PL_CUSTOM_ENTRY){NULL, NULL},
+};
+#undef PL_CUSTOM_ENTRY
+
+/* Names compare as byte strings of the given length (the file's are not NUL-terminated). */
+static const pl_registration *find_custom(const char *name, uint32_t len)
+{
+    for (size_t i = 0; name != NULL && customs[i].get != NULL; i++) {
+        if (strlen(customs[i].name) == len && memcmp(customs[i].name, name, len) == 0)
+            return customs[i].get();
+    }
+    return NULL;
+}
+
 static const pl_registration *find(const void *self, int32_t builtin_code,
                                    const char *custom_name, uint32_t custom_len,
                                    int32_t version)
 {
     (void)self;
-    (void)custom_name;
-    (void)custom_len;
     (void)version; /* kernels check the parameters a version implies in prepare */
+    if (builtin_code == 32) /* CUSTOM */
+        return find_custom(custom_name, custom_len);
     for (size_t i = 0; entries[i].get != NULL; i++) {
         if (entries[i].code == builtin_code)
             return entries[i].get();

@@ -1,0 +1,31 @@
+/* common.h - what every Signal kernel needs: its FlexBuffer options by key, checked
+** input/output counts, and tensors of an expected type and rank. Each records a message
+** through ctx->fail (naming the node and op) and returns its status. */
+#ifndef PL_SIGNAL_COMMON_H
+#define PL_SIGNAL_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "picolite/pl_kernel.h"
+
+/* Integer option key of the node's custom_options map, in lo..hi; missing is an error. */
+pl_status pl_signal_opt_int(pl_context *ctx, const pl_node *node, const char *key, int64_t lo,
+                            int64_t hi, int32_t *out);
+pl_status pl_signal_opt_bool(pl_context *ctx, const pl_node *node, const char *key, bool *out);
+pl_status pl_signal_opt_float(pl_context *ctx, const pl_node *node, const char *key,
+                              float *out);
+
+/* The node has exactly n_in inputs (all present) and n_out outputs. */
+pl_status pl_signal_io(pl_context *ctx, const pl_node *node, uint32_t n_in, uint32_t n_out);
+
+/* Input (output false) or output i as a full tensor; type must match and, when ndims >= 0,
+** the rank too. Prepare only. */
+pl_status pl_signal_tensor(pl_context *ctx, const pl_node *node, bool output, uint32_t i,
+                           pl_type type, int32_t ndims, pl_tensor **out);
+
+/* Gives output i the shape of t (prepare). */
+pl_status pl_signal_same_shape(pl_context *ctx, const pl_node *node, uint32_t i,
+                               const pl_tensor *t);
+
+#endif
