@@ -87,6 +87,18 @@ pl_status pl_signal_tensor(pl_context *ctx, const pl_node *node, bool output, ui
     return PL_OK;
 }
 
+pl_status pl_signal_state(pl_context *ctx, uint64_t need, void **buf, size_t *cap)
+{
+    if (need > UINT32_MAX)
+        return ctx->fail(ctx, PL_ERR_MODEL, "state of %llu bytes exceeds 32 bits",
+                         (unsigned long long)need);
+    if (*buf != NULL && need <= *cap)
+        return PL_OK;
+    PL_TRY(ctx->alloc_persistent(ctx, (size_t)need, buf));
+    *cap = (size_t)need;
+    return PL_OK;
+}
+
 pl_status pl_signal_same_shape(pl_context *ctx, const pl_node *node, uint32_t i,
                                const pl_tensor *t)
 {

@@ -24,6 +24,11 @@ pl_status pl_signal_io(pl_context *ctx, const pl_node *node, uint32_t n_in, uint
 pl_status pl_signal_tensor(pl_context *ctx, const pl_node *node, bool output, uint32_t i,
                            pl_type type, int32_t ndims, pl_tensor **out);
 
+/* Persistent state of need bytes in *buf (prepare may run again after a resize: a larger
+** need gets a new buffer; *cap tracks what *buf holds). The caller zeroes it. Products of
+** model dimensions arrive in 64 bits: more than 32 bits of state is PL_ERR_MODEL. */
+pl_status pl_signal_state(pl_context *ctx, uint64_t need, void **buf, size_t *cap);
+
 /* Gives output i the shape of t (prepare). */
 pl_status pl_signal_same_shape(pl_context *ctx, const pl_node *node, uint32_t i,
                                const pl_tensor *t);
