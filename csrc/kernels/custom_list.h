@@ -4,8 +4,11 @@
 #ifndef PL_KERNELS_CUSTOM_LIST_H
 #define PL_KERNELS_CUSTOM_LIST_H
 
+#include "kernels/custom/list.h"
 #include "signal/list.h"
 
-#define PL_CUSTOM_KERNEL_LIST(X) PL_SIGNAL_KERNELS(X)
+#define PL_CUSTOM_KERNEL_LIST(X) \
+    PL_CUSTOM_KERNELS(X) \
+    PL_SIGNAL_KERNELS(X)
 
 #endif
