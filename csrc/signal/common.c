@@ -3,19 +3,36 @@
 
 #include "model/flexbuffer.h"
 
-/* The option's value in the root map: PL_ERR_MODEL when the options or the key are bad. */
-static pl_status find(pl_context *ctx, const pl_node *node, const char *key, pl_flex *v)
+/* The option's value in the root map, *found false when absent; PL_ERR_MODEL when the
+** options are malformed. */
+static pl_status lookup(pl_context *ctx, const pl_node *node, const char *key, pl_flex *v,
+                        bool *found)
 {
     pl_error err;
     pl_flex root;
-    bool found = false;
     pl_status s = pl_flex_root(node->custom_options, &root, &err);
     if (s == PL_OK)
-        s = pl_flex_map_find(&root, key, v, &found, &err);
+        s = pl_flex_map_find(&root, key, v, found, &err);
     if (s != PL_OK)
         return ctx->fail(ctx, s, "custom options: %s", err.msg);
+    return PL_OK;
+}
+
+static pl_status find(pl_context *ctx, const pl_node *node, const char *key, pl_flex *v)
+{
+    bool found = false;
+    PL_TRY(lookup(ctx, node, key, v, &found));
     if (!found)
         return ctx->fail(ctx, PL_ERR_MODEL, "custom option '%s' is missing", key);
+    return PL_OK;
+}
+
+pl_status pl_signal_opt_has(pl_context *ctx, const pl_node *node, const char *key, bool *has)
+{
+    pl_flex v;
+    *has = false;
+    PL_TRY(lookup(ctx, node, key, &v, has));
+    *has = *has && v.type != PL_FLEX_NULL; /* TFLite reads a null value as absent */
     return PL_OK;
 }
 

@@ -15,6 +15,8 @@ pl_status pl_signal_opt_int(pl_context *ctx, const pl_node *node, const char *ke
 pl_status pl_signal_opt_bool(pl_context *ctx, const pl_node *node, const char *key, bool *out);
 pl_status pl_signal_opt_float(pl_context *ctx, const pl_node *node, const char *key,
                               float *out);
+/* Whether the options map has key (optional options keep their default when absent). */
+pl_status pl_signal_opt_has(pl_context *ctx, const pl_node *node, const char *key, bool *has);
 
 /* The node has exactly n_in inputs (all present) and n_out outputs. */
 pl_status pl_signal_io(pl_context *ctx, const pl_node *node, uint32_t n_in, uint32_t n_out);

@@ -5,7 +5,9 @@
 
 #include "picolite/pl_kernel.h"
 
-#define PL_CUSTOM_KERNELS(X) X("CIRCULAR_BUFFER", circular_buffer)
+#define PL_CUSTOM_KERNELS(X) \
+    X("CIRCULAR_BUFFER", circular_buffer) \
+    X("TFLite_Detection_PostProcess", detection_postprocess)
 
 #define PL_DECLARE_CUSTOM(name, prefix) const pl_registration *pl_##prefix##_registration(void);
 PL_CUSTOM_KERNELS(PL_DECLARE_CUSTOM)

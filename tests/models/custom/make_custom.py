@@ -1,7 +1,8 @@
 """Single-op models of TFLM's custom operators outside the Signal library.
 
 Written like tests/models/signal/make_signal.py (the TFLite schema's object API, options as a
-FlexBuffer map) and judged by TFLM's interpreter ("oracle": "tflm"). CIRCULAR_BUFFER keeps
+FlexBuffer map). TFLite_Detection_PostProcess runs in LiteRT's reference resolver, which is
+its judge (tests/test_golden.py); CIRCULAR_BUFFER only in TFLM ("oracle": "tflm"). It keeps
 its output as state: the older slots start as whatever the arena held, so its entries say
 "warmup": the number of invokes after which every slot holds an input, and tests compare from
 there on.
@@ -39,8 +40,58 @@ def circular_buffer(zoo, slots, height, depth):
              extra={"oracle": "tflm", "warmup": slots, "tflm": {"status": "warmup"}})
 
 
+def detection(zoo, name, n, classes, background=True, quant=False, max_det=10, max_cls=1,
+              **options):
+    """SSD post-processing over n random anchors (centres in [0.1, 0.9], sizes 0.05..0.3)."""
+    rng = np.random.RandomState(len(name))
+    anchors = np.concatenate([rng.uniform(0.1, 0.9, (n, 2)), rng.uniform(0.05, 0.3, (n, 2))], 1)
+    cb = classes + background
+    g = Graph()
+    if quant:  # uint8 anchors at scale 1/250
+        anchors = np.clip(np.round(anchors * 250), 0, 255).astype(np.uint8)
+    b = g.tensor("boxes", [1, n, 4], np.float32)
+    c = g.tensor("scores", [1, n, cb], np.float32)
+    a = g.tensor("anchors", [n, 4], np.float32, anchors.astype(np.float32))
+    if quant:
+        g.buffers[g.tensors[a].buffer].data = np.frombuffer(anchors.tobytes(), np.uint8)
+        for t, scale, zp in ((b, 0.05, 128), (c, 1 / 255, 0), (a, 1 / 250, 0)):
+            g.tensors[t].type = S.TensorType.UINT8
+            q = S.QuantizationParametersT()
+            q.scale, q.zeroPoint = [scale], [zp]
+            g.tensors[t].quantization = q
+    rows = max_det * max_cls
+    outs = [g.tensor("detection_boxes", [1, rows, 4], np.float32),
+            g.tensor("detection_classes", [1, rows], np.float32),
+            g.tensor("detection_scores", [1, rows], np.float32),
+            g.tensor("num_detections", [1], np.float32)]
+    opts = {"max_detections": max_det, "max_classes_per_detection": max_cls,
+            "num_classes": classes, "nms_score_threshold": 0.3, "nms_iou_threshold": 0.5,
+            "y_scale": 10.0, "x_scale": 10.0, "h_scale": 5.0, "w_scale": 5.0, **options}
+    data = g.model("TFLite_Detection_PostProcess", opts, [b, c, a], outs)
+    dtype = "uint8" if quant else "float32"
+    io = [{"name": n_, "shape": s_, "dtype": dtype} for n_, s_ in
+          (("boxes", [1, n, 4]), ("scores", [1, n, cb]))]
+    out = [{"name": t.name, "shape": list(t.shape), "dtype": "float32"}
+           for t in (g.tensors[i] for i in outs)]
+    zoo.save(name, data, "TFLite_Detection_PostProcess", dtype, "single_op",
+             f"single TFLite_Detection_PostProcess ({dtype})", opts,
+             ["TFLite_Detection_PostProcess"], io, out)
+
+
 if __name__ == "__main__":
     zoo = make_models.Zoo(out_dir=HERE, tflm=False)
     circular_buffer(zoo, 3, 1, 8)
     circular_buffer(zoo, 5, 2, 16)
+    zoo.tflm = True  # LiteRT runs the detection models: cross-check TFLM against it
+    detection(zoo, "detection_postprocess_fast_float32", 64, 5)
+    detection(zoo, "detection_postprocess_fast_2classes_float32", 64, 5, max_cls=2)
+    # few detections: the regular path zero-fills the rows after num_detections, where the
+    # fast path leaves LiteRT's outputs as they were (so only the regular path is compared)
+    detection(zoo, "detection_postprocess_regular_sparse_float32", 32, 3, background=False,
+              use_regular_nms=True, nms_score_threshold=0.9)
+    detection(zoo, "detection_postprocess_regular_float32", 64, 5, use_regular_nms=True,
+              detections_per_class=4)
+    detection(zoo, "detection_postprocess_fast_uint8", 64, 5, quant=True)
+    detection(zoo, "detection_postprocess_regular_uint8", 48, 4, quant=True,
+              use_regular_nms=True)
     zoo.write_manifest("tests/models/custom/make_custom.py")
