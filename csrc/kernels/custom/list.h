@@ -7,6 +7,7 @@
 
 #define PL_CUSTOM_KERNELS(X) \
     X("CIRCULAR_BUFFER", circular_buffer) \
+    X("TFLM_DECODE", decode) \
     X("TFLite_Detection_PostProcess", detection_postprocess)
 
 #define PL_DECLARE_CUSTOM(name, prefix) const pl_registration *pl_##prefix##_registration(void);

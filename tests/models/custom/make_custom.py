@@ -78,10 +78,69 @@ def detection(zoo, name, n, classes, background=True, quant=False, max_det=10, m
              ["TFLite_Detection_PostProcess"], io, out)
 
 
+def decode(zoo, name, dtype, shape, width, axis=None):
+    """A constant of at most 2**width distinct values, compressed by TFLM's own tool (lookup
+    table, per tensor or per channel along axis), cut down to the TFLM_DECODE it inserts."""
+    import flatbuffers
+    from tflite_micro.tensorflow.lite.micro import compression
+
+    rng = np.random.RandomState(width * 7 + len(shape))
+    channels = shape[axis] if axis is not None else 1
+    values = rng.randint(-100, 100, (channels, 2 ** width))
+    if dtype == np.bool_:
+        values = values % 2
+    pick = rng.randint(0, 2 ** width, shape)
+    chan = np.indices(shape)[axis] if axis is not None else np.zeros(shape, int)
+    data = values[chan, pick].astype(dtype)
+    if dtype == np.float32:
+        data = data / 8
+    g = Graph()
+    c = g.tensor("weights", shape, dtype, data)
+    if axis is not None:
+        q = S.QuantizationParametersT()
+        q.scale, q.zeroPoint, q.quantizedDimension = [0.5] * channels, [0] * channels, axis
+        g.tensors[c].quantization = q
+    o = g.tensor("out", shape, dtype)
+    base = g.model("SignalDelay", {"delay_length": 0}, [c], [o])  # any consumer of c
+    method = f"per_channel:\n            axis: {axis}" if axis is not None else "per_tensor:"
+    specs = compression.parse_yaml(f"""
+tensors:
+  - subgraph: 0
+    tensor: {c}
+    compression:
+      - lut:
+          index_bitwidth: {width}
+          {method}
+""")
+    m = S.ModelT.InitFromPackedBuf(bytes(compression.compress(base, specs)), 0)
+    sg = m.subgraphs[0]
+    dec = [op for op in sg.operators
+           if m.operatorCodes[op.opcodeIndex].customCode == b"TFLM_DECODE"]
+    sg.operators, sg.inputs, sg.outputs = dec, [], list(dec[0].outputs)
+    # the tool leaves the channel scales on the packed uint8 tensor, whose one dimension no
+    # longer has a channel per scale (picolite's verifier refuses that); DECODE reads only
+    # the output's quantization
+    sg.tensors[dec[0].inputs[0]].quantization = None
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    out_bytes = bytes(b.Output())
+    make_signal.tflm_runs(out_bytes)
+    out = [{"name": "weights_decoded", "shape": list(shape), "dtype": np.dtype(dtype).name}]
+    zoo.save(name, out_bytes, "TFLM_DECODE", np.dtype(dtype).name, "custom",
+             f"TFLM_DECODE of a {width}-bit lookup table", {"width": width, "axis": axis},
+             ["TFLM_DECODE"], [], out, extra={"oracle": "tflm", "tflm": {"status": "exact"}})
+
+
 if __name__ == "__main__":
     zoo = make_models.Zoo(out_dir=HERE, tflm=False)
     circular_buffer(zoo, 3, 1, 8)
     circular_buffer(zoo, 5, 2, 16)
+    for w in range(1, 8):
+        decode(zoo, f"decode_lut{w}_int8", np.int8, [6, 20], w)
+    decode(zoo, "decode_lut4_axis0_int8", np.int8, [4, 3, 10], 4, axis=0)
+    decode(zoo, "decode_lut3_axis_last_int8", np.int8, [7, 5], 3, axis=1)
+    for t in (np.int16, np.int32, np.int64, np.float32):  # the tool has no bool
+        decode(zoo, f"decode_lut2_{np.dtype(t).name}", t, [3, 11], 2)
     zoo.tflm = True  # LiteRT runs the detection models: cross-check TFLM against it
     detection(zoo, "detection_postprocess_fast_float32", 64, 5)
     detection(zoo, "detection_postprocess_fast_2classes_float32", 64, 5, max_cls=2)

@@ -36,7 +36,9 @@ PREPROCESSOR = os.path.join(SHARED, "models", "tflm", "examples", "micro_speech"
 
 NP_TO_TFL = {np.float32: S.TensorType.FLOAT32, np.int16: S.TensorType.INT16,
              np.int32: S.TensorType.INT32, np.uint32: S.TensorType.UINT32,
-             np.uint64: S.TensorType.UINT64, np.bool_: S.TensorType.BOOL}
+             np.uint64: S.TensorType.UINT64, np.bool_: S.TensorType.BOOL,
+             np.int8: S.TensorType.INT8, np.uint8: S.TensorType.UINT8,
+             np.int64: S.TensorType.INT64}
 
 
 class Graph:
