@@ -63,6 +63,10 @@ static PyMethodDef version_method[] = {
     {"version", version, METH_NOARGS, "The C runtime's version string."},
     {"_profile", pl_py_profile, METH_VARARGS,
      "_profile(interp, runs): per-node invoke nanoseconds, runs rows of uint64 (bytes)."},
+    {"_invoke_batch", pl_py_invoke_batch, METH_VARARGS,
+     "_invoke_batch(interp, inputs, input_indices, outputs, output_indices, reset=False): runs "
+     "the samples of the input buffers into the output buffers without the GIL; returns the "
+     "count."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -130,6 +130,10 @@ PyObject *pl_py_tensor_new(pl_py_interp *owner, void *data, size_t bytes, bool r
 /* profile.c: _picolite._profile(interp, runs) -> runs x nodes uint64 nanoseconds (bytes) */
 PyObject *pl_py_profile(PyObject *module, PyObject *args);
 
+/* batch.c: _picolite._invoke_batch(interp, inputs, input_indices, outputs, output_indices,
+** reset=False) -> samples run; each buffer holds the samples of one tensor back to back. */
+PyObject *pl_py_invoke_batch(PyObject *module, PyObject *args);
+
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];
 /* The exact arena size for model + opt, with scratch the extension allocates (GIL released).

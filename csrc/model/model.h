@@ -87,8 +87,21 @@ pl_status pl_model_open(pl_model *m, const void *data, size_t size, pl_error *er
 /* The schema version of the model (field Model.version). */
 uint32_t pl_model_version(const pl_model *m);
 
-/* The number of signature defs (their contents are not read). */
+/* The number of signature defs. */
 uint32_t pl_model_signature_count(const pl_model *m);
+
+typedef struct pl_signature_view {
+    pl_bytes key;
+    uint32_t subgraph;  /* verified in range */
+    pl_vec inputs;      /* [TensorMap] offsets: read with pl_model_tensor_map */
+    pl_vec outputs;
+} pl_signature_view;
+
+void pl_model_signature(const pl_model *m, uint32_t index, pl_signature_view *out);
+
+/* Entry i of a TensorMap vector: its name and tensor index (verified in range). */
+void pl_model_tensor_map(const pl_model *m, pl_vec maps, uint32_t i, pl_bytes *name,
+                         uint32_t *tensor);
 
 uint32_t pl_model_subgraph_count(const pl_model *m);
 pl_bytes pl_model_subgraph_name(const pl_model *m, uint32_t index);

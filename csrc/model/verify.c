@@ -416,6 +416,7 @@ static const struct {
     {1, 92, 0, OPT_SUBGRAPH}, {1, 92, 1, OPT_SUBGRAPH},   /* If then, else */
     {1, 93, 0, OPT_SUBGRAPH}, {1, 93, 1, OPT_SUBGRAPH},   /* While cond, body */
     {1, 103, 0, OPT_SUBGRAPH},                            /* CallOnce init */
+    {1, 111, 0, 1}, {1, 111, 1, 1},                       /* VarHandle container, name */
     {1, 115, 0, 4},                                       /* Bucketize.boundaries */
     {2, 2, 0, 8},                                         /* StablehloBroadcastInDim */
     {2, 3, 0, 8}, {2, 3, 1, 8}, {2, 3, 2, 8},             /* StablehloSlice */

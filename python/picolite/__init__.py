@@ -26,6 +26,7 @@ from picolite._api import (
     plan_memory,
     required_arena_size,
 )
+from picolite.evaluate import evaluate
 
 __all__ = [
     "__version__",
@@ -44,6 +45,7 @@ __all__ = [
     "UnsupportedOpError",
     "plan_memory",
     "required_arena_size",
+    "evaluate",
 ]
 
 

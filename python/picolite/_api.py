@@ -7,10 +7,11 @@ and into report objects that print TFLM's text and render in notebooks.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -316,7 +317,8 @@ class Interpreter:
                  model_content: Any = None, arena: Optional[Arena] = None,
                  arena_size: Optional[int] = None, planner: str = "greedy",
                  preserve_all_tensors: bool = False, *,
-                 experimental_preserve_all_tensors: bool = False):
+                 experimental_preserve_all_tensors: bool = False,
+                 loop_budget: int = 1_000_000):
         if model_path is None and model_content is None:
             raise ValueError("`model_path` or `model_content` must be specified.")
         if model_path is not None and model_content is not None:
@@ -334,7 +336,9 @@ class Interpreter:
             if arena_size is None:
                 arena_size = _default_arena_size(content, planner, preserve_all_tensors)
             arena = Arena(arena_size)
-        self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors)
+        self._loop_budget = int(loop_budget)
+        self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
+                                  self._loop_budget)
         self._model_content = content  # bytes: what picolite.plot re-plans with planners=
         self._planner = planner
         self._preserve = bool(preserve_all_tensors)
@@ -387,10 +391,12 @@ class Interpreter:
         self._c.close()
         try:
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
-                                      self._preserve, list(shapes.items()))
+                                      self._preserve, self._loop_budget,
+                                      input_shapes=list(shapes.items()))
         except (Error, ValueError):
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
-                                      self._preserve, list(self._shapes.items()))
+                                      self._preserve, self._loop_budget,
+                                      input_shapes=list(self._shapes.items()))
             raise
         self._shapes = shapes
 
@@ -407,6 +413,16 @@ class Interpreter:
             return run_profiled(self, 1, warmup=0)
         self._c.invoke()
         return None
+
+    def invoke_batch(self, inputs: Any) -> List[np.ndarray]:
+        """Runs N samples in one C call with the GIL released and returns one stacked array
+        per output. ``inputs``: an array, a list in input order or a dict by name, each
+        ``(N, *shape)`` or ``(N, *shape[1:])`` for a batch dimension of 1. A runtime error
+        carries ``.sample``. State carries from sample to sample, as with invoke() in a loop.
+        See :func:`picolite.evaluate` for a data set on every core."""
+        from picolite.evaluate import run_batch
+
+        return run_batch(self, inputs)
 
     def reset(self) -> None:
         """Zeroes the variable tensors (TFLM's reset)."""
@@ -458,8 +474,22 @@ class Interpreter:
     def _info(self, index: int) -> Dict[str, Any]:
         return self._c.tensor_info(int(index))
 
-    def _get_tensor_details(self, index: int) -> Dict[str, Any]:
-        return _tensor_details(self._info(index))
+    @contextlib.contextmanager
+    def _subgraph(self, subgraph_index: int) -> Iterator[None]:
+        """Addresses subgraph k for the calls inside (0 again after)."""
+        self._c.select_subgraph(int(subgraph_index))
+        try:
+            yield
+        finally:
+            self._c.select_subgraph(0)
+
+    def num_subgraphs(self) -> int:
+        """How many subgraphs the model has (LiteRT's name)."""
+        return self._c.subgraphs[0]
+
+    def _get_tensor_details(self, index: int, subgraph_index: int = 0) -> Dict[str, Any]:
+        with self._subgraph(subgraph_index):
+            return _tensor_details(self._info(index))
 
     def get_input_details(self) -> List[Dict[str, Any]]:
         return [self._get_tensor_details(i) for i in self._c.inputs()]
@@ -467,9 +497,10 @@ class Interpreter:
     def get_output_details(self) -> List[Dict[str, Any]]:
         return [self._get_tensor_details(i) for i in self._c.outputs()]
 
-    def get_tensor_details(self) -> List[Dict[str, Any]]:
-        tensors, _ = self._c.counts
-        return [self._get_tensor_details(i) for i in range(tensors)]
+    def get_tensor_details(self, subgraph_index: int = 0) -> List[Dict[str, Any]]:
+        with self._subgraph(subgraph_index):
+            tensors, _ = self._c.counts
+            return [_tensor_details(self._info(i)) for i in range(tensors)]
 
     def _get_op_details(self, index: int) -> Dict[str, Any]:
         node = self._c.node_info(int(index))
@@ -497,8 +528,12 @@ class Interpreter:
                              f"picolite cannot show as a numpy array")
         return dtype
 
-    def set_tensor(self, tensor_index: int, value: Any) -> None:
-        """Copies value into the tensor; dtype and shape must match exactly."""
+    def set_tensor(self, tensor_index: int, value: Any, subgraph_index: int = 0) -> None:
+        """Copies value into the tensor (of subgraph_index); dtype and shape must match."""
+        with self._subgraph(subgraph_index):
+            self._set(tensor_index, value)
+
+    def _set(self, tensor_index: int, value: Any) -> None:
         info = self._info(tensor_index)
         dtype = self._dtype_of(info)
         value = np.asarray(value)
@@ -513,25 +548,64 @@ class Interpreter:
                 f"expected {list(info['shape'])} for input {info['index']}.")
         self._c.set_bytes(info["index"], np.ascontiguousarray(value))
 
-    def get_tensor(self, tensor_index: int) -> np.ndarray:
-        """A copy of the tensor. An intermediate tensor is readable after invoke() only
-        with preserve_all_tensors=True (otherwise its memory is shared)."""
+    def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> np.ndarray:
+        """A copy of the tensor (of subgraph_index). An intermediate tensor is readable
+        after invoke() only with preserve_all_tensors=True (its memory is shared)."""
+        with self._subgraph(subgraph_index):
+            return self._get(tensor_index)
+
+    def _get(self, tensor_index: int) -> np.ndarray:
         info = self._info(tensor_index)
         dtype = self._dtype_of(info)
         data = self._c.get_bytes(info["index"])
         return np.frombuffer(data, dtype=dtype).reshape(info["shape"])
 
-    def tensor(self, tensor_index: int) -> Callable[[], np.ndarray]:
+    def tensor(self, tensor_index: int, subgraph_index: int = 0) -> Callable[[], np.ndarray]:
         """tf.lite's raw access: a function returning a numpy view into the arena. While a
         view is alive, invoke() and allocate_tensors() raise StateError."""
         index = int(tensor_index)
-        return lambda: self._view(index)
+        return lambda: self._view(index, subgraph_index)
 
-    def _view(self, index: int) -> np.ndarray:
+    def _view(self, index: int, subgraph_index: int = 0) -> np.ndarray:
+        with self._subgraph(subgraph_index):
+            return self._view_selected(index)
+
+    def _view_selected(self, index: int) -> np.ndarray:
         info = self._info(index)
         dtype = self._dtype_of(info)
         exporter = self._c.tensor_buffer(index)
         return np.frombuffer(memoryview(exporter), dtype=dtype).reshape(info["shape"])
+
+    # --- signatures (LiteRT's names) ------------------------------------------------------
+
+    def _get_full_signature_list(self) -> Dict[str, Dict[str, Dict[str, int]]]:
+        """{key: {"inputs": {name: tensor index}, "outputs": {...}}}, names sorted."""
+        return {s["key"]: {"inputs": dict(sorted(s["inputs"])),
+                           "outputs": dict(sorted(s["outputs"]))}
+                for s in self._c.signatures()}
+
+    def get_signature_list(self) -> Dict[str, Dict[str, List[str]]]:
+        """{key: {"inputs": [names], "outputs": [names]}}, as LiteRT."""
+        return {k: {"inputs": list(v["inputs"]), "outputs": list(v["outputs"])}
+                for k, v in self._get_full_signature_list().items()}
+
+    def get_signature_runner(self, signature_key: Optional[str] = None) -> "SignatureRunner":
+        """The runner of one signature; None is allowed when the model has exactly one."""
+        sigs = {s["key"]: s for s in self._c.signatures()}
+        if signature_key is None:
+            if len(sigs) != 1:
+                raise ValueError(
+                    "SignatureDef signature_key is None and model has "
+                    f"{len(sigs)} Signatures. None is only allowed when the model has 1 "
+                    "SignatureDef")
+            signature_key = next(iter(sigs))
+        if signature_key not in sigs:
+            raise ValueError(f'Invalid signature_key provided: "{signature_key}".')
+        return SignatureRunner(self, sigs[signature_key])
+
+    def _invoke_subgraph(self, subgraph_index: int) -> None:
+        with self._subgraph(subgraph_index):
+            self._c.invoke()
 
     # --- tflite_micro's names ----------------------------------------------------------
 
@@ -575,3 +649,45 @@ class Interpreter:
             name = self._info(tensor)["name"] if tensor >= 0 else ""
             buffers.append(PlannedBuffer(tensor, name, offset, size, first, last, offline))
         return MemoryPlan(buffers, rec["head"], rec["lower_bound"], rec["planner"])
+
+
+class SignatureRunner:
+    """One signature of an Interpreter, as LiteRT's SignatureRunner: inputs and outputs by
+    name, in the signature's subgraph. Subgraphs share the arena's head: set the inputs of a
+    runner right before invoking it (``runner(**inputs)`` does)."""
+
+    def __init__(self, interpreter: Interpreter, signature: Dict[str, Any]):
+        self._it = interpreter
+        self._key = signature["key"]
+        self._subgraph = int(signature["subgraph"])
+        self._inputs = dict(sorted(signature["inputs"]))
+        self._outputs = dict(sorted(signature["outputs"]))
+
+    def get_input_details(self) -> Dict[str, Dict[str, Any]]:
+        return {n: self._it._get_tensor_details(t, self._subgraph)
+                for n, t in self._inputs.items()}
+
+    def get_output_details(self) -> Dict[str, Dict[str, Any]]:
+        return {n: self._it._get_tensor_details(t, self._subgraph)
+                for n, t in self._outputs.items()}
+
+    def allocate_tensors(self) -> None:
+        self._it.allocate_tensors()
+
+    def invoke(self) -> None:
+        self._it._invoke_subgraph(self._subgraph)
+
+    def __call__(self, **kwargs: Any) -> Dict[str, np.ndarray]:
+        """Sets the named inputs, invokes, returns {output name: array}."""
+        if len(kwargs) != len(self._inputs):
+            raise ValueError(
+                f"Invalid number of inputs provided for running a SignatureDef, expected "
+                f"{len(self._inputs)} vs provided {len(kwargs)}")
+        for name, value in kwargs.items():
+            if name not in self._inputs:
+                raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
+        self._it.allocate_tensors()
+        for name, value in kwargs.items():
+            self._it.set_tensor(self._inputs[name], np.asarray(value), self._subgraph)
+        self.invoke()
+        return {n: self._it.get_tensor(t, self._subgraph) for n, t in self._outputs.items()}

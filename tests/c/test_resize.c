@@ -59,7 +59,7 @@ static uint8_t *reshape_model(size_t *size)
 }
 
 /* y = RESHAPE(x, CONCATENATION(STRIDED_SLICE(SHAPE(x), [0], [1], [1]), [-1])): the chain a
-** converter emits to flatten with a dynamic batch. x [1, 4] (signature [-1, 4]). */
+** converter emits to flatten with a dynamic batch. x [1, 4]. */
 static uint8_t *shape_chain_model(size_t *size)
 {
     static const int32_t zero = 0, one = 1, stretch = -1;
@@ -74,8 +74,8 @@ static uint8_t *shape_chain_model(size_t *size)
     s.opcodes[3] = (mb_opcode){22, 22, NULL, 1}; /* RESHAPE */
     s.nsubgraphs = 1;
     s.ntensors = 8;
-    s.tensors[0] = (mb_tensor){.rank = 2, .shape = {1, 4}, .type = 0, .name = "x",
-                               .sig_rank = 2, .sig = {-1, 4}};
+    /* no shape_signature: a -1 there would make allocate fold the chain even unresized */
+    s.tensors[0] = (mb_tensor){.rank = 2, .shape = {1, 4}, .type = 0, .name = "x"};
     s.tensors[1] = (mb_tensor){.rank = 1, .shape = {2}, .type = 2, .name = "shape"};
     s.tensors[2] = (mb_tensor){.rank = 1, .shape = {1}, .type = 2, .buffer = 1, .name = "0"};
     s.tensors[3] = (mb_tensor){.rank = 1, .shape = {1}, .type = 2, .buffer = 2, .name = "1"};
@@ -319,7 +319,7 @@ static void shape_chain_is_computed_at_prepare_after_a_resize(void)
     pl_interp_destroy(it);
     const int32_t dims[2] = {3, 4};
     it = create(m, size, &opt);
-    CHECK(it != NULL && pl_interp_resize_input(it, 0, 2, dims, true) == PL_OK);
+    CHECK(it != NULL && pl_interp_resize_input(it, 0, 2, dims, false) == PL_OK);
     CHECK_EQ(pl_interp_allocate(it), PL_OK);
     const int32_t known[3] = {1, 4, 6};
     for (int k = 0; k < 3; k++) {
