@@ -15,6 +15,22 @@
     "the form of a numpy array or slice. Be sure to only hold the function returned from " \
     "tensor() if you are using raw data access."
 
+/* Records damaged through the arena's memory (a wrapped buffer written from Python) must not
+** steer a copy or a kernel: every use of an allocated interpreter checks them first, with the
+** error record kept here (the interpreter's pointer to it lives in the arena). */
+static int
+check_intact(pl_py_interp *self)
+{
+    if (!self->allocated)
+        return 0;
+    pl_status s = pl_integrity_check(self->it, &self->error);
+    if (s != PL_OK) {
+        pl_py_raise(pl_py_state_of((PyObject *)self), s, &self->error);
+        return -1;
+    }
+    return 0;
+}
+
 int
 pl_py_interp_ready(pl_py_interp *self)
 {
@@ -28,7 +44,7 @@ pl_py_interp_ready(pl_py_interp *self)
                           "or invoke is running)");
         return -1;
     }
-    return 0;
+    return check_intact(self);
 }
 
 static int
@@ -39,6 +55,15 @@ check_no_views(pl_py_interp *self)
         return -1;
     }
     return 0;
+}
+
+#define ALIGN 16u
+
+/* Bytes a wrapped buffer loses before its first 16-byte boundary, where the arena starts. */
+static size_t
+misalignment_slack(const pl_py_arena *a)
+{
+    return (ALIGN - (uintptr_t)a->data % ALIGN) % ALIGN;
 }
 
 /* The runtime's err->required for a failed tail allocation is what would get past that one
@@ -53,12 +78,19 @@ raise_error(pl_py_interp *self, pl_status s, const pl_error *err)
     pl_error exact, e = *err;
     size_t required = 0;
     int nomem = 0;
-    if (pl_py_required_size(&self->model, &self->opt, &required, &exact, &nomem) == PL_OK &&
-        required > e.available) {
-        if (required != e.required)
-            pl_error_set(&e, PL_ERR_ARENA, "%s; the model needs an arena of %zu bytes",
-                         err->msg, required);
-        e.required = required;
+    if (pl_py_required_size(&self->model, &self->opt, &required, &exact, &nomem) == PL_OK) {
+        size_t slack = misalignment_slack(self->arena);
+        if (required + slack > self->arena->size) {
+            char why[128] = "";
+            if (slack > 0)
+                PyOS_snprintf(why, sizeof why, " from a 16-byte boundary (the wrapped buffer "
+                              "starts %zu bytes past one, so it must hold %zu bytes)",
+                              ALIGN - slack, required + slack);
+            if (required != e.required || slack > 0)
+                pl_error_set(&e, PL_ERR_ARENA, "%s; the model needs an arena of %zu bytes%s",
+                             err->msg, required, why);
+            e.required = required + slack;
+        }
     }
     return pl_py_raise(st, s, &e);
 }
@@ -133,7 +165,9 @@ static void
 shut(pl_py_interp *self)
 {
     if (self->it != NULL) {
-        pl_interp_destroy(self->it);
+        /* kernels' free callbacks are found through the records: not when those are damaged */
+        if (pl_integrity_check(self->it, NULL) == PL_OK)
+            pl_interp_destroy(self->it);
         self->it = NULL;
     }
     if (self->arena != NULL && self->arena->owner == self)
@@ -174,7 +208,7 @@ interp_dealloc(pl_py_interp *self)
 static PyObject *
 raise_last(pl_py_interp *self, pl_status s)
 {
-    return raise_error(self, s, pl_interp_error(self->it));
+    return raise_error(self, s, &self->error); /* the record create gave the interpreter */
 }
 
 /* Runs fn without the GIL; busy makes every other call on this object fail meanwhile. */
@@ -215,10 +249,22 @@ check_allocated(pl_py_interp *self, const char *what)
     return 0;
 }
 
+/* LiteRT's words first, so code matching them keeps working. */
+static int
+check_invoke_ready(pl_py_interp *self)
+{
+    if (!self->allocated) {
+        pl_py_state_error(pl_py_state_of((PyObject *)self), "Invoke called on model that "
+                          "is not ready (picolite: call allocate_tensors() first)");
+        return -1;
+    }
+    return 0;
+}
+
 int
 pl_py_interp_invokable(pl_py_interp *self)
 {
-    if (pl_py_interp_ready(self) < 0 || check_allocated(self, "invoke") < 0 ||
+    if (pl_py_interp_ready(self) < 0 || check_invoke_ready(self) < 0 ||
         check_no_views(self) < 0)
         return -1;
     return 0;
@@ -427,6 +473,18 @@ interp_node_info(pl_py_interp *self, PyObject *arg)
                          "intermediates", vec_tuple(ni.intermediates));
 }
 
+/* ValueError with fmt, which takes the tensor index (%u) then its name (%U): names are not
+** NUL-terminated, and "%.*s" prints literally in PyUnicode_FromFormat before 3.12. */
+static void
+raise_tensor(const char *fmt, uint32_t index, const pl_tensor_info *ti)
+{
+    PyObject *name = PyUnicode_DecodeUTF8(ti->name, ti->name_len, "replace");
+    if (name == NULL)
+        return;
+    PyErr_Format(PyExc_ValueError, fmt, index, name);
+    Py_DECREF(name);
+}
+
 /* The tensor's memory, or ValueError saying why there is none. A copy (kept) is refused for
 ** an intermediate whose memory later nodes reuse: its bytes would silently be another
 ** tensor's; raw views (tensor()) may still look, as in tf.lite. */
@@ -437,10 +495,9 @@ tensor_memory(pl_py_interp *self, PyObject *arg, bool kept, pl_tensor_info *ti)
     if (tensor_at(self, arg, &index, ti) < 0)
         return -1;
     if (ti->shared && (kept || ti->data == NULL)) {
-        PyErr_Format(PyExc_ValueError, "Tensor %u (%.*s) is an intermediate whose memory is "
-                     "shared with other tensors, so its value is not kept after invoke(); "
-                     "create the Interpreter with preserve_all_tensors=True to read it",
-                     index, (int)ti->name_len, ti->name);
+        raise_tensor("Tensor %u (%U) is an intermediate whose memory is shared with other "
+                     "tensors, so its value is not kept after invoke(); create the "
+                     "Interpreter with preserve_all_tensors=True to read it", index, ti);
         return -1;
     }
     if (ti->data != NULL)
@@ -448,8 +505,7 @@ tensor_memory(pl_py_interp *self, PyObject *arg, bool kept, pl_tensor_info *ti)
     if (!self->allocated) {
         PyErr_SetString(PyExc_ValueError, "Tensor data is null. Run allocate_tensors() first");
     } else {
-        PyErr_Format(PyExc_ValueError, "Tensor %u (%.*s) has no data", index,
-                     (int)ti->name_len, ti->name);
+        raise_tensor("Tensor %u (%U) has no data", index, ti);
     }
     return -1;
 }
@@ -483,8 +539,8 @@ interp_set_bytes(pl_py_interp *self, PyObject *args)
     if (tensor_memory(self, index, false, &ti) < 0)
         goto done;
     if (ti.is_constant) {
-        PyErr_Format(PyExc_ValueError, "Cannot set tensor: tensor %.*s is a constant of the "
-                     "model", (int)ti.name_len, ti.name);
+        raise_tensor("Cannot set tensor: tensor %u (%U) is a constant of the model",
+                     (uint32_t)PyLong_AsUnsignedLong(index), &ti);
         goto done;
     }
     if ((size_t)value.len != ti.bytes) {

@@ -50,6 +50,7 @@ typedef struct pl_py_state {
     PyObject *arena_error;    /* ArenaTooSmallError(Error): .required, .available */
     PyObject *unsupported;    /* UnsupportedOpError(Error): .op_name, .node_index */
     PyObject *state_error;    /* StateError(Error, RuntimeError) */
+    struct pl_py_arena *arenas; /* every live Arena (borrowed), so no two share memory */
 } pl_py_state;
 
 struct pl_py_interp;
@@ -62,6 +63,7 @@ typedef struct pl_py_arena {
     size_t size;                 /* bytes at data */
     Py_buffer view;              /* the wrapped buffer, released in dealloc */
     struct pl_py_interp *owner;  /* borrowed: the live interpreter using it, or NULL */
+    struct pl_py_arena *prev, *next; /* the module's list of live arenas */
 } pl_py_arena;
 
 /* The C interpreter, its model bytes and its arena, kept alive together. */

@@ -179,6 +179,7 @@ pl_status pl_interp_allocate(pl_interp *it)
     it->phase = PL_PHASE_INVOKE;
     it->failed = false;
     it->allocated = true;
+    pl_integrity_seal(it);
     return PL_OK;
 }
 
@@ -197,6 +198,7 @@ pl_status pl_interp_invoke(pl_interp *it)
     if (!it->allocated)
         return pl_error_set(it->err, PL_ERR_STATE,
                             "invoke: call allocate (allocate_tensors) first");
+    PL_TRY(pl_integrity_check(it, NULL)); /* it->err may be what was damaged */
     const pl_profiler *p = it->profiler;
     for (uint32_t n = 0; n < it->node_count; n++) {
         bool timed = p != NULL && n < p->node_count;
@@ -206,6 +208,7 @@ pl_status pl_interp_invoke(pl_interp *it)
             p->node_ns[n] = p->timer(p->timer_ctx) - start;
     }
     it->current_node = -1;
+    pl_integrity_seal(it);
     return PL_OK;
 }
 
@@ -213,6 +216,7 @@ pl_status pl_interp_reset(pl_interp *it)
 {
     if (!it->allocated)
         return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
+    PL_TRY(pl_integrity_check(it, NULL)); /* it->err may be what was damaged */
     for (uint32_t i = 0; i < it->tensor_count; i++) {
         pl_tensor t;
         if (!(it->tensors[i].flags & PL_EVAL_VARIABLE))
@@ -232,6 +236,7 @@ pl_status pl_interp_reset(pl_interp *it)
             return node_failed(it, n, s, "reset failed");
     }
     it->current_node = -1;
+    pl_integrity_seal(it);
     return PL_OK;
 }
 

@@ -52,6 +52,16 @@ typedef struct pl_counts {
     uint8_t planner;
 } pl_counts;
 
+/* integrity.c's seal of the tail: checksums of the records and the sealed range. */
+typedef struct pl_seal {
+    uint32_t magic;
+    uint32_t record;  /* the interpreter record, volatile fields left out */
+    uint32_t tensors; /* eval tensor records */
+    uint32_t nodes;   /* node records and the registration table */
+    uint32_t tail;    /* everything else from lo to hi: op data, buffers, the arena record */
+    const uint8_t *lo, *hi;
+} pl_seal;
+
 struct pl_interp {
     pl_model model;
     pl_subgraph sg;
@@ -76,7 +86,13 @@ struct pl_interp {
     const pl_profiler *profiler; /* the host's, or NULL */
     pl_counts rec;
     pl_error *err; /* the host's: messages cost the arena nothing */
+    pl_seal seal;
 };
+
+/* --- integrity.c: the tail's seal --- */
+
+/* Seals the tail records as they are now (after allocate, invoke and reset succeed). */
+void pl_integrity_seal(pl_interp *it);
 
 /* --- context.c: the kernel callback table --- */
 

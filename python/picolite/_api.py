@@ -7,7 +7,9 @@ and into report objects that print TFLM's text and render in notebooks.
 
 from __future__ import annotations
 
+import enum
 import html
+import operator
 import os
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -234,14 +236,73 @@ class MemoryPlan:
         return caption + f"<table>{head}{''.join(rows)}</table>"
 
 
-def _default_arena_size(content, planner: str, preserve: bool) -> int:
-    """The exact arena the model needs. When allocation cannot run at all (an op picolite
-    does not support), an arena that is enough to start, so that allocate_tensors() raises
-    the UnsupportedOpError, as tf.lite reports such problems there too."""
+def _default_arena_size(content, planner: str,
+                        preserve: bool) -> Tuple[int, Optional[BaseException]]:
+    """The exact arena the model needs, and None. When allocation cannot run at all (an op
+    picolite does not support, a kernel refusing its tensors), an arena that is enough to
+    create the interpreter and the error the sizing run met: allocate_tensors() raises that
+    error (as tf.lite reports such problems there), never an ArenaTooSmallError that only
+    the stand-in size caused."""
     try:
-        return _c.required_arena_size(content, planner, preserve)
-    except UnsupportedOpError:
-        return 64 * 1024
+        return _c.required_arena_size(content, planner, preserve), None
+    except ArenaTooSmallError:
+        raise
+    except Error as e:
+        return 64 * 1024, e
+
+
+class InterpreterConfig(enum.Enum):
+    """tflite_micro's two interpreter configurations (``intrepreter_config=``, TFLM's
+    spelling). picolite records allocations in both; kPreserveAllTensors plans every tensor
+    apart (the linear planner) so that GetTensor() reads any tensor after invoke()."""
+
+    kAllocationRecording = 0
+    kPreserveAllTensors = 1
+
+
+def _tflm_registerers(custom_op_registerers: Any) -> None:
+    """tflite_micro's checks of custom_op_registerers. Its registerers are C++ functions
+    linked into TFLM's wheel; picolite has none, so any name is refused (Python operators
+    are not registered by name)."""
+    if not isinstance(custom_op_registerers, list) or not all(
+            isinstance(r, str) for r in custom_op_registerers):
+        raise ValueError("Custom ops registerers must be a list of strings")
+    for name in custom_op_registerers:
+        raise StateError(f"TFLM could not register custom op via {name} (picolite links "
+                         f"no C++ op registerers)")
+
+
+def _index(value: Any, what: str) -> int:
+    """An index as Python's sequences take it: ints and numpy integers, never a float
+    (1.5 is a TypeError, not tensor 1)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__} "
+                        f"{value!r}") from None
+
+
+def _check_shape(got: Tuple[int, ...], expected: Tuple[int, ...], index: int) -> None:
+    """tf.lite's and tflite_micro's words for a shape mismatch (rank first, then the first
+    differing dimension), then both shapes."""
+    both = f" (got shape {list(got)}, expected {list(expected)})"
+    if len(got) != len(expected):
+        raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {len(got)} but "
+                         f"expected {len(expected)} for input {index}.{both}")
+    for j, (g, e) in enumerate(zip(got, expected)):
+        if g != e:
+            raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {g} but expected "
+                             f"{e} for dimension {j} of input {index}.{both}")
+
+
+def _arena_bytes(size: Any) -> int:
+    """An arena size: an integer >= 0 (TypeError / ValueError otherwise). 0 and every other
+    size below what the model needs are accepted here and refused by the interpreter with
+    ArenaTooSmallError(required, available), one exception for every too-small arena."""
+    n = _index(size, "arena_size")
+    if n < 0:
+        raise ValueError(f"arena_size must be >= 0 bytes, got {n}")
+    return n
 
 
 class Interpreter:
@@ -269,11 +330,17 @@ class Interpreter:
         preserve_all_tensors = bool(preserve_all_tensors or experimental_preserve_all_tensors)
         content = (_read_model(model_path) if model_path is not None
                    else _model_content(model_content))
+        self._deferred: Optional[BaseException] = None
         if arena is None:
             if arena_size is None:
-                arena_size = _default_arena_size(content, planner, preserve_all_tensors)
-            arena = Arena(arena_size)
-        self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors)
+                arena_size, self._deferred = _default_arena_size(content, planner,
+                                                                 preserve_all_tensors)
+            arena = Arena(_arena_bytes(arena_size))
+        try:
+            self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors)
+        except ModelError as e:  # LiteRT's words first for a model that fails verification
+            e.args = (f"The model is not a valid Flatbuffer buffer: {e}",) + e.args[1:]
+            raise
         self._model_content = content  # bytes: what picolite.plot re-plans with planners=
         self._planner = planner
         self._preserve = bool(preserve_all_tensors)
@@ -282,7 +349,12 @@ class Interpreter:
 
     def allocate_tensors(self) -> None:
         """Init, prepare and plan every node; the arena layout is fixed afterwards."""
-        self._c.allocate_tensors()
+        try:
+            self._c.allocate_tensors()
+        except ArenaTooSmallError:
+            if self._deferred is None:
+                raise
+            raise self._deferred from None
 
     def invoke(self, profile: bool = False) -> Any:
         """Runs the model. Refused (StateError, a RuntimeError) while numpy views from
@@ -353,23 +425,31 @@ class Interpreter:
     # --- details (tf.lite's dicts) ---------------------------------------------------
 
     def _info(self, index: int) -> Dict[str, Any]:
-        return self._c.tensor_info(int(index))
+        return self._c.tensor_info(_index(index, "tensor index"))
 
     def _get_tensor_details(self, index: int) -> Dict[str, Any]:
         return _tensor_details(self._info(index))
 
-    def get_input_details(self) -> List[Dict[str, Any]]:
+    def get_input_details(self, index: Optional[int] = None) -> Any:
+        """tf.lite's list of every input's details; with ``index`` (tflite_micro's form),
+        the one dict of input ``index`` (IndexError "Tensor is out of bound" past the end)."""
+        if index is not None:
+            return self._get_tensor_details(self._io(self._c.inputs(), index, "input"))
         return [self._get_tensor_details(i) for i in self._c.inputs()]
 
-    def get_output_details(self) -> List[Dict[str, Any]]:
+    def get_output_details(self, index: Optional[int] = None) -> Any:
+        """As get_input_details, for the outputs."""
+        if index is not None:
+            return self._get_tensor_details(self._io(self._c.outputs(), index, "output"))
         return [self._get_tensor_details(i) for i in self._c.outputs()]
 
     def get_tensor_details(self) -> List[Dict[str, Any]]:
         tensors, _ = self._c.counts
         return [self._get_tensor_details(i) for i in range(tensors)]
 
-    def _get_op_details(self, index: int) -> Dict[str, Any]:
-        node = self._c.node_info(int(index))
+    def _get_op_details(self, op_index: int) -> Dict[str, Any]:
+        index = _index(op_index, "node index")
+        node = self._c.node_info(index)
         dtype = [_DTYPES.get(self._info(t)["type"]) for t in node["inputs"] if t != -1]
         rtype = [_DTYPES.get(self._info(t)["type"]) for t in node["outputs"] if t != -1]
         return {
@@ -404,10 +484,7 @@ class Interpreter:
                 f"Cannot set tensor: Got value of type {_type_name(value.dtype)} but "
                 f"expected type {info['type_name']} for input {info['index']}, name: "
                 f"{info['name']} ")
-        if tuple(value.shape) != tuple(info["shape"]):
-            raise ValueError(
-                f"Cannot set tensor: Dimension mismatch. Got {list(value.shape)} but "
-                f"expected {list(info['shape'])} for input {info['index']}.")
+        _check_shape(tuple(value.shape), tuple(info["shape"]), info["index"])
         self._c.set_bytes(info["index"], np.ascontiguousarray(value))
 
     def get_tensor(self, tensor_index: int) -> np.ndarray:
@@ -433,6 +510,8 @@ class Interpreter:
     # --- tflite_micro's names ----------------------------------------------------------
 
     def set_input(self, input_data: Any, index: int) -> None:
+        if input_data is None:
+            raise ValueError("Input data must not be None")
         self.set_tensor(self._io(self._c.inputs(), index, "input"), input_data)
 
     def get_output(self, index: int) -> np.ndarray:
@@ -440,13 +519,18 @@ class Interpreter:
 
     @staticmethod
     def _io(indices: Tuple[int, ...], i: int, what: str) -> int:
+        if i is None or _index(i, f"{what} index") < 0:  # tflite_micro's check and text
+            raise ValueError(f"Index must be a non-negative integer, got {i!r}")
+        i = _index(i, f"{what} index")
         if not 0 <= i < len(indices):
-            raise IndexError(f"{what} {i} out of range: the model has {len(indices)} "
-                             f"{what}s")
+            # tflite_micro's text first, so code matching it keeps working
+            raise IndexError(f"Tensor is out of bound, please check tensor index. ({what} "
+                             f"{i}: the model has {len(indices)} {what}s)")
         return indices[i]
 
     def arena_used_bytes(self) -> int:
-        """head + tail after allocate_tensors(), as TFLM's arena_used_bytes()."""
+        """head + tail after allocate_tensors(), as TFLM's C++
+        MicroInterpreter::arena_used_bytes() (TFLM's Python interpreter has no such call)."""
         return self._c.recording()["total"]
 
     def print_allocations(self) -> None:
@@ -459,6 +543,75 @@ class Interpreter:
         from picolite.profile import profile
 
         return profile(self, n, warmup=warmup)
+
+    # --- tflite_micro's constructors and names (picolite.runtime) ----------------------
+
+    @classmethod
+    def from_file(cls, model_path: Any, custom_op_registerers: Optional[List[str]] = None,
+                  arena_size: Optional[int] = None,
+                  intrepreter_config: InterpreterConfig = InterpreterConfig.kAllocationRecording,
+                  alt_decompression_memory_size: int = 0) -> "Interpreter":
+        """tflite_micro's constructor: reads the file and allocates (see from_bytes)."""
+        if model_path is None or not os.path.isfile(model_path):
+            raise ValueError(f"Invalid model file path: {model_path!r} is not a file")
+        return cls.from_bytes(_read_model(model_path), custom_op_registerers, arena_size,
+                              intrepreter_config, alt_decompression_memory_size)
+
+    @classmethod
+    def from_bytes(cls, model_data: Any, custom_op_registerers: Optional[List[str]] = None,
+                   arena_size: Optional[int] = None,
+                   intrepreter_config: InterpreterConfig = InterpreterConfig.kAllocationRecording,
+                   alt_decompression_memory_size: int = 0) -> "Interpreter":
+        """tflite_micro's constructor: allocates as TFLM's does, so set_input() may follow.
+        arena_size None is the exact size the model needs (TFLM guesses 10x the model
+        size); alt_decompression_memory_size is accepted and unused (picolite runs no
+        DECODE operator, so nothing is decompressed)."""
+        self = cls.__new__(cls)
+        Interpreter._tflm_init(self, model_data, custom_op_registerers, arena_size,
+                               intrepreter_config, alt_decompression_memory_size)
+        return self
+
+    def _tflm_init(self, model_data: Any, custom_op_registerers: Optional[List[str]],
+                   arena_size: Optional[int], config: InterpreterConfig,
+                   alt_decompression_memory_size: int) -> None:
+        if model_data is None:
+            raise ValueError("Model must not be None")
+        _tflm_registerers([] if custom_op_registerers is None else custom_op_registerers)
+        if not isinstance(config, InterpreterConfig):
+            raise ValueError(f"intrepreter_config must be an InterpreterConfig, got "
+                             f"{config!r}")
+        if _index(alt_decompression_memory_size, "alt_decompression_memory_size") < 0:
+            raise ValueError("alt_decompression_memory_size must be >= 0")
+        try:
+            Interpreter.__init__(self, model_content=model_data, arena_size=arena_size,
+                                 preserve_all_tensors=(
+                                     config is InterpreterConfig.kPreserveAllTensors))
+            self.allocate_tensors()
+        except (ArenaTooSmallError, UnsupportedOpError, StateError) as e:
+            # TFLM's words first; the error keeps its class and fields
+            e.args = (f"TFLM failed to allocate tensors: {e}",) + e.args[1:]
+            raise
+
+    def GetTensor(self, tensor_index: int, subgraph_index: int = 0) -> Dict[str, Any]:
+        """tflite_micro's GetTensor: {"dtype", "shape", "tensor_data" (a copy)}. Any tensor
+        whose memory is kept (inputs, outputs, constants, variables; every tensor with
+        kPreserveAllTensors); an intermediate otherwise raises StateError (a RuntimeError)."""
+        if _index(subgraph_index, "subgraph_index") != 0:
+            raise ValueError(f"subgraph_index is out of range: {subgraph_index} (picolite "
+                             f"reads tensors of subgraph 0 here)")
+        info = self._info(tensor_index)
+        if info["shared"] and not self._preserve:
+            raise StateError(
+                "TFLM only supports GetTensor() when using a python interpreter with the "
+                "InterpreterConfig.kPeserverAllTensors interpreter_config (tensor "
+                f"{info['index']} is an intermediate whose memory other tensors reuse)")
+        return {"dtype": self._dtype_of(info),
+                "shape": np.array(info["shape"], dtype=np.int32),
+                "tensor_data": self.get_tensor(info["index"])}
+
+    def _safe_to_run(self) -> bool:
+        """tf.lite's check: no numpy view from tensor() is alive."""
+        return self._c.exports == 0
 
     # --- reports ---------------------------------------------------------------------
 

@@ -54,6 +54,15 @@ pl_status pl_interp_allocate(pl_interp *it);
 /* Runs every node of subgraph 0 in order. PL_ERR_STATE before a successful allocate. */
 pl_status pl_interp_invoke(pl_interp *it);
 
+/* Checks that the records the interpreter keeps in the arena's tail (interpreter record, eval
+** tensors, nodes, op data) are as the last allocate/invoke/reset left them: a magic number and
+** checksums, cheap next to a kernel. invoke and reset call it first; firmware may call it at
+** any time (e.g. after its own code wrote near the arena). PL_ERR_STATE with a message naming
+** what was overwritten in *err, the caller's own record (may be NULL): the interpreter's
+** pointer to its error record lives in the arena too, so invoke reports damage by status
+** alone. The interpreter must then be recreated. */
+pl_status pl_integrity_check(const pl_interp *it, pl_error *err);
+
 /* Zeroes variable tensors and calls kernels' reset. PL_ERR_STATE before allocate. */
 pl_status pl_interp_reset(pl_interp *it);
 
