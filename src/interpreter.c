@@ -103,6 +103,8 @@ create(pl_py_interp *self, pl_planner planner, int preserve)
     self->opt = pl_interp_defaults();
     self->opt.planner = planner;
     self->opt.preserve_all_tensors = preserve != 0;
+    if (self->custom != NULL)
+        self->opt.resolver = pl_py_custom_resolver(self->custom);
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
@@ -130,14 +132,16 @@ create(pl_py_interp *self, pl_planner planner, int preserve)
 static PyObject *
 interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors", NULL};
+    static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors", "custom_ops",
+                             "custom_adapter", NULL};
     pl_py_state *st = PyType_GetModuleState(type);
-    PyObject *model = NULL, *arena = NULL;
+    PyObject *model = NULL, *arena = NULL, *custom_ops = Py_None, *adapter = Py_None;
     const char *planner_name = "greedy";
     int preserve = 0;
     pl_planner planner;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|sp:_Interpreter", kwlist, &model,
-                                     st->arena_type, &arena, &planner_name, &preserve))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spOO:_Interpreter", kwlist, &model,
+                                     st->arena_type, &arena, &planner_name, &preserve,
+                                     &custom_ops, &adapter))
         return NULL;
     if (pl_py_planner(st, planner_name, &planner) < 0)
         return NULL;
@@ -150,8 +154,14 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->exports = 0;
     memset(&self->prof, 0, sizeof self->prof);
     self->arena = (pl_py_arena *)Py_NewRef(arena);
+    self->custom = NULL;
     memset(&self->model, 0, sizeof self->model);
     PyObject_GC_Track(self);
+    if (custom_ops != Py_None &&
+        (self->custom = pl_py_custom_new(custom_ops, adapter)) == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
     if (PyObject_GetBuffer(model, &self->model, PyBUF_SIMPLE) < 0 ||
         create(self, planner, preserve) < 0) {
         Py_DECREF(self);
@@ -182,13 +192,15 @@ interp_traverse(pl_py_interp *self, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(self));
     Py_VISIT(self->arena);
     Py_VISIT(self->model.obj);
-    return 0;
+    return pl_py_custom_traverse(self->custom, visit, arg);
 }
 
 static int
 interp_clear(pl_py_interp *self)
 {
     shut(self);
+    pl_py_custom_free(self->custom); /* after shut: the interpreter resolved through it */
+    self->custom = NULL;
     Py_CLEAR(self->arena);
     if (self->model.obj != NULL)
         PyBuffer_Release(&self->model);
@@ -208,6 +220,8 @@ interp_dealloc(pl_py_interp *self)
 static PyObject *
 raise_last(pl_py_interp *self, pl_status s)
 {
+    if (pl_py_custom_reraise(self->custom)) /* a Python operator's own exception */
+        return NULL;
     return raise_error(self, s, &self->error); /* the record create gave the interpreter */
 }
 

@@ -54,6 +54,7 @@ typedef struct pl_py_state {
 } pl_py_state;
 
 struct pl_py_interp;
+typedef struct pl_py_custom pl_py_custom;
 
 /* A 16-byte-aligned buffer: owned (raw != NULL) or a caller's writable buffer (view.obj). */
 typedef struct pl_py_arena {
@@ -75,6 +76,7 @@ typedef struct pl_py_interp {
     Py_buffer model;       /* the model bytes, released in dealloc */
     pl_interp_options opt; /* as created: an arena error re-sizes with the same options */
     pl_profiler prof;      /* per-node timing; prof.node_ns is PyMem_Raw memory or NULL */
+    pl_py_custom *custom;  /* Python operators (custom_ops=), or NULL */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
@@ -122,6 +124,16 @@ PyObject *pl_py_profile(PyObject *module, PyObject *args);
 /* batch.c: _picolite._invoke_batch(interp, inputs, input_indices, outputs, output_indices,
 ** reset=False) -> samples run; each buffer holds the samples of one tensor back to back. */
 PyObject *pl_py_invoke_batch(PyObject *module, PyObject *args);
+
+/* custom.c: operators written in Python (custom_ops={"Name": op}) */
+/* A resolver for the operators of the dict ops (name -> object), the builtin kernels behind
+** them; adapter is picolite._api._custom_call. NULL with an exception set. */
+pl_py_custom *pl_py_custom_new(PyObject *ops, PyObject *adapter);
+const pl_resolver *pl_py_custom_resolver(const pl_py_custom *c);
+/* Raises the exception an operator raised during the last C call and returns 1; else 0. */
+int pl_py_custom_reraise(pl_py_custom *c);
+int pl_py_custom_traverse(const pl_py_custom *c, visitproc visit, void *arg);
+void pl_py_custom_free(pl_py_custom *c);
 
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];

@@ -46,29 +46,37 @@ pl_py_required_size(const Py_buffer *model, const pl_interp_options *opt, size_t
 static PyObject *
 required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"model", "planner", "preserve_all_tensors", NULL};
+    static char *kwlist[] = {"model", "planner", "preserve_all_tensors", "custom_ops",
+                             "custom_adapter", NULL};
     pl_py_state *st = PyModule_GetState(module);
     Py_buffer model = {0};
     const char *planner_name = "greedy";
     int preserve = 0, nomem = 0;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *custom_ops = Py_None, *adapter = Py_None;
+    pl_py_custom *custom = NULL;
     pl_interp_options opt = pl_interp_defaults();
     size_t required = 0;
     pl_error err;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|sp:required_arena_size", kwlist, &model,
-                                     &planner_name, &preserve))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spOO:required_arena_size", kwlist, &model,
+                                     &planner_name, &preserve, &custom_ops, &adapter))
         return NULL;
     if (pl_py_planner(st, planner_name, &opt.planner) < 0)
         goto done;
+    if (custom_ops != Py_None) {
+        if ((custom = pl_py_custom_new(custom_ops, adapter)) == NULL)
+            goto done;
+        opt.resolver = pl_py_custom_resolver(custom);
+    }
     opt.preserve_all_tensors = preserve != 0;
     pl_status s = pl_py_required_size(&model, &opt, &required, &err, &nomem);
     if (nomem)
         PyErr_NoMemory();
-    else if (s != PL_OK)
+    else if (s != PL_OK && !pl_py_custom_reraise(custom)) /* an operator's own exception */
         pl_py_raise(st, s, &err);
-    else
+    else if (s == PL_OK)
         result = PyLong_FromSize_t(required);
 done:
+    pl_py_custom_free(custom);
     PyBuffer_Release(&model);
     return result;
 }

@@ -11,6 +11,7 @@ import enum
 import html
 import operator
 import os
+import sys
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -75,10 +76,138 @@ def _model_content(content: Any) -> bytes:
 
 
 def required_arena_size(model: ModelLike, planner: str = "greedy",
-                        preserve_all_tensors: bool = False) -> int:
+                        preserve_all_tensors: bool = False,
+                        custom_ops: Optional[Dict[str, Any]] = None) -> int:
     """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
-    allocate_tensors() succeeds with exactly this many bytes and fails with one less."""
-    return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors)
+    allocate_tensors() succeeds with exactly this many bytes and fails with one less.
+    The figure is for a 16-byte-aligned buffer (``Arena(size)`` always is); a wrapped buffer
+    starting k bytes past a 16-byte boundary needs (16 - k) % 16 bytes more.
+    ``custom_ops``: as for :class:`Interpreter` (their outputs are planned like any tensor)."""
+    return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors,
+                                  **_custom_kwargs(custom_ops))
+
+
+class CustomOp:
+    """What ``custom_ops={"Name": op}`` expects, for operators picolite does not ship
+    (any object with these two methods will do; subclassing is optional).
+
+    ``prepare(inputs)`` gets one :class:`TensorSpec` per input (``shape``, ``dtype``,
+    ``data``: the values of a constant input, else None) and returns one ``(shape, dtype)``
+    per output; the dtype must be the model's, the shape is checked as a builtin kernel's is.
+    It may be called more than once (sizing runs), so keep it free of side effects.
+    ``invoke(inputs, outputs)`` gets read-only numpy views of the inputs and writable views
+    of the outputs over the arena: write the results into ``outputs`` (or return one array
+    per output, checked for shape and dtype and copied in). Do not keep the views.
+    Exceptions raised in either propagate out of allocate_tensors() / invoke() unchanged."""
+
+    def prepare(self, inputs: List["TensorSpec"]) -> List[Tuple[Tuple[int, ...], Any]]:
+        raise NotImplementedError
+
+    def invoke(self, inputs: List[np.ndarray], outputs: List[np.ndarray]) -> Any:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A custom operator's view of one input at prepare time."""
+
+    shape: Tuple[int, ...]
+    dtype: Any
+    data: Optional[np.ndarray]
+
+
+def _custom_kwargs(custom_ops: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    if custom_ops is None:
+        return {}
+    if not isinstance(custom_ops, dict):
+        raise TypeError(f"custom_ops must be a dict {{name: operator}}, got "
+                        f"{type(custom_ops).__name__}")
+    for name, op in custom_ops.items():
+        if not callable(getattr(op, "prepare", None)) or not callable(getattr(op, "invoke",
+                                                                               None)):
+            raise TypeError(f"custom_ops[{name!r}] needs prepare(inputs) and "
+                            f"invoke(inputs, outputs) methods")
+    return {"custom_ops": dict(custom_ops), "custom_adapter": _custom_call}
+
+
+def _np_root(mem: Any, ttype: int, name: str) -> np.ndarray:
+    dtype = _DTYPES.get(ttype)
+    if dtype is None or dtype is np.bytes_:
+        raise TypeError(f"custom operator {name}: tensor type {ttype} has no numpy dtype")
+    return np.frombuffer(mem, dtype=dtype)
+
+
+def _np_view(mem: Any, ttype: int, shape: Tuple[int, ...], name: str) -> np.ndarray:
+    return _np_root(mem, ttype, name).reshape(shape)
+
+
+def _custom_call(op: Any, name: str, phase: str, inputs: List[Tuple[Any, int, Tuple[int, ...]]],
+                 outputs: List[Tuple[Any, int, Tuple[int, ...]]]) -> Any:
+    """The C callbacks' way into a Python operator (custom.c): numpy in, checks out."""
+    if phase == "prepare":
+        return _custom_prepare(op, name, inputs, outputs)
+    mems = [m for m, _, _ in inputs + outputs]
+    # every view derived from a root array keeps it as its base: a root referenced more
+    # after the call than before is a view the operator kept
+    roots = [_np_root(m, t, name) for m, t, _ in inputs + outputs]
+    refs = _refcounts(roots)
+    try:
+        views = [r.reshape(s) for r, (_, _, s) in zip(roots, inputs + outputs)]
+        ins, outs = views[:len(inputs)], views[len(inputs):]
+        result = op.invoke(ins, outs)
+        if result is not None:
+            _copy_results(name, list(result), outs)
+    except BaseException:
+        for m in mems:  # the traceback may hold views: they see released memory
+            m.release()
+        raise
+    views = ins = outs = result = None
+    kept = _refcounts(roots) != refs
+    for m in mems:
+        m.release()
+    if kept:
+        raise StateError(f"custom operator {name} kept a numpy view of its tensors after "
+                         f"invoke(); copy what you need to keep")
+    return None
+
+
+def _refcounts(objs: List[Any]) -> List[int]:
+    return [sys.getrefcount(o) for o in objs]
+
+
+def _custom_prepare(op: Any, name: str, inputs: List[Tuple[Any, int, Tuple[int, ...]]],
+                    outputs: List[Tuple[Any, int, Tuple[int, ...]]]) -> List[Tuple[int, ...]]:
+    specs = [TensorSpec(tuple(s), _DTYPES.get(t),
+                        None if m is None else _np_view(m, t, s, name).copy())
+             for m, t, s in inputs]
+    result = list(op.prepare(specs))
+    if len(result) != len(outputs):
+        raise ValueError(f"custom operator {name}: prepare returned {len(result)} outputs, "
+                         f"the model's node has {len(outputs)}")
+    shapes = []
+    for i, (spec, (_, t, _)) in enumerate(zip(result, outputs)):
+        shape, dtype = spec
+        if np.dtype(dtype) != np.dtype(_DTYPES.get(t)):
+            raise ValueError(f"custom operator {name}: output {i} has dtype "
+                             f"{np.dtype(_DTYPES.get(t)).name} in the model, prepare "
+                             f"returned {np.dtype(dtype).name}")
+        shapes.append(tuple(_index(d, f"output {i} dimension") for d in shape))
+    return shapes
+
+
+def _copy_results(name: str, result: List[Any], outs: List[np.ndarray]) -> None:
+    if len(result) != len(outs):
+        raise ValueError(f"custom operator {name}: invoke returned {len(result)} arrays for "
+                         f"{len(outs)} outputs")
+    for i, (v, o) in enumerate(zip(result, outs)):
+        v = np.asarray(v)
+        if v.dtype != o.dtype or v.shape != o.shape:
+            raise ValueError(f"custom operator {name}: output {i} must be {o.dtype.name} "
+                             f"{list(o.shape)}, invoke returned {v.dtype.name} "
+                             f"{list(v.shape)}")
+        np.copyto(o, v)
+
+
 
 
 @dataclass(frozen=True)
@@ -236,18 +365,19 @@ class MemoryPlan:
         return caption + f"<table>{head}{''.join(rows)}</table>"
 
 
-def _default_arena_size(content, planner: str,
-                        preserve: bool) -> Tuple[int, Optional[BaseException]]:
+def _default_arena_size(content, planner: str, preserve: bool,
+                        custom_ops: Optional[Dict[str, Any]]
+                        ) -> Tuple[int, Optional[BaseException]]:
     """The exact arena the model needs, and None. When allocation cannot run at all (an op
     picolite does not support, a kernel refusing its tensors), an arena that is enough to
     create the interpreter and the error the sizing run met: allocate_tensors() raises that
     error (as tf.lite reports such problems there), never an ArenaTooSmallError that only
     the stand-in size caused."""
     try:
-        return _c.required_arena_size(content, planner, preserve), None
+        return required_arena_size(content, planner, preserve, custom_ops), None
     except ArenaTooSmallError:
         raise
-    except Error as e:
+    except Exception as e:  # a picolite error, or a Python operator's own
         return 64 * 1024, e
 
 
@@ -311,13 +441,16 @@ class Interpreter:
     Exactly one of ``model_path``/``model_content``; at most one of ``arena`` (an
     :class:`Arena`) and ``arena_size``. With neither, the arena is exactly
     :func:`required_arena_size` bytes, so allocation always fits.
+    ``custom_ops={"Name": op}`` runs the model's custom operator "Name" with a Python object
+    (see :class:`CustomOp`); its outputs are planned in the arena like any tensor.
     """
 
     def __init__(self, model_path: Optional[Union[str, "os.PathLike[str]"]] = None,
                  model_content: Any = None, arena: Optional[Arena] = None,
                  arena_size: Optional[int] = None, planner: str = "greedy",
                  preserve_all_tensors: bool = False, *,
-                 experimental_preserve_all_tensors: bool = False):
+                 experimental_preserve_all_tensors: bool = False,
+                 custom_ops: Optional[Dict[str, Any]] = None):
         if model_path is None and model_content is None:
             raise ValueError("`model_path` or `model_content` must be specified.")
         if model_path is not None and model_content is not None:
@@ -334,10 +467,12 @@ class Interpreter:
         if arena is None:
             if arena_size is None:
                 arena_size, self._deferred = _default_arena_size(content, planner,
-                                                                 preserve_all_tensors)
+                                                                 preserve_all_tensors,
+                                                                 custom_ops)
             arena = Arena(_arena_bytes(arena_size))
         try:
-            self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors)
+            self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
+                                      **_custom_kwargs(custom_ops))
         except ModelError as e:  # LiteRT's words first for a model that fails verification
             e.args = (f"The model is not a valid Flatbuffer buffer: {e}",) + e.args[1:]
             raise
