@@ -142,19 +142,46 @@ offsets_list(const pl_plan_buffer *bufs, uint32_t n)
     return list;
 }
 
-static pl_status
-compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t n, uint32_t *total, pl_error *err,
-        int *nomem)
+/* The planner's poll, every PL_PLAN_POLL_EVERY buffers: runs Python's signal handlers
+** (Ctrl-C) with the GIL, and keeps the exception one raised to stop the plan. */
+static int
+poll_signals(void *ctx)
 {
-    size_t need = pl_plan_scratch_size(planner, n);
-    void *scratch = PyMem_RawMalloc(need > 0 ? need : 1);
+    PyObject **exc = ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int stop = PyErr_CheckSignals() < 0;
+    if (stop) {
+        PyObject *type, *tb;
+        PyErr_Fetch(&type, exc, &tb);
+        PyErr_NormalizeException(&type, exc, &tb);
+        if (*exc != NULL && tb != NULL)
+            PyException_SetTraceback(*exc, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+    }
+    PyGILState_Release(g);
+    return stop;
+}
+
+/* Plans and takes the lower bound without the GIL; a signal handler's exception (e.g.
+** KeyboardInterrupt) stops the plan and is left in *exc. */
+static pl_status
+compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t n, uint32_t *total,
+        uint64_t *lower, PyObject **exc, pl_error *err, int *nomem)
+{
+    size_t need = pl_plan_scratch_size(planner, n), lb = pl_plan_lower_bound_scratch_size(n);
+    if (lb > need)
+        need = lb;
+    void *scratch = need != SIZE_MAX ? PyMem_RawMalloc(need > 0 ? need : 1) : NULL;
     if (scratch == NULL) {
         *nomem = 1;
         return PL_ERR_ARG;
     }
     pl_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = pl_plan_compute(planner, bufs, n, scratch, need, total, err);
+    s = pl_plan_compute_polled(planner, bufs, n, scratch, need, total, poll_signals, exc, err);
+    if (s == PL_OK)
+        *lower = pl_plan_lower_bound_sorted(bufs, n, scratch);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);
     return s;
@@ -184,15 +211,20 @@ plan_memory(PyObject *module, PyObject *args, PyObject *kwds)
         return NULL;
     pl_error err;
     pl_error_clear(&err);
-    pl_status s = compute(planner, bufs, n, &total, &err, &nomem);
-    if (nomem)
+    uint64_t lower = 0;
+    PyObject *exc = NULL;
+    pl_status s = compute(planner, bufs, n, &total, &lower, &exc, &err, &nomem);
+    if (nomem) {
         PyErr_NoMemory();
-    else if (s != PL_OK)
+    } else if (exc != NULL) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    } else if (s != PL_OK) {
         pl_py_raise(st, s, &err);
-    else
+    } else {
         result = Py_BuildValue("(NIKs)", offsets_list(bufs, n), total,
-                               (unsigned long long)pl_plan_lower_bound(bufs, n),
-                               pl_planner_name(planner));
+                               (unsigned long long)lower, pl_planner_name(planner));
+    }
     PyMem_Free(bufs);
     return result;
 }

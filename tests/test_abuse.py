@@ -170,3 +170,35 @@ def test_no_format_features_python39_lacks_in_extension_messages():
         for call in re.finditer(r"(PyErr_Format|PyUnicode_FromFormat\w*|pl_py_state_error)"
                                 r"\((.*?)\);", text, re.S):
             assert not bad.search(call.group(2)), f"{path.name}: {call.group(0)[:120]}"
+
+
+def test_ctrl_c_stops_a_long_plan():
+    # 300000 buffers all live at node 0: greedy's first fit is quadratic (minutes)
+    code = textwrap.dedent("""
+        import signal, sys, time, picolite
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        print("start", flush=True)
+        t = time.time()
+        try:
+            picolite.plan_memory([(16 + i % 7, 0, 0) for i in range(300000)], "greedy")
+        except KeyboardInterrupt:
+            print("interrupted after %.1f s" % (time.time() - t), flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        assert p.stdout.readline().strip() == "start"
+        import time
+        time.sleep(1.0)
+        p.send_signal(__import__("signal").SIGINT)
+        out, _ = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    assert out.startswith("interrupted after")
+
+
+def test_large_plan_lower_bound_is_the_sweep():
+    # 200000 buffers: the quadratic bound would take minutes; linear planning is instant
+    bufs = [(8, i, i + 2) for i in range(200000)]
+    r = picolite.plan_memory(bufs, "linear")
+    assert r.lower_bound == 24 and r.total == 8 * 200000

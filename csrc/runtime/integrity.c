@@ -20,14 +20,13 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n)
     return h;
 }
 
-/* The interpreter record without what legitimately changes between invokes: the node being
-** run, the host's profiler, and the seal itself. */
+/* The interpreter record without what invoke rewrites before use (the node being run) and
+** the seal itself; pl_interp_set_profiler reseals. */
 static uint32_t record_sum(const pl_interp *it)
 {
     pl_interp copy;
     memcpy(&copy, it, sizeof copy);
     copy.current_node = 0;
-    copy.profiler = NULL;
     memset(&copy.seal, 0, sizeof copy.seal);
     copy.seal.lo = it->seal.lo;
     copy.seal.hi = it->seal.hi;

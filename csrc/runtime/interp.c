@@ -263,6 +263,9 @@ pl_status pl_interp_set_profiler(pl_interp *it, const pl_profiler *profiler)
 {
     if (profiler != NULL && (profiler->timer == NULL || profiler->node_ns == NULL))
         return pl_error_set(it->err, PL_ERR_ARG, "profiler: timer and node_ns are required");
+    PL_TRY(pl_integrity_check(it, NULL)); /* never reseal damage */
     it->profiler = profiler;
+    if (it->allocated)
+        pl_integrity_seal(it);
     return PL_OK;
 }
