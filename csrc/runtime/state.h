@@ -52,14 +52,13 @@ typedef struct pl_counts {
     uint8_t planner;
 } pl_counts;
 
-/* integrity.c's seal of the tail: checksums of the records and the sealed range. */
+/* integrity.c's seal of the tail: 16 bytes, and the range in two holes of the record (the
+** seal costs the arena no more than one 16-byte step of the record). */
 typedef struct pl_seal {
     uint32_t magic;
-    uint32_t record;  /* the interpreter record, volatile fields left out */
-    uint32_t tensors; /* eval tensor records */
-    uint32_t nodes;   /* node records and the registration table */
-    uint32_t tail;    /* everything else from lo to hi: op data, buffers, the arena record */
-    const uint8_t *lo, *hi;
+    uint32_t record;  /* the interpreter record, current_node left out */
+    uint32_t records; /* eval tensor records, node records, the registration table */
+    uint32_t tail;    /* the rest of the sealed range: op data, buffers, the arena record */
 } pl_seal;
 
 struct pl_interp {
@@ -80,11 +79,13 @@ struct pl_interp {
     const pl_registration **regs; /* one slot per opcode, NULL until resolved */
     pl_scratch_record *scratch;   /* in the head during prepare, in the tail after */
     uint32_t scratch_count;
+    uint32_t seal_below; /* integrity.c: the sealed tail starts this many bytes below it */
     pl_scratch_record *pending; /* the node being prepared's requests, in temp */
     uint32_t pending_count;
     uint32_t plan_count; /* planned tensors + scratch buffers */
     const pl_profiler *profiler; /* the host's, or NULL */
     pl_counts rec;
+    uint32_t seal_above; /* integrity.c: ... and ends this many bytes past its start */
     pl_error *err; /* the host's: messages cost the arena nothing */
     pl_seal seal;
 };
