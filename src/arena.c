@@ -21,12 +21,13 @@ link_arena(pl_py_state *st, pl_py_arena *a)
     st->arenas = a;
 }
 
+/* st is NULL when the module is already gone (interpreter shutdown): only neighbours left. */
 static void
 unlink_arena(pl_py_state *st, pl_py_arena *a)
 {
     if (a->prev != NULL)
         a->prev->next = a->next;
-    else if (st->arenas == a)
+    else if (st != NULL && st->arenas == a)
         st->arenas = a->next;
     if (a->next != NULL)
         a->next->prev = a->prev;
@@ -183,7 +184,11 @@ arena_dealloc(pl_py_arena *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
+    /* at shutdown the type may have let go of its module: no state, and no error to keep */
+    PyObject *exc_type, *exc, *tb;
+    PyErr_Fetch(&exc_type, &exc, &tb);
     unlink_arena(PyType_GetModuleState(tp), self);
+    PyErr_Restore(exc_type, exc, tb);
     self->owner = NULL; /* an owner holds a strong reference, so none is left here */
     arena_clear(self);
     PyMem_RawFree(self->raw);
