@@ -71,6 +71,13 @@ def test_custom_op_runs_between_builtin_kernels():
     assert op.invoked == 1 and op.prepared >= 1
 
 
+def test_litert_surface_takes_custom_ops_too():
+    from picolite import interpreter as tfl
+    it = tfl.Interpreter(model_content=custom_then_add(), num_threads=2,
+                         custom_ops={"TimesTwo": TimesTwo()})
+    assert (run(it) == X * 4).all()
+
+
 def test_without_the_op_it_is_unsupported():
     with pytest.raises(picolite.UnsupportedOpError, match="TimesTwo"):
         picolite.Interpreter(model_content=custom_then_add()).allocate_tensors()

@@ -19,7 +19,8 @@ Every keyword LiteRT's Interpreter takes is accepted, with this meaning in picol
 - ``experimental_compress_quantization_zero_points``: accepted; the details always carry
   one zero point per scale, as LiteRT's default.
 
-picolite's own keywords (``arena``, ``arena_size``, ``planner``) may follow as keywords.
+picolite's own keywords (``arena``, ``arena_size``, ``planner``, ``custom_ops`` for
+operators written in Python) may follow as keywords.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class Interpreter(_api.Interpreter):
                  experimental_disable_delegate_node_fusion: bool = False,
                  experimental_force_delegate_node_profiling: bool = False, *,
                  arena: Optional[_api.Arena] = None, arena_size: Optional[int] = None,
-                 planner: str = "greedy"):
+                 planner: str = "greedy", custom_ops: Optional[dict] = None):
         if not isinstance(experimental_op_resolver_type, OpResolverType):
             raise ValueError(f"Unrecognized passed in op resolver type: "
                              f"{experimental_op_resolver_type}")
@@ -87,8 +88,8 @@ class Interpreter(_api.Interpreter):
             raise ValueError(f"Failed to apply delegates: {_NO_DELEGATES}")
         super().__init__(model_path=model_path, model_content=model_content, arena=arena,
                          arena_size=arena_size, planner=planner,
-                         preserve_all_tensors=bool(experimental_preserve_all_tensors))
-        self._num_threads = 1
+                         preserve_all_tensors=bool(experimental_preserve_all_tensors),
+                         custom_ops=custom_ops)
 
     def _get_tensor_details(self, tensor_index: int,  # type: ignore[override]
                             subgraph_index: int = 0) -> Any:
