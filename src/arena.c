@@ -10,11 +10,52 @@
 
 #define ALIGN 16u
 
+/* Arenas join the module's list once their memory is known and leave it in dealloc. */
+static void
+link_arena(pl_py_state *st, pl_py_arena *a)
+{
+    a->prev = NULL;
+    a->next = st->arenas;
+    if (st->arenas != NULL)
+        st->arenas->prev = a;
+    st->arenas = a;
+}
+
+/* st is NULL when the module is already gone (interpreter shutdown): only neighbours left. */
+static void
+unlink_arena(pl_py_state *st, pl_py_arena *a)
+{
+    if (a->prev != NULL)
+        a->prev->next = a->next;
+    else if (st != NULL && st->arenas == a)
+        st->arenas = a->next;
+    if (a->next != NULL)
+        a->next->prev = a->prev;
+    a->prev = a->next = NULL;
+}
+
+/* Two arenas over the same bytes would overwrite each other's records and tensors (a wrapped
+** tensor() view lies inside its interpreter's arena): refuse any overlap with a live one. */
+static int
+check_overlap(pl_py_state *st, const uint8_t *p, size_t n)
+{
+    for (const pl_py_arena *a = st->arenas; a != NULL; a = a->next) {
+        uintptr_t lo = (uintptr_t)a->data, x = (uintptr_t)p;
+        if (n > 0 && a->size > 0 && x < lo + a->size && lo < x + n) {
+            PyErr_Format(PyExc_ValueError, "Arena: the buffer (%zu bytes) overlaps the "
+                         "memory of a live Arena (%zu bytes%s); two arenas must not share "
+                         "memory", n, a->size, a->owner != NULL ? ", in use" : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 pl_py_arena *
 pl_py_arena_new(pl_py_state *st, size_t size)
 {
-    if (size == 0 || size > (size_t)PY_SSIZE_T_MAX - ALIGN) {
-        PyErr_Format(PyExc_ValueError, "arena size must be between 1 and %zd bytes, got %zu",
+    if (size > (size_t)PY_SSIZE_T_MAX - ALIGN) {
+        PyErr_Format(PyExc_ValueError, "arena size must be between 0 and %zd bytes, got %zu",
                      (Py_ssize_t)(PY_SSIZE_T_MAX - ALIGN), size);
         return NULL;
     }
@@ -23,6 +64,7 @@ pl_py_arena_new(pl_py_state *st, size_t size)
         return NULL;
     memset(&a->view, 0, sizeof a->view);
     a->owner = NULL;
+    a->prev = a->next = NULL;
     a->size = size;
     a->raw = PyMem_RawMalloc(size + ALIGN - 1);
     if (a->raw == NULL) {
@@ -32,6 +74,7 @@ pl_py_arena_new(pl_py_state *st, size_t size)
     }
     uintptr_t p = (uintptr_t)a->raw;
     a->data = (uint8_t *)a->raw + ((ALIGN - p % ALIGN) % ALIGN);
+    link_arena(st, a);
     PyObject_GC_Track(a);
     return a;
 }
@@ -46,13 +89,16 @@ arena_wrap(pl_py_state *st, PyObject *buffer)
     a->data = NULL;
     a->size = 0;
     a->owner = NULL;
+    a->prev = a->next = NULL;
     memset(&a->view, 0, sizeof a->view);
-    if (PyObject_GetBuffer(buffer, &a->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+    if (PyObject_GetBuffer(buffer, &a->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0 ||
+        check_overlap(st, a->view.buf, (size_t)a->view.len) < 0) {
         Py_DECREF(a);
         return NULL;
     }
     a->data = a->view.buf;
     a->size = (size_t)a->view.len;
+    link_arena(st, a);
     PyObject_GC_Track(a);
     return a;
 }
@@ -94,8 +140,10 @@ arena_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_ssize_t size = PyNumber_AsSsize_t(size_obj, PyExc_OverflowError);
     if (size == -1 && PyErr_Occurred())
         return NULL;
-    if (size <= 0) {
-        PyErr_Format(PyExc_ValueError, "arena size must be positive, got %zd", size);
+    /* 0 is a size like any other too small for a model: the interpreter raises
+    ** ArenaTooSmallError(required, 0); only a negative size is meaningless */
+    if (size < 0) {
+        PyErr_Format(PyExc_ValueError, "arena size must be >= 0 bytes, got %zd", size);
         return NULL;
     }
     return (PyObject *)pl_py_arena_new(st, (size_t)size);
@@ -108,7 +156,9 @@ pl_py_arena_figures(const pl_py_arena *a, pl_recording *rec)
     /* while allocate or invoke runs in another thread, the record is not ours to read */
     if (a->owner == NULL || a->owner->it == NULL || !a->owner->allocated || a->owner->busy)
         return;
-    if (pl_interp_recording(a->owner->it, rec) != PL_OK)
+    /* damaged records (the buffer written from outside) are not followed */
+    if (!pl_py_interp_intact(a->owner) ||
+        pl_interp_recording(a->owner->it, rec) != PL_OK)
         memset(rec, 0, sizeof *rec);
 }
 
@@ -134,6 +184,11 @@ arena_dealloc(pl_py_arena *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
+    /* at shutdown the type may have let go of its module: no state, and no error to keep */
+    PyObject *exc_type, *exc, *tb;
+    PyErr_Fetch(&exc_type, &exc, &tb);
+    unlink_arena(PyType_GetModuleState(tp), self);
+    PyErr_Restore(exc_type, exc, tb);
     self->owner = NULL; /* an owner holds a strong reference, so none is left here */
     arena_clear(self);
     PyMem_RawFree(self->raw);

@@ -52,14 +52,15 @@ pl_py_errors_init(PyObject *m, pl_py_state *st)
                               "inconsistent.", st->error, PyExc_ValueError, NULL);
     if (add(m, "ModelError", st->model_error) < 0)
         return -1;
+    /* RuntimeErrors, as LiteRT's allocate_tensors() and TFLM's constructor raise them */
     st->arena_error = new_sub("picolite.ArenaTooSmallError", "The arena is too small: "
                               ".required (None when unknown) and .available bytes.",
-                              st->error, NULL, arena_attrs);
+                              st->error, PyExc_RuntimeError, arena_attrs);
     if (add(m, "ArenaTooSmallError", st->arena_error) < 0)
         return -1;
     st->unsupported = new_sub("picolite.UnsupportedOpError", "An operator, type or parameter "
                               "picolite does not run: .op_name, .node_index.",
-                              st->error, NULL, op_attrs);
+                              st->error, PyExc_RuntimeError, op_attrs);
     if (add(m, "UnsupportedOpError", st->unsupported) < 0)
         return -1;
     st->state_error = new_sub("picolite.StateError", "A call in the wrong state (not "

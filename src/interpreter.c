@@ -15,6 +15,36 @@
     "the form of a numpy array or slice. Be sure to only hold the function returned from " \
     "tensor() if you are using raw data access."
 
+/* Records damaged through the arena's memory (a wrapped buffer written from Python) must not
+** steer a copy or a kernel: every use of an allocated interpreter checks them first, with the
+** error record kept here, which also holds their seal. The interpreter's pointer to it lives
+** in the arena, so it is compared before the check follows it. */
+static int
+check_intact(pl_py_interp *self)
+{
+    if (!self->allocated)
+        return 0;
+    pl_status s = pl_interp_error(self->it) == &self->error
+                  ? pl_integrity_check(self->it, &self->error)
+                  : pl_error_set(&self->error, PL_ERR_STATE, "arena damaged: the interpreter "
+                                 "record (its pointer to the host's record) in the arena's "
+                                 "tail overwritten since the last allocate/invoke/reset (the "
+                                 "arena's memory was written from outside the interpreter); "
+                                 "create a new interpreter");
+    if (s != PL_OK) {
+        pl_py_raise(pl_py_state_of((PyObject *)self), s, &self->error);
+        return -1;
+    }
+    return 0;
+}
+
+bool
+pl_py_interp_intact(const pl_py_interp *self)
+{
+    return pl_interp_error(self->it) == &self->error &&
+           pl_integrity_check(self->it, NULL) == PL_OK;
+}
+
 int
 pl_py_interp_ready(pl_py_interp *self)
 {
@@ -28,7 +58,7 @@ pl_py_interp_ready(pl_py_interp *self)
                           "or invoke is running)");
         return -1;
     }
-    return 0;
+    return check_intact(self);
 }
 
 static int
@@ -39,6 +69,15 @@ check_no_views(pl_py_interp *self)
         return -1;
     }
     return 0;
+}
+
+#define ALIGN 16u
+
+/* Bytes a wrapped buffer loses before its first 16-byte boundary, where the arena starts. */
+static size_t
+misalignment_slack(const pl_py_arena *a)
+{
+    return (ALIGN - (uintptr_t)a->data % ALIGN) % ALIGN;
 }
 
 /* The runtime's err->required for a failed tail allocation is what would get past that one
@@ -53,12 +92,19 @@ raise_error(pl_py_interp *self, pl_status s, const pl_error *err)
     pl_error exact, e = *err;
     size_t required = 0;
     int nomem = 0;
-    if (pl_py_required_size(&self->model, &self->opt, &required, &exact, &nomem) == PL_OK &&
-        required > e.available) {
-        if (required != e.required)
-            pl_error_set(&e, PL_ERR_ARENA, "%s; the model needs an arena of %zu bytes",
-                         err->msg, required);
-        e.required = required;
+    if (pl_py_required_size(&self->model, &self->opt, &required, &exact, &nomem) == PL_OK) {
+        size_t slack = misalignment_slack(self->arena);
+        if (required + slack > self->arena->size) {
+            char why[128] = "";
+            if (slack > 0)
+                PyOS_snprintf(why, sizeof why, " from a 16-byte boundary (the wrapped buffer "
+                              "starts %zu bytes past one, so it must hold %zu bytes)",
+                              ALIGN - slack, required + slack);
+            if (required != e.required || slack > 0)
+                pl_error_set(&e, PL_ERR_ARENA, "%s; the model needs an arena of %zu bytes%s",
+                             err->msg, required, why);
+            e.required = required + slack;
+        }
     }
     return pl_py_raise(st, s, &e);
 }
@@ -74,6 +120,8 @@ create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_
     self->opt.loop_budget = (uint32_t)loop_budget;
     self->opt.input_shapes = self->shapes.items;
     self->opt.input_shape_count = self->shapes.count;
+    if (self->custom != NULL)
+        self->opt.resolver = pl_py_custom_resolver(self->custom);
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
@@ -102,16 +150,18 @@ static PyObject *
 interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors",
-                             "loop_budget", "input_shapes", NULL};
+                             "loop_budget", "input_shapes", "custom_ops", "custom_adapter",
+                             NULL};
     pl_py_state *st = PyType_GetModuleState(type);
-    PyObject *model = NULL, *arena = NULL, *shapes = Py_None;
+    PyObject *model = NULL, *arena = NULL, *shapes = Py_None, *custom_ops = Py_None;
+    PyObject *adapter = Py_None;
     const char *planner_name = "greedy";
     int preserve = 0;
     unsigned long loop_budget = PL_DEFAULT_LOOP_BUDGET;
     pl_planner planner;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkO:_Interpreter", kwlist, &model,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkOOO:_Interpreter", kwlist, &model,
                                      st->arena_type, &arena, &planner_name, &preserve,
-                                     &loop_budget, &shapes))
+                                     &loop_budget, &shapes, &custom_ops, &adapter))
         return NULL;
     if (loop_budget == 0 || loop_budget > UINT32_MAX)
         return PyErr_Format(PyExc_ValueError, "loop_budget must be in 1..%lu, got %lu",
@@ -127,9 +177,15 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->exports = 0;
     memset(&self->prof, 0, sizeof self->prof);
     self->arena = (pl_py_arena *)Py_NewRef(arena);
+    self->custom = NULL;
     memset(&self->model, 0, sizeof self->model);
     memset(&self->shapes, 0, sizeof self->shapes);
     PyObject_GC_Track(self);
+    if (custom_ops != Py_None &&
+        (self->custom = pl_py_custom_new(custom_ops, adapter)) == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
     if (PyObject_GetBuffer(model, &self->model, PyBUF_SIMPLE) < 0 ||
         pl_py_shapes_parse(shapes, &self->shapes) < 0 ||
         create(self, planner, preserve, loop_budget) < 0) {
@@ -144,7 +200,9 @@ static void
 shut(pl_py_interp *self)
 {
     if (self->it != NULL) {
-        pl_interp_destroy(self->it);
+        /* kernels' free callbacks are found through the records: not when those are damaged */
+        if (pl_py_interp_intact(self))
+            pl_interp_destroy(self->it);
         self->it = NULL;
     }
     if (self->arena != NULL && self->arena->owner == self)
@@ -159,13 +217,15 @@ interp_traverse(pl_py_interp *self, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(self));
     Py_VISIT(self->arena);
     Py_VISIT(self->model.obj);
-    return 0;
+    return pl_py_custom_traverse(self->custom, visit, arg);
 }
 
 static int
 interp_clear(pl_py_interp *self)
 {
     shut(self);
+    pl_py_custom_free(self->custom); /* after shut: the interpreter resolved through it */
+    self->custom = NULL;
     Py_CLEAR(self->arena);
     if (self->model.obj != NULL)
         PyBuffer_Release(&self->model);
@@ -186,7 +246,9 @@ interp_dealloc(pl_py_interp *self)
 static PyObject *
 raise_last(pl_py_interp *self, pl_status s)
 {
-    return raise_error(self, s, pl_interp_error(self->it));
+    if (pl_py_custom_reraise(self->custom)) /* a Python operator's own exception */
+        return NULL;
+    return raise_error(self, s, &self->error); /* the record create gave the interpreter */
 }
 
 /* Runs fn without the GIL; busy makes every other call on this object fail meanwhile. */
@@ -227,10 +289,22 @@ check_allocated(pl_py_interp *self, const char *what)
     return 0;
 }
 
+/* LiteRT's words first, so code matching them keeps working. */
+static int
+check_invoke_ready(pl_py_interp *self)
+{
+    if (!self->allocated) {
+        pl_py_state_error(pl_py_state_of((PyObject *)self), "Invoke called on model that "
+                          "is not ready (picolite: call allocate_tensors() first)");
+        return -1;
+    }
+    return 0;
+}
+
 int
 pl_py_interp_invokable(pl_py_interp *self)
 {
-    if (pl_py_interp_ready(self) < 0 || check_allocated(self, "invoke") < 0 ||
+    if (pl_py_interp_ready(self) < 0 || check_invoke_ready(self) < 0 ||
         check_no_views(self) < 0)
         return -1;
     return 0;
@@ -439,6 +513,18 @@ interp_node_info(pl_py_interp *self, PyObject *arg)
                          "intermediates", vec_tuple(ni.intermediates));
 }
 
+/* ValueError with fmt, which takes the tensor index (%u) then its name (%U): names are not
+** NUL-terminated, and "%.*s" prints literally in PyUnicode_FromFormat before 3.12. */
+static void
+raise_tensor(const char *fmt, uint32_t index, const pl_tensor_info *ti)
+{
+    PyObject *name = PyUnicode_DecodeUTF8(ti->name, ti->name_len, "replace");
+    if (name == NULL)
+        return;
+    PyErr_Format(PyExc_ValueError, fmt, index, name);
+    Py_DECREF(name);
+}
+
 /* The tensor's memory, or ValueError saying why there is none. A copy (kept) is refused for
 ** an intermediate whose memory later nodes reuse: its bytes would silently be another
 ** tensor's; raw views (tensor()) may still look, as in tf.lite. */
@@ -449,10 +535,9 @@ tensor_memory(pl_py_interp *self, PyObject *arg, bool kept, pl_tensor_info *ti)
     if (tensor_at(self, arg, &index, ti) < 0)
         return -1;
     if (ti->shared && (kept || ti->data == NULL)) {
-        PyErr_Format(PyExc_ValueError, "Tensor %u (%.*s) is an intermediate whose memory is "
-                     "shared with other tensors, so its value is not kept after invoke(); "
-                     "create the Interpreter with preserve_all_tensors=True to read it",
-                     index, (int)ti->name_len, ti->name);
+        raise_tensor("Tensor %u (%U) is an intermediate whose memory is shared with other "
+                     "tensors, so its value is not kept after invoke(); create the "
+                     "Interpreter with preserve_all_tensors=True to read it", index, ti);
         return -1;
     }
     if (ti->data != NULL)
@@ -460,8 +545,7 @@ tensor_memory(pl_py_interp *self, PyObject *arg, bool kept, pl_tensor_info *ti)
     if (!self->allocated) {
         PyErr_SetString(PyExc_ValueError, "Tensor data is null. Run allocate_tensors() first");
     } else {
-        PyErr_Format(PyExc_ValueError, "Tensor %u (%.*s) has no data", index,
-                     (int)ti->name_len, ti->name);
+        raise_tensor("Tensor %u (%U) has no data", index, ti);
     }
     return -1;
 }
@@ -495,8 +579,8 @@ interp_set_bytes(pl_py_interp *self, PyObject *args)
     if (tensor_memory(self, index, false, &ti) < 0)
         goto done;
     if (ti.is_constant) {
-        PyErr_Format(PyExc_ValueError, "Cannot set tensor: tensor %.*s is a constant of the "
-                     "model", (int)ti.name_len, ti.name);
+        raise_tensor("Cannot set tensor: tensor %u (%U) is a constant of the model",
+                     (uint32_t)PyLong_AsUnsignedLong(index), &ti);
         goto done;
     }
     if ((size_t)value.len != ti.bytes) {

@@ -50,9 +50,11 @@ typedef struct pl_py_state {
     PyObject *arena_error;    /* ArenaTooSmallError(Error): .required, .available */
     PyObject *unsupported;    /* UnsupportedOpError(Error): .op_name, .node_index */
     PyObject *state_error;    /* StateError(Error, RuntimeError) */
+    struct pl_py_arena *arenas; /* every live Arena (borrowed), so no two share memory */
 } pl_py_state;
 
 struct pl_py_interp;
+typedef struct pl_py_custom pl_py_custom;
 
 /* A 16-byte-aligned buffer: owned (raw != NULL) or a caller's writable buffer (view.obj). */
 typedef struct pl_py_arena {
@@ -62,6 +64,7 @@ typedef struct pl_py_arena {
     size_t size;                 /* bytes at data */
     Py_buffer view;              /* the wrapped buffer, released in dealloc */
     struct pl_py_interp *owner;  /* borrowed: the live interpreter using it, or NULL */
+    struct pl_py_arena *prev, *next; /* the module's list of live arenas */
 } pl_py_arena;
 
 /* Input shapes for pl_interp_options (input_shapes.c): PyMem arrays the holder frees. */
@@ -81,6 +84,7 @@ typedef struct pl_py_interp {
     pl_interp_options opt; /* as created: an arena error re-sizes with the same options */
     pl_py_shapes shapes;   /* opt.input_shapes points here */
     pl_profiler prof;      /* per-node timing; prof.node_ns is PyMem_Raw memory or NULL */
+    pl_py_custom *custom;  /* Python operators (custom_ops=), or NULL */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
@@ -117,6 +121,10 @@ void pl_py_shapes_free(pl_py_shapes *s);
 int pl_py_interp_init(PyObject *m, pl_py_state *st);
 /* Checks the interpreter is open and not busy; -1 with StateError otherwise. */
 int pl_py_interp_ready(pl_py_interp *self);
+
+/* The records in the arena are as the interpreter sealed them (no exception set): its
+** pointer to this object's error record first, then pl_integrity_check. */
+bool pl_py_interp_intact(const pl_py_interp *self);
 /* ready, allocated and no numpy views alive (tf.lite's rule), or raise and return -1 */
 int pl_py_interp_invokable(pl_py_interp *self);
 /* The host's monotonic clock in nanoseconds, for pl_profiler (no GIL needed) */
@@ -133,6 +141,16 @@ PyObject *pl_py_profile(PyObject *module, PyObject *args);
 /* batch.c: _picolite._invoke_batch(interp, inputs, input_indices, outputs, output_indices,
 ** reset=False) -> samples run; each buffer holds the samples of one tensor back to back. */
 PyObject *pl_py_invoke_batch(PyObject *module, PyObject *args);
+
+/* custom.c: operators written in Python (custom_ops={"Name": op}) */
+/* A resolver for the operators of the dict ops (name -> object), the builtin kernels behind
+** them; adapter is picolite._api._custom_call. NULL with an exception set. */
+pl_py_custom *pl_py_custom_new(PyObject *ops, PyObject *adapter);
+const pl_resolver *pl_py_custom_resolver(const pl_py_custom *c);
+/* Raises the exception an operator raised during the last C call and returns 1; else 0. */
+int pl_py_custom_reraise(pl_py_custom *c);
+int pl_py_custom_traverse(const pl_py_custom *c, visitproc visit, void *arg);
+void pl_py_custom_free(pl_py_custom *c);
 
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];

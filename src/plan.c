@@ -47,34 +47,42 @@ static PyObject *
 required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"model", "planner", "preserve_all_tensors", "input_shapes",
-                             NULL};
+                             "custom_ops", "custom_adapter", NULL};
     pl_py_state *st = PyModule_GetState(module);
     Py_buffer model = {0};
     const char *planner_name = "greedy";
     int preserve = 0, nomem = 0;
-    PyObject *result = NULL, *shape_arg = Py_None;
+    PyObject *result = NULL, *shape_arg = Py_None, *custom_ops = Py_None, *adapter = Py_None;
+    pl_py_custom *custom = NULL;
     pl_interp_options opt = pl_interp_defaults();
     pl_py_shapes shapes = {0};
     size_t required = 0;
     pl_error err;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spO:required_arena_size", kwlist, &model,
-                                     &planner_name, &preserve, &shape_arg))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spOOO:required_arena_size", kwlist,
+                                     &model, &planner_name, &preserve, &shape_arg, &custom_ops,
+                                     &adapter))
         return NULL;
     if (pl_py_planner(st, planner_name, &opt.planner) < 0 ||
         pl_py_shapes_parse(shape_arg, &shapes) < 0)
         goto done;
+    if (custom_ops != Py_None) {
+        if ((custom = pl_py_custom_new(custom_ops, adapter)) == NULL)
+            goto done;
+        opt.resolver = pl_py_custom_resolver(custom);
+    }
     opt.preserve_all_tensors = preserve != 0;
     opt.input_shapes = shapes.items;
     opt.input_shape_count = shapes.count;
     pl_status s = pl_py_required_size(&model, &opt, &required, &err, &nomem);
     if (nomem)
         PyErr_NoMemory();
-    else if (s != PL_OK)
+    else if (s != PL_OK && !pl_py_custom_reraise(custom)) /* an operator's own exception */
         pl_py_raise(st, s, &err);
-    else
+    else if (s == PL_OK)
         result = PyLong_FromSize_t(required);
 done:
     pl_py_shapes_free(&shapes);
+    pl_py_custom_free(custom);
     PyBuffer_Release(&model);
     return result;
 }
@@ -140,19 +148,46 @@ offsets_list(const pl_plan_buffer *bufs, uint32_t n)
     return list;
 }
 
-static pl_status
-compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t n, uint32_t *total, pl_error *err,
-        int *nomem)
+/* The planner's poll, every PL_PLAN_POLL_EVERY buffers: runs Python's signal handlers
+** (Ctrl-C) with the GIL, and keeps the exception one raised to stop the plan. */
+static int
+poll_signals(void *ctx)
 {
-    size_t need = pl_plan_scratch_size(planner, n);
-    void *scratch = PyMem_RawMalloc(need > 0 ? need : 1);
+    PyObject **exc = ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int stop = PyErr_CheckSignals() < 0;
+    if (stop) {
+        PyObject *type, *tb;
+        PyErr_Fetch(&type, exc, &tb);
+        PyErr_NormalizeException(&type, exc, &tb);
+        if (*exc != NULL && tb != NULL)
+            PyException_SetTraceback(*exc, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+    }
+    PyGILState_Release(g);
+    return stop;
+}
+
+/* Plans and takes the lower bound without the GIL; a signal handler's exception (e.g.
+** KeyboardInterrupt) stops the plan and is left in *exc. */
+static pl_status
+compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t n, uint32_t *total,
+        uint64_t *lower, PyObject **exc, pl_error *err, int *nomem)
+{
+    size_t need = pl_plan_scratch_size(planner, n), lb = pl_plan_lower_bound_scratch_size(n);
+    if (lb > need)
+        need = lb;
+    void *scratch = need != SIZE_MAX ? PyMem_RawMalloc(need > 0 ? need : 1) : NULL;
     if (scratch == NULL) {
         *nomem = 1;
         return PL_ERR_ARG;
     }
     pl_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = pl_plan_compute(planner, bufs, n, scratch, need, total, err);
+    s = pl_plan_compute_polled(planner, bufs, n, scratch, need, total, poll_signals, exc, err);
+    if (s == PL_OK)
+        *lower = pl_plan_lower_bound_sorted(bufs, n, scratch);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);
     return s;
@@ -182,15 +217,20 @@ plan_memory(PyObject *module, PyObject *args, PyObject *kwds)
         return NULL;
     pl_error err;
     pl_error_clear(&err);
-    pl_status s = compute(planner, bufs, n, &total, &err, &nomem);
-    if (nomem)
+    uint64_t lower = 0;
+    PyObject *exc = NULL;
+    pl_status s = compute(planner, bufs, n, &total, &lower, &exc, &err, &nomem);
+    if (nomem) {
         PyErr_NoMemory();
-    else if (s != PL_OK)
+    } else if (exc != NULL) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    } else if (s != PL_OK) {
         pl_py_raise(st, s, &err);
-    else
+    } else {
         result = Py_BuildValue("(NIKs)", offsets_list(bufs, n), total,
-                               (unsigned long long)pl_plan_lower_bound(bufs, n),
-                               pl_planner_name(planner));
+                               (unsigned long long)lower, pl_planner_name(planner));
+    }
     PyMem_Free(bufs);
     return result;
 }

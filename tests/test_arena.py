@@ -34,10 +34,15 @@ def test_size_keyword():
     assert picolite.Arena(size=64).size == 64
 
 
-@pytest.mark.parametrize("size", [0, -1, -4096])
-def test_non_positive_size_is_value_error(size):
-    with pytest.raises(ValueError, match="positive"):
+@pytest.mark.parametrize("size", [-1, -4096])
+def test_negative_size_is_value_error(size):
+    with pytest.raises(ValueError, match=">= 0"):
         picolite.Arena(size)
+
+
+def test_zero_size_is_an_arena_like_any_too_small_one():
+    # 0 bytes is refused where every other too-small size is: by the interpreter
+    assert picolite.Arena(0).size == 0
 
 
 def test_no_argument_is_type_error():

@@ -8,8 +8,12 @@
 
 void pl_error_clear(pl_error *err)
 {
-    memset(err, 0, sizeof *err);
+    err->status = PL_OK;
+    err->required = 0;
+    err->available = 0;
     err->node = -1;
+    memset(err->op_name, 0, sizeof err->op_name);
+    memset(err->msg, 0, sizeof err->msg);
 }
 
 pl_status pl_error_set(pl_error *err, pl_status status, const char *fmt, ...)

@@ -62,10 +62,10 @@ static void insert(const uint64_t *off, uint32_t *placed, uint32_t count, uint32
 }
 
 void pl_bestfit_place(const pl_plan_buffer *bufs, uint32_t n, const uint32_t *order,
-                      uint64_t *off, uint32_t *placed)
+                      uint64_t *off, uint32_t *placed, pl_plan_poll *poll)
 {
     uint32_t count = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && !pl_plan_tick(poll); i++) {
         uint32_t id = order[i];
         if (bufs[id].offline_offset >= 0)
             off[id] = (uint64_t)bufs[id].offline_offset;
@@ -78,11 +78,12 @@ void pl_bestfit_place(const pl_plan_buffer *bufs, uint32_t n, const uint32_t *or
     }
 }
 
-void pl_bestfit_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch)
+void pl_bestfit_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
+                     pl_plan_poll *poll)
 {
     uint32_t *order = scratch;
     for (uint32_t i = 0; i < n; i++)
         order[i] = i;
     pl_plan_sort(order, n, before, bufs);
-    pl_bestfit_place(bufs, n, order, off, order + n);
+    pl_bestfit_place(bufs, n, order, off, order + n, poll);
 }

@@ -67,7 +67,8 @@ static void insert(list *l, const uint64_t *off, uint32_t e)
     l->next[cur] = e;
 }
 
-void pl_greedy_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch)
+void pl_greedy_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
+                    pl_plan_poll *poll)
 {
     if (n == 0)
         return;
@@ -80,7 +81,7 @@ void pl_greedy_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void 
     pl_plan_sort(order, n, before, bufs);
     l.id[0] = order[0];
     l.next[0] = NONE;
-    for (uint32_t e = 1; e < n; e++) {
+    for (uint32_t e = 1; e < n && !pl_plan_tick(poll); e++) {
         uint32_t want = order[e];
         if (bufs[want].offline_offset < 0)
             off[want] = first_fit(bufs, off, &l, want);

@@ -8,9 +8,12 @@ size_t pl_linear_scratch_size(uint32_t count)
     return 0;
 }
 
-void pl_linear_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch)
+/* Linear time: nothing to poll. */
+void pl_linear_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
+                    pl_plan_poll *poll)
 {
     (void)scratch;
+    (void)poll;
     uint64_t next = 0;
     for (uint32_t i = 0; i < n; i++) {
         off[i] = bufs[i].offline_offset >= 0 ? (uint64_t)bufs[i].offline_offset : 0;

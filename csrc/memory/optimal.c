@@ -31,6 +31,7 @@ typedef struct search {
     uint64_t best;
     uint32_t fixed;       /* offline buffers: the first entries of every order */
     uint32_t rng;
+    pl_plan_poll *poll;   /* the host's interrupt check */
 } search;
 
 size_t pl_optimal_scratch_size(uint32_t count)
@@ -51,7 +52,7 @@ static int keep(search *s)
         s->best = total;
         memcpy(s->best_off, s->off, s->n * sizeof *s->off);
     }
-    return s->best <= s->lower;
+    return s->best <= s->lower || s->poll->stopped;
 }
 
 static uint64_t key_of(const search *s, uint32_t i, int k)
@@ -106,7 +107,7 @@ static uint64_t first_gap(const search *s, uint32_t count, uint32_t want)
 static void place_first_fit(search *s)
 {
     uint32_t count = 0;
-    for (uint32_t i = 0; i < s->n; i++) {
+    for (uint32_t i = 0; i < s->n && !pl_plan_tick(s->poll); i++) {
         uint32_t id = s->order[i];
         const pl_plan_buffer *b = &s->bufs[id];
         s->off[id] = b->offline_offset >= 0 ? (uint64_t)b->offline_offset
@@ -130,7 +131,7 @@ static uint64_t try_order(search *s, int *done)
     *done = keep(s);
     if (*done)
         return total;
-    pl_bestfit_place(s->bufs, s->n, s->order, s->off, s->placed);
+    pl_bestfit_place(s->bufs, s->n, s->order, s->off, s->placed, s->poll);
     uint64_t bf = pl_plan_total(s->bufs, s->n, s->off);
     *done = keep(s);
     return bf < total ? bf : total;
@@ -200,7 +201,8 @@ static void local_search(search *s, uint64_t current)
     }
 }
 
-static void carve(search *s, const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *mem)
+static void carve(search *s, const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *mem,
+                  pl_plan_poll *poll)
 {
     s->bufs = bufs;
     s->n = n;
@@ -211,7 +213,8 @@ static void carve(search *s, const pl_plan_buffer *bufs, uint32_t n, uint64_t *o
     s->best_order = s->order + n;
     s->placed = s->best_order + n;
     s->sub = s->placed + n;
-    s->lower = pl_plan_lower_bound(bufs, n);
+    s->lower = pl_plan_lower_bound_sorted(bufs, n, s->sub); /* sub is free until greedy */
+    s->poll = poll;
     s->best = UINT64_MAX;
     s->fixed = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -219,16 +222,17 @@ static void carve(search *s, const pl_plan_buffer *bufs, uint32_t n, uint64_t *o
     s->rng = 0x9E3779B9u ^ n;
 }
 
-void pl_optimal_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch)
+void pl_optimal_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
+                     pl_plan_poll *poll)
 {
     if (n == 0)
         return;
     search s;
-    carve(&s, bufs, n, off, scratch);
-    pl_greedy_plan(bufs, n, off, s.sub);
+    carve(&s, bufs, n, off, scratch, poll);
+    pl_greedy_plan(bufs, n, off, s.sub, poll);
     int done = keep(&s);
     if (!done) {
-        pl_bestfit_plan(bufs, n, off, s.sub);
+        pl_bestfit_plan(bufs, n, off, s.sub, poll);
         done = keep(&s);
     }
     if (!done) {

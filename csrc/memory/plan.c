@@ -84,18 +84,26 @@ static pl_status check_offline(const pl_plan_buffer *bufs, uint32_t count, pl_er
 }
 
 static void run_planner(pl_planner planner, const pl_plan_buffer *bufs, uint32_t count,
-                        uint64_t *off, void *rest)
+                        uint64_t *off, void *rest, pl_plan_poll *poll)
 {
     switch (planner) {
-    case PL_PLANNER_GREEDY: pl_greedy_plan(bufs, count, off, rest); break;
-    case PL_PLANNER_BESTFIT: pl_bestfit_plan(bufs, count, off, rest); break;
-    case PL_PLANNER_LINEAR: pl_linear_plan(bufs, count, off, rest); break;
-    default: pl_optimal_plan(bufs, count, off, rest); break;
+    case PL_PLANNER_GREEDY: pl_greedy_plan(bufs, count, off, rest, poll); break;
+    case PL_PLANNER_BESTFIT: pl_bestfit_plan(bufs, count, off, rest, poll); break;
+    case PL_PLANNER_LINEAR: pl_linear_plan(bufs, count, off, rest, poll); break;
+    default: pl_optimal_plan(bufs, count, off, rest, poll); break;
     }
 }
 
 pl_status pl_plan_compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t count,
                           void *scratch, size_t scratch_size, uint32_t *total, pl_error *err)
+{
+    return pl_plan_compute_polled(planner, bufs, count, scratch, scratch_size, total, NULL,
+                                  NULL, err);
+}
+
+pl_status pl_plan_compute_polled(pl_planner planner, pl_plan_buffer *bufs, uint32_t count,
+                                 void *scratch, size_t scratch_size, uint32_t *total,
+                                 pl_plan_poll_fn poll_fn, void *poll_ctx, pl_error *err)
 {
     if ((unsigned)planner >= PL_PLANNER_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "unknown planner %d", (int)planner);
@@ -110,7 +118,11 @@ pl_status pl_plan_compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t cou
                             names[planner], need, count, scratch == NULL ? 0 : scratch_size);
     size_t pad = (size_t)(-(uintptr_t)scratch & (SCRATCH_SLACK - 1));
     uint64_t *off = (uint64_t *)(void *)((uint8_t *)scratch + pad);
-    run_planner(planner, bufs, count, off, off + count);
+    pl_plan_poll poll = {poll_fn, poll_ctx, PL_PLAN_POLL_EVERY, 0};
+    run_planner(planner, bufs, count, off, off + count, &poll);
+    if (poll.stopped)
+        return pl_error_set(err, PL_ERR_STATE, "plan interrupted: the host's poll asked the "
+                            "%s planner to stop (%u buffers)", names[planner], count);
     uint64_t head = pl_plan_total(bufs, count, off);
     if (head > UINT32_MAX)
         return pl_error_set(err, PL_ERR_ARG, "plan: %s head of %llu bytes exceeds 4 GiB",
@@ -136,7 +148,54 @@ uint64_t pl_plan_lower_bound(const pl_plan_buffer *bufs, uint32_t count)
     return best;
 }
 
+size_t pl_plan_lower_bound_scratch_size(uint32_t count)
+{
+    return pl_plan_array_bytes(count, 2 * sizeof(uint32_t));
+}
+
+static int starts_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const pl_plan_buffer *bufs = ctx;
+    return bufs[a].first != bufs[b].first ? bufs[a].first < bufs[b].first : a < b;
+}
+
+static int ends_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const pl_plan_buffer *bufs = ctx;
+    return bufs[a].last != bufs[b].last ? bufs[a].last < bufs[b].last : a < b;
+}
+
+/* A sweep over node indices: at each buffer's first node, drop those ended before it. */
+uint64_t pl_plan_lower_bound_sorted(const pl_plan_buffer *bufs, uint32_t count, void *scratch)
+{
+    uint32_t *starts = scratch, *ends = starts + count;
+    for (uint32_t i = 0; i < count; i++)
+        starts[i] = ends[i] = i;
+    pl_plan_sort(starts, count, starts_before, bufs);
+    pl_plan_sort(ends, count, ends_before, bufs);
+    uint64_t live = 0, best = 0;
+    uint32_t e = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const pl_plan_buffer *b = &bufs[starts[i]];
+        while (e < count && bufs[ends[e]].last < b->first)
+            live -= bufs[ends[e++]].size;
+        live += b->size;
+        if (live > best)
+            best = live;
+    }
+    return best;
+}
+
 /* {===== helpers shared by the planners */
+
+int pl_plan_tick(pl_plan_poll *poll)
+{
+    if (poll->stopped || poll->fn == NULL || --poll->left > 0)
+        return poll->stopped;
+    poll->left = PL_PLAN_POLL_EVERY;
+    poll->stopped = poll->fn(poll->ctx) != 0;
+    return poll->stopped;
+}
 
 size_t pl_plan_array_bytes(uint32_t count, size_t per)
 {

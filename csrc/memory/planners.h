@@ -29,25 +29,41 @@ uint64_t pl_plan_total(const pl_plan_buffer *bufs, uint32_t n, const uint64_t *o
 /* Do buffers a and b share a node index? */
 int pl_plan_overlap_in_time(const pl_plan_buffer *a, const pl_plan_buffer *b);
 
+/* The host's interrupt check as the planners see it: every planner calls pl_plan_tick once
+** per buffer placed (or search step) and returns as soon as it says stop. */
+typedef struct pl_plan_poll {
+    pl_plan_poll_fn fn; /* NULL: never stops */
+    void *ctx;
+    uint32_t left;      /* ticks until the next call of fn */
+    int stopped;
+} pl_plan_poll;
+
+/* Counts one unit of work; nonzero once the host asked to stop (and from then on). */
+int pl_plan_tick(pl_plan_poll *poll);
+
 /* TFLM's GreedyMemoryPlanner, exactly (offsets and head size). */
 size_t pl_greedy_scratch_size(uint32_t count);
-void pl_greedy_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch);
+void pl_greedy_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
+                    pl_plan_poll *poll);
 
 /* TFLite's ArenaPlanner order + SimpleMemoryArena::Allocate's smallest fitting gap. */
 size_t pl_bestfit_scratch_size(uint32_t count);
-void pl_bestfit_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch);
+void pl_bestfit_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
+                     pl_plan_poll *poll);
 
 /* Places the n buffers in order[] (offline ones first) into the smallest fitting gap;
 ** placed (n entries) is working memory for the offset-ordered list. */
 void pl_bestfit_place(const pl_plan_buffer *bufs, uint32_t n, const uint32_t *order,
-                      uint64_t *off, uint32_t *placed);
+                      uint64_t *off, uint32_t *placed, pl_plan_poll *poll);
 
 /* No reuse: online buffers one after another in given order, after the offline ones. */
 size_t pl_linear_scratch_size(uint32_t count);
-void pl_linear_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch);
+void pl_linear_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
+                    pl_plan_poll *poll);
 
 /* The best of greedy, bestfit and a bounded deterministic search; stops at the lower bound. */
 size_t pl_optimal_scratch_size(uint32_t count);
-void pl_optimal_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch);
+void pl_optimal_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
+                     pl_plan_poll *poll);
 
 #endif

@@ -248,6 +248,7 @@ void pl_context_node(const pl_interp *it, uint32_t index, pl_node *out)
     out->custom_options = op.custom_options;
     out->user_data = rec->op_data == PL_NO_OFFSET ? NULL
                                                   : pl_arena_base(it->arena) + rec->op_data;
+    out->registration = it->regs != NULL ? it->regs[rec->opcode] : NULL;
 }
 
 void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)

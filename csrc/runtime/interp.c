@@ -44,6 +44,7 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     pl_interp *it;
     PL_TRY(check_args(model, opt, arena, out, err));
     *out = NULL;
+    memset(&err->seal, 0, sizeof err->seal); /* a new interpreter: nothing sealed yet */
     PL_TRY(pl_model_open(&m, model, model_size, err));
     PL_TRY(check_model(&m, err));
     PL_TRY(pl_arena_create(arena, arena_size, &a, err));
@@ -195,6 +196,7 @@ static pl_status allocate_phases(pl_interp *it)
     it->phase = PL_PHASE_INVOKE;
     it->failed = false;
     it->allocated = true;
+    pl_integrity_seal(it);
     return PL_OK;
 }
 
@@ -236,7 +238,10 @@ pl_status pl_interp_invoke(pl_interp *it)
     if (!it->allocated)
         return pl_error_set(it->err, PL_ERR_STATE,
                             "invoke: call allocate (allocate_tensors) first");
-    return pl_context_bind(it, invoke_nodes);
+    PL_TRY(pl_integrity_check(it, NULL)); /* it->err may be what was damaged */
+    pl_status s = pl_context_bind(it, invoke_nodes);
+    pl_integrity_seal(it); /* a failed node leaves the records as the interpreter made them */
+    return s;
 }
 
 pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph)
@@ -306,7 +311,10 @@ pl_status pl_interp_reset(pl_interp *it)
 {
     if (!it->allocated)
         return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
-    return pl_context_bind(it, reset_all);
+    PL_TRY(pl_integrity_check(it, NULL)); /* it->err may be what was damaged */
+    pl_status s = pl_context_bind(it, reset_all);
+    pl_integrity_seal(it);
+    return s;
 }
 
 static pl_status free_subgraph(pl_interp *it)
@@ -343,6 +351,9 @@ pl_status pl_interp_set_profiler(pl_interp *it, const pl_profiler *profiler)
 {
     if (profiler != NULL && (profiler->timer == NULL || profiler->node_ns == NULL))
         return pl_error_set(it->err, PL_ERR_ARG, "profiler: timer and node_ns are required");
+    PL_TRY(pl_integrity_check(it, NULL)); /* never reseal damage */
     it->profiler = profiler;
+    if (it->allocated)
+        pl_integrity_seal(it);
     return PL_OK;
 }

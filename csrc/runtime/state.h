@@ -109,7 +109,8 @@ struct pl_interp {
     pl_scratch_record *scratch;   /* in the head during prepare, in the tail after */
     pl_scratch_record *pending; /* the node being prepared's requests, in temp */
     const pl_profiler *profiler; /* the host's, or NULL */
-    pl_error *err; /* the host's: messages cost the arena nothing */
+    pl_error *err; /* the host's record of this interpreter, its last error and the seal of
+                   ** these records (integrity.c): they cost the arena nothing */
     pl_model model;
     pl_subgraph sg; /* the current subgraph: tensors, nodes and the counts below are its */
     pl_interp_kept opt;
@@ -194,6 +195,11 @@ void pl_resource_init_context(pl_context *ctx);
 
 /* Fills the control-flow callbacks of it->ctx. */
 void pl_subgraph_init_context(pl_context *ctx);
+
+/* --- integrity.c: the seal of the arena records, kept in the host's error record --- */
+
+/* Seals the arena records as they are now (after allocate, invoke, reset, set_profiler). */
+void pl_integrity_seal(pl_interp *it);
 
 /* --- context.c: the kernel callback table --- */
 

@@ -8,8 +8,11 @@ and into report objects that print TFLM's text and render in notebooks.
 from __future__ import annotations
 
 import contextlib
+import enum
 import html
+import operator
 import os
+import sys
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -121,14 +124,141 @@ def supported_ops() -> List[str]:
 
 def required_arena_size(model: ModelLike, planner: str = "greedy",
                         preserve_all_tensors: bool = False,
-                        input_shapes: Optional[InputShapes] = None) -> int:
+                        input_shapes: Optional[InputShapes] = None,
+                        custom_ops: Optional[Dict[str, Any]] = None) -> int:
     """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
     allocate_tensors() succeeds with exactly this many bytes and fails with one less.
+    The figure is for a 16-byte-aligned buffer (``Arena(size)`` always is); a wrapped buffer
+    starting k bytes past a 16-byte boundary needs (16 - k) % 16 bytes more.
 
     ``input_shapes`` sizes the model with its inputs resized as resize_tensor_input() would
-    resize them: one shape (or None) per input, or a dict {input position: shape}."""
+    resize them: one shape (or None) per input, or a dict {input position: shape}.
+    ``custom_ops``: as for :class:`Interpreter` (their outputs are planned like any tensor)."""
     return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors,
-                                  _shape_pairs(input_shapes))
+                                  _shape_pairs(input_shapes), **_custom_kwargs(custom_ops))
+
+
+class CustomOp:
+    """What ``custom_ops={"Name": op}`` expects, for operators picolite does not ship
+    (any object with these two methods will do; subclassing is optional).
+
+    ``prepare(inputs)`` gets one :class:`TensorSpec` per input (``shape``, ``dtype``,
+    ``data``: the values of a constant input, else None) and returns one ``(shape, dtype)``
+    per output; the dtype must be the model's, the shape is checked as a builtin kernel's is.
+    It may be called more than once (sizing runs), so keep it free of side effects.
+    ``invoke(inputs, outputs)`` gets read-only numpy views of the inputs and writable views
+    of the outputs over the arena: write the results into ``outputs`` (or return one array
+    per output, checked for shape and dtype and copied in). Do not keep the views.
+    Exceptions raised in either propagate out of allocate_tensors() / invoke() unchanged."""
+
+    def prepare(self, inputs: List["TensorSpec"]) -> List[Tuple[Tuple[int, ...], Any]]:
+        raise NotImplementedError
+
+    def invoke(self, inputs: List[np.ndarray], outputs: List[np.ndarray]) -> Any:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A custom operator's view of one input at prepare time."""
+
+    shape: Tuple[int, ...]
+    dtype: Any
+    data: Optional[np.ndarray]
+
+
+def _custom_kwargs(custom_ops: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    if custom_ops is None:
+        return {}
+    if not isinstance(custom_ops, dict):
+        raise TypeError(f"custom_ops must be a dict {{name: operator}}, got "
+                        f"{type(custom_ops).__name__}")
+    for name, op in custom_ops.items():
+        if not callable(getattr(op, "prepare", None)) or not callable(getattr(op, "invoke",
+                                                                               None)):
+            raise TypeError(f"custom_ops[{name!r}] needs prepare(inputs) and "
+                            f"invoke(inputs, outputs) methods")
+    return {"custom_ops": dict(custom_ops), "custom_adapter": _custom_call}
+
+
+def _np_root(mem: Any, ttype: int, name: str) -> np.ndarray:
+    dtype = _DTYPES.get(ttype)
+    if dtype is None or dtype is np.bytes_:
+        raise TypeError(f"custom operator {name}: tensor type {ttype} has no numpy dtype")
+    return np.frombuffer(mem, dtype=dtype)
+
+
+def _np_view(mem: Any, ttype: int, shape: Tuple[int, ...], name: str) -> np.ndarray:
+    return _np_root(mem, ttype, name).reshape(shape)
+
+
+def _custom_call(op: Any, name: str, phase: str, inputs: List[Tuple[Any, int, Tuple[int, ...]]],
+                 outputs: List[Tuple[Any, int, Tuple[int, ...]]]) -> Any:
+    """The C callbacks' way into a Python operator (custom.c): numpy in, checks out."""
+    if phase == "prepare":
+        return _custom_prepare(op, name, inputs, outputs)
+    mems = [m for m, _, _ in inputs + outputs]
+    # every view derived from a root array keeps it as its base: a root referenced more
+    # after the call than before is a view the operator kept
+    roots = [_np_root(m, t, name) for m, t, _ in inputs + outputs]
+    refs = _refcounts(roots)
+    try:
+        views = [r.reshape(s) for r, (_, _, s) in zip(roots, inputs + outputs)]
+        ins, outs = views[:len(inputs)], views[len(inputs):]
+        result = op.invoke(ins, outs)
+        if result is not None:
+            _copy_results(name, list(result), outs)
+    except BaseException:
+        for m in mems:  # the traceback may hold views: they see released memory
+            m.release()
+        raise
+    views = ins = outs = result = None
+    kept = _refcounts(roots) != refs
+    for m in mems:
+        m.release()
+    if kept:
+        raise StateError(f"custom operator {name} kept a numpy view of its tensors after "
+                         f"invoke(); copy what you need to keep")
+    return None
+
+
+def _refcounts(objs: List[Any]) -> List[int]:
+    return [sys.getrefcount(o) for o in objs]
+
+
+def _custom_prepare(op: Any, name: str, inputs: List[Tuple[Any, int, Tuple[int, ...]]],
+                    outputs: List[Tuple[Any, int, Tuple[int, ...]]]) -> List[Tuple[int, ...]]:
+    specs = [TensorSpec(tuple(s), _DTYPES.get(t),
+                        None if m is None else _np_view(m, t, s, name).copy())
+             for m, t, s in inputs]
+    result = list(op.prepare(specs))
+    if len(result) != len(outputs):
+        raise ValueError(f"custom operator {name}: prepare returned {len(result)} outputs, "
+                         f"the model's node has {len(outputs)}")
+    shapes = []
+    for i, (spec, (_, t, _)) in enumerate(zip(result, outputs)):
+        shape, dtype = spec
+        if np.dtype(dtype) != np.dtype(_DTYPES.get(t)):
+            raise ValueError(f"custom operator {name}: output {i} has dtype "
+                             f"{np.dtype(_DTYPES.get(t)).name} in the model, prepare "
+                             f"returned {np.dtype(dtype).name}")
+        shapes.append(tuple(_index(d, f"output {i} dimension") for d in shape))
+    return shapes
+
+
+def _copy_results(name: str, result: List[Any], outs: List[np.ndarray]) -> None:
+    if len(result) != len(outs):
+        raise ValueError(f"custom operator {name}: invoke returned {len(result)} arrays for "
+                         f"{len(outs)} outputs")
+    for i, (v, o) in enumerate(zip(result, outs)):
+        v = np.asarray(v)
+        if v.dtype != o.dtype or v.shape != o.shape:
+            raise ValueError(f"custom operator {name}: output {i} must be {o.dtype.name} "
+                             f"{list(o.shape)}, invoke returned {v.dtype.name} "
+                             f"{list(v.shape)}")
+        np.copyto(o, v)
+
+
 
 
 @dataclass(frozen=True)
@@ -286,18 +416,22 @@ class MemoryPlan:
         return caption + f"<table>{head}{''.join(rows)}</table>"
 
 
-def _default_arena_size(content, planner: str, preserve: bool, shapes=None) -> int:
-    """The exact arena the model needs. When allocation cannot run at all (an op picolite
-    does not support, a shape the model cannot take), an arena that is enough to start, so
-    that allocate_tensors() raises the error, as tf.lite reports such problems there too."""
+def _default_arena_size(content, planner: str, preserve: bool,
+                        custom_ops: Optional[Dict[str, Any]], shapes=None
+                        ) -> Tuple[int, Optional[BaseException]]:
+    """The exact arena the model needs (with its inputs resized to ``shapes``, (position,
+    dims) pairs), and None. When allocation cannot run at all (an op picolite does not
+    support, a kernel refusing its tensors, a shape the model cannot take), an arena that is
+    enough to create the interpreter and the error the sizing run met: allocate_tensors()
+    raises that error (as tf.lite reports such problems there), never an
+    ArenaTooSmallError that only the stand-in size caused."""
     try:
-        return _c.required_arena_size(content, planner, preserve, shapes)
-    except UnsupportedOpError:
-        return 64 * 1024
-    except ModelError:
-        if shapes is None:
-            raise
-        return 64 * 1024
+        return _c.required_arena_size(content, planner, preserve, shapes,
+                                      **_custom_kwargs(custom_ops)), None
+    except ArenaTooSmallError:
+        raise
+    except Exception as e:  # a picolite error, or a Python operator's own
+        return 64 * 1024, e
 
 
 def _check_strict(index: int, shape: Tuple[int, ...], signature: Tuple[int, ...],
@@ -314,12 +448,68 @@ def _check_strict(index: int, shape: Tuple[int, ...], signature: Tuple[int, ...]
                               f"{list(signature)})")
 
 
+class InterpreterConfig(enum.Enum):
+    """tflite_micro's two interpreter configurations (``intrepreter_config=``, TFLM's
+    spelling). picolite records allocations in both; kPreserveAllTensors plans every tensor
+    apart (the linear planner) so that GetTensor() reads any tensor after invoke()."""
+
+    kAllocationRecording = 0
+    kPreserveAllTensors = 1
+
+
+def _tflm_registerers(custom_op_registerers: Any) -> None:
+    """tflite_micro's checks of custom_op_registerers. Its registerers are C++ functions
+    linked into TFLM's wheel; picolite has none, so any name is refused (Python operators
+    are not registered by name)."""
+    if not isinstance(custom_op_registerers, list) or not all(
+            isinstance(r, str) for r in custom_op_registerers):
+        raise ValueError("Custom ops registerers must be a list of strings")
+    for name in custom_op_registerers:
+        raise StateError(f"TFLM could not register custom op via {name} (picolite links "
+                         f"no C++ op registerers)")
+
+
+def _index(value: Any, what: str) -> int:
+    """An index as Python's sequences take it: ints and numpy integers, never a float
+    (1.5 is a TypeError, not tensor 1)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__} "
+                        f"{value!r}") from None
+
+
+def _check_shape(got: Tuple[int, ...], expected: Tuple[int, ...], index: int) -> None:
+    """tf.lite's and tflite_micro's words for a shape mismatch (rank first, then the first
+    differing dimension), then both shapes."""
+    both = f" (got shape {list(got)}, expected {list(expected)})"
+    if len(got) != len(expected):
+        raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {len(got)} but "
+                         f"expected {len(expected)} for input {index}.{both}")
+    for j, (g, e) in enumerate(zip(got, expected)):
+        if g != e:
+            raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {g} but expected "
+                             f"{e} for dimension {j} of input {index}.{both}")
+
+
+def _arena_bytes(size: Any) -> int:
+    """An arena size: an integer >= 0 (TypeError / ValueError otherwise). 0 and every other
+    size below what the model needs are accepted here and refused by the interpreter with
+    ArenaTooSmallError(required, available), one exception for every too-small arena."""
+    n = _index(size, "arena_size")
+    if n < 0:
+        raise ValueError(f"arena_size must be >= 0 bytes, got {n}")
+    return n
+
+
 class Interpreter:
     """Runs a .tflite model the way TFLM does, in one arena; tf.lite's method names.
 
     Exactly one of ``model_path``/``model_content``; at most one of ``arena`` (an
     :class:`Arena`) and ``arena_size``. With neither, the arena is exactly
     :func:`required_arena_size` bytes, so allocation always fits.
+    ``custom_ops={"Name": op}`` runs the model's custom operator "Name" with a Python object
+    (see :class:`CustomOp`); its outputs are planned in the arena like any tensor.
     """
 
     def __init__(self, model_path: Optional[Union[str, "os.PathLike[str]"]] = None,
@@ -327,7 +517,8 @@ class Interpreter:
                  arena_size: Optional[int] = None, planner: str = "greedy",
                  preserve_all_tensors: bool = False, *,
                  experimental_preserve_all_tensors: bool = False,
-                 loop_budget: int = 1_000_000):
+                 loop_budget: int = 1_000_000,
+                 custom_ops: Optional[Dict[str, Any]] = None):
         if model_path is None and model_content is None:
             raise ValueError("`model_path` or `model_content` must be specified.")
         if model_path is not None and model_content is not None:
@@ -341,13 +532,21 @@ class Interpreter:
         content = (_read_model(model_path) if model_path is not None
                    else _model_content(model_content))
         self._auto_arena = arena_size is None and arena is None  # grows with resizes
+        self._deferred: Optional[BaseException] = None
+        self._custom_ops = custom_ops
         if arena is None:
             if arena_size is None:
-                arena_size = _default_arena_size(content, planner, preserve_all_tensors)
-            arena = Arena(arena_size)
+                arena_size, self._deferred = _default_arena_size(content, planner,
+                                                                 preserve_all_tensors,
+                                                                 custom_ops)
+            arena = Arena(_arena_bytes(arena_size))
         self._loop_budget = int(loop_budget)
-        self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
-                                  self._loop_budget)
+        try:
+            self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
+                                      self._loop_budget, **_custom_kwargs(custom_ops))
+        except ModelError as e:  # LiteRT's words first for a model that fails verification
+            e.args = (f"The model is not a valid Flatbuffer buffer: {e}",) + e.args[1:]
+            raise
         self._model_content = content  # bytes: what picolite.plot re-plans with planners=
         self._planner = planner
         self._preserve = bool(preserve_all_tensors)
@@ -361,11 +560,17 @@ class Interpreter:
         resize_tensor_input() the shapes follow the new inputs and the arena is re-planned;
         a default arena (no arena= or arena_size=) grows to what they need."""
         if self._resized and self._auto_arena and not self._c.allocated:
-            need = _default_arena_size(self._model_content, self._planner, self._preserve,
-                                       list(self._shapes.items()))
+            need, self._deferred = _default_arena_size(self._model_content, self._planner,
+                                                       self._preserve, self._custom_ops,
+                                                       list(self._shapes.items()))
             if need > self._c.arena.size:
                 self._recreate(Arena(need))
-        self._c.allocate_tensors()
+        try:
+            self._c.allocate_tensors()
+        except ArenaTooSmallError:
+            if self._deferred is None:
+                raise
+            raise self._deferred from None
         self._resized = False
 
     def resize_tensor_input(self, input_index: int, tensor_size: Any,
@@ -376,7 +581,7 @@ class Interpreter:
         shape_signature is not -1. Only model inputs can be resized; picolite needs every
         dim >= 1 and rank <= 8. A shape the model cannot take fails allocate_tensors(),
         naming the op and the node."""
-        index = int(input_index)
+        index = _index(input_index, "input_index")
         inputs = list(self._c.inputs())
         if index not in inputs:
             raise ResizeError(f"Attempting to resize a fixed-size tensor. (tensor {index} is "
@@ -401,11 +606,13 @@ class Interpreter:
         try:
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
                                       self._preserve, self._loop_budget,
-                                      input_shapes=list(shapes.items()))
+                                      input_shapes=list(shapes.items()),
+                                      **_custom_kwargs(self._custom_ops))
         except (Error, ValueError):
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
                                       self._preserve, self._loop_budget,
-                                      input_shapes=list(self._shapes.items()))
+                                      input_shapes=list(self._shapes.items()),
+                                      **_custom_kwargs(self._custom_ops))
             raise
         self._shapes = shapes
 
@@ -481,7 +688,7 @@ class Interpreter:
     # --- details (tf.lite's dicts) ---------------------------------------------------
 
     def _info(self, index: int) -> Dict[str, Any]:
-        return self._c.tensor_info(int(index))
+        return self._c.tensor_info(_index(index, "tensor index"))
 
     @contextlib.contextmanager
     def _subgraph(self, subgraph_index: int) -> Iterator[None]:
@@ -500,10 +707,17 @@ class Interpreter:
         with self._subgraph(subgraph_index):
             return _tensor_details(self._info(index))
 
-    def get_input_details(self) -> List[Dict[str, Any]]:
+    def get_input_details(self, index: Optional[int] = None) -> Any:
+        """tf.lite's list of every input's details; with ``index`` (tflite_micro's form),
+        the one dict of input ``index`` (IndexError "Tensor is out of bound" past the end)."""
+        if index is not None:
+            return self._get_tensor_details(self._io(self._c.inputs(), index, "input"))
         return [self._get_tensor_details(i) for i in self._c.inputs()]
 
-    def get_output_details(self) -> List[Dict[str, Any]]:
+    def get_output_details(self, index: Optional[int] = None) -> Any:
+        """As get_input_details, for the outputs."""
+        if index is not None:
+            return self._get_tensor_details(self._io(self._c.outputs(), index, "output"))
         return [self._get_tensor_details(i) for i in self._c.outputs()]
 
     def get_tensor_details(self, subgraph_index: int = 0) -> List[Dict[str, Any]]:
@@ -511,8 +725,9 @@ class Interpreter:
             tensors, _ = self._c.counts
             return [_tensor_details(self._info(i)) for i in range(tensors)]
 
-    def _get_op_details(self, index: int) -> Dict[str, Any]:
-        node = self._c.node_info(int(index))
+    def _get_op_details(self, op_index: int) -> Dict[str, Any]:
+        index = _index(op_index, "node index")
+        node = self._c.node_info(index)
         dtype = [_DTYPES.get(self._info(t)["type"]) for t in node["inputs"] if t != -1]
         rtype = [_DTYPES.get(self._info(t)["type"]) for t in node["outputs"] if t != -1]
         return {
@@ -551,10 +766,7 @@ class Interpreter:
                 f"Cannot set tensor: Got value of type {_type_name(value.dtype)} but "
                 f"expected type {info['type_name']} for input {info['index']}, name: "
                 f"{info['name']} ")
-        if tuple(value.shape) != tuple(info["shape"]):
-            raise ValueError(
-                f"Cannot set tensor: Dimension mismatch. Got {list(value.shape)} but "
-                f"expected {list(info['shape'])} for input {info['index']}.")
+        _check_shape(tuple(value.shape), tuple(info["shape"]), info["index"])
         self._c.set_bytes(info["index"], np.ascontiguousarray(value))
 
     def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> np.ndarray:
@@ -619,6 +831,8 @@ class Interpreter:
     # --- tflite_micro's names ----------------------------------------------------------
 
     def set_input(self, input_data: Any, index: int) -> None:
+        if input_data is None:
+            raise ValueError("Input data must not be None")
         self.set_tensor(self._io(self._c.inputs(), index, "input"), input_data)
 
     def get_output(self, index: int) -> np.ndarray:
@@ -626,13 +840,18 @@ class Interpreter:
 
     @staticmethod
     def _io(indices: Tuple[int, ...], i: int, what: str) -> int:
+        if i is None or _index(i, f"{what} index") < 0:  # tflite_micro's check and text
+            raise ValueError(f"Index must be a non-negative integer, got {i!r}")
+        i = _index(i, f"{what} index")
         if not 0 <= i < len(indices):
-            raise IndexError(f"{what} {i} out of range: the model has {len(indices)} "
-                             f"{what}s")
+            # tflite_micro's text first, so code matching it keeps working
+            raise IndexError(f"Tensor is out of bound, please check tensor index. ({what} "
+                             f"{i}: the model has {len(indices)} {what}s)")
         return indices[i]
 
     def arena_used_bytes(self) -> int:
-        """head + tail after allocate_tensors(), as TFLM's arena_used_bytes()."""
+        """head + tail after allocate_tensors(), as TFLM's C++
+        MicroInterpreter::arena_used_bytes() (TFLM's Python interpreter has no such call)."""
         return self._c.recording()["total"]
 
     def print_allocations(self) -> None:
@@ -645,6 +864,75 @@ class Interpreter:
         from picolite.profile import profile
 
         return profile(self, n, warmup=warmup)
+
+    # --- tflite_micro's constructors and names (picolite.runtime) ----------------------
+
+    @classmethod
+    def from_file(cls, model_path: Any, custom_op_registerers: Optional[List[str]] = None,
+                  arena_size: Optional[int] = None,
+                  intrepreter_config: InterpreterConfig = InterpreterConfig.kAllocationRecording,
+                  alt_decompression_memory_size: int = 0) -> "Interpreter":
+        """tflite_micro's constructor: reads the file and allocates (see from_bytes)."""
+        if model_path is None or not os.path.isfile(model_path):
+            raise ValueError(f"Invalid model file path: {model_path!r} is not a file")
+        return cls.from_bytes(_read_model(model_path), custom_op_registerers, arena_size,
+                              intrepreter_config, alt_decompression_memory_size)
+
+    @classmethod
+    def from_bytes(cls, model_data: Any, custom_op_registerers: Optional[List[str]] = None,
+                   arena_size: Optional[int] = None,
+                   intrepreter_config: InterpreterConfig = InterpreterConfig.kAllocationRecording,
+                   alt_decompression_memory_size: int = 0) -> "Interpreter":
+        """tflite_micro's constructor: allocates as TFLM's does, so set_input() may follow.
+        arena_size None is the exact size the model needs (TFLM guesses 10x the model
+        size); alt_decompression_memory_size is accepted and unused (picolite runs no
+        DECODE operator, so nothing is decompressed)."""
+        self = cls.__new__(cls)
+        Interpreter._tflm_init(self, model_data, custom_op_registerers, arena_size,
+                               intrepreter_config, alt_decompression_memory_size)
+        return self
+
+    def _tflm_init(self, model_data: Any, custom_op_registerers: Optional[List[str]],
+                   arena_size: Optional[int], config: InterpreterConfig,
+                   alt_decompression_memory_size: int) -> None:
+        if model_data is None:
+            raise ValueError("Model must not be None")
+        _tflm_registerers([] if custom_op_registerers is None else custom_op_registerers)
+        if not isinstance(config, InterpreterConfig):
+            raise ValueError(f"intrepreter_config must be an InterpreterConfig, got "
+                             f"{config!r}")
+        if _index(alt_decompression_memory_size, "alt_decompression_memory_size") < 0:
+            raise ValueError("alt_decompression_memory_size must be >= 0")
+        try:
+            Interpreter.__init__(self, model_content=model_data, arena_size=arena_size,
+                                 preserve_all_tensors=(
+                                     config is InterpreterConfig.kPreserveAllTensors))
+            self.allocate_tensors()
+        except (ArenaTooSmallError, UnsupportedOpError, StateError) as e:
+            # TFLM's words first; the error keeps its class and fields
+            e.args = (f"TFLM failed to allocate tensors: {e}",) + e.args[1:]
+            raise
+
+    def GetTensor(self, tensor_index: int, subgraph_index: int = 0) -> Dict[str, Any]:
+        """tflite_micro's GetTensor: {"dtype", "shape", "tensor_data" (a copy)}. Any tensor
+        whose memory is kept (inputs, outputs, constants, variables; every tensor with
+        kPreserveAllTensors); an intermediate otherwise raises StateError (a RuntimeError)."""
+        if _index(subgraph_index, "subgraph_index") != 0:
+            raise ValueError(f"subgraph_index is out of range: {subgraph_index} (picolite "
+                             f"reads tensors of subgraph 0 here)")
+        info = self._info(tensor_index)
+        if info["shared"] and not self._preserve:
+            raise StateError(
+                "TFLM only supports GetTensor() when using a python interpreter with the "
+                "InterpreterConfig.kPeserverAllTensors interpreter_config (tensor "
+                f"{info['index']} is an intermediate whose memory other tensors reuse)")
+        return {"dtype": self._dtype_of(info),
+                "shape": np.array(info["shape"], dtype=np.int32),
+                "tensor_data": self.get_tensor(info["index"])}
+
+    def _safe_to_run(self) -> bool:
+        """tf.lite's check: no numpy view from tensor() is alive."""
+        return self._c.exports == 0
 
     # --- reports ---------------------------------------------------------------------
 

@@ -85,6 +85,17 @@ pl_status pl_interp_invoke(pl_interp *it);
 ** subgraph selected before. PL_ERR_ARG when k is out of range. */
 pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph);
 
+/* Checks that the records the interpreter keeps in the arena (interpreter record, eval
+** tensors, nodes, subgraphs, scratch buffers, op data) are as the last allocate/invoke/reset
+** left them: a magic number and checksums kept in the host's error record given to
+** pl_interp_create (they cost the arena nothing), cheap next to a kernel. The top-level
+** invoke and reset call it first; firmware may call it between calls at any time (e.g. after
+** its own code wrote near the arena). PL_ERR_STATE with a message naming what was
+** overwritten in *err, the caller's own record (may be NULL): invoke reports damage by
+** status alone, since the interpreter's pointer to its error record lives in the arena too.
+** The interpreter must then be recreated. */
+pl_status pl_integrity_check(const pl_interp *it, pl_error *err);
+
 /* Calls kernels' reset, sets variable tensors and resource variables back to their initial
 ** bytes (zero, or an int8 tensor's zero point), as TFLM's Reset. PL_ERR_STATE before
 ** allocate. A CALL_ONCE that has run does not run again (TFLM keeps its has_run). */

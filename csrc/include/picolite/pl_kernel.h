@@ -79,9 +79,14 @@ typedef struct pl_node {
     pl_table options2;     /* builtin_options_2 (schema field 14), for newer ops */
     pl_bytes custom_options;
     void *user_data;       /* what init stored (persistent op data), or NULL */
+    /* The registration running this node. A registration a host makes at run time (a
+    ** custom operator written in the host's language) embeds its pl_registration as the
+    ** first member of its own struct and casts this back to reach its host object. */
+    const struct pl_registration *registration;
 } pl_node;
 
 typedef struct pl_context pl_context;
+typedef struct pl_registration pl_registration;
 
 /* The callback table. impl is the runtime's; kernels never look inside. */
 struct pl_context {
@@ -146,7 +151,7 @@ struct pl_context {
     pl_status (*var_data)(pl_context *ctx, int32_t id, void **data, size_t *bytes);
 };
 
-typedef struct pl_registration {
+struct pl_registration {
     const char *name;      /* "CONV_2D", ... : used in messages and profiles */
     int32_t builtin_code;
     /* Each may be NULL. init allocates persistent op data and returns it in *user_data. */
@@ -156,7 +161,7 @@ typedef struct pl_registration {
     pl_status (*invoke)(pl_context *ctx, pl_node *node);
     /* Resets kernel state kept outside variable tensors (reset_all_variables); may be NULL. */
     pl_status (*reset)(pl_context *ctx, pl_node *node);
-} pl_registration;
+};
 
 /* An op resolver: maps an operator code to a registration, NULL when unsupported. */
 typedef struct pl_resolver {

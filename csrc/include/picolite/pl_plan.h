@@ -54,9 +54,25 @@ size_t pl_plan_scratch_size(pl_planner planner, uint32_t count);
 pl_status pl_plan_compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t count,
                           void *scratch, size_t scratch_size, uint32_t *total, pl_error *err);
 
+/* A host's interrupt check for long plans: polled every PL_PLAN_POLL_EVERY buffers placed
+** (and search steps), without any lock of the caller's; nonzero stops the plan. */
+typedef int (*pl_plan_poll_fn)(void *poll_ctx);
+#define PL_PLAN_POLL_EVERY 256u
+
+/* pl_plan_compute, polling poll (may be NULL) as it goes: PL_ERR_STATE "plan interrupted"
+** when poll asked to stop (the offsets are then meaningless). */
+pl_status pl_plan_compute_polled(pl_planner planner, pl_plan_buffer *bufs, uint32_t count,
+                                 void *scratch, size_t scratch_size, uint32_t *total,
+                                 pl_plan_poll_fn poll, void *poll_ctx, pl_error *err);
+
 /* The live-bytes lower bound: max over node indices of the sizes of buffers live there.
-** No plan can have a smaller head. Needs no scratch. */
+** No plan can have a smaller head. Needs no scratch; O(count^2), for model-sized plans. */
 uint64_t pl_plan_lower_bound(const pl_plan_buffer *bufs, uint32_t count);
+
+/* The same bound in O(count log count), for large plans, in caller scratch of
+** pl_plan_lower_bound_scratch_size(count) bytes (4-byte aligned). */
+size_t pl_plan_lower_bound_scratch_size(uint32_t count);
+uint64_t pl_plan_lower_bound_sorted(const pl_plan_buffer *bufs, uint32_t count, void *scratch);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,25 @@ typedef enum pl_status {
 #define PL_ERROR_CAPACITY 256
 #define PL_OP_NAME_CAPACITY 48
 
-/* Filled by the call that fails; the message names the table, field, index and numbers.
+/* The seal of an interpreter's records in its arena (runtime/integrity.c): checksums taken
+** after each allocate/invoke/reset, kept in the host's memory so that they cost the arena
+** nothing and a stray write into the arena cannot forge them. Opaque to callers. */
+typedef struct pl_seal {
+    const void *owner; /* the sealed interpreter record, NULL when nothing is sealed */
+    size_t below; /* the sealed tail starts this many bytes below the record (variable */
+    size_t above; /* tensors lower down) and ends this many past its start */
+    uint32_t magic;
+    uint32_t record;    /* the interpreter record, the current subgraph's selection left out */
+    uint32_t tensors;   /* eval tensor records of every subgraph */
+    uint32_t nodes;     /* node records of every subgraph */
+    uint32_t subgraphs; /* subgraph records */
+    uint32_t scratch;   /* scratch buffer records */
+    uint32_t regs;      /* the registration table */
+    uint32_t tail;      /* the whole sealed tail but the record: op data, buffers, arena */
+} pl_seal;
+
+/* The host-side record of an interpreter: its last error and the seal of its arena records.
+** Filled by the call that fails; the message names the table, field, index and numbers.
 ** required/available are set for PL_ERR_ARENA (required is 0 when not yet known);
 ** node and op_name for errors raised while a node is being set up or run. */
 typedef struct pl_error {
@@ -32,6 +50,7 @@ typedef struct pl_error {
     int32_t node;
     char op_name[PL_OP_NAME_CAPACITY];
     char msg[PL_ERROR_CAPACITY];
+    pl_seal seal; /* pl_interp_create resets it; pl_error_clear keeps it */
 } pl_error;
 
 /* Propagate a failure to the caller. */
@@ -43,7 +62,7 @@ typedef struct pl_error {
         }                                 \
     } while (0)
 
-/* Resets err to "no error" (node -1, empty message). */
+/* Resets err to "no error" (node -1, empty message); the seal is kept. */
 void pl_error_clear(pl_error *err);
 
 /* Formats the message into err (printf subset: %d %i %u %ld %lu %lld %llu %zu %x %s %c %g %%),

@@ -1,0 +1,166 @@
+/* integrity.c - the arena records' seal: a magic number and checksums, checked at invoke.
+**
+** The interpreter keeps its records in the caller's arena, which the caller can still write
+** (a host buffer wrapped as the arena, a stray pointer on a device). A damaged record would
+** send a kernel to a wild address; a check before each top-level invoke and reset turns that
+** into an error naming what was overwritten. The seal is taken after allocate, invoke and
+** reset (kernels may update their own op data while running) and lives in the host's error
+** record (it->err), so it costs the arena nothing. The variable tensors at the bottom of the
+** tail are the host's to write, so they are left out. The current subgraph's selection
+** (pl_subgraph_select) changes between seals, so it is checked for consistency with the
+** sealed records instead of summed. FNV-1a: cheap next to any kernel. */
+#include "state.h"
+
+#include <string.h>
+
+#define PL_INTEGRITY_MAGIC 0x706c6974u /* "plit" */
+#define FNV_START 2166136261u
+
+static uint32_t fnv(uint32_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+
+/* The interpreter record without what changes between seals: the node being run (set before
+** any use) and the current subgraph's selection (checked by selection_ok). */
+static uint32_t record_sum(const pl_interp *it)
+{
+    pl_interp copy;
+    memcpy(&copy, it, sizeof copy);
+    copy.ctx = NULL;
+    copy.tensors = NULL;
+    copy.nodes = NULL;
+    memset(&copy.sg, 0, sizeof copy.sg);
+    copy.current_node = 0;
+    copy.tensor_count = 0;
+    copy.node_count = 0;
+    copy.current_subgraph = 0;
+    copy.depth = 0;
+    return fnv(FNV_START, &copy, sizeof copy);
+}
+
+static uint32_t array_sum(const void *p, size_t count, size_t size)
+{
+    return p != NULL ? fnv(FNV_START, p, count * size) : FNV_START;
+}
+
+static uint32_t subgraphs_sum(const pl_interp *it)
+{
+    return array_sum(it->subgraphs, it->subgraphs != NULL ? it->subgraph_count : 0,
+                     sizeof *it->subgraphs);
+}
+
+static bool vec_same(pl_vec a, pl_vec b)
+{
+    return a.p == b.p && a.n == b.n;
+}
+
+/* Between calls the selection is what pl_subgraph_select makes of current_subgraph. */
+static bool selection_ok(const pl_interp *it)
+{
+    if (it->ctx != NULL || it->depth != 0 || it->current_subgraph >= it->subgraph_count)
+        return false;
+    pl_subgraph sg;
+    pl_model_subgraph(&it->model, it->current_subgraph, &sg);
+    pl_subgraph_record r = pl_subgraph_rec(it, it->current_subgraph);
+    return vec_same(sg.tensors, it->sg.tensors) && vec_same(sg.inputs, it->sg.inputs) &&
+           vec_same(sg.outputs, it->sg.outputs) && vec_same(sg.operators, it->sg.operators) &&
+           it->tensor_count == sg.tensors.n && it->node_count == sg.operators.n &&
+           r.tensor_base <= it->all_tensors && r.node_base <= it->all_nodes &&
+           it->tensors == it->tensor_records + r.tensor_base &&
+           it->nodes == it->node_records + r.node_base;
+}
+
+/* The sealed range, the record itself left out (record_sum covers it). The range is kept as
+** distances from the record, so that nothing in the arena is trusted to find it. */
+static uint32_t tail_sum(const pl_interp *it, const pl_seal *seal)
+{
+    const uint8_t *me = (const uint8_t *)it;
+    uint32_t h = fnv(FNV_START, me - seal->below, seal->below);
+    return fnv(h, me + sizeof *it, seal->above - sizeof *it);
+}
+
+/* Where the sealed tail begins: above every subgraph's variable tensors in the tail, which
+** the host may write (the record lies above them: it is the tail's first allocation). */
+static size_t sealed_low(pl_interp *it)
+{
+    size_t cap = pl_arena_capacity(it->arena);
+    size_t lo = cap - pl_arena_tail_size(it->arena);
+    uint32_t saved = it->current_subgraph;
+    for (uint32_t k = 0; k < it->subgraph_count; k++) {
+        pl_subgraph_select(it, k);
+        for (uint32_t i = 0; i < it->tensor_count; i++) {
+            const pl_eval_record *r = &it->tensors[i];
+            if (!(r->flags & PL_EVAL_VARIABLE) || r->loc != PL_LOC_ARENA || r->data < lo)
+                continue;
+            size_t end = (size_t)r->data + pl_alloc_tensor_bytes(it, i);
+            if (end > lo && end <= cap)
+                lo = end;
+        }
+    }
+    pl_subgraph_select(it, saved);
+    return lo;
+}
+
+void pl_integrity_seal(pl_interp *it)
+{
+    pl_seal *seal = &it->err->seal;
+    const uint8_t *base = pl_arena_base(it->arena), *me = (const uint8_t *)it;
+    seal->owner = it;
+    seal->below = (size_t)(me - (base + sealed_low(it)));
+    seal->above = (size_t)(base + pl_arena_capacity(it->arena) - me);
+    seal->record = record_sum(it);
+    seal->tensors = array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records);
+    seal->nodes = array_sum(it->node_records, it->all_nodes, sizeof *it->node_records);
+    seal->subgraphs = subgraphs_sum(it);
+    seal->scratch = array_sum(it->scratch, it->scratch_count, sizeof *it->scratch);
+    seal->regs = array_sum(it->regs, it->opcode_count, sizeof *it->regs);
+    seal->tail = tail_sum(it, seal);
+    seal->magic = PL_INTEGRITY_MAGIC;
+}
+
+static pl_status damaged(pl_error *err, const char *what)
+{
+    return pl_error_set(err, PL_ERR_STATE, "arena damaged: %s in the arena's tail "
+                        "overwritten since the last allocate/invoke/reset (the arena's memory "
+                        "was written from outside the interpreter); create a new "
+                        "interpreter", what);
+}
+
+static bool host_record_ok(const pl_interp *it)
+{
+    return it->err != NULL && (uintptr_t)it->err % _Alignof(pl_error) == 0;
+}
+
+pl_status pl_integrity_check(const pl_interp *it, pl_error *err)
+{
+    if (it == NULL)
+        return PL_ERR_ARG;
+    if (!host_record_ok(it))
+        return damaged(err, "the interpreter record (its pointer to the host's record)");
+    const pl_seal *seal = &it->err->seal;
+    if (!it->allocated && seal->owner != it)
+        return PL_OK; /* nothing sealed yet: allocate has not succeeded */
+    if (seal->owner != it || seal->magic != PL_INTEGRITY_MAGIC ||
+        seal->record != record_sum(it))
+        return damaged(err, "the interpreter record (checksum)");
+    if (seal->tensors !=
+        array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records))
+        return damaged(err, "the eval tensor records");
+    if (seal->nodes != array_sum(it->node_records, it->all_nodes, sizeof *it->node_records))
+        return damaged(err, "the node records");
+    if (seal->subgraphs != subgraphs_sum(it))
+        return damaged(err, "the subgraph records");
+    if (seal->scratch != array_sum(it->scratch, it->scratch_count, sizeof *it->scratch))
+        return damaged(err, "the scratch buffer records");
+    if (seal->regs != array_sum(it->regs, it->opcode_count, sizeof *it->regs))
+        return damaged(err, "the registration table");
+    if (!selection_ok(it))
+        return damaged(err, "the interpreter record (the current subgraph's selection)");
+    if (seal->tail != tail_sum(it, seal))
+        return damaged(err, "the op data, persistent buffers or arena record");
+    return PL_OK;
+}

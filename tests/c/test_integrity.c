@@ -1,0 +1,205 @@
+/* test_integrity.c - the tail records' seal (pl_integrity_check) and the planners' host poll
+** and sweep lower bound. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "model_builder.h"
+#include "picolite/picolite.h"
+#include "runtime/state.h"
+
+static _Alignas(16) uint8_t arena[8192];
+
+static pl_interp *ready_add(uint8_t **model, pl_error *err)
+{
+    mb_spec s;
+    size_t n;
+    pl_interp *it = NULL;
+    mb_default(&s);
+    *model = mb_build(&s, &n, NULL);
+    pl_interp_options o = pl_interp_defaults();
+    pl_error_clear(err);
+    if (pl_interp_create(*model, n, &o, arena, sizeof arena, &it, err) != PL_OK ||
+        pl_interp_allocate(it) != PL_OK) {
+        fprintf(stderr, "setup failed: %s\n", err->msg);
+        exit(1);
+    }
+    return it;
+}
+
+static void intact_arena_passes_every_invoke(void)
+{
+    uint8_t *m;
+    pl_error err, mine;
+    pl_interp *it = ready_add(&m, &err);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(pl_interp_invoke(it), PL_OK);
+        CHECK_EQ(pl_interp_reset(it), PL_OK);
+        CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
+    }
+    pl_interp_destroy(it);
+    free(m);
+}
+
+static void damaged_interpreter_record_is_named(void)
+{
+    uint8_t *m;
+    pl_error err, mine;
+    pl_interp *it = ready_add(&m, &err);
+    uint8_t *p = (uint8_t *)it + 8; /* inside the record, wherever the arena put it */
+    *p ^= 0x5a;
+    pl_error_clear(&mine);
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_ERR_STATE);
+    CHECK_STR_CONTAINS(mine.msg, "interpreter record");
+    CHECK_EQ(pl_interp_invoke(it), PL_ERR_STATE); /* by status alone */
+    *p ^= 0x5a;
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    free(m);
+}
+
+static void damaged_tail_below_the_record_is_named(void)
+{
+    uint8_t *m;
+    pl_error err, mine;
+    pl_interp *it = ready_add(&m, &err);
+    pl_recording rec;
+    CHECK_EQ(pl_interp_recording(it, &rec), PL_OK);
+    /* every byte of the tail but the variable tensors is sealed: flip each in turn */
+    size_t lo = sizeof arena - rec.tail, caught = 0, tried = 0;
+    for (size_t at = lo; at < sizeof arena; at += 7) {
+        if (arena + at >= (uint8_t *)it && arena + at < (uint8_t *)(it + 1))
+            continue; /* the record itself: its own tests */
+        arena[at] ^= 0xff;
+        pl_error_clear(&mine);
+        caught += pl_integrity_check(it, &mine) == PL_ERR_STATE &&
+                  strstr(mine.msg, "arena damaged") != NULL;
+        tried++;
+        arena[at] ^= 0xff;
+    }
+    CHECK(tried > 10);
+    CHECK_EQ(caught, tried);
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
+    pl_interp_destroy(it);
+    free(m);
+}
+
+static void damaged_profiler_pointer_is_caught(void)
+{
+    uint8_t *m;
+    pl_error err, mine;
+    pl_interp *it = ready_add(&m, &err);
+    uint64_t ns[1];
+    pl_profiler prof = {NULL, NULL, ns, 1};
+    CHECK_EQ(pl_interp_set_profiler(it, &prof), PL_ERR_ARG); /* no timer */
+    memset(&it->profiler, 0xab, sizeof it->profiler); /* a stray write */
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_ERR_STATE);
+    CHECK_EQ(pl_interp_invoke(it), PL_ERR_STATE);
+    free(m);
+}
+
+static void nothing_sealed_before_allocate(void)
+{
+    mb_spec s;
+    size_t n;
+    pl_interp *it;
+    pl_error err;
+    mb_default(&s);
+    uint8_t *m = mb_build(&s, &n, NULL);
+    pl_interp_options o = pl_interp_defaults();
+    CHECK_EQ(pl_interp_create(m, n, &o, arena, sizeof arena, &it, &err), PL_OK);
+    CHECK_EQ(pl_integrity_check(it, &err), PL_OK);
+    CHECK_EQ(pl_interp_invoke(it), PL_ERR_STATE);
+    CHECK_STR_CONTAINS(err.msg, "allocate");
+    free(m);
+}
+
+/* ---- planners: the host poll and the sweep lower bound ---- */
+
+#define NB 3000
+static pl_plan_buffer bufs[NB];
+static _Alignas(16) uint8_t scratch[64 * NB];
+
+static void fill(uint32_t seed)
+{
+    for (uint32_t i = 0; i < NB; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        int32_t first = (int32_t)((seed >> 8) % 200);
+        pl_plan_buffer b = {16 + (seed >> 20) % 500, first, first + (int32_t)(seed % 9), -1,
+                            0, 0};
+        bufs[i] = b;
+    }
+}
+
+static int calls;
+
+static int stop_on_third(void *ctx)
+{
+    (void)ctx;
+    return ++calls >= 3;
+}
+
+static int never(void *ctx)
+{
+    (void)ctx;
+    calls++;
+    return 0;
+}
+
+static void poll_stops_every_planner(void)
+{
+    for (int p = 0; p < PL_PLANNER_COUNT; p++) {
+        if (p == PL_PLANNER_LINEAR)
+            continue; /* linear time: nothing to poll */
+        pl_error err;
+        uint32_t total;
+        fill(7);
+        calls = 0;
+        CHECK_EQ(pl_plan_compute_polled((pl_planner)p, bufs, NB, scratch, sizeof scratch,
+                                        &total, stop_on_third, NULL, &err), PL_ERR_STATE);
+        CHECK_STR_CONTAINS(err.msg, "plan interrupted");
+        CHECK_EQ(calls, 3);
+    }
+}
+
+static void polled_plan_equals_plain_plan(void)
+{
+    static uint32_t expect[NB];
+    pl_error err;
+    uint32_t a, b;
+    fill(11);
+    CHECK_EQ(pl_plan_compute(PL_PLANNER_GREEDY, bufs, NB, scratch, sizeof scratch, &a, &err),
+             PL_OK);
+    for (uint32_t i = 0; i < NB; i++)
+        expect[i] = bufs[i].offset;
+    calls = 0;
+    CHECK_EQ(pl_plan_compute_polled(PL_PLANNER_GREEDY, bufs, NB, scratch, sizeof scratch, &b,
+                                    never, NULL, &err), PL_OK);
+    CHECK(calls >= (int)(NB / PL_PLAN_POLL_EVERY) - 1);
+    CHECK_EQ(a, b);
+    for (uint32_t i = 0; i < NB; i++)
+        CHECK_EQ(bufs[i].offset, expect[i]);
+}
+
+static void sweep_bound_equals_quadratic_bound(void)
+{
+    for (uint32_t seed = 1; seed < 6; seed++) {
+        fill(seed);
+        CHECK(pl_plan_lower_bound_scratch_size(NB) <= sizeof scratch);
+        CHECK_EQ(pl_plan_lower_bound_sorted(bufs, NB, scratch), pl_plan_lower_bound(bufs, NB));
+    }
+    CHECK_EQ(pl_plan_lower_bound_sorted(bufs, 0, scratch), 0);
+}
+
+int main(void)
+{
+    RUN(intact_arena_passes_every_invoke);
+    RUN(damaged_interpreter_record_is_named);
+    RUN(damaged_tail_below_the_record_is_named);
+    RUN(damaged_profiler_pointer_is_caught);
+    RUN(nothing_sealed_before_allocate);
+    RUN(poll_stops_every_planner);
+    RUN(polled_plan_equals_plain_plan);
+    RUN(sweep_bound_equals_quadratic_bound);
+    return HARNESS_END();
+}
