@@ -12,11 +12,12 @@
 typedef struct entry {
     int32_t code;
     const pl_registration *(*get)(void);
+    const char *name;
 } entry;
 
-#define PL_ENTRY(name, code, prefix) {code, pl_##prefix##_registration},
+#define PL_ENTRY(name, code, prefix) {code, pl_##prefix##_registration, #name},
 static const entry entries[] = {
-    PL_KERNEL_LIST(PL_ENTRY){-1, NULL},
+    PL_KERNEL_LIST(PL_ENTRY){-1, NULL, NULL},
 };
 #undef PL_ENTRY
 
@@ -61,4 +62,32 @@ static const pl_resolver builtin = {find, NULL};
 const pl_resolver *pl_builtin_resolver(void)
 {
     return &builtin;
+}
+
+/* ---- the listing: builtins in list order, then customs ---- */
+
+#define PL_COUNT_ONE(...) +1
+enum {
+    BUILTIN_OPS = 0 PL_KERNEL_LIST(PL_COUNT_ONE),
+    CUSTOM_OPS = 0 PL_CUSTOM_KERNEL_LIST(PL_COUNT_ONE)
+};
+#undef PL_COUNT_ONE
+
+uint32_t pl_builtin_op_count(void)
+{
+    return BUILTIN_OPS + CUSTOM_OPS;
+}
+
+const char *pl_builtin_op(uint32_t index, int32_t *builtin_code)
+{
+    if (index >= pl_builtin_op_count()) {
+        *builtin_code = -1;
+        return NULL;
+    }
+    if (index < BUILTIN_OPS) {
+        *builtin_code = entries[index].code;
+        return entries[index].name;
+    }
+    *builtin_code = 32; /* CUSTOM */
+    return customs[index - BUILTIN_OPS].name;
 }

@@ -220,7 +220,7 @@ static pl_status length_before(const pl_flex *v, uint32_t pos, uint32_t w, uint6
 pl_status pl_flex_string(const pl_flex *v, pl_bytes *out, pl_error *err)
 {
     uint32_t t;
-    uint64_t n;
+    uint64_t n = 0;
     if (v->type != PL_FLEX_STRING && v->type != PL_FLEX_KEY && v->type != PL_FLEX_BLOB)
         return not_a(v, "a string", err);
     PL_TRY(target(v, &t, err));

@@ -20,11 +20,14 @@ from picolite._api import (
     ModelError,
     PlannedBuffer,
     PlanResult,
+    ResizeError,
     StateError,
     UnsupportedOpError,
     plan_memory,
     required_arena_size,
+    supported_ops,
 )
+from picolite.evaluate import evaluate
 
 __all__ = [
     "__version__",
@@ -38,10 +41,12 @@ __all__ = [
     "ModelError",
     "PlannedBuffer",
     "PlanResult",
+    "ResizeError",
     "StateError",
     "UnsupportedOpError",
     "plan_memory",
     "required_arena_size",
+    "evaluate",
 ]
 
 
