@@ -241,7 +241,9 @@ def test_required_arena_size_rejects_bad_input_shapes():
 REFUSED = {"sum_axis_last_int16x8.tflite", "sum_axes12_keep_int16x8.tflite"}
 
 
-@pytest.mark.parametrize("entry", [e for e in zoo_manifest() if e["file"] not in REFUSED],
+# LiteRT cannot load TFLM's custom operators ("oracle": "tflm"), the judge of this test
+@pytest.mark.parametrize("entry", [e for e in zoo_manifest() if e["file"] not in REFUSED
+                                   and e.get("oracle") != "tflm"],
                          ids=lambda e: e["file"].removesuffix(".tflite"))
 def test_every_zoo_model_resized_matches_litert(entry):
     """Every input's first dim tripled: each kernel's output shapes follow as TFLite's
@@ -266,7 +268,7 @@ def test_every_zoo_model_resized_matches_litert(entry):
             ref.set_tensor(d["index"], x)
         ref.invoke()
     except (RuntimeError, ValueError):
-        with pytest.raises(picolite.ModelError, match=r"^node \d+ \([A-Z_0-9]+\): "):
+        with pytest.raises(picolite.ModelError, match=r"^node \d+ \([A-Za-z_0-9]+\): "):
             ours.allocate_tensors()
         return
     ours.allocate_tensors()
