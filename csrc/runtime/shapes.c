@@ -97,11 +97,10 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
 }
 
 /* Whether node's outputs are small integer tensors with no memory yet and its inputs are
-** all known at prepare (SHAPE reads only its input's dims, which prepare always knows). */
+** all known at prepare. */
 static bool foldable(const pl_interp *it, const pl_node *node)
 {
-    bool dims_only = node->builtin_code == 77; /* SHAPE */
-    for (uint32_t k = 0; k < node->inputs.n && !dims_only; k++) {
+    for (uint32_t k = 0; k < node->inputs.n; k++) {
         int32_t t = pl_vec_i32(node->inputs, k);
         if (t >= 0 && !(it->tensors[t].flags & (PL_EVAL_CONSTANT | PL_EVAL_KNOWN)))
             return false;
@@ -141,26 +140,8 @@ pl_status pl_shapes_fold(pl_interp *it, pl_node *node)
     return s;
 }
 
-/* Whether input i's shape_signature has a -1: the converter then writes placeholder shapes
-** for the tensors computed from it (LiteRT sizes them at run time), so the kernels' shapes and
-** folded values must be taken as for a resized model. */
-static bool dynamic_input(const pl_interp *it, uint32_t i)
-{
-    int32_t t = pl_vec_i32(it->sg.inputs, i);
-    pl_tensor_view v;
-    if (t < 0)
-        return false;
-    pl_model_tensor(&it->model, &it->sg, (uint32_t)t, &v);
-    for (uint32_t k = 0; k < v.shape_signature.n; k++)
-        if (pl_vec_i32(v.shape_signature, k) == -1)
-            return true;
-    return false;
-}
-
 void pl_shapes_apply_requests(pl_interp *it)
 {
-    for (uint32_t i = 0; i < it->sg.inputs.n && !it->resized; i++)
-        it->resized = dynamic_input(it, i);
     for (uint32_t i = 0; it->requests != NULL && i < it->sg.inputs.n; i++) {
         int32_t t = pl_vec_i32(it->sg.inputs, i);
         if (!it->requests[i].set || t < 0)

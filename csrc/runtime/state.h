@@ -84,7 +84,7 @@ struct pl_interp {
     uint32_t pending_count;
     uint32_t plan_count; /* planned tensors + scratch buffers */
     pl_input_request *requests; /* one per subgraph input once one is resized, or NULL */
-    bool resized; /* an input was resized or has a dynamic dim: shapes may change */
+    bool resized; /* an input's shape differs from the model's: shapes may change */
     const pl_profiler *profiler; /* the host's, or NULL */
     pl_counts rec;
     pl_error *err; /* the host's: messages cost the arena nothing */
