@@ -9,6 +9,7 @@
 
 #include "kernels/activation/list.h"
 #include "kernels/compare/list.h"
+#include "kernels/control/list.h"
 #include "kernels/conv/list.h"
 #include "kernels/elementwise/list.h"
 #include "kernels/gather/list.h"
@@ -22,6 +23,7 @@
 #define PL_KERNEL_LIST(X) \
     PL_ACTIVATION_KERNELS(X) \
     PL_COMPARE_KERNELS(X) \
+    PL_CONTROL_KERNELS(X) \
     PL_CONV_KERNELS(X) \
     PL_ELEMENTWISE_KERNELS(X) \
     PL_GATHER_KERNELS(X) \

@@ -101,19 +101,49 @@ struct pl_context {
     pl_status (*get_eval)(pl_context *ctx, int32_t index, pl_tensor *out);
     /* Records an error naming the current node and op; returns status. */
     pl_status (*fail)(pl_context *ctx, pl_status status, const char *fmt, ...);
-    /* Gives output tensor index the shape the kernel computed from its inputs; prepare only.
-    ** Every kernel calls it for every output, so shapes follow resized inputs. A shape equal
-    ** to the tensor's current one costs nothing. PL_ERR_MODEL for a constant, a rank above
-    ** PL_MAX_DIMS, a negative dim or a byte count past 32 bits. */
+    /* Gives output tensor index the shape the kernel computed from its inputs (as TFLite's
+    ** Prepare resizes it); prepare only. Every kernel calls it for every output, so shapes
+    ** follow resized inputs. A shape equal to the tensor's current one costs nothing; a
+    ** different one is stored in the arena tail when the model's inputs were resized, and
+    ** refused otherwise (the model declares another shape). PL_ERR_MODEL for that, a
+    ** constant, a rank above PL_MAX_DIMS, a negative dim or a byte count past 32 bits. */
     pl_status (*set_shape)(pl_context *ctx, int32_t index, int32_t ndims, const int32_t *dims);
     /* Values known at prepare, for shape arithmetic (SHAPE -> STRIDED_SLICE -> PACK ->
     ** RESHAPE chains). The last call of prepare, after set_shape, by a kernel whose outputs
     ** may be small integer tensors. When the runtime wants such values (the model's inputs
-    ** were resized), every input is known (is_constant) and every output is INT32 or INT64
-    ** of at most PL_FOLD_MAX_BYTES, the outputs get memory in the arena tail and the
-    ** kernel's invoke runs at once (it must need no scratch); later kernels then see the
-    ** outputs as constants. Otherwise it does nothing. Invoke writes the same values again. */
-    pl_status (*fold)(pl_context *ctx, pl_node *node);
+    ** were resized), every input is known (is_constant; with shape_only, the outputs depend
+    ** on the inputs' shapes alone, as SHAPE's do, and no input value is needed) and every
+    ** output is INT32 or INT64 of at most PL_FOLD_MAX_BYTES, the outputs get memory in the
+    ** arena tail and the kernel's invoke runs at once (it must need no scratch and, with
+    ** shape_only, read no input data); later kernels then see the outputs as constants.
+    ** Otherwise it does nothing. Invoke writes the same values again. */
+    pl_status (*fold)(pl_context *ctx, pl_node *node, bool shape_only);
+
+    /* --- control flow (IF, WHILE, CALL_ONCE): subgraphs by model index --- */
+    /* WHILE iterations one node may run per invoke (pl_interp_options.loop_budget). */
+    uint32_t loop_budget;
+    /* Subgraph k's input (output false) or output count; prepare and invoke. */
+    pl_status (*subgraph_io_count)(pl_context *ctx, int32_t subgraph, bool output,
+                                   uint32_t *count);
+    /* The eval view of subgraph k's input or output i; prepare and invoke (data is NULL
+    ** during prepare for tensors not planned yet). */
+    pl_status (*subgraph_io)(pl_context *ctx, int32_t subgraph, bool output, uint32_t i,
+                             pl_tensor *out);
+    /* Runs every node of subgraph k; invoke only. Nesting deeper than the runtime allows
+    ** (a subgraph invoking itself) fails with PL_ERR_MODEL. */
+    pl_status (*invoke_subgraph)(pl_context *ctx, int32_t subgraph);
+
+    /* --- resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) --- */
+    /* Binds RESOURCE tensor output to the variable named (container, shared_name), made
+    ** when new (an absent container matches any, as TFLM's FindId); its data is then the
+    ** int32 variable id. Prepare only. */
+    pl_status (*var_handle)(pl_context *ctx, int32_t output, pl_bytes container,
+                            pl_bytes shared_name);
+    /* Gives variable id a buffer of value->bytes filled with value's int8 zero point (else
+    ** 0) when it has none yet; prepare only. */
+    pl_status (*var_allocate)(pl_context *ctx, int32_t id, const pl_tensor *value);
+    /* Variable id's buffer; invoke only. PL_ERR_MODEL when none was allocated. */
+    pl_status (*var_data)(pl_context *ctx, int32_t id, void **data, size_t *bytes);
 };
 
 typedef struct pl_registration {

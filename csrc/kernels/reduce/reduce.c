@@ -7,7 +7,8 @@
 ** summed as uint8 (-1 counts 255), the result clamps to [0, 255] and that byte is stored
 ** (255 reads back as -1). The zero points are used as given. Deterministic, so reproduced.
 ** SUM int16 through the same path reads the int16 buffer as bytes and leaves half of the
-** output unwritten (garbage from the arena): not reproducible, so refused. */
+** output unwritten (garbage from the arena): not reproducible, so refused. Legacy uint8 MEAN
+** and SUM are the same template for the type it was written for: clamped to [0, 255]. */
 #include "reduce.h"
 
 #include <stdbool.h>
@@ -56,18 +57,20 @@ void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
 
 static int32_t type_min(pl_type t)
 {
-    return t == PL_INT8 ? INT8_MIN : INT16_MIN;
+    return t == PL_INT8 ? INT8_MIN : t == PL_UINT8 ? 0 : INT16_MIN;
 }
 
 static int32_t type_max(pl_type t)
 {
-    return t == PL_INT8 ? INT8_MAX : INT16_MAX;
+    return t == PL_INT8 ? INT8_MAX : t == PL_UINT8 ? UINT8_MAX : INT16_MAX;
 }
 
 static void store(pl_type t, void *out, size_t k, int32_t v)
 {
     if (t == PL_INT8)
         ((int8_t *)out)[k] = (int8_t)v;
+    else if (t == PL_UINT8)
+        ((uint8_t *)out)[k] = (uint8_t)v;
     else
         ((int16_t *)out)[k] = (int16_t)v;
 }
@@ -204,7 +207,8 @@ static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name
     op_data *d = node->user_data;
     pl_tensor *in, *out;
     PL_TRY(pl_reduce_plan(ctx, node, name, &in, &out, &d->p));
-    if (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_INT16)
+    if (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_INT16 &&
+        in->type != PL_UINT8)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s is not supported", name,
                          pl_type_name(in->type));
     d->type = in->type;

@@ -42,12 +42,12 @@ static inline bool pl_operand_known(const pl_tensor *t)
 ** depend on its input's dims alone. */
 static inline pl_status pl_operand_fold(pl_context *ctx, pl_node *node)
 {
-    return ctx->fold(ctx, node);
+    return ctx->fold(ctx, node, false);
 }
 
 static inline pl_status pl_operand_fold_dims(pl_context *ctx, pl_node *node)
 {
-    return ctx->fold(ctx, node);
+    return ctx->fold(ctx, node, true);
 }
 
 /* Reads a 1-D INT32/INT64 shape vector (at most PL_MAX_DIMS entries, each in 0..INT32_MAX)
