@@ -4,14 +4,14 @@
 #include "kernels/shape/operand.h"
 
 static pl_status read_size(pl_context *ctx, const char *name, const pl_tensor *in,
-                           const pl_tensor *size, int32_t *dims, pl_status bad)
+                           const pl_tensor *size, int32_t *dims)
 {
     const int32_t *s = size->data;
     if (in->dims[1] < 1 || in->dims[2] < 1)
-        return ctx->fail(ctx, bad, "%s: input of %d x %d pixels", name,
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: input of %d x %d pixels", name,
                          (int)in->dims[1], (int)in->dims[2]);
     if (s[0] < 1 || s[1] < 1 || s[0] > PL_RESIZE_MAX_SIDE || s[1] > PL_RESIZE_MAX_SIDE)
-        return ctx->fail(ctx, bad, "%s: size %d x %d must be in 1..%d", name,
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: size %d x %d must be in 1..%d", name,
                          (int)s[0], (int)s[1], PL_RESIZE_MAX_SIDE);
     dims[0] = in->dims[0];
     dims[1] = s[0];
@@ -54,7 +54,7 @@ pl_status pl_resize_prepare(pl_context *ctx, pl_node *node, const char *name)
     if (!pl_operand_known(size))
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
     int32_t dims[4];
-    PL_TRY(read_size(ctx, name, in, size, dims, PL_ERR_MODEL));
+    PL_TRY(read_size(ctx, name, in, size, dims));
     return ctx->set_shape(ctx, oi, 4, dims);
 }
 
@@ -62,6 +62,6 @@ pl_status pl_resize_size(pl_context *ctx, const char *name, const pl_tensor *in,
                          const pl_tensor *size, const pl_tensor *out)
 {
     int32_t dims[4];
-    PL_TRY(read_size(ctx, name, in, size, dims, PL_ERR_ARG));
+    PL_TRY(read_size(ctx, name, in, size, dims));
     return pl_operand_check_out(ctx, name, out, 4, dims);
 }

@@ -24,8 +24,7 @@ typedef struct opdata {
 
 /* Reads block_shape and crops/paddings (data present) into d and the output dims. */
 static pl_status resolve(pl_context *ctx, const char *name, bool to_batch, const pl_tensor *in,
-                         const pl_tensor *block, const pl_tensor *pads, opdata *d,
-                         pl_status bad)
+                         const pl_tensor *block, const pl_tensor *pads, opdata *d)
 {
     int32_t m = in->ndims - 2;
     int64_t batch = in->dims[0], prod = 1;
@@ -39,7 +38,7 @@ static pl_status resolve(pl_context *ctx, const char *name, bool to_batch, const
         int64_t size = to_batch ? n + lo + hi : n * bs - lo - hi;
         if (bs < 1 || bs > 65536 || lo < 0 || hi < 0 || lo > INT32_MAX || hi > INT32_MAX ||
             size < 0 || size > INT32_MAX || (to_batch && size % bs != 0))
-            return ctx->fail(ctx, bad, "%s: spatial dim %d of size %lld: block %lld with "
+            return ctx->fail(ctx, PL_ERR_MODEL, "%s: spatial dim %d of size %lld: block %lld with "
                              "%s (%lld, %lld) is invalid", name, (int)i, (long long)n,
                              (long long)bs, to_batch ? "paddings" : "crops", (long long)lo,
                              (long long)hi);
@@ -49,7 +48,7 @@ static pl_status resolve(pl_context *ctx, const char *name, bool to_batch, const
         prod *= bs;
     }
     if (to_batch ? batch * prod > INT32_MAX : batch % prod != 0)
-        return ctx->fail(ctx, bad, "%s: batch %lld with block product %lld", name,
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: batch %lld with block product %lld", name,
                          (long long)batch, (long long)prod);
     d->out_dims[0] = (int32_t)(to_batch ? batch * prod : batch / prod);
     d->out_dims[in->ndims - 1] = in->dims[in->ndims - 1];
@@ -103,7 +102,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, bool 
     d->pad_byte = byte ? (uint8_t)out->q.zero_point[0] : 0;
     if (!pl_operand_known(block) || !pl_operand_known(pads))
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
-    PL_TRY(resolve(ctx, name, to_batch, in, block, pads, d, PL_ERR_MODEL));
+    PL_TRY(resolve(ctx, name, to_batch, in, block, pads, d));
     return ctx->set_shape(ctx, oi, in->ndims, d->out_dims);
 }
 
@@ -179,7 +178,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node, const char *name, bool b
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &block));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &pads));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(resolve(ctx, name, batch, &in, &block, &pads, d, PL_ERR_ARG));
+    PL_TRY(resolve(ctx, name, batch, &in, &block, &pads, d));
     PL_TRY(pl_operand_check_out(ctx, name, &out, in.ndims, d->out_dims));
     int32_t in4[4], out4[4];
     nhwc(in.dims, in.ndims, in4);

@@ -19,17 +19,17 @@ typedef struct opdata {
 
 /* Checks the input against the target shape and fills d. */
 static pl_status plan(pl_context *ctx, const pl_tensor *in, int32_t ndims, const int32_t *dims,
-                      opdata *d, pl_status bad)
+                      opdata *d)
 {
     if (in->ndims > ndims)
-        return ctx->fail(ctx, bad, "BROADCAST_TO: input rank %d is above the target "
+        return ctx->fail(ctx, PL_ERR_MODEL, "BROADCAST_TO: input rank %d is above the target "
                          "rank %d", (int)in->ndims, (int)ndims);
     size_t step = 1;
     d->ndims = ndims;
     for (int32_t o = ndims - 1; o >= 0; o--) {
         int32_t i = o - (ndims - in->ndims), n = i >= 0 ? in->dims[i] : 1;
         if (n != 1 && n != dims[o])
-            return ctx->fail(ctx, bad, "BROADCAST_TO: input dim %d (%d) cannot "
+            return ctx->fail(ctx, PL_ERR_MODEL, "BROADCAST_TO: input dim %d (%d) cannot "
                              "broadcast to %d", (int)i, (int)n, (int)dims[o]);
         d->dims[o] = dims[o];
         d->in_step[o] = n == 1 ? 0 : step;
@@ -61,12 +61,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          "type %s is not supported", pl_type_name(in->type),
                          pl_type_name(out->type));
     if (!pl_operand_known(shape)) {
-        PL_TRY(plan(ctx, in, out->ndims, out->dims, d, PL_ERR_MODEL));
+        PL_TRY(plan(ctx, in, out->ndims, out->dims, d));
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
     }
     int32_t ndims = 0, dims[PL_MAX_DIMS];
-    PL_TRY(pl_operand_shape(ctx, "BROADCAST_TO", shape, &ndims, dims, PL_ERR_MODEL));
-    PL_TRY(plan(ctx, in, ndims, dims, d, PL_ERR_MODEL));
+    PL_TRY(pl_operand_shape(ctx, "BROADCAST_TO", shape, &ndims, dims));
+    PL_TRY(plan(ctx, in, ndims, dims, d));
     PL_TRY(ctx->set_shape(ctx, oi, ndims, dims));
     return pl_operand_fold(ctx, node);
 }
@@ -79,9 +79,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &shape));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     int32_t ndims = 0, dims[PL_MAX_DIMS];
-    PL_TRY(pl_operand_shape(ctx, "BROADCAST_TO", &shape, &ndims, dims, PL_ERR_ARG));
+    PL_TRY(pl_operand_shape(ctx, "BROADCAST_TO", &shape, &ndims, dims));
     PL_TRY(pl_operand_check_out(ctx, "BROADCAST_TO", &out, ndims, dims));
-    PL_TRY(plan(ctx, &in, ndims, dims, d, PL_ERR_ARG));
+    PL_TRY(plan(ctx, &in, ndims, dims, d));
     size_t esize = pl_type_size(out.type), total = pl_operand_count(ndims, dims), src = 0;
     int32_t at[PL_MAX_DIMS] = {0};
     for (size_t i = 0; i < total; i++) {

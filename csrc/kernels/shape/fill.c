@@ -44,7 +44,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
     }
     int32_t ndims = 0, shape[PL_MAX_DIMS];
-    PL_TRY(pl_operand_shape(ctx, "FILL", dims, &ndims, shape, PL_ERR_MODEL));
+    PL_TRY(pl_operand_shape(ctx, "FILL", dims, &ndims, shape));
     PL_TRY(ctx->set_shape(ctx, oi, ndims, shape));
     return pl_operand_fold(ctx, node);
 }
@@ -56,7 +56,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &value));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     int32_t ndims = 0, shape[PL_MAX_DIMS];
-    PL_TRY(pl_operand_shape(ctx, "FILL", &dims, &ndims, shape, PL_ERR_ARG));
+    PL_TRY(pl_operand_shape(ctx, "FILL", &dims, &ndims, shape));
     PL_TRY(pl_operand_check_out(ctx, "FILL", &out, ndims, shape));
     size_t esize = pl_type_size(out.type), n = pl_tensor_count(&out);
     for (size_t i = 0; i < n; i++)

@@ -23,14 +23,13 @@ typedef struct opdata {
 } opdata;
 
 /* Reads paddings (data present) and the output dims they give. */
-static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *p, opdata *d,
-                         pl_status bad)
+static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *p, opdata *d)
 {
     for (int32_t i = 0; i < in->ndims; i++) {
         int64_t lo = pl_operand_at(p, 2 * (size_t)i), hi = pl_operand_at(p, 2 * (size_t)i + 1);
         int64_t most = (int64_t)in->dims[i] - d->offset;
         if (lo < 0 || hi < 0 || lo > most || hi > most)
-            return ctx->fail(ctx, bad, "MIRROR_PAD: dim %d: paddings (%lld, %lld) must "
+            return ctx->fail(ctx, PL_ERR_MODEL, "MIRROR_PAD: dim %d: paddings (%lld, %lld) must "
                              "be in 0..%lld for size %d", (int)i, (long long)lo,
                              (long long)hi, (long long)(most < 0 ? 0 : most),
                              (int)in->dims[i]);
@@ -84,7 +83,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     d->offset = mode == MODE_REFLECT ? 1 : 0;
     if (!pl_operand_known(p))
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
-    PL_TRY(resolve(ctx, in, p, d, PL_ERR_MODEL));
+    PL_TRY(resolve(ctx, in, p, d));
     return ctx->set_shape(ctx, oi, in->ndims, d->out_dims);
 }
 
@@ -106,7 +105,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &p));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(resolve(ctx, &in, &p, d, PL_ERR_ARG));
+    PL_TRY(resolve(ctx, &in, &p, d));
     PL_TRY(pl_operand_check_out(ctx, "MIRROR_PAD", &out, in.ndims, d->out_dims));
     size_t esize = pl_type_size(in.type), total = pl_tensor_count(&out);
     size_t stride[PL_MAX_DIMS], s = 1;

@@ -51,11 +51,9 @@ static inline pl_status pl_operand_fold_dims(pl_context *ctx, pl_node *node)
 }
 
 /* Reads a 1-D INT32/INT64 shape vector (at most PL_MAX_DIMS entries, each in 0..INT32_MAX)
-** into ndims/dims. The tensor's data must be present. Bad values fail with `bad`: the
-** kernels pass PL_ERR_MODEL at prepare (a constant, or a shape the resized model gives) and
-** PL_ERR_ARG at invoke (values computed from the inputs). */
+** into ndims/dims. The tensor's data must be present. */
 pl_status pl_operand_shape(pl_context *ctx, const char *name, const pl_tensor *t,
-                           int32_t *ndims, int32_t *dims, pl_status bad);
+                           int32_t *ndims, int32_t *dims);
 
 /* At invoke: PL_ERR_ARG naming both shapes unless out (an eval view) has exactly the shape
 ** the operand values give. */

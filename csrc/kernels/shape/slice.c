@@ -46,7 +46,7 @@ void pl_slice_box(int32_t ndims, const int32_t *big_dims, const int32_t *begin,
 
 /* Resolves begin/size (data present) against the input dims. */
 static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *begin,
-                         const pl_tensor *size, opdata *d, pl_status bad)
+                         const pl_tensor *size, opdata *d)
 {
     for (int32_t i = 0; i < in->ndims; i++) {
         int64_t b = pl_operand_at(begin, (size_t)i), s = pl_operand_at(size, (size_t)i);
@@ -54,7 +54,7 @@ static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *
         if (s == -1)
             s = dim - b;
         if (b < 0 || b > dim || s < 0 || s > dim - b)
-            return ctx->fail(ctx, bad, "SLICE: dim %d: begin %lld size %lld is outside "
+            return ctx->fail(ctx, PL_ERR_MODEL, "SLICE: dim %d: begin %lld size %lld is outside "
                              "0..%lld", (int)i, (long long)pl_operand_at(begin, (size_t)i),
                              (long long)pl_operand_at(size, (size_t)i), (long long)dim);
         d->begin[i] = (int32_t)b;
@@ -95,7 +95,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     d->ready = pl_operand_known(begin) && pl_operand_known(size);
     if (!d->ready)
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
-    PL_TRY(resolve(ctx, in, begin, size, d, PL_ERR_MODEL));
+    PL_TRY(resolve(ctx, in, begin, size, d));
     PL_TRY(ctx->set_shape(ctx, oi, in->ndims, d->size));
     return pl_operand_fold(ctx, node);
 }
@@ -109,7 +109,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     if (!d->ready) {
         PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &begin));
         PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &size));
-        PL_TRY(resolve(ctx, &in, &begin, &size, d, PL_ERR_ARG));
+        PL_TRY(resolve(ctx, &in, &begin, &size, d));
     }
     PL_TRY(pl_operand_check_out(ctx, "SLICE", &out, in.ndims, d->size));
     pl_slice_box(in.ndims, in.dims, d->begin, d->size, pl_type_size(in.type), in.data,
