@@ -65,6 +65,50 @@ def to_uint8(data: bytes) -> bytes:
     return bytes(b.Output())
 
 
+def quantize_model(in_type, in_q, out_type, out_q, shape):
+    """One QUANTIZE (requantize) op written with the schema's object API: the converter
+    emits no uint8 -> int16 or uint8 -> uint8 requantize. in_q/out_q: (scale, zero point)."""
+    import flatbuffers
+    from tensorflow.lite.python import schema_py_generated as sch
+
+    def tensor(name, ttype, q):
+        t = sch.TensorT()
+        t.name, t.type, t.shape, t.buffer = name, ttype, list(shape), 0
+        t.quantization = sch.QuantizationParametersT()
+        t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
+        return t
+
+    m = sch.ModelT()
+    m.version = 3
+    code = sch.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = sch.BuiltinOperator.QUANTIZE
+    code.version = 2
+    m.operatorCodes = [code]
+    op = sch.OperatorT()
+    op.opcodeIndex, op.inputs, op.outputs = 0, [0], [1]
+    sg = sch.SubGraphT()
+    sg.tensors = [tensor("in", in_type, in_q), tensor("out", out_type, out_q)]
+    sg.inputs, sg.outputs, sg.operators = [0], [1], [op]
+    m.subgraphs = [sg]
+    m.buffers = [sch.BufferT()]
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def build_requantize(zoo):
+    from tensorflow.lite.python import schema_py_generated as sch
+
+    T = sch.TensorType
+    for name, in_type, in_q, out_type, out_q in (
+            ("quantize_uint8_to_int16", T.UINT8, (0.05, 120), T.INT16, (0.002, 0)),
+            ("quantize_uint8_to_uint8", T.UINT8, (0.05, 120), T.UINT8, (0.03, 100)),
+            ("quantize_uint8_to_int8_shift", T.UINT8, (0.05, 128), T.INT8, (0.05, 0))):
+        if zoo.wanted(name):
+            save(zoo, name, quantize_model(in_type, in_q, out_type, out_q, (2, 40)), "QUANTIZE",
+                 U8, "single_op", "uint8 requantize written with the schema object API")
+
+
 def convert_u8io(obj, specs, seed):
     """int8 inside, uint8 at the interface (QUANTIZE at both ends)."""
     conv = mm.converter_for(obj, specs)
@@ -325,6 +369,7 @@ def main():
     build_single(zoo)
     build_nets(zoo)
     build_fakequant(zoo)
+    build_requantize(zoo)
     zoo.write_manifest("tests/models/uint8/make_uint8.py")
 
 
