@@ -13,6 +13,8 @@ must run in LiteRT's reference kernels (BUILTIN_REF), else it is dropped.
 net_fakequant_cnn_uint8 comes from the old way itself: a TF1 graph with fake-quant nodes
 converted with inference_type=tf.uint8.
 
+DIV has no quantized model in the main zoo: int8 DIV models (and their uint8 twins) are here.
+
 "_u8io" models are int8 models converted with inference_input_type/output_type = uint8: the
 converter adds QUANTIZE uint8 -> int8 at the input and int8 -> uint8 at the output.
 
@@ -297,6 +299,36 @@ def save(zoo, name, data, target, qtype, family, desc, params=None):
     zoo.save(name, data, target, qtype, family, desc, params or {}, ops, ins, outs)
 
 
+# int8 models of ops whose quantized kernels the main zoo lacks, and their uint8 twins.
+# Divisors stay above their zero point (LiteRT refuses a zero divisor at invoke).
+INT8_TOO = [
+    ("div_two_inputs", "DIV",
+     *two_inputs(lambda a, b: a / (tf.nn.relu(b) + 0.25), (2, 24), (2, 24))),
+    ("div_bcast", "DIV",
+     *two_inputs(lambda a, b: a / (tf.nn.relu(b) + 0.25), (1, 4, 4, 6), (6,))),
+    ("div_relu6", "DIV",
+     *two_inputs(lambda a, b: tf.nn.relu6(a * 4.0 / (tf.nn.relu(b) + 0.5)), (1, 32), (1, 32))),
+]
+
+
+def build_int8_too(zoo):
+    for base, target, build, specs in INT8_TOO:
+        for qtype in (mm.I8, U8):
+            name = f"{base}_{qtype}"
+            if not zoo.wanted(name):
+                continue
+            mm.fresh_session(mm.seed_of(base))
+            try:
+                data = mm.convert(build(mm.seed_of(base)), specs, mm.I8,
+                                  mm.seed_of(base) ^ 0x5EED, per_channel=False)
+                data = to_uint8(data) if qtype == U8 else data
+            except Exception as e:  # noqa: BLE001
+                data = f"conversion failed: {e}"
+            save(zoo, name, data, target, qtype, "single_op",
+                 f"{qtype} {target}" + (" (int8 model rewritten)" if qtype == U8 else ""),
+                 {"shapes": [list(s) for s, _ in specs]})
+
+
 def build_single(zoo):
     for base, target, build, specs in single_ops():
         name = f"{base}_uint8"
@@ -367,6 +399,7 @@ def main():
     args = ap.parse_args()
     zoo = mm.Zoo(only=args.only, tflm=not args.no_tflm, out_dir=HERE)
     build_single(zoo)
+    build_int8_too(zoo)
     build_nets(zoo)
     build_fakequant(zoo)
     build_requantize(zoo)
