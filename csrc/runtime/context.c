@@ -152,12 +152,12 @@ static pl_status set_shape(pl_context *ctx, int32_t index, int32_t ndims, const 
     return pl_shapes_set(it, index, ndims, dims);
 }
 
-static pl_status fold(pl_context *ctx, pl_node *node)
+static pl_status fold(pl_context *ctx, pl_node *node, bool shape_only)
 {
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_PREPARE)
         return pl_context_phase_error(it, "fold", "prepare");
-    return pl_shapes_fold(it, node);
+    return pl_shapes_fold(it, node, shape_only);
 }
 
 void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap)

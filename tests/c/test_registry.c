@@ -8,7 +8,7 @@
 static const pl_registration *resolve(int32_t code, const char *name)
 {
     const pl_resolver *r = pl_builtin_resolver();
-    uint32_t len = code == PL_BUILTIN_CUSTOM ? (uint32_t)strlen(name) : 0;
+    uint32_t len = code == PL_BUILTIN_CUSTOM && name != NULL ? (uint32_t)strlen(name) : 0;
     return r->find(r->self, code, code == PL_BUILTIN_CUSTOM ? name : NULL, len, 1);
 }
 
