@@ -117,6 +117,9 @@ PyObject *pl_py_tensor_new(pl_py_interp *owner, void *data, size_t bytes, bool r
 /* profile.c: _picolite._profile(interp, runs) -> runs x nodes uint64 nanoseconds (bytes) */
 PyObject *pl_py_profile(PyObject *module, PyObject *args);
 
+/* kernels.c: _builtin_kernels() for export-c */
+extern PyMethodDef pl_py_kernel_methods[];
+
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];
 /* The exact arena size for model + opt, with scratch the extension allocates (GIL released).

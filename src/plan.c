@@ -53,6 +53,7 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     int preserve = 0, nomem = 0;
     PyObject *result = NULL;
     pl_interp_options opt = pl_interp_defaults();
+    opt.resolver = pl_builtin_resolver();
     size_t required = 0;
     pl_error err;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|sp:required_arena_size", kwlist, &model,

@@ -18,6 +18,11 @@ static pl_status check_args(const void *model, const pl_interp_options *opt, voi
     if (model == NULL || opt == NULL || arena == NULL || out == NULL || err == NULL)
         return pl_error_set(err, PL_ERR_ARG,
                             "create: model, options, arena, out and err are required");
+    /* no implicit builtin resolver: a firmware links only the kernels it names */
+    if (opt->resolver == NULL || opt->resolver->find == NULL)
+        return pl_error_set(err, PL_ERR_ARG,
+                            "create: options.resolver is required (pl_builtin_resolver() for "
+                            "every kernel, or a pl_kernel_list for a chosen few)");
     if ((unsigned)opt->planner >= PL_PLANNER_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "create: unknown planner %d", (int)opt->planner);
     return PL_OK;
@@ -52,8 +57,6 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     it->sg = sg;
     it->arena = a;
     it->opt = *opt;
-    if (it->opt.resolver == NULL)
-        it->opt.resolver = pl_builtin_resolver();
     it->phase = PL_PHASE_CREATED;
     it->current_node = -1;
     it->tensor_count = sg.tensors.n;
