@@ -8,10 +8,10 @@ CI (CI=true), where that is a failure.
 """
 
 import collections
-import os
 import re
 import shutil
 import subprocess
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +25,11 @@ from picolite.export import export_c
 BOARDS = {"cortex-m4f": "mps2-an386", "cortex-m3": "mps2-an385"}
 TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")
 
-# name -> (zoo file, runtime): "full" is picolite_core (verifier and messages included),
-# "trimmed" the runtime built with PL_NO_VERIFIER and PL_NO_MESSAGES.
+# name -> (zoo file, runtime[, offline planner]): "full" is picolite_core (verifier and
+# messages included), "trimmed" the runtime built with PL_NO_VERIFIER and PL_NO_MESSAGES;
+# with a planner, the model runs with that plan written in (picolite.write_offline_plan).
 MODELS = {
+    "planned_mobilenet_int8": ("net_mobilenet_v1_025_int8.tflite", "full", "optimal"),
     "cnn_int8": ("net_cnn_int8.tflite", "full"),
     "kws_int16x8": ("net_ds_cnn_kws_int16x8.tflite", "full"),
     "cnn_float32": ("net_cnn_float32.tflite", "full"),
@@ -72,9 +74,9 @@ def _input_c(data: bytes) -> str:
             f"const size_t pl_mcu_input_size = {len(data)};\n")
 
 
-def _host_run(path: Path, seed: int):
+def _host_run(content: bytes, seed: int):
     """The host's inputs (bytes), outputs (bytes each) and arena figures for one model."""
-    it = picolite.Interpreter(str(path))
+    it = picolite.Interpreter(model_content=content)
     it.allocate_tensors()
     rng = np.random.default_rng(seed)
     inputs = [random_input(d, rng) for d in it.get_input_details()]
@@ -83,7 +85,7 @@ def _host_run(path: Path, seed: int):
     it.invoke()
     outputs = [it.get_tensor(d["index"]).tobytes() for d in it.get_output_details()]
     rep = it.allocations()
-    arena = {"required": picolite.required_arena_size(str(path)), "head": rep.head,
+    arena = {"required": picolite.required_arena_size(content), "head": rep.head,
              "tail": rep.tail}
     return b"".join(x.tobytes() for x in inputs), outputs, arena
 
@@ -93,13 +95,16 @@ def exported(tmp_path_factory, toolchain):
     """Every model exported into models/NAME/ with its input.c, and the host's results."""
     root = tmp_path_factory.mktemp("mcu_models")
     host = {}
-    for seed, (name, (file, runtime)) in enumerate(sorted(MODELS.items())):
+    for name, (file, runtime, *planner) in sorted(MODELS.items()):
         path = ZOO / file
         if not path.exists():
             pytest.fail(f"{path} is missing")
+        content = path.read_bytes()
+        if planner:
+            content = picolite.write_offline_plan(content, planner[0])
         out = root / name
-        export_c(path, out, name)
-        data, outputs, arena = _host_run(path, seed)
+        export_c(content, out, name)
+        data, outputs, arena = _host_run(content, zlib.crc32(file.encode()))
         (out / "input.c").write_text(_input_c(data))
         if runtime == "trimmed":
             (out / "trimmed").write_text("")
@@ -172,6 +177,14 @@ def test_arena_figures_on_the_mcu(board_results, exported):
         assert r["arena_required"] <= h["required"], f"{name} on {cpu}: needs more arena"
     print(f"\narena on {cpu}: model, required host/mcu, head host/mcu, tail host/mcu\n" +
           "\n".join(rows))
+
+
+def test_offline_plan_is_used_on_the_mcu(board_results):
+    """The written optimal plan, not the device's greedy planner, sets the head."""
+    cpu, _, results = board_results
+    planned, plain = results["planned_mobilenet_int8"], results["mobilenet_int8"]
+    assert planned["outputs"] == plain["outputs"]
+    assert planned["arena_head"] < plain["arena_head"], cpu
 
 
 def test_stack_within_budget(board_results):

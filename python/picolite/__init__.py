@@ -25,6 +25,7 @@ from picolite._api import (
     plan_memory,
     required_arena_size,
 )
+from picolite.offline_plan import write_offline_plan
 
 __all__ = [
     "__version__",
@@ -42,6 +43,7 @@ __all__ = [
     "UnsupportedOpError",
     "plan_memory",
     "required_arena_size",
+    "write_offline_plan",
 ]
 
 

@@ -15,23 +15,23 @@ The model is verified on the host while exporting, so a device build may define
 ``PL_NO_VERIFIER``.
 """
 
-import keyword
 import re
 from pathlib import Path
 from typing import Dict, List, Tuple, Union
 
 from picolite import _picolite as _c
-from picolite._api import ModelLike, UnsupportedOpError, _read_model, required_arena_size
-from picolite._api import Interpreter
+from picolite._api import (Interpreter, ModelLike, UnsupportedOpError, _read_model,
+                           required_arena_size)
 
 _PLANNER_CONSTANTS = {"greedy": "PL_PLANNER_GREEDY", "bestfit": "PL_PLANNER_BESTFIT",
                       "linear": "PL_PLANNER_LINEAR", "optimal": "PL_PLANNER_OPTIMAL"}
 
 
 def c_identifier(text: str) -> str:
-    """``text`` as a C identifier: other characters become ``_``, a leading digit gets one."""
+    """``text`` as a C identifier prefix: other characters become ``_``, a leading digit
+    gets one (the names written are NAME_model, NAME_resolver: never a bare keyword)."""
     name = re.sub(r"\W", "_", text, flags=re.ASCII)
-    if not name or name[0].isdigit() or keyword.iskeyword(name):
+    if not name or name[0].isdigit():
         name = "_" + name
     return name
 
