@@ -26,8 +26,8 @@ BOARDS = {"cortex-m4f": "mps2-an386", "cortex-m3": "mps2-an385"}
 TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")
 
 # name -> (zoo file, runtime[, offline planner]): "full" is picolite_core (verifier and
-# messages included), "trimmed" the runtime built with PL_NO_VERIFIER and PL_NO_MESSAGES;
-# with a planner, the model runs with that plan written in (picolite.write_offline_plan).
+# messages included), "trimmed" the runtime built with PL_NO_VERIFIER, PL_NO_MESSAGES and
+# PL_GREEDY_ONLY; with a planner, the model runs with that plan written in (picolite.write_offline_plan).
 MODELS = {
     "planned_mobilenet_int8": ("net_mobilenet_v1_025_int8.tflite", "full", "optimal"),
     "cnn_int8": ("net_cnn_int8.tflite", "full"),
@@ -44,10 +44,11 @@ MODELS = {
 # The aim is 12 KB (full) and 6 KB (trimmed); these are today's figures plus a little room,
 # so any growth fails here first.
 CORE = ("base", "model", "memory", "runtime")
-FULL_CORE_TEXT_BUDGET = 20 * 1024
-TRIMMED_CORE_TEXT_BUDGET = 12 * 1024
+FULL_CORE_TEXT_BUDGET = 19 * 1024 + 512
+TRIMMED_CORE_TEXT_BUDGET = 9 * 1024
 # Stack below the caller's frame, per call (allocate, invoke), for every model.
-STACK_BUDGET = 3 * 1024
+STACK_BUDGET = 1024  # invoke of every model (conv nets included)
+ALLOCATE_STACK_BUDGET = 1200  # create + allocate: the verifier's message buffers
 
 
 def _missing_tools():
@@ -193,8 +194,8 @@ def test_stack_within_budget(board_results):
             for name, r in sorted(results.items())]
     print(f"\nstack on {cpu} (bytes below the caller's frame):\n" + "\n".join(rows))
     for name, r in results.items():
-        for call in ("stack_allocate", "stack_invoke"):
-            assert r[call] <= STACK_BUDGET, f"{name} on {cpu}: {call} {r[call]} bytes"
+        assert r["stack_invoke"] <= STACK_BUDGET, f"{name} on {cpu}: invoke"
+        assert r["stack_allocate"] <= ALLOCATE_STACK_BUDGET, f"{name} on {cpu}: allocate"
 
 
 # --- code size ---------------------------------------------------------------------------
@@ -263,7 +264,8 @@ def test_code_size_within_budget(board_results):
     full = folder_sizes(mcu / "fw_cnn_int8.map")
     trimmed = folder_sizes(mcu / "fw_trimmed_kws_int8.map")
     _print_table("full runtime, cnn_int8 firmware", full)
-    _print_table("trimmed runtime (PL_NO_VERIFIER PL_NO_MESSAGES), kws_int8 firmware", trimmed)
+    _print_table("trimmed runtime (PL_NO_VERIFIER PL_NO_MESSAGES PL_GREEDY_ONLY), kws_int8 "
+                 "firmware", trimmed)
     assert "model" in full and "runtime" in full and "kernels/conv" in full
     assert _core_text(full) <= FULL_CORE_TEXT_BUDGET
     assert _core_text(trimmed) <= TRIMMED_CORE_TEXT_BUDGET
