@@ -66,12 +66,15 @@ raise_error(pl_py_interp *self, pl_status s, const pl_error *err)
 /* Creating verifies the model: release the GIL for it, the arena is already marked ours.
 ** self->error outlives the C interpreter, which records every later error there. */
 static int
-create(pl_py_interp *self, pl_planner planner, int preserve)
+create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_budget)
 {
     self->opt = pl_interp_defaults();
     self->opt.resolver = pl_builtin_resolver();
     self->opt.planner = planner;
     self->opt.preserve_all_tensors = preserve != 0;
+    self->opt.loop_budget = (uint32_t)loop_budget;
+    self->opt.input_shapes = self->shapes.items;
+    self->opt.input_shape_count = self->shapes.count;
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
@@ -99,15 +102,21 @@ create(pl_py_interp *self, pl_planner planner, int preserve)
 static PyObject *
 interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors", NULL};
+    static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors",
+                             "loop_budget", "input_shapes", NULL};
     pl_py_state *st = PyType_GetModuleState(type);
-    PyObject *model = NULL, *arena = NULL;
+    PyObject *model = NULL, *arena = NULL, *shapes = Py_None;
     const char *planner_name = "greedy";
     int preserve = 0;
+    unsigned long loop_budget = PL_DEFAULT_LOOP_BUDGET;
     pl_planner planner;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|sp:_Interpreter", kwlist, &model,
-                                     st->arena_type, &arena, &planner_name, &preserve))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkO:_Interpreter", kwlist, &model,
+                                     st->arena_type, &arena, &planner_name, &preserve,
+                                     &loop_budget, &shapes))
         return NULL;
+    if (loop_budget == 0 || loop_budget > UINT32_MAX)
+        return PyErr_Format(PyExc_ValueError, "loop_budget must be in 1..%lu, got %lu",
+                            (unsigned long)UINT32_MAX, loop_budget);
     if (pl_py_planner(st, planner_name, &planner) < 0)
         return NULL;
     pl_py_interp *self = PyObject_GC_New(pl_py_interp, type);
@@ -120,9 +129,11 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     memset(&self->prof, 0, sizeof self->prof);
     self->arena = (pl_py_arena *)Py_NewRef(arena);
     memset(&self->model, 0, sizeof self->model);
+    memset(&self->shapes, 0, sizeof self->shapes);
     PyObject_GC_Track(self);
     if (PyObject_GetBuffer(model, &self->model, PyBUF_SIMPLE) < 0 ||
-        create(self, planner, preserve) < 0) {
+        pl_py_shapes_parse(shapes, &self->shapes) < 0 ||
+        create(self, planner, preserve, loop_budget) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -159,6 +170,7 @@ interp_clear(pl_py_interp *self)
     Py_CLEAR(self->arena);
     if (self->model.obj != NULL)
         PyBuffer_Release(&self->model);
+    pl_py_shapes_free(&self->shapes);
     return 0;
 }
 
@@ -698,8 +710,87 @@ get_model_size(pl_py_interp *self, void *Py_UNUSED(c))
     return PyLong_FromSsize_t(self->model.len);
 }
 
+/* --- subgraphs and signatures --- */
+
+static PyObject *
+interp_select_subgraph(pl_py_interp *self, PyObject *arg)
+{
+    if (pl_py_interp_ready(self) < 0)
+        return NULL;
+    long k = PyLong_AsLong(arg);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    uint32_t n = pl_interp_subgraph_count(self->it);
+    if (k < 0 || (unsigned long)k >= n)
+        return PyErr_Format(PyExc_ValueError, "Invalid subgraph index %ld exceeds max "
+                            "subgraph index %u", k, n - 1);
+    pl_status s = pl_interp_select_subgraph(self->it, (uint32_t)k);
+    if (s != PL_OK)
+        return raise_last(self, s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+signature_io(pl_py_interp *self, uint32_t sig, bool output, uint32_t count)
+{
+    PyObject *list = PyList_New(count);
+    for (uint32_t i = 0; list != NULL && i < count; i++) {
+        const char *name;
+        uint32_t len;
+        int32_t tensor;
+        pl_interp_signature_io(self->it, sig, output, i, &name, &len, &tensor);
+        PyObject *item = Py_BuildValue("(Ni)", PyUnicode_DecodeUTF8(name, len, "replace"),
+                                       (int)tensor);
+        if (item == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, item);
+    }
+    return list;
+}
+
+static PyObject *
+signature_dict(pl_py_interp *self, uint32_t sig)
+{
+    pl_signature_info si;
+    pl_interp_signature(self->it, sig, &si);
+    return Py_BuildValue("{s:N,s:I,s:N,s:N}",
+                         "key", PyUnicode_DecodeUTF8(si.key, si.key_len, "replace"),
+                         "subgraph", si.subgraph,
+                         "inputs", signature_io(self, sig, false, si.input_count),
+                         "outputs", signature_io(self, sig, true, si.output_count));
+}
+
+static PyObject *
+interp_signatures(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
+{
+    if (pl_py_interp_ready(self) < 0)
+        return NULL;
+    uint32_t n = pl_interp_signature_count(self->it);
+    PyObject *list = PyList_New(n);
+    for (uint32_t i = 0; list != NULL && i < n; i++) {
+        PyObject *d = signature_dict(self, i);
+        if (d == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, d);
+    }
+    return list;
+}
+
+static PyObject *
+get_subgraphs(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    if (pl_py_interp_ready(self) < 0)
+        return NULL;
+    return Py_BuildValue("(II)", pl_interp_subgraph_count(self->it),
+                         pl_interp_selected_subgraph(self->it));
+}
+
 static PyGetSetDef interp_getset[] = {
-    {"counts", (getter)get_counts, NULL, "(tensor count, node count) of subgraph 0.", NULL},
+    {"subgraphs", (getter)get_subgraphs, NULL, "(subgraph count, selected subgraph).", NULL},
+    {"counts", (getter)get_counts, NULL, "(tensor count, node count) of the selected "
+     "subgraph.", NULL},
     {"allocated", (getter)get_flag, NULL, "Whether allocate_tensors() succeeded.", "a"},
     {"closed", (getter)get_flag, NULL, "Whether close() was called.", "c"},
     {"busy", (getter)get_flag, NULL, "Whether a call is running without the GIL.", "b"},
@@ -717,6 +808,10 @@ static PyMethodDef interp_methods[] = {
     {"close", (PyCFunction)interp_close, METH_NOARGS, "Destroy the C interpreter; frees the "
      "arena for another interpreter."},
     {"inputs", (PyCFunction)interp_inputs, METH_NOARGS, "Tensor indices of the inputs."},
+    {"select_subgraph", (PyCFunction)interp_select_subgraph, METH_O,
+     "Make subgraph k the one tensor calls and invoke() address."},
+    {"signatures", (PyCFunction)interp_signatures, METH_NOARGS,
+     "The model's signature defs: key, subgraph, (name, tensor) inputs and outputs."},
     {"outputs", (PyCFunction)interp_outputs, METH_NOARGS, "Tensor indices of the outputs."},
     {"tensor_info", (PyCFunction)interp_tensor_info, METH_O, "Raw facts about one tensor."},
     {"node_info", (PyCFunction)interp_node_info, METH_O, "Raw facts about one node."},

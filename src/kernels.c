@@ -2,6 +2,7 @@
 ** kernels (their registration functions) in the resolver it writes. */
 #include "pl_py.h"
 
+#include "kernels/custom_list.h"
 #include "kernels/registry.h"
 
 static PyObject *
@@ -9,7 +10,10 @@ builtin_kernels(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
 {
 #define PL_KERNEL_ITEM(name, code, prefix) \
     Py_BuildValue("(iss)", code, #name, "pl_" #prefix "_registration"),
-    PyObject *items[] = {PL_KERNEL_LIST(PL_KERNEL_ITEM)};
+#define PL_CUSTOM_ITEM(name, prefix) \
+    Py_BuildValue("(iss)", 32, name, "pl_" #prefix "_registration"),
+    PyObject *items[] = {PL_KERNEL_LIST(PL_KERNEL_ITEM) PL_CUSTOM_KERNEL_LIST(PL_CUSTOM_ITEM)};
+#undef PL_CUSTOM_ITEM
 #undef PL_KERNEL_ITEM
     Py_ssize_t n = (Py_ssize_t)(sizeof items / sizeof items[0]);
     PyObject *result = PyTuple_New(n);
@@ -29,6 +33,7 @@ builtin_kernels(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
 
 PyMethodDef pl_py_kernel_methods[] = {
     {"_builtin_kernels", builtin_kernels, METH_NOARGS,
-     "_builtin_kernels(): ((builtin code, operator name, registration function), ...)."},
+     "_builtin_kernels(): ((builtin code, operator name, registration function), ...); "
+     "CUSTOM operators (code 32) by the name TFLM registers them under."},
     {NULL, NULL, 0, NULL},
 };

@@ -93,3 +93,11 @@ def test_cli_reports_a_bad_model(tmp_path, capsys):
     bad.write_bytes(b"junk" * 10)
     assert main(["plan", str(bad), "--write", str(tmp_path / "o.tflite")]) == 1
     assert "picolite:" in capsys.readouterr().err
+
+
+def test_custom_operators_are_listed_by_name(tmp_path):
+    path = ZOO / "signal" / "energy_257.tflite"
+    if not path.exists():
+        pytest.skip(f"{path} is missing")
+    c, _ = export_c(path, tmp_path, "energy")
+    assert '{32, "SignalEnergy", pl_signal_energy_registration},' in c.read_text()

@@ -38,17 +38,18 @@ MODELS = {
     "offline_cnn_int8": ("offline_cnn_int8.tflite", "full"),  # OfflineMemoryAllocation
     "mobilenet_int8": ("net_mobilenet_v1_025_int8.tflite", "full"),
     "trimmed_kws_int8": ("net_ds_cnn_kws_int8.tflite", "trimmed"),
+    "signal_energy": ("signal/energy_257.tflite", "full"),  # a CUSTOM operator, by name
 }
 
 # Budgets at -Os on Cortex-M4F, bytes of .text linked into the cnn_int8 firmware.
 # The aim is 12 KB (full) and 6 KB (trimmed); these are today's figures plus a little room,
 # so any growth fails here first.
 CORE = ("base", "model", "memory", "runtime")
-FULL_CORE_TEXT_BUDGET = 19 * 1024 + 512
-TRIMMED_CORE_TEXT_BUDGET = 9 * 1024
+FULL_CORE_TEXT_BUDGET = 24 * 1024 + 512
+TRIMMED_CORE_TEXT_BUDGET = 13 * 1024 + 512
 # Stack below the caller's frame, per call (allocate, invoke), for every model.
 STACK_BUDGET = 1024  # invoke of every model (conv nets included)
-ALLOCATE_STACK_BUDGET = 1200  # create + allocate: the verifier's message buffers
+ALLOCATE_STACK_BUDGET = 1536  # create + allocate: the verifier's message buffers
 
 
 def _missing_tools():
@@ -269,6 +270,13 @@ def test_code_size_within_budget(board_results):
     _print_table("trimmed runtime (PL_NO_VERIFIER PL_NO_MESSAGES PL_GREEDY_ONLY), kws_int8 "
                  "firmware", trimmed)
     assert "model" in full and "runtime" in full and "kernels/conv" in full
+    # the trimmed firmware's runtime is all picolite_trimmed (picolite_core gave only kernels)
+    folders = _object_folders()
+    full_runtime = {m.group(1) for f, _ in map_sizes((mcu / "fw_trimmed_kws_int8.map")
+                                                     .read_text())
+                    for m in [re.search(r"libpicolite_core\.a\((\S+\.c\.obj)\)$", f)]
+                    if m and folders[m.group(1)].split("/")[0] in CORE}
+    assert not full_runtime
     assert _core_text(full) <= FULL_CORE_TEXT_BUDGET
     assert _core_text(trimmed) <= TRIMMED_CORE_TEXT_BUDGET
     assert _core_text(trimmed) < _core_text(full)

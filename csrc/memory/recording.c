@@ -17,12 +17,13 @@ static const char *const category_names[PL_CAT_COUNT] = {
     "TfLiteTensor variable buffer data",
     "NodeAndRegistration struct",
     "Operator runtime data",
+    "Resource variable data",
 };
 
 /* What TFLM calls the counted things of each category. */
 static const char *const category_nouns[PL_CAT_COUNT] = {
     "allocations", "tensors", "allocations", "allocations", "allocations",
-    "NodeAndRegistration structs", "OpData structs",
+    "NodeAndRegistration structs", "OpData structs", "resource variables",
 };
 
 const char *pl_category_name(pl_category cat)

@@ -53,6 +53,24 @@ uint32_t pl_model_signature_count(const pl_model *m)
     return pl_fb_vec(&root, PL_F_MODEL_SIGNATURE_DEFS).n;
 }
 
+void pl_model_signature(const pl_model *m, uint32_t index, pl_signature_view *out)
+{
+    pl_table root = root_of(m);
+    pl_table t = pl_fb_table_elem(fb_of(m), pl_fb_vec(&root, PL_F_MODEL_SIGNATURE_DEFS), index);
+    out->key = pl_fb_str(&t, PL_F_SIGNATURE_KEY);
+    out->subgraph = pl_fb_u32(&t, PL_F_SIGNATURE_SUBGRAPH, 0);
+    out->inputs = pl_fb_vec(&t, PL_F_SIGNATURE_INPUTS);
+    out->outputs = pl_fb_vec(&t, PL_F_SIGNATURE_OUTPUTS);
+}
+
+void pl_model_tensor_map(const pl_model *m, pl_vec maps, uint32_t i, pl_bytes *name,
+                         uint32_t *tensor)
+{
+    pl_table t = pl_fb_table_elem(fb_of(m), maps, i);
+    *name = pl_fb_str(&t, PL_F_TENSORMAP_NAME);
+    *tensor = pl_fb_u32(&t, PL_F_TENSORMAP_TENSOR, 0);
+}
+
 pl_bytes pl_model_subgraph_name(const pl_model *m, uint32_t index)
 {
     pl_table t = pl_fb_table_elem(fb_of(m), m->subgraphs, index);
@@ -169,7 +187,8 @@ pl_bytes pl_model_metadata_find(const pl_model *m, const char *name)
     pl_buffer_view b;
     for (uint32_t i = 0; i < m->metadata.n; i++) {
         pl_model_metadata(m, i, &md);
-        if (md.name.n == len && (len == 0 || memcmp(md.name.p, name, len) == 0)) {
+        if (md.buffer < m->buffers.n && md.name.n == len &&
+            (len == 0 || memcmp(md.name.p, name, len) == 0)) {
             pl_model_buffer(m, md.buffer, &b);
             return b.data;
         }

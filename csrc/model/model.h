@@ -19,9 +19,6 @@
 #define PL_BUILTIN_CUSTOM 32
 /* Number of BuiltinOperator values in the schema (0..209); larger codes are rejected. */
 #define PL_BUILTIN_COUNT 210
-/* Largest BuiltinOptions / BuiltinOptions2 union type in the schema; larger are rejected. */
-#define PL_BUILTIN_OPTIONS_MAX 126
-#define PL_BUILTIN_OPTIONS2_MAX 23
 
 /* The interpreter keeps a pl_model and a pl_subgraph in the arena, so they hold only what
 ** the hot paths read; the rest (version, names, signature defs) is read on demand. */
@@ -87,8 +84,21 @@ pl_status pl_model_open(pl_model *m, const void *data, size_t size, pl_error *er
 /* The schema version of the model (field Model.version). */
 uint32_t pl_model_version(const pl_model *m);
 
-/* The number of signature defs (their contents are not read). */
+/* The number of signature defs. */
 uint32_t pl_model_signature_count(const pl_model *m);
+
+typedef struct pl_signature_view {
+    pl_bytes key;
+    uint32_t subgraph;  /* verified in range */
+    pl_vec inputs;      /* [TensorMap] offsets: read with pl_model_tensor_map */
+    pl_vec outputs;
+} pl_signature_view;
+
+void pl_model_signature(const pl_model *m, uint32_t index, pl_signature_view *out);
+
+/* Entry i of a TensorMap vector: its name and tensor index (verified in range). */
+void pl_model_tensor_map(const pl_model *m, pl_vec maps, uint32_t i, pl_bytes *name,
+                         uint32_t *tensor);
 
 uint32_t pl_model_subgraph_count(const pl_model *m);
 pl_bytes pl_model_subgraph_name(const pl_model *m, uint32_t index);
@@ -102,9 +112,10 @@ void pl_model_opcode(const pl_model *m, uint32_t index, pl_opcode_view *out);
 uint32_t pl_model_buffer_count(const pl_model *m);
 void pl_model_buffer(const pl_model *m, uint32_t index, pl_buffer_view *out);
 uint32_t pl_model_metadata_count(const pl_model *m);
+/* A metadata entry; its buffer index is unchecked (the verifier lets stale ones pass). */
 void pl_model_metadata(const pl_model *m, uint32_t index, pl_metadata_view *out);
 
-/* The buffer of the first metadata entry called name, or an empty view. */
+/* The buffer of the first metadata entry called name whose buffer exists, or an empty view. */
 pl_bytes pl_model_metadata_find(const pl_model *m, const char *name);
 
 /* The schema's BuiltinOperator name ("CONV_2D", ...) or "UNKNOWN". */

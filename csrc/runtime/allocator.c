@@ -29,6 +29,11 @@ pl_status pl_alloc_tail(pl_interp *it, pl_category cat, size_t bytes, size_t ali
 
 size_t pl_alloc_tensor_bytes(const pl_interp *it, uint32_t index)
 {
+    if (it->tensors != NULL) { /* the current shape, which a resize may have changed */
+        pl_tensor t;
+        pl_context_eval(it, (int32_t)index, &t);
+        return t.bytes > UINT32_MAX ? 0 : t.bytes;
+    }
     pl_tensor_view v;
     pl_model_tensor(&it->model, &it->sg, index, &v);
     uint64_t n = pl_type_size(v.type);
@@ -71,24 +76,8 @@ static void start_tensor(pl_interp *it, uint32_t i)
     }
 }
 
-pl_status pl_alloc_start(pl_interp *it)
+static void start_nodes(pl_interp *it)
 {
-    size_t tbytes = (size_t)it->tensor_count * sizeof *it->tensors;
-    size_t nbytes = (size_t)it->node_count * sizeof *it->nodes;
-    size_t rbytes = (size_t)it->opcode_count * sizeof *it->regs;
-    PL_TRY(pl_alloc_tail(it, PL_CAT_EVAL_TENSOR, tbytes, _Alignof(pl_eval_record),
-                         (void **)&it->tensors));
-    PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, nbytes, _Alignof(pl_node_record),
-                         (void **)&it->nodes));
-    PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, rbytes, _Alignof(const pl_registration *),
-                         (void **)&it->regs));
-    /* counted per tensor and per node, as TFLM counts them */
-    it->rec.cat[PL_CAT_EVAL_TENSOR][2] = it->tensor_count;
-    it->rec.cat[PL_CAT_NODE][2] = it->node_count;
-    for (uint32_t i = 0; i < it->tensor_count; i++)
-        start_tensor(it, i);
-    for (uint32_t i = 0; i < it->opcode_count; i++)
-        it->regs[i] = NULL;
     for (uint32_t i = 0; i < it->node_count; i++) {
         pl_op_view op;
         pl_model_operator(&it->model, &it->sg, i, &op);
@@ -96,7 +85,57 @@ pl_status pl_alloc_start(pl_interp *it)
         it->nodes[i].op_data = PL_NO_OFFSET;
         it->nodes[i].reserved = 0;
     }
+}
+
+/* Where each subgraph's records start; the totals checked against 32 bits. */
+static pl_status count_records(pl_interp *it)
+{
+    uint64_t tensors = 0, nodes = 0;
+    for (uint32_t k = 0; k < it->subgraph_count; k++) {
+        if (it->subgraphs != NULL)
+            it->subgraphs[k] = (pl_subgraph_record){(uint32_t)tensors, (uint32_t)nodes, 0, 0};
+        tensors += pl_subgraph_tensor_count(it, k);
+        nodes += pl_subgraph_node_count(it, k);
+    }
+    if (tensors > UINT32_MAX / sizeof(pl_eval_record) || nodes > UINT32_MAX / 8u)
+        return pl_error_set(it->err, PL_ERR_UNSUPPORTED, "model: %llu tensors and %llu "
+                            "operators in all subgraphs", (unsigned long long)tensors,
+                            (unsigned long long)nodes);
+    it->all_tensors = (uint32_t)tensors;
+    it->all_nodes = (uint32_t)nodes;
     return PL_OK;
+}
+
+/* Eval tensor and node records of every subgraph (TFLM allocates the same per subgraph),
+** the per-subgraph records when there are several, the registration slots. */
+pl_status pl_alloc_start(pl_interp *it)
+{
+    if (it->subgraph_count > 1)
+        PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, it->subgraph_count * sizeof *it->subgraphs,
+                             _Alignof(pl_subgraph_record), (void **)&it->subgraphs));
+    PL_TRY(count_records(it));
+    size_t tbytes = (size_t)it->all_tensors * sizeof *it->tensors;
+    size_t nbytes = (size_t)it->all_nodes * sizeof *it->nodes;
+    size_t rbytes = (size_t)it->opcode_count * sizeof *it->regs;
+    PL_TRY(pl_alloc_tail(it, PL_CAT_EVAL_TENSOR, tbytes, _Alignof(pl_eval_record),
+                         (void **)&it->tensor_records));
+    PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, nbytes, _Alignof(pl_node_record),
+                         (void **)&it->node_records));
+    PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, rbytes, _Alignof(const pl_registration *),
+                         (void **)&it->regs));
+    /* counted per tensor and per node, as TFLM counts them */
+    it->rec.cat[PL_CAT_EVAL_TENSOR][2] = it->all_tensors;
+    it->rec.cat[PL_CAT_NODE][2] = it->all_nodes;
+    for (uint32_t i = 0; i < it->opcode_count; i++)
+        it->regs[i] = NULL;
+    for (uint32_t k = it->subgraph_count; k-- > 0;) {
+        pl_subgraph_select(it, k);
+        for (uint32_t i = 0; i < it->tensor_count; i++)
+            start_tensor(it, i);
+        start_nodes(it);
+    }
+    pl_shapes_apply_requests(it); /* subgraph 0's inputs: the loop ends on it */
+    return pl_resource_start(it);
 }
 
 /* The node's scratch requests join the earlier ones at the bottom of the head, where they
@@ -120,6 +159,9 @@ pl_status pl_alloc_finish_node(pl_interp *it)
     return PL_OK;
 }
 
+/* Tensors of the current subgraph the planner places: TFLM plans every non-constant,
+** non-variable tensor with bytes; picolite leaves out those nothing creates or reads in the
+** subgraphs it walks (TFLM gives them lifetime -1 and space of their own). */
 static bool needs_planning(const pl_interp *it, uint32_t i, const int32_t *first)
 {
     const pl_eval_record *r = &it->tensors[i];
@@ -127,113 +169,107 @@ static bool needs_planning(const pl_interp *it, uint32_t i, const int32_t *first
            pl_alloc_tensor_bytes(it, i) > 0;
 }
 
-/* TFLM's lifetime marking for one tensor of subgraph 0 (see the file comment);
-** first stays -1 for a tensor no node and no subgraph input/output touches. */
-static void lifetime_of(const pl_interp *it, int32_t t, int32_t *first, int32_t *last)
-{
-    int32_t f = -1, l = -1, end = (int32_t)it->node_count;
-    bool output = in_vec(it->sg.outputs, t);
-    if (output || in_vec(it->sg.inputs, t))
-        f = l = 0;
-    for (uint32_t n = 0; n < it->node_count; n++) {
-        pl_op_view op;
-        pl_model_operator(&it->model, &it->sg, n, &op);
-        for (uint32_t k = 0; k < op.outputs.n; k++)
-            if (pl_vec_i32(op.outputs, k) == t)
-                f = l = (int32_t)n + 1;
-        for (uint32_t k = 0; k < op.inputs.n; k++)
-            if (pl_vec_i32(op.inputs, k) == t)
-                l = (int32_t)n + 1;
-    }
-    if (f >= 0 && (output || it->opt.preserve_all_tensors))
-        l = end;
-    *first = f;
-    *last = l;
-}
-
 /* A tensor a node reads must get data from somewhere: a constant, a variable, a subgraph
 ** input or an earlier node's output. Otherwise it would reach the kernel without data. */
-static pl_status mark_lifetimes(pl_interp *it, int32_t *first, int32_t *last)
+static pl_status check_sources(pl_interp *it, const int32_t *first, const int32_t *last)
 {
     for (uint32_t i = 0; i < it->tensor_count; i++) {
-        lifetime_of(it, (int32_t)i, &first[i], &last[i]);
         if (first[i] < 0 && last[i] >= 0 && it->tensors[i].loc == PL_LOC_NONE &&
             !(it->tensors[i].flags & PL_EVAL_VARIABLE) && pl_alloc_tensor_bytes(it, i) > 0)
             return pl_error_set(it->err, PL_ERR_MODEL,
-                                "tensor %u is read by node %d but is not a constant, a "
-                                "variable, a subgraph input or any node's output",
-                                (unsigned)i, last[i] - 1);
+                                "subgraph %u: tensor %u is read by a node but is not a "
+                                "constant, a variable, a subgraph input or any node's output",
+                                (unsigned)it->current_subgraph, (unsigned)i);
     }
     return PL_OK;
 }
 
-/* Offline offsets from the model's metadata, or an empty view when it has none. An offline
-** plan shares memory between tensors, so preserve-all-tensors (every tensor kept) skips it. */
+/* Offline offsets from the model's metadata, or an empty view when it has none: one per
+** tensor of every subgraph, in subgraph order, as TFLM reads them. An offline plan shares
+** memory between tensors, so preserve-all-tensors (every tensor kept) skips it; so does a
+** resized model (the offsets were planned for the model's own sizes). */
 static pl_status offline_offsets(const pl_interp *it, pl_vec *out, pl_error *err)
 {
     pl_bytes b = pl_model_metadata_find(&it->model, OFFLINE_METADATA);
     out->p = NULL;
     out->n = 0;
-    if (b.n == 0 || it->opt.preserve_all_tensors)
+    if (b.n == 0 || it->preserve_all_tensors || it->resized)
         return PL_OK;
     if (b.n < 12 || b.n % 4 != 0)
         return pl_error_set(err, PL_ERR_MODEL,
                             "metadata %s: %u bytes, expected 3 + n int32 values",
                             OFFLINE_METADATA, (unsigned)b.n);
     uint32_t n = pl_le32(b.p + 8);
-    if ((uint64_t)n * 4u + 12u != b.n || n < it->tensor_count)
+    if ((uint64_t)n * 4u + 12u != b.n || n < it->all_tensors)
         return pl_error_set(err, PL_ERR_MODEL,
                             "metadata %s: %u offsets in %u bytes for %u tensors",
                             OFFLINE_METADATA, (unsigned)n, (unsigned)b.n,
-                            (unsigned)it->tensor_count);
+                            (unsigned)it->all_tensors);
     out->p = b.p + 12;
-    out->n = it->tensor_count; /* subgraph 0's tensors come first */
+    out->n = it->all_tensors;
     return PL_OK;
 }
 
 typedef struct plan_work {
-    int32_t *first;
+    int32_t *first; /* global: every subgraph's tensors, then the scratch buffers */
     int32_t *last;
     pl_plan_buffer *bufs;
     uint32_t count;
 } plan_work;
 
-static void collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
+static void collect_tensors(pl_interp *it, plan_work *w, pl_vec offline, uint32_t base)
 {
-    uint32_t n = 0;
     for (uint32_t i = 0; i < it->tensor_count; i++) {
-        if (!needs_planning(it, i, w->first))
+        if (!needs_planning(it, i, w->first + base))
             continue;
-        pl_plan_buffer *b = &w->bufs[n++];
-        int32_t fixed = offline.n > 0 ? pl_vec_i32(offline, i) : -1;
+        pl_plan_buffer *b = &w->bufs[w->count++];
+        int32_t fixed = offline.n > 0 ? pl_vec_i32(offline, base + i) : -1;
         b->size = (uint32_t)align_up(pl_alloc_tensor_bytes(it, i), PL_ARENA_ALIGN);
-        b->first = w->first[i];
-        b->last = w->last[i];
+        b->first = w->first[base + i];
+        b->last = w->last[base + i];
         b->offline_offset = fixed < 0 ? -1 : fixed;
         b->flags = pl_alloc_is_io(it, (int32_t)i) ? PL_PLAN_IO : 0;
         b->offset = 0;
     }
+}
+
+static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
+{
+    w->count = 0;
+    for (uint32_t k = 0; k < it->subgraph_count; k++) {
+        uint32_t base = pl_subgraph_rec(it, k).tensor_base;
+        pl_subgraph_select(it, k);
+        PL_TRY(check_sources(it, w->first + base, w->last + base));
+        collect_tensors(it, w, offline, base);
+    }
     for (uint32_t s = 0; s < it->scratch_count; s++) {
-        pl_plan_buffer *b = &w->bufs[n++];
+        pl_plan_buffer *b = &w->bufs[w->count++];
         b->size = (uint32_t)align_up(it->scratch[s].bytes, PL_ARENA_ALIGN);
-        b->first = b->last = it->scratch[s].node + 1;
+        b->first = w->first[it->all_tensors + s];
+        b->last = w->last[it->all_tensors + s];
         b->offline_offset = -1;
         b->flags = 0;
         b->offset = 0;
     }
-    w->count = n;
+    pl_subgraph_select(it, 0);
+    return PL_OK;
 }
 
 static void commit_offsets(pl_interp *it, const plan_work *w)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < it->tensor_count; i++) {
-        if (!needs_planning(it, i, w->first))
-            continue;
-        it->tensors[i].loc = PL_LOC_ARENA;
-        it->tensors[i].data = w->bufs[n++].offset;
-        it->tensors[i].flags |= PL_EVAL_PLANNED;
+    for (uint32_t k = 0; k < it->subgraph_count; k++) {
+        uint32_t base = pl_subgraph_rec(it, k).tensor_base;
+        pl_subgraph_select(it, k);
+        for (uint32_t i = 0; i < it->tensor_count; i++) {
+            if (!needs_planning(it, i, w->first + base))
+                continue;
+            it->tensors[i].loc = PL_LOC_ARENA;
+            it->tensors[i].data = w->bufs[n++].offset;
+            it->tensors[i].flags |= PL_EVAL_PLANNED;
+        }
     }
+    pl_subgraph_select(it, 0);
     for (uint32_t s = 0; s < it->scratch_count; s++)
         it->scratch[s].offset = w->bufs[n++].offset;
 }
@@ -243,37 +279,44 @@ static pl_status temp(pl_interp *it, size_t bytes, size_t align, void **out)
     return pl_arena_alloc_temp(it->arena, bytes == 0 ? 1 : bytes, align, out, it->err);
 }
 
+static void record_plan(pl_interp *it, const plan_work *w, pl_planner planner)
+{
+    it->rec.lower_bound = (uint32_t)pl_plan_lower_bound(w->bufs, w->count);
+    it->rec.planner = (uint8_t)planner;
+    it->plan_count = w->count;
+    it->rec.head_tensors = 0;
+    it->rec.head_scratch = 0;
+    for (uint32_t i = 0; i < w->count; i++) {
+        if (i < w->count - it->scratch_count) {
+            uint32_t end = w->bufs[i].offset + w->bufs[i].size; /* <= the checked total */
+            it->rec.head_tensors = end > it->rec.head_tensors ? end : it->rec.head_tensors;
+        } else {
+            it->rec.head_scratch += w->bufs[i].size;
+        }
+    }
+}
+
 /* Plans the head in temp and returns its size; offsets land in the records. */
 static pl_status plan(pl_interp *it, uint32_t *head)
 {
     plan_work w;
     pl_vec offline;
-    size_t tcount = it->tensor_count;
-    pl_planner planner = it->opt.preserve_all_tensors ? PL_PLANNER_LINEAR : it->opt.planner;
+    uint8_t *on_path;
+    size_t slots = (size_t)it->all_tensors + it->scratch_count;
+    pl_planner planner = it->preserve_all_tensors ? PL_PLANNER_LINEAR : it->opt.planner;
     PL_TRY(offline_offsets(it, &offline, it->err));
-    PL_TRY(temp(it, tcount * sizeof(int32_t), _Alignof(int32_t), (void **)&w.first));
-    PL_TRY(temp(it, tcount * sizeof(int32_t), _Alignof(int32_t), (void **)&w.last));
-    PL_TRY(mark_lifetimes(it, w.first, w.last));
-    PL_TRY(temp(it, (tcount + it->scratch_count) * sizeof(pl_plan_buffer),
-                _Alignof(pl_plan_buffer), (void **)&w.bufs));
-    collect_buffers(it, &w, offline);
+    PL_TRY(temp(it, slots * sizeof(int32_t), _Alignof(int32_t), (void **)&w.first));
+    PL_TRY(temp(it, slots * sizeof(int32_t), _Alignof(int32_t), (void **)&w.last));
+    PL_TRY(temp(it, it->subgraph_count, 1, (void **)&on_path));
+    PL_TRY(pl_life_mark(it, w.first, w.last, on_path));
+    PL_TRY(temp(it, slots * sizeof(pl_plan_buffer), _Alignof(pl_plan_buffer),
+                (void **)&w.bufs));
+    PL_TRY(collect_buffers(it, &w, offline));
     size_t need = pl_plan_scratch_size(planner, w.count);
     void *scratch;
     PL_TRY(temp(it, need, PL_ARENA_ALIGN, &scratch));
     PL_TRY(pl_plan_compute(planner, w.bufs, w.count, scratch, need, head, it->err));
-    it->rec.lower_bound = (uint32_t)pl_plan_lower_bound(w.bufs, w.count);
-    it->rec.planner = (uint8_t)planner;
-    it->plan_count = w.count;
-    it->rec.head_tensors = 0;
-    it->rec.head_scratch = 0;
-    for (uint32_t i = 0; i < w.count; i++) {
-        if (i < w.count - it->scratch_count) {
-            uint32_t end = w.bufs[i].offset + w.bufs[i].size; /* <= the checked total */
-            it->rec.head_tensors = end > it->rec.head_tensors ? end : it->rec.head_tensors;
-        } else {
-            it->rec.head_scratch += w.bufs[i].size;
-        }
-    }
+    record_plan(it, &w, planner);
     commit_offsets(it, &w);
     return PL_OK;
 }
@@ -316,6 +359,16 @@ static pl_status allocate_variables(pl_interp *it)
     return PL_OK;
 }
 
+static pl_status allocate_all_variables(pl_interp *it)
+{
+    for (uint32_t k = 0; k < it->subgraph_count; k++) {
+        pl_subgraph_select(it, k);
+        PL_TRY(allocate_variables(it));
+    }
+    pl_subgraph_select(it, 0);
+    return PL_OK;
+}
+
 pl_status pl_alloc_finish(pl_interp *it)
 {
     uint32_t head = 0;
@@ -323,16 +376,16 @@ pl_status pl_alloc_finish(pl_interp *it)
     PL_TRY(plan(it, &head));
     pl_arena_reset_temp(it->arena);
     PL_TRY(pl_arena_resize_head(it->arena, head, it->err));
-    PL_TRY(allocate_variables(it));
-    return PL_OK;
+    return allocate_all_variables(it);
 }
 
 int32_t pl_alloc_offline_offset(const pl_interp *it, uint32_t index)
 {
     pl_vec offline;
-    if (offline_offsets(it, &offline, NULL) != PL_OK || index >= offline.n)
+    uint32_t g = pl_subgraph_rec(it, it->current_subgraph).tensor_base + index;
+    if (offline_offsets(it, &offline, NULL) != PL_OK || g >= offline.n)
         return -1;
-    int32_t v = pl_vec_i32(offline, index);
+    int32_t v = pl_vec_i32(offline, g);
     return v < 0 ? -1 : v;
 }
 
@@ -340,6 +393,6 @@ bool pl_alloc_lifetime(const pl_interp *it, uint32_t index, int32_t *first, int3
 {
     if (!(it->tensors[index].flags & PL_EVAL_PLANNED))
         return false;
-    lifetime_of(it, (int32_t)index, first, last);
+    pl_life_of(it, pl_subgraph_rec(it, it->current_subgraph).tensor_base + index, first, last);
     return true;
 }

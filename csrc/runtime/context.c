@@ -27,18 +27,19 @@ static const char *op_name_of(const pl_interp *it, uint32_t node)
     return pl_model_builtin_name(oc.builtin_code);
 }
 
-static pl_status phase_error(pl_interp *it, const char *call, const char *allowed)
+pl_status pl_context_phase_error(pl_interp *it, const char *call, const char *allowed)
 {
     return pl_error_set(it->err, PL_ERR_STATE, "node %d: %s is only allowed during %s",
                         (int)it->current_node, call, allowed);
 }
+
 
 static pl_status alloc_persistent(pl_context *ctx, size_t bytes, void **out)
 {
     pl_interp *it = interp_of(ctx);
     *out = NULL;
     if (it->phase != PL_PHASE_INIT && it->phase != PL_PHASE_PREPARE)
-        return phase_error(it, "alloc_persistent", "init and prepare");
+        return pl_context_phase_error(it, "alloc_persistent", "init and prepare");
     PL_TRY(pl_alloc_tail(it, PL_CAT_OP_DATA, bytes, PL_ARENA_ALIGN, out));
     memset(*out, 0, bytes);
     return PL_OK;
@@ -48,7 +49,7 @@ static pl_status request_scratch(pl_context *ctx, size_t bytes, int32_t *index)
 {
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_PREPARE)
-        return phase_error(it, "request_scratch", "prepare");
+        return pl_context_phase_error(it, "request_scratch", "prepare");
     if (it->pending == NULL)
         PL_TRY(pl_arena_alloc_temp(it->arena, PL_MAX_SCRATCH_PER_NODE * sizeof *it->pending,
                                    _Alignof(pl_scratch_record), (void **)&it->pending,
@@ -71,7 +72,7 @@ static void *get_scratch(pl_context *ctx, int32_t index)
 {
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_INVOKE || index < 0 || (uint32_t)index >= it->scratch_count) {
-        phase_error(it, "get_scratch with a valid handle", "invoke");
+        pl_context_phase_error(it, "get_scratch with a valid handle", "invoke");
         return NULL;
     }
     return pl_arena_base(it->arena) + it->scratch[index].offset;
@@ -83,7 +84,7 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
     pl_interp *it = interp_of(ctx);
     *out = NULL;
     if (it->phase != PL_PHASE_PREPARE)
-        return phase_error(it, "get_tensor", "prepare");
+        return pl_context_phase_error(it, "get_tensor", "prepare");
     if (index < 0 || (uint32_t)index >= it->tensor_count)
         return pl_error_set(it->err, PL_ERR_ARG, "node %d: get_tensor(%d): no such tensor",
                             (int)it->current_node, (int)index);
@@ -103,7 +104,9 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
     PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *zero_point, _Alignof(int32_t),
                                (void **)&zero_point, it->err));
     for (uint32_t i = 0; i < n; i++) {
-        int64_t zp = i < v.zero_point.n ? pl_vec_i64(v.zero_point, i) : 0;
+        /* as TFLM: one zero point may serve every scale */
+        uint32_t zi = v.zero_point.n == n ? i : 0;
+        int64_t zp = v.zero_point.n > 0 ? pl_vec_i64(v.zero_point, zi) : 0;
         float s = pl_vec_f32(v.scale, i);
         if (zp < INT32_MIN || zp > INT32_MAX)
             return pl_error_set(it->err, PL_ERR_MODEL, "tensor %d: zero point %lld (channel "
@@ -128,7 +131,7 @@ static pl_status get_eval(pl_context *ctx, int32_t index, pl_tensor *out)
 {
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_PREPARE && it->phase != PL_PHASE_INVOKE)
-        return phase_error(it, "get_eval", "prepare and invoke");
+        return pl_context_phase_error(it, "get_eval", "prepare and invoke");
     if (index >= 0 && (uint32_t)index >= it->tensor_count)
         return pl_error_set(it->err, PL_ERR_ARG, "node %d: get_eval(%d): no such tensor",
                             (int)it->current_node, (int)index);
@@ -136,28 +139,25 @@ static pl_status get_eval(pl_context *ctx, int32_t index, pl_tensor *out)
     return PL_OK;
 }
 
-/* The shape is checked against the tensor's current one; a model whose declared output shape
-** differs from what its kernel computes is refused with both shapes named. */
+/* A shape that differs from the tensor's current one is stored (resized models) or refused
+** with both shapes named (shapes.c). */
 static pl_status set_shape(pl_context *ctx, int32_t index, int32_t ndims, const int32_t *dims)
 {
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_PREPARE)
-        return phase_error(it, "set_shape", "prepare");
-    if (index < 0 || (uint32_t)index >= it->tensor_count)
+        return pl_context_phase_error(it, "set_shape", "prepare");
+    if (index < 0 || (uint32_t)index >= it->tensor_count || (ndims > 0 && dims == NULL))
         return pl_error_set(it->err, PL_ERR_ARG, "node %d: set_shape(%d): no such tensor",
                             (int)it->current_node, (int)index);
-    pl_tensor cur;
-    pl_context_eval(it, index, &cur);
-    bool same = cur.ndims == ndims;
-    for (int32_t i = 0; same && i < ndims; i++)
-        same = cur.dims[i] == dims[i];
-    if (same)
-        return PL_OK;
-    char want[96], have[96];
-    pl_context_format_dims(ndims, dims, want, sizeof want);
-    pl_context_format_dims(cur.ndims, cur.dims, have, sizeof have);
-    return fail(ctx, PL_ERR_MODEL, "output tensor %d has shape %s, the operator computes %s",
-                (int)index, have, want);
+    return pl_shapes_set(it, index, ndims, dims);
+}
+
+static pl_status fold(pl_context *ctx, pl_node *node, bool shape_only)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_PREPARE)
+        return pl_context_phase_error(it, "fold", "prepare");
+    return pl_shapes_fold(it, node, shape_only);
 }
 
 void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap)
@@ -182,22 +182,43 @@ static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...)
     return pl_context_fail_node(it, (uint32_t)it->current_node, status, what);
 }
 
-void pl_context_init(pl_interp *it)
+static void fill(pl_interp *it, pl_context *ctx)
 {
-    it->ctx.impl = it;
-    it->ctx.alloc_persistent = alloc_persistent;
-    it->ctx.request_scratch = request_scratch;
-    it->ctx.get_scratch = get_scratch;
-    it->ctx.get_tensor = get_tensor;
-    it->ctx.get_eval = get_eval;
-    it->ctx.fail = fail;
-    it->ctx.set_shape = set_shape;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->impl = it;
+    ctx->alloc_persistent = alloc_persistent;
+    ctx->request_scratch = request_scratch;
+    ctx->get_scratch = get_scratch;
+    ctx->get_tensor = get_tensor;
+    ctx->get_eval = get_eval;
+    ctx->fail = fail;
+    ctx->set_shape = set_shape;
+    ctx->fold = fold;
+    ctx->loop_budget = it->opt.loop_budget;
+    pl_subgraph_init_context(ctx);
+    pl_resource_init_context(ctx);
+}
+
+pl_status pl_context_bind(pl_interp *it, pl_status (*fn)(pl_interp *it))
+{
+    if (it->ctx != NULL)
+        return fn(it);
+    pl_context ctx;
+    fill(it, &ctx);
+    it->ctx = &ctx;
+    pl_status s = fn(it);
+    it->ctx = NULL;
+    return s;
 }
 
 pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
                                const char *what)
 {
-    pl_error_set(it->err, status, "node %u (%s): %s", index, op_name_of(it, index), what);
+    if (it->current_subgraph != 0)
+        pl_error_set(it->err, status, "subgraph %u node %u (%s): %s",
+                     (unsigned)it->current_subgraph, index, op_name_of(it, index), what);
+    else
+        pl_error_set(it->err, status, "node %u (%s): %s", index, op_name_of(it, index), what);
     it->err->node = (int32_t)index;
     pl_context_op_name(it, index, it->err->op_name, sizeof it->err->op_name);
     return status;
@@ -236,18 +257,24 @@ void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)
     if (index < 0)
         return;
     const pl_eval_record *r = &it->tensors[index];
+    const uint8_t *shape = (r->flags & PL_EVAL_OWN_SHAPE) ? pl_arena_base(it->arena)
+                                                          : it->model.buf;
     out->type = (pl_type)r->type;
     out->ndims = r->ndims;
     size_t count = 1;
     for (uint32_t i = 0; i < r->ndims; i++) {
-        out->dims[i] = (int32_t)pl_le32(it->model.buf + r->shape + 4u * i);
+        out->dims[i] = (int32_t)pl_le32(shape + r->shape + 4u * i);
         count *= (size_t)out->dims[i];
     }
     out->bytes = count * pl_type_size(r->type);
-    out->is_constant = (r->flags & PL_EVAL_CONSTANT) != 0;
+    out->is_constant = (r->flags & (PL_EVAL_CONSTANT | PL_EVAL_KNOWN)) != 0;
     out->is_variable = (r->flags & PL_EVAL_VARIABLE) != 0;
     if (r->loc == PL_LOC_ARENA)
         out->data = pl_arena_base(it->arena) + r->data;
+    else if (r->loc == PL_LOC_RESOURCE) {
+        out->data = (void *)(uintptr_t)&r->data; /* the id; kernels only read it */
+        out->bytes = sizeof r->data;
+    }
     else if (r->loc == PL_LOC_MODEL)
         out->data = (void *)(uintptr_t)(it->model.buf + r->data); /* kernels never write constants */
     else if (out->bytes == 0 && it->allocated)

@@ -8,7 +8,7 @@
 
 pl_interp_options pl_interp_defaults(void)
 {
-    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL};
+    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL, NULL, 0, PL_DEFAULT_LOOP_BUDGET};
     return opt;
 }
 
@@ -23,6 +23,9 @@ static pl_status check_args(const void *model, const pl_interp_options *opt, voi
         return pl_error_set(err, PL_ERR_ARG,
                             "create: options.resolver is required (pl_builtin_resolver() for "
                             "every kernel, or a pl_kernel_list for a chosen few)");
+    if (opt->input_shape_count > 0 && opt->input_shapes == NULL)
+        return pl_error_set(err, PL_ERR_ARG, "create: %u input shapes without the array",
+                            (unsigned)opt->input_shape_count);
     if ((unsigned)opt->planner >= PL_PLANNER_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "create: unknown planner %d", (int)opt->planner);
     return PL_OK;
@@ -47,25 +50,29 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     PL_TRY(check_args(model, opt, arena, out, err));
     *out = NULL;
     PL_TRY(pl_model_open(&m, model, model_size, err));
-    pl_subgraph sg;
-    pl_model_subgraph(&m, 0, &sg);
     PL_TRY(check_model(&m, err));
     PL_TRY(pl_arena_create(arena, arena_size, &a, err));
     PL_TRY(pl_arena_alloc_tail(a, sizeof *it, _Alignof(pl_interp), (void **)&it, err));
     memset(it, 0, sizeof *it);
     it->model = m;
-    it->sg = sg;
     it->arena = a;
-    it->opt = *opt;
+    it->opt.resolver = opt->resolver;
+    it->opt.planner = opt->planner;
+    it->preserve_all_tensors = opt->preserve_all_tensors;
+    it->requests = PL_NO_OFFSET;
+    it->opt.loop_budget = opt->loop_budget;
     it->phase = PL_PHASE_CREATED;
     it->current_node = -1;
-    it->tensor_count = sg.tensors.n;
-    it->node_count = sg.operators.n;
+    it->subgraph_count = pl_model_subgraph_count(&m);
+    pl_subgraph_select(it, 0);
     it->opcode_count = pl_model_opcode_count(&m);
     it->rec.planner = (uint8_t)opt->planner;
     it->err = err;
     pl_error_clear(err);
-    pl_context_init(it);
+    for (uint32_t i = 0; i < opt->input_shape_count; i++) {
+        const pl_input_shape *q = &opt->input_shapes[i];
+        PL_TRY(pl_interp_resize_input(it, q->input, q->ndims, q->dims, false));
+    }
     *out = it;
     return PL_OK;
 }
@@ -90,7 +97,7 @@ static pl_status unsupported(pl_interp *it, uint32_t node, const pl_opcode_view 
     return PL_ERR_UNSUPPORTED;
 }
 
-static pl_status resolve(pl_interp *it)
+static pl_status resolve_subgraph(pl_interp *it)
 {
     for (uint32_t n = 0; n < it->node_count; n++) {
         uint16_t code = it->nodes[n].opcode;
@@ -126,9 +133,21 @@ static void enter_node(pl_interp *it, uint32_t n)
     pl_error_clear(it->err);
 }
 
+/* Runs step over every subgraph in order (TFLM's InitSubgraphs, PrepareSubgraphs ...),
+** subgraph 0 current again afterwards. */
+static pl_status each_subgraph(pl_interp *it, pl_status (*step)(pl_interp *it))
+{
+    pl_status s = PL_OK;
+    for (uint32_t k = 0; k < it->subgraph_count && s == PL_OK; k++) {
+        pl_subgraph_select(it, k);
+        s = step(it);
+    }
+    pl_subgraph_select(it, 0);
+    return s;
+}
+
 static pl_status init_nodes(pl_interp *it)
 {
-    it->phase = PL_PHASE_INIT;
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode];
         if (reg->init == NULL)
@@ -137,7 +156,7 @@ static pl_status init_nodes(pl_interp *it)
         void *data = NULL;
         pl_context_node(it, n, &node);
         enter_node(it, n);
-        pl_status s = reg->init(&it->ctx, &node, &data);
+        pl_status s = reg->init(it->ctx, &node, &data);
         if (s != PL_OK)
             return node_failed(it, n, s, "init failed");
         if (data != NULL)
@@ -148,7 +167,8 @@ static pl_status init_nodes(pl_interp *it)
 
 static pl_status prepare_nodes(pl_interp *it)
 {
-    it->phase = PL_PHASE_PREPARE;
+    if (it->subgraphs != NULL)
+        it->subgraphs[it->current_subgraph].scratch_base = it->scratch_count;
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode];
         pl_node node;
@@ -156,7 +176,7 @@ static pl_status prepare_nodes(pl_interp *it)
         enter_node(it, n);
         it->pending_count = 0;
         if (reg->prepare != NULL) {
-            pl_status s = reg->prepare(&it->ctx, &node);
+            pl_status s = reg->prepare(it->ctx, &node);
             if (s != PL_OK)
                 return node_failed(it, n, s, "prepare failed");
         }
@@ -165,17 +185,15 @@ static pl_status prepare_nodes(pl_interp *it)
     return PL_OK;
 }
 
-pl_status pl_interp_allocate(pl_interp *it)
+static pl_status allocate_phases(pl_interp *it)
 {
-    if (it->allocated || it->failed)
-        return pl_error_set(it->err, PL_ERR_STATE, it->failed
-                            ? "allocate: an earlier allocation failed; create a new interpreter"
-                            : "allocate: tensors are already allocated");
     it->failed = true; /* until every phase has succeeded */
     PL_TRY(pl_alloc_start(it));
-    PL_TRY(resolve(it));
-    PL_TRY(init_nodes(it));
-    PL_TRY(prepare_nodes(it));
+    PL_TRY(each_subgraph(it, resolve_subgraph));
+    it->phase = PL_PHASE_INIT;
+    PL_TRY(each_subgraph(it, init_nodes));
+    it->phase = PL_PHASE_PREPARE;
+    PL_TRY(each_subgraph(it, prepare_nodes));
     it->current_node = -1;
     it->phase = PL_PHASE_PLANNING;
     PL_TRY(pl_alloc_finish(it));
@@ -185,14 +203,37 @@ pl_status pl_interp_allocate(pl_interp *it)
     return PL_OK;
 }
 
-static pl_status invoke_node(pl_interp *it, uint32_t n)
+pl_status pl_interp_allocate(pl_interp *it)
+{
+    if (it->allocated || it->failed)
+        return pl_error_set(it->err, PL_ERR_STATE, it->failed
+                            ? "allocate: an earlier allocation failed; create a new interpreter"
+                            : "allocate: tensors are already allocated");
+    return pl_context_bind(it, allocate_phases);
+}
+
+pl_status pl_interp_run_node(pl_interp *it, uint32_t n)
 {
     const pl_registration *reg = it->regs[it->nodes[n].opcode];
     pl_node node;
     pl_context_node(it, n, &node);
     enter_node(it, n);
-    pl_status s = reg->invoke(&it->ctx, &node);
+    pl_status s = reg->invoke(it->ctx, &node);
     return s == PL_OK ? PL_OK : node_failed(it, n, s, "invoke failed");
+}
+
+static pl_status invoke_nodes(pl_interp *it)
+{
+    const pl_profiler *p = it->profiler;
+    for (uint32_t n = 0; n < it->node_count; n++) {
+        bool timed = p != NULL && n < p->node_count;
+        uint64_t start = timed ? p->timer(p->timer_ctx) : 0;
+        PL_TRY(pl_interp_run_node(it, n));
+        if (timed)
+            p->node_ns[n] = p->timer(p->timer_ctx) - start; /* nested subgraphs included */
+    }
+    it->current_node = -1;
+    return PL_OK;
 }
 
 pl_status pl_interp_invoke(pl_interp *it)
@@ -200,22 +241,41 @@ pl_status pl_interp_invoke(pl_interp *it)
     if (!it->allocated)
         return pl_error_set(it->err, PL_ERR_STATE,
                             "invoke: call allocate (allocate_tensors) first");
-    const pl_profiler *p = it->profiler;
-    for (uint32_t n = 0; n < it->node_count; n++) {
-        bool timed = p != NULL && n < p->node_count;
-        uint64_t start = timed ? p->timer(p->timer_ctx) : 0;
-        PL_TRY(invoke_node(it, n));
-        if (timed)
-            p->node_ns[n] = p->timer(p->timer_ctx) - start;
-    }
-    it->current_node = -1;
+    return pl_context_bind(it, invoke_nodes);
+}
+
+pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph)
+{
+    uint32_t saved = it->current_subgraph;
+    PL_TRY(pl_interp_select_subgraph(it, subgraph));
+    pl_status s = pl_interp_invoke(it);
+    pl_subgraph_select(it, saved);
+    return s;
+}
+
+uint32_t pl_interp_subgraph_count(const pl_interp *it)
+{
+    return it->subgraph_count;
+}
+
+uint32_t pl_interp_selected_subgraph(const pl_interp *it)
+{
+    return it->current_subgraph;
+}
+
+pl_status pl_interp_select_subgraph(pl_interp *it, uint32_t k)
+{
+    if (k >= it->subgraph_count)
+        return pl_error_set(it->err, PL_ERR_ARG, "subgraph %u out of range (%u subgraphs)",
+                            (unsigned)k, (unsigned)it->subgraph_count);
+    if (it->depth > 0)
+        return pl_error_set(it->err, PL_ERR_STATE, "select_subgraph: the interpreter is busy");
+    pl_subgraph_select(it, k);
     return PL_OK;
 }
 
-pl_status pl_interp_reset(pl_interp *it)
+static pl_status reset_subgraph(pl_interp *it)
 {
-    if (!it->allocated)
-        return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
     for (uint32_t i = 0; i < it->tensor_count; i++) {
         pl_tensor t;
         if (!(it->tensors[i].flags & PL_EVAL_VARIABLE))
@@ -230,7 +290,7 @@ pl_status pl_interp_reset(pl_interp *it)
         pl_node node;
         pl_context_node(it, n, &node);
         enter_node(it, n);
-        pl_status s = reg->reset(&it->ctx, &node);
+        pl_status s = reg->reset(it->ctx, &node);
         if (s != PL_OK)
             return node_failed(it, n, s, "reset failed");
     }
@@ -238,18 +298,45 @@ pl_status pl_interp_reset(pl_interp *it)
     return PL_OK;
 }
 
-void pl_interp_destroy(pl_interp *it)
+/* As TFLM's Reset: kernels' reset, variable tensors and resource variables back to their
+** initial bytes. A CALL_ONCE that has run stays done (TFLM's keeps has_run). */
+static pl_status reset_all(pl_interp *it)
 {
-    if (it == NULL || it->nodes == NULL || it->regs == NULL)
-        return;
+    PL_TRY(each_subgraph(it, reset_subgraph));
+    pl_resource_reset(it);
+    return PL_OK;
+}
+
+pl_status pl_interp_reset(pl_interp *it)
+{
+    if (!it->allocated)
+        return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
+    return pl_context_bind(it, reset_all);
+}
+
+static pl_status free_subgraph(pl_interp *it)
+{
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode];
         if (reg == NULL || reg->free == NULL || it->nodes[n].op_data == PL_NO_OFFSET)
             continue;
         pl_node node;
         pl_context_node(it, n, &node);
-        (*reg->free)(&it->ctx, &node); /* the kernel's callback, not libc's free */
+        (*reg->free)(it->ctx, &node); /* the kernel's callback, not libc's free */
     }
+    return PL_OK;
+}
+
+static pl_status free_all(pl_interp *it)
+{
+    return each_subgraph(it, free_subgraph);
+}
+
+void pl_interp_destroy(pl_interp *it)
+{
+    if (it == NULL || it->node_records == NULL || it->regs == NULL)
+        return;
+    pl_context_bind(it, free_all);
 }
 
 const pl_error *pl_interp_error(const pl_interp *it)

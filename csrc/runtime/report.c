@@ -44,7 +44,7 @@ static void copy_dims(pl_vec v, int32_t *ndims, int32_t *dims)
 ** input or output (those stay valid between invokes, as in TFLM). */
 static bool is_shared(const pl_interp *it, uint32_t index)
 {
-    return (it->tensors[index].flags & PL_EVAL_PLANNED) && !it->opt.preserve_all_tensors &&
+    return (it->tensors[index].flags & PL_EVAL_PLANNED) && !it->preserve_all_tensors &&
            !pl_alloc_is_io(it, (int32_t)index);
 }
 
@@ -68,10 +68,14 @@ pl_status pl_interp_tensor(const pl_interp *it, uint32_t index, pl_tensor_info *
     out->scale = v.scale;
     out->zero_point = v.zero_point;
     out->quantized_dimension = v.quantized_dimension;
-    if (it->tensors == NULL)
-        return PL_OK; /* before allocation: structure only */
+    if (it->tensors == NULL) { /* before allocation: structure, and a requested input shape */
+        pl_shapes_requested(it, index, &out->ndims, out->dims);
+        return PL_OK;
+    }
     pl_tensor t;
     pl_context_eval(it, (int32_t)index, &t);
+    out->ndims = t.ndims; /* the current shape: a resize may have changed it */
+    memcpy(out->dims, t.dims, sizeof out->dims);
     out->is_constant = t.is_constant;
     out->shared = is_shared(it, index);
     out->data = it->allocated || t.is_constant ? t.data : NULL;
@@ -151,5 +155,51 @@ pl_status pl_interp_plan_buffer(const pl_interp *it, uint32_t i, pl_plan_buffer 
     }
     scratch_buffer(it, i - seen, out);
     *tensor_index = -1;
+    return PL_OK;
+}
+
+const char *pl_interp_subgraph_name(const pl_interp *it, uint32_t k, uint32_t *len)
+{
+    pl_bytes name = k < it->subgraph_count ? pl_model_subgraph_name(&it->model, k)
+                                           : (pl_bytes){NULL, 0};
+    *len = name.n;
+    return name.p != NULL ? (const char *)name.p : "";
+}
+
+uint32_t pl_interp_signature_count(const pl_interp *it)
+{
+    return pl_model_signature_count(&it->model);
+}
+
+pl_status pl_interp_signature(const pl_interp *it, uint32_t s, pl_signature_info *out)
+{
+    pl_signature_view v;
+    if (s >= pl_model_signature_count(&it->model))
+        return PL_ERR_ARG;
+    pl_model_signature(&it->model, s, &v);
+    out->key = v.key.p != NULL ? (const char *)v.key.p : "";
+    out->key_len = v.key.n;
+    out->subgraph = v.subgraph;
+    out->input_count = v.inputs.n;
+    out->output_count = v.outputs.n;
+    return PL_OK;
+}
+
+pl_status pl_interp_signature_io(const pl_interp *it, uint32_t s, bool output, uint32_t i,
+                                 const char **name, uint32_t *name_len, int32_t *tensor)
+{
+    pl_signature_view v;
+    if (s >= pl_model_signature_count(&it->model))
+        return PL_ERR_ARG;
+    pl_model_signature(&it->model, s, &v);
+    pl_vec maps = output ? v.outputs : v.inputs;
+    if (i >= maps.n)
+        return PL_ERR_ARG;
+    pl_bytes n;
+    uint32_t t;
+    pl_model_tensor_map(&it->model, maps, i, &n, &t);
+    *name = n.p != NULL ? (const char *)n.p : "";
+    *name_len = n.n;
+    *tensor = (int32_t)t;
     return PL_OK;
 }

@@ -13,17 +13,21 @@
 #include "picolite/pl_interp.h"
 
 /* Where an eval tensor's bytes are. */
-enum { PL_LOC_NONE = 0, PL_LOC_ARENA = 1, PL_LOC_MODEL = 2 };
+/* PL_LOC_RESOURCE: a RESOURCE tensor bound by VAR_HANDLE; data is the variable id and the
+** tensor's bytes are the record's data field (TFLM points it at VAR_HANDLE's op data). */
+enum { PL_LOC_NONE = 0, PL_LOC_ARENA = 1, PL_LOC_MODEL = 2, PL_LOC_RESOURCE = 3 };
 
-/* Eval tensor flags. */
-enum { PL_EVAL_CONSTANT = 1, PL_EVAL_VARIABLE = 2, PL_EVAL_PLANNED = 4 };
+/* Eval tensor flags. KNOWN: a value computed at prepare, in the tail (shapes.c, ctx->fold);
+** OWN_SHAPE: shape is an arena offset (a shape changed by a resize), not a model one. */
+enum { PL_EVAL_CONSTANT = 1, PL_EVAL_VARIABLE = 2, PL_EVAL_PLANNED = 4, PL_EVAL_KNOWN = 8,
+       PL_EVAL_OWN_SHAPE = 16 };
 
 #define PL_NO_OFFSET UINT32_MAX
 
 /* 12 bytes per tensor (TFLM's TfLiteEvalTensor is 24 on a 64-bit host, 12 on 32-bit). */
 typedef struct pl_eval_record {
     uint32_t data;  /* offset into the arena (PL_LOC_ARENA) or the model (PL_LOC_MODEL) */
-    uint32_t shape; /* offset of the shape vector's first element in the model */
+    uint32_t shape; /* offset of the shape's first dim in the model (or arena: OWN_SHAPE) */
     uint8_t loc;
     uint8_t type;
     uint8_t ndims;
@@ -36,6 +40,34 @@ typedef struct pl_node_record {
     uint16_t opcode;
     uint16_t reserved;
 } pl_node_record;
+
+/* A subgraph input's shape set by pl_interp_resize_input before allocate (shapes.c). */
+typedef struct pl_input_request {
+    uint32_t shape; /* arena offset of the dims */
+    uint8_t ndims;
+    uint8_t set;
+    uint16_t reserved;
+} pl_input_request;
+
+/* 16 bytes per subgraph: where its records start in the shared arrays. Its scratch requests
+** are contiguous because prepare runs subgraph by subgraph. */
+typedef struct pl_subgraph_record {
+    uint32_t tensor_base;
+    uint32_t node_base;
+    uint32_t scratch_base; /* its scratch requests end where the next subgraph's begin */
+    uint32_t reached;      /* 1 when control flow from subgraph 0 reaches it */
+} pl_subgraph_record;
+
+/* A resource variable (TFLM's MicroResourceVariable), 20 bytes: named by container and
+** shared_name (model offsets of flatbuffer strings), its buffer made by the first
+** ASSIGN_VARIABLE prepare that sees it. */
+typedef struct pl_resource_record {
+    uint32_t container;   /* PL_NO_OFFSET when the model gives none */
+    uint32_t shared_name;
+    uint32_t data;        /* arena offset, PL_NO_OFFSET until allocated */
+    uint32_t bytes;
+    int32_t fill;         /* the byte it starts from and is reset to (an int8 zero point) */
+} pl_resource_record;
 
 typedef struct pl_scratch_record {
     uint32_t bytes;
@@ -52,42 +84,131 @@ typedef struct pl_counts {
     uint8_t planner;
 } pl_counts;
 
+/* Deepest nesting of control flow (a subgraph invoking a subgraph ...). */
+#define PL_MAX_SUBGRAPH_DEPTH 16
+
+/* The options kept after create (create consumes the input shapes; preserve_all_tensors
+** is a flag of the interpreter). */
+typedef struct pl_interp_kept {
+    const pl_resolver *resolver;
+    pl_planner planner;
+    uint32_t loop_budget;
+} pl_interp_kept;
+
 struct pl_interp {
-    pl_model model;
-    pl_subgraph sg;
+    /* pointers first, then 32-bit fields, then flags: no padding holes */
     pl_arena *arena;
-    pl_interp_options opt;
-    pl_context ctx;
+    pl_context *ctx; /* the running call's callback table (pl_context_bind), or NULL */
+    pl_eval_record *tensors; /* the current subgraph's (pl_subgraph_select) */
+    pl_node_record *nodes;
+    pl_subgraph_record *subgraphs; /* NULL for a one-subgraph model */
+    pl_eval_record *tensor_records; /* every subgraph's, in subgraph order */
+    pl_node_record *node_records;
+    pl_resource_record *resources;
+    const pl_registration **regs; /* one slot per opcode, NULL until resolved */
+    pl_scratch_record *scratch;   /* in the head during prepare, in the tail after */
+    pl_scratch_record *pending; /* the node being prepared's requests, in temp */
+    const pl_profiler *profiler; /* the host's, or NULL */
+    pl_error *err; /* the host's: messages cost the arena nothing */
+    pl_model model;
+    pl_subgraph sg; /* the current subgraph: tensors, nodes and the counts below are its */
+    pl_interp_kept opt;
     pl_phase phase;
-    bool allocated;
-    bool failed;
     int32_t current_node;
     uint32_t tensor_count;
     uint32_t node_count;
     uint32_t opcode_count;
-    pl_eval_record *tensors;
-    pl_node_record *nodes;
-    const pl_registration **regs; /* one slot per opcode, NULL until resolved */
-    pl_scratch_record *scratch;   /* in the head during prepare, in the tail after */
+    uint32_t current_subgraph;
+    uint32_t subgraph_count;
+    uint32_t depth; /* nested invoke_subgraph calls under way */
+    uint32_t all_tensors; /* of every subgraph */
+    uint32_t all_nodes;
+    uint32_t resource_count;
+    uint32_t resource_capacity; /* the model's VAR_HANDLE count bounds the variables */
     uint32_t scratch_count;
-    pl_scratch_record *pending; /* the node being prepared's requests, in temp */
     uint32_t pending_count;
     uint32_t plan_count; /* planned tensors + scratch buffers */
-    const pl_profiler *profiler; /* the host's, or NULL */
+    uint32_t requests; /* arena offset of one pl_input_request per subgraph input once one
+                       ** is resized, or PL_NO_OFFSET */
     pl_counts rec;
-    pl_error *err; /* the host's: messages cost the arena nothing */
+    bool allocated;
+    bool failed;
+    bool resized; /* an input was resized or has a dynamic dim: shapes may change */
+    bool preserve_all_tensors; /* linear plan, every tensor kept (no offline plan) */
 };
+
+/* Subgraph k's record. A one-subgraph model keeps none in the arena (it would hold bases 0,
+** reached 1), so single-subgraph figures stay what they were. */
+static inline pl_subgraph_record pl_subgraph_rec(const pl_interp *it, uint32_t k)
+{
+    pl_subgraph_record only = {0, 0, 0, 1};
+    return it->subgraphs != NULL ? it->subgraphs[k] : only;
+}
+
+/* --- subgraph.c: the current subgraph and running one --- */
+
+/* Makes subgraph k current (k < subgraph_count; records must exist for k > 0). */
+void pl_subgraph_select(pl_interp *it, uint32_t k);
+
+/* Tensor and node counts of subgraph k, from the model. */
+uint32_t pl_subgraph_tensor_count(const pl_interp *it, uint32_t k);
+uint32_t pl_subgraph_node_count(const pl_interp *it, uint32_t k);
+
+/* Runs every node of subgraph k (the current one is restored after). PL_ERR_MODEL when
+** the nesting passes PL_MAX_SUBGRAPH_DEPTH (a subgraph that invokes itself). */
+pl_status pl_subgraph_invoke(pl_interp *it, uint32_t k);
+
+/* The subgraphs node n of sg may invoke (IF, WHILE, CALL_ONCE), as TFLM's
+** AllocationInfoBuilder reads them: *count of 0, 1 or 2 written to out. */
+void pl_subgraph_callees(const pl_model *m, const pl_subgraph *sg, uint32_t n, int32_t out[2],
+                         uint32_t *count);
+
+/* --- interp.c --- */
+
+/* Runs node n of the current subgraph; a failure names the node. */
+pl_status pl_interp_run_node(pl_interp *it, uint32_t n);
+
+/* --- lifetimes.c: TFLM's allocation-scope clock over every subgraph --- */
+
+/* first/last of every tensor (global record index) and, after them, every scratch buffer;
+** -1 when unused. on_path is one scratch byte per subgraph. Refuses control flow that
+** reenters a subgraph on its own call path (PL_ERR_MODEL). Subgraphs unreached from 0 are
+** walked after it, each from a scope of its own, so that each can be invoked alone
+** (signatures); each subgraph record's reached flag says which were. */
+pl_status pl_life_mark(pl_interp *it, int32_t *first, int32_t *last, uint8_t *on_path);
+
+/* first/last of one tensor (global index) or scratch buffer (all_tensors + s), recomputed
+** without memory (reports; after a successful allocation). */
+void pl_life_of(const pl_interp *it, uint32_t global, int32_t *first, int32_t *last);
+
+/* --- resource.c: resource variables --- */
+
+/* The table of resource variables in the tail, when the model has VAR_HANDLE ops. */
+pl_status pl_resource_start(pl_interp *it);
+
+/* Every variable back to its initial bytes (TFLM's ResetAll). */
+void pl_resource_reset(pl_interp *it);
+
+/* Fills the resource callbacks of it->ctx. */
+void pl_resource_init_context(pl_context *ctx);
+
+/* Fills the control-flow callbacks of it->ctx. */
+void pl_subgraph_init_context(pl_context *ctx);
 
 /* --- context.c: the kernel callback table --- */
 
-/* Fills it->ctx with the phase-checked callbacks. */
-void pl_context_init(pl_interp *it);
+/* Runs fn with the kernel callback table on this call's stack (it costs the arena nothing);
+** a nested call (a subgraph's invoke) keeps the outer table. */
+pl_status pl_context_bind(pl_interp *it, pl_status (*fn)(pl_interp *it));
 
 /* Builds node index's kernel view from the model and its records. */
 void pl_context_node(const pl_interp *it, uint32_t index, pl_node *out);
 
 /* The eval view of tensor index (index must be valid). */
 void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out);
+
+/* PL_ERR_STATE naming the callback and the phases it is allowed in. */
+pl_status pl_context_phase_error(pl_interp *it, const char *call, const char *allowed);
 
 /* Records a failure of node index, prefixing the message with the node and op. */
 pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
@@ -98,6 +219,21 @@ void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_
 
 /* The op name of node index ("CONV_2D", or the registration's name) into buf. */
 void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t cap);
+
+/* --- shapes.c: shapes that differ from the model's, values known at prepare --- */
+
+/* ctx->set_shape after its phase and index checks: stores a shape that differs in the tail
+** (only when the model was resized; otherwise the model's shape is wrong: PL_ERR_MODEL). */
+pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims);
+
+/* ctx->fold: see pl_kernel.h. */
+pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only);
+
+/* After the eval records start: resized inputs take their requested shapes. */
+void pl_shapes_apply_requests(pl_interp *it);
+
+/* The shape pl_interp_resize_input gave tensor index (before allocate); false if none. */
+bool pl_shapes_requested(const pl_interp *it, uint32_t index, int32_t *ndims, int32_t *dims);
 
 /* --- allocator.c: the model allocation phases --- */
 
@@ -120,7 +256,7 @@ bool pl_alloc_lifetime(const pl_interp *it, uint32_t index, int32_t *first, int3
 /* The offline plan's offset for tensor index, or -1 (none, or not in use). */
 int32_t pl_alloc_offline_offset(const pl_interp *it, uint32_t index);
 
-/* Whether tensor t is an input or output of subgraph 0. */
+/* Whether tensor t is an input or output of the current subgraph. */
 bool pl_alloc_is_io(const pl_interp *it, int32_t t);
 
 /* Byte length of tensor index from its shape and type; 0 on overflow or unsized type. */

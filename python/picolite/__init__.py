@@ -20,11 +20,14 @@ from picolite._api import (
     ModelError,
     PlannedBuffer,
     PlanResult,
+    ResizeError,
     StateError,
     UnsupportedOpError,
     plan_memory,
     required_arena_size,
+    supported_ops,
 )
+from picolite.evaluate import evaluate
 from picolite.offline_plan import write_offline_plan
 
 __all__ = [
@@ -39,10 +42,12 @@ __all__ = [
     "ModelError",
     "PlannedBuffer",
     "PlanResult",
+    "ResizeError",
     "StateError",
     "UnsupportedOpError",
     "plan_memory",
     "required_arena_size",
+    "evaluate",
     "write_offline_plan",
 ]
 

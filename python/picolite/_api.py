@@ -7,10 +7,11 @@ and into report objects that print TFLM's text and render in notebooks.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -72,11 +73,62 @@ def _model_content(content: Any) -> bytes:
     return bytes(memoryview(content))
 
 
+InputShapes = Union[Sequence[Any], Dict[int, Any]]
+
+
+class ResizeError(Error, ValueError, RuntimeError):
+    """resize_tensor_input() refused a shape: a ValueError (picolite's error for a wrong
+    shape) and a RuntimeError (what LiteRT raises), so code written for either catches it."""
+
+
+def _dims(tensor_size: Any, what: str) -> Tuple[int, ...]:
+    """tensor_size as LiteRT reads it (any 1-D int sequence or array), checked for what
+    picolite can hold: rank <= 8, every dim >= 1."""
+    arr = np.asarray(tensor_size)
+    if arr.ndim != 1:
+        raise ValueError(f"Shape should be 1D instead of {arr.ndim}.")
+    if arr.size and not (np.issubdtype(arr.dtype, np.integer)
+                         or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"{what}: the shape must hold integers, got {arr.dtype}")
+    dims = tuple(int(d) for d in arr.astype(np.int64))
+    if len(dims) > 8:
+        raise ResizeError(f"{what}: rank {len(dims)} is above picolite's limit of 8")
+    bad = [k for k, d in enumerate(dims) if d < 1]
+    if bad:
+        raise ResizeError(f"{what}: shape {list(dims)} has dim {bad[0]} = {dims[bad[0]]}; "
+                          f"picolite needs every dim to be at least 1")
+    return dims
+
+
+def _shape_pairs(input_shapes: Optional[InputShapes]) -> Optional[List[Tuple[int, Any]]]:
+    """(input position, dims) pairs from a dict {position: shape} or a sequence with one
+    shape (or None: the model's) per input."""
+    if input_shapes is None:
+        return None
+    items = (input_shapes.items() if isinstance(input_shapes, dict)
+             else enumerate(input_shapes))
+    return [(int(i), _dims(s, f"input {i}")) for i, s in items if s is not None]
+
+
+def supported_ops() -> List[str]:
+    """The operators picolite runs: BuiltinOperator names (``"CONV_2D"``) in registry order,
+    then custom operators by the name TFLM registers them under (``"SignalWindow"``).
+
+    A model whose operators are all listed can still be refused for a type or parameter a
+    kernel does not support; :class:`UnsupportedOpError` then names it."""
+    return _c.supported_ops()
+
+
 def required_arena_size(model: ModelLike, planner: str = "greedy",
-                        preserve_all_tensors: bool = False) -> int:
+                        preserve_all_tensors: bool = False,
+                        input_shapes: Optional[InputShapes] = None) -> int:
     """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
-    allocate_tensors() succeeds with exactly this many bytes and fails with one less."""
-    return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors)
+    allocate_tensors() succeeds with exactly this many bytes and fails with one less.
+
+    ``input_shapes`` sizes the model with its inputs resized as resize_tensor_input() would
+    resize them: one shape (or None) per input, or a dict {input position: shape}."""
+    return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors,
+                                  _shape_pairs(input_shapes))
 
 
 @dataclass(frozen=True)
@@ -234,14 +286,32 @@ class MemoryPlan:
         return caption + f"<table>{head}{''.join(rows)}</table>"
 
 
-def _default_arena_size(content, planner: str, preserve: bool) -> int:
+def _default_arena_size(content, planner: str, preserve: bool, shapes=None) -> int:
     """The exact arena the model needs. When allocation cannot run at all (an op picolite
-    does not support), an arena that is enough to start, so that allocate_tensors() raises
-    the UnsupportedOpError, as tf.lite reports such problems there too."""
+    does not support, a shape the model cannot take), an arena that is enough to start, so
+    that allocate_tensors() raises the error, as tf.lite reports such problems there too."""
     try:
-        return _c.required_arena_size(content, planner, preserve)
+        return _c.required_arena_size(content, planner, preserve, shapes)
     except UnsupportedOpError:
         return 64 * 1024
+    except ModelError:
+        if shapes is None:
+            raise
+        return 64 * 1024
+
+
+def _check_strict(index: int, shape: Tuple[int, ...], signature: Tuple[int, ...],
+                  dims: Tuple[int, ...]) -> None:
+    """LiteRT's ResizeInputTensorStrict rule, with its message first."""
+    rule = "ResizeInputTensorStrict only allows mutating unknown dimensions identified by -1."
+    if len(signature) != len(dims):
+        raise ResizeError(f"{rule} (tensor {index}: rank {len(signature)} "
+                          f"(shape_signature {list(signature)}), requested {list(dims)})")
+    for k, (sig, new) in enumerate(zip(signature, dims)):
+        if sig != -1 and sig != new:
+            raise ResizeError(f"Attempting to resize dimension {k} of tensor {index} with "
+                              f"value {shape[k]} to {new}. {rule} (shape_signature "
+                              f"{list(signature)})")
 
 
 class Interpreter:
@@ -256,7 +326,8 @@ class Interpreter:
                  model_content: Any = None, arena: Optional[Arena] = None,
                  arena_size: Optional[int] = None, planner: str = "greedy",
                  preserve_all_tensors: bool = False, *,
-                 experimental_preserve_all_tensors: bool = False):
+                 experimental_preserve_all_tensors: bool = False,
+                 loop_budget: int = 1_000_000):
         if model_path is None and model_content is None:
             raise ValueError("`model_path` or `model_content` must be specified.")
         if model_path is not None and model_content is not None:
@@ -269,31 +340,98 @@ class Interpreter:
         preserve_all_tensors = bool(preserve_all_tensors or experimental_preserve_all_tensors)
         content = (_read_model(model_path) if model_path is not None
                    else _model_content(model_content))
+        self._auto_arena = arena_size is None and arena is None  # grows with resizes
         if arena is None:
             if arena_size is None:
                 arena_size = _default_arena_size(content, planner, preserve_all_tensors)
             arena = Arena(arena_size)
-        self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors)
+        self._loop_budget = int(loop_budget)
+        self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
+                                  self._loop_budget)
         self._model_content = content  # bytes: what picolite.plot re-plans with planners=
         self._planner = planner
         self._preserve = bool(preserve_all_tensors)
+        self._shapes: Dict[int, Tuple[int, ...]] = {}  # input position -> resized shape
+        self._resized = False  # a resize waits for allocate_tensors()
 
     # --- lifecycle -------------------------------------------------------------------
 
     def allocate_tensors(self) -> None:
-        """Init, prepare and plan every node; the arena layout is fixed afterwards."""
+        """Init, prepare and plan every node; the arena layout is fixed afterwards. After
+        resize_tensor_input() the shapes follow the new inputs and the arena is re-planned;
+        a default arena (no arena= or arena_size=) grows to what they need."""
+        if self._resized and self._auto_arena and not self._c.allocated:
+            need = _default_arena_size(self._model_content, self._planner, self._preserve,
+                                       list(self._shapes.items()))
+            if need > self._c.arena.size:
+                self._recreate(Arena(need))
         self._c.allocate_tensors()
+        self._resized = False
+
+    def resize_tensor_input(self, input_index: int, tensor_size: Any,
+                            strict: bool = False) -> None:
+        """LiteRT's resize: input tensor ``input_index`` takes shape ``tensor_size`` (any
+        1-D int sequence or array) at the next allocate_tensors(), which re-plans the arena;
+        until then invoke() raises. strict=True refuses to change a dim whose
+        shape_signature is not -1. Only model inputs can be resized; picolite needs every
+        dim >= 1 and rank <= 8. A shape the model cannot take fails allocate_tensors(),
+        naming the op and the node."""
+        index = int(input_index)
+        inputs = list(self._c.inputs())
+        if index not in inputs:
+            raise ResizeError(f"Attempting to resize a fixed-size tensor. (tensor {index} is "
+                              f"not one of the model's inputs {inputs}; only inputs can be "
+                              f"resized)")
+        dims = _dims(tensor_size, f"Cannot resize input tensor {index}")
+        info = self._info(index)
+        if strict:
+            _check_strict(index, tuple(info["shape"]), tuple(info["shape_signature"]), dims)
+        if dims == tuple(info["shape"]):
+            return  # LiteRT keeps the allocation too
+        self._recreate(self._c.arena, {**self._shapes, inputs.index(index): dims})
+        self._resized = True
+
+    def _recreate(self, arena: Arena, shapes: Optional[Dict[int, Tuple[int, ...]]] = None
+                  ) -> None:
+        """A new C interpreter in ``arena`` with the resized input shapes (the current ones
+        by default), not allocated. If the C side refuses the shapes, the interpreter keeps
+        the previous ones (unallocated) and the error propagates."""
+        shapes = self._shapes if shapes is None else shapes
+        self._c.close()
+        try:
+            self._c = _c._Interpreter(self._model_content, arena, self._planner,
+                                      self._preserve, self._loop_budget,
+                                      input_shapes=list(shapes.items()))
+        except (Error, ValueError):
+            self._c = _c._Interpreter(self._model_content, arena, self._planner,
+                                      self._preserve, self._loop_budget,
+                                      input_shapes=list(self._shapes.items()))
+            raise
+        self._shapes = shapes
 
     def invoke(self, profile: bool = False) -> Any:
         """Runs the model. Refused (StateError, a RuntimeError) while numpy views from
         tensor() are alive, as in tf.lite. With profile=True the run is timed per node and
         its picolite.profile.Profile is returned."""
+        if self._resized:
+            raise StateError("Invoke called on model that is not ready. (an input was "
+                             "resized: call allocate_tensors() first)")
         if profile:
             from picolite.profile import profile as run_profiled
 
             return run_profiled(self, 1, warmup=0)
         self._c.invoke()
         return None
+
+    def invoke_batch(self, inputs: Any) -> List[np.ndarray]:
+        """Runs N samples in one C call with the GIL released and returns one stacked array
+        per output. ``inputs``: an array, a list in input order or a dict by name, each
+        ``(N, *shape)`` or ``(N, *shape[1:])`` for a batch dimension of 1. A runtime error
+        carries ``.sample``. State carries from sample to sample, as with invoke() in a loop.
+        See :func:`picolite.evaluate` for a data set on every core."""
+        from picolite.evaluate import run_batch
+
+        return run_batch(self, inputs)
 
     def reset(self) -> None:
         """Zeroes the variable tensors (TFLM's reset)."""
@@ -345,8 +483,22 @@ class Interpreter:
     def _info(self, index: int) -> Dict[str, Any]:
         return self._c.tensor_info(int(index))
 
-    def _get_tensor_details(self, index: int) -> Dict[str, Any]:
-        return _tensor_details(self._info(index))
+    @contextlib.contextmanager
+    def _subgraph(self, subgraph_index: int) -> Iterator[None]:
+        """Addresses subgraph k for the calls inside (0 again after)."""
+        self._c.select_subgraph(int(subgraph_index))
+        try:
+            yield
+        finally:
+            self._c.select_subgraph(0)
+
+    def num_subgraphs(self) -> int:
+        """How many subgraphs the model has (LiteRT's name)."""
+        return self._c.subgraphs[0]
+
+    def _get_tensor_details(self, index: int, subgraph_index: int = 0) -> Dict[str, Any]:
+        with self._subgraph(subgraph_index):
+            return _tensor_details(self._info(index))
 
     def get_input_details(self) -> List[Dict[str, Any]]:
         return [self._get_tensor_details(i) for i in self._c.inputs()]
@@ -354,9 +506,10 @@ class Interpreter:
     def get_output_details(self) -> List[Dict[str, Any]]:
         return [self._get_tensor_details(i) for i in self._c.outputs()]
 
-    def get_tensor_details(self) -> List[Dict[str, Any]]:
-        tensors, _ = self._c.counts
-        return [self._get_tensor_details(i) for i in range(tensors)]
+    def get_tensor_details(self, subgraph_index: int = 0) -> List[Dict[str, Any]]:
+        with self._subgraph(subgraph_index):
+            tensors, _ = self._c.counts
+            return [_tensor_details(self._info(i)) for i in range(tensors)]
 
     def _get_op_details(self, index: int) -> Dict[str, Any]:
         node = self._c.node_info(int(index))
@@ -384,8 +537,12 @@ class Interpreter:
                              f"picolite cannot show as a numpy array")
         return dtype
 
-    def set_tensor(self, tensor_index: int, value: Any) -> None:
-        """Copies value into the tensor; dtype and shape must match exactly."""
+    def set_tensor(self, tensor_index: int, value: Any, subgraph_index: int = 0) -> None:
+        """Copies value into the tensor (of subgraph_index); dtype and shape must match."""
+        with self._subgraph(subgraph_index):
+            self._set(tensor_index, value)
+
+    def _set(self, tensor_index: int, value: Any) -> None:
         info = self._info(tensor_index)
         dtype = self._dtype_of(info)
         value = np.asarray(value)
@@ -400,25 +557,64 @@ class Interpreter:
                 f"expected {list(info['shape'])} for input {info['index']}.")
         self._c.set_bytes(info["index"], np.ascontiguousarray(value))
 
-    def get_tensor(self, tensor_index: int) -> np.ndarray:
-        """A copy of the tensor. An intermediate tensor is readable after invoke() only
-        with preserve_all_tensors=True (otherwise its memory is shared)."""
+    def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> np.ndarray:
+        """A copy of the tensor (of subgraph_index). An intermediate tensor is readable
+        after invoke() only with preserve_all_tensors=True (its memory is shared)."""
+        with self._subgraph(subgraph_index):
+            return self._get(tensor_index)
+
+    def _get(self, tensor_index: int) -> np.ndarray:
         info = self._info(tensor_index)
         dtype = self._dtype_of(info)
         data = self._c.get_bytes(info["index"])
         return np.frombuffer(data, dtype=dtype).reshape(info["shape"])
 
-    def tensor(self, tensor_index: int) -> Callable[[], np.ndarray]:
+    def tensor(self, tensor_index: int, subgraph_index: int = 0) -> Callable[[], np.ndarray]:
         """tf.lite's raw access: a function returning a numpy view into the arena. While a
         view is alive, invoke() and allocate_tensors() raise StateError."""
         index = int(tensor_index)
-        return lambda: self._view(index)
+        return lambda: self._view(index, subgraph_index)
 
-    def _view(self, index: int) -> np.ndarray:
+    def _view(self, index: int, subgraph_index: int = 0) -> np.ndarray:
+        with self._subgraph(subgraph_index):
+            return self._view_selected(index)
+
+    def _view_selected(self, index: int) -> np.ndarray:
         info = self._info(index)
         dtype = self._dtype_of(info)
         exporter = self._c.tensor_buffer(index)
         return np.frombuffer(memoryview(exporter), dtype=dtype).reshape(info["shape"])
+
+    # --- signatures (LiteRT's names) ------------------------------------------------------
+
+    def _get_full_signature_list(self) -> Dict[str, Dict[str, Dict[str, int]]]:
+        """{key: {"inputs": {name: tensor index}, "outputs": {...}}}, names sorted."""
+        return {s["key"]: {"inputs": dict(sorted(s["inputs"])),
+                           "outputs": dict(sorted(s["outputs"]))}
+                for s in self._c.signatures()}
+
+    def get_signature_list(self) -> Dict[str, Dict[str, List[str]]]:
+        """{key: {"inputs": [names], "outputs": [names]}}, as LiteRT."""
+        return {k: {"inputs": list(v["inputs"]), "outputs": list(v["outputs"])}
+                for k, v in self._get_full_signature_list().items()}
+
+    def get_signature_runner(self, signature_key: Optional[str] = None) -> "SignatureRunner":
+        """The runner of one signature; None is allowed when the model has exactly one."""
+        sigs = {s["key"]: s for s in self._c.signatures()}
+        if signature_key is None:
+            if len(sigs) != 1:
+                raise ValueError(
+                    "SignatureDef signature_key is None and model has "
+                    f"{len(sigs)} Signatures. None is only allowed when the model has 1 "
+                    "SignatureDef")
+            signature_key = next(iter(sigs))
+        if signature_key not in sigs:
+            raise ValueError(f'Invalid signature_key provided: "{signature_key}".')
+        return SignatureRunner(self, sigs[signature_key])
+
+    def _invoke_subgraph(self, subgraph_index: int) -> None:
+        with self._subgraph(subgraph_index):
+            self._c.invoke()
 
     # --- tflite_micro's names ----------------------------------------------------------
 
@@ -462,3 +658,45 @@ class Interpreter:
             name = self._info(tensor)["name"] if tensor >= 0 else ""
             buffers.append(PlannedBuffer(tensor, name, offset, size, first, last, offline))
         return MemoryPlan(buffers, rec["head"], rec["lower_bound"], rec["planner"])
+
+
+class SignatureRunner:
+    """One signature of an Interpreter, as LiteRT's SignatureRunner: inputs and outputs by
+    name, in the signature's subgraph. Subgraphs share the arena's head: set the inputs of a
+    runner right before invoking it (``runner(**inputs)`` does)."""
+
+    def __init__(self, interpreter: Interpreter, signature: Dict[str, Any]):
+        self._it = interpreter
+        self._key = signature["key"]
+        self._subgraph = int(signature["subgraph"])
+        self._inputs = dict(sorted(signature["inputs"]))
+        self._outputs = dict(sorted(signature["outputs"]))
+
+    def get_input_details(self) -> Dict[str, Dict[str, Any]]:
+        return {n: self._it._get_tensor_details(t, self._subgraph)
+                for n, t in self._inputs.items()}
+
+    def get_output_details(self) -> Dict[str, Dict[str, Any]]:
+        return {n: self._it._get_tensor_details(t, self._subgraph)
+                for n, t in self._outputs.items()}
+
+    def allocate_tensors(self) -> None:
+        self._it.allocate_tensors()
+
+    def invoke(self) -> None:
+        self._it._invoke_subgraph(self._subgraph)
+
+    def __call__(self, **kwargs: Any) -> Dict[str, np.ndarray]:
+        """Sets the named inputs, invokes, returns {output name: array}."""
+        if len(kwargs) != len(self._inputs):
+            raise ValueError(
+                f"Invalid number of inputs provided for running a SignatureDef, expected "
+                f"{len(self._inputs)} vs provided {len(kwargs)}")
+        for name, value in kwargs.items():
+            if name not in self._inputs:
+                raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
+        self._it.allocate_tensors()
+        for name, value in kwargs.items():
+            self._it.set_tensor(self._inputs[name], np.asarray(value), self._subgraph)
+        self.invoke()
+        return {n: self._it.get_tensor(t, self._subgraph) for n, t in self._outputs.items()}

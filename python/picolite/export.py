@@ -23,6 +23,8 @@ from picolite import _picolite as _c
 from picolite._api import (Interpreter, ModelLike, UnsupportedOpError, _read_model,
                            required_arena_size)
 
+CUSTOM = 32  # BuiltinOperator CUSTOM: the kernel is found by its name
+
 _PLANNER_CONSTANTS = {"greedy": "PL_PLANNER_GREEDY", "bestfit": "PL_PLANNER_BESTFIT",
                       "linear": "PL_PLANNER_LINEAR", "optimal": "PL_PLANNER_OPTIMAL"}
 
@@ -37,20 +39,21 @@ def c_identifier(text: str) -> str:
 
 
 def model_kernels(content: bytes) -> List[Tuple[int, str, str]]:
-    """The (builtin code, operator name, registration function) of every builtin kernel the
-    model uses, in first-use order. Raises UnsupportedOpError for an operator picolite
-    has no kernel for."""
-    table: Dict[int, Tuple[int, str, str]] = {k[0]: k for k in _c._builtin_kernels()}
+    """The (builtin code, operator name, registration function) of every kernel the model
+    uses, in first-use order; CUSTOM operators (code 32) by name. Raises UnsupportedOpError
+    for an operator picolite has no kernel for."""
+    table = {(k[0], k[1] if k[0] == CUSTOM else ""): k for k in _c._builtin_kernels()}
     it = Interpreter(model_content=content)
     it.allocate_tensors()  # verifies the model and resolves every operator
-    used: Dict[int, Tuple[int, str, str]] = {}
+    used: Dict[Tuple[int, str], Tuple[int, str, str]] = {}
     for i in range(len(it._get_ops_details())):
         node = it._c.node_info(i)
         code = int(node["builtin_code"])
-        if code not in table:
+        key = (code, node["op_name"] if code == CUSTOM else "")
+        if key not in table:
             raise UnsupportedOpError(f"node {i}: operator {node['op_name']} (builtin code "
-                                     f"{code}) has no builtin kernel to export")
-        used.setdefault(code, table[code])
+                                     f"{code}) has no kernel to export")
+        used.setdefault(key, table[key])
     return list(used.values())
 
 
@@ -100,7 +103,8 @@ const pl_resolver *{name}_resolver(void);
 
 def _source(name: str, content: bytes, kernels: List[Tuple[int, str, str]]) -> str:
     decls = "\n".join(f"const pl_registration *{k[2]}(void);" for k in kernels)
-    entries = "\n".join(f"    {{{k[0]}, NULL, {k[2]}}}, /* {k[1]} */" for k in kernels)
+    entries = "\n".join(f'    {{{k[0]}, "{k[1]}", {k[2]}}},' if k[0] == CUSTOM else
+                        f"    {{{k[0]}, NULL, {k[2]}}}, /* {k[1]} */" for k in kernels)
     return f"""/* {name}.c - written by `picolite export-c`: see {name}.h. */
 #include "{name}.h"
 

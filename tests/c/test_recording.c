@@ -42,7 +42,7 @@ static void category_names_are_tflms(void)
         "TfLiteEvalTensor data", "Persistent TfLiteTensor data",
         "Persistent TfLiteTensor quantization data", "Persistent buffer data",
         "TfLiteTensor variable buffer data", "NodeAndRegistration struct",
-        "Operator runtime data",
+        "Operator runtime data", "Resource variable data",
     };
     for (int c = 0; c < PL_CAT_COUNT; c++)
         CHECK(strcmp(pl_category_name((pl_category)c), want[c]) == 0);
@@ -71,7 +71,9 @@ static void names_every_category_with_its_noun(void)
                             "alignment overhead (requested 10 bytes for 1 allocations)\n");
     CHECK_STR_CONTAINS(buf, "'Persistent buffer data' used 64 bytes");
     CHECK_STR_CONTAINS(buf, "'TfLiteTensor variable buffer data' used 80 bytes");
-    CHECK_STR_CONTAINS(buf, "for 1 OpData structs)\n[picolite]");
+    CHECK_STR_CONTAINS(buf, "for 1 OpData structs)\n");
+    CHECK_STR_CONTAINS(buf, "'Resource variable data' used 128 bytes with alignment overhead "
+                            "(requested 10 bytes for 1 resource variables)\n[picolite]");
 }
 
 static void truncates_and_returns_full_length(void)

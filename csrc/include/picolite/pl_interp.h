@@ -30,10 +30,26 @@ typedef struct pl_interp pl_interp;
 /* A host clock for per-node profiling: returns monotonic nanoseconds. */
 typedef uint64_t (*pl_timer_fn)(void *timer_ctx);
 
+/* A new shape for subgraph input `input` (pl_interp_resize_input's arguments). */
+typedef struct pl_input_shape {
+    uint32_t input;
+    int32_t ndims;
+    const int32_t *dims;
+} pl_input_shape;
+
+/* WHILE iterations one WHILE node may run per invoke before it fails (a hostile model
+** must not hang the validator). */
+#define PL_DEFAULT_LOOP_BUDGET 1000000u
+
 typedef struct pl_interp_options {
     pl_planner planner;
     bool preserve_all_tensors; /* linear plan: every tensor readable after invoke */
     const pl_resolver *resolver; /* required: pl_builtin_resolver() or a list resolver */
+    /* Shapes create gives the inputs through pl_interp_resize_input (not strict), read during
+    ** create only; so pl_required_arena_size sizes a resized model. NULL: the model's. */
+    const pl_input_shape *input_shapes;
+    uint32_t input_shape_count;
+    uint32_t loop_budget; /* WHILE iterations per node and invoke; 0 is refused */
 } pl_interp_options;
 
 pl_interp_options pl_interp_defaults(void);
@@ -46,16 +62,33 @@ pl_interp_options pl_interp_defaults(void);
 pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp_options *opt,
                            void *arena, size_t arena_size, pl_interp **out, pl_error *err);
 
+/* Gives subgraph input `input` a new shape (LiteRT's ResizeInputTensor), between create and
+** allocate; allocate then runs every kernel's prepare on the shapes that follow from it and
+** plans the arena for them. strict: only dims whose shape_signature is -1 may differ
+** (ResizeInputTensorStrict). The dims are copied (into the tail: a model never resized
+** costs nothing). Errors: PL_ERR_ARG (input index, rank above PL_MAX_DIMS, a dim below 1,
+** more than 4 GiB, strict refusal), PL_ERR_STATE (after allocate), PL_ERR_ARENA. A shape
+** the model cannot take fails allocate, naming the op and the node. */
+pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
+                                 const int32_t *dims, bool strict);
+
 /* Runs the phases: eval tensors and node records in the tail, every kernel's init, every
 ** kernel's prepare (temp reset after each), memory planning, head resize, variable tensors.
 ** Errors: PL_ERR_UNSUPPORTED (op, code, version, node), PL_ERR_ARENA, PL_ERR_MODEL,
 ** PL_ERR_STATE (called twice). */
 pl_status pl_interp_allocate(pl_interp *it);
 
-/* Runs every node of subgraph 0 in order. PL_ERR_STATE before a successful allocate. */
+/* Runs every node of the selected subgraph (0 by default) in order. PL_ERR_STATE before a
+** successful allocate. */
 pl_status pl_interp_invoke(pl_interp *it);
 
-/* Zeroes variable tensors and calls kernels' reset. PL_ERR_STATE before allocate. */
+/* Runs every node of subgraph k (a signature's subgraph, or any other), then selects the
+** subgraph selected before. PL_ERR_ARG when k is out of range. */
+pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph);
+
+/* Calls kernels' reset, sets variable tensors and resource variables back to their initial
+** bytes (zero, or an int8 tensor's zero point), as TFLM's Reset. PL_ERR_STATE before
+** allocate. A CALL_ONCE that has run does not run again (TFLM keeps its has_run). */
 pl_status pl_interp_reset(pl_interp *it);
 
 /* Calls every kernel's free; the arena may be reused afterwards. */
@@ -75,7 +108,8 @@ typedef struct pl_profiler {
 
 pl_status pl_interp_set_profiler(pl_interp *it, const pl_profiler *profiler);
 
-/* --- model structure (valid after create) --- */
+/* --- model structure (valid after create) ---
+** These address subgraph 0; the pl_interp_subgraph_* forms address subgraph k. */
 uint32_t pl_interp_tensor_count(const pl_interp *it);
 uint32_t pl_interp_node_count(const pl_interp *it);
 uint32_t pl_interp_input_count(const pl_interp *it);
@@ -118,6 +152,36 @@ typedef struct pl_node_info {
 
 pl_status pl_interp_node(const pl_interp *it, uint32_t index, pl_node_info *out);
 
+/* --- subgraphs (valid after create) ---
+** The structure, tensor and plan-free queries above, and pl_interp_invoke, address the
+** selected subgraph: 0 unless pl_interp_select_subgraph chose another. */
+uint32_t pl_interp_subgraph_count(const pl_interp *it);
+uint32_t pl_interp_selected_subgraph(const pl_interp *it);
+/* PL_ERR_ARG when k is out of range, PL_ERR_STATE during a call of the interpreter. */
+pl_status pl_interp_select_subgraph(pl_interp *it, uint32_t k);
+/* The subgraph's name ("" when it has none); not NUL-terminated: *len bytes. */
+const char *pl_interp_subgraph_name(const pl_interp *it, uint32_t k, uint32_t *len);
+
+/* --- signatures (the model's signature_defs, checked by the verifier) --- */
+uint32_t pl_interp_signature_count(const pl_interp *it);
+
+/* One signature: its key, subgraph, and input/output name counts. Strings point into the
+** model and are not NUL-terminated. PL_ERR_ARG when s is out of range. */
+typedef struct pl_signature_info {
+    const char *key;
+    uint32_t key_len;
+    uint32_t subgraph;
+    uint32_t input_count;
+    uint32_t output_count;
+} pl_signature_info;
+
+pl_status pl_interp_signature(const pl_interp *it, uint32_t s, pl_signature_info *out);
+
+/* Entry i of signature s's inputs (output = false) or outputs: its name and tensor index
+** in the signature's subgraph. PL_ERR_ARG when s or i is out of range. */
+pl_status pl_interp_signature_io(const pl_interp *it, uint32_t s, bool output, uint32_t i,
+                                 const char **name, uint32_t *name_len, int32_t *tensor);
+
 /* --- memory report (after allocate) --- */
 
 typedef enum pl_category {
@@ -128,6 +192,7 @@ typedef enum pl_category {
     PL_CAT_VARIABLE,           /* 'TfLiteTensor variable buffer data' */
     PL_CAT_NODE,               /* 'NodeAndRegistration struct' */
     PL_CAT_OP_DATA,            /* 'Operator runtime data' */
+    PL_CAT_RESOURCE,           /* 'Resource variable data': the table and its buffers */
     PL_CAT_COUNT
 } pl_category;
 
@@ -166,7 +231,8 @@ pl_status pl_interp_plan_buffer(const pl_interp *it, uint32_t i, pl_plan_buffer 
 
 /* --- sizing --- */
 
-/* The exact minimum arena (for a 16-byte-aligned buffer) for this model and options:
+/* The exact minimum arena (for a 16-byte-aligned buffer) for this model and options
+** (opt->input_shapes: with those inputs resized):
 ** allocation succeeds with exactly *required bytes and fails with one byte less.
 ** work is a scratch buffer the calculation runs in; when it is too small the call fails
 ** with PL_ERR_ARENA and err->required at least what is needed to get further. */

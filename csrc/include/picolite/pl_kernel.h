@@ -3,8 +3,10 @@
 ** A kernel is a pl_registration {init, free, prepare, invoke}. It reaches the runtime only
 ** through the pl_context callback table, whose functions check the interpreter's phase:
 **   init    (PL_PHASE_INIT)     allocate persistent op data (ctx->alloc_persistent)
-**   prepare (PL_PHASE_PREPARE)  read full tensors (ctx->get_tensor), check types/shapes,
-**                               precompute quantization, request scratch (ctx->request_scratch)
+**   prepare (PL_PHASE_PREPARE)  read full tensors (ctx->get_tensor), give every output the
+**                               shape computed from the inputs (ctx->set_shape: inputs may
+**                               have been resized), check types, precompute quantization,
+**                               request scratch (ctx->request_scratch)
 **   invoke  (PL_PHASE_INVOKE)   read eval tensors (ctx->get_eval), get scratch, compute
 ** A callback used in the wrong phase returns PL_ERR_STATE and records why. */
 #ifndef PL_KERNEL_H
@@ -22,6 +24,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The largest output ctx->fold computes at prepare. */
+#define PL_FOLD_MAX_BYTES 256
 
 /* At least this many scratch requests per node are accepted. */
 #define PL_MAX_SCRATCH_PER_NODE 12
@@ -46,7 +51,9 @@ typedef struct pl_quant {
 
 /* One tensor struct for every phase. get_eval fills data/bytes/type/dims (q is zeroed);
 ** get_tensor also fills q. data is NULL for an absent optional input, and during
-** prepare for tensors whose memory is not planned yet (only constants have data then). */
+** prepare for tensors whose memory is not planned yet (only constants have data then).
+** is_constant: the value is fixed before invoke: a model constant, or an output an earlier
+** kernel computed at prepare (ctx->fold). */
 typedef struct pl_tensor {
     void *data;
     size_t bytes;
@@ -94,11 +101,49 @@ struct pl_context {
     pl_status (*get_eval)(pl_context *ctx, int32_t index, pl_tensor *out);
     /* Records an error naming the current node and op; returns status. */
     pl_status (*fail)(pl_context *ctx, pl_status status, const char *fmt, ...);
-    /* Gives output tensor index the shape the kernel computed from its inputs; prepare only.
-    ** Every kernel calls it for every output, so shapes follow resized inputs. A shape equal
-    ** to the tensor's current one costs nothing. PL_ERR_MODEL for a constant, a rank above
-    ** PL_MAX_DIMS, a negative dim or a byte count past 32 bits. */
+    /* Gives output tensor index the shape the kernel computed from its inputs (as TFLite's
+    ** Prepare resizes it); prepare only. Every kernel calls it for every output, so shapes
+    ** follow resized inputs. A shape equal to the tensor's current one costs nothing; a
+    ** different one is stored in the arena tail when the model's inputs were resized, and
+    ** refused otherwise (the model declares another shape). PL_ERR_MODEL for that, a
+    ** constant, a rank above PL_MAX_DIMS, a negative dim or a byte count past 32 bits. */
     pl_status (*set_shape)(pl_context *ctx, int32_t index, int32_t ndims, const int32_t *dims);
+    /* Values known at prepare, for shape arithmetic (SHAPE -> STRIDED_SLICE -> PACK ->
+    ** RESHAPE chains). The last call of prepare, after set_shape, by a kernel whose outputs
+    ** may be small integer tensors. When the runtime wants such values (the model's inputs
+    ** were resized), every input is known (is_constant; with shape_only, the outputs depend
+    ** on the inputs' shapes alone, as SHAPE's do, and no input value is needed) and every
+    ** output is INT32 or INT64 of at most PL_FOLD_MAX_BYTES, the outputs get memory in the
+    ** arena tail and the kernel's invoke runs at once (it must need no scratch and, with
+    ** shape_only, read no input data); later kernels then see the outputs as constants.
+    ** Otherwise it does nothing. Invoke writes the same values again. */
+    pl_status (*fold)(pl_context *ctx, pl_node *node, bool shape_only);
+
+    /* --- control flow (IF, WHILE, CALL_ONCE): subgraphs by model index --- */
+    /* WHILE iterations one node may run per invoke (pl_interp_options.loop_budget). */
+    uint32_t loop_budget;
+    /* Subgraph k's input (output false) or output count; prepare and invoke. */
+    pl_status (*subgraph_io_count)(pl_context *ctx, int32_t subgraph, bool output,
+                                   uint32_t *count);
+    /* The eval view of subgraph k's input or output i; prepare and invoke (data is NULL
+    ** during prepare for tensors not planned yet). */
+    pl_status (*subgraph_io)(pl_context *ctx, int32_t subgraph, bool output, uint32_t i,
+                             pl_tensor *out);
+    /* Runs every node of subgraph k; invoke only. Nesting deeper than the runtime allows
+    ** (a subgraph invoking itself) fails with PL_ERR_MODEL. */
+    pl_status (*invoke_subgraph)(pl_context *ctx, int32_t subgraph);
+
+    /* --- resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) --- */
+    /* Binds RESOURCE tensor output to the variable named (container, shared_name), made
+    ** when new (an absent container matches any, as TFLM's FindId); its data is then the
+    ** int32 variable id. Prepare only. */
+    pl_status (*var_handle)(pl_context *ctx, int32_t output, pl_bytes container,
+                            pl_bytes shared_name);
+    /* Gives variable id a buffer of value->bytes filled with value's int8 zero point (else
+    ** 0) when it has none yet; prepare only. */
+    pl_status (*var_allocate)(pl_context *ctx, int32_t id, const pl_tensor *value);
+    /* Variable id's buffer; invoke only. PL_ERR_MODEL when none was allocated. */
+    pl_status (*var_data)(pl_context *ctx, int32_t id, void **data, size_t *bytes);
 };
 
 typedef struct pl_registration {
@@ -161,6 +206,28 @@ static inline int64_t pl_load_i64(const void *data, size_t i)
     int64_t v;
     memcpy(&v, (const uint8_t *)data + 8u * i, sizeof v);
     return v;
+}
+
+/* Prepare: gives output out (from get_tensor) the shape the kernel computed through
+** ctx->set_shape, then updates the caller's copy (dims and bytes), so the rest of prepare
+** reads the computed shape. dims may alias out->dims. */
+static inline pl_status pl_set_output_shape(pl_context *ctx, pl_tensor *out, int32_t ndims,
+                                            const int32_t *dims)
+{
+    PL_TRY(ctx->set_shape(ctx, out->index, ndims, dims));
+    size_t bytes = pl_type_size(out->type);
+    for (int32_t i = 0; i < ndims; i++)
+        bytes *= (size_t)dims[i];
+    memmove(out->dims, dims, sizeof(int32_t) * (size_t)ndims);
+    out->ndims = ndims;
+    out->bytes = bytes;
+    return PL_OK;
+}
+
+/* Prepare: the output takes the shape of tensor t (elementwise ops). */
+static inline pl_status pl_set_output_like(pl_context *ctx, pl_tensor *out, const pl_tensor *t)
+{
+    return pl_set_output_shape(ctx, out, t->ndims, t->dims);
 }
 
 /* Number of elements of a tensor view (product of dims; 1 for a scalar). */

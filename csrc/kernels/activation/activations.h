@@ -15,8 +15,8 @@ typedef struct pl_act_q {
     int32_t zero_point;
 } pl_act_q;
 
-/* Fetches input 0 and output 0 of a node with exactly one of each (prepare). The output's
-** shape must equal the input's: PL_ERR_MODEL otherwise. */
+/* Fetches input 0 and output 0 of a node with exactly one of each (prepare) and gives the
+** output the input's shape (ctx->set_shape). */
 static inline pl_status pl_act_unary(pl_context *ctx, pl_node *node, pl_tensor **in,
                                      pl_tensor **out)
 {
@@ -26,12 +26,7 @@ static inline pl_status pl_act_unary(pl_context *ctx, pl_node *node, pl_tensor *
                          node->inputs.n, node->outputs.n);
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), in));
     PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), out));
-    bool same = (*in)->ndims == (*out)->ndims;
-    for (int32_t d = 0; same && d < (*in)->ndims; d++)
-        same = (*in)->dims[d] == (*out)->dims[d];
-    if (!same)
-        return ctx->fail(ctx, PL_ERR_MODEL, "output shape differs from the input shape");
-    return PL_OK;
+    return pl_set_output_like(ctx, *out, *in);
 }
 
 /* The per-tensor quantization of t; PL_ERR_MODEL when a quantized type has none. */
@@ -83,14 +78,19 @@ typedef struct pl_hard_swish_params {
 void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi);
 /* Quantized ReluX: requantize to the output scale, then clamp to [act_min, act_max]. */
 void pl_relu_s8(const pl_relu_params *p, const int8_t *in, int8_t *out, size_t n);
+void pl_relu_u8(const pl_relu_params *p, const uint8_t *in, uint8_t *out, size_t n);
 void pl_relu_s16(const pl_relu_params *p, const int16_t *in, int16_t *out, size_t n);
 
 void pl_leaky_relu_f32(float alpha, const float *in, float *out, size_t n);
 void pl_leaky_relu_s8(const pl_leaky_relu_params *p, const int8_t *in, int8_t *out, size_t n);
+void pl_leaky_relu_u8(const pl_leaky_relu_params *p, const uint8_t *in, uint8_t *out,
+                      size_t n);
 void pl_leaky_relu_s16(const pl_leaky_relu_params *p, const int16_t *in, int16_t *out,
                        size_t n);
 
 void pl_hard_swish_f32(const float *in, float *out, size_t n);
 void pl_hard_swish_s8(const pl_hard_swish_params *p, const int8_t *in, int8_t *out, size_t n);
+void pl_hard_swish_u8(const pl_hard_swish_params *p, const uint8_t *in, uint8_t *out,
+                      size_t n);
 
 #endif

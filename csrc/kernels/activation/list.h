@@ -4,8 +4,11 @@
 #define PL_KERNELS_ACTIVATION_LIST_H
 
 #define PL_ACTIVATION_KERNELS(X) \
+    X(ELU, 111, elu) \
     X(HARD_SWISH, 117, hard_swish) \
+    X(L2_NORMALIZATION, 11, l2_normalization) \
     X(LEAKY_RELU, 98, leaky_relu) \
+    X(LOG_SOFTMAX, 50, log_softmax) \
     X(LOGISTIC, 14, logistic) \
     X(PRELU, 54, prelu) \
     X(RELU, 19, relu) \

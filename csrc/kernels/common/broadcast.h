@@ -52,6 +52,26 @@ static inline bool pl_bcast_shape(const pl_tensor *a, const pl_tensor *b, int32_
     return true;
 }
 
+/* Prepare: out takes the shape a op b broadcast to, as TFLite's binary kernels resize their
+** output: a's shape when both are equal (any rank), else the broadcast (rank <= 6). */
+static inline pl_status pl_bcast_set_output(pl_context *ctx, const pl_tensor *a,
+                                            const pl_tensor *b, pl_tensor *out)
+{
+    bool same = a->ndims == b->ndims;
+    for (int32_t i = 0; same && i < a->ndims; i++)
+        same = a->dims[i] == b->dims[i];
+    if (same)
+        return pl_set_output_like(ctx, out, a);
+    int32_t ndims, dims[PL_BCAST_MAX_DIMS];
+    if (a->ndims > PL_BCAST_MAX_DIMS || b->ndims > PL_BCAST_MAX_DIMS)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "broadcasting above rank %d is not supported",
+                         PL_BCAST_MAX_DIMS);
+    if (!pl_bcast_shape(a, b, &ndims, dims))
+        return ctx->fail(ctx, PL_ERR_MODEL, "input shapes of tensors %d and %d do not "
+                         "broadcast", (int)a->index, (int)b->index);
+    return pl_set_output_shape(ctx, out, ndims, dims + PL_BCAST_MAX_DIMS - ndims);
+}
+
 /* True when out's shape is exactly what a and b broadcast to. */
 static inline bool pl_bcast_matches(const pl_tensor *a, const pl_tensor *b,
                                     const pl_tensor *out)

@@ -93,9 +93,10 @@ static int32_t dim5(const pl_tensor *t, int32_t d)
     return k < 0 ? 1 : t->dims[k];
 }
 
-/* Batch broadcasting and the matrix sizes; the output must be [batch..., rows, cols]. */
+/* Batch broadcasting and the matrix sizes; the output becomes [batch..., rows, cols] as
+** TFLite's ResizeOutputTensor makes it. */
 static pl_status check_shapes(pl_context *ctx, const pl_tensor *l, const pl_tensor *r,
-                              const pl_tensor *out, pl_batch_matmul_params *p)
+                              pl_tensor *out, pl_batch_matmul_params *p)
 {
     if (l->ndims < 2 || l->ndims > 5 || r->ndims < 2 || r->ndims > 5)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "BATCH_MATMUL: ranks %d and %d are not in "
@@ -117,15 +118,15 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *l, const pl_tens
         ls *= (size_t)a;
         rs *= (size_t)b;
     }
-    int32_t out_rank = l->ndims > r->ndims ? l->ndims : r->ndims;
-    bool ok = rdepth == p->depth && out->ndims == out_rank &&
-              out->dims[out_rank - 2] == p->rows && out->dims[out_rank - 1] == p->cols;
-    for (int32_t d = 0; ok && d < out_rank - 2; d++)
-        ok = out->dims[d] == p->batch[3 - (out_rank - 2) + d];
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_MODEL, "BATCH_MATMUL: depths %d/%d or output shape do "
-                         "not match [..., %d, %d]", p->depth, rdepth, p->rows, p->cols);
-    return PL_OK;
+    if (rdepth != p->depth)
+        return ctx->fail(ctx, PL_ERR_MODEL, "BATCH_MATMUL: depths %d and %d differ", p->depth,
+                         rdepth);
+    int32_t out_rank = l->ndims > r->ndims ? l->ndims : r->ndims, dims[5];
+    for (int32_t d = 0; d < out_rank - 2; d++)
+        dims[d] = p->batch[3 - (out_rank - 2) + d];
+    dims[out_rank - 2] = p->rows;
+    dims[out_rank - 1] = p->cols;
+    return pl_set_output_shape(ctx, out, out_rank, dims);
 }
 
 static pl_status prepare_quant(pl_context *ctx, const pl_tensor *l, const pl_tensor *r,

@@ -2,6 +2,7 @@
 #include "conv.h"
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/uint8.h"
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/conv/hybrid.h"
@@ -22,6 +23,7 @@ typedef struct op_data {
     bool hybrid;
     pl_conv_hybrid_params h;
     int32_t scratch; /* hybrid: one batch of quantized input */
+    int32_t filter_offset; /* uint8: minus the filter zero point */
 } op_data;
 
 /* One output point's geometry. A "run" is a stretch of taps contiguous in both the input
@@ -575,14 +577,15 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, pl_conv_para
     return pl_convq_check_activation(ctx, &op_names, *activation);
 }
 
-/* Shapes: 4D NHWC input/output, OHWI filter whose depth divides the input depth. */
+/* Shapes: 4D NHWC input, OHWI filter whose depth divides the input depth; the output is
+** [batch, oh, ow, filters] as TFLite's conv Prepare resizes it. */
 static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                              const pl_tensor *bias, const pl_tensor *out, int32_t padding,
+                              const pl_tensor *bias, pl_tensor *out, int32_t padding,
                               pl_conv_params *p)
 {
-    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4)
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: input, filter and output must be 4D "
-                         "(got %d, %d, %d)", in->ndims, f->ndims, out->ndims);
+    if (in->ndims != 4 || f->ndims != 4)
+        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: input and filter must be 4D "
+                         "(got %d, %d)", in->ndims, f->ndims);
     int32_t groups = f->dims[3] > 0 ? in->dims[3] / f->dims[3] : 0;
     if (groups <= 0 || in->dims[3] % f->dims[3] != 0 || f->dims[0] % groups != 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: input depth %d and filter %dx..x%d "
@@ -591,11 +594,7 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
                                  p->dilation_h);
     int32_t ow = pl_pad_out_size(padding, in->dims[2], f->dims[2], p->stride_w,
                                  p->dilation_w);
-    if (out->dims[0] != in->dims[0] || out->dims[1] != oh || out->dims[2] != ow ||
-        out->dims[3] != f->dims[0])
-        return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: output shape [%d,%d,%d,%d] should be "
-                         "[%d,%d,%d,%d]", out->dims[0], out->dims[1], out->dims[2],
-                         out->dims[3], in->dims[0], oh, ow, f->dims[0]);
+    PL_TRY(pl_convq_set_output(ctx, &op_names, in, f->dims[0], oh, ow, out));
     PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, f->dims[0]));
     p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
     p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
@@ -616,7 +615,8 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
                          ? PL_INT32 : PL_INT64;
     else
         *bias_type = bias != NULL ? bias->type : PL_INT32;
-    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
+    ok = (ok && pl_convq_bias_type_ok(in->type, bias, true)) ||
+         pl_u8conv_types_ok(in, f, bias, out);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: input %s, filter %s, bias %s, "
                          "output %s is not supported", pl_type_name(in->type),
@@ -652,6 +652,18 @@ static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *in, const pl_t
     return ctx->request_scratch(ctx, batch, &d->scratch);
 }
 
+/* LiteRT's uint8 reference Conv has no groups. */
+static pl_status prepare_u8(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                            const pl_tensor *out, int32_t activation, pl_convq *q,
+                            int32_t *filter_offset)
+{
+    if (f->dims[3] != in->dims[3])
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: uint8 grouped convolution "
+                         "(input depth %d, filter depth %d) is not supported", in->dims[3],
+                         f->dims[3]);
+    return pl_u8conv_prepare(ctx, "CONV_2D", in, f, out, activation, q, filter_offset);
+}
+
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -661,7 +673,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, in, f, bias, out, &node->options, &d->bias_type));
-    PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
+    PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
@@ -669,8 +681,11 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_convq q;
-    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
-                                &q));
+    if (in->type == PL_UINT8)
+        PL_TRY(prepare_u8(ctx, in, f, out, activation, &q, &d->filter_offset));
+    else
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+                                    &q));
     PL_CONVQ_STORE(&d->p, q);
     return PL_OK;
 }
@@ -691,6 +706,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     } else if (d->type == PL_FLOAT32) {
         pl_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
                     v.out.data);
+    } else if (d->type == PL_UINT8) {
+        pl_u8conv_conv(&d->p, d->filter_offset, in_dims, v.in.data, f_dims, v.f.data,
+                       v.bias.data, out_dims, v.out.data);
     } else if (d->type == PL_INT8) {
         pl_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
                    v.out.data);

@@ -91,6 +91,17 @@ pl_status pl_convq_bias_count(pl_context *ctx, const pl_convq_names *names,
     return PL_OK;
 }
 
+pl_status pl_convq_set_output(pl_context *ctx, const pl_convq_names *names,
+                              const pl_tensor *in, int32_t channels, int32_t oh, int32_t ow,
+                              pl_tensor *out)
+{
+    if (oh < 0 || ow < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: the %s window does not fit a %dx%d input",
+                         names->op, names->filter, in->dims[1], in->dims[2]);
+    int32_t shape[4] = {in->dims[0], oh, ow, channels};
+    return pl_set_output_shape(ctx, out, 4, shape);
+}
+
 pl_status pl_convq_io_get(pl_context *ctx, const pl_node *node, const pl_convq_names *names,
                           pl_convq_io *io)
 {

@@ -92,6 +92,12 @@ pl_status pl_convq_check_window(pl_context *ctx, const pl_convq_names *names, in
                                 int32_t stride_h, int32_t stride_w, int32_t dilation_h,
                                 int32_t dilation_w);
 
+/* Prepare: the output becomes [batch, oh, ow, channels] (PL_ERR_MODEL when a window
+** size came out negative: it does not fit the input). */
+pl_status pl_convq_set_output(pl_context *ctx, const pl_convq_names *names,
+                              const pl_tensor *in, int32_t channels, int32_t oh, int32_t ow,
+                              pl_tensor *out);
+
 /* PL_ERR_MODEL unless a bias (if any) has one element per channel. */
 pl_status pl_convq_bias_count(pl_context *ctx, const pl_convq_names *names,
                               const pl_tensor *bias, int32_t channels);

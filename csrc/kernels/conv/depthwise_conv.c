@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/uint8.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
 #include "kernels/common/rescale.h"
@@ -19,6 +20,7 @@ static const pl_convq_names op_names = {"DEPTHWISE_CONV_2D", "filter", "per-chan
 typedef struct op_data {
     pl_depthwise_conv_params p;
     pl_type type;
+    int32_t filter_offset; /* uint8: minus the filter zero point */
 } op_data;
 
 /* Output channels are computed in blocks with the channel loop innermost, so every tap is
@@ -263,14 +265,14 @@ static pl_status read_options(pl_context *ctx, const pl_node *node,
     return pl_convq_check_activation(ctx, &op_names, *activation);
 }
 
+/* The output is [batch, oh, ow, filter depth] as TFLite's depthwise Prepare resizes it. */
 static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                              const pl_tensor *bias, const pl_tensor *out, int32_t padding,
+                              const pl_tensor *bias, pl_tensor *out, int32_t padding,
                               pl_depthwise_conv_params *p)
 {
-    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || f->dims[0] != 1)
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: input, output must be 4D and "
-                         "the filter 1HWC (got ranks %d, %d, %d)", in->ndims, f->ndims,
-                         out->ndims);
+    if (in->ndims != 4 || f->ndims != 4 || f->dims[0] != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: the input must be 4D and "
+                         "the filter 1HWC (got ranks %d, %d)", in->ndims, f->ndims);
     int32_t in_d = in->dims[3], out_d = f->dims[3];
     if (in_d <= 0 || out_d % in_d != 0 ||
         (p->depth_multiplier != 0 && (int64_t)p->depth_multiplier * in_d != out_d))
@@ -282,11 +284,7 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
                                  p->dilation_h);
     int32_t ow = pl_pad_out_size(padding, in->dims[2], f->dims[2], p->stride_w,
                                  p->dilation_w);
-    if (out->dims[0] != in->dims[0] || out->dims[1] != oh || out->dims[2] != ow ||
-        out->dims[3] != out_d)
-        return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: output shape [%d,%d,%d,%d] "
-                         "should be [%d,%d,%d,%d]", out->dims[0], out->dims[1], out->dims[2],
-                         out->dims[3], in->dims[0], oh, ow, out_d);
+    PL_TRY(pl_convq_set_output(ctx, &op_names, in, out_d, oh, ow, out));
     PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out_d));
     p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
     p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
@@ -300,6 +298,7 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type &&
               pl_convq_bias_type_ok(in->type, bias, false);
+    ok = ok || pl_u8conv_types_ok(in, f, bias, out);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: input %s, filter %s, "
                          "bias %s, output %s is not supported", pl_type_name(in->type),
@@ -317,14 +316,18 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, in, f, bias, out));
-    PL_TRY(check_shapes(ctx, in, f, bias, out, padding, &d->p));
+    PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_convq q;
-    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
-                                &q));
+    if (in->type == PL_UINT8)
+        PL_TRY(pl_u8conv_prepare(ctx, "DEPTHWISE_CONV_2D", in, f, out, activation, &q,
+                                 &d->filter_offset));
+    else
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
+                                    &q));
     PL_CONVQ_STORE(&d->p, q);
     return PL_OK;
 }
@@ -343,6 +346,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     if (d->type == PL_FLOAT32)
         pl_depthwise_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
                               out_dims, v.out.data);
+    else if (d->type == PL_UINT8)
+        pl_u8conv_depthwise(&d->p, d->filter_offset, in_dims, v.in.data, f_dims, v.f.data,
+                            v.bias.data, out_dims, v.out.data);
     else if (d->type == PL_INT8)
         pl_depthwise_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
                              out_dims, v.out.data);

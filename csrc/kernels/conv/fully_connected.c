@@ -9,6 +9,7 @@
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/conv/hybrid.h"
+#include "kernels/conv/uint8.h"
 
 /* static_cast<int32_t>(round((double)acc * scale)), saturated instead of undefined. */
 static int32_t requantize(double acc, double scale)
@@ -237,7 +238,8 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     pl_type want_f = in->type == PL_FLOAT32 && !hybrid ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type;
-    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
+    ok = (ok && pl_convq_bias_type_ok(in->type, bias, true)) ||
+         pl_u8conv_types_ok(in, f, bias, out);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: input %s, weights %s, "
                          "bias %s, output %s is not supported", pl_type_name(in->type),
@@ -246,29 +248,30 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     return PL_OK;
 }
 
-/* Output: [batches, units], or the input shape with its last dim = units (keep_num_dims). */
+/* The output is [batches, units], or the input shape with its last dim = units
+** (keep_num_dims), as TFLite's Prepare resizes it. */
 static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
-                              const pl_tensor *bias, const pl_tensor *out, bool keep,
+                              const pl_tensor *bias, pl_tensor *out, bool keep,
                               pl_fully_connected_params *p)
 {
     if (f->ndims != 2 || f->dims[1] <= 0 || pl_tensor_count(in) % (size_t)f->dims[1] != 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: weights must be 2D [units, "
-                         "depth] with depth dividing the input's %zu elements",
-                         pl_tensor_count(in));
+                         "depth] with depth dividing the input's %zu elements (weights "
+                         "rank %d, depth %d)", pl_tensor_count(in), (int)f->ndims,
+                         f->ndims == 2 ? (int)f->dims[1] : 0);
     p->units = f->dims[0];
     p->depth = f->dims[1];
     p->batches = (int32_t)(pl_tensor_count(in) / (size_t)p->depth);
-    bool ok = out->ndims >= 1 && out->dims[out->ndims - 1] == p->units &&
-              pl_tensor_count(out) == (size_t)p->batches * (size_t)p->units;
-    if (keep)
-        ok = ok && out->ndims == in->ndims;
-    else
-        ok = ok && out->ndims == 2;
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: output (rank %d, last dim %d) "
-                         "does not hold %d batches of %d units (keep_num_dims %d)",
-                         out->ndims, out->ndims > 0 ? out->dims[out->ndims - 1] : 0,
-                         p->batches, p->units, keep ? 1 : 0);
+    if (keep && (in->ndims < 1 || in->dims[in->ndims - 1] != p->depth))
+        return ctx->fail(ctx, PL_ERR_MODEL, "FULLY_CONNECTED: keep_num_dims needs the "
+                         "input's last dim (%d) to equal the weights' depth %d",
+                         in->ndims > 0 ? (int)in->dims[in->ndims - 1] : 0, (int)p->depth);
+    int32_t dims[PL_MAX_DIMS] = {p->batches, p->units};
+    if (keep) {
+        memcpy(dims, in->dims, sizeof(int32_t) * (size_t)in->ndims);
+        dims[in->ndims - 1] = p->units;
+    }
+    PL_TRY(pl_set_output_shape(ctx, out, keep ? in->ndims : 2, dims));
     return pl_convq_bias_count(ctx, &op_names, bias, p->units);
 }
 
@@ -294,6 +297,22 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
     p->per_channel = f->q.count > 1;
     p->input_offset = q.input_offset;
     p->filter_offset = p->per_channel ? 0 : -(int32_t)f->q.zero_point[0];
+    p->output_offset = q.output_offset;
+    p->act_min = q.act_min;
+    p->act_max = q.act_max;
+    return prepare_scales(ctx, in, f, out, p);
+}
+
+/* uint8: per-tensor weights with any zero point, rescaled in double as for int8. */
+static pl_status prepare_u8(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                            const pl_tensor *out, int32_t activation,
+                            pl_fully_connected_params *p)
+{
+    pl_convq q;
+    PL_TRY(pl_u8conv_quant(ctx, "FULLY_CONNECTED", in, f, out, activation, &q,
+                           &p->filter_offset));
+    p->per_channel = false;
+    p->input_offset = q.input_offset;
     p->output_offset = q.output_offset;
     p->act_min = q.act_min;
     p->act_max = q.act_max;
@@ -337,7 +356,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     bool keep = false;
     PL_TRY(read_options(ctx, node, &activation, &keep));
     PL_TRY(check_types(ctx, in, f, bias, out));
-    PL_TRY(check_shapes(ctx, in, f, bias, out, keep, &d->p));
+    PL_TRY(check_shapes(ctx, in, f, bias, io.out, keep, &d->p));
     d->type = in->type;
     /* Without a bias, LiteRT picks the 16x8 accumulator from quantized_bias_type */
     d->acc64 = bias != NULL ? bias->type == PL_INT64
@@ -345,6 +364,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
         return prepare_hybrid(ctx, node, f, d);
+    if (in->type == PL_UINT8)
+        return prepare_u8(ctx, in, f, out, activation, &d->p);
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
     return PL_OK;
@@ -364,6 +385,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
                                   scratch);
     else if (d->type == PL_FLOAT32)
         pl_fully_connected_f32(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
+    else if (d->type == PL_UINT8)
+        pl_u8conv_fully_connected(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
     else if (d->type == PL_INT8)
         pl_fully_connected_s8(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
     else

@@ -83,6 +83,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if ((t != PL_FLOAT32 && t != PL_INT8 && t != PL_INT16 && t != PL_INT32) || out->type != t)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "ABS: input %s, output %s is not supported",
                          pl_type_name(t), pl_type_name(out->type));
+    PL_TRY(pl_set_output_like(ctx, out, in));
     if (pl_tensor_count(in) != pl_tensor_count(out))
         return ctx->fail(ctx, PL_ERR_MODEL, "ABS: output has %zu elements for %zu",
                          pl_tensor_count(out), pl_tensor_count(in));

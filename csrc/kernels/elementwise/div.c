@@ -70,6 +70,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (act < PL_ACT_NONE || act > PL_ACT_RELU6)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "fused activation %d is not supported",
                          (int)act);
+    PL_TRY(pl_bcast_set_output(ctx, t[0], t[1], t[2]));
     pl_bcast bc;
     pl_bcast_result br = pl_bcast_setup(&bc, t[0], t[1], t[2]);
     if (br == PL_BCAST_RANK)

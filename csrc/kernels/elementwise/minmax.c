@@ -79,6 +79,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (!supported(t[0]->type))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name(t[0]->type));
+    PL_TRY(pl_bcast_set_output(ctx, t[0], t[1], t[2]));
     pl_bcast bc;
     pl_bcast_result br = pl_bcast_setup(&bc, t[0], t[1], t[2]);
     if (br == PL_BCAST_RANK)

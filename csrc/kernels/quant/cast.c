@@ -127,6 +127,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (!castable(in->type) || !castable(out->type))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "cast from %s to %s is not supported",
                          pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_set_output_like(ctx, out, in));
     if (pl_tensor_count(in) != pl_tensor_count(out))
         return ctx->fail(ctx, PL_ERR_MODEL, "input has %zu elements, output %zu",
                          pl_tensor_count(in), pl_tensor_count(out));

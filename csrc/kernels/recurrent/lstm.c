@@ -512,12 +512,16 @@ static pl_status check_presence(pl_context *ctx, const lstm_tensors *t, pl_lstm_
     return PL_OK;
 }
 
+/* The output becomes [input dim 0, input dim 1, n_output] as TFLite's Prepare resizes it;
+** the states keep their shapes and must hold the input's batches. */
 static pl_status check_shapes(pl_context *ctx, const lstm_tensors *t, pl_lstm_params *p)
 {
     const pl_tensor *in = t->in;
     bool ok = in->ndims == 3 && t->wx[PL_LSTM_GATE_O]->ndims == 2 &&
               t->wh[PL_LSTM_GATE_O]->ndims == 2;
     if (ok) {
+        int32_t dims[3] = {in->dims[0], in->dims[1], t->wh[PL_LSTM_GATE_O]->dims[1]};
+        PL_TRY(pl_set_output_shape(ctx, t->out, 3, dims));
         p->batches = p->time_major ? in->dims[1] : in->dims[0];
         p->steps = p->time_major ? in->dims[0] : in->dims[1];
         p->n_input = in->dims[2];
@@ -532,14 +536,16 @@ static pl_status check_shapes(pl_context *ctx, const lstm_tensors *t, pl_lstm_pa
     ok = ok && (p->projection ? is_2d(t->proj_w, p->n_output, p->n_cell) &&
                                     is_1d(t->proj_b, p->n_output)
                               : p->n_output == p->n_cell);
-    ok = ok && pl_tensor_count(t->out_state) == (size_t)p->batches * (size_t)p->n_output &&
-         pl_tensor_count(t->cell_state) == (size_t)p->batches * (size_t)p->n_cell &&
-         t->out->ndims == 3 && t->out->dims[0] == in->dims[0] &&
-         t->out->dims[1] == in->dims[1] && t->out->dims[2] == p->n_output;
     if (!ok)
         return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: tensor shapes do "
                          "not agree (input rank %d, %d cells, %d outputs)", in->ndims,
                          p->n_cell, p->n_output);
+    if (pl_tensor_count(t->out_state) != (size_t)p->batches * (size_t)p->n_output ||
+        pl_tensor_count(t->cell_state) != (size_t)p->batches * (size_t)p->n_cell)
+        return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: the states hold "
+                         "%zu and %zu values, not %d batches of %d outputs and %d cells",
+                         pl_tensor_count(t->out_state), pl_tensor_count(t->cell_state),
+                         p->batches, p->n_output, p->n_cell);
     if (!t->out_state->is_variable || !t->cell_state->is_variable)
         return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: the output and "
                          "cell states (inputs 18, 19) must be variable tensors");

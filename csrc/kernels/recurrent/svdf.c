@@ -177,7 +177,7 @@ static pl_status get_tensors(pl_context *ctx, const pl_node *node, svdf_tensors 
 
 /* TFLite's checks: input [batch, input_size], weights_feature [filters, input_size],
 ** weights_time [filters, memory], bias [units], state [batch, memory * filters], output
-** [batch, units] with units = filters / rank. */
+** [batch, units] with units = filters / rank (set here, as TFLite's Prepare resizes it). */
 static pl_status check_shapes(pl_context *ctx, const svdf_tensors *t, int32_t rank,
                               pl_svdf_params *p)
 {
@@ -192,11 +192,11 @@ static pl_status check_shapes(pl_context *ctx, const svdf_tensors *t, int32_t ra
                          p->filters);
     p->rank = rank;
     p->units = p->filters / rank;
+    int32_t out_dims[2] = {p->batches, p->units};
+    PL_TRY(pl_set_output_shape(ctx, t->out, 2, out_dims));
     bool ok = t->wf->dims[1] == p->input_size && t->wt->dims[0] == p->filters &&
               t->state->dims[0] == p->batches &&
-              (int64_t)t->state->dims[1] == (int64_t)p->memory * p->filters &&
-              t->out->ndims == 2 && t->out->dims[0] == p->batches &&
-              t->out->dims[1] == p->units;
+              (int64_t)t->state->dims[1] == (int64_t)p->memory * p->filters;
     if (t->bias != NULL)
         ok = ok && pl_tensor_count(t->bias) == (size_t)p->units;
     if (!ok || p->memory <= 0)

@@ -67,6 +67,35 @@ static bool supported(pl_type t)
            t == PL_INT64 || t == PL_UINT8 || t == PL_BOOL;
 }
 
+/* The output is input 0's shape with the axis dim summed over the inputs, as TFLite's
+** Prepare resizes it (the axis counts in input 0's rank). */
+static pl_status set_output(pl_context *ctx, const pl_node *node, int32_t axis, int32_t *at,
+                            pl_tensor *out)
+{
+    pl_tensor t;
+    int32_t dims[PL_MAX_DIMS];
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < node->inputs.n; k++) {
+        if (pl_node_input(node, k) < 0)
+            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is missing", (unsigned)k);
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t));
+        if (k == 0) {
+            *at = axis < 0 ? axis + t.ndims : axis;
+            if (*at < 0 || *at >= t.ndims)
+                return ctx->fail(ctx, PL_ERR_MODEL, "axis %d is out of range for rank %d",
+                                 (int)axis, (int)t.ndims);
+            memcpy(dims, t.dims, sizeof dims);
+        }
+        sum += *at < t.ndims ? t.dims[*at] : 0; /* other ranks are refused by check_input */
+    }
+    if (sum > INT32_MAX)
+        return ctx->fail(ctx, PL_ERR_MODEL, "inputs sum to %lld along axis %d", (long long)sum,
+                         (int)*at);
+    dims[*at] = (int32_t)sum;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &t));
+    return pl_set_output_shape(ctx, out, t.ndims, dims);
+}
+
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
@@ -91,10 +120,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (!supported(out->type))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name(out->type));
-    d->axis = axis < 0 ? axis + out->ndims : axis;
-    if (d->axis < 0 || d->axis >= out->ndims)
-        return ctx->fail(ctx, PL_ERR_MODEL, "axis %d is out of range for rank %d", (int)axis,
-                         (int)out->ndims);
+    PL_TRY(set_output(ctx, node, axis, &d->axis, out));
     int64_t sum = 0;
     for (uint32_t k = 0; k < node->inputs.n; k++) {
         pl_tensor *t;
@@ -107,7 +133,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (sum != out->dims[d->axis])
         return ctx->fail(ctx, PL_ERR_MODEL, "inputs sum to %lld along axis %d, output has %d",
                          (long long)sum, (int)d->axis, (int)out->dims[d->axis]);
-    return PL_OK;
+    return ctx->fold(ctx, node, false);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

@@ -47,6 +47,20 @@ static pl_status check_unit(pl_context *ctx, const pl_tensor *unit, const pl_ten
     return PL_OK;
 }
 
+/* As TFLite's Prepare resizes them: PACK's output is a unit's shape with n inserted at
+** axis (insert), each UNPACK output is the input's shape without axis. */
+static pl_status set_shape(pl_context *ctx, pl_tensor *out, const pl_tensor *from,
+                           int32_t axis, int32_t n, bool insert)
+{
+    int32_t dims[PL_MAX_DIMS] = {0};
+    int32_t rank = insert ? from->ndims + 1 : from->ndims - 1;
+    for (int32_t d = 0, k = 0; d < rank; d++) {
+        k += !insert && d == axis ? 1 : 0;
+        dims[d] = insert && d == axis ? n : from->dims[k++];
+    }
+    return pl_set_output_shape(ctx, out, rank, dims);
+}
+
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
@@ -64,23 +78,32 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool pack)
                                                              : node->inputs.n) != 1)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u tensors to %s (1 to %d, one other side)",
                          (unsigned)n, pack ? "pack" : "unpack", PL_SPLIT_MAX_OUTPUTS);
-    pl_tensor *packed;
+    pl_tensor *packed, *unit;
     PL_TRY(ctx->get_tensor(ctx, pi, &packed));
+    if (pack && pl_vec_i32(units, 0) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "tensor 0 is missing");
+    if (pack)
+        PL_TRY(ctx->get_tensor(ctx, pl_vec_i32(units, 0), &unit));
+    int32_t rank = pack ? unit->ndims + 1 : packed->ndims;
     int32_t count = pl_table_i32(&node->options, 0, (int32_t)n);
     int32_t axis = pl_table_i32(&node->options, 1, 0);
-    d->axis = axis < 0 ? axis + packed->ndims : axis;
-    if (count != (int32_t)n || d->axis < 0 || d->axis >= packed->ndims)
+    d->axis = axis < 0 ? axis + rank : axis;
+    if (count != (int32_t)n || d->axis < 0 || d->axis >= rank || rank > PL_MAX_DIMS ||
+        (!pack && packed->dims[d->axis] != (int32_t)n))
         return ctx->fail(ctx, PL_ERR_MODEL, "axis %d / count %d do not fit %u tensors of rank "
-                         "%d", (int)axis, (int)count, (unsigned)n, (int)packed->ndims - 1);
+                         "%d", (int)axis, (int)count, (unsigned)n, (int)rank - 1);
+    if (pack)
+        PL_TRY(set_shape(ctx, packed, unit, d->axis, (int32_t)n, true));
     for (uint32_t k = 0; k < n; k++) {
-        pl_tensor *unit;
         int32_t ui = pl_vec_i32(units, k);
         if (ui < 0)
             return ctx->fail(ctx, PL_ERR_MODEL, "tensor %u is missing", (unsigned)k);
         PL_TRY(ctx->get_tensor(ctx, ui, &unit));
+        if (!pack)
+            PL_TRY(set_shape(ctx, unit, packed, d->axis, 0, false));
         PL_TRY(check_unit(ctx, unit, packed, d->axis, n));
     }
-    return PL_OK;
+    return pack ? ctx->fold(ctx, node, false) : PL_OK;
 }
 
 static pl_status prepare_pack(pl_context *ctx, pl_node *node)

@@ -53,8 +53,9 @@ void pl_pad_copy(int32_t ndims, const int32_t *in_dims, const int32_t *out_dims,
     }
 }
 
+/* The output is the input padded, as TFLite's Prepare resizes it. */
 static pl_status read_paddings(pl_context *ctx, const pl_tensor *p, const pl_tensor *in,
-                               const pl_tensor *out, opdata *d)
+                               pl_tensor *out, opdata *d)
 {
     if (p->type != PL_INT32 && p->type != PL_INT64)
         return ctx->fail(ctx, PL_ERR_MODEL, "paddings must be INT32 or INT64, not %s",
@@ -71,17 +72,16 @@ static pl_status read_paddings(pl_context *ctx, const pl_tensor *p, const pl_ten
         int64_t hi = p->type == PL_INT64 ? (int64_t)pl_le64(b + 16 * i + 8)
                                          : (int32_t)pl_le32(b + 8 * i + 4);
         /* each bounded first, so the sum cannot overflow on hostile int64 paddings */
-        if (lo < 0 || hi < 0 || lo > out->dims[i] || hi > out->dims[i] ||
-            lo + hi + in->dims[i] != out->dims[i])
-            return ctx->fail(ctx, PL_ERR_MODEL, "dim %d: padding (%lld, %lld) of %d does not "
-                             "give %d", (int)i, (long long)lo, (long long)hi,
-                             (int)in->dims[i], (int)out->dims[i]);
+        if (lo < 0 || hi < 0 || lo > INT32_MAX || hi > INT32_MAX ||
+            lo + hi + in->dims[i] > INT32_MAX)
+            return ctx->fail(ctx, PL_ERR_MODEL, "dim %d: padding (%lld, %lld) of %d",
+                             (int)i, (long long)lo, (long long)hi, (int)in->dims[i]);
         d->before[i] = (int32_t)lo;
         d->in_dims[i] = in->dims[i];
-        d->out_dims[i] = out->dims[i];
+        d->out_dims[i] = (int32_t)(lo + hi + in->dims[i]);
     }
     d->ndims = in->ndims;
-    return PL_OK;
+    return pl_set_output_shape(ctx, out, in->ndims, d->out_dims);
 }
 
 static pl_status check_value(pl_context *ctx, const pl_tensor *v, const pl_tensor *out)
@@ -120,9 +120,9 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type != out->type || pl_type_size(in->type) == 0 || in->type == PL_STRING)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
                          "supported", pl_type_name(in->type), pl_type_name(out->type));
-    if (in->ndims > PL_PAD_MAX_DIMS || out->ndims != in->ndims)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (output %d, at most %d)",
-                         (int)in->ndims, (int)out->ndims, PL_PAD_MAX_DIMS);
+    if (in->ndims > PL_PAD_MAX_DIMS)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (at most %d)", (int)in->ndims,
+                         PL_PAD_MAX_DIMS);
     PL_TRY(read_paddings(ctx, p, in, out, d));
     d->zero_point = out->q.count > 0 ? (int32_t)out->q.zero_point[0] : 0;
     if (vi >= 0) {

@@ -1,9 +1,10 @@
 /* reshape.c - RESHAPE, SQUEEZE, EXPAND_DIMS: the bytes stay, only the shape changes.
 **
-** Output shapes come from the model; prepare recomputes them from the op's parameters
-** (TFLite reshape.cc, squeeze.cc, expand_dims.cc) and refuses a model that disagrees.
-** Shape-giving inputs must be constant (as in TFLM). Invoke copies unless the planner put
-** input and output on the same bytes. */
+** Prepare computes the output shape from the op's parameters as TFLite's reshape.cc,
+** squeeze.cc and expand_dims.cc do and gives it through set_shape. Shape-giving inputs must
+** be known at prepare (constants, or values computed at prepare: see pl_kernel.h), except
+** RESHAPE's shape input: one computed at run time leaves the model's output shape standing,
+** as TFLM does. Invoke copies unless the planner put input and output on the same bytes. */
 #include "reshape.h"
 
 #include <stdbool.h>
@@ -16,17 +17,6 @@ typedef struct shape {
     int32_t n;
     int32_t d[PL_MAX_DIMS];
 } shape;
-
-static bool same_dims(const shape *s, const pl_tensor *t)
-{
-    if (s->n != t->ndims)
-        return false;
-    for (int32_t i = 0; i < s->n; i++) {
-        if (s->d[i] != t->dims[i])
-            return false;
-    }
-    return true;
-}
 
 /* Integer element i of a constant int32/int64 tensor. */
 static int64_t const_int(const pl_tensor *t, size_t i)
@@ -64,17 +54,17 @@ static pl_status io(pl_context *ctx, pl_node *node, uint32_t min_in, uint32_t ma
     if (pl_type_size((*in)->type) == 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name((*in)->type));
-    if (pl_tensor_count(*in) != pl_tensor_count(*out))
-        return ctx->fail(ctx, PL_ERR_MODEL, "input has %zu elements, output %zu",
-                         pl_tensor_count(*in), pl_tensor_count(*out));
     return PL_OK;
 }
 
-static pl_status check_shape(pl_context *ctx, const shape *s, const pl_tensor *out)
+/* The output takes shape s; the element count must stay. */
+static pl_status set_shape(pl_context *ctx, const shape *s, const pl_tensor *in,
+                           pl_tensor *out)
 {
-    if (!same_dims(s, out))
-        return ctx->fail(ctx, PL_ERR_MODEL, "output tensor %d has rank %d, the op gives rank %d "
-                         "or other dims", (int)out->index, (int)out->ndims, (int)s->n);
+    PL_TRY(pl_set_output_shape(ctx, out, s->n, s->d));
+    if (pl_tensor_count(in) != pl_tensor_count(out))
+        return ctx->fail(ctx, PL_ERR_MODEL, "input has %zu elements, output %zu",
+                         pl_tensor_count(in), pl_tensor_count(out));
     return PL_OK;
 }
 
@@ -99,7 +89,8 @@ static pl_status resolve_stretch(pl_context *ctx, shape *s, size_t count)
     return PL_OK;
 }
 
-/* RESHAPE's new shape: a 1-D int32 shape input if present, else the new_shape option. */
+/* RESHAPE's new shape: a 1-D int32 shape input if present, else the new_shape option.
+** *known is false when there is none to read (the model's output shape stands). */
 static pl_status reshape_target(pl_context *ctx, pl_node *node, bool *known, shape *s)
 {
     pl_tensor *st = NULL;
@@ -108,7 +99,9 @@ static pl_status reshape_target(pl_context *ctx, pl_node *node, bool *known, sha
         PL_TRY(ctx->get_tensor(ctx, si, &st));
     *known = true;
     if (st != NULL && st->ndims == 1 && st->type == PL_INT32) {
-        PL_TRY(need_const_int(ctx, st, "shape"));
+        *known = st->is_constant && st->data != NULL;
+        if (!*known)
+            return PL_OK;
         if (st->dims[0] > PL_MAX_DIMS)
             return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d", (int)st->dims[0]);
         s->n = st->dims[0];
@@ -136,10 +129,12 @@ static pl_status prepare_reshape(pl_context *ctx, pl_node *node)
     shape s = {0};
     bool known;
     PL_TRY(reshape_target(ctx, node, &known, &s));
-    if (!known)
-        return PL_OK;
+    if (!known) {
+        s.n = out->ndims;
+        memcpy(s.d, out->dims, sizeof s.d);
+    }
     PL_TRY(resolve_stretch(ctx, &s, pl_tensor_count(in)));
-    return check_shape(ctx, &s, out);
+    return set_shape(ctx, &s, in, out);
 }
 
 static pl_status prepare_squeeze(pl_context *ctx, pl_node *node)
@@ -161,7 +156,7 @@ static pl_status prepare_squeeze(pl_context *ctx, pl_node *node)
         if (!(v.n == 0 ? in->dims[i] == 1 : drop[i]))
             s.d[s.n++] = in->dims[i];
     }
-    return check_shape(ctx, &s, out);
+    return set_shape(ctx, &s, in, out);
 }
 
 static pl_status prepare_expand_dims(pl_context *ctx, pl_node *node)
@@ -183,7 +178,7 @@ static pl_status prepare_expand_dims(pl_context *ctx, pl_node *node)
     shape s = {in->ndims + 1, {0}};
     for (int32_t i = 0, k = 0; i < s.n; i++)
         s.d[i] = i == axis ? 1 : in->dims[k++];
-    return check_shape(ctx, &s, out);
+    return set_shape(ctx, &s, in, out);
 }
 
 /* The data move shared by all three ops. */

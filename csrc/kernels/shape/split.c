@@ -41,7 +41,7 @@ static pl_status const_scalar(pl_context *ctx, int32_t index, int64_t *v)
     return PL_OK;
 }
 
-/* Output k must be the input with `size` along axis. */
+/* Output k becomes the input with `size` along axis, as TFLite's Prepare resizes it. */
 static pl_status check_output(pl_context *ctx, pl_node *node, uint32_t k, const pl_tensor *in,
                               int32_t axis, int64_t size)
 {
@@ -50,16 +50,13 @@ static pl_status check_output(pl_context *ctx, pl_node *node, uint32_t k, const 
     if (oi < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "output %u is missing", (unsigned)k);
     PL_TRY(ctx->get_tensor(ctx, oi, &t));
-    if (t->type != in->type || t->ndims != in->ndims)
-        return ctx->fail(ctx, PL_ERR_MODEL, "output %u differs from the input in type or rank",
+    if (t->type != in->type)
+        return ctx->fail(ctx, PL_ERR_MODEL, "output %u differs from the input in type",
                          (unsigned)k);
-    for (int32_t d = 0; d < in->ndims; d++) {
-        int64_t want = d == axis ? size : in->dims[d];
-        if (t->dims[d] != want)
-            return ctx->fail(ctx, PL_ERR_MODEL, "output %u: dim %d is %d, expected %lld",
-                             (unsigned)k, (int)d, (int)t->dims[d], (long long)want);
-    }
-    return PL_OK;
+    int32_t dims[PL_MAX_DIMS];
+    memcpy(dims, in->dims, sizeof dims);
+    dims[axis] = (int32_t)size; /* 0..dims[axis], checked by the callers */
+    return pl_set_output_shape(ctx, t, in->ndims, dims);
 }
 
 static pl_status get_input(pl_context *ctx, pl_node *node, uint32_t at, int64_t axis,

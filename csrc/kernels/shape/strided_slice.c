@@ -188,11 +188,12 @@ static int32_t effective_rank(const spec *s, int32_t in_ndims)
     return n;
 }
 
-/* Fills the op data and checks the model's output shape against the kept axes. */
-static pl_status plan(pl_context *ctx, const params *p, const pl_tensor *in,
-                      const pl_tensor *out, opdata *d)
+/* Fills the op data; the output gets the kept axes' counts as TFLite's Prepare resizes it
+** (an empty slice is 0, never negative). */
+static pl_status plan(pl_context *ctx, const params *p, const pl_tensor *in, pl_tensor *out,
+                      opdata *d)
 {
-    int32_t kept = 0;
+    int32_t kept = 0, dims[PL_STRIDED_SLICE_MAX_DIMS];
     uint64_t step = 1; /* wraps only when a 0 dim leaves nothing to copy */
     for (int32_t a = in->ndims - 1; a >= 0; a--) {
         for (int32_t e = p->n - 1; e >= 0; e--) {
@@ -211,6 +212,7 @@ static pl_status plan(pl_context *ctx, const params *p, const pl_tensor *in,
                              "stride (TFLite's reference writes nothing)", (int)a);
         int32_t b = start_for_axis(p, a), e = end_for_axis(p, a, b), st = p->stride[a];
         int64_t n = ceil_div((int64_t)e - b, st);
+        n = n < 0 ? 0 : n;
         d->start[a] = b;
         d->stride[a] = st;
         d->count[a] = (int32_t)n;
@@ -228,15 +230,9 @@ static pl_status plan(pl_context *ctx, const params *p, const pl_tensor *in,
         if (p->offset && ceil_div(p->end[a], st) != n)
             return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "offset slice of axis %d leaves the "
                              "input or uses a mask (TFLite reads out of bounds)", (int)a);
-        if (kept >= out->ndims || out->dims[kept] != d->count[a])
-            return ctx->fail(ctx, PL_ERR_MODEL, "output dim %d is not %d", (int)kept,
-                             (int)d->count[a]);
-        kept++;
+        dims[kept++] = d->count[a];
     }
-    if (kept != out->ndims)
-        return ctx->fail(ctx, PL_ERR_MODEL, "output rank %d, the slice gives %d",
-                         (int)out->ndims, (int)kept);
-    return PL_OK;
+    return pl_set_output_shape(ctx, out, kept, dims);
 }
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
@@ -266,7 +262,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     params p;
     build_params(&s, in, eff, &p);
     p.offset = pl_table_bool(&node->options, 5, false);
-    return plan(ctx, &p, in, out, node->user_data);
+    PL_TRY(plan(ctx, &p, in, out, node->user_data));
+    return ctx->fold(ctx, node, false);
 }
 
 void pl_strided_slice_copy(int32_t ndims, const int32_t *start, const int32_t *stride,

@@ -90,18 +90,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         step[a] = s;
         s *= (size_t)in->dims[a];
     }
-    if (out->ndims != in->ndims)
-        return ctx->fail(ctx, PL_ERR_MODEL, "output rank %d, input %d", (int)out->ndims,
-                         (int)in->ndims);
     d->ndims = in->ndims;
     for (int32_t i = 0; i < in->ndims; i++) {
-        if (out->dims[i] != in->dims[perm[i]])
-            return ctx->fail(ctx, PL_ERR_MODEL, "output dim %d is %d, perm gives %d", (int)i,
-                             (int)out->dims[i], (int)in->dims[perm[i]]);
-        d->out_dims[i] = out->dims[i];
+        d->out_dims[i] = in->dims[perm[i]];
         d->in_step[i] = step[perm[i]];
     }
-    return PL_OK;
+    return pl_set_output_shape(ctx, out, in->ndims, d->out_dims); /* TFLite's Prepare */
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

@@ -1,0 +1,103 @@
+/* select.c - SELECT_V2 (see select.h). */
+#include "select.h"
+
+#include <string.h>
+
+#include "kernels/common/broadcast.h"
+
+enum { OP_SELECT_V2 = 123 };
+
+/* The broadcast shape of condition, x and y: right-aligned, a 1 repeats. */
+static bool three_way_shape(const pl_tensor *const t[3], int32_t *ndims,
+                            int32_t dims[PL_BCAST_MAX_DIMS])
+{
+    *ndims = 0;
+    for (int k = 0; k < 3; k++) {
+        if (t[k]->ndims > PL_BCAST_MAX_DIMS)
+            return false;
+        *ndims = t[k]->ndims > *ndims ? t[k]->ndims : *ndims;
+    }
+    for (int32_t d = 0; d < PL_BCAST_MAX_DIMS; d++) {
+        dims[d] = 1;
+        for (int k = 0; k < 3; k++) {
+            int32_t n = pl_bcast_dim(t[k], d);
+            if (n != 1 && dims[d] != 1 && n != dims[d])
+                return false;
+            dims[d] = n != 1 ? n : dims[d];
+        }
+    }
+    return true;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    int32_t idx[4] = {pl_node_input(node, 0), pl_node_input(node, 1), pl_node_input(node, 2),
+                      pl_node_output(node, 0)};
+    if (node->inputs.n != 3 || node->outputs.n != 1 || idx[0] < 0 || idx[1] < 0 ||
+        idx[2] < 0 || idx[3] < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "needs 3 inputs and 1 output, got %u and %u",
+                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    pl_tensor *t[4];
+    for (int k = 0; k < 4; k++)
+        PL_TRY(ctx->get_tensor(ctx, idx[k], &t[k]));
+    if (t[0]->type != PL_BOOL)
+        return ctx->fail(ctx, PL_ERR_MODEL, "condition is %s, needs bool",
+                         pl_type_name(t[0]->type));
+    if (t[2]->type != t[1]->type || t[3]->type != t[1]->type || pl_type_size(t[1]->type) == 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "x %s, y %s and output %s: needs one type",
+                         pl_type_name(t[1]->type), pl_type_name(t[2]->type),
+                         pl_type_name(t[3]->type));
+    int32_t ndims, dims[PL_BCAST_MAX_DIMS];
+    if (!three_way_shape((const pl_tensor *const *)t, &ndims, dims))
+        return ctx->fail(ctx, PL_ERR_MODEL,
+                         "condition, x and y (ranks %d, %d, %d) do not broadcast to one "
+                         "shape of rank <= %d", (int)t[0]->ndims, (int)t[1]->ndims,
+                         (int)t[2]->ndims, PL_BCAST_MAX_DIMS);
+    return ctx->set_shape(ctx, idx[3], ndims, dims + (PL_BCAST_MAX_DIMS - ndims));
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    pl_tensor t[4];
+    for (uint32_t k = 0; k < 3; k++)
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t[k]));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &t[3]));
+    int32_t dims[PL_BCAST_MAX_DIMS], at[PL_BCAST_MAX_DIMS] = {0};
+    size_t s[3][PL_BCAST_MAX_DIMS], count = 1, pos[3] = {0, 0, 0};
+    for (int32_t d = 0; d < PL_BCAST_MAX_DIMS; d++) {
+        dims[d] = pl_bcast_dim(&t[3], d);
+        count *= (size_t)dims[d];
+    }
+    for (int k = 0; k < 3; k++) {
+        for (int32_t d = 0; d < PL_BCAST_MAX_DIMS; d++) {
+            int32_t n = pl_bcast_dim(&t[k], d);
+            if (n != 1 && n != dims[d])
+                return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
+        }
+        pl_bcast_strides(&t[k], dims, s[k]);
+    }
+    const uint8_t *cond = t[0].data, *x = t[1].data, *y = t[2].data;
+    uint8_t *out = t[3].data;
+    size_t size = pl_type_size(t[3].type);
+    for (size_t i = 0; i < count; i++) {
+        const uint8_t *src = cond[pos[0]] ? x + pos[1] * size : y + pos[2] * size;
+        memcpy(out + i * size, src, size);
+        for (int32_t d = PL_BCAST_MAX_DIMS - 1; d >= 0; d--) {
+            for (int k = 0; k < 3; k++)
+                pos[k] += s[k][d];
+            if (++at[d] < dims[d])
+                break;
+            for (int k = 0; k < 3; k++)
+                pos[k] -= s[k][d] * (size_t)dims[d];
+            at[d] = 0;
+        }
+    }
+    return PL_OK;
+}
+
+const pl_registration *pl_select_v2_registration(void)
+{
+    static const pl_registration r = {"SELECT_V2", OP_SELECT_V2, NULL, NULL, prepare, invoke,
+                                      NULL};
+    return &r;
+}

@@ -1,0 +1,130 @@
+/* variable.c - VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE (TFLM's var_handle.cc,
+** read_variable.cc, assign_variable.cc) over the runtime's resource variables. */
+#include "variable.h"
+
+#include <string.h>
+
+enum { OPT_VAR_HANDLE = 111 };
+enum { F_CONTAINER = 0, F_SHARED_NAME = 1 };
+
+/* An absent string field reads as NULL (TFLM passes a null container). */
+static pl_bytes option_str(const pl_table *t, uint32_t field)
+{
+    pl_vec v = pl_table_vec(t, field, 1);
+    return (pl_bytes){pl_table_field(t, field) != 0 ? v.p : NULL, v.n};
+}
+
+static pl_status var_handle_prepare(pl_context *ctx, pl_node *node)
+{
+    if (node->options_type != OPT_VAR_HANDLE || node->outputs.n != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "expected VarHandleOptions and one output");
+    int32_t out = pl_node_output(node, 0);
+    pl_tensor t;
+    PL_TRY(ctx->get_eval(ctx, out, &t));
+    PL_TRY(ctx->set_shape(ctx, out, t.ndims, t.dims));
+    return ctx->var_handle(ctx, out, option_str(&node->options, F_CONTAINER),
+                           option_str(&node->options, F_SHARED_NAME));
+}
+
+/* The variable id a RESOURCE input holds, or -1 when nothing bound it. */
+static pl_status resource_id(pl_context *ctx, pl_node *node, int32_t *id)
+{
+    pl_tensor t;
+    *id = -1;
+    if (pl_node_input(node, 0) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "no resource input");
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &t));
+    if (t.type != PL_RESOURCE && t.type != PL_INT32)
+        return ctx->fail(ctx, PL_ERR_MODEL, "input 0 is %s, expected RESOURCE",
+                         pl_type_name(t.type));
+    if (t.data != NULL && t.bytes >= sizeof(int32_t))
+        memcpy(id, t.data, sizeof *id);
+    return PL_OK;
+}
+
+static pl_status var_handle_invoke(pl_context *ctx, pl_node *node)
+{
+    (void)ctx;
+    (void)node; /* prepare bound the output to the variable */
+    return PL_OK;
+}
+
+const pl_registration *pl_var_handle_registration(void)
+{
+    static const pl_registration reg = {"VAR_HANDLE", 142, NULL, NULL, var_handle_prepare,
+                                        var_handle_invoke, NULL};
+    return &reg;
+}
+
+static pl_status read_prepare(pl_context *ctx, pl_node *node)
+{
+    int32_t id;
+    if (node->inputs.n != 1 || node->outputs.n != 1)
+        return ctx->fail(ctx, PL_ERR_MODEL, "%u inputs and %u outputs, expected 1 and 1",
+                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    PL_TRY(resource_id(ctx, node, &id));
+    pl_tensor out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    return ctx->set_shape(ctx, pl_node_output(node, 0), out.ndims, out.dims);
+}
+
+static pl_status read_invoke(pl_context *ctx, pl_node *node)
+{
+    int32_t id;
+    void *data;
+    size_t bytes;
+    pl_tensor out;
+    PL_TRY(resource_id(ctx, node, &id));
+    PL_TRY(ctx->var_data(ctx, id, &data, &bytes));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (out.bytes != bytes)
+        return ctx->fail(ctx, PL_ERR_MODEL, "the output has %zu bytes, variable %d has %zu",
+                         out.bytes, (int)id, bytes);
+    memcpy(out.data, data, bytes);
+    return PL_OK;
+}
+
+const pl_registration *pl_read_variable_registration(void)
+{
+    static const pl_registration reg = {"READ_VARIABLE", 143, NULL, NULL, read_prepare,
+                                        read_invoke, NULL};
+    return &reg;
+}
+
+static pl_status assign_prepare(pl_context *ctx, pl_node *node)
+{
+    int32_t id;
+    if (node->inputs.n != 2 || node->outputs.n != 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "%u inputs and %u outputs, expected 2 and 0",
+                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    PL_TRY(resource_id(ctx, node, &id));
+    if (pl_node_input(node, 1) < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "no value input");
+    pl_tensor *value;
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &value));
+    /* a handle bound elsewhere (passed in as a subgraph input) has no id yet, as in TFLM */
+    return id < 0 ? PL_OK : ctx->var_allocate(ctx, id, value);
+}
+
+static pl_status assign_invoke(pl_context *ctx, pl_node *node)
+{
+    int32_t id;
+    void *data;
+    size_t bytes;
+    pl_tensor value;
+    PL_TRY(resource_id(ctx, node, &id));
+    PL_TRY(ctx->var_data(ctx, id, &data, &bytes));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &value));
+    if (value.bytes != bytes)
+        return ctx->fail(ctx, PL_ERR_MODEL, "the value has %zu bytes, variable %d has %zu",
+                         value.bytes, (int)id, bytes);
+    memcpy(data, value.data, bytes);
+    return PL_OK;
+}
+
+const pl_registration *pl_assign_variable_registration(void)
+{
+    static const pl_registration reg = {"ASSIGN_VARIABLE", 144, NULL, NULL, assign_prepare,
+                                        assign_invoke, NULL};
+    return &reg;
+}

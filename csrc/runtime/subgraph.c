@@ -1,0 +1,151 @@
+/* subgraph.c - the current subgraph, and running one inside another (control flow).
+**
+** Every subgraph's eval tensor and node records sit in two shared tail arrays, in subgraph
+** order (TFLM keeps one array of each per subgraph: the same bytes). Selecting a subgraph
+** points it->tensors, it->nodes and the counts at its slice, so the callbacks, the
+** allocator and the reports address "the current subgraph" with local indices. */
+#include "state.h"
+
+#include "model/schema.h"
+
+enum { OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129 };
+
+/* Option field ids (schema.fbs): IfOptions, WhileOptions, CallOnceOptions. */
+enum { F_FIRST_SUBGRAPH = 0, F_SECOND_SUBGRAPH = 1 };
+
+uint32_t pl_subgraph_tensor_count(const pl_interp *it, uint32_t k)
+{
+    pl_subgraph sg;
+    pl_model_subgraph(&it->model, k, &sg);
+    return sg.tensors.n;
+}
+
+uint32_t pl_subgraph_node_count(const pl_interp *it, uint32_t k)
+{
+    pl_subgraph sg;
+    pl_model_subgraph(&it->model, k, &sg);
+    return sg.operators.n;
+}
+
+void pl_subgraph_select(pl_interp *it, uint32_t k)
+{
+    pl_model_subgraph(&it->model, k, &it->sg);
+    it->current_subgraph = k;
+    it->tensor_count = it->sg.tensors.n;
+    it->node_count = it->sg.operators.n;
+    if (it->tensor_records == NULL)
+        return; /* before allocation: structure only */
+    pl_subgraph_record r = pl_subgraph_rec(it, k);
+    it->tensors = it->tensor_records + r.tensor_base;
+    it->nodes = it->node_records + r.node_base;
+}
+
+void pl_subgraph_callees(const pl_model *m, const pl_subgraph *sg, uint32_t n, int32_t out[2],
+                         uint32_t *count)
+{
+    pl_op_view op;
+    pl_opcode_view oc;
+    pl_model_operator(m, sg, n, &op);
+    pl_model_opcode(m, op.opcode_index, &oc);
+    int32_t code = oc.builtin_code;
+    *count = code == OP_CALL_ONCE ? 1 : code == OP_IF || code == OP_WHILE ? 2 : 0;
+    if (*count == 0)
+        return;
+    /* the verifier checked both indices of these option tables against the subgraph count;
+    ** a table of another type (a hostile model) has no such fields: 0, the main graph */
+    out[0] = pl_table_i32(&op.options, F_FIRST_SUBGRAPH, 0);
+    out[1] = pl_table_i32(&op.options, F_SECOND_SUBGRAPH, 0);
+}
+
+static pl_status run_nodes(pl_interp *it);
+
+pl_status pl_subgraph_invoke(pl_interp *it, uint32_t k)
+{
+    if (k >= it->subgraph_count)
+        return pl_error_set(it->err, PL_ERR_ARG, "invoke: subgraph %u out of range (%u "
+                            "subgraphs)", (unsigned)k, (unsigned)it->subgraph_count);
+    if (it->depth >= PL_MAX_SUBGRAPH_DEPTH)
+        return pl_error_set(it->err, PL_ERR_MODEL, "subgraph %u: control flow nested deeper "
+                            "than %d subgraphs (a subgraph invoking itself?)", (unsigned)k,
+                            PL_MAX_SUBGRAPH_DEPTH);
+    uint32_t saved = it->current_subgraph;
+    int32_t saved_node = it->current_node;
+    it->depth++;
+    pl_subgraph_select(it, k);
+    pl_status s = run_nodes(it);
+    pl_subgraph_select(it, saved);
+    it->depth--;
+    it->current_node = saved_node;
+    return s;
+}
+
+static pl_status run_nodes(pl_interp *it)
+{
+    for (uint32_t n = 0; n < it->node_count; n++)
+        PL_TRY(pl_interp_run_node(it, n));
+    return PL_OK;
+}
+
+/* --- the control-flow callbacks --- */
+
+static pl_interp *interp_of(pl_context *ctx)
+{
+    return (pl_interp *)ctx->impl;
+}
+
+static pl_status check_subgraph(pl_interp *it, int32_t k, const char *call)
+{
+    if (it->phase != PL_PHASE_PREPARE && it->phase != PL_PHASE_INVOKE)
+        return pl_context_phase_error(it, call, "prepare and invoke");
+    if (k < 0 || (uint32_t)k >= it->subgraph_count)
+        return pl_error_set(it->err, PL_ERR_MODEL, "node %d: %s(%d): subgraph out of range "
+                            "(%u subgraphs)", (int)it->current_node, call, (int)k,
+                            (unsigned)it->subgraph_count);
+    return PL_OK;
+}
+
+static pl_status subgraph_io_count(pl_context *ctx, int32_t k, bool output, uint32_t *count)
+{
+    pl_interp *it = interp_of(ctx);
+    pl_subgraph sg;
+    *count = 0;
+    PL_TRY(check_subgraph(it, k, "subgraph_io_count"));
+    pl_model_subgraph(&it->model, (uint32_t)k, &sg);
+    *count = output ? sg.outputs.n : sg.inputs.n;
+    return PL_OK;
+}
+
+static pl_status subgraph_io(pl_context *ctx, int32_t k, bool output, uint32_t i,
+                             pl_tensor *out)
+{
+    pl_interp *it = interp_of(ctx);
+    pl_subgraph sg;
+    PL_TRY(check_subgraph(it, k, "subgraph_io"));
+    pl_model_subgraph(&it->model, (uint32_t)k, &sg);
+    pl_vec list = output ? sg.outputs : sg.inputs;
+    if (i >= list.n)
+        return pl_error_set(it->err, PL_ERR_MODEL, "node %d: subgraph %d has %u %s, not %u",
+                            (int)it->current_node, (int)k, (unsigned)list.n,
+                            output ? "outputs" : "inputs", (unsigned)i + 1);
+    uint32_t saved = it->current_subgraph;
+    pl_subgraph_select(it, (uint32_t)k);
+    pl_context_eval(it, pl_vec_i32(list, i), out);
+    pl_subgraph_select(it, saved);
+    return PL_OK;
+}
+
+static pl_status invoke_subgraph(pl_context *ctx, int32_t k)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_INVOKE)
+        return pl_context_phase_error(it, "invoke_subgraph", "invoke");
+    PL_TRY(check_subgraph(it, k, "invoke_subgraph"));
+    return pl_subgraph_invoke(it, (uint32_t)k);
+}
+
+void pl_subgraph_init_context(pl_context *ctx)
+{
+    ctx->subgraph_io_count = subgraph_io_count;
+    ctx->subgraph_io = subgraph_io;
+    ctx->invoke_subgraph = invoke_subgraph;
+}

@@ -1,0 +1,197 @@
+"""Dataset evaluation: many samples through one interpreter per worker, in input order.
+
+    outputs = picolite.evaluate("model.tflite", x_test)          # x_test: (N, 28, 28, 1)
+    accuracy = (outputs[0].argmax(-1) == y_test).mean()
+
+Each worker owns an interpreter with its own arena and runs its chunk of samples in one C
+call with the GIL released (``Interpreter.invoke_batch``), so threads scale with the cores.
+Any ``concurrent.futures.Executor`` can run the chunks, a Dask ``Client`` too (its tasks
+build their interpreter once per worker process), so a data set spreads over a cluster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from picolite import _api
+from picolite import _picolite as _c
+
+# (model digest, options) -> Interpreter, per thread: an interpreter is never shared.
+_local = threading.local()
+
+_CHUNKS_PER_WORKER = 8  # enough chunks to balance uneven workers and to show progress
+_MAX_CHUNK = 512
+
+
+def _cpu_count() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def _interpreter(key: Tuple[str, Tuple], content: bytes, options: Dict[str, Any]):
+    cache = getattr(_local, "interpreters", None)
+    if cache is None:
+        cache = _local.interpreters = {}
+    it = cache.get(key)
+    if it is None:
+        it = _api.Interpreter(model_content=content, **options)
+        it.allocate_tensors()
+        cache[key] = it
+    return it
+
+
+def _run_chunk(key, content, options, start, arrays):
+    """One worker's task: the outputs of samples start.. of arrays (picklable for process
+    and cluster executors). A runtime error names the failing sample in the whole set."""
+    it = _interpreter(key, content, options)
+    try:
+        return run_batch(it, arrays, independent=True)
+    except _api.Error as e:
+        if hasattr(e, "sample"):
+            e.sample += start
+        raise
+
+
+def _sample_layout(details: Sequence[Dict[str, Any]], arrays: Sequence[np.ndarray]):
+    """(sample count, squeezed): each array is (N, *shape), or (N, *shape[1:]) when the
+    tensor's batch dimension is 1 (squeezed)."""
+    n, squeezed = None, None
+    for d, a in zip(details, arrays):
+        shape = tuple(int(s) for s in d["shape"])
+        if a.ndim >= 1 and tuple(a.shape[1:]) == shape:
+            this = False
+        elif shape[:1] == (1,) and a.ndim >= 1 and tuple(a.shape[1:]) == shape[1:]:
+            this = True
+        else:
+            raise ValueError(f"input {d['name']!r}: samples of shape {list(a.shape)} fit "
+                             f"neither (N, {', '.join(map(str, shape))}) nor the same "
+                             f"without the batch dimension of 1")
+        if squeezed is not None and this != squeezed and shape[:1] == (1,):
+            raise ValueError("give every input with or without its batch dimension of 1")
+        squeezed = this if squeezed is None or shape[:1] == (1,) else squeezed
+        if n is not None and a.shape[0] != n:
+            raise ValueError(f"inputs hold {n} and {a.shape[0]} samples")
+        n = a.shape[0]
+    return n or 0, bool(squeezed)
+
+
+def _as_input_list(inputs: Any, details) -> List[np.ndarray]:
+    if isinstance(inputs, dict):
+        names = [d["name"] for d in details]
+        missing = [k for k in names if k not in inputs]
+        if missing:
+            raise ValueError(f"inputs lack {missing}; the model's inputs are {names}")
+        inputs = [inputs[k] for k in names]
+    elif isinstance(inputs, np.ndarray) or not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    arrays = [np.asarray(a) for a in inputs]
+    if len(arrays) != len(details):
+        raise ValueError(f"{len(arrays)} input arrays for a model with {len(details)} inputs")
+    for d, a in zip(details, arrays):
+        if a.dtype != np.dtype(d["dtype"]):
+            raise ValueError(f"input {d['name']!r}: got {a.dtype} samples, the model expects "
+                             f"{np.dtype(d['dtype'])}")
+    return arrays
+
+
+def run_batch(it: "_api.Interpreter", inputs: Any, independent: bool = False
+              ) -> List[np.ndarray]:
+    """``it.invoke_batch(inputs)``: every sample through one allocated interpreter in one
+    GIL-free C call; one stacked array per output (layout as :func:`evaluate`). With
+    ``independent`` the interpreter is reset before each sample (state never carries)."""
+    in_details, out_details = it.get_input_details(), it.get_output_details()
+    arrays = [np.ascontiguousarray(a) for a in _as_input_list(inputs, in_details)]
+    n, squeezed = _sample_layout(in_details, arrays)
+    outputs = [np.empty((n,) + _stacked_shape(d, squeezed), dtype=d["dtype"])
+               for d in out_details]
+    _c._invoke_batch(it._c, arrays, tuple(int(d["index"]) for d in in_details), outputs,
+                     tuple(int(d["index"]) for d in out_details), independent)
+    return outputs
+
+
+def _stacked_shape(detail: Dict[str, Any], squeezed: bool) -> Tuple[int, ...]:
+    shape = tuple(int(s) for s in detail["shape"])
+    return shape[1:] if squeezed and shape[:1] == (1,) else shape
+
+
+def _progress_bar(progress: Optional[bool], total: int, chunks: int):
+    if progress is False or (progress is None and (chunks < 2 or total < 1000)):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if progress:
+            raise ImportError("progress=True needs tqdm: pip install tqdm") from None
+        return None
+    return tqdm(total=total, unit="sample", desc="picolite.evaluate")
+
+
+def evaluate(model: _api.ModelLike, inputs: Any, *, workers: Optional[int] = None,
+             executor: Any = None, chunk_size: Optional[int] = None,
+             progress: Optional[bool] = None, **options: Any) -> List[np.ndarray]:
+    """Runs every sample of ``inputs`` through ``model`` and returns one stacked array per
+    model output, in input order.
+
+    ``inputs``: an array (one-input models), a list of arrays in input order, or a dict by
+    input name; each holds N samples, as ``(N, *shape)`` or, for a batch dimension of 1,
+    ``(N, *shape[1:])`` (outputs then drop theirs too). dtypes must match the model's.
+    ``workers``: interpreters run at once (default: the usable cores); ``executor``: any
+    ``concurrent.futures.Executor`` or Dask ``Client`` to run the chunks on instead of a
+    thread pool. ``progress``: a tqdm bar (None: on long runs when tqdm is installed).
+    Other keywords (``planner``, ``arena_size``, ...) go to each worker's Interpreter.
+    Samples are independent: a stateful model is reset before each one, so the result does
+    not depend on chunks or workers (run a stream through ``Interpreter.invoke_batch``).
+    A runtime error is raised with ``.sample``, the index of the sample that failed.
+    """
+    content = _api._read_model(model)
+    probe = _api.Interpreter(model_content=content, **options)
+    probe.allocate_tensors()
+    in_details, out_details = probe.get_input_details(), probe.get_output_details()
+    arrays = _as_input_list(inputs, in_details)
+    n, squeezed = _sample_layout(in_details, arrays)
+    workers = _cpu_count() if workers is None else int(workers)
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if chunk_size is None:
+        chunk_size = min(_MAX_CHUNK, max(1, math.ceil(n / (workers * _CHUNKS_PER_WORKER))))
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+    outputs = [np.empty((n,) + _stacked_shape(d, squeezed), dtype=d["dtype"])
+               for d in out_details]
+    key = (hashlib.sha256(content).hexdigest(), tuple(sorted(options.items())))
+    starts = list(range(0, n, chunk_size))
+    bar = _progress_bar(progress, n, len(starts))
+    own_pool = None
+    if executor is None and workers > 1 and len(starts) > 1:
+        executor = own_pool = ThreadPoolExecutor(max_workers=workers,
+                                                 thread_name_prefix="picolite-evaluate")
+    try:
+        if executor is None:
+            futures = None
+            results = (_run_chunk(key, content, options, s, [a[s:s + chunk_size]
+                                                              for a in arrays])
+                       for s in starts)
+        else:
+            futures = [executor.submit(_run_chunk, key, content, options, s,
+                                       [np.ascontiguousarray(a[s:s + chunk_size])
+                                        for a in arrays]) for s in starts]
+            results = (f.result() for f in futures)
+        for s, chunk in zip(starts, results):
+            for out, part in zip(outputs, chunk):
+                out[s:s + len(part)] = part
+            if bar is not None:
+                bar.update(len(chunk[0]) if chunk else 0)
+    finally:
+        if bar is not None:
+            bar.close()
+        if own_pool is not None:
+            own_pool.shutdown(wait=True, cancel_futures=True)
+    return outputs
