@@ -134,6 +134,9 @@ PyObject *pl_py_profile(PyObject *module, PyObject *args);
 ** reset=False) -> samples run; each buffer holds the samples of one tensor back to back. */
 PyObject *pl_py_invoke_batch(PyObject *module, PyObject *args);
 
+/* kernels.c: _builtin_kernels() for export-c */
+extern PyMethodDef pl_py_kernel_methods[];
+
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];
 /* The exact arena size for model + opt, with scratch the extension allocates (GIL released).

@@ -55,6 +55,7 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     PyObject *result = NULL, *shape_arg = Py_None;
     pl_interp_options opt = pl_interp_defaults();
     pl_py_shapes shapes = {0};
+    opt.resolver = pl_builtin_resolver();
     size_t required = 0;
     pl_error err;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spO:required_arena_size", kwlist, &model,
