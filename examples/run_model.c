@@ -55,6 +55,7 @@ int main(int argc, char **argv)
         return 1;
     }
     pl_interp_options opt = pl_interp_defaults();
+    opt.resolver = pl_builtin_resolver(); /* every kernel; a firmware lists only its own */
     if (pl_required_arena_size(model, model_size, &opt, work, sizeof work, &required, &err))
         return fail("required_arena_size", &err);
     /* Exactly the required size: one byte less would fail with PL_ERR_ARENA. */

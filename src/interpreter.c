@@ -115,6 +115,7 @@ static int
 create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_budget)
 {
     self->opt = pl_interp_defaults();
+    self->opt.resolver = pl_builtin_resolver();
     self->opt.planner = planner;
     self->opt.preserve_all_tensors = preserve != 0;
     self->opt.loop_budget = (uint32_t)loop_budget;

@@ -36,7 +36,8 @@ module_exec(PyObject *m)
     pl_py_state *st = PyModule_GetState(m);
     if (pl_py_errors_init(m, st) < 0 || pl_py_arena_init(m, st) < 0 ||
         pl_py_interp_init(m, st) < 0 || pl_py_tensor_init(m, st) < 0 ||
-        PyModule_AddFunctions(m, pl_py_plan_methods) < 0)
+        PyModule_AddFunctions(m, pl_py_plan_methods) < 0 ||
+        PyModule_AddFunctions(m, pl_py_kernel_methods) < 0)
         return -1;
     return PyModule_AddStringConstant(m, "__version__", PL_VERSION_STRING);
 }

@@ -152,6 +152,9 @@ int pl_py_custom_reraise(pl_py_custom *c);
 int pl_py_custom_traverse(const pl_py_custom *c, visitproc visit, void *arg);
 void pl_py_custom_free(pl_py_custom *c);
 
+/* kernels.c: _builtin_kernels() for export-c */
+extern PyMethodDef pl_py_kernel_methods[];
+
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];
 /* The exact arena size for model + opt, with scratch the extension allocates (GIL released).

@@ -56,6 +56,7 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     pl_py_custom *custom = NULL;
     pl_interp_options opt = pl_interp_defaults();
     pl_py_shapes shapes = {0};
+    opt.resolver = pl_builtin_resolver();
     size_t required = 0;
     pl_error err;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spOOO:required_arena_size", kwlist,

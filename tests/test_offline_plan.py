@@ -1,10 +1,12 @@
 """Offline plans: the OfflineMemoryAllocation metadata fixes tensor offsets in the head."""
 
+import re
+
 import numpy as np
 import pytest
 
 import picolite
-from conftest import ZOO
+from conftest import ZOO, in_ci
 
 MODEL = ZOO / "offline_cnn_int8.tflite"
 
@@ -56,3 +58,121 @@ def test_preserve_all_tensors_ignores_the_offline_plan(model):
     it = picolite.Interpreter(model_path=str(model), preserve_all_tensors=True)
     it.allocate_tensors()
     assert all(b.offline_offset == -1 for b in it.memory_plan().buffers)
+
+
+# --- the writer: picolite.write_offline_plan -------------------------------------------
+
+MOBILENET = ZOO / "net_mobilenet_v1_025_int8.tflite"  # optimal beats greedy on it
+
+
+def _written(tmp_path, planner="optimal", source=MOBILENET):
+    if not source.exists():
+        pytest.skip(f"{source} is missing")
+    path = tmp_path / f"planned_{planner}.tflite"
+    path.write_bytes(picolite.write_offline_plan(source, planner))
+    return path
+
+
+def _outputs(it, x):
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    return [it.get_tensor(d["index"]).tobytes() for d in it.get_output_details()]
+
+
+def test_written_plan_is_read_back_at_its_offsets(tmp_path):
+    path = _written(tmp_path)
+    fixed = offline_offsets(path)
+    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal")
+    optimal.allocate_tensors()
+    for b in optimal.memory_plan().buffers:
+        if b.tensor >= 0:
+            assert fixed[b.tensor] == b.offset
+    # the device's greedy planner now lands on the optimal head
+    it = picolite.Interpreter(model_path=str(path), planner="greedy")
+    it.allocate_tensors()
+    assert it.allocations().head == optimal.allocations().head
+    plain = picolite.Interpreter(model_path=str(MOBILENET))
+    plain.allocate_tensors()
+    assert it.allocations().head < plain.allocations().head
+    x = np.random.default_rng(3).integers(-128, 128, it.get_input_details()[0]["shape"],
+                                          dtype=np.int8)
+    assert _outputs(it, x) == _outputs(plain, x)
+
+
+def test_unplanned_tensors_are_minus_one(tmp_path):
+    path = _written(tmp_path, "greedy")
+    it = picolite.Interpreter(model_path=str(path))
+    it.allocate_tensors()
+    planned = {b.tensor for b in it.memory_plan().buffers if b.tensor >= 0}
+    fixed = offline_offsets(path)
+    for d in it.get_tensor_details():
+        assert (fixed[d["index"]] >= 0) == (d["index"] in planned)
+
+
+def test_rewriting_replaces_the_entry(tmp_path):
+    once = _written(tmp_path, "greedy")
+    twice = picolite.write_offline_plan(once, "optimal")
+    assert twice.count(b"OfflineMemoryAllocation") == once.read_bytes().count(
+        b"OfflineMemoryAllocation") + 1  # the old name stays as dead bytes, unreferenced
+    it = picolite.Interpreter(model_content=twice)
+    it.allocate_tensors()
+    ref = picolite.Interpreter(model_path=str(_written(tmp_path, "optimal")))
+    ref.allocate_tensors()
+    assert it.allocations().head == ref.allocations().head
+
+
+def test_the_original_metadata_is_kept(tmp_path):
+    """The converter's entries (min_runtime_version) survive the rewrite."""
+    path = _written(tmp_path, "greedy", MOBILENET)
+    assert picolite.write_offline_plan(path, "greedy").count(b"min_runtime_version") == \
+        MOBILENET.read_bytes().count(b"min_runtime_version")
+
+
+def test_litert_runs_the_written_model(tmp_path, litert):
+    path = _written(tmp_path)
+    outs = []
+    for p in (MOBILENET, path):
+        ref = litert.Interpreter(model_path=str(p),
+                                 experimental_op_resolver_type=litert.OpResolverType.BUILTIN_REF)
+        ref.allocate_tensors()
+        x = np.random.default_rng(4).integers(-128, 128, ref.get_input_details()[0]["shape"],
+                                              dtype=np.int8)
+        outs.append(_outputs(ref, x))
+    assert outs[0] == outs[1]
+
+
+def test_tflm_uses_the_written_plan(tmp_path, capfd):
+    """TFLM's own interpreter: identical outputs, and the smaller head of the plan."""
+    try:
+        from tflite_micro.python.tflite_micro import runtime
+    except ImportError:
+        if in_ci():
+            pytest.fail("tflite-micro is not installed (pip install '.[test]')")
+        pytest.skip("tflite-micro is not installed")
+    path = _written(tmp_path)
+    heads, outs = [], []
+    for p in (MOBILENET, path):
+        tflm = runtime.Interpreter.from_file(str(p), arena_size=1 << 20)
+        x = np.random.default_rng(5).integers(-128, 128, tflm.get_input_details(0)["shape"],
+                                              dtype=np.int8)
+        tflm.set_input(x, 0)
+        tflm.invoke()
+        outs.append(tflm.get_output(0).tobytes())
+        capfd.readouterr()
+        tflm.print_allocations()
+        m = re.search(r"Arena allocation head (\d+) bytes", "".join(capfd.readouterr()))
+        heads.append(int(m.group(1)))
+    assert outs[0] == outs[1]
+    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal")
+    optimal.allocate_tensors()
+    assert heads[1] == optimal.allocations().head < heads[0]
+
+
+def test_unknown_planner_is_refused():
+    with pytest.raises(ValueError, match="planner"):
+        picolite.write_offline_plan(MOBILENET, "fastest")
+
+
+def test_a_broken_model_is_refused():
+    with pytest.raises(picolite.ModelError):
+        picolite.write_offline_plan(b"\x10\x00\x00\x00TFL3" + bytes(40), "greedy")

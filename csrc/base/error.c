@@ -16,7 +16,16 @@ void pl_error_clear(pl_error *err)
     memset(err->msg, 0, sizeof err->msg);
 }
 
-pl_status pl_error_set(pl_error *err, pl_status status, const char *fmt, ...)
+pl_status pl_error_status(pl_error *err, pl_status status)
+{
+    if (err != NULL) {
+        err->msg[0] = '\0';
+        err->status = status;
+    }
+    return status;
+}
+
+pl_status(pl_error_set)(pl_error *err, pl_status status, const char *fmt, ...)
 {
     if (err == NULL)
         return status;

@@ -3,6 +3,17 @@
 
 #include <stdint.h>
 
+#ifdef PL_NO_MESSAGES
+/* A device build without message text: every formatted text is empty. */
+size_t pl_fmt_v(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    (void)fmt;
+    (void)ap;
+    if (cap > 0)
+        buf[0] = '\0';
+    return 0;
+}
+#else
 typedef struct out {
     char *buf;
     size_t cap;
@@ -184,6 +195,7 @@ size_t pl_fmt_v(char *buf, size_t cap, const char *fmt, va_list ap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
     return o.len;
 }
+#endif
 
 size_t pl_fmt(char *buf, size_t cap, const char *fmt, ...)
 {

@@ -6,7 +6,8 @@
 #include <stddef.h>
 
 /* Formats into buf (NUL-terminated when cap > 0, truncated to fit); returns the length the
-** whole text needs. Conversions: %d %i %u %x with l/ll/z modifiers, %s, %.*s, %c, %g, %%. */
+** whole text needs. Conversions: %d %i %u %x with l/ll/z modifiers, %s, %.*s, %c, %g, %%.
+** With PL_NO_MESSAGES every text is empty (length 0). */
 size_t pl_fmt_v(char *buf, size_t cap, const char *fmt, va_list ap);
 size_t pl_fmt(char *buf, size_t cap, const char *fmt, ...);
 

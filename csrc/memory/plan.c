@@ -28,8 +28,18 @@ pl_status pl_planner_from_name(const char *name, pl_planner *out, pl_error *err)
                         name != NULL ? name : "(null)");
 }
 
+/* A device build may keep TFLM's greedy planner alone (offline plans still apply): the host
+** planners are then never referenced, so not linked. */
+#ifdef PL_GREEDY_ONLY
+#define HOST_PLANNERS 0
+#else
+#define HOST_PLANNERS 1
+#endif
+
 static size_t planner_scratch(pl_planner planner, uint32_t count)
 {
+    if (!HOST_PLANNERS)
+        return pl_greedy_scratch_size(count);
     switch (planner) {
     case PL_PLANNER_GREEDY: return pl_greedy_scratch_size(count);
     case PL_PLANNER_BESTFIT: return pl_bestfit_scratch_size(count);
@@ -86,6 +96,10 @@ static pl_status check_offline(const pl_plan_buffer *bufs, uint32_t count, pl_er
 static void run_planner(pl_planner planner, const pl_plan_buffer *bufs, uint32_t count,
                         uint64_t *off, void *rest, pl_plan_poll *poll)
 {
+    if (!HOST_PLANNERS) {
+        pl_greedy_plan(bufs, count, off, rest, poll);
+        return;
+    }
     switch (planner) {
     case PL_PLANNER_GREEDY: pl_greedy_plan(bufs, count, off, rest, poll); break;
     case PL_PLANNER_BESTFIT: pl_bestfit_plan(bufs, count, off, rest, poll); break;
@@ -107,6 +121,9 @@ pl_status pl_plan_compute_polled(pl_planner planner, pl_plan_buffer *bufs, uint3
 {
     if ((unsigned)planner >= PL_PLANNER_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "unknown planner %d", (int)planner);
+    if (!HOST_PLANNERS && planner != PL_PLANNER_GREEDY)
+        return pl_error_set(err, PL_ERR_UNSUPPORTED,
+                            "planner %s is not in this build (PL_GREEDY_ONLY)", names[planner]);
     if ((bufs == NULL && count > 0) || total == NULL)
         return pl_error_set(err, PL_ERR_ARG, "plan: NULL %s", total == NULL ? "total" : "buffers");
     PL_TRY(check_lifetimes(bufs, count, err));

@@ -28,7 +28,9 @@ pl_status pl_model_open(pl_model *m, const void *data, size_t size, pl_error *er
     if (size > UINT32_MAX)
         return pl_error_set(err, PL_ERR_MODEL, "model: %zu bytes; picolite reads up to 4 GiB",
                             size);
+#ifndef PL_NO_VERIFIER
     PL_TRY(pl_verify_model(data, (uint32_t)size, err));
+#endif
     m->buf = data;
     m->size = (uint32_t)size;
     pl_table root = root_of(m);

@@ -1,6 +1,14 @@
 /* names.c - the schema's BuiltinOperator names, for messages and profiles. */
 #include "model/model.h"
 
+#ifdef PL_NO_MESSAGES
+/* A device build without message text: no name table. */
+const char *pl_model_builtin_name(int32_t builtin_code)
+{
+    (void)builtin_code;
+    return "";
+}
+#else
 /* Indexed by BuiltinOperator value (schema.fbs; 0..209 are all assigned). */
 static const char *const names[PL_BUILTIN_COUNT] = {
     "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEPTH_TO_SPACE",
@@ -49,3 +57,4 @@ const char *pl_model_builtin_name(int32_t builtin_code)
         return "UNKNOWN";
     return names[builtin_code];
 }
+#endif

@@ -11,7 +11,7 @@
 ** sealed records instead of summed. FNV-1a: cheap next to any kernel. */
 #include "state.h"
 
-#include <string.h>
+#include <stddef.h>
 
 #define PL_INTEGRITY_MAGIC 0x706c6974u /* "plit" */
 #define FNV_START 2166136261u
@@ -24,22 +24,28 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n)
     return h;
 }
 
-/* The interpreter record without what changes between seals: the node being run (set before
-** any use) and the current subgraph's selection (checked by selection_ok). */
+#define FIELD(f) {offsetof(pl_interp, f), sizeof(((pl_interp *)0)->f)}
+
+/* What changes between seals: the node being run (set before any use) and the current
+** subgraph's selection (checked by selection_ok). In declaration order, so by offset. */
+static const struct {
+    size_t at, n;
+} unsealed[] = {
+    FIELD(ctx), FIELD(tensors), FIELD(nodes), FIELD(sg), FIELD(current_node),
+    FIELD(tensor_count), FIELD(node_count), FIELD(current_subgraph), FIELD(depth),
+};
+
+/* The interpreter record without the unsealed fields (no copy: invoke's stack stays small). */
 static uint32_t record_sum(const pl_interp *it)
 {
-    pl_interp copy;
-    memcpy(&copy, it, sizeof copy);
-    copy.ctx = NULL;
-    copy.tensors = NULL;
-    copy.nodes = NULL;
-    memset(&copy.sg, 0, sizeof copy.sg);
-    copy.current_node = 0;
-    copy.tensor_count = 0;
-    copy.node_count = 0;
-    copy.current_subgraph = 0;
-    copy.depth = 0;
-    return fnv(FNV_START, &copy, sizeof copy);
+    const uint8_t *me = (const uint8_t *)it;
+    uint32_t h = FNV_START;
+    size_t at = 0;
+    for (size_t k = 0; k < sizeof unsealed / sizeof unsealed[0]; k++) {
+        h = fnv(h, me + at, unsealed[k].at - at);
+        at = unsealed[k].at + unsealed[k].n;
+    }
+    return fnv(h, me + at, sizeof *it - at);
 }
 
 static uint32_t array_sum(const void *p, size_t count, size_t size)

@@ -18,6 +18,11 @@ static pl_status check_args(const void *model, const pl_interp_options *opt, voi
     if (model == NULL || opt == NULL || arena == NULL || out == NULL || err == NULL)
         return pl_error_set(err, PL_ERR_ARG,
                             "create: model, options, arena, out and err are required");
+    /* no implicit builtin resolver: a firmware links only the kernels it names */
+    if (opt->resolver == NULL || opt->resolver->find == NULL)
+        return pl_error_set(err, PL_ERR_ARG,
+                            "create: options.resolver is required (pl_builtin_resolver() for "
+                            "every kernel, or a pl_kernel_list for a chosen few)");
     if (opt->input_shape_count > 0 && opt->input_shapes == NULL)
         return pl_error_set(err, PL_ERR_ARG, "create: %u input shapes without the array",
                             (unsigned)opt->input_shape_count);
@@ -52,7 +57,7 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     memset(it, 0, sizeof *it);
     it->model = m;
     it->arena = a;
-    it->opt.resolver = opt->resolver != NULL ? opt->resolver : pl_builtin_resolver();
+    it->opt.resolver = opt->resolver;
     it->opt.planner = opt->planner;
     it->preserve_all_tensors = opt->preserve_all_tensors;
     it->requests = PL_NO_OFFSET;

@@ -30,6 +30,7 @@ from picolite._api import (
     supported_ops,
 )
 from picolite.evaluate import evaluate
+from picolite.offline_plan import write_offline_plan
 
 __all__ = [
     "__version__",
@@ -51,6 +52,7 @@ __all__ = [
     "plan_memory",
     "required_arena_size",
     "evaluate",
+    "write_offline_plan",
 ]
 
 

@@ -6,6 +6,12 @@ size, and the outputs for the given inputs (or deterministic random ones). --com
 LiteRT's reference kernels on the same inputs; --bench times invokes; --json prints it all
 as JSON. Without MODEL it runs the bundled demo model. --ops lists the operators picolite
 runs (one name a line, or a JSON list) and exits.
+
+Subcommands for a device build:
+  python -m picolite export-c MODEL [--name NAME] [--out-dir DIR] [--planner P]
+      NAME.c + NAME.h: the model array, a resolver of its kernels only, the exact arena size
+  python -m picolite plan MODEL --write OUT [--planner P]
+      OUT: MODEL with P's plan (default optimal) as its OfflineMemoryAllocation metadata
 """
 
 from __future__ import annotations
@@ -282,7 +288,53 @@ def _print_bench(b: Optional[Dict[str, Any]], w) -> None:
         w(f"    {op['index']:4d}  {op['op_name']:<24} {op['us']:10.1f} us\n")
 
 
+def _export_c(argv: Sequence[str]) -> int:
+    from picolite.export import export_c
+
+    p = argparse.ArgumentParser(prog="picolite export-c",
+                                description="Write NAME.c and NAME.h for a firmware: the "
+                                "model as an aligned array, a resolver registering only its "
+                                "operators, and the exact arena size as a constant.")
+    p.add_argument("model", help="the .tflite file")
+    p.add_argument("--name", default="", help="C name prefix (default: the file's stem)")
+    p.add_argument("--out-dir", default=".", help="where to write (default: .)")
+    p.add_argument("--planner", default="greedy", choices=picolite.PLANNERS,
+                   help="the planner the firmware uses, for the arena constant")
+    args = p.parse_args(argv)
+    c, h = export_c(args.model, args.out_dir, args.name, args.planner)
+    print(f"wrote {c} and {h}")
+    return 0
+
+
+def _plan(argv: Sequence[str]) -> int:
+    p = argparse.ArgumentParser(prog="picolite plan",
+                                description="Write the model with an offline memory plan "
+                                "(OfflineMemoryAllocation metadata) that TFLM and picolite "
+                                "use on the device instead of running a planner.")
+    p.add_argument("model", help="the .tflite file")
+    p.add_argument("--write", required=True, metavar="OUT", help="the .tflite to write")
+    p.add_argument("--planner", default="optimal", choices=picolite.PLANNERS,
+                   help="the plan to write (default: optimal)")
+    args = p.parse_args(argv)
+    data = picolite.write_offline_plan(args.model, args.planner)
+    pathlib.Path(args.write).write_bytes(data)
+    it = picolite.Interpreter(model_content=data)
+    it.allocate_tensors()
+    print(f"wrote {args.write}: {args.planner} plan, head {it.allocations().head} bytes")
+    return 0
+
+
+_SUBCOMMANDS = {"export-c": _export_c, "plan": _plan}
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _SUBCOMMANDS:
+        try:
+            return _SUBCOMMANDS[argv[0]](argv[1:])
+        except (picolite.Error, ValueError, OSError) as e:
+            print(f"picolite: {type(e).__name__}: {e}", file=sys.stderr)
+            return 1
     args = _parser().parse_args(argv)
     if args.ops:
         ops = picolite.supported_ops()

@@ -19,6 +19,7 @@ static pl_interp *ready_add(uint8_t **model, pl_error *err)
     mb_default(&s);
     *model = mb_build(&s, &n, NULL);
     pl_interp_options o = pl_interp_defaults();
+    o.resolver = pl_builtin_resolver();
     pl_error_clear(err);
     if (pl_interp_create(*model, n, &o, arena, sizeof arena, &it, err) != PL_OK ||
         pl_interp_allocate(it) != PL_OK) {
@@ -107,6 +108,7 @@ static void nothing_sealed_before_allocate(void)
     mb_default(&s);
     uint8_t *m = mb_build(&s, &n, NULL);
     pl_interp_options o = pl_interp_defaults();
+    o.resolver = pl_builtin_resolver();
     CHECK_EQ(pl_interp_create(m, n, &o, arena, sizeof arena, &it, &err), PL_OK);
     CHECK_EQ(pl_integrity_check(it, &err), PL_OK);
     CHECK_EQ(pl_interp_invoke(it), PL_ERR_STATE);

@@ -440,6 +440,9 @@ static void bad_arguments_are_rejected(void)
              PL_ERR_ARG);
     o = pl_interp_defaults();
     CHECK_EQ(pl_interp_create(junk, sizeof junk, &o, arena, sizeof arena, &it, &err),
+             PL_ERR_ARG); /* no resolver: never an implicit fallback to every kernel */
+    o.resolver = pl_builtin_resolver();
+    CHECK_EQ(pl_interp_create(junk, sizeof junk, &o, arena, sizeof arena, &it, &err),
              PL_ERR_MODEL);
 }
 

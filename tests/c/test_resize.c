@@ -131,10 +131,18 @@ static const pl_registration *with_shape(const void *self, int32_t code, const c
                       : builtin->find(builtin->self, code, custom, custom_len, version);
 }
 
+/* The defaults with every builtin kernel (create has no implicit resolver). */
+static pl_interp_options builtin_options(void)
+{
+    pl_interp_options o = pl_interp_defaults();
+    o.resolver = pl_builtin_resolver();
+    return o;
+}
+
 static pl_interp *create(const uint8_t *model, size_t size, const pl_interp_options *opt)
 {
     pl_interp *it = NULL;
-    pl_interp_options o = opt != NULL ? *opt : pl_interp_defaults();
+    pl_interp_options o = opt != NULL ? *opt : builtin_options();
     if (pl_interp_create(model, size, &o, arena, sizeof arena, &it, &err) != PL_OK)
         return NULL;
     return it;
@@ -202,7 +210,7 @@ static void required_size_follows_input_shapes(void)
     uint8_t *m = add_model(&size);
     const int32_t dims[2] = {32, 4};
     pl_input_shape shape = {0, 2, dims};
-    pl_interp_options opt = pl_interp_defaults();
+    pl_interp_options opt = builtin_options();
     CHECK_EQ(pl_required_arena_size(m, size, &opt, arena, sizeof arena, &plain, &err), PL_OK);
     opt.input_shapes = &shape;
     opt.input_shape_count = 1;

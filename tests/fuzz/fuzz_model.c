@@ -154,6 +154,7 @@ static void allocate_and_run(const uint8_t *data, size_t size)
     pl_interp *it;
     pl_error err;
     pl_interp_options opt = pl_interp_defaults();
+    opt.resolver = pl_builtin_resolver();
     opt.planner = (pl_planner)(size % PL_PLANNER_COUNT);
     if (pl_interp_create(data, size, &opt, arena, sizeof arena, &it, &err) != PL_OK) {
         check_error(&err);

@@ -1,7 +1,8 @@
 /* pl_interp.h - the interpreter: model bytes + resolver + one caller arena.
 **
 **   pl_interp *it; pl_error err;
-**   pl_interp_options opt = pl_interp_defaults();        // greedy, builtin kernels
+**   pl_interp_options opt = pl_interp_defaults();        // greedy planner
+**   opt.resolver = pl_builtin_resolver();                 // or a list of chosen kernels
 **   pl_interp_create(model, model_size, &opt, arena, arena_size, &it, &err);
 **   pl_interp_allocate(it);                  // init -> prepare -> plan -> head resize
 **   memcpy(pl_interp_input(it, 0)->data, ...); pl_interp_invoke(it);
@@ -43,7 +44,7 @@ typedef struct pl_input_shape {
 typedef struct pl_interp_options {
     pl_planner planner;
     bool preserve_all_tensors; /* linear plan: every tensor readable after invoke */
-    const pl_resolver *resolver; /* NULL: the builtin kernels */
+    const pl_resolver *resolver; /* required: pl_builtin_resolver() or a list resolver */
     /* Shapes create gives the inputs through pl_interp_resize_input (not strict), read during
     ** create only; so pl_required_arena_size sizes a resized model. NULL: the model's. */
     const pl_input_shape *input_shapes;
@@ -57,7 +58,7 @@ pl_interp_options pl_interp_defaults(void);
 ** err receives create's errors and, after success, every later error of this interpreter:
 ** it must outlive the interpreter (the host keeps the message buffer, not the arena).
 ** Errors: PL_ERR_MODEL (verification), PL_ERR_ARENA (err->required/available),
-** PL_ERR_ARG (NULL pointers, unknown planner). */
+** PL_ERR_ARG (NULL pointers, no resolver, unknown planner). */
 pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp_options *opt,
                            void *arena, size_t arena_size, pl_interp **out, pl_error *err);
 

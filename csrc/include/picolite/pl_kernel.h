@@ -171,6 +171,28 @@ typedef struct pl_resolver {
     const void *self;
 } pl_resolver;
 
+/* A resolver made of a chosen kernel list, so that a firmware links only those kernels:
+**   static const pl_kernel_entry kernels[] = {{3, NULL, pl_conv_registration}, ...};
+**   static const pl_kernel_list list = {kernels, 1};
+**   static const pl_resolver resolver = {pl_list_resolver_find, &list};
+** custom_name is NULL for builtin operators; a custom operator (builtin code 32) is matched
+** by name. `picolite export-c` writes such a list for one model. */
+typedef struct pl_kernel_entry {
+    int32_t builtin_code;
+    const char *custom_name;
+    const pl_registration *(*get)(void);
+} pl_kernel_entry;
+
+typedef struct pl_kernel_list {
+    const pl_kernel_entry *entries;
+    uint32_t count;
+} pl_kernel_list;
+
+/* The find function of a list resolver; self is the pl_kernel_list. */
+const pl_registration *pl_list_resolver_find(const void *self, int32_t builtin_code,
+                                             const char *custom_name, uint32_t custom_len,
+                                             int32_t version);
+
 /* Tensor index of input/output i, or -1 when i is past the end or the input is absent. */
 static inline int32_t pl_node_input(const pl_node *node, uint32_t i)
 {

@@ -68,7 +68,19 @@ void pl_error_clear(pl_error *err);
 /* Formats the message into err (printf subset: %d %i %u %ld %lu %lld %llu %zu %x %s %c %g %%),
 ** sets err->status = status and returns status, so callers can `return pl_error_set(...)`.
 ** err may be NULL, then only status is returned. */
-pl_status pl_error_set(pl_error *err, pl_status status, const char *fmt, ...);
+pl_status(pl_error_set)(pl_error *err, pl_status status, const char *fmt, ...);
+
+/* Sets err->status = status with an empty message; returns status (err may be NULL). */
+pl_status pl_error_status(pl_error *err, pl_status status);
+
+#ifdef PL_NO_MESSAGES
+/* A device build without message text: the format and its arguments are not evaluated (only
+** sizeof sees them, so they still count as used), and the strings take no flash.
+** Statuses and err->required/available stay exact. pl_error_unused is never defined. */
+int pl_error_unused(const char *fmt, ...);
+#define pl_error_set(err, status, ...) \
+    ((void)sizeof(pl_error_unused(__VA_ARGS__)), pl_error_status((err), (status)))
+#endif
 
 /* A short stable name for a status ("ok", "model", "arena", ...). */
 const char *pl_status_name(pl_status status);

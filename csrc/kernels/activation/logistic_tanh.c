@@ -8,6 +8,7 @@
 
 #include "kernels/activation/activations.h"
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/fmath.h"
 #include "kernels/common/lut.h"
 #include "kernels/registry.h"
 
@@ -27,14 +28,14 @@ void pl_logistic_f32(const float *in, float *out, size_t n)
         float v = in[i];
         if (!isnan(v))
             v = v < -100.0f ? -100.0f : v > 100.0f ? 100.0f : v;
-        out[i] = 1.0f / (1.0f + expf(-v));
+        out[i] = 1.0f / (1.0f + pl_fmath_expf(-v));
     }
 }
 
 void pl_tanh_f32(const float *in, float *out, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        out[i] = tanhf(in[i]);
+        out[i] = pl_fmath_tanhf(in[i]);
 }
 
 void pl_logistic_s8(const int8_t lut[256], const int8_t *in, int8_t *out, size_t n)
@@ -106,12 +107,12 @@ void pl_tanh_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, int1
 
 static float logistic_fn(float x)
 {
-    return 1.0f / (1.0f + expf(-x));
+    return 1.0f / (1.0f + pl_fmath_expf(-x));
 }
 
 static float tanh_fn(float x)
 {
-    return tanhf(x);
+    return pl_fmath_tanhf(x);
 }
 
 /* TFLite CheckedLog2: log2(x) rounded, and whether x is within 1e-3 of that power. */

@@ -7,6 +7,7 @@
 
 #include "kernels/activation/activations.h"
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/fmath.h"
 #include "kernels/common/lut.h"
 #include "kernels/registry.h"
 
@@ -27,7 +28,7 @@ void pl_softmax_f32(float beta, const float *in, float *out, size_t outer, size_
             max = in[c] > max ? in[c] : max;
         float sum = 0.0f;
         for (size_t c = 0; c < depth; c++) {
-            out[c] = expf((in[c] - max) * beta);
+            out[c] = pl_fmath_expf((in[c] - max) * beta);
             sum += out[c];
         }
         for (size_t c = 0; c < depth; c++)

@@ -229,11 +229,16 @@ static inline void finish_hybrid(const pl_conv_params *p, const hybrid_out *h,
     }
 }
 
-/* Windows of up to GATHER taps x channels (2 KB of stack) are gathered once per output point
+/* Windows of up to GATHER taps x channels are gathered once per output point
 ** and group as int16 (input + offset, 0 for taps outside the image, which TFLite skips), laid
 ** out as the filter is: every output channel is then one dot product over its whole filter,
-** in int16 x int16 form (the compiler's multiply-add of pairs). Larger windows take runs. */
-enum { GATHER = 1024 };
+** in int16 x int16 form (the compiler's multiply-add of pairs). Larger windows take runs:
+** the same integer sums, so the choice never changes a result. The buffer is 2 * GATHER
+** bytes of stack: 2 KB on a host, 128 bytes on bare metal (CMake's PL_CONV_GATHER). */
+#ifndef PL_CONV_GATHER
+#define PL_CONV_GATHER 1024
+#endif
+enum { GATHER = PL_CONV_GATHER };
 
 static inline void gather_s8(const window *w, const int8_t *in, size_t c0, int16_t off,
                              int16_t *restrict buf)

@@ -26,8 +26,9 @@ typedef struct op_data {
 /* Output channels are computed in blocks with the channel loop innermost, so every tap is
 ** one contiguous, vectorizable pass over input and filter channels; each output still sums
 ** its taps in TFLite's order (filter_y, filter_x). int8 blocks are short (16 channels, see
-** CHANNELS_S8), float and 16x8 ones long. */
-enum { BLOCK_S8 = 16, BLOCK = 64 };
+** CHANNELS_S8), float ones long; 16x8 ones short too, their int64 sums would take 512 bytes
+** of stack at 64 channels (a microcontroller's whole budget). */
+enum { BLOCK_S8 = 16, BLOCK_S16 = 16, BLOCK = 64 };
 
 /* Calls TAP(input pixel offset, filter tap offset) for each in-bounds tap of the window of
 ** output point (b, oy, ox), in TFLite's order. */
@@ -214,7 +215,7 @@ static inline void block_s16(const pl_depthwise_conv_params *p, const int32_t *i
                              int32_t ox, int32_t c, int32_t n, int16_t *out)
 {
     const int32_t m = p->depth_multiplier, mode = block_mode(m, c, n), xc = c / m;
-    int64_t acc[BLOCK];
+    int64_t acc[BLOCK_S16];
     for (int32_t k = 0; k < n; k++)
         acc[k] = 0;
     const int16_t *restrict x0 = in;
@@ -237,7 +238,7 @@ void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_
 #define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
     block_s16(p, in_dims, in, f_dims, filter, bias, out_dims[3], b_, oy_, ox_, c_, n_,     \
               out + (o_))
-    FOR_EACH_BLOCK(out_dims, p->depth_multiplier, BLOCK, BLOCK_FN);
+    FOR_EACH_BLOCK(out_dims, p->depth_multiplier, BLOCK_S16, BLOCK_FN);
 #undef BLOCK_FN
 }
 

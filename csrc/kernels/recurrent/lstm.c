@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/fmath.h"
 
 /* UnidirectionalSequenceLSTMOptions field ids (schema.fbs). */
 enum { OPT_ACTIVATION = 0, OPT_CELL_CLIP, OPT_PROJ_CLIP, OPT_TIME_MAJOR, OPT_ASYMMETRIC };
@@ -187,7 +188,7 @@ static float activate(int32_t activation, float x)
     case PL_ACT_RELU6:
         return pl_fx_clamp_f32(x, 0.0f, 6.0f);
     case PL_ACT_TANH:
-        return tanhf(x);
+        return pl_fmath_tanhf(x);
     default:
         return x;
     }
@@ -195,7 +196,7 @@ static float activate(int32_t activation, float x)
 
 static float sigmoidf(float x)
 {
-    return 1.0f / (1.0f + expf(-x));
+    return 1.0f / (1.0f + pl_fmath_expf(-x));
 }
 
 static float dot_f32(const float *w, const float *x, int32_t n)

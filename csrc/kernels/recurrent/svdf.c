@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/fmath.h"
 
 /* SVDFOptions field ids (schema.fbs). */
 enum { OPT_RANK = 0, OPT_ACTIVATION, OPT_ASYMMETRIC_QUANTIZE_INPUTS };
@@ -36,7 +37,7 @@ static float activate(int32_t activation, float x)
     case PL_ACT_RELU6:
         return pl_fx_clamp_f32(x, 0.0f, 6.0f);
     case PL_ACT_TANH:
-        return tanhf(x);
+        return pl_fmath_tanhf(x);
     default:
         return x;
     }
