@@ -99,6 +99,53 @@ static void damaged_profiler_pointer_is_caught(void)
     free(m);
 }
 
+/* Flips one byte at p, checks that the message names what, and flips it back. */
+static void expect_named(pl_interp *it, void *p, const char *what)
+{
+    pl_error mine;
+    pl_error_clear(&mine);
+    *(uint8_t *)p ^= 0x21;
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_ERR_STATE);
+    CHECK_STR_CONTAINS(mine.msg, what);
+    *(uint8_t *)p ^= 0x21;
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
+}
+
+static void each_region_is_named(void)
+{
+    uint8_t *m;
+    pl_error err;
+    pl_interp *it = ready_add(&m, &err);
+    expect_named(it, &it->tensor_records[1].shape, "eval tensor records");
+    expect_named(it, &it->node_records[0].opcode, "node records");
+    expect_named(it, &it->regs[0], "registration table");
+    expect_named(it, &it->opcode_count, "interpreter record (checksum)");
+    /* the selection is not summed but must be what subgraph 0 makes */
+    expect_named(it, &it->tensors, "current subgraph's selection");
+    expect_named(it, &it->tensor_count, "current subgraph's selection");
+    expect_named(it, &it->current_subgraph, "current subgraph's selection");
+    expect_named(it, &it->depth, "current subgraph's selection");
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    pl_interp_destroy(it);
+    free(m);
+}
+
+static void seal_lives_in_the_host_record(void)
+{
+    uint8_t *m;
+    pl_error err;
+    pl_interp *it = ready_add(&m, &err);
+    CHECK(err.seal.owner == it);
+    pl_error_clear(&err); /* a cleared message keeps the seal */
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    err.seal.record ^= 1u; /* the host's copy disagrees: the records are not trusted */
+    CHECK_EQ(pl_interp_invoke(it), PL_ERR_STATE);
+    err.seal.record ^= 1u;
+    CHECK_EQ(pl_interp_reset(it), PL_OK);
+    pl_interp_destroy(it);
+    free(m);
+}
+
 static void nothing_sealed_before_allocate(void)
 {
     mb_spec s;
@@ -199,6 +246,8 @@ int main(void)
     RUN(damaged_interpreter_record_is_named);
     RUN(damaged_tail_below_the_record_is_named);
     RUN(damaged_profiler_pointer_is_caught);
+    RUN(each_region_is_named);
+    RUN(seal_lives_in_the_host_record);
     RUN(nothing_sealed_before_allocate);
     RUN(poll_stops_every_planner);
     RUN(polled_plan_equals_plain_plan);
