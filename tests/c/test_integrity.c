@@ -11,12 +11,13 @@
 
 static _Alignas(16) uint8_t arena[8192];
 
-static pl_interp *ready_add(uint8_t **model, pl_error *err)
+static pl_interp *ready_model(uint8_t **model, pl_error *err, int subgraphs)
 {
     mb_spec s;
     size_t n;
     pl_interp *it = NULL;
     mb_default(&s);
+    s.nsubgraphs = subgraphs;
     *model = mb_build(&s, &n, NULL);
     pl_interp_options o = pl_interp_defaults();
     o.resolver = pl_builtin_resolver();
@@ -27,6 +28,11 @@ static pl_interp *ready_add(uint8_t **model, pl_error *err)
         exit(1);
     }
     return it;
+}
+
+static pl_interp *ready_add(uint8_t **model, pl_error *err)
+{
+    return ready_model(model, err, 1);
 }
 
 static void intact_arena_passes_every_invoke(void)
@@ -126,6 +132,28 @@ static void each_region_is_named(void)
     expect_named(it, &it->current_subgraph, "current subgraph's selection");
     expect_named(it, &it->depth, "current subgraph's selection");
     CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    pl_interp_destroy(it);
+    free(m);
+}
+
+/* Two subgraphs: records summed over both; selecting or invoking the second keeps the seal. */
+static void every_subgraph_is_sealed(void)
+{
+    uint8_t *m;
+    pl_error err, mine;
+    pl_interp *it = ready_model(&m, &err, 2);
+    CHECK(it->subgraphs != NULL);
+    CHECK_EQ(pl_interp_select_subgraph(it, 1), PL_OK);
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
+    expect_named(it, &it->tensor_records[it->all_tensors - 1].data, "eval tensor records");
+    expect_named(it, &it->subgraphs[1].node_base, "subgraph records");
+    expect_named(it, &it->current_subgraph, "current subgraph's selection");
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    CHECK_EQ(pl_interp_select_subgraph(it, 0), PL_OK);
+    CHECK_EQ(pl_interp_invoke_subgraph(it, 1), PL_OK);
+    CHECK_EQ(pl_interp_selected_subgraph(it), 0u);
+    CHECK_EQ(pl_interp_reset(it), PL_OK);
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
     pl_interp_destroy(it);
     free(m);
 }
@@ -247,6 +275,7 @@ int main(void)
     RUN(damaged_tail_below_the_record_is_named);
     RUN(damaged_profiler_pointer_is_caught);
     RUN(each_region_is_named);
+    RUN(every_subgraph_is_sealed);
     RUN(seal_lives_in_the_host_record);
     RUN(nothing_sealed_before_allocate);
     RUN(poll_stops_every_planner);
