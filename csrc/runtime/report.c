@@ -90,7 +90,7 @@ pl_status pl_interp_node(const pl_interp *it, uint32_t index, pl_node_info *out)
     pl_opcode_view oc;
     pl_model_operator(&it->model, &it->sg, index, &op);
     pl_model_opcode(&it->model, op.opcode_index, &oc);
-    const pl_registration *reg = it->regs != NULL ? it->regs[op.opcode_index] : NULL;
+    const pl_registration *reg = it->regs != NULL ? it->regs[op.opcode_index].reg : NULL;
     out->op_name = reg != NULL ? reg->name : pl_model_builtin_name(oc.builtin_code);
     out->builtin_code = oc.builtin_code;
     out->version = oc.version;

@@ -15,7 +15,7 @@ enum { LOGISTIC_CODE = 14, TANH_CODE = 28 };
 
 /* The int8 table (256 bytes) is allocated apart, in prepare, so only int8 ops pay for it. */
 typedef struct opdata {
-    int8_t *lut;
+    PL_SLOT(int8_t *, lut);
     int32_t input_multiplier;
     int32_t input_left_shift;
 } opdata;

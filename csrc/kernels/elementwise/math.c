@@ -21,7 +21,7 @@ typedef struct op_data {
     int32_t input_zp, output_zp;
     float input_scale, output_scale;
     int32_t multiplier, shift;
-    int16_t *table; /* EXP, LOG, RSQRT: the int8 (256 bytes) or int16 (513 values) table */
+    PL_SLOT(int16_t *, table); /* EXP, LOG, RSQRT: the int8 (256 bytes) or int16 (513 values) table */
 } op_data;
 
 float pl_math_round_f32(float x)
