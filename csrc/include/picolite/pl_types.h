@@ -60,8 +60,8 @@ typedef enum pl_type {
     PL_TYPE_INT_SIZED_ = INT32_MAX /* 4 bytes on arm-none-eabi too (short enums) */
 } pl_type;
 
-/* Bytes per element; 0 for types without a fixed element size (string, resource,
-** variant, int4) and for unknown values. */
+/* Bytes per element; 0 for types without a fixed element size (string, variant, int4) and
+** for unknown values. A resource is a 4-byte handle (the variable's id), as TFLM sizes it. */
 size_t pl_type_size(int32_t type);
 
 /* The schema's name without prefix ("FLOAT32", "INT8", ...), or "UNKNOWN". */
