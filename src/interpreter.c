@@ -575,10 +575,10 @@ interp_recording_text(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
 }
 
 static PyObject *
-plan_item(const pl_plan_buffer *b, int32_t tensor)
+plan_item(const pl_plan_buffer *b, int32_t tensor, uint32_t subgraph)
 {
-    return Py_BuildValue("(iIIiii)", (int)tensor, b->offset, b->size, (int)b->first,
-                         (int)b->last, (int)b->offline_offset);
+    return Py_BuildValue("(iIIiiiI)", (int)tensor, b->offset, b->size, (int)b->first,
+                         (int)b->last, (int)b->offline_offset, subgraph);
 }
 
 static PyObject *
@@ -591,8 +591,9 @@ interp_plan(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
     for (uint32_t i = 0; list != NULL && i < n; i++) {
         pl_plan_buffer b;
         int32_t tensor;
-        pl_status s = pl_interp_plan_buffer(self->it, i, &b, &tensor);
-        PyObject *item = s == PL_OK ? plan_item(&b, tensor) : raise_last(self, s);
+        uint32_t subgraph;
+        pl_status s = pl_interp_plan_buffer(self->it, i, &b, &tensor, &subgraph);
+        PyObject *item = s == PL_OK ? plan_item(&b, tensor, subgraph) : raise_last(self, s);
         if (item == NULL)
             Py_CLEAR(list);
         else

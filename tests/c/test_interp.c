@@ -281,8 +281,10 @@ static void scratch_buffers_live_in_the_head(void)
     uint32_t count = pl_interp_plan_count(it);
     pl_plan_buffer b;
     int32_t t;
-    CHECK_EQ(pl_interp_plan_buffer(it, count - 1, &b, &t), PL_OK);
+    uint32_t sg = 99;
+    CHECK_EQ(pl_interp_plan_buffer(it, count - 1, &b, &t, &sg), PL_OK);
     CHECK_EQ(t, -1);
+    CHECK_EQ(sg, 0);
     CHECK_EQ(b.first, 3);
     CHECK_EQ(b.size, 112);
 }

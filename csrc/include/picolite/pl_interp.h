@@ -223,10 +223,13 @@ pl_status pl_interp_recording(const pl_interp *it, pl_recording *out);
 ** returns the length the full text needs (like snprintf). */
 size_t pl_recording_format(const pl_recording *rec, char *buf, size_t cap);
 
-/* The planned buffers: count, then each with its tensor index (-1 for scratch). */
+/* The planned buffers: count, then each with its tensor index (-1 for scratch) and the
+** subgraph the tensor or the scratch request belongs to (subgraph may be NULL). Lifetimes
+** are on the one clock of the plan (TFLM's allocation scopes over every subgraph), so
+** buffers of different subgraphs compare. Not during invoke (PL_ERR_STATE). */
 uint32_t pl_interp_plan_count(const pl_interp *it);
-pl_status pl_interp_plan_buffer(const pl_interp *it, uint32_t i, pl_plan_buffer *out,
-                                int32_t *tensor_index);
+pl_status pl_interp_plan_buffer(pl_interp *it, uint32_t i, pl_plan_buffer *out,
+                                int32_t *tensor_index, uint32_t *subgraph);
 
 /* --- sizing --- */
 
