@@ -227,7 +227,7 @@ pl_status pl_interp_signature_io(const pl_interp *it, uint32_t s, bool output, u
     pl_bytes n;
     uint32_t t;
     pl_model_tensor_map(&it->model, maps, i, &n, &t);
-    *name = n.p != NULL ? (const char *)n.p : "";
+    *name = (const char *)n.p;
     *name_len = n.n;
     *tensor = (int32_t)t;
     return PL_OK;

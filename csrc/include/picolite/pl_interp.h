@@ -177,7 +177,8 @@ typedef struct pl_signature_info {
 pl_status pl_interp_signature(const pl_interp *it, uint32_t s, pl_signature_info *out);
 
 /* Entry i of signature s's inputs (output = false) or outputs: its name and tensor index
-** in the signature's subgraph. PL_ERR_ARG when s or i is out of range. */
+** in the signature's subgraph. *name is NULL when the entry has no name (LiteRT leaves such
+** entries out of the signature). PL_ERR_ARG when s or i is out of range. */
 pl_status pl_interp_signature_io(const pl_interp *it, uint32_t s, bool output, uint32_t i,
                                  const char **name, uint32_t *name_len, int32_t *tensor);
 
