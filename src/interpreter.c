@@ -823,7 +823,8 @@ static PyMethodDef interp_methods[] = {
     {"select_subgraph", (PyCFunction)interp_select_subgraph, METH_O,
      "Make subgraph k the one tensor calls and invoke() address."},
     {"signatures", (PyCFunction)interp_signatures, METH_NOARGS,
-     "The model's signature defs: key, subgraph, (name, tensor) inputs and outputs."},
+     "The model's signature defs (the first of each key): key, subgraph, (name, tensor) "
+     "inputs and outputs (unnamed entries left out, as LiteRT)."},
     {"outputs", (PyCFunction)interp_outputs, METH_NOARGS, "Tensor indices of the outputs."},
     {"tensor_info", (PyCFunction)interp_tensor_info, METH_O, "Raw facts about one tensor."},
     {"node_info", (PyCFunction)interp_node_info, METH_O, "Raw facts about one node."},

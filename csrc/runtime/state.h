@@ -154,6 +154,8 @@ struct pl_interp {
     bool resized; /* an input's shape differs from the model's: shapes may change */
     bool preserve_all_tensors; /* linear plan, every tensor kept (no offline plan) */
 };
+/* A new field changes this figure: keep the slots first and the 32-bit build equal to the
+** host's (tests/test_arena32.py). */
 _Static_assert(sizeof(pl_interp) == 448, "the interpreter record is 448 bytes on every target");
 
 /* Subgraph k's record. A one-subgraph model keeps none in the arena (it would hold bases 0,
