@@ -72,6 +72,8 @@ create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_
     self->opt.planner = planner;
     self->opt.preserve_all_tensors = preserve != 0;
     self->opt.loop_budget = (uint32_t)loop_budget;
+    self->opt.input_shapes = self->shapes.items;
+    self->opt.input_shape_count = self->shapes.count;
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
@@ -100,16 +102,16 @@ static PyObject *
 interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors",
-                             "loop_budget", NULL};
+                             "loop_budget", "input_shapes", NULL};
     pl_py_state *st = PyType_GetModuleState(type);
-    PyObject *model = NULL, *arena = NULL;
+    PyObject *model = NULL, *arena = NULL, *shapes = Py_None;
     const char *planner_name = "greedy";
     int preserve = 0;
     unsigned long loop_budget = PL_DEFAULT_LOOP_BUDGET;
     pl_planner planner;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spk:_Interpreter", kwlist, &model,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkO:_Interpreter", kwlist, &model,
                                      st->arena_type, &arena, &planner_name, &preserve,
-                                     &loop_budget))
+                                     &loop_budget, &shapes))
         return NULL;
     if (loop_budget == 0 || loop_budget > UINT32_MAX)
         return PyErr_Format(PyExc_ValueError, "loop_budget must be in 1..%lu, got %lu",
@@ -126,8 +128,10 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     memset(&self->prof, 0, sizeof self->prof);
     self->arena = (pl_py_arena *)Py_NewRef(arena);
     memset(&self->model, 0, sizeof self->model);
+    memset(&self->shapes, 0, sizeof self->shapes);
     PyObject_GC_Track(self);
     if (PyObject_GetBuffer(model, &self->model, PyBUF_SIMPLE) < 0 ||
+        pl_py_shapes_parse(shapes, &self->shapes) < 0 ||
         create(self, planner, preserve, loop_budget) < 0) {
         Py_DECREF(self);
         return NULL;
@@ -165,6 +169,7 @@ interp_clear(pl_py_interp *self)
     Py_CLEAR(self->arena);
     if (self->model.obj != NULL)
         PyBuffer_Release(&self->model);
+    pl_py_shapes_free(&self->shapes);
     return 0;
 }
 

@@ -11,6 +11,25 @@ version(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
     return PyUnicode_FromString(PL_VERSION_STRING);
 }
 
+static PyObject *
+supported_ops(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
+{
+    uint32_t n = pl_builtin_op_count();
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (list == NULL)
+        return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t code;
+        PyObject *name = PyUnicode_FromString(pl_builtin_op(i, &code));
+        if (name == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, name);
+    }
+    return list;
+}
+
 static int
 module_exec(PyObject *m)
 {
@@ -61,6 +80,8 @@ module_free(void *m)
 
 static PyMethodDef version_method[] = {
     {"version", version, METH_NOARGS, "The C runtime's version string."},
+    {"supported_ops", supported_ops, METH_NOARGS,
+     "The operators the builtin resolver runs: builtin names, then custom names."},
     {"_profile", pl_py_profile, METH_VARARGS,
      "_profile(interp, runs): per-node invoke nanoseconds, runs rows of uint64 (bytes)."},
     {"_invoke_batch", pl_py_invoke_batch, METH_VARARGS,

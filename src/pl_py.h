@@ -64,6 +64,13 @@ typedef struct pl_py_arena {
     struct pl_py_interp *owner;  /* borrowed: the live interpreter using it, or NULL */
 } pl_py_arena;
 
+/* Input shapes for pl_interp_options (input_shapes.c): PyMem arrays the holder frees. */
+typedef struct pl_py_shapes {
+    pl_input_shape *items;
+    int32_t *dims; /* PL_MAX_DIMS per item */
+    uint32_t count;
+} pl_py_shapes;
+
 /* The C interpreter, its model bytes and its arena, kept alive together. */
 typedef struct pl_py_interp {
     PyObject_HEAD
@@ -72,6 +79,7 @@ typedef struct pl_py_interp {
     pl_py_arena *arena;    /* strong */
     Py_buffer model;       /* the model bytes, released in dealloc */
     pl_interp_options opt; /* as created: an arena error re-sizes with the same options */
+    pl_py_shapes shapes;   /* opt.input_shapes points here */
     pl_profiler prof;      /* per-node timing; prof.node_ns is PyMem_Raw memory or NULL */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
@@ -99,6 +107,11 @@ int pl_py_arena_init(PyObject *m, pl_py_state *st);
 pl_py_arena *pl_py_arena_new(pl_py_state *st, size_t size);
 /* The figures of the arena's current interpreter (zeros when it has none). */
 void pl_py_arena_figures(const pl_py_arena *a, pl_recording *rec);
+
+/* input_shapes.c: None or a sequence of (input position, dims) pairs into *out (zeroed
+** first); -1 with TypeError/ValueError. */
+int pl_py_shapes_parse(PyObject *obj, pl_py_shapes *out);
+void pl_py_shapes_free(pl_py_shapes *s);
 
 /* interpreter.c */
 int pl_py_interp_init(PyObject *m, pl_py_state *st);

@@ -46,21 +46,26 @@ pl_py_required_size(const Py_buffer *model, const pl_interp_options *opt, size_t
 static PyObject *
 required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"model", "planner", "preserve_all_tensors", NULL};
+    static char *kwlist[] = {"model", "planner", "preserve_all_tensors", "input_shapes",
+                             NULL};
     pl_py_state *st = PyModule_GetState(module);
     Py_buffer model = {0};
     const char *planner_name = "greedy";
     int preserve = 0, nomem = 0;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *shape_arg = Py_None;
     pl_interp_options opt = pl_interp_defaults();
+    pl_py_shapes shapes = {0};
     size_t required = 0;
     pl_error err;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|sp:required_arena_size", kwlist, &model,
-                                     &planner_name, &preserve))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spO:required_arena_size", kwlist, &model,
+                                     &planner_name, &preserve, &shape_arg))
         return NULL;
-    if (pl_py_planner(st, planner_name, &opt.planner) < 0)
+    if (pl_py_planner(st, planner_name, &opt.planner) < 0 ||
+        pl_py_shapes_parse(shape_arg, &shapes) < 0)
         goto done;
     opt.preserve_all_tensors = preserve != 0;
+    opt.input_shapes = shapes.items;
+    opt.input_shape_count = shapes.count;
     pl_status s = pl_py_required_size(&model, &opt, &required, &err, &nomem);
     if (nomem)
         PyErr_NoMemory();
@@ -69,6 +74,7 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     else
         result = PyLong_FromSize_t(required);
 done:
+    pl_py_shapes_free(&shapes);
     PyBuffer_Release(&model);
     return result;
 }

@@ -12,6 +12,8 @@
 #include "kernels/control/list.h"
 #include "kernels/conv/list.h"
 #include "kernels/elementwise/list.h"
+#include "kernels/gather/list.h"
+#include "kernels/image/list.h"
 #include "kernels/pool/list.h"
 #include "kernels/quant/list.h"
 #include "kernels/recurrent/list.h"
@@ -24,6 +26,8 @@
     PL_CONTROL_KERNELS(X) \
     PL_CONV_KERNELS(X) \
     PL_ELEMENTWISE_KERNELS(X) \
+    PL_GATHER_KERNELS(X) \
+    PL_IMAGE_KERNELS(X) \
     PL_POOL_KERNELS(X) \
     PL_QUANT_KERNELS(X) \
     PL_RECURRENT_KERNELS(X) \

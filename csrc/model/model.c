@@ -185,7 +185,8 @@ pl_bytes pl_model_metadata_find(const pl_model *m, const char *name)
     pl_buffer_view b;
     for (uint32_t i = 0; i < m->metadata.n; i++) {
         pl_model_metadata(m, i, &md);
-        if (md.name.n == len && (len == 0 || memcmp(md.name.p, name, len) == 0)) {
+        if (md.buffer < m->buffers.n && md.name.n == len &&
+            (len == 0 || memcmp(md.name.p, name, len) == 0)) {
             pl_model_buffer(m, md.buffer, &b);
             return b.data;
         }

@@ -19,9 +19,6 @@
 #define PL_BUILTIN_CUSTOM 32
 /* Number of BuiltinOperator values in the schema (0..209); larger codes are rejected. */
 #define PL_BUILTIN_COUNT 210
-/* Largest BuiltinOptions / BuiltinOptions2 union type in the schema; larger are rejected. */
-#define PL_BUILTIN_OPTIONS_MAX 126
-#define PL_BUILTIN_OPTIONS2_MAX 23
 
 /* The interpreter keeps a pl_model and a pl_subgraph in the arena, so they hold only what
 ** the hot paths read; the rest (version, names, signature defs) is read on demand. */
@@ -115,9 +112,10 @@ void pl_model_opcode(const pl_model *m, uint32_t index, pl_opcode_view *out);
 uint32_t pl_model_buffer_count(const pl_model *m);
 void pl_model_buffer(const pl_model *m, uint32_t index, pl_buffer_view *out);
 uint32_t pl_model_metadata_count(const pl_model *m);
+/* A metadata entry; its buffer index is unchecked (the verifier lets stale ones pass). */
 void pl_model_metadata(const pl_model *m, uint32_t index, pl_metadata_view *out);
 
-/* The buffer of the first metadata entry called name, or an empty view. */
+/* The buffer of the first metadata entry called name whose buffer exists, or an empty view. */
 pl_bytes pl_model_metadata_find(const pl_model *m, const char *name);
 
 /* The schema's BuiltinOperator name ("CONV_2D", ...) or "UNKNOWN". */

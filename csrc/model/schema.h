@@ -46,7 +46,6 @@
 #define PL_F_QUANT_DETAILS_TYPE 4        /* QuantizationDetails (ubyte) */
 #define PL_F_QUANT_DETAILS 5             /* union table */
 #define PL_F_QUANT_QUANTIZED_DIMENSION 6 /* int */
-#define PL_QUANT_DETAILS_MAX 3           /* MultiAxisQuantization */
 
 /* table Operator */
 #define PL_F_OP_OPCODE_INDEX 0          /* uint */

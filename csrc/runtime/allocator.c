@@ -186,13 +186,14 @@ static pl_status check_sources(pl_interp *it, const int32_t *first, const int32_
 
 /* Offline offsets from the model's metadata, or an empty view when it has none: one per
 ** tensor of every subgraph, in subgraph order, as TFLM reads them. An offline plan shares
-** memory between tensors, so preserve-all-tensors (every tensor kept) skips it. */
+** memory between tensors, so preserve-all-tensors (every tensor kept) skips it; so does a
+** resized model (the offsets were planned for the model's own sizes). */
 static pl_status offline_offsets(const pl_interp *it, pl_vec *out, pl_error *err)
 {
     pl_bytes b = pl_model_metadata_find(&it->model, OFFLINE_METADATA);
     out->p = NULL;
     out->n = 0;
-    if (b.n == 0 || it->preserve_all_tensors)
+    if (b.n == 0 || it->preserve_all_tensors || it->resized)
         return PL_OK;
     if (b.n < 12 || b.n % 4 != 0)
         return pl_error_set(err, PL_ERR_MODEL,

@@ -104,7 +104,9 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
     PL_TRY(pl_arena_alloc_temp(it->arena, n * sizeof *zero_point, _Alignof(int32_t),
                                (void **)&zero_point, it->err));
     for (uint32_t i = 0; i < n; i++) {
-        int64_t zp = i < v.zero_point.n ? pl_vec_i64(v.zero_point, i) : 0;
+        /* as TFLM: one zero point may serve every scale */
+        uint32_t zi = v.zero_point.n == n ? i : 0;
+        int64_t zp = v.zero_point.n > 0 ? pl_vec_i64(v.zero_point, zi) : 0;
         float s = pl_vec_f32(v.scale, i);
         if (zp < INT32_MIN || zp > INT32_MAX)
             return pl_error_set(it->err, PL_ERR_MODEL, "tensor %d: zero point %lld (channel "
@@ -150,12 +152,12 @@ static pl_status set_shape(pl_context *ctx, int32_t index, int32_t ndims, const 
     return pl_shapes_set(it, index, ndims, dims);
 }
 
-static pl_status fold(pl_context *ctx, pl_node *node)
+static pl_status fold(pl_context *ctx, pl_node *node, bool shape_only)
 {
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_PREPARE)
         return pl_context_phase_error(it, "fold", "prepare");
-    return pl_shapes_fold(it, node);
+    return pl_shapes_fold(it, node, shape_only);
 }
 
 void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap)

@@ -97,10 +97,10 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
 }
 
 /* Whether node's outputs are small integer tensors with no memory yet and its inputs are
-** all known at prepare. */
-static bool foldable(const pl_interp *it, const pl_node *node)
+** all known at prepare (shape_only: their shapes are enough, and those are). */
+static bool foldable(const pl_interp *it, const pl_node *node, bool shape_only)
 {
-    for (uint32_t k = 0; k < node->inputs.n; k++) {
+    for (uint32_t k = 0; k < node->inputs.n && !shape_only; k++) {
         int32_t t = pl_vec_i32(node->inputs, k);
         if (t >= 0 && !(it->tensors[t].flags & (PL_EVAL_CONSTANT | PL_EVAL_KNOWN)))
             return false;
@@ -119,9 +119,9 @@ static bool foldable(const pl_interp *it, const pl_node *node)
     return node->outputs.n > 0;
 }
 
-pl_status pl_shapes_fold(pl_interp *it, pl_node *node)
+pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only)
 {
-    if (!it->resized || !foldable(it, node))
+    if (!it->resized || !foldable(it, node, shape_only))
         return PL_OK;
     for (uint32_t k = 0; k < node->outputs.n; k++) {
         int32_t t = pl_vec_i32(node->outputs, k);
@@ -148,8 +148,26 @@ static pl_input_request *requests_of(const pl_interp *it)
     return (pl_input_request *)(void *)(pl_arena_base(it->arena) + it->requests);
 }
 
+/* Whether input i's shape_signature has a -1: the converter then writes placeholder shapes
+** for the tensors computed from it (LiteRT sizes them at run time), so the kernels' shapes and
+** folded values must be taken as for a resized model. */
+static bool dynamic_input(const pl_interp *it, uint32_t i)
+{
+    int32_t t = pl_vec_i32(it->sg.inputs, i);
+    pl_tensor_view v;
+    if (t < 0)
+        return false;
+    pl_model_tensor(&it->model, &it->sg, (uint32_t)t, &v);
+    for (uint32_t k = 0; k < v.shape_signature.n; k++)
+        if (pl_vec_i32(v.shape_signature, k) == -1)
+            return true;
+    return false;
+}
+
 void pl_shapes_apply_requests(pl_interp *it)
 {
+    for (uint32_t i = 0; i < it->sg.inputs.n && !it->resized; i++)
+        it->resized = dynamic_input(it, i);
     const pl_input_request *req = requests_of(it);
     for (uint32_t i = 0; req != NULL && i < it->sg.inputs.n; i++) {
         int32_t t = pl_vec_i32(it->sg.inputs, i);

@@ -151,7 +151,7 @@ struct pl_interp {
     pl_counts rec;
     bool allocated;
     bool failed;
-    bool resized; /* an input's shape differs from the model's: shapes may change */
+    bool resized; /* an input was resized or has a dynamic dim: shapes may change */
     bool preserve_all_tensors; /* linear plan, every tensor kept (no offline plan) */
 };
 /* A new field changes this figure: keep the slots first and the 32-bit build equal to the
@@ -248,7 +248,7 @@ void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t c
 pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims);
 
 /* ctx->fold: see pl_kernel.h. */
-pl_status pl_shapes_fold(pl_interp *it, pl_node *node);
+pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only);
 
 /* After the eval records start: resized inputs take their requested shapes. */
 void pl_shapes_apply_requests(pl_interp *it);

@@ -20,10 +20,12 @@ from picolite._api import (
     ModelError,
     PlannedBuffer,
     PlanResult,
+    ResizeError,
     StateError,
     UnsupportedOpError,
     plan_memory,
     required_arena_size,
+    supported_ops,
 )
 from picolite.evaluate import evaluate
 
@@ -39,6 +41,7 @@ __all__ = [
     "ModelError",
     "PlannedBuffer",
     "PlanResult",
+    "ResizeError",
     "StateError",
     "UnsupportedOpError",
     "plan_memory",

@@ -4,7 +4,8 @@ Prints the model (ops, tensors, inputs/outputs with quantization), TFLM's alloca
 report, every planner's head against the live-bytes lower bound, the exact required arena
 size, and the outputs for the given inputs (or deterministic random ones). --compare runs
 LiteRT's reference kernels on the same inputs; --bench times invokes; --json prints it all
-as JSON. Without MODEL it runs the bundled demo model.
+as JSON. Without MODEL it runs the bundled demo model. --ops lists the operators picolite
+runs (one name a line, or a JSON list) and exits.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bench", type=int, default=0, metavar="N",
                    help="time N invokes (and LiteRT's, when installed)")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
+    p.add_argument("--ops", action="store_true",
+                   help="list the operators picolite runs (builtins, then custom) and exit")
     return p
 
 
@@ -281,6 +284,10 @@ def _print_bench(b: Optional[Dict[str, Any]], w) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
+    if args.ops:
+        ops = picolite.supported_ops()
+        print(json.dumps(ops) if args.json else "\n".join(ops))
+        return 0
     if args.model is None and not DEMO_MODEL.is_file():
         print(f"picolite: no MODEL given and the demo model {DEMO_MODEL} is missing",
               file=sys.stderr)

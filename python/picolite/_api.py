@@ -73,11 +73,62 @@ def _model_content(content: Any) -> bytes:
     return bytes(memoryview(content))
 
 
+InputShapes = Union[Sequence[Any], Dict[int, Any]]
+
+
+class ResizeError(Error, ValueError, RuntimeError):
+    """resize_tensor_input() refused a shape: a ValueError (picolite's error for a wrong
+    shape) and a RuntimeError (what LiteRT raises), so code written for either catches it."""
+
+
+def _dims(tensor_size: Any, what: str) -> Tuple[int, ...]:
+    """tensor_size as LiteRT reads it (any 1-D int sequence or array), checked for what
+    picolite can hold: rank <= 8, every dim >= 1."""
+    arr = np.asarray(tensor_size)
+    if arr.ndim != 1:
+        raise ValueError(f"Shape should be 1D instead of {arr.ndim}.")
+    if arr.size and not (np.issubdtype(arr.dtype, np.integer)
+                         or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"{what}: the shape must hold integers, got {arr.dtype}")
+    dims = tuple(int(d) for d in arr.astype(np.int64))
+    if len(dims) > 8:
+        raise ResizeError(f"{what}: rank {len(dims)} is above picolite's limit of 8")
+    bad = [k for k, d in enumerate(dims) if d < 1]
+    if bad:
+        raise ResizeError(f"{what}: shape {list(dims)} has dim {bad[0]} = {dims[bad[0]]}; "
+                          f"picolite needs every dim to be at least 1")
+    return dims
+
+
+def _shape_pairs(input_shapes: Optional[InputShapes]) -> Optional[List[Tuple[int, Any]]]:
+    """(input position, dims) pairs from a dict {position: shape} or a sequence with one
+    shape (or None: the model's) per input."""
+    if input_shapes is None:
+        return None
+    items = (input_shapes.items() if isinstance(input_shapes, dict)
+             else enumerate(input_shapes))
+    return [(int(i), _dims(s, f"input {i}")) for i, s in items if s is not None]
+
+
+def supported_ops() -> List[str]:
+    """The operators picolite runs: BuiltinOperator names (``"CONV_2D"``) in registry order,
+    then custom operators by the name TFLM registers them under (``"SignalWindow"``).
+
+    A model whose operators are all listed can still be refused for a type or parameter a
+    kernel does not support; :class:`UnsupportedOpError` then names it."""
+    return _c.supported_ops()
+
+
 def required_arena_size(model: ModelLike, planner: str = "greedy",
-                        preserve_all_tensors: bool = False) -> int:
+                        preserve_all_tensors: bool = False,
+                        input_shapes: Optional[InputShapes] = None) -> int:
     """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
-    allocate_tensors() succeeds with exactly this many bytes and fails with one less."""
-    return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors)
+    allocate_tensors() succeeds with exactly this many bytes and fails with one less.
+
+    ``input_shapes`` sizes the model with its inputs resized as resize_tensor_input() would
+    resize them: one shape (or None) per input, or a dict {input position: shape}."""
+    return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors,
+                                  _shape_pairs(input_shapes))
 
 
 @dataclass(frozen=True)
@@ -240,14 +291,32 @@ class MemoryPlan:
         return caption + f"<table>{head}{''.join(rows)}</table>"
 
 
-def _default_arena_size(content, planner: str, preserve: bool) -> int:
+def _default_arena_size(content, planner: str, preserve: bool, shapes=None) -> int:
     """The exact arena the model needs. When allocation cannot run at all (an op picolite
-    does not support), an arena that is enough to start, so that allocate_tensors() raises
-    the UnsupportedOpError, as tf.lite reports such problems there too."""
+    does not support, a shape the model cannot take), an arena that is enough to start, so
+    that allocate_tensors() raises the error, as tf.lite reports such problems there too."""
     try:
-        return _c.required_arena_size(content, planner, preserve)
+        return _c.required_arena_size(content, planner, preserve, shapes)
     except UnsupportedOpError:
         return 64 * 1024
+    except ModelError:
+        if shapes is None:
+            raise
+        return 64 * 1024
+
+
+def _check_strict(index: int, shape: Tuple[int, ...], signature: Tuple[int, ...],
+                  dims: Tuple[int, ...]) -> None:
+    """LiteRT's ResizeInputTensorStrict rule, with its message first."""
+    rule = "ResizeInputTensorStrict only allows mutating unknown dimensions identified by -1."
+    if len(signature) != len(dims):
+        raise ResizeError(f"{rule} (tensor {index}: rank {len(signature)} "
+                          f"(shape_signature {list(signature)}), requested {list(dims)})")
+    for k, (sig, new) in enumerate(zip(signature, dims)):
+        if sig != -1 and sig != new:
+            raise ResizeError(f"Attempting to resize dimension {k} of tensor {index} with "
+                              f"value {shape[k]} to {new}. {rule} (shape_signature "
+                              f"{list(signature)})")
 
 
 class Interpreter:
@@ -276,26 +345,82 @@ class Interpreter:
         preserve_all_tensors = bool(preserve_all_tensors or experimental_preserve_all_tensors)
         content = (_read_model(model_path) if model_path is not None
                    else _model_content(model_content))
+        self._auto_arena = arena_size is None and arena is None  # grows with resizes
         if arena is None:
             if arena_size is None:
                 arena_size = _default_arena_size(content, planner, preserve_all_tensors)
             arena = Arena(arena_size)
+        self._loop_budget = int(loop_budget)
         self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
-                                  int(loop_budget))
+                                  self._loop_budget)
         self._model_content = content  # bytes: what picolite.plot re-plans with planners=
         self._planner = planner
         self._preserve = bool(preserve_all_tensors)
+        self._shapes: Dict[int, Tuple[int, ...]] = {}  # input position -> resized shape
+        self._resized = False  # a resize waits for allocate_tensors()
 
     # --- lifecycle -------------------------------------------------------------------
 
     def allocate_tensors(self) -> None:
-        """Init, prepare and plan every node; the arena layout is fixed afterwards."""
+        """Init, prepare and plan every node; the arena layout is fixed afterwards. After
+        resize_tensor_input() the shapes follow the new inputs and the arena is re-planned;
+        a default arena (no arena= or arena_size=) grows to what they need."""
+        if self._resized and self._auto_arena and not self._c.allocated:
+            need = _default_arena_size(self._model_content, self._planner, self._preserve,
+                                       list(self._shapes.items()))
+            if need > self._c.arena.size:
+                self._recreate(Arena(need))
         self._c.allocate_tensors()
+        self._resized = False
+
+    def resize_tensor_input(self, input_index: int, tensor_size: Any,
+                            strict: bool = False) -> None:
+        """LiteRT's resize: input tensor ``input_index`` takes shape ``tensor_size`` (any
+        1-D int sequence or array) at the next allocate_tensors(), which re-plans the arena;
+        until then invoke() raises. strict=True refuses to change a dim whose
+        shape_signature is not -1. Only model inputs can be resized; picolite needs every
+        dim >= 1 and rank <= 8. A shape the model cannot take fails allocate_tensors(),
+        naming the op and the node."""
+        index = int(input_index)
+        inputs = list(self._c.inputs())
+        if index not in inputs:
+            raise ResizeError(f"Attempting to resize a fixed-size tensor. (tensor {index} is "
+                              f"not one of the model's inputs {inputs}; only inputs can be "
+                              f"resized)")
+        dims = _dims(tensor_size, f"Cannot resize input tensor {index}")
+        info = self._info(index)
+        if strict:
+            _check_strict(index, tuple(info["shape"]), tuple(info["shape_signature"]), dims)
+        if dims == tuple(info["shape"]):
+            return  # LiteRT keeps the allocation too
+        self._recreate(self._c.arena, {**self._shapes, inputs.index(index): dims})
+        self._resized = True
+
+    def _recreate(self, arena: Arena, shapes: Optional[Dict[int, Tuple[int, ...]]] = None
+                  ) -> None:
+        """A new C interpreter in ``arena`` with the resized input shapes (the current ones
+        by default), not allocated. If the C side refuses the shapes, the interpreter keeps
+        the previous ones (unallocated) and the error propagates."""
+        shapes = self._shapes if shapes is None else shapes
+        self._c.close()
+        try:
+            self._c = _c._Interpreter(self._model_content, arena, self._planner,
+                                      self._preserve, self._loop_budget,
+                                      input_shapes=list(shapes.items()))
+        except (Error, ValueError):
+            self._c = _c._Interpreter(self._model_content, arena, self._planner,
+                                      self._preserve, self._loop_budget,
+                                      input_shapes=list(self._shapes.items()))
+            raise
+        self._shapes = shapes
 
     def invoke(self, profile: bool = False) -> Any:
         """Runs the model. Refused (StateError, a RuntimeError) while numpy views from
         tensor() are alive, as in tf.lite. With profile=True the run is timed per node and
         its picolite.profile.Profile is returned."""
+        if self._resized:
+            raise StateError("Invoke called on model that is not ready. (an input was "
+                             "resized: call allocate_tensors() first)")
         if profile:
             from picolite.profile import profile as run_profiled
 

@@ -125,10 +125,11 @@ static inline pl_status kh_set_shape(pl_context *ctx, int32_t index, int32_t ndi
 }
 
 /* The harness never folds: values reach invoke as in a model that was not resized. */
-static inline pl_status kh_fold(pl_context *ctx, pl_node *node)
+static inline pl_status kh_fold(pl_context *ctx, pl_node *node, bool shape_only)
 {
     (void)ctx;
     (void)node;
+    (void)shape_only;
     return kh.phase == PL_PHASE_PREPARE ? PL_OK : PL_ERR_STATE;
 }
 

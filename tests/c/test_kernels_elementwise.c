@@ -39,7 +39,7 @@ static pl_status run_bin(const pl_registration *reg, const bin_case *c)
 {
     kh_setup();
     size_t esz = pl_type_size(c->type);
-    uint32_t q = c->type == PL_INT8 || c->type == PL_INT16 ? 1u : 0u;
+    uint32_t q = c->type == PL_INT8 || c->type == PL_INT16 || c->type == PL_UINT8 ? 1u : 0u;
     int32_t in[2], out[1];
     in[0] = kh_tensor(c->type, c->na, c->da, c->a, esz * count_of(c->na, c->da), &c->scale[0],
                       &c->zp[0], q, 0);
@@ -140,11 +140,23 @@ static void add_s8_same_scales_is_exact(void)
 static void rejects_unsupported_type(void)
 {
     static const int32_t da[] = {2};
-    uint8_t a[2] = {0}, b[2] = {0}, got[2];
-    bin_case c = {PL_UINT8, 1, da, 1, da, 1, da, a, b, got, sizeof got,
+    bool a[2] = {0}, b[2] = {0}, got[2];
+    bin_case c = {PL_BOOL, 1, da, 1, da, 1, da, a, b, got, sizeof got,
                   {1, 1, 1}, {0, 0, 0}, 0, -1};
     CHECK_EQ(run_bin(pl_add_registration(), &c), PL_ERR_UNSUPPORTED);
-    CHECK_STR_CONTAINS(kh.message, "UINT8");
+    CHECK_STR_CONTAINS(kh.message, "BOOL");
+}
+
+/* Legacy uint8: 1 + 5 = 6 and -14 + 10 = -4 on scale 0.5 around output zero point 128. */
+static void add_uint8_with_zero_points(void)
+{
+    static const int32_t da[] = {2};
+    uint8_t a[] = {130, 100}, b[] = {10, 20}, got[2];
+    bin_case c = {PL_UINT8, 1, da, 1, da, 1, da, a, b, got, sizeof got,
+                  {0.5f, 0.5f, 0.5f}, {128, 0, 128}, 0, -1};
+    CHECK_EQ(run_bin(pl_add_registration(), &c), PL_OK);
+    CHECK_EQ(got[0], 140);
+    CHECK_EQ(got[1], 120);
 }
 
 static void rejects_wrong_output_shape(void)
@@ -384,6 +396,7 @@ int main(void)
     RUN(s64_ops_wrap_free_and_clamp);
     RUN(add_s8_same_scales_is_exact);
     RUN(rejects_unsupported_type);
+    RUN(add_uint8_with_zero_points);
     RUN(rejects_wrong_output_shape);
     RUN(rejects_tanh_activation);
     RUN(rejects_s16_pot_with_both_inputs_shifted);

@@ -106,17 +106,31 @@ static void fc_rejects_shuffled_weights(void)
     CHECK_STR_CONTAINS(kh.message, "SHUFFLED4x16INT8");
 }
 
-static void fc_rejects_uint8(void)
+/* Legacy uint8: (1 * 2 + -1 * -8) = 10 around zero points 128, output zero point 100. */
+static void fc_uint8_offsets_weights_and_input(void)
 {
-    uint8_t in[2] = {0}, w[2] = {0}, out[1] = {0};
+    uint8_t in[2] = {130, 120}, w[2] = {129, 127}, out[1] = {0};
+    kh_setup();
+    int32_t id[2] = {1, 2}, od[2] = {1, 1};
+    int32_t ins[2] = {kt_tensor_q(PL_UINT8, 2, id, in, 2, 1.0f, 128),
+                      kt_tensor_q(PL_UINT8, 2, id, w, 2, 1.0f, 128)};
+    int32_t outs[1] = {kt_tensor_q(PL_UINT8, 2, od, out, 1, 1.0f, 100)};
+    CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 2, outs, 1, NULL), PL_OK);
+    CHECK_EQ(out[0], 110);
+}
+
+static void fc_rejects_uint8_input_with_int8_weights(void)
+{
+    uint8_t in[2] = {0}, out[1] = {0};
+    int8_t w[2] = {0};
     kh_setup();
     int32_t id[2] = {1, 2}, od[2] = {1, 1};
     int32_t ins[2] = {kt_tensor_q(PL_UINT8, 2, id, in, 2, 1.0f, 0),
-                      kt_tensor_q(PL_UINT8, 2, id, w, 2, 1.0f, 0)};
+                      kt_tensor_q(PL_INT8, 2, id, w, 2, 1.0f, 0)};
     int32_t outs[1] = {kt_tensor_q(PL_UINT8, 2, od, out, 1, 1.0f, 0)};
     CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 2, outs, 1, NULL),
              PL_ERR_UNSUPPORTED);
-    CHECK_STR_CONTAINS(kh.message, "UINT8");
+    CHECK_STR_CONTAINS(kh.message, "input UINT8, weights INT8");
 }
 
 /* Hybrid: {1, -0.5} quantizes symmetrically to {127, -64} at scale 1/127; with weights {2, 4}
@@ -299,7 +313,8 @@ int main(void)
     RUN(fc_int8_per_channel_relu_keep_num_dims);
     RUN(fc_16x8_int64_bias_by_hand);
     RUN(fc_rejects_shuffled_weights);
-    RUN(fc_rejects_uint8);
+    RUN(fc_uint8_offsets_weights_and_input);
+    RUN(fc_rejects_uint8_input_with_int8_weights);
     RUN(fc_fast_paths_match_the_reference_loops);
     return HARNESS_END();
 }

@@ -1,7 +1,7 @@
 /* test_kernels_math.c - the elementwise math kernels' tricky paths by hand: ROUND half to
 ** even, FLOOR_DIV/FLOOR_MOD signs and wrapping, division by zero, NEG wrapping, int8
 ** SQUARED_DIFFERENCE, the fixed-point inverse square root (RSQRT int8, L2_NORMALIZATION int8),
-** int8 LOG_SOFTMAX, ADD_N, and refusals. */
+** int8 LOG_SOFTMAX, ADD_N (int32 and TFLM's int8), int16 SQUARED_DIFFERENCE, and refusals. */
 #include <math.h>
 #include <stdint.h>
 
@@ -27,7 +27,8 @@ static void round_is_half_to_even(void)
 {
     float in[7] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f, -2.6f}, out[7];
     kh_setup();
-    int32_t i = t1(PL_FLOAT32, 7, in, sizeof in, 0, 0), o = t1(PL_FLOAT32, 7, out, sizeof out, 0, 0);
+    int32_t i = t1(PL_FLOAT32, 7, in, sizeof in, 0, 0);
+    int32_t o = t1(PL_FLOAT32, 7, out, sizeof out, 0, 0);
     CHECK_EQ(kh_run(pl_round_registration(), &i, 1, &o, 1, NULL), PL_OK);
     CHECK(out[0] == 0 && out[1] == 2 && out[2] == 2 && out[3] == 0 && out[4] == -2);
     CHECK(out[5] == 2 && out[6] == -3);
@@ -127,6 +128,9 @@ static void l2_normalization_int8(void)
     int8_t zero[2] = {5, 5};
     pl_l2norm_s8(5, zero, out, 2); /* a zero vector stays zero */
     CHECK(out[0] == 0 && out[1] == 0);
+    uint8_t uin[2] = {131, 132}, uout[2]; /* uint8: the same around 128 */
+    pl_l2norm_u8(128, uin, uout, 2);
+    CHECK(uout[0] >= 204 && uout[0] <= 205 && uout[1] >= 230 && uout[1] <= 231);
 }
 
 /* A flat row of 4: log(1/4) = -1.386 in 16/256 steps from 127: 127 - 22.2 = 105. */
@@ -137,6 +141,12 @@ static void log_softmax_int8_flat_row(void)
     int32_t i = t1(PL_INT8, 4, in, 4, 0.1f, 0), out = t1(PL_INT8, 4, o, 4, 16.0f / 256, 127);
     CHECK_EQ(kh_run(pl_log_softmax_registration(), &i, 1, &out, 1, NULL), PL_OK);
     CHECK(o[0] >= 104 && o[0] <= 106 && o[1] == o[0] && o[3] == o[0]);
+    uint8_t uin[4] = {10, 10, 10, 10}, uo[4]; /* uint8: zero point 255 */
+    kh_setup();
+    i = t1(PL_UINT8, 4, uin, 4, 0.1f, 0);
+    out = t1(PL_UINT8, 4, uo, 4, 16.0f / 256, 255);
+    CHECK_EQ(kh_run(pl_log_softmax_registration(), &i, 1, &out, 1, NULL), PL_OK);
+    CHECK(uo[0] == o[0] + 128 && uo[3] == uo[0]);
     kh_setup(); /* any other output quantization is refused, as in LiteRT */
     i = t1(PL_INT8, 4, in, 4, 0.1f, 0);
     out = t1(PL_INT8, 4, o, 4, 0.1f, 127);
@@ -157,6 +167,40 @@ static void add_n_wraps_and_checks_shapes(void)
     in[1] = t1(PL_INT32, 1, b, 4, 0, 0);
     out = t1(PL_INT32, 2, o, 8, 0, 0);
     CHECK_EQ(kh_run(pl_add_n_registration(), in, 2, &out, 1, NULL), PL_ERR_MODEL);
+}
+
+/* TFLite's int8 AddN starts from the zero point's own scaled value: with zero points 10 and
+** scale 0.5 everywhere, 13 + 14 gives (-10 + 3 + 4) + 10 = 7, not 17. */
+static void add_n_int8_follows_tflm(void)
+{
+    int8_t a[2] = {13, 3}, b[2] = {14, 10}, o[2];
+    kh_setup();
+    int32_t in[2] = {t1(PL_INT8, 2, a, 2, 0.5f, 10), t1(PL_INT8, 2, b, 2, 0.5f, 10)};
+    int32_t out = t1(PL_INT8, 2, o, 2, 0.5f, 10);
+    CHECK_EQ(kh_run(pl_add_n_registration(), in, 2, &out, 1, NULL), PL_OK);
+    CHECK(o[0] == 7 && o[1] == -7);
+    kh_setup(); /* inputs of different quantizations are refused, as in TFLM */
+    in[0] = t1(PL_INT8, 2, a, 2, 0.5f, 10);
+    in[1] = t1(PL_INT8, 2, b, 2, 0.25f, 10);
+    out = t1(PL_INT8, 2, o, 2, 0.5f, 10);
+    CHECK_EQ(kh_run(pl_add_n_registration(), in, 2, &out, 1, NULL), PL_ERR_UNSUPPORTED);
+}
+
+/* int16, all scales 1/1024: (64/1024 - 0)^2 = 4/1024; no left shift, as TFLM. */
+static void squared_difference_int16(void)
+{
+    int16_t a[2] = {64, -32}, b[2] = {0, 32}, o[2];
+    kh_setup();
+    int32_t in[2] = {t1(PL_INT16, 2, a, 4, 1.0f / 1024, 0),
+                     t1(PL_INT16, 2, b, 4, 1.0f / 1024, 0)};
+    int32_t out = t1(PL_INT16, 2, o, 4, 1.0f / 1024, 0);
+    CHECK_EQ(kh_run(pl_squared_difference_registration(), in, 2, &out, 1, NULL), PL_OK);
+    CHECK(o[0] == 4 && o[1] == 4);
+    kh_setup(); /* int16 zero points must be 0 */
+    in[0] = t1(PL_INT16, 2, a, 4, 1.0f / 1024, 3);
+    in[1] = t1(PL_INT16, 2, b, 4, 1.0f / 1024, 0);
+    out = t1(PL_INT16, 2, o, 4, 1.0f / 1024, 0);
+    CHECK_EQ(kh_run(pl_squared_difference_registration(), in, 2, &out, 1, NULL), PL_ERR_MODEL);
 }
 
 static void elu_float_and_unsupported_type(void)
@@ -184,6 +228,8 @@ int main(void)
     RUN(l2_normalization_int8);
     RUN(log_softmax_int8_flat_row);
     RUN(add_n_wraps_and_checks_shapes);
+    RUN(add_n_int8_follows_tflm);
+    RUN(squared_difference_int16);
     RUN(elu_float_and_unsupported_type);
     return HARNESS_END();
 }

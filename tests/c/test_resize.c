@@ -58,6 +58,79 @@ static uint8_t *reshape_model(size_t *size)
     return mb_build(&s, size, NULL);
 }
 
+/* y = RESHAPE(x, CONCATENATION(STRIDED_SLICE(SHAPE(x), [0], [1], [1]), [-1])): the chain a
+** converter emits to flatten with a dynamic batch. x [1, 4]. */
+static uint8_t *shape_chain_model(size_t *size)
+{
+    static const int32_t zero = 0, one = 1, stretch = -1;
+    mb_spec s;
+    memset(&s, 0, sizeof s);
+    s.ident = "TFL3";
+    s.version = 3;
+    s.nopcodes = 4;
+    s.opcodes[0] = (mb_opcode){77, 77, NULL, 1}; /* SHAPE */
+    s.opcodes[1] = (mb_opcode){45, 45, NULL, 1}; /* STRIDED_SLICE */
+    s.opcodes[2] = (mb_opcode){2, 2, NULL, 1};   /* CONCATENATION */
+    s.opcodes[3] = (mb_opcode){22, 22, NULL, 1}; /* RESHAPE */
+    s.nsubgraphs = 1;
+    s.ntensors = 8;
+    /* no shape_signature: a -1 there would make allocate fold the chain even unresized */
+    s.tensors[0] = (mb_tensor){.rank = 2, .shape = {1, 4}, .type = 0, .name = "x"};
+    s.tensors[1] = (mb_tensor){.rank = 1, .shape = {2}, .type = 2, .name = "shape"};
+    s.tensors[2] = (mb_tensor){.rank = 1, .shape = {1}, .type = 2, .buffer = 1, .name = "0"};
+    s.tensors[3] = (mb_tensor){.rank = 1, .shape = {1}, .type = 2, .buffer = 2, .name = "1"};
+    s.tensors[4] = (mb_tensor){.rank = 1, .shape = {1}, .type = 2, .name = "batch"};
+    s.tensors[5] = (mb_tensor){.rank = 1, .shape = {1}, .type = 2, .buffer = 3, .name = "-1"};
+    s.tensors[6] = (mb_tensor){.rank = 1, .shape = {2}, .type = 2, .name = "new_shape"};
+    s.tensors[7] = (mb_tensor){.rank = 2, .shape = {1, 4}, .type = 0, .name = "y"};
+    s.nin = 1;
+    s.in[0] = 0;
+    s.nout = 1;
+    s.out[0] = 7;
+    s.nops = 4;
+    s.ops[0] = (mb_op){.opcode = 0, .nin = 1, .in = {0}, .nout = 1, .out = {1}};
+    s.ops[1] = (mb_op){.opcode = 1, .nin = 4, .in = {1, 2, 3, 3}, .nout = 1, .out = {4}};
+    s.ops[2] = (mb_op){.opcode = 2, .nin = 2, .in = {4, 5}, .nout = 1, .out = {6}};
+    s.ops[3] = (mb_op){.opcode = 3, .nin = 2, .in = {0, 6}, .nout = 1, .out = {7}};
+    s.nbuffers = 4;
+    s.buffers[1] = (mb_buffer){.n = 4, .data = (const uint8_t *)&zero};
+    s.buffers[2] = (mb_buffer){.n = 4, .data = (const uint8_t *)&one};
+    s.buffers[3] = (mb_buffer){.n = 4, .data = (const uint8_t *)&stretch};
+    s.sg_name = "main";
+    return mb_build(&s, size, NULL);
+}
+
+/* A stand-in SHAPE (builtin 77, int32 output): its output depends on the input's shape only,
+** so it folds with shape_only. */
+static pl_status shape_prepare(pl_context *ctx, pl_node *node)
+{
+    pl_tensor in;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    const int32_t rank[1] = {in.ndims};
+    PL_TRY(ctx->set_shape(ctx, pl_node_output(node, 0), 1, rank));
+    return ctx->fold(ctx, node, true);
+}
+
+static pl_status shape_invoke(pl_context *ctx, pl_node *node)
+{
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    memcpy(out.data, in.dims, sizeof(int32_t) * (size_t)in.ndims);
+    return PL_OK;
+}
+
+static const pl_registration *with_shape(const void *self, int32_t code, const char *custom,
+                                         uint32_t custom_len, int32_t version)
+{
+    static const pl_registration shape = {"SHAPE", 77, NULL, NULL, shape_prepare,
+                                          shape_invoke, NULL};
+    const pl_resolver *builtin = pl_builtin_resolver();
+    (void)self;
+    return code == 77 ? &shape
+                      : builtin->find(builtin->self, code, custom, custom_len, version);
+}
+
 static pl_interp *create(const uint8_t *model, size_t size, const pl_interp_options *opt)
 {
     pl_interp *it = NULL;
@@ -222,6 +295,50 @@ static void reshape_reads_a_shape_computed_at_prepare(void)
     free(m);
 }
 
+/* SHAPE -> STRIDED_SLICE -> CONCATENATION -> RESHAPE: unresized, the values are computed at
+** invoke and the model's [1, 4] stands; resized, all three are computed at prepare (the tail
+** holds them) and RESHAPE gives [3, 4]. */
+static void shape_chain_is_computed_at_prepare_after_a_resize(void)
+{
+    size_t size;
+    uint8_t *m = shape_chain_model(&size);
+    pl_resolver resolver = {with_shape, NULL};
+    pl_interp_options opt = pl_interp_defaults();
+    opt.resolver = &resolver;
+    pl_interp *it = create(m, size, &opt);
+    CHECK(it != NULL);
+    CHECK_EQ(pl_interp_allocate(it), PL_OK);
+    pl_tensor_info t;
+    for (uint32_t i = 1; i < 7; i++) {
+        CHECK_EQ(pl_interp_tensor(it, i, &t), PL_OK);
+        CHECK(i == 2 || i == 3 || i == 5 || !t.is_constant);
+    }
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    CHECK_EQ(pl_interp_tensor(it, 6, &t), PL_OK);
+    CHECK(((int32_t *)t.data)[0] == 1 && ((int32_t *)t.data)[1] == -1);
+    pl_interp_destroy(it);
+    const int32_t dims[2] = {3, 4};
+    it = create(m, size, &opt);
+    CHECK(it != NULL && pl_interp_resize_input(it, 0, 2, dims, false) == PL_OK);
+    CHECK_EQ(pl_interp_allocate(it), PL_OK);
+    const int32_t known[3] = {1, 4, 6};
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ(pl_interp_tensor(it, (uint32_t)known[k], &t), PL_OK);
+        CHECK(t.is_constant && t.data != NULL && ((int32_t *)t.data)[0] == 3);
+    }
+    CHECK_EQ(pl_interp_tensor(it, 7, &t), PL_OK);
+    CHECK(t.ndims == 2 && t.dims[0] == 3 && t.dims[1] == 4);
+    pl_tensor_info x;
+    CHECK_EQ(pl_interp_tensor(it, 0, &x), PL_OK);
+    for (int i = 0; i < 12; i++)
+        ((float *)x.data)[i] = (float)(2 * i);
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    for (int i = 0; i < 12; i++)
+        CHECK(((float *)t.data)[i] == (float)(2 * i));
+    pl_interp_destroy(it);
+    free(m);
+}
+
 /* Before allocate, the tensor report shows a requested input shape (LiteRT shows it too). */
 static void requested_shape_is_reported_before_allocate(void)
 {
@@ -247,6 +364,7 @@ int main(void)
     RUN(bad_requests_are_refused);
     RUN(a_shape_the_model_cannot_take_names_the_op);
     RUN(reshape_reads_a_shape_computed_at_prepare);
+    RUN(shape_chain_is_computed_at_prepare_after_a_resize);
     RUN(requested_shape_is_reported_before_allocate);
     return HARNESS_END();
 }

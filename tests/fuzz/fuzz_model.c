@@ -1,5 +1,6 @@
 /* fuzz_model.c - libFuzzer target: any bytes through pl_model_open, then every accessor over
-** every subgraph, tensor, operator, operator code, buffer and metadata entry of what verifies.
+** every subgraph, tensor, operator, operator code, buffer and metadata entry of what verifies
+** (custom options through the FlexBuffer reader).
 **
 ** Build: CC=clang cmake -S . -B /tmp/build-fuzz -G Ninja -DPL_BUILD_FUZZ=ON -DPL_BUILD_TESTS=OFF
 ** Run:   /tmp/build-fuzz/tests/fuzz/fuzz_model -max_total_time=600 <corpus of .tflite files> */
@@ -7,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "model/flexbuffer.h"
 #include "model/model.h"
 #include "picolite/picolite.h"
 
@@ -53,6 +55,25 @@ static void walk_tensor(const pl_model *m, const pl_subgraph *sg, uint32_t i)
         sink += b.data.p[0] + b.data.p[b.data.n - 1];
 }
 
+/* Custom options through the FlexBuffer reader: the whole-buffer check, then root lookups
+** (they must stay in bounds whether or not the check passed). */
+static void walk_custom_options(pl_bytes opts)
+{
+    pl_error err;
+    pl_flex root, v;
+    bool found = false;
+    sink += pl_flex_check(opts, &err) == PL_OK;
+    if (opts.n == 0 || pl_flex_root(opts, &root, &err) != PL_OK)
+        return;
+    static const char *const keys[] = {"T", "fft_length", "shift", "num_channels", "a"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        int64_t i;
+        if (pl_flex_map_find(&root, keys[k], &v, &found, &err) == PL_OK && found &&
+            pl_flex_int(&v, &i, &err) == PL_OK)
+            sink += (uint64_t)i;
+    }
+}
+
 static void walk_operator(const pl_model *m, const pl_subgraph *sg, uint32_t i)
 {
     pl_op_view op;
@@ -72,6 +93,7 @@ static void walk_operator(const pl_model *m, const pl_subgraph *sg, uint32_t i)
         pl_model_tensor(m, sg, (uint32_t)pl_vec_i32(op.intermediates, k), &t);
     if (op.custom_options.n > 0)
         sink += op.custom_options.p[0] + op.custom_options.p[op.custom_options.n - 1];
+    walk_custom_options(op.custom_options);
     sink += op.options_type + op.options2_type;
     walk_options(&op.options);
     walk_options(&op.options2);

@@ -21,6 +21,13 @@ extern "C" {
 /* The builtin kernels as a resolver. */
 const pl_resolver *pl_builtin_resolver(void);
 
+/* The operators the builtin resolver runs: pl_builtin_op_count() entries, builtins by their
+** BuiltinOperator name ("CONV_2D", *builtin_code its code) in registry order, then CUSTOM
+** ones by their TFLM name (*builtin_code 32). Names are static strings; an index past the
+** end gives NULL and -1. */
+uint32_t pl_builtin_op_count(void);
+const char *pl_builtin_op(uint32_t index, int32_t *builtin_code);
+
 #ifdef __cplusplus
 }
 #endif

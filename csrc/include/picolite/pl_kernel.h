@@ -102,19 +102,23 @@ struct pl_context {
     pl_status (*get_eval)(pl_context *ctx, int32_t index, pl_tensor *out);
     /* Records an error naming the current node and op; returns status. */
     pl_status (*fail)(pl_context *ctx, pl_status status, const char *fmt, ...);
-    /* Gives output tensor index the shape the kernel computed from its inputs; prepare only.
-    ** Every kernel calls it for every output, so shapes follow resized inputs. A shape equal
-    ** to the tensor's current one costs nothing. PL_ERR_MODEL for a constant, a rank above
-    ** PL_MAX_DIMS, a negative dim or a byte count past 32 bits. */
+    /* Gives output tensor index the shape the kernel computed from its inputs (as TFLite's
+    ** Prepare resizes it); prepare only. Every kernel calls it for every output, so shapes
+    ** follow resized inputs. A shape equal to the tensor's current one costs nothing; a
+    ** different one is stored in the arena tail when the model's inputs were resized, and
+    ** refused otherwise (the model declares another shape). PL_ERR_MODEL for that, a
+    ** constant, a rank above PL_MAX_DIMS, a negative dim or a byte count past 32 bits. */
     pl_status (*set_shape)(pl_context *ctx, int32_t index, int32_t ndims, const int32_t *dims);
     /* Values known at prepare, for shape arithmetic (SHAPE -> STRIDED_SLICE -> PACK ->
     ** RESHAPE chains). The last call of prepare, after set_shape, by a kernel whose outputs
     ** may be small integer tensors. When the runtime wants such values (the model's inputs
-    ** were resized), every input is known (is_constant) and every output is INT32 or INT64
-    ** of at most PL_FOLD_MAX_BYTES, the outputs get memory in the arena tail and the
-    ** kernel's invoke runs at once (it must need no scratch); later kernels then see the
-    ** outputs as constants. Otherwise it does nothing. Invoke writes the same values again. */
-    pl_status (*fold)(pl_context *ctx, pl_node *node);
+    ** were resized), every input is known (is_constant; with shape_only, the outputs depend
+    ** on the inputs' shapes alone, as SHAPE's do, and no input value is needed) and every
+    ** output is INT32 or INT64 of at most PL_FOLD_MAX_BYTES, the outputs get memory in the
+    ** arena tail and the kernel's invoke runs at once (it must need no scratch and, with
+    ** shape_only, read no input data); later kernels then see the outputs as constants.
+    ** Otherwise it does nothing. Invoke writes the same values again. */
+    pl_status (*fold)(pl_context *ctx, pl_node *node, bool shape_only);
 
     /* --- control flow (IF, WHILE, CALL_ONCE): subgraphs by model index --- */
     /* WHILE iterations one node may run per invoke (pl_interp_options.loop_budget). */

@@ -45,6 +45,12 @@ void pl_relu_s8(const pl_relu_params *p, const int8_t *in, int8_t *out, size_t n
         out[i] = (int8_t)relu_one(p, in[i]);
 }
 
+void pl_relu_u8(const pl_relu_params *p, const uint8_t *in, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint8_t)relu_one(p, in[i]);
+}
+
 void pl_relu_s16(const pl_relu_params *p, const int16_t *in, int16_t *out, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -70,8 +76,9 @@ static pl_status relu_prepare_q(pl_context *ctx, opdata *d, const pl_tensor *in,
     if (in->type == PL_INT16 && (iq.zero_point != 0 || oq.zero_point != 0))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "int16 needs zero points 0, got %d and %d",
                          iq.zero_point, oq.zero_point);
-    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
-    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
+    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : in->type == PL_UINT8 ? 0 : INT16_MIN;
+    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : in->type == PL_UINT8 ? UINT8_MAX
+                                                                           : INT16_MAX;
     float real = iq.scale / oq.scale; /* float division, then widened */
     pl_fx_quantize_multiplier((double)real, &d->relu.output_multiplier, &d->relu.output_shift);
     d->relu.input_offset = iq.zero_point;
@@ -92,7 +99,7 @@ static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, const char *
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 ||
+              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_UINT8 ||
                (allow_s16 && in->type == PL_INT16));
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
@@ -129,6 +136,8 @@ static pl_status relu_invoke_range(pl_context *ctx, pl_node *node, float lo, flo
         pl_relu_f32(in.data, out.data, n, lo, hi);
     else if (in.type == PL_INT8)
         pl_relu_s8(&d->relu, in.data, out.data, n);
+    else if (in.type == PL_UINT8)
+        pl_relu_u8(&d->relu, in.data, out.data, n);
     else
         pl_relu_s16(&d->relu, in.data, out.data, n);
     return PL_OK;
@@ -175,6 +184,13 @@ void pl_leaky_relu_s8(const pl_leaky_relu_params *p, const int8_t *in, int8_t *o
         out[i] = (int8_t)pl_fx_clamp(leaky_one(p, in[i]), INT8_MIN, INT8_MAX);
 }
 
+void pl_leaky_relu_u8(const pl_leaky_relu_params *p, const uint8_t *in, uint8_t *out,
+                      size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint8_t)pl_fx_clamp(leaky_one(p, in[i]), 0, UINT8_MAX);
+}
+
 void pl_leaky_relu_s16(const pl_leaky_relu_params *p, const int16_t *in, int16_t *out,
                        size_t n)
 {
@@ -189,7 +205,8 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     p->alpha = pl_table_f32(&node->options, 0, 0.0f);
     bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16);
+              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
+               in->type == PL_UINT8);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LEAKY_RELU: input type %s with output type %s is not supported",
@@ -229,6 +246,8 @@ static pl_status leaky_relu_invoke(pl_context *ctx, pl_node *node)
         pl_leaky_relu_f32(p->alpha, in.data, out.data, n);
     else if (in.type == PL_INT8)
         pl_leaky_relu_s8(p, in.data, out.data, n);
+    else if (in.type == PL_UINT8)
+        pl_leaky_relu_u8(p, in.data, out.data, n);
     else
         pl_leaky_relu_s16(p, in.data, out.data, n);
     return PL_OK;
@@ -304,6 +323,13 @@ void pl_hard_swish_s8(const pl_hard_swish_params *p, const int8_t *in, int8_t *o
         out[i] = (int8_t)pl_fx_clamp(hard_swish_one(p, in[i]), INT8_MIN, INT8_MAX);
 }
 
+void pl_hard_swish_u8(const pl_hard_swish_params *p, const uint8_t *in, uint8_t *out,
+                      size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint8_t)pl_fx_clamp(hard_swish_one(p, in[i]), 0, UINT8_MAX);
+}
+
 /* TFLite DownScaleInt32ToInt16Multiplier: round the Q31 multiplier to Q15. */
 static int16_t to_q15(int32_t m)
 {
@@ -317,7 +343,8 @@ static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
     pl_hard_swish_params *p = &((opdata *)node->user_data)->hs;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    if (in->type != out->type || (in->type != PL_FLOAT32 && in->type != PL_INT8))
+    if (in->type != out->type ||
+        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "HARD_SWISH: input type %s with output type %s is not supported",
                          pl_type_name(in->type), pl_type_name(out->type));
@@ -351,6 +378,8 @@ static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_FLOAT32)
         pl_hard_swish_f32(in.data, out.data, n);
+    else if (in.type == PL_UINT8)
+        pl_hard_swish_u8(p, in.data, out.data, n);
     else
         pl_hard_swish_s8(p, in.data, out.data, n);
     return PL_OK;

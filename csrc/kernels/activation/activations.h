@@ -78,14 +78,19 @@ typedef struct pl_hard_swish_params {
 void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi);
 /* Quantized ReluX: requantize to the output scale, then clamp to [act_min, act_max]. */
 void pl_relu_s8(const pl_relu_params *p, const int8_t *in, int8_t *out, size_t n);
+void pl_relu_u8(const pl_relu_params *p, const uint8_t *in, uint8_t *out, size_t n);
 void pl_relu_s16(const pl_relu_params *p, const int16_t *in, int16_t *out, size_t n);
 
 void pl_leaky_relu_f32(float alpha, const float *in, float *out, size_t n);
 void pl_leaky_relu_s8(const pl_leaky_relu_params *p, const int8_t *in, int8_t *out, size_t n);
+void pl_leaky_relu_u8(const pl_leaky_relu_params *p, const uint8_t *in, uint8_t *out,
+                      size_t n);
 void pl_leaky_relu_s16(const pl_leaky_relu_params *p, const int16_t *in, int16_t *out,
                        size_t n);
 
 void pl_hard_swish_f32(const float *in, float *out, size_t n);
 void pl_hard_swish_s8(const pl_hard_swish_params *p, const int8_t *in, int8_t *out, size_t n);
+void pl_hard_swish_u8(const pl_hard_swish_params *p, const uint8_t *in, uint8_t *out,
+                      size_t n);
 
 #endif

@@ -2,6 +2,7 @@
 #include "l2norm.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/invsqrt.h"
@@ -25,6 +26,20 @@ void pl_l2norm_s8(int32_t input_zp, const int8_t *in, int8_t *out, size_t depth)
     }
 }
 
+/* LiteRT's uint8 reference: 128 * diff rescaled, around 128. */
+void pl_l2norm_u8(int32_t input_zp, const uint8_t *in, uint8_t *out, size_t depth)
+{
+    int32_t acc = 0;
+    for (size_t c = 0; c < depth; c++)
+        acc += (in[c] - input_zp) * (in[c] - input_zp);
+    int32_t m, s;
+    pl_invsqrt_multiplier(acc, -1, &m, &s);
+    for (size_t c = 0; c < depth; c++) {
+        int32_t v = 128 + pl_fx_mul_by_qm(128 * (in[c] - input_zp), m, s);
+        out[c] = (uint8_t)pl_fx_clamp(v, 0, 255);
+    }
+}
+
 static void l2norm_f32(const float *in, float *out, size_t depth)
 {
     float sum = 0.0f;
@@ -36,15 +51,17 @@ static void l2norm_f32(const float *in, float *out, size_t depth)
         out[c] = in[c] / norm;
 }
 
-static pl_status check_int8(pl_context *ctx, const pl_tensor *in, const pl_tensor *out)
+static pl_status check_quant(pl_context *ctx, const pl_tensor *in, const pl_tensor *out)
 {
+    bool u8 = in->type == PL_UINT8;
+    int32_t zp = u8 ? 128 : 0, lo = u8 ? 0 : INT8_MIN, hi = u8 ? 255 : INT8_MAX;
     if (in->q.count == 0 || out->q.count == 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "int8 input and output need a quantization");
-    if (out->q.scale[0] != 1.0f / 128 || out->q.zero_point[0] != 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "int8 output needs scale 1/128 and zero "
-                         "point 0, got %g and %d", (double)out->q.scale[0],
-                         (int)out->q.zero_point[0]);
-    if (in->q.zero_point[0] < INT8_MIN || in->q.zero_point[0] > INT8_MAX)
+        return ctx->fail(ctx, PL_ERR_MODEL, "quantized input and output need scales");
+    if (out->q.scale[0] != 1.0f / 128 || out->q.zero_point[0] != zp)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s output needs scale 1/128 and zero "
+                         "point %d, got %g and %d", pl_type_name(in->type), (int)zp,
+                         (double)out->q.scale[0], (int)out->q.zero_point[0]);
+    if (in->q.zero_point[0] < lo || in->q.zero_point[0] > hi)
         return ctx->fail(ctx, PL_ERR_MODEL, "input zero point %d out of range",
                          (int)in->q.zero_point[0]);
     return PL_OK;
@@ -60,7 +77,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_unary_prepare(ctx, node, &in, &out));
-    if (out->type != in->type || (in->type != PL_FLOAT32 && in->type != PL_INT8))
+    if (out->type != in->type ||
+        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input %s, output %s is not supported",
                          pl_type_name(in->type), pl_type_name(out->type));
     int32_t act = pl_table_i8(&node->options, 0, 0);
@@ -74,7 +92,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          (int)in->dims[in->ndims - 1], PL_L2NORM_MAX_DEPTH);
     if (in->type == PL_FLOAT32)
         return PL_OK;
-    PL_TRY(check_int8(ctx, in, out));
+    PL_TRY(check_quant(ctx, in, out));
     *(int32_t *)node->user_data = in->q.zero_point[0];
     return PL_OK;
 }
@@ -91,10 +109,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         if (in.type == PL_FLOAT32)
             l2norm_f32((const float *)in.data + r * depth, (float *)out.data + r * depth,
                        depth);
-        else
+        else if (in.type == PL_INT8)
             pl_l2norm_s8(*(const int32_t *)node->user_data,
                          (const int8_t *)in.data + r * depth, (int8_t *)out.data + r * depth,
                          depth);
+        else
+            pl_l2norm_u8(*(const int32_t *)node->user_data,
+                         (const uint8_t *)in.data + r * depth,
+                         (uint8_t *)out.data + r * depth, depth);
     }
     return PL_OK;
 }

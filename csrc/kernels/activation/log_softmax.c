@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/lut.h"
@@ -11,7 +12,7 @@
 enum { OP_LOG_SOFTMAX = 50 };
 
 /* Integer bits: input differences Q5, the sum of exps Q12, the log's accumulator Q6. */
-enum { IN_BITS = 5, SUM_BITS = 12, ACC_BITS = 6, OUT_BITS = 4, OUT_ZERO_POINT = 127 };
+enum { IN_BITS = 5, SUM_BITS = 12, ACC_BITS = 6, OUT_BITS = 4 };
 
 void pl_log_softmax_f32(const float *in, float *out, size_t depth)
 {
@@ -93,15 +94,20 @@ int32_t pl_log_softmax_log_q12(int32_t x)
     return mul_pot(sum, ACC_BITS - IN_BITS);
 }
 
-void pl_log_softmax_s8(const pl_log_softmax_params *p, const int8_t *in, int8_t *out,
-                       size_t depth)
+/* One row of int8 (zero point 127) or uint8 (zero point 255, LiteRT's uint8 LogSoftmax):
+** the same arithmetic, the output range shifted by 128. */
+static void row_q(const pl_log_softmax_params *p, const void *in, void *out, size_t depth,
+                  bool u8)
 {
-    int32_t max = INT8_MIN;
-    for (size_t c = 0; c < depth; c++)
-        max = in[c] > max ? in[c] : max;
+    const int32_t lo = u8 ? 0 : INT8_MIN, hi = u8 ? 255 : INT8_MAX;
+    int32_t max = lo;
+    for (size_t c = 0; c < depth; c++) {
+        int32_t v = u8 ? ((const uint8_t *)in)[c] : ((const int8_t *)in)[c];
+        max = v > max ? v : max;
+    }
     int32_t sum = 0; /* Q12.19 */
     for (size_t c = 0; c < depth; c++) {
-        int32_t diff = in[c] - max;
+        int32_t diff = (u8 ? ((const uint8_t *)in)[c] : ((const int8_t *)in)[c]) - max;
         if (diff >= p->diff_min) {
             int32_t d5 = pl_fx_mul_by_qm(diff, p->input_multiplier, p->input_left_shift);
             sum = add(sum, pl_fx_rdbpot(pl_lut_exp_neg(d5, IN_BITS), SUM_BITS));
@@ -112,27 +118,42 @@ void pl_log_softmax_s8(const pl_log_softmax_params *p, const int8_t *in, int8_t 
                                        p->reverse_shift);
     adjusted = adjusted > p->diff_min - 1 ? adjusted : p->diff_min - 1;
     for (size_t c = 0; c < depth; c++) {
-        int32_t diff = in[c] - max;
-        if (diff <= adjusted) {
-            out[c] = INT8_MIN;
-            continue;
+        int32_t diff = (u8 ? ((const uint8_t *)in)[c] : ((const int8_t *)in)[c]) - max, v = lo;
+        if (diff > adjusted) {
+            int32_t d5 = pl_fx_mul_by_qm(diff, p->input_multiplier, p->input_left_shift);
+            v = pl_fx_rdbpot(sub(d5, log_sum), 31 - IN_BITS - OUT_BITS) + hi;
+            v = pl_fx_clamp(v, lo, hi);
         }
-        int32_t d5 = pl_fx_mul_by_qm(diff, p->input_multiplier, p->input_left_shift);
-        int32_t v = pl_fx_rdbpot(sub(d5, log_sum), 31 - IN_BITS - OUT_BITS) + OUT_ZERO_POINT;
-        out[c] = (int8_t)pl_fx_clamp(v, INT8_MIN, INT8_MAX);
+        if (u8)
+            ((uint8_t *)out)[c] = (uint8_t)v;
+        else
+            ((int8_t *)out)[c] = (int8_t)v;
     }
 }
 
+void pl_log_softmax_s8(const pl_log_softmax_params *p, const int8_t *in, int8_t *out,
+                       size_t depth)
+{
+    row_q(p, in, out, depth, false);
+}
+
+void pl_log_softmax_u8(const pl_log_softmax_params *p, const uint8_t *in, uint8_t *out,
+                       size_t depth)
+{
+    row_q(p, in, out, depth, true);
+}
+
 /* PreprocessLogSoftmaxScalingExp with beta 1 and 5 integer bits, CalculateInputRadius. */
-static pl_status prepare_s8(pl_context *ctx, const pl_tensor *in, const pl_tensor *out,
+static pl_status prepare_q(pl_context *ctx, const pl_tensor *in, const pl_tensor *out,
                             pl_log_softmax_params *p)
 {
     if (in->q.count == 0 || out->q.count == 0 || !(in->q.scale[0] > 0.0f))
-        return ctx->fail(ctx, PL_ERR_MODEL, "int8 input and output need a quantization");
-    if (out->q.scale[0] != 16.0f / 256 || out->q.zero_point[0] != OUT_ZERO_POINT)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "int8 output needs scale 16/256 and zero "
-                         "point 127, got %g and %d", (double)out->q.scale[0],
-                         (int)out->q.zero_point[0]);
+        return ctx->fail(ctx, PL_ERR_MODEL, "quantized input and output need scales");
+    int32_t zp = in->type == PL_UINT8 ? 255 : 127;
+    if (out->q.scale[0] != 16.0f / 256 || out->q.zero_point[0] != zp)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s output needs scale 16/256 and zero "
+                         "point %d, got %g and %d", pl_type_name(in->type), (int)zp,
+                         (double)out->q.scale[0], (int)out->q.zero_point[0]);
     double real = (double)in->q.scale[0] * (double)(1 << (31 - IN_BITS));
     real = real < 2147483647.0 ? real : 2147483647.0;
     pl_fx_quantize_multiplier(real, &p->input_multiplier, &p->input_left_shift);
@@ -160,12 +181,13 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_unary_prepare(ctx, node, &in, &out));
-    if (out->type != in->type || (in->type != PL_FLOAT32 && in->type != PL_INT8))
+    if (out->type != in->type ||
+        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input %s, output %s is not supported",
                          pl_type_name(in->type), pl_type_name(out->type));
     if (in->ndims < 1 || in->dims[in->ndims - 1] < 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "needs a non-empty last dim");
-    return in->type == PL_INT8 ? prepare_s8(ctx, in, out, node->user_data) : PL_OK;
+    return in->type == PL_FLOAT32 ? PL_OK : prepare_q(ctx, in, out, node->user_data);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
@@ -180,9 +202,12 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         if (in.type == PL_FLOAT32)
             pl_log_softmax_f32((const float *)in.data + r * depth,
                                (float *)out.data + r * depth, depth);
-        else
+        else if (in.type == PL_INT8)
             pl_log_softmax_s8(node->user_data, (const int8_t *)in.data + r * depth,
                               (int8_t *)out.data + r * depth, depth);
+        else
+            pl_log_softmax_u8(node->user_data, (const uint8_t *)in.data + r * depth,
+                              (uint8_t *)out.data + r * depth, depth);
     }
     return PL_OK;
 }

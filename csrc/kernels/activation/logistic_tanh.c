@@ -13,7 +13,8 @@
 
 enum { LOGISTIC_CODE = 14, TANH_CODE = 28 };
 
-/* The int8 table (256 bytes) is allocated apart, in prepare, so only int8 ops pay for it. */
+/* The 8-bit table (256 bytes) is allocated apart, in prepare, so only 8-bit ops pay for it;
+** uint8 ops keep uint8 entries in it. */
 typedef struct opdata {
     PL_SLOT(int8_t *, lut);
     int32_t input_multiplier;
@@ -40,6 +41,12 @@ void pl_logistic_s8(const int8_t lut[256], const int8_t *in, int8_t *out, size_t
 {
     for (size_t i = 0; i < n; i++)
         out[i] = lut[(uint8_t)in[i]];
+}
+
+void pl_logistic_u8(const uint8_t lut[256], const uint8_t *in, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = lut[in[i]];
 }
 
 /* The input on the table's scale: x * multiplier, rounding-shifted right. TFLite does this
@@ -156,7 +163,8 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16);
+              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
+               in->type == PL_UINT8);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "%s: input type %s with output type %s is not supported", op,
@@ -171,11 +179,18 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     if (!is_tanh && (double)oq.scale != 1.0 / 256)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LOGISTIC: int8 output scale must be 1/256, got %g", (double)oq.scale);
+    if (!is_tanh && in->type == PL_UINT8 && oq.zero_point != 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "LOGISTIC: uint8 output zero point must be 0, got %d", oq.zero_point);
     void *lut = NULL;
     PL_TRY(ctx->alloc_persistent(ctx, 256, &lut));
     d->lut = lut;
-    pl_lut_populate_s8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
-                       is_tanh ? tanh_fn : logistic_fn, d->lut);
+    if (in->type == PL_UINT8)
+        pl_lut_populate_u8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
+                           is_tanh ? tanh_fn : logistic_fn, lut);
+    else
+        pl_lut_populate_s8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
+                           is_tanh ? tanh_fn : logistic_fn, d->lut);
     return PL_OK;
 }
 
@@ -204,6 +219,8 @@ static pl_status invoke_common(pl_context *ctx, pl_node *node, bool is_tanh)
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_INT8)
         pl_logistic_s8(d->lut, in.data, out.data, n);
+    else if (in.type == PL_UINT8)
+        pl_logistic_u8((const uint8_t *)d->lut, in.data, out.data, n);
     else if (in.type == PL_INT16 && is_tanh)
         pl_tanh_s16(d->input_multiplier, d->input_left_shift, in.data, out.data, n);
     else if (in.type == PL_INT16)

@@ -14,6 +14,8 @@ void pl_tanh_f32(const float *in, float *out, size_t n);
 
 /* out[i] = lut[(uint8_t)in[i]]: the int8 path of both ops. */
 void pl_logistic_s8(const int8_t lut[256], const int8_t *in, int8_t *out, size_t n);
+/* out[i] = lut[in[i]]: the legacy uint8 path of both ops. */
+void pl_logistic_u8(const uint8_t lut[256], const uint8_t *in, uint8_t *out, size_t n);
 
 /* multiplier 0 means a power-of-two input scale with the given left shift; otherwise
 ** the input is multiplied and rounding-shifted right by left_shift (TFLite's Prepare). */

@@ -32,7 +32,7 @@ static int32_t prelu_one(const pl_prelu_params *p, int32_t x, int32_t alpha)
         r = pl_fx_mul_by_qm(v, p->multiplier_1, p->shift_1);
     else
         r = pl_fx_mul_by_qm(v * (p->alpha_offset + alpha), p->multiplier_2, p->shift_2);
-    return pl_fx_clamp(r + p->output_offset, INT8_MIN, INT8_MAX);
+    return r + p->output_offset;
 }
 
 void pl_prelu_s8(const pl_prelu_params *p, const pl_bcast *bc, const int8_t *in,
@@ -41,7 +41,16 @@ void pl_prelu_s8(const pl_prelu_params *p, const pl_bcast *bc, const int8_t *in,
     pl_bcast_iter it;
     pl_bcast_begin(&it);
     for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it))
-        out[i] = (int8_t)prelu_one(p, in[it.i1], alpha[it.i2]);
+        out[i] = (int8_t)pl_fx_clamp(prelu_one(p, in[it.i1], alpha[it.i2]), INT8_MIN, INT8_MAX);
+}
+
+void pl_prelu_u8(const pl_prelu_params *p, const pl_bcast *bc, const uint8_t *in,
+                 const uint8_t *alpha, uint8_t *out)
+{
+    pl_bcast_iter it;
+    pl_bcast_begin(&it);
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it))
+        out[i] = (uint8_t)pl_fx_clamp(prelu_one(p, in[it.i1], alpha[it.i2]), 0, UINT8_MAX);
 }
 
 static pl_status prelu_init(pl_context *ctx, pl_node *node, void **user_data)
@@ -86,7 +95,7 @@ static pl_status prelu_prepare(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &alpha));
     PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
     if (in->type != alpha->type || in->type != out->type ||
-        (in->type != PL_FLOAT32 && in->type != PL_INT8))
+        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "PRELU: input type %s with alpha type %s and output type %s is not "
                          "supported", pl_type_name(in->type), pl_type_name(alpha->type),
@@ -96,7 +105,7 @@ static pl_status prelu_prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_MODEL,
                          "PRELU: alpha does not broadcast to the input shape, or the output "
                          "shape differs from the input's");
-    return in->type == PL_INT8 ? prepare_s8(ctx, d, in, alpha, out) : PL_OK;
+    return in->type == PL_FLOAT32 ? PL_OK : prepare_s8(ctx, d, in, alpha, out);
 }
 
 static pl_status prelu_invoke(pl_context *ctx, pl_node *node)
@@ -110,6 +119,8 @@ static pl_status prelu_invoke(pl_context *ctx, pl_node *node)
     pl_bcast_init(&bc, &in, &alpha, &out);
     if (in.type == PL_FLOAT32)
         pl_prelu_f32(&bc, in.data, alpha.data, out.data);
+    else if (in.type == PL_UINT8)
+        pl_prelu_u8(&d->p, &bc, in.data, alpha.data, out.data);
     else
         pl_prelu_s8(&d->p, &bc, in.data, alpha.data, out.data);
     return PL_OK;

@@ -22,5 +22,8 @@ typedef struct pl_prelu_params {
 void pl_prelu_f32(const pl_bcast *bc, const float *in, const float *alpha, float *out);
 void pl_prelu_s8(const pl_prelu_params *p, const pl_bcast *bc, const int8_t *in,
                  const int8_t *alpha, int8_t *out);
+/* Legacy uint8: the same arithmetic, clamped to 0..255. */
+void pl_prelu_u8(const pl_prelu_params *p, const pl_bcast *bc, const uint8_t *in,
+                 const uint8_t *alpha, uint8_t *out);
 
 #endif

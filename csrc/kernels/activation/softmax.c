@@ -81,6 +81,33 @@ void pl_softmax_s8(const pl_softmax_params *p, const int8_t *in, int8_t *out, si
     }
 }
 
+/* Legacy uint8: TFLite's same template with InputT = OutputT = uint8_t (lowest 0). */
+static int32_t row_scale_u8(const pl_softmax_params *p, const uint8_t *in, size_t depth,
+                            int32_t *max_out, int32_t *scale)
+{
+    int32_t max = 0, sum = 0, bits_over_unit = 0;
+    for (size_t c = 0; c < depth; c++)
+        max = in[c] > max ? in[c] : max;
+    for (size_t c = 0; c < depth; c++) {
+        if (in[c] - max >= p->diff_min)
+            sum += pl_fx_rdbpot(exp_of_diff(p, in[c] - max), ACCUM_BITS);
+    }
+    *max_out = max;
+    *scale = pl_lut_reciprocal(sum, ACCUM_BITS, &bits_over_unit);
+    return bits_over_unit + 31 - 8;
+}
+
+void pl_softmax_u8(const pl_softmax_params *p, const uint8_t *in, uint8_t *out, size_t outer,
+                   size_t depth)
+{
+    for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
+        int32_t scale, max;
+        int32_t exponent = row_scale_u8(p, in, depth, &max, &scale);
+        for (size_t c = 0; c < depth; c++)
+            out[c] = (uint8_t)value_s8(p, in[c] - max, scale, exponent, 0, UINT8_MAX);
+    }
+}
+
 void pl_softmax_s8_s16(const pl_softmax_params *p, const int8_t *in, int16_t *out,
                        size_t outer, size_t depth)
 {
@@ -156,7 +183,7 @@ static pl_status prepare_s8(pl_context *ctx, opdata *d, float input_scale)
     pl_fx_quantize_multiplier(real, &d->p.input_multiplier, &shift);
     if (!(real > 1.0) || shift < 0 || shift > 31)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "SOFTMAX: beta * input scale %g is too small for int8", real);
+                         "SOFTMAX: beta * input scale %g is too small for 8 bits", real);
     d->p.input_left_shift = shift;
     double radius = 1.0 * ((1 << SCALED_DIFF_BITS) - 1) *
                     (double)(1LL << (31 - SCALED_DIFF_BITS)) / (double)(1LL << shift);
@@ -203,6 +230,10 @@ static pl_status check_output(pl_context *ctx, const pl_tensor *in, const pl_ten
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "SOFTMAX: int8 output needs scale 1/256 and zero point -128, got "
                          "%g and %d", (double)oq->scale, oq->zero_point);
+    if (in->type == PL_UINT8 && (oq->zero_point != 0 || !scale_near(oq->scale, 1.0f / 256)))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "SOFTMAX: uint8 output needs scale 1/256 and zero point 0, got "
+                         "%g and %d", (double)oq->scale, oq->zero_point);
     if (in->type == PL_INT16 && (oq->zero_point != 0 || !scale_near(oq->scale, 1.0f / 32768)))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "SOFTMAX: int16 output needs scale 1/32768 and zero point 0, got "
@@ -229,7 +260,8 @@ static pl_status softmax_prepare(pl_context *ctx, pl_node *node)
     d->p.beta = pl_table_f32(&node->options, 0, 0.0f);
     bool ok = (in->type == PL_FLOAT32 && out->type == PL_FLOAT32) ||
               (in->type == PL_INT8 && (out->type == PL_INT8 || out->type == PL_INT16)) ||
-              (in->type == PL_INT16 && out->type == PL_INT16);
+              (in->type == PL_INT16 && out->type == PL_INT16) ||
+              (in->type == PL_UINT8 && out->type == PL_UINT8);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "SOFTMAX: input type %s with output type %s is not supported",
@@ -240,7 +272,7 @@ static pl_status softmax_prepare(pl_context *ctx, pl_node *node)
     PL_TRY(pl_act_quant(ctx, in, &iq));
     PL_TRY(pl_act_quant(ctx, out, &oq));
     PL_TRY(check_output(ctx, in, out, &oq));
-    return in->type == PL_INT8 ? prepare_s8(ctx, d, iq.scale) : prepare_s16(ctx, d, &iq, &oq);
+    return in->type == PL_INT16 ? prepare_s16(ctx, d, &iq, &oq) : prepare_s8(ctx, d, iq.scale);
 }
 
 static pl_status softmax_invoke(pl_context *ctx, pl_node *node)
@@ -255,6 +287,8 @@ static pl_status softmax_invoke(pl_context *ctx, pl_node *node)
         pl_softmax_f32(d->p.beta, in.data, out.data, outer, depth);
     else if (in.type == PL_INT16)
         pl_softmax_s16(&d->p, in.data, out.data, outer, depth);
+    else if (in.type == PL_UINT8)
+        pl_softmax_u8(&d->p, in.data, out.data, outer, depth);
     else if (out.type == PL_INT8)
         pl_softmax_s8(&d->p, in.data, out.data, outer, depth);
     else

@@ -24,6 +24,9 @@ typedef struct pl_softmax_params {
 void pl_softmax_f32(float beta, const float *in, float *out, size_t outer, size_t depth);
 void pl_softmax_s8(const pl_softmax_params *p, const int8_t *in, int8_t *out, size_t outer,
                    size_t depth);
+/* Legacy uint8 in and out (output scale 1/256, zero point 0). */
+void pl_softmax_u8(const pl_softmax_params *p, const uint8_t *in, uint8_t *out, size_t outer,
+                   size_t depth);
 void pl_softmax_s8_s16(const pl_softmax_params *p, const int8_t *in, int16_t *out,
                        size_t outer, size_t depth);
 void pl_softmax_s16(const pl_softmax_params *p, const int16_t *in, int16_t *out,

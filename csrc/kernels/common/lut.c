@@ -138,6 +138,18 @@ void pl_lut_populate_s8(float input_scale, int32_t input_zero_point, float outpu
     }
 }
 
+void pl_lut_populate_u8(float input_scale, int32_t input_zero_point, float output_scale,
+                        int32_t output_zero_point, float (*fn)(float), uint8_t lut[256])
+{
+    const float inverse_scale = 1 / output_scale;
+    for (int32_t v = 0; v <= 255; v++) {
+        float dequantized = input_scale * (float)(v - input_zero_point);
+        float rescaled = pl_fx_roundf(fn(dequantized) * inverse_scale);
+        int32_t q = float_to_i32(rescaled + (float)output_zero_point);
+        lut[v] = (uint8_t)pl_fx_clamp(q, 0, 255);
+    }
+}
+
 static int16_t clamp_s16(double v)
 {
     return (int16_t)(v < -32768.0 ? -32768.0 : v > 32767.0 ? 32767.0 : v);

@@ -31,6 +31,10 @@ int32_t pl_lut_reciprocal(int32_t x, int32_t x_integer_digits, int32_t *num_bits
 void pl_lut_populate_s8(float input_scale, int32_t input_zero_point, float output_scale,
                         int32_t output_zero_point, float (*fn)(float), int8_t lut[256]);
 
+/* The same for legacy uint8 (LUTPopulate<uint8_t>): lut[q], clamped to 0..255. */
+void pl_lut_populate_u8(float input_scale, int32_t input_zero_point, float output_scale,
+                        int32_t output_zero_point, float (*fn)(float), uint8_t lut[256]);
+
 /* TFLite LUTPopulate<int16_t> with a double transform (the variant softmax uses): 512
 ** samples over the input range, each biased to halve the interpolation error. */
 void pl_lut_populate_s16(double input_scale, int32_t input_zero_point, double output_scale,

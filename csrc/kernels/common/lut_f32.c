@@ -1,4 +1,4 @@
-/* lut_f32.c - the float int16 table (see lut_f32.h). */
+/* lut_f32.c - the float int16 table, entry by entry (see lut_f32.h). */
 #include "lut_f32.h"
 
 #include "kernels/common/fixedpoint.h"
@@ -8,27 +8,39 @@ static int16_t clamp_s16(float v)
     return (int16_t)(v < -32768.0f ? -32768.0f : v > 32767.0f ? 32767.0f : v);
 }
 
-void pl_lut_populate_s16_f32(float input_scale, int32_t input_zero_point, float output_scale,
-                             int32_t output_zero_point, float (*fn)(float, float),
-                             float param, int16_t lut[PL_LUT_S16_SIZE])
+void pl_lut_f32_init(pl_lut_f32 *t, float input_scale, int32_t input_zero_point,
+                     float output_scale, int32_t output_zero_point)
 {
-    const float input_min = input_scale * (float)(-32768 - input_zero_point);
-    const float input_max = input_scale * (float)(32767 - input_zero_point);
+    t->input_min = input_scale * (float)(-32768 - input_zero_point);
+    t->input_max = input_scale * (float)(32767 - input_zero_point);
     const float output_min = output_scale * (float)(-32768 - output_zero_point);
     const float output_max = output_scale * (float)(32767 - output_zero_point);
-    const float step = (input_max - input_min) / 512;
-    const float half_step = step / 2;
-    const float inv = 65536.0f / (output_max - output_min);
-    for (int i = 0; i < 512; i++) {
-        float val = fn(input_min + (float)i * step, param);
-        float val_mid = fn(input_min + (float)i * step + half_step, param);
-        float val_next = fn(input_min + (float)(i + 1) * step, param);
-        float sample = pl_fx_roundf(val * inv);
-        float interp = pl_fx_roundf((val_next * inv + pl_fx_roundf(val * inv)) / 2);
-        float mid = pl_fx_roundf(val_mid * inv);
-        /* bias each sample by half the interpolation error at the midpoint */
-        float bias = pl_fx_roundf((interp - mid) / 2);
-        lut[i] = clamp_s16(sample - bias);
-    }
-    lut[512] = clamp_s16(pl_fx_roundf(fn(input_max, param) * inv));
+    t->step = (t->input_max - t->input_min) / 512;
+    t->half_step = t->step / 2;
+    t->inv = 65536.0f / (output_max - output_min);
+}
+
+int16_t pl_lut_f32_entry(const pl_lut_f32 *t, pl_lut_f32_fn fn, float param, int32_t i)
+{
+    if (i >= 512)
+        return clamp_s16(pl_fx_roundf(fn(t->input_max, param) * t->inv));
+    float val = fn(t->input_min + (float)i * t->step, param);
+    float val_mid = fn(t->input_min + (float)i * t->step + t->half_step, param);
+    float val_next = fn(t->input_min + (float)(i + 1) * t->step, param);
+    float sample = pl_fx_roundf(val * t->inv);
+    float interp = pl_fx_roundf((val_next * t->inv + pl_fx_roundf(val * t->inv)) / 2);
+    float mid = pl_fx_roundf(val_mid * t->inv);
+    /* bias each sample by half the interpolation error at the midpoint */
+    float bias = pl_fx_roundf((interp - mid) / 2);
+    return clamp_s16(sample - bias);
+}
+
+int16_t pl_lut_f32_lookup(const pl_lut_f32 *t, pl_lut_f32_fn fn, float param, int16_t value)
+{
+    int32_t index = 256 + (value >> 7);
+    int32_t offset = value & 0x7f;
+    int16_t base = pl_lut_f32_entry(t, fn, param, index);
+    int16_t slope = (int16_t)(pl_lut_f32_entry(t, fn, param, index + 1) - base);
+    int32_t delta = (slope * offset + 64) >> 7;
+    return (int16_t)(base + delta);
 }

@@ -2,6 +2,7 @@
 #include "conv.h"
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/uint8.h"
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/conv/hybrid.h"
@@ -22,6 +23,7 @@ typedef struct op_data {
     bool hybrid;
     pl_conv_hybrid_params h;
     int32_t scratch; /* hybrid: one batch of quantized input */
+    int32_t filter_offset; /* uint8: minus the filter zero point */
 } op_data;
 
 /* One output point's geometry. A "run" is a stretch of taps contiguous in both the input
@@ -608,7 +610,8 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
                          ? PL_INT32 : PL_INT64;
     else
         *bias_type = bias != NULL ? bias->type : PL_INT32;
-    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
+    ok = (ok && pl_convq_bias_type_ok(in->type, bias, true)) ||
+         pl_u8conv_types_ok(in, f, bias, out);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: input %s, filter %s, bias %s, "
                          "output %s is not supported", pl_type_name(in->type),
@@ -644,6 +647,18 @@ static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *in, const pl_t
     return ctx->request_scratch(ctx, batch, &d->scratch);
 }
 
+/* LiteRT's uint8 reference Conv has no groups. */
+static pl_status prepare_u8(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                            const pl_tensor *out, int32_t activation, pl_convq *q,
+                            int32_t *filter_offset)
+{
+    if (f->dims[3] != in->dims[3])
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: uint8 grouped convolution "
+                         "(input depth %d, filter depth %d) is not supported", in->dims[3],
+                         f->dims[3]);
+    return pl_u8conv_prepare(ctx, "CONV_2D", in, f, out, activation, q, filter_offset);
+}
+
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -661,8 +676,11 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_convq q;
-    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
-                                &q));
+    if (in->type == PL_UINT8)
+        PL_TRY(prepare_u8(ctx, in, f, out, activation, &q, &d->filter_offset));
+    else
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+                                    &q));
     PL_CONVQ_STORE(&d->p, q);
     return PL_OK;
 }
@@ -683,6 +701,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     } else if (d->type == PL_FLOAT32) {
         pl_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
                     v.out.data);
+    } else if (d->type == PL_UINT8) {
+        pl_u8conv_conv(&d->p, d->filter_offset, in_dims, v.in.data, f_dims, v.f.data,
+                       v.bias.data, out_dims, v.out.data);
     } else if (d->type == PL_INT8) {
         pl_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
                    v.out.data);

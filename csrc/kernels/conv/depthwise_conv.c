@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/uint8.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
 #include "kernels/common/rescale.h"
@@ -19,6 +20,7 @@ static const pl_convq_names op_names = {"DEPTHWISE_CONV_2D", "filter", "per-chan
 typedef struct op_data {
     pl_depthwise_conv_params p;
     pl_type type;
+    int32_t filter_offset; /* uint8: minus the filter zero point */
 } op_data;
 
 /* Output channels are computed in blocks with the channel loop innermost, so every tap is
@@ -295,6 +297,7 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type &&
               pl_convq_bias_type_ok(in->type, bias, false);
+    ok = ok || pl_u8conv_types_ok(in, f, bias, out);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: input %s, filter %s, "
                          "bias %s, output %s is not supported", pl_type_name(in->type),
@@ -318,8 +321,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_convq q;
-    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
-                                &q));
+    if (in->type == PL_UINT8)
+        PL_TRY(pl_u8conv_prepare(ctx, "DEPTHWISE_CONV_2D", in, f, out, activation, &q,
+                                 &d->filter_offset));
+    else
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
+                                    &q));
     PL_CONVQ_STORE(&d->p, q);
     return PL_OK;
 }
@@ -338,6 +345,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     if (d->type == PL_FLOAT32)
         pl_depthwise_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
                               out_dims, v.out.data);
+    else if (d->type == PL_UINT8)
+        pl_u8conv_depthwise(&d->p, d->filter_offset, in_dims, v.in.data, f_dims, v.f.data,
+                            v.bias.data, out_dims, v.out.data);
     else if (d->type == PL_INT8)
         pl_depthwise_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
                              out_dims, v.out.data);

@@ -9,6 +9,7 @@
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/conv/hybrid.h"
+#include "kernels/conv/uint8.h"
 
 /* static_cast<int32_t>(round((double)acc * scale)), saturated instead of undefined. */
 static int32_t requantize(double acc, double scale)
@@ -237,7 +238,8 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
     pl_type want_f = in->type == PL_FLOAT32 && !hybrid ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type;
-    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
+    ok = (ok && pl_convq_bias_type_ok(in->type, bias, true)) ||
+         pl_u8conv_types_ok(in, f, bias, out);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: input %s, weights %s, "
                          "bias %s, output %s is not supported", pl_type_name(in->type),
@@ -301,6 +303,22 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
     return prepare_scales(ctx, in, f, out, p);
 }
 
+/* uint8: per-tensor weights with any zero point, rescaled in double as for int8. */
+static pl_status prepare_u8(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                            const pl_tensor *out, int32_t activation,
+                            pl_fully_connected_params *p)
+{
+    pl_convq q;
+    PL_TRY(pl_u8conv_quant(ctx, "FULLY_CONNECTED", in, f, out, activation, &q,
+                           &p->filter_offset));
+    p->per_channel = false;
+    p->input_offset = q.input_offset;
+    p->output_offset = q.output_offset;
+    p->act_min = q.act_min;
+    p->act_max = q.act_max;
+    return prepare_scales(ctx, in, f, out, p);
+}
+
 static pl_status read_options(pl_context *ctx, const pl_node *node, int32_t *activation,
                               bool *keep)
 {
@@ -346,6 +364,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
         return prepare_hybrid(ctx, node, f, d);
+    if (in->type == PL_UINT8)
+        return prepare_u8(ctx, in, f, out, activation, &d->p);
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
     return PL_OK;
@@ -365,6 +385,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
                                   scratch);
     else if (d->type == PL_FLOAT32)
         pl_fully_connected_f32(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
+    else if (d->type == PL_UINT8)
+        pl_u8conv_fully_connected(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
     else if (d->type == PL_INT8)
         pl_fully_connected_s8(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
     else

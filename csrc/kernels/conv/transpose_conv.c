@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/uint8.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
 
@@ -22,6 +23,7 @@ typedef struct op_data {
     pl_type type;
     bool bias64;
     int32_t scratch;
+    int32_t filter_offset; /* uint8: minus the weights' zero point */
 } op_data;
 
 /* The scatter loops in TFLite's order; ACC(o, i, f) accumulates input i times filter f
@@ -95,6 +97,27 @@ void pl_transpose_conv_s8(const pl_transpose_conv_params *p, const int32_t *in_d
     }
 }
 
+void pl_transpose_conv_u8(const pl_transpose_conv_params *p, int32_t filter_offset,
+                          const int32_t *in_dims, const uint8_t *in, const int32_t *f_dims,
+                          const uint8_t *filter, const int32_t *bias, const int32_t *out_dims,
+                          uint8_t *out, int32_t *scratch)
+{
+    size_t n = count4(out_dims);
+    memset(scratch, 0, n * sizeof *scratch);
+#define ACC_U8(o, i, f) \
+    scratch[o] = (int32_t)((uint32_t)scratch[o] + \
+                           (uint32_t)((in[i] + p->input_offset) * (filter[f] + filter_offset)))
+    SCATTER(p, in_dims, f_dims, out_dims, ACC_U8);
+    size_t od = (size_t)out_dims[3];
+    for (size_t k = 0; k < n; k++) {
+        size_t c = k % od;
+        int32_t acc = (int32_t)((uint32_t)scratch[k] + (uint32_t)(bias != NULL ? bias[c] : 0));
+        int64_t v = (int64_t)pl_fx_mul_by_qm(acc, p->multiplier[0], p->shift[0]) +
+                    p->output_offset;
+        out[k] = (uint8_t)(v < p->act_min ? p->act_min : v > p->act_max ? p->act_max : v);
+    }
+}
+
 void pl_transpose_conv_s16(const pl_transpose_conv_params *p, const int32_t *in_dims,
                            const int16_t *in, const int32_t *f_dims, const int8_t *filter,
                            const void *bias, bool bias64, const int32_t *out_dims,
@@ -143,7 +166,8 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *shape, const pl_t
     pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type && shape->type == PL_INT32;
-    ok = ok && pl_convq_bias_type_ok(in->type, bias, true);
+    ok = (ok && pl_convq_bias_type_ok(in->type, bias, true)) ||
+         (pl_u8conv_types_ok(in, f, bias, out) && shape->type == PL_INT32);
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TRANSPOSE_CONV: input %s, weights %s, "
                          "bias %s, output %s, output_shape %s is not supported",
@@ -218,8 +242,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_convq q;
-    PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
-                                &q));
+    if (in->type == PL_UINT8)
+        PL_TRY(pl_u8conv_prepare(ctx, "TRANSPOSE_CONV", in, f, out, activation, &q,
+                                 &d->filter_offset));
+    else
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+                                    &q));
     PL_CONVQ_STORE(&d->p, q);
     return ctx->request_scratch(ctx, pl_transpose_conv_scratch_size(in->type,
                                                                     pl_tensor_count(out)),
@@ -243,7 +271,10 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     if (scratch == NULL)
         return ctx->fail(ctx, PL_ERR_STATE, "TRANSPOSE_CONV: scratch buffer %d missing",
                          d->scratch);
-    if (d->type == PL_INT8)
+    if (d->type == PL_UINT8)
+        pl_transpose_conv_u8(&d->p, d->filter_offset, in.dims, in.data, f.dims, f.data,
+                             bias.data, out.dims, out.data, scratch);
+    else if (d->type == PL_INT8)
         pl_transpose_conv_s8(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
                              out.data, scratch);
     else

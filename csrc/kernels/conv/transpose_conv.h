@@ -31,6 +31,12 @@ void pl_transpose_conv_s8(const pl_transpose_conv_params *p, const int32_t *in_d
                           const int8_t *in, const int32_t *f_dims, const int8_t *filter,
                           const int32_t *bias, const int32_t *out_dims, int8_t *out,
                           int32_t *scratch);
+/* Legacy uint8: per-tensor weights with any zero point (filter_offset = minus it), one
+** multiplier (multiplier[0], shift[0]). */
+void pl_transpose_conv_u8(const pl_transpose_conv_params *p, int32_t filter_offset,
+                          const int32_t *in_dims, const uint8_t *in, const int32_t *f_dims,
+                          const uint8_t *filter, const int32_t *bias, const int32_t *out_dims,
+                          uint8_t *out, int32_t *scratch);
 /* 16x8 accumulates in int64; an int32 bias (quantized_bias_type INT32) is widened. */
 void pl_transpose_conv_s16(const pl_transpose_conv_params *p, const int32_t *in_dims,
                            const int16_t *in, const int32_t *f_dims, const int8_t *filter,

@@ -103,6 +103,16 @@ void pl_add_s8(const pl_add_params *p, const pl_bcast *bc, const int8_t *a, cons
         out[i] = (int8_t)add_one(p, a[it.i1], b[it.i2]);
 }
 
+/* Legacy uint8: the same arithmetic as int8 (left shift 20), output 0..255. */
+void pl_add_u8(const pl_add_params *p, const pl_bcast *bc, const uint8_t *a, const uint8_t *b,
+               uint8_t *out)
+{
+    pl_bcast_iter it;
+    pl_bcast_begin(&it);
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it))
+        out[i] = (uint8_t)add_one(p, a[it.i1], b[it.i2]);
+}
+
 void pl_add_s16(const pl_add_params *p, const pl_bcast *bc, const int16_t *a,
                 const int16_t *b, int16_t *out)
 {
@@ -142,6 +152,15 @@ void pl_mul_s8(const pl_add_params *p, const pl_bcast *bc, const int8_t *a, cons
     pl_bcast_begin(&it);
     for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it))
         out[i] = (int8_t)mul_one(p, a[it.i1], b[it.i2]);
+}
+
+void pl_mul_u8(const pl_add_params *p, const pl_bcast *bc, const uint8_t *a, const uint8_t *b,
+               uint8_t *out)
+{
+    pl_bcast_iter it;
+    pl_bcast_begin(&it);
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it))
+        out[i] = (uint8_t)mul_one(p, a[it.i1], b[it.i2]);
 }
 
 void pl_mul_s16(const pl_add_params *p, const pl_bcast *bc, const int16_t *a,
@@ -189,8 +208,8 @@ static void int32_range(int32_t act, int32_t *lo, int32_t *hi)
 
 static void type_range(pl_type t, int32_t *lo, int32_t *hi)
 {
-    *lo = t == PL_INT8 ? INT8_MIN : INT16_MIN;
-    *hi = t == PL_INT8 ? INT8_MAX : INT16_MAX;
+    *lo = t == PL_INT8 ? INT8_MIN : t == PL_UINT8 ? 0 : INT16_MIN;
+    *hi = t == PL_INT8 ? INT8_MAX : t == PL_UINT8 ? UINT8_MAX : INT16_MAX;
 }
 
 static pl_status check_zero_points(pl_context *ctx, const pl_tensor *const t[3])
@@ -332,7 +351,7 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *const t[3], int32
                          pl_type_name(ty), pl_type_name(t[1]->type),
                          pl_type_name(t[2]->type));
     if (ty != PL_FLOAT32 && ty != PL_INT32 && ty != PL_INT64 && ty != PL_INT8 &&
-        ty != PL_INT16)
+        ty != PL_INT16 && ty != PL_UINT8)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name(ty));
     if (act < PL_ACT_NONE || act > PL_ACT_RELU6)
@@ -428,6 +447,12 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         break;
     case PL_INT16:
         run_s16(d, &bc, op, a.data, b.data, o.data);
+        break;
+    case PL_UINT8:
+        if (op == OP_MUL)
+            pl_mul_u8(&d->q, &bc, a.data, b.data, o.data);
+        else
+            pl_add_u8(&d->q, &bc, a.data, b.data, o.data);
         break;
     default:
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",

@@ -25,9 +25,11 @@ const pl_registration *pl_add_registration(void);
 const pl_registration *pl_sub_registration(void);
 const pl_registration *pl_mul_registration(void);
 
-/* General rescaling path (int8 with left shift 20, int16 with 15). */
+/* General rescaling path (int8 and legacy uint8 with left shift 20, int16 with 15). */
 void pl_add_s8(const pl_add_params *p, const pl_bcast *bc, const int8_t *a, const int8_t *b,
                int8_t *out);
+void pl_add_u8(const pl_add_params *p, const pl_bcast *bc, const uint8_t *a, const uint8_t *b,
+               uint8_t *out);
 void pl_add_s16(const pl_add_params *p, const pl_bcast *bc, const int16_t *a,
                 const int16_t *b, int16_t *out);
 /* int16 with zero points 0 and power-of-two scales: one input is shifted right. */
@@ -41,6 +43,8 @@ void pl_sub_f32(const pl_bcast *bc, float lo, float hi, const float *a, const fl
 /* out = output_offset + MultiplyByQuantizedMultiplier((a + off1) * (b + off2)). */
 void pl_mul_s8(const pl_add_params *p, const pl_bcast *bc, const int8_t *a, const int8_t *b,
                int8_t *out);
+void pl_mul_u8(const pl_add_params *p, const pl_bcast *bc, const uint8_t *a, const uint8_t *b,
+               uint8_t *out);
 void pl_mul_s16(const pl_add_params *p, const pl_bcast *bc, const int16_t *a,
                 const int16_t *b, int16_t *out);
 void pl_mul_f32(const pl_bcast *bc, float lo, float hi, const float *a, const float *b,

@@ -21,7 +21,9 @@ typedef struct op_data {
     int32_t input_zp, output_zp;
     float input_scale, output_scale;
     int32_t multiplier, shift;
-    PL_SLOT(int16_t *, table); /* EXP, LOG, RSQRT: the int8 (256 bytes) or int16 (513 values) table */
+    PL_SLOT(int8_t *, table); /* int8 EXP, LOG: the 256-entry table */
+    pl_lut_f32 t16; /* int16 EXP, LOG, RSQRT: the table's description */
+    float param;    /* and its transform's parameter */
 } op_data;
 
 float pl_math_round_f32(float x)
@@ -98,29 +100,30 @@ static bool supported(int32_t op, pl_type t)
     case OP_NEG:
         return t == PL_INT8 || t == PL_INT16 || t == PL_INT32 || t == PL_INT64;
     case OP_ZEROS_LIKE:
-        return t == PL_INT32 || t == PL_INT64;
+        return t == PL_INT8 || t == PL_INT32 || t == PL_INT64;
     default:
         return false;
     }
 }
 
-/* The quantized paths: int8/int16 of every op but NEG (which negates stored integers). */
+/* The quantized paths: int8/int16 of every op but NEG (which negates stored integers) and
+** ZEROS_LIKE (which stores 0s, as TFLM's int8 kernel). */
 static bool is_quantized_path(int32_t op, pl_type t)
 {
-    return op != OP_NEG && (t == PL_INT8 || t == PL_INT16);
+    return op != OP_NEG && op != OP_ZEROS_LIKE && (t == PL_INT8 || t == PL_INT16);
 }
 
-static pl_status prepare_table_s16(int32_t op, op_data *d)
+static pl_lut_f32_fn table_fn(int32_t op)
 {
-    if (op == OP_EXP)
-        pl_lut_populate_s16_f32(d->input_scale, 0, d->output_scale, 0, t_exp, 0.0f, d->table);
-    else if (op == OP_LOG) /* float product of int and scale, as LogLUTPrepare's */
-        pl_lut_populate_s16_f32(d->input_scale, 0, d->output_scale, 0, t_log,
-                                (float)(-32768 - d->output_zp) * d->output_scale, d->table);
-    else if (op == OP_RSQRT)
-        pl_lut_populate_s16_f32(d->input_scale, 0, d->output_scale, 0, t_rsqrt,
-                                d->output_scale, d->table);
-    return PL_OK;
+    return op == OP_EXP ? t_exp : op == OP_LOG ? t_log : t_rsqrt;
+}
+
+static void prepare_table_s16(int32_t op, op_data *d)
+{
+    pl_lut_f32_init(&d->t16, d->input_scale, 0, d->output_scale, 0);
+    /* LOG's output minimum is a float product of int and scale, as in LogLUTPrepare */
+    d->param = op == OP_LOG ? (float)(-32768 - d->output_zp) * d->output_scale
+                            : d->output_scale;
 }
 
 static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
@@ -141,19 +144,18 @@ static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
     if (d->input_zp < lo || d->input_zp > hi || d->output_zp < lo || d->output_zp > hi)
         return ctx->fail(ctx, PL_ERR_MODEL, "zero points %d and %d out of [%d, %d]",
                          (int)d->input_zp, (int)d->output_zp, (int)lo, (int)hi);
-    if (d->table == NULL && (op == OP_EXP || op == OP_LOG || op == OP_RSQRT)) {
-        /* only quantized tables pay arena bytes, int8's 256, int16's 513 values */
-        size_t bytes = in->type == PL_INT16 ? 2u * PL_LUT_S16_SIZE : 256u;
-        PL_TRY(ctx->alloc_persistent(ctx, bytes, (void **)&d->table));
+    if (in->type == PL_INT16) {
+        prepare_table_s16(op, d);
+        return PL_OK;
     }
-    if (in->type == PL_INT16)
-        return prepare_table_s16(op, d);
+    if (d->table == NULL && (op == OP_EXP || op == OP_LOG)) /* only int8 tables cost bytes */
+        PL_TRY(ctx->alloc_persistent(ctx, 256, (void **)&d->table));
     if (op == OP_EXP)
         pl_lut_populate_s8(d->input_scale, d->input_zp, d->output_scale, d->output_zp, f_exp,
-                           (int8_t *)d->table);
+                           d->table);
     else if (op == OP_LOG)
         pl_lut_populate_s8(d->input_scale, d->input_zp, d->output_scale, d->output_zp,
-                           f_log_or_min, (int8_t *)d->table);
+                           f_log_or_min, d->table);
     else if (op == OP_RSQRT) /* float sqrt, float product, then double: LiteRT's order */
         pl_fx_quantize_multiplier(1. / (double)(sqrtf(d->input_scale) * d->output_scale),
                                   &d->multiplier, &d->shift);
@@ -235,7 +237,7 @@ static pl_status run_s8(pl_context *ctx, int32_t op, const op_data *d, const int
         return run_sqrt_q(ctx, d, in, out, n);
     for (size_t i = 0; i < n; i++) {
         if (op != OP_RSQRT) {
-            out[i] = ((const int8_t *)d->table)[(uint8_t)in[i]];
+            out[i] = d->table[(uint8_t)in[i]];
             continue;
         }
         if (in[i] < d->input_zp)
@@ -246,7 +248,8 @@ static pl_status run_s8(pl_context *ctx, int32_t op, const op_data *d, const int
     return PL_OK;
 }
 
-/* int16 EXP, LOG, RSQRT: LUTLookup; RSQRT refuses negative inputs first, as LiteRT. */
+/* int16 EXP, LOG, RSQRT: LUTLookup, its two entries computed per value (see lut_f32.h);
+** RSQRT refuses negative inputs first, as LiteRT. */
 static pl_status run_table_s16(pl_context *ctx, int32_t op, const op_data *d,
                                const int16_t *in, int16_t *out, size_t n)
 {
@@ -256,7 +259,7 @@ static pl_status run_table_s16(pl_context *ctx, int32_t op, const op_data *d,
                              i, (int)in[i]);
     }
     for (size_t i = 0; i < n; i++)
-        out[i] = pl_lut_lookup_s16(in[i], d->table);
+        out[i] = pl_lut_f32_lookup(&d->t16, table_fn(op), d->param, in[i]);
     return PL_OK;
 }
 

@@ -3,10 +3,11 @@
 ** ZEROS_LIKE.
 **
 ** float32 for all; int8 EXP and LOG through a 256-entry table of the float function and
-** int16 EXP, LOG, RSQRT through TFLite's interpolated 513-entry table (LUTPopulate); int8
+** int16 EXP, LOG, RSQRT through TFLite's interpolated 513-entry table (LUTPopulate), whose
+** two entries each lookup reads are computed on the fly rather than stored; int8
 ** and int16 SQRT in float with truncation; int8 RSQRT in fixed point
 ** (GetInvSqrtQuantizedMultiplierExp); NEG on int8, int16, int32, int64 and ZEROS_LIKE on
-** int32, int64 as stored integers. */
+** int8 (TFLM's), int32, int64 as stored integers. */
 #ifndef PL_KERNELS_MATH_H
 #define PL_KERNELS_MATH_H
 

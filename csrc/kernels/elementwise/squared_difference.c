@@ -1,21 +1,24 @@
 /* squared_difference.c - SQUARED_DIFFERENCE (see squared_difference.h). */
 #include "squared_difference.h"
 
+#include <math.h>
+#include <stdbool.h>
+
 #include "kernels/common/fixedpoint.h"
 #include "kernels/elementwise/binary.h"
 
-enum { OP_SQUARED_DIFFERENCE = 99, LEFT_SHIFT = 7 };
+enum { OP_SQUARED_DIFFERENCE = 99 };
 
-int8_t pl_sqdiff_s8(const pl_sqdiff_params *p, int32_t x, int32_t y)
+int32_t pl_sqdiff_q(const pl_sqdiff_params *p, int32_t x, int32_t y, int32_t lo, int32_t hi)
 {
-    int32_t a = pl_fx_mul_by_qm((x + p->offset1) * (1 << LEFT_SHIFT), p->multiplier1,
+    int32_t a = pl_fx_mul_by_qm((x + p->offset1) * (1 << p->left_shift), p->multiplier1,
                                 p->shift1);
-    int32_t b = pl_fx_mul_by_qm((y + p->offset2) * (1 << LEFT_SHIFT), p->multiplier2,
+    int32_t b = pl_fx_mul_by_qm((y + p->offset2) * (1 << p->left_shift), p->multiplier2,
                                 p->shift2);
-    int32_t diff = a - b;
-    int32_t raw = pl_fx_mul_by_qm(diff * diff, p->output_multiplier, p->output_shift) +
-                  p->output_offset;
-    return (int8_t)pl_fx_clamp(raw, INT8_MIN, INT8_MAX);
+    uint32_t diff = (uint32_t)a - (uint32_t)b;
+    int32_t raw = pl_fx_mul_by_qm((int32_t)(diff * diff), p->output_multiplier,
+                                  p->output_shift) + p->output_offset;
+    return pl_fx_clamp(raw, lo, hi);
 }
 
 /* QuantizeMultiplierSmallerThanOneExp: LiteRT aborts outside (0, 1); we refuse. */
@@ -27,24 +30,33 @@ static pl_status small(pl_context *ctx, double m, int32_t *q, int32_t *shift)
     return PL_OK;
 }
 
-static pl_status prepare_s8(pl_context *ctx, pl_tensor *const t[3], pl_sqdiff_params *p)
+/* int8 (LiteRT) and int16 (TFLM, zero points 0): the doubling and (1 << 2 left_shift) *
+** s_out are float products widened to double, as both write them. */
+static pl_status prepare_q(pl_context *ctx, pl_tensor *const t[3], pl_sqdiff_params *p)
 {
+    bool s16 = t[0]->type == PL_INT16;
+    int32_t lo = s16 ? 0 : INT8_MIN, hi = s16 ? 0 : INT8_MAX;
     for (int k = 0; k < 3; k++) {
-        if (t[k]->q.count == 0 || !(t[k]->q.scale[0] > 0.0f) ||
-            t[k]->q.zero_point[0] < INT8_MIN || t[k]->q.zero_point[0] > INT8_MAX)
-            return ctx->fail(ctx, PL_ERR_MODEL, "tensor %d: needs a positive scale and an "
-                             "int8 zero point", (int)t[k]->index);
+        if (t[k]->q.count == 0 || !(t[k]->q.scale[0] > 0.0f) || !isfinite(t[k]->q.scale[0]) ||
+            t[k]->q.zero_point[0] < lo || t[k]->q.zero_point[0] > hi)
+            return ctx->fail(ctx, PL_ERR_MODEL, "tensor %d: needs a positive scale and a zero "
+                             "point in [%d, %d]", (int)t[k]->index, (int)lo, (int)hi);
     }
     float s1 = t[0]->q.scale[0], s2 = t[1]->q.scale[0], so = t[2]->q.scale[0];
     p->offset1 = -t[0]->q.zero_point[0];
     p->offset2 = -t[1]->q.zero_point[0];
     p->output_offset = t[2]->q.zero_point[0];
-    /* float doubling and float (1 << 14) * s_out, then double: LiteRT's expression */
+    p->left_shift = s16 ? 0 : 7;
     double twice_max = (double)(2.0f * (s1 > s2 ? s1 : s2));
     PL_TRY(small(ctx, (double)s1 / twice_max, &p->multiplier1, &p->shift1));
     PL_TRY(small(ctx, (double)s2 / twice_max, &p->multiplier2, &p->shift2));
-    return small(ctx, twice_max * twice_max / (double)((float)(1 << (2 * LEFT_SHIFT)) * so),
-                 &p->output_multiplier, &p->output_shift);
+    double out = twice_max * twice_max / (double)((float)(1 << (2 * p->left_shift)) * so);
+    if (!s16) /* LiteRT's int8 path takes only multipliers below one */
+        return small(ctx, out, &p->output_multiplier, &p->output_shift);
+    if (!(out < 1073741824.0))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "output multiplier %g is too large", out);
+    pl_fx_quantize_multiplier(out, &p->output_multiplier, &p->output_shift);
+    return PL_OK;
 }
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
@@ -62,10 +74,10 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_MODEL, "input types %s, %s and output type %s differ",
                          pl_type_name(ty), pl_type_name(t[1]->type),
                          pl_type_name(t[2]->type));
-    if (ty != PL_FLOAT32 && ty != PL_INT32 && ty != PL_INT8)
+    if (ty != PL_FLOAT32 && ty != PL_INT32 && ty != PL_INT8 && ty != PL_INT16)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name(ty));
-    return ty == PL_INT8 ? prepare_s8(ctx, t, node->user_data) : PL_OK;
+    return ty == PL_INT8 || ty == PL_INT16 ? prepare_q(ctx, t, node->user_data) : PL_OK;
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
@@ -84,9 +96,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
             uint32_t d = (uint32_t)((const int32_t *)t[0].data)[it.i1] -
                          (uint32_t)((const int32_t *)t[1].data)[it.i2];
             ((int32_t *)t[2].data)[i] = (int32_t)(d * d);
+        } else if (t[2].type == PL_INT8) {
+            ((int8_t *)t[2].data)[i] = (int8_t)pl_sqdiff_q(
+                p, ((const int8_t *)t[0].data)[it.i1], ((const int8_t *)t[1].data)[it.i2],
+                INT8_MIN, INT8_MAX);
         } else {
-            ((int8_t *)t[2].data)[i] = pl_sqdiff_s8(p, ((const int8_t *)t[0].data)[it.i1],
-                                                    ((const int8_t *)t[1].data)[it.i2]);
+            ((int16_t *)t[2].data)[i] = (int16_t)pl_sqdiff_q(
+                p, ((const int16_t *)t[0].data)[it.i1], ((const int16_t *)t[1].data)[it.i2],
+                INT16_MIN, INT16_MAX);
         }
     }
     return PL_OK;

@@ -5,6 +5,7 @@
 
 #define PL_POOL_KERNELS(X) \
     X(AVERAGE_POOL_2D, 1, pooling_avg) \
+    X(L2_POOL_2D, 12, l2_pool) \
     X(MAX_POOL_2D, 17, pooling_max) \
 
 #endif

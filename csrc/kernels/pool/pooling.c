@@ -102,6 +102,18 @@ void pl_pooling_avg_s8(const pl_pooling_params *p, const int32_t *in_dims, const
                                             p->act_max));
 }
 
+/* Legacy uint8: the same sums, all non-negative. */
+void pl_pooling_avg_u8(const pl_pooling_params *p, const int32_t *in_dims, const uint8_t *in,
+                       const int32_t *out_dims, uint8_t *out)
+{
+    int32_t acc[BLOCK];
+    POOL(uint8_t, p, in_dims, out_dims, in, out,
+         EACH(k) acc[k] = 0,
+         EACH(k) acc[k] += x[k],
+         EACH(k) o[k] = (uint8_t)pl_fx_clamp(rounded_average(acc[k], w.count), p->act_min,
+                                             p->act_max));
+}
+
 void pl_pooling_avg_s16(const pl_pooling_params *p, const int32_t *in_dims,
                         const int16_t *in, const int32_t *out_dims, int16_t *out)
 {
@@ -131,6 +143,16 @@ void pl_pooling_max_s8(const pl_pooling_params *p, const int32_t *in_dims, const
          EACH(k) max[k] = INT8_MIN,
          EACH(k) max[k] = max[k] < x[k] ? x[k] : max[k],
          EACH(k) o[k] = (int8_t)pl_fx_clamp(max[k], p->act_min, p->act_max));
+}
+
+void pl_pooling_max_u8(const pl_pooling_params *p, const int32_t *in_dims, const uint8_t *in,
+                       const int32_t *out_dims, uint8_t *out)
+{
+    uint8_t max[BLOCK];
+    POOL(uint8_t, p, in_dims, out_dims, in, out,
+         EACH(k) max[k] = 0,
+         EACH(k) max[k] = max[k] < x[k] ? x[k] : max[k],
+         EACH(k) o[k] = (uint8_t)pl_fx_clamp(max[k], p->act_min, p->act_max));
 }
 
 void pl_pooling_max_s16(const pl_pooling_params *p, const int32_t *in_dims,
@@ -174,7 +196,8 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, const char *
 static pl_status check_tensors(pl_context *ctx, const char *name, const pl_tensor *in,
                                pl_tensor *out, int32_t padding, pl_pooling_params *p)
 {
-    if (!(in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) ||
+    if (!(in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
+          in->type == PL_UINT8) ||
         out->type != in->type)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input %s with output %s is not "
                          "supported", name, pl_type_name(in->type), pl_type_name(out->type));
@@ -202,8 +225,9 @@ static pl_status prepare_quant(pl_context *ctx, const char *name, const pl_tenso
                          "quantization (got %u, %u scales)", name, in->q.count, out->q.count);
     if (in->type == PL_INT16 && (in->q.zero_point[0] != 0 || out->q.zero_point[0] != 0))
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: int16 zero points must be 0", name);
-    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : INT16_MIN;
-    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : INT16_MAX;
+    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : in->type == PL_UINT8 ? 0 : INT16_MIN;
+    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : in->type == PL_UINT8 ? UINT8_MAX
+                                                                           : INT16_MAX;
     if (pl_fx_activation_range_q(activation, out->q.scale[0], (int32_t)out->q.zero_point[0],
                                  qmin, qmax, &p->act_min, &p->act_max) != PL_OK)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: output scale %g gives no activation range",
@@ -254,6 +278,10 @@ static pl_status invoke_pool(pl_context *ctx, pl_node *node, bool average)
         pl_pooling_avg_s8(&d->p, in.dims, in.data, out.dims, out.data);
     else if (d->type == PL_INT8)
         pl_pooling_max_s8(&d->p, in.dims, in.data, out.dims, out.data);
+    else if (d->type == PL_UINT8 && average)
+        pl_pooling_avg_u8(&d->p, in.dims, in.data, out.dims, out.data);
+    else if (d->type == PL_UINT8)
+        pl_pooling_max_u8(&d->p, in.dims, in.data, out.dims, out.data);
     else if (average)
         pl_pooling_avg_s16(&d->p, in.dims, in.data, out.dims, out.data);
     else

@@ -20,6 +20,11 @@ void pl_pooling_avg_s8(const pl_pooling_params *p, const int32_t *in_dims, const
                        const int32_t *out_dims, int8_t *out);
 void pl_pooling_avg_s16(const pl_pooling_params *p, const int32_t *in_dims,
                         const int16_t *in, const int32_t *out_dims, int16_t *out);
+/* Legacy uint8, as LiteRT's reference uint8 pools. */
+void pl_pooling_avg_u8(const pl_pooling_params *p, const int32_t *in_dims, const uint8_t *in,
+                       const int32_t *out_dims, uint8_t *out);
+void pl_pooling_max_u8(const pl_pooling_params *p, const int32_t *in_dims, const uint8_t *in,
+                       const int32_t *out_dims, uint8_t *out);
 void pl_pooling_max_f32(const pl_pooling_params *p, const int32_t *in_dims, const float *in,
                         const int32_t *out_dims, float *out);
 void pl_pooling_max_s8(const pl_pooling_params *p, const int32_t *in_dims, const int8_t *in,

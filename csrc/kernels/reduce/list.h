@@ -5,6 +5,11 @@
 
 #define PL_REDUCE_KERNELS(X) \
     X(MEAN, 40, reduce_mean) \
+    X(REDUCE_ALL, 140, reduce_all) \
+    X(REDUCE_ANY, 91, reduce_any) \
+    X(REDUCE_MAX, 82, reduce_max) \
+    X(REDUCE_MIN, 89, reduce_min) \
+    X(REDUCE_PROD, 81, reduce_prod) \
     X(SUM, 74, reduce_sum) \
 
 #endif

@@ -7,7 +7,8 @@
 ** summed as uint8 (-1 counts 255), the result clamps to [0, 255] and that byte is stored
 ** (255 reads back as -1). The zero points are used as given. Deterministic, so reproduced.
 ** SUM int16 through the same path reads the int16 buffer as bytes and leaves half of the
-** output unwritten (garbage from the arena): not reproducible, so refused. */
+** output unwritten (garbage from the arena): not reproducible, so refused. Legacy uint8 MEAN
+** and SUM are the same template for the type it was written for: clamped to [0, 255]. */
 #include "reduce.h"
 
 #include <stdbool.h>
@@ -29,31 +30,11 @@ typedef struct op_data {
     int32_t scratch;           /* int32 sums of the quantized paths */
 } op_data;
 
-/* Visits the input in row-major order, handing each element's output slot to BODY. */
-#define FOR_EACH_INPUT(p, BODY)                                                       \
-    do {                                                                              \
-        int32_t idx_[PL_MAX_DIMS] = {0};                                              \
-        size_t slot_ = 0, n_ = 1;                                                     \
-        for (int32_t d_ = 0; d_ < (p)->ndims; d_++)                                   \
-            n_ *= (size_t)(p)->dims[d_];                                              \
-        for (size_t i = 0; i < n_; i++) {                                             \
-            size_t slot = slot_;                                                      \
-            BODY;                                                                     \
-            for (int32_t d_ = (p)->ndims - 1; d_ >= 0; d_--) {                        \
-                slot_ += (p)->out_stride[d_];                                         \
-                if (++idx_[d_] < (p)->dims[d_])                                       \
-                    break;                                                            \
-                slot_ -= (p)->out_stride[d_] * (size_t)(p)->dims[d_];                 \
-                idx_[d_] = 0;                                                         \
-            }                                                                         \
-        }                                                                             \
-    } while (0)
-
 void pl_reduce_sum_f32(const pl_reduce_params *p, const float *in, float *acc)
 {
     for (size_t k = 0; k < p->out_count; k++)
         acc[k] = 0.0f;
-    FOR_EACH_INPUT(p, acc[slot] += in[i]);
+    PL_REDUCE_FOR_EACH(p, acc[slot] += in[i]);
 }
 
 void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
@@ -64,30 +45,32 @@ void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
     uint32_t *u = (uint32_t *)acc;
     if (type == PL_UINT8) {
         const uint8_t *x = in;
-        FOR_EACH_INPUT(p, u[slot] += x[i]);
+        PL_REDUCE_FOR_EACH(p, u[slot] += x[i]);
     } else if (type == PL_INT8) {
         const int8_t *x = in;
-        FOR_EACH_INPUT(p, u[slot] += (uint32_t)x[i]);
+        PL_REDUCE_FOR_EACH(p, u[slot] += (uint32_t)x[i]);
     } else {
         const int16_t *x = in;
-        FOR_EACH_INPUT(p, u[slot] += (uint32_t)x[i]);
+        PL_REDUCE_FOR_EACH(p, u[slot] += (uint32_t)x[i]);
     }
 }
 
 static int32_t type_min(pl_type t)
 {
-    return t == PL_INT8 ? INT8_MIN : INT16_MIN;
+    return t == PL_INT8 ? INT8_MIN : t == PL_UINT8 ? 0 : INT16_MIN;
 }
 
 static int32_t type_max(pl_type t)
 {
-    return t == PL_INT8 ? INT8_MAX : INT16_MAX;
+    return t == PL_INT8 ? INT8_MAX : t == PL_UINT8 ? UINT8_MAX : INT16_MAX;
 }
 
 static void store(pl_type t, void *out, size_t k, int32_t v)
 {
     if (t == PL_INT8)
         ((int8_t *)out)[k] = (int8_t)v;
+    else if (t == PL_UINT8)
+        ((uint8_t *)out)[k] = (uint8_t)v;
     else
         ((int16_t *)out)[k] = (int16_t)v;
 }
@@ -202,24 +185,32 @@ static pl_status prepare_quant(pl_context *ctx, const char *name, const pl_tenso
     return PL_OK;
 }
 
-static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name)
+pl_status pl_reduce_plan(pl_context *ctx, pl_node *node, const char *name, pl_tensor **in,
+                         pl_tensor **out, pl_reduce_params *p)
 {
-    op_data *d = node->user_data;
     if (node->inputs.n != 2 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
         pl_node_input(node, 1) < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs input, axis and one output (got %u "
                          "inputs, %u outputs)", name, node->inputs.n, node->outputs.n);
-    pl_tensor *in, *axis, *out;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    pl_tensor *axis;
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), in));
     PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &axis));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
-    if (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_INT16)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s is not supported", name,
-                         pl_type_name(in->type));
+    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), out));
     bool keep = pl_table_bool(&node->options, OPT_KEEP_DIMS, false);
     uint32_t mask = 0;
-    PL_TRY(resolve_axes(ctx, name, axis, in->ndims, &mask));
-    PL_TRY(check_output(ctx, name, in, out, mask, keep, &d->p));
+    PL_TRY(resolve_axes(ctx, name, axis, (*in)->ndims, &mask));
+    return check_output(ctx, name, *in, *out, mask, keep, p);
+}
+
+static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name)
+{
+    op_data *d = node->user_data;
+    pl_tensor *in, *out;
+    PL_TRY(pl_reduce_plan(ctx, node, name, &in, &out, &d->p));
+    if (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_INT16 &&
+        in->type != PL_UINT8)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s is not supported", name,
+                         pl_type_name(in->type));
     d->type = in->type;
     if (d->is_sum && in->type == PL_INT16)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SUM: int16 is not supported: LiteRT 2.3.0's "

@@ -133,7 +133,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (sum != out->dims[d->axis])
         return ctx->fail(ctx, PL_ERR_MODEL, "inputs sum to %lld along axis %d, output has %d",
                          (long long)sum, (int)d->axis, (int)out->dims[d->axis]);
-    return ctx->fold(ctx, node);
+    return ctx->fold(ctx, node, false);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

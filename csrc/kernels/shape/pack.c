@@ -103,7 +103,7 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool pack)
             PL_TRY(set_shape(ctx, unit, packed, d->axis, 0, false));
         PL_TRY(check_unit(ctx, unit, packed, d->axis, n));
     }
-    return pack ? ctx->fold(ctx, node) : PL_OK;
+    return pack ? ctx->fold(ctx, node, false) : PL_OK;
 }
 
 static pl_status prepare_pack(pl_context *ctx, pl_node *node)

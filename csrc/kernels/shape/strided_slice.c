@@ -263,7 +263,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     build_params(&s, in, eff, &p);
     p.offset = pl_table_bool(&node->options, 5, false);
     PL_TRY(plan(ctx, &p, in, out, node->user_data));
-    return ctx->fold(ctx, node);
+    return ctx->fold(ctx, node, false);
 }
 
 void pl_strided_slice_copy(int32_t ndims, const int32_t *start, const int32_t *stride,

@@ -1,0 +1,182 @@
+/* resize_bilinear.c - RESIZE_BILINEAR as LiteRT's reference kernels compute it.
+**
+** FLOAT32 and UINT8: TFLite's float ResizeBilinear (the same float operations in the same
+** order; UINT8 adds 0.5 and truncates). INT8 and INT16: ResizeBilinearInteger, with 10-bit
+** fixed-point source coordinates and the 20-bit weighted sum rounded half away from zero.
+** align_corners and half_pixel_centers as the options say (not both, as TFLite requires). */
+#include "resize.h"
+
+#include <stdbool.h>
+
+enum { OP_RESIZE_BILINEAR = 23 };
+
+/* ResizeBilinearOptions field ids (schema.fbs; 0 and 1 are the deprecated new_height/width). */
+enum { OPT_ALIGN_CORNERS = 2, OPT_HALF_PIXEL_CENTERS = 3 };
+
+typedef struct axis_f {
+    float at; /* source coordinate */
+    int32_t lo, hi;
+} axis_f;
+
+typedef struct axis_q {
+    int32_t at; /* source coordinate in 1/1024ths */
+    int32_t lo, hi;
+} axis_q;
+
+/* floor and ceil of a float of magnitude below 2^24 (source coordinates are), without libm */
+static int32_t floor_i(float x)
+{
+    int32_t t = (int32_t)x;
+    return (float)t > x ? t - 1 : t;
+}
+
+static int32_t ceil_i(float x)
+{
+    int32_t t = (int32_t)x;
+    return (float)t < x ? t + 1 : t;
+}
+
+/* TFLite's ComputeInterpolationValues. */
+static axis_f coord_f(int32_t v, float scale, bool half, int32_t in)
+{
+    axis_f a;
+    a.at = half ? ((float)v + 0.5f) * scale - 0.5f : (float)v * scale;
+    a.lo = floor_i(a.at) > 0 ? floor_i(a.at) : 0;
+    a.hi = ceil_i(a.at) < in - 1 ? ceil_i(a.at) : in - 1;
+    return a;
+}
+
+/* TFLite's ComputeInterpolationValuesInteger (C division truncates, as C++'s). */
+static axis_q coord_q(int32_t v, int32_t scale_10, bool half, int32_t in)
+{
+    axis_q a;
+    a.at = half ? v * scale_10 + scale_10 / 2 - (1 << 9) : v * scale_10;
+    a.lo = a.at / (1 << 10) > 0 ? a.at / (1 << 10) : 0;
+    a.hi = (a.at + (1 << 10) - 1) / (1 << 10) < in - 1 ? (a.at + (1 << 10) - 1) / (1 << 10)
+                                                        : in - 1;
+    return a;
+}
+
+static float scale_f(int32_t in, int32_t out, bool align)
+{
+    return align && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
+}
+
+static int32_t scale_q(int32_t in, int32_t out, bool align)
+{
+    if (align && out > 1)
+        return ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
+    return ((1 << 10) * in + out / 2) / out;
+}
+
+/* Element (b, y, x, c) of an NHWC tensor of dims d. */
+static size_t at(const int32_t *d, int32_t b, int32_t y, int32_t x, int32_t c)
+{
+    return (((size_t)b * (size_t)d[1] + (size_t)y) * (size_t)d[2] + (size_t)x) * (size_t)d[3] +
+           (size_t)c;
+}
+
+static float value_f(const pl_tensor *t, size_t i)
+{
+    return t->type == PL_FLOAT32 ? ((const float *)t->data)[i]
+                                 : (float)((const uint8_t *)t->data)[i];
+}
+
+static void bilinear_f(const pl_tensor *in, const pl_tensor *out, bool align, bool half)
+{
+    const int32_t *di = in->dims, *dout = out->dims;
+    float sy = scale_f(di[1], dout[1], align), sx = scale_f(di[2], dout[2], align);
+    float rounding = in->type == PL_UINT8 ? 0.5f : 0.0f;
+    size_t k = 0;
+    for (int32_t b = 0; b < dout[0]; b++)
+        for (int32_t y = 0; y < dout[1]; y++) {
+            axis_f ay = coord_f(y, sy, half, di[1]);
+            float wy = ay.at - (float)ay.lo;
+            for (int32_t x = 0; x < dout[2]; x++) {
+                axis_f ax = coord_f(x, sx, half, di[2]);
+                float wx = ax.at - (float)ax.lo;
+                for (int32_t c = 0; c < dout[3]; c++, k++) {
+                    float v = value_f(in, at(di, b, ay.lo, ax.lo, c)) * (1 - wy) * (1 - wx) +
+                              value_f(in, at(di, b, ay.hi, ax.lo, c)) * wy * (1 - wx) +
+                              value_f(in, at(di, b, ay.lo, ax.hi, c)) * (1 - wy) * wx +
+                              value_f(in, at(di, b, ay.hi, ax.hi, c)) * wy * wx + rounding;
+                    if (in->type == PL_FLOAT32)
+                        ((float *)out->data)[k] = v;
+                    else
+                        ((uint8_t *)out->data)[k] = (uint8_t)v;
+                }
+            }
+        }
+}
+
+static int64_t value_q(const pl_tensor *t, size_t i)
+{
+    return t->type == PL_INT8 ? ((const int8_t *)t->data)[i] : ((const int16_t *)t->data)[i];
+}
+
+static void bilinear_q(const pl_tensor *in, const pl_tensor *out, bool align, bool half)
+{
+    const int32_t *di = in->dims, *dout = out->dims;
+    int32_t sy = scale_q(di[1], dout[1], align), sx = scale_q(di[2], dout[2], align);
+    size_t k = 0;
+    for (int32_t b = 0; b < dout[0]; b++)
+        for (int32_t y = 0; y < dout[1]; y++) {
+            axis_q ay = coord_q(y, sy, half, di[1]);
+            int64_t wy = ay.at - (1 << 10) * ay.lo;
+            for (int32_t x = 0; x < dout[2]; x++) {
+                axis_q ax = coord_q(x, sx, half, di[2]);
+                int64_t wx = ax.at - (1 << 10) * ax.lo;
+                for (int32_t c = 0; c < dout[3]; c++, k++) {
+                    int64_t s = value_q(in, at(di, b, ay.lo, ax.lo, c)) * ((1 << 10) - wy) *
+                                    ((1 << 10) - wx) +
+                                value_q(in, at(di, b, ay.hi, ax.lo, c)) * wy * ((1 << 10) - wx) +
+                                value_q(in, at(di, b, ay.lo, ax.hi, c)) * ((1 << 10) - wy) * wx +
+                                value_q(in, at(di, b, ay.hi, ax.hi, c)) * wy * wx;
+                    int64_t v = (s + (s > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20);
+                    if (in->type == PL_INT8)
+                        ((int8_t *)out->data)[k] = (int8_t)v;
+                    else
+                        ((int16_t *)out->data)[k] = (int16_t)v;
+                }
+            }
+        }
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    PL_TRY(pl_resize_prepare(ctx, node, "RESIZE_BILINEAR"));
+    pl_tensor *in;
+    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    if (in->type != PL_FLOAT32 && in->type != PL_UINT8 && in->type != PL_INT8 &&
+        in->type != PL_INT16)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "RESIZE_BILINEAR: type %s (FLOAT32, UINT8, "
+                         "INT8 and INT16 are supported)", pl_type_name(in->type));
+    if (pl_table_bool(&node->options, OPT_ALIGN_CORNERS, false) &&
+        pl_table_bool(&node->options, OPT_HALF_PIXEL_CENTERS, false))
+        return ctx->fail(ctx, PL_ERR_MODEL, "RESIZE_BILINEAR: align_corners and "
+                         "half_pixel_centers are exclusive");
+    return PL_OK;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    pl_tensor in, size, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &size));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_resize_size(ctx, "RESIZE_BILINEAR", &in, &size, &out));
+    bool align = pl_table_bool(&node->options, OPT_ALIGN_CORNERS, false);
+    bool half = pl_table_bool(&node->options, OPT_HALF_PIXEL_CENTERS, false);
+    if (in.type == PL_FLOAT32 || in.type == PL_UINT8)
+        bilinear_f(&in, &out, align, half);
+    else
+        bilinear_q(&in, &out, align, half);
+    return PL_OK;
+}
+
+const pl_registration *pl_resize_bilinear_registration(void)
+{
+    static const pl_registration r = {"RESIZE_BILINEAR", OP_RESIZE_BILINEAR, NULL, NULL,
+                                      prepare, invoke, NULL};
+    return &r;
+}

@@ -1,0 +1,64 @@
+/* resize_nearest.c - RESIZE_NEAREST_NEIGHBOR (TFLite reference ResizeNearestNeighbor) for any
+** fixed-size element type.
+**
+** Source index of output index v: min(floor((v + offset) * scale), size - 1), or with
+** align_corners round-half-away instead of floor; offset 0.5 with half_pixel_centers (and
+** then at least 0). scale is in/out, or (in - 1)/(out - 1) with align_corners; all in float
+** as TFLite computes it. */
+#include "resize.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "kernels/common/fixedpoint.h"
+
+enum { OP_RESIZE_NEAREST_NEIGHBOR = 97 };
+
+/* ResizeNearestNeighborOptions field ids (schema.fbs). */
+enum { OPT_ALIGN_CORNERS = 0, OPT_HALF_PIXEL_CENTERS = 1 };
+
+static int32_t nearest(int32_t v, int32_t in, int32_t out, bool align, bool half)
+{
+    float scale = align && out > 1 ? (float)(in - 1) / (float)(out - 1)
+                                   : (float)in / (float)out;
+    float x = ((float)v + (half ? 0.5f : 0.0f)) * scale; /* >= 0: floor is truncation */
+    int32_t i = align ? (int32_t)pl_fx_roundf(x) : (int32_t)x;
+    i = i < in - 1 ? i : in - 1;
+    return half && i < 0 ? 0 : i;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    return pl_resize_prepare(ctx, node, "RESIZE_NEAREST_NEIGHBOR");
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    pl_tensor in, size, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &size));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_resize_size(ctx, "RESIZE_NEAREST_NEIGHBOR", &in, &size, &out));
+    bool align = pl_table_bool(&node->options, OPT_ALIGN_CORNERS, false);
+    bool half = pl_table_bool(&node->options, OPT_HALF_PIXEL_CENTERS, false);
+    size_t row = (size_t)in.dims[3] * pl_type_size(in.type), k = 0;
+    const uint8_t *src = in.data;
+    for (int32_t b = 0; b < out.dims[0]; b++)
+        for (int32_t y = 0; y < out.dims[1]; y++) {
+            int32_t iy = nearest(y, in.dims[1], out.dims[1], align, half);
+            for (int32_t x = 0; x < out.dims[2]; x++, k++) {
+                int32_t ix = nearest(x, in.dims[2], out.dims[2], align, half);
+                size_t px = ((size_t)b * (size_t)in.dims[1] + (size_t)iy) * (size_t)in.dims[2] +
+                            (size_t)ix;
+                memcpy((uint8_t *)out.data + k * row, src + px * row, row);
+            }
+        }
+    return PL_OK;
+}
+
+const pl_registration *pl_resize_nearest_neighbor_registration(void)
+{
+    static const pl_registration r = {"RESIZE_NEAREST_NEIGHBOR", OP_RESIZE_NEAREST_NEIGHBOR,
+                                      NULL, NULL, prepare, invoke, NULL};
+    return &r;
+}

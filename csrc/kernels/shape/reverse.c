@@ -1,0 +1,93 @@
+/* reverse.c - REVERSE_V2 (TFLite reverse.cc) for any fixed-size element type.
+**
+** axis is a constant INT32 vector of distinct axes (negative counts from the end). TFLite
+** accepts only a contiguous run of axes; reversing each listed axis is the same result
+** there and the op's definition elsewhere, so any set is accepted. */
+#include "reverse.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+enum { OP_REVERSE_V2 = 105 };
+
+typedef struct opdata {
+    bool flip[PL_MAX_DIMS];
+} opdata;
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+}
+
+static pl_status read_axes(pl_context *ctx, const pl_tensor *axis, int32_t ndims, opdata *d)
+{
+    if (axis->type != PL_INT32 || axis->ndims != 1 || axis->data == NULL)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "REVERSE_V2: axis must be a constant 1-D "
+                         "INT32 tensor (got %s of rank %d%s)", pl_type_name(axis->type),
+                         (int)axis->ndims, axis->data == NULL ? ", not constant" : "");
+    pl_vec v = {axis->data, (uint32_t)axis->dims[0]};
+    for (uint32_t k = 0; k < v.n; k++) {
+        int32_t a = pl_vec_i32(v, k), r = a < 0 ? a + ndims : a;
+        if (r < 0 || r >= ndims || d->flip[r])
+            return ctx->fail(ctx, PL_ERR_MODEL, "REVERSE_V2: axis %d is out of range or "
+                             "repeated for rank %d", (int)a, (int)ndims);
+        d->flip[r] = true;
+    }
+    return PL_OK;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    opdata *d = node->user_data;
+    int32_t ii = pl_node_input(node, 0), ai = pl_node_input(node, 1);
+    int32_t oi = pl_node_output(node, 0);
+    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || ai < 0 || oi < 0)
+        return ctx->fail(ctx, PL_ERR_MODEL, "REVERSE_V2: needs 2 inputs and 1 output, got %u "
+                         "and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    pl_tensor *in, *axis, *out;
+    PL_TRY(ctx->get_tensor(ctx, ii, &in));
+    PL_TRY(ctx->get_tensor(ctx, ai, &axis));
+    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    if (in->type != out->type || pl_type_size(in->type) == 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "REVERSE_V2: input type %s with output type "
+                         "%s is not supported", pl_type_name(in->type),
+                         pl_type_name(out->type));
+    memset(d->flip, 0, sizeof d->flip);
+    PL_TRY(read_axes(ctx, axis, in->ndims, d));
+    return ctx->set_shape(ctx, oi, in->ndims, in->dims);
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const opdata *d = node->user_data;
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    size_t esize = pl_type_size(in.type), total = pl_tensor_count(&in);
+    size_t stride[PL_MAX_DIMS], s = 1;
+    for (int32_t a = in.ndims - 1; a >= 0; a--) {
+        stride[a] = s;
+        s *= (size_t)in.dims[a];
+    }
+    int32_t at[PL_MAX_DIMS] = {0};
+    for (size_t i = 0; i < total; i++) {
+        size_t src = 0;
+        for (int32_t a = 0; a < in.ndims; a++)
+            src += stride[a] * (size_t)(d->flip[a] ? in.dims[a] - 1 - at[a] : at[a]);
+        memcpy((uint8_t *)out.data + i * esize, (const uint8_t *)in.data + src * esize, esize);
+        for (int32_t a = in.ndims - 1; a >= 0; a--) {
+            if (++at[a] < in.dims[a])
+                break;
+            at[a] = 0;
+        }
+    }
+    return PL_OK;
+}
+
+const pl_registration *pl_reverse_v2_registration(void)
+{
+    static const pl_registration r = {"REVERSE_V2", OP_REVERSE_V2, init, NULL, prepare, invoke,
+                                      NULL};
+    return &r;
+}

@@ -1,0 +1,49 @@
+/* filter_bank_log.c - SignalFilterBankLog: round(ln(x << input_correction_bits) *
+** output_scale) in TFLM's fixed point, saturated to int16; 0 for scaled values <= 1. */
+#include "signal/common.h"
+#include "signal/intmath.h"
+#include "signal/list.h"
+
+typedef struct op_data {
+    int32_t correction_bits, output_scale;
+} op_data;
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
+    op_data *d = *user_data;
+    PL_TRY(pl_signal_opt_int(ctx, node, "input_correction_bits", 0, 31, &d->correction_bits));
+    return pl_signal_opt_int(ctx, node, "output_scale", INT32_MIN, INT32_MAX, &d->output_scale);
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    pl_tensor *in, *out;
+    PL_TRY(pl_signal_io(ctx, node, 1, 1));
+    PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_UINT32, 1, &in));
+    PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, 1, &out));
+    return pl_signal_same_shape(ctx, node, 0, in);
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const op_data *d = node->user_data;
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    const uint32_t *x = in.data;
+    int16_t *y = out.data;
+    for (size_t i = 0; i < pl_tensor_count(&in); i++) {
+        uint32_t scaled = x[i] << d->correction_bits;
+        uint32_t v = scaled > 1 ? pl_intmath_log32(scaled, (uint32_t)d->output_scale) : 0;
+        y[i] = (int16_t)(v < INT16_MAX ? v : INT16_MAX);
+    }
+    return PL_OK;
+}
+
+const pl_registration *pl_signal_filter_bank_log_registration(void)
+{
+    static const pl_registration reg = {"SignalFilterBankLog", 32, init, NULL, prepare, invoke,
+                                        NULL};
+    return &reg;
+}

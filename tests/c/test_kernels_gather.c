@@ -1,0 +1,139 @@
+/* test_kernels_gather.c - GATHER, GATHER_ND, EMBEDDING_LOOKUP, ARG_MAX/ARG_MIN and CUMSUM:
+** runtime indices outside the data refused at invoke, batch_dims, hybrid dequantization,
+** TFLite's NaN and tie rules, wrapping integer sums. */
+#include <math.h> /* NAN only */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kernel_harness.h"
+#include "kernel_tests.h"
+#include "kernels/gather/arg_min_max.h"
+#include "kernels/gather/cumsum.h"
+#include "kernels/gather/embedding_lookup.h"
+#include "kernels/gather/gather.h"
+
+static int32_t tensor(pl_type type, int32_t ndims, const int32_t *dims, void *data,
+                      size_t bytes)
+{
+    return kh_tensor(type, ndims, dims, data, bytes, NULL, NULL, 0, 0);
+}
+
+static void gather_refuses_out_of_range_index_at_invoke(void)
+{
+    kh_setup();
+    static const int32_t dp[] = {2, 3}, di[] = {2}, dout[] = {2, 2};
+    float p[6] = {1, 2, 3, 4, 5, 6}, got[4] = {0};
+    int32_t idx[2] = {2, 3};
+    int32_t in[2] = {tensor(PL_FLOAT32, 2, dp, p, sizeof p),
+                     tensor(PL_INT32, 1, di, idx, sizeof idx)};
+    int32_t out[1] = {tensor(PL_FLOAT32, 2, dout, got, sizeof got)};
+    kt_opts o;
+    int32_t f[2] = {-1, 0}; /* axis -1 */
+    CHECK_EQ(kh_run(pl_gather_registration(), in, 2, out, 1, kt_make_opts(&o, f, 2)),
+             PL_ERR_ARG);
+    CHECK_STR_CONTAINS(kh.message, "index 3");
+    CHECK(got[0] == 0 && got[1] == 0); /* nothing written before the check */
+    idx[1] = -1;
+    CHECK_EQ(kh_run(pl_gather_registration(), in, 2, out, 1, kt_make_opts(&o, f, 2)),
+             PL_ERR_ARG);
+    idx[1] = 0;
+    CHECK_EQ(kh_run(pl_gather_registration(), in, 2, out, 1, kt_make_opts(&o, f, 2)), PL_OK);
+    CHECK(got[0] == 3 && got[1] == 1 && got[2] == 6 && got[3] == 4);
+}
+
+static void gather_batch_dims_picks_per_batch(void)
+{
+    kh_setup();
+    static const int32_t dp[] = {2, 3}, di[] = {2, 2}, dout[] = {2, 2};
+    int16_t p[6] = {10, 11, 12, 20, 21, 22}, got[4];
+    int64_t idx[4] = {2, 0, 1, 1};
+    int32_t in[2] = {tensor(PL_INT16, 2, dp, p, sizeof p),
+                     tensor(PL_INT64, 2, di, idx, sizeof idx)};
+    int32_t out[1] = {tensor(PL_INT16, 2, dout, got, sizeof got)};
+    kt_opts o;
+    int32_t f[2] = {1, 1}; /* axis 1, batch_dims 1 */
+    CHECK_EQ(kh_run(pl_gather_registration(), in, 2, out, 1, kt_make_opts(&o, f, 2)), PL_OK);
+    CHECK(got[0] == 12 && got[1] == 10 && got[2] == 21 && got[3] == 21);
+}
+
+static void gather_nd_refuses_out_of_range_tuple(void)
+{
+    kh_setup();
+    static const int32_t dp[] = {2, 2}, di[] = {2, 2}, dout[] = {2};
+    int8_t p[4] = {1, 2, 3, 4}, got[2];
+    int32_t idx[4] = {1, 0, 0, 2};
+    int32_t in[2] = {tensor(PL_INT8, 2, dp, p, sizeof p),
+                     tensor(PL_INT32, 2, di, idx, sizeof idx)};
+    int32_t out[1] = {tensor(PL_INT8, 1, dout, got, sizeof got)};
+    CHECK_EQ(kh_run(pl_gather_nd_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+    CHECK_STR_CONTAINS(kh.message, "index 2");
+    idx[3] = 1;
+    CHECK_EQ(kh_run(pl_gather_nd_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(got[0] == 3 && got[1] == 2);
+}
+
+static void embedding_lookup_hybrid_scales_per_row_and_checks_ids(void)
+{
+    kh_setup();
+    static const int32_t dl[] = {2}, dv[] = {3, 2}, dout[] = {2, 2};
+    int32_t ids[2] = {2, 0};
+    int8_t v[6] = {1, 2, 3, 4, -5, 6};
+    float got[4], scales[3] = {0.5f, 1.0f, 0.25f};
+    int64_t zps[3] = {0, 0, 0};
+    int32_t in[2] = {tensor(PL_INT32, 1, dl, ids, sizeof ids),
+                     kh_tensor(PL_INT8, 2, dv, v, sizeof v, scales, zps, 3, 0)};
+    int32_t out[1] = {tensor(PL_FLOAT32, 2, dout, got, sizeof got)};
+    CHECK_EQ(kh_run(pl_embedding_lookup_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(got[0] == -1.25f && got[1] == 1.5f && got[2] == 0.5f && got[3] == 1.0f);
+    ids[1] = 3;
+    CHECK_EQ(kh_run(pl_embedding_lookup_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+    CHECK_STR_CONTAINS(kh.message, "outside 0..2");
+}
+
+static void arg_max_skips_nan_and_keeps_first_tie(void)
+{
+    kh_setup();
+    static const int32_t di[] = {2, 4}, dout[] = {2}, da[] = {1};
+    float x[8] = {NAN, 1, 3, 3, 2, NAN, -1, 2};
+    int32_t axis[1] = {-1};
+    int64_t got[2];
+    int32_t in[2] = {tensor(PL_FLOAT32, 2, di, x, sizeof x),
+                     tensor(PL_INT32, 1, da, axis, sizeof axis)};
+    kh.tensors[in[1]].is_constant = true;
+    int32_t out[1] = {tensor(PL_INT64, 1, dout, got, sizeof got)};
+    CHECK_EQ(kh_run(pl_arg_max_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(got[0] == 2 && got[1] == 0);
+    CHECK_EQ(kh_run(pl_arg_min_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(got[0] == 1 && got[1] == 2);
+}
+
+static void cumsum_int32_wraps_and_reverses_exclusively(void)
+{
+    kh_setup();
+    static const int32_t di[] = {3}, da[] = {1};
+    int32_t x[3] = {INT32_MAX, 1, 5}, got[3], axis[1] = {0};
+    int32_t in[2] = {tensor(PL_INT32, 1, di, x, sizeof x),
+                     tensor(PL_INT32, 1, da, axis, sizeof axis)};
+    int32_t out[1] = {tensor(PL_INT32, 1, di, got, sizeof got)};
+    CHECK_EQ(kh_run(pl_cumsum_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(got[0] == INT32_MAX && got[1] == INT32_MIN && got[2] == INT32_MIN + 5);
+    kt_opts o;
+    int32_t f[2] = {1, 1}; /* exclusive, reverse */
+    CHECK_EQ(kh_run(pl_cumsum_registration(), in, 2, out, 1, kt_make_opts(&o, f, 2)), PL_OK);
+    CHECK(got[2] == 0 && got[1] == 5 && got[0] == 6);
+    axis[0] = 1;
+    CHECK_EQ(kh_run(pl_cumsum_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+}
+
+int main(void)
+{
+    RUN(gather_refuses_out_of_range_index_at_invoke);
+    RUN(gather_batch_dims_picks_per_batch);
+    RUN(gather_nd_refuses_out_of_range_tuple);
+    RUN(embedding_lookup_hybrid_scales_per_row_and_checks_ids);
+    RUN(arg_max_skips_nan_and_keeps_first_tie);
+    RUN(cumsum_int32_wraps_and_reverses_exclusively);
+    return HARNESS_END();
+}

@@ -1,0 +1,156 @@
+"""Single-op models of TFLM's custom operators outside the Signal library.
+
+Written like tests/models/signal/make_signal.py (the TFLite schema's object API, options as a
+FlexBuffer map). TFLite_Detection_PostProcess runs in LiteRT's reference resolver, which is
+its judge (tests/test_golden.py); CIRCULAR_BUFFER only in TFLM ("oracle": "tflm"). It keeps
+its output as state: the older slots start as whatever the arena held, so its entries say
+"warmup": the number of invokes after which every slot holds an input, and tests compare from
+there on.
+
+    python tests/models/custom/make_custom.py
+"""
+
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # tests/models, for make_models
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "signal"))
+
+import make_models  # noqa: E402
+import make_signal  # noqa: E402
+from make_signal import S, Graph  # noqa: E402
+
+
+def circular_buffer(zoo, slots, height, depth):
+    g = Graph()
+    i = g.tensor("in", [1, 1, height, depth], np.int16)
+    o = g.tensor("out", [1, slots, height, depth], np.int16)
+    for t in (i, o):
+        g.tensors[t].type = S.TensorType.INT8
+    options = {"cycles_max": 1}
+    data = g.model("CIRCULAR_BUFFER", options, [i], [o])
+    make_signal.tflm_runs(data)
+    io = [{"name": "in", "shape": [1, 1, height, depth], "dtype": "int8"}]
+    out = [{"name": "out", "shape": [1, slots, height, depth], "dtype": "int8"}]
+    zoo.save(f"circular_buffer_{slots}x{height}x{depth}", data, "CIRCULAR_BUFFER", "int8",
+             "custom", "single CIRCULAR_BUFFER (int8)", options, ["CIRCULAR_BUFFER"], io, out,
+             extra={"oracle": "tflm", "warmup": slots, "tflm": {"status": "warmup"}})
+
+
+def detection(zoo, name, n, classes, background=True, quant=False, max_det=10, max_cls=1,
+              **options):
+    """SSD post-processing over n random anchors (centres in [0.1, 0.9], sizes 0.05..0.3)."""
+    rng = np.random.RandomState(len(name))
+    anchors = np.concatenate([rng.uniform(0.1, 0.9, (n, 2)), rng.uniform(0.05, 0.3, (n, 2))], 1)
+    cb = classes + background
+    g = Graph()
+    if quant:  # uint8 anchors at scale 1/250
+        anchors = np.clip(np.round(anchors * 250), 0, 255).astype(np.uint8)
+    b = g.tensor("boxes", [1, n, 4], np.float32)
+    c = g.tensor("scores", [1, n, cb], np.float32)
+    a = g.tensor("anchors", [n, 4], np.float32, anchors.astype(np.float32))
+    if quant:
+        g.buffers[g.tensors[a].buffer].data = np.frombuffer(anchors.tobytes(), np.uint8)
+        for t, scale, zp in ((b, 0.05, 128), (c, 1 / 255, 0), (a, 1 / 250, 0)):
+            g.tensors[t].type = S.TensorType.UINT8
+            q = S.QuantizationParametersT()
+            q.scale, q.zeroPoint = [scale], [zp]
+            g.tensors[t].quantization = q
+    rows = max_det * max_cls
+    outs = [g.tensor("detection_boxes", [1, rows, 4], np.float32),
+            g.tensor("detection_classes", [1, rows], np.float32),
+            g.tensor("detection_scores", [1, rows], np.float32),
+            g.tensor("num_detections", [1], np.float32)]
+    opts = {"max_detections": max_det, "max_classes_per_detection": max_cls,
+            "num_classes": classes, "nms_score_threshold": 0.3, "nms_iou_threshold": 0.5,
+            "y_scale": 10.0, "x_scale": 10.0, "h_scale": 5.0, "w_scale": 5.0, **options}
+    data = g.model("TFLite_Detection_PostProcess", opts, [b, c, a], outs)
+    dtype = "uint8" if quant else "float32"
+    io = [{"name": n_, "shape": s_, "dtype": dtype} for n_, s_ in
+          (("boxes", [1, n, 4]), ("scores", [1, n, cb]))]
+    out = [{"name": t.name, "shape": list(t.shape), "dtype": "float32"}
+           for t in (g.tensors[i] for i in outs)]
+    zoo.save(name, data, "TFLite_Detection_PostProcess", dtype, "single_op",
+             f"single TFLite_Detection_PostProcess ({dtype})", opts,
+             ["TFLite_Detection_PostProcess"], io, out)
+
+
+def decode(zoo, name, dtype, shape, width, axis=None):
+    """A constant of at most 2**width distinct values, compressed by TFLM's own tool (lookup
+    table, per tensor or per channel along axis), cut down to the TFLM_DECODE it inserts."""
+    import flatbuffers
+    from tflite_micro.tensorflow.lite.micro import compression
+
+    rng = np.random.RandomState(width * 7 + len(shape))
+    channels = shape[axis] if axis is not None else 1
+    values = rng.randint(-100, 100, (channels, 2 ** width))
+    if dtype == np.bool_:
+        values = values % 2
+    pick = rng.randint(0, 2 ** width, shape)
+    chan = np.indices(shape)[axis] if axis is not None else np.zeros(shape, int)
+    data = values[chan, pick].astype(dtype)
+    if dtype == np.float32:
+        data = data / 8
+    g = Graph()
+    c = g.tensor("weights", shape, dtype, data)
+    if axis is not None:
+        q = S.QuantizationParametersT()
+        q.scale, q.zeroPoint, q.quantizedDimension = [0.5] * channels, [0] * channels, axis
+        g.tensors[c].quantization = q
+    o = g.tensor("out", shape, dtype)
+    base = g.model("SignalDelay", {"delay_length": 0}, [c], [o])  # any consumer of c
+    method = f"per_channel:\n            axis: {axis}" if axis is not None else "per_tensor:"
+    specs = compression.parse_yaml(f"""
+tensors:
+  - subgraph: 0
+    tensor: {c}
+    compression:
+      - lut:
+          index_bitwidth: {width}
+          {method}
+""")
+    m = S.ModelT.InitFromPackedBuf(bytes(compression.compress(base, specs)), 0)
+    sg = m.subgraphs[0]
+    dec = [op for op in sg.operators
+           if m.operatorCodes[op.opcodeIndex].customCode == b"TFLM_DECODE"]
+    sg.operators, sg.inputs, sg.outputs = dec, [], list(dec[0].outputs)
+    # the tool leaves the channel scales on the packed uint8 tensor, whose one dimension no
+    # longer has a channel per scale (picolite's verifier refuses that); DECODE reads only
+    # the output's quantization
+    sg.tensors[dec[0].inputs[0]].quantization = None
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    out_bytes = bytes(b.Output())
+    make_signal.tflm_runs(out_bytes)
+    out = [{"name": "weights_decoded", "shape": list(shape), "dtype": np.dtype(dtype).name}]
+    zoo.save(name, out_bytes, "TFLM_DECODE", np.dtype(dtype).name, "custom",
+             f"TFLM_DECODE of a {width}-bit lookup table", {"width": width, "axis": axis},
+             ["TFLM_DECODE"], [], out, extra={"oracle": "tflm", "tflm": {"status": "exact"}})
+
+
+if __name__ == "__main__":
+    zoo = make_models.Zoo(out_dir=HERE, tflm=False)
+    circular_buffer(zoo, 3, 1, 8)
+    circular_buffer(zoo, 5, 2, 16)
+    for w in range(1, 8):
+        decode(zoo, f"decode_lut{w}_int8", np.int8, [6, 20], w)
+    decode(zoo, "decode_lut4_axis0_int8", np.int8, [4, 3, 10], 4, axis=0)
+    decode(zoo, "decode_lut3_axis_last_int8", np.int8, [7, 5], 3, axis=1)
+    for t in (np.int16, np.int32, np.int64, np.float32):  # the tool has no bool
+        decode(zoo, f"decode_lut2_{np.dtype(t).name}", t, [3, 11], 2)
+    zoo.tflm = True  # LiteRT runs the detection models: cross-check TFLM against it
+    detection(zoo, "detection_postprocess_fast_float32", 64, 5)
+    detection(zoo, "detection_postprocess_fast_2classes_float32", 64, 5, max_cls=2)
+    # few detections: the regular path zero-fills the rows after num_detections, where the
+    # fast path leaves LiteRT's outputs as they were (so only the regular path is compared)
+    detection(zoo, "detection_postprocess_regular_sparse_float32", 32, 3, background=False,
+              use_regular_nms=True, nms_score_threshold=0.9)
+    detection(zoo, "detection_postprocess_regular_float32", 64, 5, use_regular_nms=True,
+              detections_per_class=4)
+    detection(zoo, "detection_postprocess_fast_uint8", 64, 5, quant=True)
+    detection(zoo, "detection_postprocess_regular_uint8", 48, 4, quant=True,
+              use_regular_nms=True)
+    zoo.write_manifest("tests/models/custom/make_custom.py")

@@ -1,0 +1,290 @@
+"""resize_tensor_input: LiteRT's semantics on models with a dynamic batch.
+
+The models (tests/models/resize/, made by make_resize.py) are Keras 2 and Keras 3 MLPs and
+CNNs, float32 and int8, whose input shape_signature is [-1, ...]. Each is resized to a batch
+of 1, 5 and 32 in picolite and in LiteRT (BUILTIN_REF) the same way: integer outputs must be
+identical, float32 within 1e-5 relative. Then the rules LiteRT's own interpreter tests check
+for resizing: strict refusal, invoke before re-allocation, what the details report, and
+picolite's own: the arena is re-planned exactly, a shape the model cannot take names the op.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+import picolite
+from conftest import ZOO, zoo_manifest
+from picolite.testing import random_inputs
+
+pytestmark = pytest.mark.usefixtures("litert")
+
+RESIZE = ZOO / "resize"
+MANIFEST = json.loads((RESIZE / "MANIFEST.json").read_text())
+# "pending": models using an operator picolite lacked when they were made (SHAPE)
+MODELS = MANIFEST["models"] + MANIFEST.get("pending", [])
+BATCHES = (1, 5, 32)
+
+
+def model_id(entry):
+    return entry["file"].removesuffix(".tflite")
+
+
+def path_of(name):
+    return str(RESIZE / name)
+
+
+MLP = path_of("keras2_mlp_float32.tflite")
+
+
+def resized(path, shape, **kw):
+    """A picolite interpreter with input 0 resized to shape and allocated; skips when the
+    model needs an operator this build lacks (named in the reason)."""
+    it = picolite.Interpreter(model_path=path, **kw)
+    it.resize_tensor_input(it.get_input_details()[0]["index"], shape)
+    try:
+        it.allocate_tensors()
+    except picolite.UnsupportedOpError as e:
+        pytest.skip(f"picolite does not support {e.op_name} yet (node {e.node_index}), "
+                    f"which this model computes its flattened shape with")
+    return it
+
+
+def litert_resized(path, shape):
+    from reference import make_interpreter
+
+    ref = make_interpreter(path)
+    ref.resize_tensor_input(ref.get_input_details()[0]["index"], shape)
+    ref.allocate_tensors()
+    return ref
+
+
+def batch_shape(entry, batch):
+    return [batch, *entry["made"]["params"]["input_signature"][1:]]
+
+
+def test_models_have_a_dynamic_batch():
+    assert len(MODELS) >= 8
+    keras = {e["made"]["params"]["keras"] for e in MODELS}
+    types = {e["type"] for e in MODELS}
+    assert keras == {2, 3} and types == {"float32", "int8"}
+    for e in MODELS:
+        it = picolite.Interpreter(model_path=path_of(e["file"]))
+        assert it.get_input_details()[0]["shape_signature"][0] == -1
+
+
+@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("entry", MODELS, ids=model_id)
+def test_resized_outputs_match_litert(entry, batch):
+    path = path_of(entry["file"])
+    shape = batch_shape(entry, batch)
+    ours, ref = resized(path, shape), litert_resized(path, shape)
+    for seed in range(2):
+        x = random_inputs(ours.get_input_details(), seed)[0]
+        assert x.shape == tuple(shape)
+        ours.set_tensor(ours.get_input_details()[0]["index"], x)
+        ref.set_tensor(ref.get_input_details()[0]["index"], x)
+        ours.invoke()
+        ref.invoke()
+        for d in ref.get_output_details():
+            got, want = ours.get_tensor(d["index"]), ref.get_tensor(d["index"])
+            assert got.shape == want.shape and got.shape[0] == batch
+            if np.issubdtype(want.dtype, np.floating):
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+            else:
+                assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("entry", MODELS, ids=model_id)
+def test_required_arena_size_is_exact_for_the_new_shape(entry):
+    path = path_of(entry["file"])
+    shape = batch_shape(entry, 32)
+    resized(path, shape)  # skips a model needing an operator picolite lacks
+    need = picolite.required_arena_size(path, input_shapes=[shape])
+    assert need > picolite.required_arena_size(path)
+    it = resized(path, shape, arena=picolite.Arena(need))
+    assert it.allocations().total <= need
+    it = picolite.Interpreter(model_path=path, arena=picolite.Arena(need - 1))
+    it.resize_tensor_input(it.get_input_details()[0]["index"], shape)
+    with pytest.raises(picolite.ArenaTooSmallError) as e:
+        it.allocate_tensors()
+    assert e.value.required == need and e.value.available < need  # usable: 16-aligned
+
+
+def test_default_arena_grows_with_the_resize():
+    it = picolite.Interpreter(model_path=MLP)
+    small = it.arena.size
+    it.allocate_tensors()
+    it.resize_tensor_input(it.get_input_details()[0]["index"], [32, 16])
+    it.allocate_tensors()
+    assert it.arena.size == picolite.required_arena_size(MLP, input_shapes={0: [32, 16]})
+    assert it.arena.size > small
+
+
+def test_details_report_new_shapes_and_keep_the_signature():
+    it = picolite.Interpreter(model_path=MLP)
+    index = it.get_input_details()[0]["index"]
+    it.resize_tensor_input(index, np.array([5, 16]))
+    # as in LiteRT: the input shows its new shape at once, the outputs after allocation
+    assert list(it.get_input_details()[0]["shape"]) == [5, 16]
+    assert list(it.get_output_details()[0]["shape"]) == [1, 4]
+    it.allocate_tensors()
+    details = {d["index"]: d for d in it.get_tensor_details()}
+    out = it.get_output_details()[0]
+    assert list(out["shape"]) == [5, 4]
+    assert list(details[index]["shape"]) == [5, 16]
+    assert list(details[index]["shape_signature"]) == [-1, 16]
+    assert list(out["shape_signature"]) == list(
+        picolite.Interpreter(model_path=MLP).get_output_details()[0]["shape_signature"])
+
+
+def test_invoke_before_reallocation_raises_like_litert():
+    it = picolite.Interpreter(model_path=MLP)
+    it.allocate_tensors()
+    it.resize_tensor_input(it.get_input_details()[0]["index"], (3, 16))
+    with pytest.raises(RuntimeError, match="^Invoke called on model that is not ready"):
+        it.invoke()
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], np.ones((3, 16), np.float32))
+    it.invoke()
+
+
+def test_resize_to_the_current_shape_keeps_the_allocation():
+    it = picolite.Interpreter(model_path=MLP)
+    it.allocate_tensors()
+    it.resize_tensor_input(it.get_input_details()[0]["index"], [1, 16])
+    it.invoke()  # LiteRT allows this too: nothing changed
+
+
+def test_resize_back_to_batch_one_replans():
+    it = resized(MLP, [32, 16])
+    it.resize_tensor_input(it.get_input_details()[0]["index"], [1, 16])
+    it.allocate_tensors()
+    assert list(it.get_output_details()[0]["shape"]) == [1, 4]
+    fresh = picolite.Interpreter(model_path=MLP)
+    fresh.allocate_tensors()
+    mine, theirs = it.allocations().to_dict(), fresh.allocations().to_dict()
+    del mine["arena_size"], theirs["arena_size"]  # the grown arena stays
+    assert mine == theirs  # not a byte more than a model never resized
+
+
+def test_strict_refuses_a_fixed_dim_with_litert_text(litert):
+    from reference import make_interpreter
+
+    ref = make_interpreter(MLP)
+    with pytest.raises(RuntimeError) as want:
+        ref.resize_tensor_input(0, [1, 17], strict=True)
+    it = picolite.Interpreter(model_path=MLP)
+    with pytest.raises(ValueError) as got:
+        it.resize_tensor_input(0, [1, 17], strict=True)
+    assert isinstance(got.value, RuntimeError)  # code written for LiteRT catches it
+    sentence = ("Attempting to resize dimension 1 of tensor 0 with value 16 to 17. "
+                "ResizeInputTensorStrict only allows mutating unknown dimensions identified "
+                "by -1.")
+    assert sentence in str(want.value)
+    assert str(got.value).startswith(sentence)
+    with pytest.raises(ValueError, match="ResizeInputTensorStrict"):
+        it.resize_tensor_input(0, [1, 16, 1], strict=True)
+
+
+def test_strict_allows_the_dynamic_dim():
+    it = picolite.Interpreter(model_path=MLP)
+    it.resize_tensor_input(0, [7, 16], strict=True)
+    it.allocate_tensors()
+    assert list(it.get_output_details()[0]["shape"]) == [7, 4]
+
+
+def test_only_inputs_can_be_resized():
+    it = picolite.Interpreter(model_path=MLP)
+    out = it.get_output_details()[0]["index"]
+    with pytest.raises(ValueError, match="^Attempting to resize a fixed-size tensor") as e:
+        it.resize_tensor_input(out, [2, 4])
+    assert f"tensor {out} is not one of the model's inputs [0]" in str(e.value)
+
+
+@pytest.mark.parametrize("size, message", [
+    ([0, 16], r"shape \[0, 16\] has dim 0 = 0; picolite needs every dim to be at least 1"),
+    ([-3, 16], r"shape \[-3, 16\] has dim 0 = -3"),
+    ([1] * 9, "rank 9 is above picolite's limit of 8"),
+    ([[1, 16]], "^Shape should be 1D instead of 2"),
+    (4, "^Shape should be 1D instead of 0"),
+])
+def test_bad_shapes_are_refused_with_clear_messages(size, message):
+    it = picolite.Interpreter(model_path=MLP)
+    with pytest.raises(ValueError, match=message):
+        it.resize_tensor_input(0, size)
+    it.allocate_tensors()  # the interpreter is unchanged
+    assert list(it.get_input_details()[0]["shape"]) == [1, 16]
+
+
+def test_a_shape_the_model_cannot_take_names_the_op_and_node():
+    it = picolite.Interpreter(model_path=MLP)
+    it.resize_tensor_input(0, [2, 15])
+    with pytest.raises(picolite.ModelError, match=r"^node 0 \(FULLY_CONNECTED\): .*depth "
+                                                  r"dividing the input's 30 elements"):
+        it.allocate_tensors()
+    it.resize_tensor_input(0, [2, 16])  # a new shape makes a new interpreter
+    it.allocate_tensors()
+    assert list(it.get_output_details()[0]["shape"]) == [2, 4]
+
+
+def test_required_arena_size_rejects_bad_input_shapes():
+    with pytest.raises(ValueError, match="dim 1 = 0"):
+        picolite.required_arena_size(MLP, input_shapes=[[2, 0]])
+    with pytest.raises(ValueError, match=r"input 1 of 1"):
+        picolite.required_arena_size(MLP, input_shapes={1: [2, 16]})
+    assert (picolite.required_arena_size(MLP, input_shapes=[None])
+            == picolite.required_arena_size(MLP))
+
+
+# picolite refuses these on purpose (see test_golden.REFUSED): no defined answer to match
+REFUSED = {"sum_axis_last_int16x8.tflite", "sum_axes12_keep_int16x8.tflite"}
+
+
+@pytest.mark.parametrize("entry", [e for e in zoo_manifest() if e["file"] not in REFUSED],
+                         ids=lambda e: e["file"].removesuffix(".tflite"))
+def test_every_zoo_model_resized_matches_litert(entry):
+    """Every input's first dim tripled: each kernel's output shapes follow as TFLite's
+    Prepare computes them (compared through the outputs of LiteRT resized the same way);
+    a model LiteRT cannot run so (a constant shape, a fixed broadcast) picolite refuses at
+    allocation, naming the node and the op."""
+    from reference import make_interpreter
+
+    path = str((ZOO / entry["file"]).resolve())
+    ref = make_interpreter(path)
+    shapes = [[int(d["shape"][0]) * 3, *map(int, d["shape"][1:])] if len(d["shape"]) else []
+              for d in ref.get_input_details()]
+    ours = picolite.Interpreter(model_path=path)
+    for d, shape in zip(ours.get_input_details(), shapes):
+        ours.resize_tensor_input(d["index"], shape)
+    try:
+        for d, shape in zip(ref.get_input_details(), shapes):
+            ref.resize_tensor_input(d["index"], shape)
+        ref.allocate_tensors()
+        xs = random_inputs(ref.get_input_details(), 0)
+        for d, x in zip(ref.get_input_details(), xs):
+            ref.set_tensor(d["index"], x)
+        ref.invoke()
+    except (RuntimeError, ValueError):
+        with pytest.raises(picolite.ModelError, match=r"^node \d+ \([A-Z_0-9]+\): "):
+            ours.allocate_tensors()
+        return
+    ours.allocate_tensors()
+    for d, x in zip(ours.get_input_details(), xs):
+        ours.set_tensor(d["index"], x)
+    ours.invoke()
+    for d in ref.get_output_details():
+        got, want = ours.get_tensor(d["index"]), ref.get_tensor(d["index"])
+        assert got.shape == want.shape
+        if np.issubdtype(want.dtype, np.floating):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        else:
+            assert got.tobytes() == want.tobytes()
+
+
+def test_a_refused_shape_leaves_the_previous_one():
+    it = resized(MLP, [4, 16])
+    with pytest.raises(ValueError, match=r"\[65536, 65536\] needs more than 4 GiB"):
+        it.resize_tensor_input(0, [1 << 16, 1 << 16])
+    it.allocate_tensors()  # the previous shapes, re-planned
+    assert list(it.get_output_details()[0]["shape"]) == [4, 4]
