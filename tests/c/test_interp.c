@@ -185,17 +185,20 @@ static void invoke_before_allocate_is_a_state_error(void)
     free(m);
 }
 
+/* The last run_mode's model: the interpreter reads it when queried afterwards. */
+static uint8_t *run_model;
+
 static pl_status run_mode(int m_mode, pl_interp **it_out, pl_status *invoke_status)
 {
     size_t n;
-    uint8_t *m = load(HELLO, &n);
+    free(run_model);
+    run_model = load(HELLO, &n);
     pl_interp_options o = options(&all);
     mode = m_mode;
-    pl_status s = pl_interp_create(m, n, &o, arena, sizeof arena, it_out, &err);
+    pl_status s = pl_interp_create(run_model, n, &o, arena, sizeof arena, it_out, &err);
     if (s == PL_OK)
         s = pl_interp_allocate(*it_out);
     *invoke_status = s == PL_OK ? pl_interp_invoke(*it_out) : s;
-    free(m);
     return s;
 }
 
