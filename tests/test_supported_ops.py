@@ -20,11 +20,19 @@ def test_names_are_unique_strings():
     assert len(set(ops)) == len(ops)
 
 
-def test_builtins_are_schema_operator_names():
+def test_builtins_then_customs():
+    """Builtins (BuiltinOperator names) come first, then custom names, none a builtin's; each
+    custom operator is one some zoo model runs."""
     sch = pytest.importorskip("tensorflow.lite.python.schema_py_generated")
     schema_names = {n for n in vars(sch.BuiltinOperator) if n.isupper()}
-    builtins = [o for o in picolite.supported_ops() if o.isupper()]
-    assert builtins and set(builtins) <= schema_names
+    ops = picolite.supported_ops()
+    k = 0
+    while k < len(ops) and ops[k] in schema_names:
+        k += 1
+    customs = ops[k:]
+    assert k > 0 and not set(customs) & schema_names
+    used = {op for e in zoo_manifest() for op in e["ops"]}
+    assert set(customs) <= used, sorted(set(customs) - used)
 
 
 def test_every_zoo_operator_is_listed():

@@ -1,9 +1,10 @@
 /* fft_impl.h - kiss_fft's mixed-radix FFT and real-FFT pre/post passes, once per sample type.
 **
 ** Included by fft.c with SC (sample type), NAME(x) (suffixes names) and the scalar helpers
-** ADD, SUB, NEG, SMUL, CMUL_R, CMUL_I, FIXDIV, HALF_OF, HALF_SUM, HALF_DIFF, COS defined for that type. The
-** operation order follows kiss_fft v130 (as TFLM builds it) so that fixed-point rounding
-** and float results match it exactly. Complex values are interleaved (re, im) pairs. */
+** ADD, SUB, NEG, SMUL, CMUL_R, CMUL_I, FIXDIV, HALF_OF, HALF_SUM, HALF_DIFF, COS and SIN
+** defined for that type. The operation order follows kiss_fft v130 (as TFLM builds it) so
+** that fixed-point rounding and float results match it exactly. Complex values are
+** interleaved (re, im) pairs. */
 
 /* The input of the first stage: a real array read as complex pairs, zero past n values. */
 typedef struct NAME(source) {

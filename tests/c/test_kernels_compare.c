@@ -89,6 +89,13 @@ static void int64_and_bool_equality(void)
     out = tq(PL_BOOL, 1, dims, eq, 3, 0, 0);
     CHECK_EQ(kh_run(pl_equal_registration(), in, 2, &out, 1, NULL), PL_OK);
     CHECK(eq[0] && !eq[1] && eq[2]);
+    uint8_t bytes[3] = {2, 0, 255}, ones[3] = {1, 0, 1}; /* any non-zero byte is true */
+    kh_setup();
+    in[0] = tq(PL_BOOL, 1, dims, bytes, 3, 0, 0);
+    in[1] = tq(PL_BOOL, 1, dims, ones, 3, 0, 0);
+    out = tq(PL_BOOL, 1, dims, eq, 3, 0, 0);
+    CHECK_EQ(kh_run(pl_equal_registration(), in, 2, &out, 1, NULL), PL_OK);
+    CHECK(eq[0] && eq[1] && eq[2]);
 }
 
 static void compare_refuses_hostile_inputs(void)

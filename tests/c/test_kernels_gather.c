@@ -1,6 +1,6 @@
 /* test_kernels_gather.c - GATHER, GATHER_ND, EMBEDDING_LOOKUP, ARG_MAX/ARG_MIN and CUMSUM:
 ** runtime indices outside the data refused at invoke, batch_dims, hybrid dequantization,
-** TFLite's NaN and tie rules, wrapping integer sums. */
+** TFLite's NaN and tie rules, wrapping integer sums, TFLM's int8 CUMSUM rescaling. */
 #include <math.h> /* NAN only */
 #include <stdbool.h>
 #include <stdint.h>
@@ -127,6 +127,24 @@ static void cumsum_int32_wraps_and_reverses_exclusively(void)
     CHECK_EQ(kh_run(pl_cumsum_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
 }
 
+/* TFLM's int8 path: centered inputs shifted left by 20, halved (the input multiplier 0.5),
+** summed, rescaled by 2 * in_scale / (2^20 * out_scale). Equal scales and zero points give
+** the integer running sums back, clamped to int8. */
+static void cumsum_int8_rescales_as_tflm(void)
+{
+    kh_setup();
+    static const int32_t di[] = {4}, da[] = {1};
+    int8_t x[4] = {2, 4, -6, 127}, got[4];
+    int32_t axis[1] = {0};
+    float s = 0.5f;
+    int64_t zp = 0;
+    int32_t in[2] = {kh_tensor(PL_INT8, 1, di, x, sizeof x, &s, &zp, 1, 0),
+                     tensor(PL_INT32, 1, da, axis, sizeof axis)};
+    int32_t out[1] = {kh_tensor(PL_INT8, 1, di, got, sizeof got, &s, &zp, 1, 0)};
+    CHECK_EQ(kh_run(pl_cumsum_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(got[0] == 2 && got[1] == 6 && got[2] == 0 && got[3] == 127);
+}
+
 int main(void)
 {
     RUN(gather_refuses_out_of_range_index_at_invoke);
@@ -135,5 +153,6 @@ int main(void)
     RUN(embedding_lookup_hybrid_scales_per_row_and_checks_ids);
     RUN(arg_max_skips_nan_and_keeps_first_tie);
     RUN(cumsum_int32_wraps_and_reverses_exclusively);
+    RUN(cumsum_int8_rescales_as_tflm);
     return HARNESS_END();
 }

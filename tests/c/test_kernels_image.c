@@ -46,7 +46,7 @@ static void bilinear_rejects_both_alignment_flags(void)
     CHECK_EQ(kh_run(pl_resize_bilinear_registration(), in, 2, out, 1, kt_make_opts(&o, f, 4)),
              PL_ERR_MODEL);
     size[0] = 0;
-    CHECK_EQ(kh_run(pl_resize_bilinear_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+    CHECK_EQ(kh_run(pl_resize_bilinear_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
 }
 
 static void nearest_rounds_as_tflite(void)

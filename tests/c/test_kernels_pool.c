@@ -164,14 +164,19 @@ static void sum_int8_sums_bytes_as_uint8_like_litert(void)
     CHECK_EQ(out[3], -128); /* 127.5 rounds to 128 */
 }
 
-/* LiteRT's int16 SUM reads the data as bytes and leaves output unwritten: refused. */
-static void sum_rejects_int16(void)
+/* int16 SUM as TFLM: the sum rescaled by in/out scale (2) and saturated to int16. */
+static void sum_int16_as_tflm(void)
 {
-    int16_t in[4] = {0}, out[1] = {0};
+    int16_t in[4] = {1000, -3000, 20000, 15000}, out[1] = {0};
     int32_t dims[1] = {4}, od[1] = {1}, axes[1] = {0};
     CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT16, 1, dims, in, sizeof in, axes,
-                        1, false, 1, od, out, sizeof out, 1.0f, 1.0f), PL_ERR_UNSUPPORTED);
-    CHECK_STR_CONTAINS(kh.message, "int16");
+                        1, false, 1, od, out, sizeof out, 1.0f, 2.0f), PL_OK);
+    CHECK_EQ(out[0], 16500);
+    in[2] = 32767;
+    in[3] = 32767;
+    CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT16, 1, dims, in, sizeof in, axes,
+                        1, false, 1, od, out, sizeof out, 1.0f, 1.0f), PL_OK);
+    CHECK_EQ(out[0], INT16_MAX);
 }
 
 static void mean_rejects_int32_and_a_bad_axis(void)
@@ -270,7 +275,7 @@ int main(void)
     RUN(mean_int16_rescales);
     RUN(sum_float_over_rows);
     RUN(sum_int8_sums_bytes_as_uint8_like_litert);
-    RUN(sum_rejects_int16);
+    RUN(sum_int16_as_tflm);
     RUN(mean_rejects_int32_and_a_bad_axis);
     RUN(avg_and_max_float_match_tflite);
     RUN(avg_int8_rounds_half_away_from_zero);

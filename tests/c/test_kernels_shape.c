@@ -245,15 +245,27 @@ static void cast_float_to_int_saturates_like_litert(void)
     CHECK(memcmp(s32, want_s32, sizeof want_s32) == 0);
 }
 
-static void div_rejects_int8_and_zero_divisor(void)
+/* int8 quotients through TFLite's fixed point; a zero divisor (int32 0, int8 at its zero
+** point) is refused at invoke and nothing is written. */
+static void div_int8_and_zero_divisors(void)
 {
     kh_setup();
     static const int32_t d[] = {2};
-    int8_t a[2] = {0}, b[2] = {1, 1}, got[2];
+    int8_t a[2] = {0, 8}, b[2] = {4, 2}, got[2] = {-7, -7};
     int32_t in[2] = {tensor_q(PL_INT8, 1, d, a, 2, 0.5f, 0, false),
                      tensor_q(PL_INT8, 1, d, b, 2, 0.5f, 0, false)};
     int32_t out[1] = {tensor_q(PL_INT8, 1, d, got, 2, 0.5f, 0, false)};
-    CHECK_EQ(kh_run(pl_div_registration(), in, 2, out, 1, NULL), PL_ERR_UNSUPPORTED);
+    CHECK_EQ(kh_run(pl_div_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK_EQ(got[0], 0);
+    CHECK_EQ(got[1], 8); /* 4 / 1 on scale 0.5 */
+    kh_setup();
+    int8_t b0[2] = {4, 0}, got0[2] = {-7, -7};
+    int32_t in0[2] = {tensor_q(PL_INT8, 1, d, a, 2, 0.5f, 0, false),
+                      tensor_q(PL_INT8, 1, d, b0, 2, 0.5f, 0, false)};
+    int32_t out0[1] = {tensor_q(PL_INT8, 1, d, got0, 2, 0.5f, 0, false)};
+    CHECK_EQ(kh_run(pl_div_registration(), in0, 2, out0, 1, NULL), PL_ERR_ARG);
+    CHECK_STR_CONTAINS(kh.message, "division by zero");
+    CHECK_EQ(got0[0], -7);
     kh_setup();
     int32_t x[2] = {4, 5}, y[2] = {2, 0}, z[2] = {-1, -1};
     int32_t in2[2] = {tensor_q(PL_INT32, 1, d, x, sizeof x, 0, 0, false),
@@ -1311,7 +1323,7 @@ int main(void)
     RUN(transpose_rejects_bad_perm);
     RUN(strided_slice_refuses_what_tflite_leaves_unwritten);
     RUN(cast_float_to_int_saturates_like_litert);
-    RUN(div_rejects_int8_and_zero_divisor);
+    RUN(div_int8_and_zero_divisors);
     RUN(split_and_cast_reject_bad_parameters);
     RUN(pack_rejects_mismatched_quantization);
     RUN(golden_maximum_s8_broadcast);

@@ -54,10 +54,10 @@ static void slice_checks_computed_begin_at_invoke(void)
     CHECK_EQ(kh_run(pl_slice_registration(), in, 3, out, 1, NULL), PL_OK);
     CHECK(got[0] == 5 && got[1] == 6 && got[2] == 7);
     begin[1] = 2; /* gives [1, 2], not the output's [1, 3] */
-    CHECK_EQ(kh_run(pl_slice_registration(), in, 3, out, 1, NULL), PL_ERR_ARG);
+    CHECK_EQ(kh_run(pl_slice_registration(), in, 3, out, 1, NULL), PL_ERR_MODEL);
     CHECK_STR_CONTAINS(kh.message, "dim 1 = 2");
     begin[1] = 5;
-    CHECK_EQ(kh_run(pl_slice_registration(), in, 3, out, 1, NULL), PL_ERR_ARG);
+    CHECK_EQ(kh_run(pl_slice_registration(), in, 3, out, 1, NULL), PL_ERR_MODEL);
     CHECK_STR_CONTAINS(kh.message, "outside");
 }
 
@@ -73,7 +73,7 @@ static void fill_copies_value_and_checks_computed_dims(void)
     CHECK_EQ(kh_run(pl_fill_registration(), in, 2, out, 1, NULL), PL_OK);
     CHECK(got[0] == -7 && got[5] == -7);
     dims[1] = 4;
-    CHECK_EQ(kh_run(pl_fill_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+    CHECK_EQ(kh_run(pl_fill_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
 }
 
 static void broadcast_args_refuses_incompatible_shapes(void)
@@ -87,7 +87,7 @@ static void broadcast_args_refuses_incompatible_shapes(void)
     CHECK_EQ(kh_run(pl_broadcast_args_registration(), in, 2, out, 1, NULL), PL_OK);
     CHECK(got[0] == 4 && got[1] == 3 && got[2] == 5);
     b[1] = 2;
-    CHECK_EQ(kh_run(pl_broadcast_args_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+    CHECK_EQ(kh_run(pl_broadcast_args_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
     CHECK_STR_CONTAINS(kh.message, "5 and 2");
 }
 
@@ -107,7 +107,7 @@ static void broadcast_to_repeats_unit_dims(void)
     static const int32_t bad[] = {3, 2};
     kh.tensors[in[0]].ndims = 2;
     memcpy(kh.tensors[in[0]].dims, bad, sizeof bad);
-    CHECK_EQ(kh_run(pl_broadcast_to_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+    CHECK_EQ(kh_run(pl_broadcast_to_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
 }
 
 static void dynamic_update_slice_clamps_start_like_tflite(void)
@@ -144,7 +144,7 @@ static void mirror_pad_reflect_and_limit(void)
     CHECK(memcmp(got, want_s, sizeof got) == 0);
     pads[0] = 3; /* REFLECT pads at most dim - 1 */
     CHECK_EQ(kh_run(pl_mirror_pad_registration(), in, 2, out, 1,
-                    kt_make_opts(&o, reflect, 1)), PL_ERR_ARG);
+                    kt_make_opts(&o, reflect, 1)), PL_ERR_MODEL);
 }
 
 static void reverse_refuses_repeated_axis(void)

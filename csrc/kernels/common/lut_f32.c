@@ -3,8 +3,11 @@
 
 #include "kernels/common/fixedpoint.h"
 
+/* NaN (a transform's answer outside its domain) gives 0 rather than an undefined cast. */
 static int16_t clamp_s16(float v)
 {
+    if (v != v)
+        return 0;
     return (int16_t)(v < -32768.0f ? -32768.0f : v > 32767.0f ? 32767.0f : v);
 }
 

@@ -70,9 +70,9 @@ static void compare_plain(pl_compare_op op, pl_type type, const pl_bcast *bc, co
         PL_CMP_LOOP(bc, out, op, x[it.i1], y[it.i2]);
     } else if (type == PL_INT64) {
         PL_CMP_LOOP(bc, out, op, pl_load_i64(a, it.i1), pl_load_i64(b, it.i2));
-    } else {
-        const bool *x = a, *y = b;
-        PL_CMP_LOOP(bc, out, op, x[it.i1], y[it.i2]);
+    } else { /* bool: bytes are read as uint8, any non-zero one is true (as logical.c) */
+        const uint8_t *x = a, *y = b;
+        PL_CMP_LOOP(bc, out, op, x[it.i1] != 0, y[it.i2] != 0);
     }
 }
 

@@ -53,7 +53,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          "condition, x and y (ranks %d, %d, %d) do not broadcast to one "
                          "shape of rank <= %d", (int)t[0]->ndims, (int)t[1]->ndims,
                          (int)t[2]->ndims, PL_BCAST_MAX_DIMS);
-    return ctx->set_shape(ctx, idx[3], ndims, dims + (PL_BCAST_MAX_DIMS - ndims));
+    return pl_set_output_shape(ctx, t[3], ndims, dims + (PL_BCAST_MAX_DIMS - ndims));
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

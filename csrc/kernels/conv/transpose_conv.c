@@ -212,6 +212,11 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *shape, const pl_
     PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out->dims[3]));
     int32_t rh = pl_pad_out_size(padding, out->dims[1], f->dims[1], p->stride_h, 1);
     int32_t rw = pl_pad_out_size(padding, out->dims[2], f->dims[2], p->stride_w, 1);
+    /* TFLite's Prepare: the convolution of the output must give back the input's size */
+    if (rh != in->dims[1] || rw != in->dims[2])
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: an output of %dx%d comes from an "
+                         "input of %dx%d, not %dx%d", out->dims[1], out->dims[2], rh, rw,
+                         in->dims[1], in->dims[2]);
     p->pad_h = pl_pad_before(p->stride_h, 1, out->dims[1], f->dims[1], rh, NULL);
     p->pad_w = pl_pad_before(p->stride_w, 1, out->dims[2], f->dims[2], rw, NULL);
     return PL_OK;

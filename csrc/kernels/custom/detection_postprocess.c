@@ -252,7 +252,8 @@ static void nms(const op_data *d, const layout *l, float *mem, const float *scor
     stable_argsort(keep_scores, (int32_t)kept, sorted, words + l->merge);
     int32_t out_max = (int32_t)kept < limit ? (int32_t)kept : limit, left = (int32_t)kept;
     const float *boxes = mem + l->decoded;
-    memset(active, 1, kept);
+    for (uint32_t i = 0; i < kept; i++)
+        active[i] = 1;
     *count = 0;
     for (int32_t i = 0; i < (int32_t)kept && left > 0 && *count < out_max; i++) {
         if (!active[i])

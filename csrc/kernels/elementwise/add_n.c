@@ -100,7 +100,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (first->type != type)
         return ctx->fail(ctx, PL_ERR_MODEL, "inputs are %s, output %s",
                          pl_type_name(first->type), pl_type_name(type));
-    PL_TRY(ctx->set_shape(ctx, o, first->ndims, first->dims));
+    PL_TRY(pl_set_output_like(ctx, out, first));
     return type == PL_INT8 ? prepare_s8(ctx, first, out, node->user_data) : PL_OK;
 }
 

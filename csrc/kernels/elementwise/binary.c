@@ -1,37 +1,6 @@
 /* binary.c - shared prepare/invoke steps of the elementwise kernels (see binary.h). */
 #include "binary.h"
 
-/* The first dim (counted from the right) where a and b neither match nor have a 1. */
-static int32_t clash(const pl_tensor *a, const pl_tensor *b, int32_t *x, int32_t *y)
-{
-    for (int32_t d = PL_BCAST_MAX_DIMS - 1; d >= 0; d--) {
-        *x = pl_bcast_dim(a, d);
-        *y = pl_bcast_dim(b, d);
-        if (*x != *y && *x != 1 && *y != 1)
-            return PL_BCAST_MAX_DIMS - 1 - d;
-    }
-    return -1;
-}
-
-static pl_status broadcast_shape(pl_context *ctx, const pl_tensor *a, const pl_tensor *b,
-                                 int32_t out)
-{
-    if (pl_bcast_same_dims(a, b))
-        return ctx->set_shape(ctx, out, a->ndims, a->dims);
-    if (a->ndims > PL_BCAST_MAX_DIMS || b->ndims > PL_BCAST_MAX_DIMS)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "broadcasting ranks %d and %d: above rank %d is not supported",
-                         (int)a->ndims, (int)b->ndims, PL_BCAST_MAX_DIMS);
-    int32_t ndims, dims[PL_BCAST_MAX_DIMS], x, y;
-    if (!pl_bcast_shape(a, b, &ndims, dims)) {
-        int32_t k = clash(a, b, &x, &y);
-        return ctx->fail(ctx, PL_ERR_MODEL,
-                         "input shapes do not broadcast: dim %d from the end is %d and %d",
-                         (int)k, (int)x, (int)y);
-    }
-    return ctx->set_shape(ctx, out, ndims, dims + (PL_BCAST_MAX_DIMS - ndims));
-}
-
 pl_status pl_binary_prepare(pl_context *ctx, pl_node *node, pl_tensor *t[3])
 {
     int32_t idx[3] = {pl_node_input(node, 0), pl_node_input(node, 1),
@@ -41,7 +10,7 @@ pl_status pl_binary_prepare(pl_context *ctx, pl_node *node, pl_tensor *t[3])
                          (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     for (int k = 0; k < 3; k++)
         PL_TRY(ctx->get_tensor(ctx, idx[k], &t[k]));
-    return broadcast_shape(ctx, t[0], t[1], idx[2]);
+    return pl_bcast_set_output(ctx, t[0], t[1], t[2]);
 }
 
 pl_status pl_unary_prepare(pl_context *ctx, pl_node *node, pl_tensor **in, pl_tensor **out)
@@ -52,7 +21,7 @@ pl_status pl_unary_prepare(pl_context *ctx, pl_node *node, pl_tensor **in, pl_te
                          (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     PL_TRY(ctx->get_tensor(ctx, i, in));
     PL_TRY(ctx->get_tensor(ctx, o, out));
-    return ctx->set_shape(ctx, o, (*in)->ndims, (*in)->dims);
+    return pl_set_output_like(ctx, *out, *in);
 }
 
 pl_status pl_binary_eval(pl_context *ctx, const pl_node *node, pl_tensor t[3], pl_bcast *bc)

@@ -1,5 +1,5 @@
 /* binary.h - the prepare and invoke steps every one- and two-input elementwise kernel shares:
-** arity, the output shape given through ctx->set_shape, the broadcast walk.
+** arity, the output shape (broadcast.h's pl_bcast_set_output), the broadcast walk.
 **
 ** Used by the elementwise math kernels and the compare family. Two inputs broadcast NumPy
 ** style (kernels/common/broadcast.h); equal shapes of any rank walk flat. */

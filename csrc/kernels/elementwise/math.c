@@ -118,12 +118,16 @@ static pl_lut_f32_fn table_fn(int32_t op)
     return op == OP_EXP ? t_exp : op == OP_LOG ? t_log : t_rsqrt;
 }
 
-static void prepare_table_s16(int32_t op, op_data *d)
+static pl_status prepare_table_s16(pl_context *ctx, int32_t op, op_data *d)
 {
     pl_lut_f32_init(&d->t16, d->input_scale, 0, d->output_scale, 0);
+    if (!isfinite(d->t16.step) || !isfinite(d->t16.inv) || !(d->t16.inv > 0.0f))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "scales %g and %g leave no finite int16 "
+                         "table", (double)d->input_scale, (double)d->output_scale);
     /* LOG's output minimum is a float product of int and scale, as in LogLUTPrepare */
     d->param = op == OP_LOG ? (float)(-32768 - d->output_zp) * d->output_scale
                             : d->output_scale;
+    return PL_OK;
 }
 
 static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
@@ -144,10 +148,8 @@ static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
     if (d->input_zp < lo || d->input_zp > hi || d->output_zp < lo || d->output_zp > hi)
         return ctx->fail(ctx, PL_ERR_MODEL, "zero points %d and %d out of [%d, %d]",
                          (int)d->input_zp, (int)d->output_zp, (int)lo, (int)hi);
-    if (in->type == PL_INT16) {
-        prepare_table_s16(op, d);
-        return PL_OK;
-    }
+    if (in->type == PL_INT16)
+        return op == OP_SQRT ? PL_OK : prepare_table_s16(ctx, op, d);
     if (d->table == NULL && (op == OP_EXP || op == OP_LOG)) /* only int8 tables cost bytes */
         PL_TRY(ctx->alloc_persistent(ctx, 256, (void **)&d->table));
     if (op == OP_EXP)

@@ -8,10 +8,10 @@ static pl_status read_size(pl_context *ctx, const char *name, const pl_tensor *i
 {
     const int32_t *s = size->data;
     if (in->dims[1] < 1 || in->dims[2] < 1)
-        return ctx->fail(ctx, PL_ERR_ARG, "%s: input of %d x %d pixels", name,
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: input of %d x %d pixels", name,
                          (int)in->dims[1], (int)in->dims[2]);
     if (s[0] < 1 || s[1] < 1 || s[0] > PL_RESIZE_MAX_SIDE || s[1] > PL_RESIZE_MAX_SIDE)
-        return ctx->fail(ctx, PL_ERR_ARG, "%s: size %d x %d must be in 1..%d", name,
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: size %d x %d must be in 1..%d", name,
                          (int)s[0], (int)s[1], PL_RESIZE_MAX_SIDE);
     dims[0] = in->dims[0];
     dims[1] = s[0];

@@ -191,15 +191,16 @@ static pl_status keep_quant(pl_context *ctx, opdata *d, const pl_tensor *t)
     return PL_OK;
 }
 
-/* The input/output pairs quantize.cc accepts. */
+/* The input/output pairs LiteRT's quantize.cc or TFLM's quantize_common.cc accepts (TFLM
+** alone: int8 -> int32; LiteRT alone: uint8 -> uint8, int16), all the same Requantize. */
 static bool quantize_pair_ok(pl_type in, pl_type out)
 {
     switch (in) {
     case PL_FLOAT32: return out == PL_INT8 || out == PL_UINT8 || out == PL_INT16;
     case PL_INT16: return out == PL_INT8 || out == PL_INT16 || out == PL_INT32;
     case PL_INT32: return out == PL_INT8 || out == PL_INT16;
-    case PL_INT8: return out == PL_INT8 || out == PL_UINT8 || out == PL_INT16;
-    case PL_UINT8: return out == PL_INT8 || out == PL_UINT8;
+    case PL_INT8: return out == PL_INT8 || out == PL_UINT8 || out == PL_INT16 || out == PL_INT32;
+    case PL_UINT8: return out == PL_INT8 || out == PL_UINT8 || out == PL_INT16;
     default: return false;
     }
 }

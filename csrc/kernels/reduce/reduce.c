@@ -7,8 +7,9 @@
 ** summed as uint8 (-1 counts 255), the result clamps to [0, 255] and that byte is stored
 ** (255 reads back as -1). The zero points are used as given. Deterministic, so reproduced.
 ** SUM int16 through the same path reads the int16 buffer as bytes and leaves half of the
-** output unwritten (garbage from the arena): not reproducible, so refused. Legacy uint8 MEAN
-** and SUM are the same template for the type it was written for: clamped to [0, 255]. */
+** output unwritten (garbage from the arena): no defined result, so int16 SUM follows TFLM,
+** whose SUM runs QuantizedMeanOrSum<int16_t> (the int16 MEAN's path without the division).
+** Legacy uint8 MEAN and SUM are the template for the type it was written for: [0, 255]. */
 #include "reduce.h"
 
 #include <stdbool.h>
@@ -212,10 +213,6 @@ static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s is not supported", name,
                          pl_type_name(in->type));
     d->type = in->type;
-    if (d->is_sum && in->type == PL_INT16)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SUM: int16 is not supported: LiteRT 2.3.0's "
-                         "reference SUM reads int16 data as uint8 bytes and leaves half of "
-                         "the output unwritten, so there is no defined result to match");
     d->as_uint8 = d->is_sum && in->type == PL_INT8;
     if (in->type == PL_FLOAT32)
         return PL_OK;

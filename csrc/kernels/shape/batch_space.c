@@ -38,7 +38,7 @@ static pl_status resolve(pl_context *ctx, const char *name, bool to_batch, const
         int64_t size = to_batch ? n + lo + hi : n * bs - lo - hi;
         if (bs < 1 || bs > 65536 || lo < 0 || hi < 0 || lo > INT32_MAX || hi > INT32_MAX ||
             size < 0 || size > INT32_MAX || (to_batch && size % bs != 0))
-            return ctx->fail(ctx, PL_ERR_ARG, "%s: spatial dim %d of size %lld: block %lld with "
+            return ctx->fail(ctx, PL_ERR_MODEL, "%s: spatial dim %d of size %lld: block %lld with "
                              "%s (%lld, %lld) is invalid", name, (int)i, (long long)n,
                              (long long)bs, to_batch ? "paddings" : "crops", (long long)lo,
                              (long long)hi);
@@ -48,7 +48,7 @@ static pl_status resolve(pl_context *ctx, const char *name, bool to_batch, const
         prod *= bs;
     }
     if (to_batch ? batch * prod > INT32_MAX : batch % prod != 0)
-        return ctx->fail(ctx, PL_ERR_ARG, "%s: batch %lld with block product %lld", name,
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: batch %lld with block product %lld", name,
                          (long long)batch, (long long)prod);
     d->out_dims[0] = (int32_t)(to_batch ? batch * prod : batch / prod);
     d->out_dims[in->ndims - 1] = in->dims[in->ndims - 1];

@@ -52,7 +52,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         int64_t x = i >= 0 ? pl_operand_at(&a, (size_t)i) : 1;
         int64_t y = j >= 0 ? pl_operand_at(&b, (size_t)j) : 1;
         if (x != y && x != 1 && y != 1)
-            return ctx->fail(ctx, PL_ERR_ARG, "BROADCAST_ARGS: entry %d: %lld and %lld do not "
+            return ctx->fail(ctx, PL_ERR_MODEL, "BROADCAST_ARGS: entry %d: %lld and %lld do not "
                              "broadcast", (int)k, (long long)x, (long long)y);
         store(&out, (size_t)k, x == 1 ? y : x);
     }

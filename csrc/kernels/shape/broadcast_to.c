@@ -22,14 +22,14 @@ static pl_status plan(pl_context *ctx, const pl_tensor *in, int32_t ndims, const
                       opdata *d)
 {
     if (in->ndims > ndims)
-        return ctx->fail(ctx, PL_ERR_ARG, "BROADCAST_TO: input rank %d is above the target "
+        return ctx->fail(ctx, PL_ERR_MODEL, "BROADCAST_TO: input rank %d is above the target "
                          "rank %d", (int)in->ndims, (int)ndims);
     size_t step = 1;
     d->ndims = ndims;
     for (int32_t o = ndims - 1; o >= 0; o--) {
         int32_t i = o - (ndims - in->ndims), n = i >= 0 ? in->dims[i] : 1;
         if (n != 1 && n != dims[o])
-            return ctx->fail(ctx, PL_ERR_ARG, "BROADCAST_TO: input dim %d (%d) cannot "
+            return ctx->fail(ctx, PL_ERR_MODEL, "BROADCAST_TO: input dim %d (%d) cannot "
                              "broadcast to %d", (int)i, (int)n, (int)dims[o]);
         d->dims[o] = dims[o];
         d->in_step[o] = n == 1 ? 0 : step;

@@ -73,17 +73,18 @@ static pl_status set_output(pl_context *ctx, const pl_node *node, int32_t axis, 
                             pl_tensor *out)
 {
     pl_tensor t;
-    int32_t dims[PL_MAX_DIMS];
+    int32_t dims[PL_MAX_DIMS], rank = 0;
     int64_t sum = 0;
     for (uint32_t k = 0; k < node->inputs.n; k++) {
         if (pl_node_input(node, k) < 0)
             return ctx->fail(ctx, PL_ERR_MODEL, "input %u is missing", (unsigned)k);
         PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t));
         if (k == 0) {
-            *at = axis < 0 ? axis + t.ndims : axis;
-            if (*at < 0 || *at >= t.ndims)
+            rank = t.ndims;
+            *at = axis < 0 ? axis + rank : axis;
+            if (*at < 0 || *at >= rank)
                 return ctx->fail(ctx, PL_ERR_MODEL, "axis %d is out of range for rank %d",
-                                 (int)axis, (int)t.ndims);
+                                 (int)axis, (int)rank);
             memcpy(dims, t.dims, sizeof dims);
         }
         sum += *at < t.ndims ? t.dims[*at] : 0; /* other ranks are refused by check_input */
@@ -92,8 +93,7 @@ static pl_status set_output(pl_context *ctx, const pl_node *node, int32_t axis, 
         return ctx->fail(ctx, PL_ERR_MODEL, "inputs sum to %lld along axis %d", (long long)sum,
                          (int)*at);
     dims[*at] = (int32_t)sum;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &t));
-    return pl_set_output_shape(ctx, out, t.ndims, dims);
+    return pl_set_output_shape(ctx, out, rank, dims);
 }
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)

@@ -29,7 +29,7 @@ static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *
         int64_t lo = pl_operand_at(p, 2 * (size_t)i), hi = pl_operand_at(p, 2 * (size_t)i + 1);
         int64_t most = (int64_t)in->dims[i] - d->offset;
         if (lo < 0 || hi < 0 || lo > most || hi > most)
-            return ctx->fail(ctx, PL_ERR_ARG, "MIRROR_PAD: dim %d: paddings (%lld, %lld) must "
+            return ctx->fail(ctx, PL_ERR_MODEL, "MIRROR_PAD: dim %d: paddings (%lld, %lld) must "
                              "be in 0..%lld for size %d", (int)i, (long long)lo,
                              (long long)hi, (long long)(most < 0 ? 0 : most),
                              (int)in->dims[i]);

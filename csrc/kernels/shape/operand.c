@@ -15,7 +15,7 @@ pl_status pl_operand_shape(pl_context *ctx, const char *name, const pl_tensor *t
     for (int32_t i = 0; i < *ndims; i++) {
         int64_t v = pl_operand_at(t, (size_t)i);
         if (v < 0 || v > INT32_MAX)
-            return ctx->fail(ctx, PL_ERR_ARG, "%s: shape entry %d is %lld", name, (int)i,
+            return ctx->fail(ctx, PL_ERR_MODEL, "%s: shape entry %d is %lld", name, (int)i,
                              (long long)v);
         dims[i] = (int32_t)v;
     }
@@ -31,13 +31,13 @@ pl_status pl_operand_check_out(pl_context *ctx, const char *name, const pl_tenso
     if (same)
         return PL_OK;
     if (out->ndims != ndims)
-        return ctx->fail(ctx, PL_ERR_ARG, "%s: the operand values give rank %d but output "
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s: the operand values give rank %d but output "
                          "tensor %d has rank %d", name, (int)ndims, (int)out->index,
                          (int)out->ndims);
     int32_t d = 0;
     while (out->dims[d] == dims[d])
         d++;
-    return ctx->fail(ctx, PL_ERR_ARG, "%s: the operand values give dim %d = %d but output "
+    return ctx->fail(ctx, PL_ERR_MODEL, "%s: the operand values give dim %d = %d but output "
                      "tensor %d has %d there", name, (int)d, (int)dims[d], (int)out->index,
                      (int)out->dims[d]);
 }

@@ -54,7 +54,7 @@ static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *
         if (s == -1)
             s = dim - b;
         if (b < 0 || b > dim || s < 0 || s > dim - b)
-            return ctx->fail(ctx, PL_ERR_ARG, "SLICE: dim %d: begin %lld size %lld is outside "
+            return ctx->fail(ctx, PL_ERR_MODEL, "SLICE: dim %d: begin %lld size %lld is outside "
                              "0..%lld", (int)i, (long long)pl_operand_at(begin, (size_t)i),
                              (long long)pl_operand_at(size, (size_t)i), (long long)dim);
         d->begin[i] = (int32_t)b;

@@ -85,7 +85,7 @@ def shape_specs():
            lambda x: tf.pad(x, [[0, 0], [3, 3], [0, 0]], mode="REFLECT"), [(1, 16, 2)], QUANT,
            {"paddings": [[0, 0], [3, 3], [0, 0]], "mode": "REFLECT"}))
     s(spec("DEPTH_TO_SPACE", "b2", lambda x: tf.nn.depth_to_space(x, 2), [(1, 3, 2, 8)],
-           QUANT + INTS + ("uint8",), {"block_size": 2}))
+           QUANT + INTS + ("uint8",), {"block_size": 2}, rewrite=depth_to_space_v1))
     s(spec("SPACE_TO_DEPTH", "b2", lambda x: tf.nn.space_to_depth(x, 2), [(1, 4, 6, 3)],
            QUANT + INTS, {"block_size": 2}, retype=("uint8",)))
     s(spec("SPACE_TO_BATCH_ND", "4d_pad",
@@ -151,6 +151,8 @@ def reduce_specs():
                QUANT + INTS, {"axes": [1, 2], "keepdims": True}, retype=("uint8",)))
         s(spec(name, "axis_last", lambda x, f=f: f(x, [-1]), [(2, 3, 5)], QUANT + ("int32",),
                {"axes": [-1]}))
+    s(spec("REDUCE_PROD", "axis1", lambda x: tf.reduce_prod(x, [1]), [(2, 4, 3)],
+           (F32,) + INTS, {"axes": [1]}))
     for name, f in (("REDUCE_ALL", tf.reduce_all), ("REDUCE_ANY", tf.reduce_any)):
         s(spec(name, "axis1", lambda x, f=f: f(x, [1]), [(2, 6, 3)], ("bool",), {"axes": [1]}))
         s(spec(name, "all_axes_keep", lambda x, f=f: f(x, [0, 1], keepdims=True), [(3, 4)],
@@ -235,6 +237,15 @@ def retype(data, dtype):
     return rewrite_model(data, fix)
 
 
+def depth_to_space_v1(data):
+    """LiteRT's reference resolver registers DEPTH_TO_SPACE version 1 only, while the converter
+    marks int8 models version 2 (the kernel is the same): the version is set to 1."""
+    def fix(m, sch):
+        op = only_op(m, sch, sch.BuiltinOperator.DEPTH_TO_SPACE)
+        m.operatorCodes[op.opcodeIndex].version = 1
+    return rewrite_model(data, fix)
+
+
 def to_l2_pool(data):
     """AVERAGE_POOL_2D -> L2_POOL_2D with the same Pool2DOptions."""
     def fix(m, sch):
@@ -297,7 +308,7 @@ def build_single_ops(zoo):
                 print(f"  DROP {name}: {reason.strip()[:160]}", flush=True)
                 continue
             params = {**sp["params"], "inputs": [list(s) for s in sp["shapes"]]}
-            how = "; flatbuffer rewritten" if sp["rewrite"] else ""
+            how = f"; flatbuffer rewritten ({sp['rewrite'].__name__})" if sp["rewrite"] else ""
             if qtype in sp["retype"]:
                 how = f"; converted as float32, FLOAT32 tensors retyped to {qtype}"
             entry = zoo.save(name, data, sp["target"], qtype, "single_op",
@@ -310,9 +321,10 @@ def build_single_ops(zoo):
 
 def build_keras3_dynamic_batch(zoo):
     """A Keras 3 model with a dynamic batch: Keras 3's Reshape on a None batch converts to
-    SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE (and SHAPE -> GATHER -> REDUCE_PROD ->
-    CONCATENATION for the Dense on 3-D input); it runs at its converted batch (1), and
-    tests/test_shape_ops.py resizes its batch."""
+    SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE, and its Dense on 3-D input to SHAPE -> GATHER ->
+    REDUCE_PROD -> CONCATENATION -> RESHAPE. The converter writes placeholder shapes for what
+    these compute (RESHAPE to [1, 1] with shape_signature [-1, -1]), so picolite must compute
+    them at prepare; tests/test_shape_ops.py also runs it resized."""
     import keras
 
     name = "keras3_dynbatch_reshape_float32"

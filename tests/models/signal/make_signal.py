@@ -21,11 +21,9 @@ import sys
 import numpy as np
 from flatbuffers import Builder, flexbuffers
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # tests/models, for make_models
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as S
 
-import make_models  # noqa: E402
-from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as S  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # ../shared beside the project (PICOLITE_SHARED overrides, e.g. for a git worktree)
 SHARED = os.environ.get("PICOLITE_SHARED",
@@ -192,6 +190,9 @@ def build(zoo):
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(HERE))  # tests/models, for make_models (TensorFlow)
+    import make_models
+
     zoo = make_models.Zoo(out_dir=HERE, tflm=False)
     build(zoo)
     zoo.write_manifest("tests/models/signal/make_signal.py")

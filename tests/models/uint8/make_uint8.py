@@ -13,6 +13,8 @@ must run in LiteRT's reference kernels (BUILTIN_REF), else it is dropped.
 net_fakequant_cnn_uint8 comes from the old way itself: a TF1 graph with fake-quant nodes
 converted with inference_type=tf.uint8.
 
+DIV has no quantized model in the main zoo: int8 DIV models (and their uint8 twins) are here.
+
 "_u8io" models are int8 models converted with inference_input_type/output_type = uint8: the
 converter adds QUANTIZE uint8 -> int8 at the input and int8 -> uint8 at the output.
 
@@ -63,6 +65,50 @@ def to_uint8(data: bytes) -> bytes:
     b = flatbuffers.Builder(4096)
     b.Finish(m.Pack(b), file_identifier=b"TFL3")
     return bytes(b.Output())
+
+
+def quantize_model(in_type, in_q, out_type, out_q, shape):
+    """One QUANTIZE (requantize) op written with the schema's object API: the converter
+    emits no uint8 -> int16 or uint8 -> uint8 requantize. in_q/out_q: (scale, zero point)."""
+    import flatbuffers
+    from tensorflow.lite.python import schema_py_generated as sch
+
+    def tensor(name, ttype, q):
+        t = sch.TensorT()
+        t.name, t.type, t.shape, t.buffer = name, ttype, list(shape), 0
+        t.quantization = sch.QuantizationParametersT()
+        t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
+        return t
+
+    m = sch.ModelT()
+    m.version = 3
+    code = sch.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = sch.BuiltinOperator.QUANTIZE
+    code.version = 2
+    m.operatorCodes = [code]
+    op = sch.OperatorT()
+    op.opcodeIndex, op.inputs, op.outputs = 0, [0], [1]
+    sg = sch.SubGraphT()
+    sg.tensors = [tensor("in", in_type, in_q), tensor("out", out_type, out_q)]
+    sg.inputs, sg.outputs, sg.operators = [0], [1], [op]
+    m.subgraphs = [sg]
+    m.buffers = [sch.BufferT()]
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def build_requantize(zoo):
+    from tensorflow.lite.python import schema_py_generated as sch
+
+    T = sch.TensorType
+    for name, in_type, in_q, out_type, out_q in (
+            ("quantize_uint8_to_int16", T.UINT8, (0.05, 120), T.INT16, (0.002, 0)),
+            ("quantize_uint8_to_uint8", T.UINT8, (0.05, 120), T.UINT8, (0.03, 100)),
+            ("quantize_uint8_to_int8_shift", T.UINT8, (0.05, 128), T.INT8, (0.05, 0))):
+        if zoo.wanted(name):
+            save(zoo, name, quantize_model(in_type, in_q, out_type, out_q, (2, 40)), "QUANTIZE",
+                 U8, "single_op", "uint8 requantize written with the schema object API")
 
 
 def convert_u8io(obj, specs, seed):
@@ -253,6 +299,36 @@ def save(zoo, name, data, target, qtype, family, desc, params=None):
     zoo.save(name, data, target, qtype, family, desc, params or {}, ops, ins, outs)
 
 
+# int8 models of ops whose quantized kernels the main zoo lacks, and their uint8 twins.
+# Divisors stay above their zero point (LiteRT refuses a zero divisor at invoke).
+INT8_TOO = [
+    ("div_two_inputs", "DIV",
+     *two_inputs(lambda a, b: a / (tf.nn.relu(b) + 0.25), (2, 24), (2, 24))),
+    ("div_bcast", "DIV",
+     *two_inputs(lambda a, b: a / (tf.nn.relu(b) + 0.25), (1, 4, 4, 6), (6,))),
+    ("div_relu6", "DIV",
+     *two_inputs(lambda a, b: tf.nn.relu6(a * 4.0 / (tf.nn.relu(b) + 0.5)), (1, 32), (1, 32))),
+]
+
+
+def build_int8_too(zoo):
+    for base, target, build, specs in INT8_TOO:
+        for qtype in (mm.I8, U8):
+            name = f"{base}_{qtype}"
+            if not zoo.wanted(name):
+                continue
+            mm.fresh_session(mm.seed_of(base))
+            try:
+                data = mm.convert(build(mm.seed_of(base)), specs, mm.I8,
+                                  mm.seed_of(base) ^ 0x5EED, per_channel=False)
+                data = to_uint8(data) if qtype == U8 else data
+            except Exception as e:  # noqa: BLE001
+                data = f"conversion failed: {e}"
+            save(zoo, name, data, target, qtype, "single_op",
+                 f"{qtype} {target}" + (" (int8 model rewritten)" if qtype == U8 else ""),
+                 {"shapes": [list(s) for s, _ in specs]})
+
+
 def build_single(zoo):
     for base, target, build, specs in single_ops():
         name = f"{base}_uint8"
@@ -323,8 +399,10 @@ def main():
     args = ap.parse_args()
     zoo = mm.Zoo(only=args.only, tflm=not args.no_tflm, out_dir=HERE)
     build_single(zoo)
+    build_int8_too(zoo)
     build_nets(zoo)
     build_fakequant(zoo)
+    build_requantize(zoo)
     zoo.write_manifest("tests/models/uint8/make_uint8.py")
 
 

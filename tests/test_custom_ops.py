@@ -1,0 +1,139 @@
+"""Custom operators on hostile or unsupported parameters: a clear error, never a crash.
+
+Models are written with the zoo's Signal builder (tests/models/signal/make_signal.py), which
+needs the TFLite schema module of the tflite-micro wheel. Results against TFLM and LiteRT are
+in tests/test_golden.py and tests/test_tflm_zoo.py.
+"""
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import picolite
+from conftest import in_ci
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "models" / "signal"))
+
+
+@pytest.fixture(scope="module")
+def ms():
+    try:
+        import make_signal
+    except ImportError as e:
+        if in_ci():
+            pytest.fail(f"tflite-micro is not installed: {e}")
+        pytest.skip(f"tflite-micro is not installed: {e}")
+    return make_signal
+
+
+def window_model(ms, options, raw=None):
+    g = ms.Graph()
+    x = g.tensor("x", [64], np.int16)
+    w = g.tensor("w", [64], np.int16, np.arange(64))
+    y = g.tensor("y", [64], np.int16)
+    data = g.model("SignalWindow", options, [x, w], [y])
+    if raw is not None:  # replace the encoded options by raw bytes of the same length
+        enc = bytes(ms.flexbuffers.Dumps(options))
+        assert data.count(enc) == 1 and len(raw) == len(enc)
+        data = data.replace(enc, raw)
+    return data
+
+
+def allocate(data):
+    it = picolite.Interpreter(model_content=data)
+    it.allocate_tensors()
+    return it
+
+
+def test_missing_option_names_the_key(ms):
+    with pytest.raises(picolite.ModelError, match="custom option 'shift' is missing"):
+        allocate(window_model(ms, {"shiftt": 3}))
+
+
+def test_out_of_range_option_names_the_range(ms):
+    with pytest.raises(picolite.ModelError, match=r"'shift' = 40 is outside 0\.\.31"):
+        allocate(window_model(ms, {"shift": 40}))
+
+
+def test_option_of_the_wrong_type(ms):
+    with pytest.raises(picolite.ModelError, match="'shift'.*not a number"):
+        allocate(window_model(ms, {"shift": "twelve"}))
+
+
+def test_every_corruption_of_the_options_is_an_error_or_runs(ms):
+    good = bytes(ms.flexbuffers.Dumps({"shift": 12}))
+    for i in range(len(good)):
+        for v in (0, 1, 0x7F, 0xFF):
+            raw = bytearray(good)
+            raw[i] = v
+            try:
+                it = allocate(window_model(ms, {"shift": 12}, bytes(raw)))
+            except picolite.ModelError as e:
+                assert "custom option" in str(e)
+                continue
+            it.invoke()
+
+
+def test_fft_length_with_a_prime_factor_above_five_is_unsupported(ms):
+    g = ms.Graph()
+    x = g.tensor("x", [14], np.int16)
+    y = g.tensor("y", [16], np.int16)
+    data = g.model("SignalRfft", {"T": 7, "fft_length": 14}, [x], [y])
+    with pytest.raises(picolite.UnsupportedOpError, match="factor 7"):
+        allocate(data)
+
+
+def test_filter_bank_channel_outside_the_spectrum_fails_at_invoke(ms):
+    g = ms.Graph()
+    x = g.tensor("x", [8], np.uint32)
+    tables = [np.ones(4), np.ones(4), [0, 6, 2], [0, 0, 0], [2, 4, 2]]  # bins 6..9 of 8
+    ins = [x] + [g.tensor(f"t{i}", [len(t)], np.int16, t) for i, t in enumerate(tables)]
+    y = g.tensor("y", [2], np.uint64)
+    it = allocate(g.model("SignalFilterBank", {"num_channels": 2}, ins, [y]))
+    it.set_input(np.ones(8, np.uint32), 0)
+    with pytest.raises(picolite.ModelError, match="channel 1: bins 6"):
+        it.invoke()
+
+
+def test_circular_buffer_that_skips_cycles_is_refused_with_the_reason(ms):
+    g = ms.Graph()
+    x = g.tensor("x", [1, 1, 1, 4], np.int8)
+    y = g.tensor("y", [1, 4, 1, 4], np.int8)
+    with pytest.raises(picolite.UnsupportedOpError, match="aborts the invocation"):
+        allocate(g.model("CIRCULAR_BUFFER", {"cycles_max": 2}, [x], [y]))
+
+
+def test_decode_methods_other_than_the_lookup_table_are_unsupported(ms):
+    g = ms.Graph()
+    enc = g.tensor("enc", [4], np.uint8, [0, 1, 2, 3])
+    anc = g.tensor("anc", [20], np.uint8, [1, 0, 0, 0, 1, 2, 4] + [0] * 13)  # Huffman
+    y = g.tensor("y", [8], np.int8)
+    with pytest.raises(picolite.UnsupportedOpError, match="decode method 1"):
+        allocate(g.model("TFLM_DECODE", {}, [enc, anc], [y]))
+
+
+def test_decode_index_past_its_table_is_a_model_error(ms):
+    g = ms.Graph()
+    enc = g.tensor("enc", [1], np.uint8, [0xFF])  # 2-bit indices 3, 3, 3, 3
+    anc = g.tensor("anc", [19], np.uint8, [0, 0, 0, 0, 1, 2, 3] + [0] * 9 + [5, 6, 7])
+    y = g.tensor("y", [4], np.int8)
+    it = allocate(g.model("TFLM_DECODE", {}, [enc, anc], [y]))
+    with pytest.raises(picolite.ModelError, match="index 3 past the 3-entry value table"):
+        it.invoke()
+
+
+def test_stateful_signal_op_resets(ms):
+    g = ms.Graph()
+    x = g.tensor("x", [4], np.int16)
+    y = g.tensor("y", [4], np.int16)
+    it = allocate(g.model("SignalDelay", {"delay_length": 2}, [x], [y]))
+    outs = []
+    for step in range(3):
+        if step == 2:
+            it.reset()
+        it.set_input(np.arange(1, 5, dtype=np.int16) * (step + 1), 0)
+        it.invoke()
+        outs.append(it.get_output(0).tolist())
+    assert outs == [[0, 0, 1, 2], [3, 4, 2, 4], [0, 0, 3, 6]]
