@@ -19,7 +19,7 @@ static pl_interp *interp_of(pl_context *ctx)
 
 static const char *op_name_of(const pl_interp *it, uint32_t node)
 {
-    const pl_registration *reg = it->regs[it->nodes[node].opcode];
+    const pl_registration *reg = it->regs[it->nodes[node].opcode].reg;
     if (reg != NULL)
         return reg->name;
     pl_opcode_view oc;
