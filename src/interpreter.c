@@ -665,10 +665,10 @@ interp_recording_text(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
 }
 
 static PyObject *
-plan_item(const pl_plan_buffer *b, int32_t tensor)
+plan_item(const pl_plan_buffer *b, int32_t tensor, uint32_t subgraph)
 {
-    return Py_BuildValue("(iIIiii)", (int)tensor, b->offset, b->size, (int)b->first,
-                         (int)b->last, (int)b->offline_offset);
+    return Py_BuildValue("(iIIiiiI)", (int)tensor, b->offset, b->size, (int)b->first,
+                         (int)b->last, (int)b->offline_offset, subgraph);
 }
 
 static PyObject *
@@ -681,8 +681,9 @@ interp_plan(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
     for (uint32_t i = 0; list != NULL && i < n; i++) {
         pl_plan_buffer b;
         int32_t tensor;
-        pl_status s = pl_interp_plan_buffer(self->it, i, &b, &tensor);
-        PyObject *item = s == PL_OK ? plan_item(&b, tensor) : raise_last(self, s);
+        uint32_t subgraph;
+        pl_status s = pl_interp_plan_buffer(self->it, i, &b, &tensor, &subgraph);
+        PyObject *item = s == PL_OK ? plan_item(&b, tensor, subgraph) : raise_last(self, s);
         if (item == NULL)
             Py_CLEAR(list);
         else
@@ -814,23 +815,39 @@ interp_select_subgraph(pl_py_interp *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* (name, tensor) pairs; entries without a name are left out, as LiteRT does. */
 static PyObject *
 signature_io(pl_py_interp *self, uint32_t sig, bool output, uint32_t count)
 {
-    PyObject *list = PyList_New(count);
+    PyObject *list = PyList_New(0);
     for (uint32_t i = 0; list != NULL && i < count; i++) {
         const char *name;
         uint32_t len;
         int32_t tensor;
         pl_interp_signature_io(self->it, sig, output, i, &name, &len, &tensor);
+        if (name == NULL)
+            continue;
         PyObject *item = Py_BuildValue("(Ni)", PyUnicode_DecodeUTF8(name, len, "replace"),
                                        (int)tensor);
-        if (item == NULL)
+        if (item == NULL || PyList_Append(list, item) < 0)
             Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, i, item);
+        Py_XDECREF(item);
     }
     return list;
+}
+
+/* Whether an earlier signature than sig has the same key (LiteRT keeps the first). */
+static bool
+signature_key_seen(pl_py_interp *self, uint32_t sig)
+{
+    pl_signature_info a, b;
+    pl_interp_signature(self->it, sig, &a);
+    for (uint32_t j = 0; j < sig; j++) {
+        pl_interp_signature(self->it, j, &b);
+        if (a.key_len == b.key_len && memcmp(a.key, b.key, a.key_len) == 0)
+            return true;
+    }
+    return false;
 }
 
 static PyObject *
@@ -851,13 +868,14 @@ interp_signatures(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
     if (pl_py_interp_ready(self) < 0)
         return NULL;
     uint32_t n = pl_interp_signature_count(self->it);
-    PyObject *list = PyList_New(n);
+    PyObject *list = PyList_New(0);
     for (uint32_t i = 0; list != NULL && i < n; i++) {
+        if (signature_key_seen(self, i))
+            continue;
         PyObject *d = signature_dict(self, i);
-        if (d == NULL)
+        if (d == NULL || PyList_Append(list, d) < 0)
             Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, i, d);
+        Py_XDECREF(d);
     }
     return list;
 }
@@ -895,7 +913,8 @@ static PyMethodDef interp_methods[] = {
     {"select_subgraph", (PyCFunction)interp_select_subgraph, METH_O,
      "Make subgraph k the one tensor calls and invoke() address."},
     {"signatures", (PyCFunction)interp_signatures, METH_NOARGS,
-     "The model's signature defs: key, subgraph, (name, tensor) inputs and outputs."},
+     "The model's signature defs (the first of each key): key, subgraph, (name, tensor) "
+     "inputs and outputs (unnamed entries left out, as LiteRT)."},
     {"outputs", (PyCFunction)interp_outputs, METH_NOARGS, "Tensor indices of the outputs."},
     {"tensor_info", (PyCFunction)interp_tensor_info, METH_O, "Raw facts about one tensor."},
     {"node_info", (PyCFunction)interp_node_info, METH_O, "Raw facts about one node."},

@@ -11,7 +11,7 @@ static const struct {
     [PL_BOOL] = {"BOOL", 1},         [PL_INT16] = {"INT16", 2},
     [PL_COMPLEX64] = {"COMPLEX64", 8}, [PL_INT8] = {"INT8", 1},
     [PL_FLOAT64] = {"FLOAT64", 8},   [PL_COMPLEX128] = {"COMPLEX128", 16},
-    [PL_UINT64] = {"UINT64", 8},     [PL_RESOURCE] = {"RESOURCE", 0},
+    [PL_UINT64] = {"UINT64", 8},     [PL_RESOURCE] = {"RESOURCE", 4},
     [PL_VARIANT] = {"VARIANT", 0},   [PL_UINT32] = {"UINT32", 4},
     [PL_UINT16] = {"UINT16", 2},     [PL_INT4] = {"INT4", 0},
     [PL_BFLOAT16] = {"BFLOAT16", 2},

@@ -8,16 +8,23 @@
 #include "memory/arena.h"
 
 #include "picolite/pl_status.h"
+#include "picolite/pl_types.h"
 
+/* 32 bytes on every target (the base in a slot, positions in 32 bits): a 32-bit
+** microcontroller's arena needs what the host computes. */
 struct pl_arena {
-    uint8_t *base;    /* aligned start: HEAD offset 0 */
-    size_t capacity;  /* usable bytes, a multiple of 16 */
-    size_t head;      /* end of HEAD */
-    size_t temp;      /* end of TEMP (>= head) */
-    size_t tail;      /* start of TAIL (<= capacity) */
-    size_t temp_high; /* largest temp - head */
-    size_t peak;      /* largest temp + (capacity - tail), unrounded */
+    PL_SLOT(uint8_t *, base); /* aligned start: HEAD offset 0 */
+    uint32_t capacity;  /* usable bytes, a multiple of 16 */
+    uint32_t head;      /* end of HEAD */
+    uint32_t temp;      /* end of TEMP (>= head) */
+    uint32_t tail;      /* start of TAIL (<= capacity) */
+    uint32_t temp_high; /* largest temp - head */
+    uint32_t peak;      /* largest temp + (capacity - tail), unrounded */
 };
+_Static_assert(sizeof(pl_arena) == 32, "the arena record's layout is the same on 32 and 64 bits");
+
+/* The largest usable size: positions fit the record's 32-bit fields. */
+#define PL_ARENA_MAX ((size_t)0xFFFFFFF0u)
 
 static size_t align_up(size_t v, size_t align)
 {
@@ -49,7 +56,7 @@ static int align_ok(size_t align)
 
 static void note_peak(pl_arena *a)
 {
-    size_t used = a->temp + (a->capacity - a->tail);
+    uint32_t used = a->temp + (a->capacity - a->tail);
     if (used > a->peak)
         a->peak = used;
     if (a->temp - a->head > a->temp_high)
@@ -75,10 +82,15 @@ pl_status pl_arena_create(void *buf, size_t size, pl_arena **out, pl_error *err)
         return pl_error_set(err, PL_ERR_ARG, "arena: NULL %s", buf == NULL ? "buffer" : "out");
     size_t pad = (size_t)(-(uintptr_t)buf & (PL_ARENA_ALIGN - 1));
     size_t capacity = size > pad ? (size - pad) & ~(size_t)(PL_ARENA_ALIGN - 1) : 0;
+    if (capacity > PL_ARENA_MAX)
+        capacity = PL_ARENA_MAX;
     size_t record = align_up(sizeof(pl_arena), PL_ARENA_ALIGN);
     if (record > capacity)
         return too_small(err, "the arena record", sizeof(pl_arena), record, capacity);
-    pl_arena tmp = {(uint8_t *)buf + pad, capacity, 0, 0, capacity - record, 0, 0};
+    pl_arena tmp = {0};
+    tmp.base = (uint8_t *)buf + pad;
+    tmp.capacity = (uint32_t)capacity;
+    tmp.tail = (uint32_t)(capacity - record);
     note_peak(&tmp);
     pl_arena *a = (pl_arena *)(void *)(tmp.base + tmp.tail);
     *a = tmp;
@@ -97,7 +109,7 @@ pl_status pl_arena_alloc_tail(pl_arena *a, size_t size, size_t align, void **out
     size_t after = align_up_sat(add_sat(a->capacity - a->tail, size), align);
     if (after > a->capacity - a->temp)
         return too_small(err, "tail allocation", size, usable_for(a->temp, after), a->capacity);
-    a->tail = a->capacity - after;
+    a->tail = (uint32_t)(a->capacity - after);
     note_peak(a);
     *out = a->base + a->tail;
     return PL_OK;
@@ -114,7 +126,7 @@ pl_status pl_arena_alloc_temp(pl_arena *a, size_t size, size_t align, void **out
     if (start > a->tail || size > a->tail - start)
         return too_small(err, "temp allocation", size, usable_for(add_sat(start, size),
                          tail_bytes), a->capacity);
-    a->temp = start + size;
+    a->temp = (uint32_t)(start + size);
     note_peak(a);
     *out = a->base + start;
     return PL_OK;
@@ -134,7 +146,7 @@ pl_status pl_arena_resize_head(pl_arena *a, size_t size, pl_error *err)
     size_t tail_bytes = a->capacity - a->tail;
     if (size > a->tail || align_up(size, PL_ARENA_ALIGN) > a->tail)
         return too_small(err, "head", size, usable_for(size, tail_bytes), a->capacity);
-    a->head = align_up(size, PL_ARENA_ALIGN);
+    a->head = (uint32_t)align_up(size, PL_ARENA_ALIGN);
     a->temp = a->head;
     note_peak(a);
     return PL_OK;

@@ -602,6 +602,8 @@ static pl_status verify_signature(vstate *v, pl_vec sigs, uint32_t i)
     at(v, "signature", -1, i);
     PL_TRY(elem_table(v, sigs, i, &t));
     PL_TRY(field_str(v, &t, PL_F_SIGNATURE_KEY, "signature_key"));
+    if (pl_table_field(&t, PL_F_SIGNATURE_KEY) == 0) /* LiteRT refuses the model too */
+        return fail(v, "no signature_key: a signature must be named");
     PL_TRY(field_scalar(v, &t, PL_F_SIGNATURE_SUBGRAPH, 4, "subgraph_index"));
     uint32_t sg = pl_fb_u32(&t, PL_F_SIGNATURE_SUBGRAPH, 0);
     if (sg >= v->subgraphs.n)

@@ -121,13 +121,13 @@ pl_status pl_alloc_start(pl_interp *it)
                          (void **)&it->tensor_records));
     PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, nbytes, _Alignof(pl_node_record),
                          (void **)&it->node_records));
-    PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, rbytes, _Alignof(const pl_registration *),
+    PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, rbytes, _Alignof(pl_reg_slot),
                          (void **)&it->regs));
     /* counted per tensor and per node, as TFLM counts them */
     it->rec.cat[PL_CAT_EVAL_TENSOR][2] = it->all_tensors;
     it->rec.cat[PL_CAT_NODE][2] = it->all_nodes;
     for (uint32_t i = 0; i < it->opcode_count; i++)
-        it->regs[i] = NULL;
+        it->regs[i].reg = NULL;
     for (uint32_t k = it->subgraph_count; k-- > 0;) {
         pl_subgraph_select(it, k);
         for (uint32_t i = 0; i < it->tensor_count; i++)

@@ -19,7 +19,7 @@ static pl_interp *interp_of(pl_context *ctx)
 
 static const char *op_name_of(const pl_interp *it, uint32_t node)
 {
-    const pl_registration *reg = it->regs[it->nodes[node].opcode];
+    const pl_registration *reg = it->regs[it->nodes[node].opcode].reg;
     if (reg != NULL)
         return reg->name;
     pl_opcode_view oc;
@@ -248,7 +248,7 @@ void pl_context_node(const pl_interp *it, uint32_t index, pl_node *out)
     out->custom_options = op.custom_options;
     out->user_data = rec->op_data == PL_NO_OFFSET ? NULL
                                                   : pl_arena_base(it->arena) + rec->op_data;
-    out->registration = it->regs != NULL ? it->regs[rec->opcode] : NULL;
+    out->registration = it->regs != NULL ? it->regs[rec->opcode].reg : NULL;
 }
 
 void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)

@@ -31,8 +31,9 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n)
 static const struct {
     size_t at, n;
 } unsealed[] = {
-    FIELD(ctx), FIELD(tensors), FIELD(nodes), FIELD(sg), FIELD(current_node),
-    FIELD(tensor_count), FIELD(node_count), FIELD(current_subgraph), FIELD(depth),
+    FIELD(ctx_slot_), FIELD(tensors_slot_), FIELD(nodes_slot_), FIELD(sg_record_),
+    FIELD(current_node), FIELD(tensor_count), FIELD(node_count), FIELD(current_subgraph),
+    FIELD(depth),
 };
 
 /* The interpreter record without the unsealed fields (no copy: invoke's stack stays small). */

@@ -102,14 +102,14 @@ static pl_status resolve_subgraph(pl_interp *it)
 {
     for (uint32_t n = 0; n < it->node_count; n++) {
         uint16_t code = it->nodes[n].opcode;
-        if (it->regs[code] != NULL)
+        if (it->regs[code].reg != NULL)
             continue;
         pl_opcode_view oc;
         pl_model_opcode(&it->model, code, &oc);
         const char *custom = (const char *)oc.custom_code.p;
-        it->regs[code] = it->opt.resolver->find(it->opt.resolver->self, oc.builtin_code,
+        it->regs[code].reg = it->opt.resolver->find(it->opt.resolver->self, oc.builtin_code,
                                                 custom, oc.custom_code.n, oc.version);
-        if (it->regs[code] == NULL)
+        if (it->regs[code].reg == NULL)
             return unsupported(it, n, &oc);
     }
     return PL_OK;
@@ -150,7 +150,7 @@ static pl_status each_subgraph(pl_interp *it, pl_status (*step)(pl_interp *it))
 static pl_status init_nodes(pl_interp *it)
 {
     for (uint32_t n = 0; n < it->node_count; n++) {
-        const pl_registration *reg = it->regs[it->nodes[n].opcode];
+        const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
         if (reg->init == NULL)
             continue;
         pl_node node;
@@ -171,7 +171,7 @@ static pl_status prepare_nodes(pl_interp *it)
     if (it->subgraphs != NULL)
         it->subgraphs[it->current_subgraph].scratch_base = it->scratch_count;
     for (uint32_t n = 0; n < it->node_count; n++) {
-        const pl_registration *reg = it->regs[it->nodes[n].opcode];
+        const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
         pl_node node;
         pl_context_node(it, n, &node);
         enter_node(it, n);
@@ -216,7 +216,7 @@ pl_status pl_interp_allocate(pl_interp *it)
 
 pl_status pl_interp_run_node(pl_interp *it, uint32_t n)
 {
-    const pl_registration *reg = it->regs[it->nodes[n].opcode];
+    const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
     pl_node node;
     pl_context_node(it, n, &node);
     enter_node(it, n);
@@ -289,7 +289,7 @@ static pl_status reset_subgraph(pl_interp *it)
         memset(t.data, pl_alloc_variable_fill(it, i), t.bytes);
     }
     for (uint32_t n = 0; n < it->node_count; n++) {
-        const pl_registration *reg = it->regs[it->nodes[n].opcode];
+        const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
         if (reg->reset == NULL)
             continue;
         pl_node node;
@@ -325,7 +325,7 @@ pl_status pl_interp_reset(pl_interp *it)
 static pl_status free_subgraph(pl_interp *it)
 {
     for (uint32_t n = 0; n < it->node_count; n++) {
-        const pl_registration *reg = it->regs[it->nodes[n].opcode];
+        const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
         if (reg == NULL || reg->free == NULL || it->nodes[n].op_data == PL_NO_OFFSET)
             continue;
         pl_node node;

@@ -23,6 +23,7 @@ typedef struct walk {
     pl_error *err;
     int32_t scope;
     uint32_t depth;
+    bool from_zero; /* walking from subgraph 0: what it reaches gets the reached flag */
 } walk;
 
 static void mark(walk *w, uint32_t index, bool create, bool use)
@@ -111,7 +112,7 @@ static pl_status walk_subgraph(walk *w, uint32_t k)
     pl_model_subgraph(&w->it->model, k, &sg);
     if (w->on_path != NULL) {
         w->on_path[k] = 1;
-        if (w->it->subgraphs != NULL)
+        if (w->it->subgraphs != NULL && w->from_zero)
             w->it->subgraphs[k].reached = 1;
     }
     w->depth++;
@@ -125,10 +126,14 @@ static pl_status walk_subgraph(walk *w, uint32_t k)
     return PL_OK;
 }
 
-/* Subgraph 0 from scope 0, then each subgraph it never reaches from a scope of its own. */
+/* Subgraph 0 from scope 0, then each subgraph it never reaches from a scope of its own.
+** Only the walk from 0 sets reached flags, so a recomputation (pl_life_of, with the flags
+** final) makes the same choices as the marking did. */
 static pl_status walk_all(walk *w)
 {
+    w->from_zero = true;
     PL_TRY(walk_subgraph(w, 0));
+    w->from_zero = false;
     for (uint32_t k = 1; k < w->it->subgraph_count; k++) {
         if (pl_subgraph_rec(w->it, k).reached)
             continue;
@@ -148,7 +153,7 @@ static void preserve(walk *w, uint32_t slots)
 
 pl_status pl_life_mark(pl_interp *it, int32_t *first, int32_t *last, uint8_t *on_path)
 {
-    walk w = {it, first, last, -1, on_path, it->err, 0, 0};
+    walk w = {it, first, last, -1, on_path, it->err, 0, 0, false};
     uint32_t slots = it->all_tensors + it->scratch_count;
     for (uint32_t i = 0; i < slots; i++)
         first[i] = last[i] = -1;
@@ -167,7 +172,7 @@ pl_status pl_life_mark(pl_interp *it, int32_t *first, int32_t *last, uint8_t *on
 void pl_life_of(const pl_interp *it, uint32_t global, int32_t *first, int32_t *last)
 {
     pl_error ignored;
-    walk w = {it, first, last, global, NULL, &ignored, 0, 0};
+    walk w = {it, first, last, global, NULL, &ignored, 0, 0, false};
     *first = *last = -1;
     walk_all(&w); /* an allocated model walked without error once */
     if (it->preserve_all_tensors && global < it->all_tensors)

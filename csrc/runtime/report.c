@@ -90,7 +90,7 @@ pl_status pl_interp_node(const pl_interp *it, uint32_t index, pl_node_info *out)
     pl_opcode_view oc;
     pl_model_operator(&it->model, &it->sg, index, &op);
     pl_model_opcode(&it->model, op.opcode_index, &oc);
-    const pl_registration *reg = it->regs != NULL ? it->regs[op.opcode_index] : NULL;
+    const pl_registration *reg = it->regs != NULL ? it->regs[op.opcode_index].reg : NULL;
     out->op_name = reg != NULL ? reg->name : pl_model_builtin_name(oc.builtin_code);
     out->builtin_code = oc.builtin_code;
     out->version = oc.version;
@@ -127,34 +127,63 @@ uint32_t pl_interp_plan_count(const pl_interp *it)
     return it->allocated ? it->plan_count : 0;
 }
 
-static void scratch_buffer(const pl_interp *it, uint32_t s, pl_plan_buffer *out)
+/* Scratch buffer s: its subgraph is the last whose requests start at or before s (a
+** subgraph without requests starts where the next one does). */
+static uint32_t scratch_buffer(const pl_interp *it, uint32_t s, pl_plan_buffer *out)
 {
     const pl_scratch_record *r = &it->scratch[s];
     out->size = (r->bytes + 15u) & ~15u;
-    out->first = out->last = r->node + 1;
+    pl_life_of(it, it->all_tensors + s, &out->first, &out->last);
     out->offset = r->offset;
+    uint32_t k = 0;
+    for (uint32_t j = 1; j < it->subgraph_count; j++)
+        if (pl_subgraph_rec(it, j).scratch_base <= s)
+            k = j;
+    return k;
 }
 
-pl_status pl_interp_plan_buffer(const pl_interp *it, uint32_t i, pl_plan_buffer *out,
-                                int32_t *tensor_index)
+/* Planned tensor i (in plan order: subgraph by subgraph) of the current subgraph, if any. */
+static bool planned_tensor(pl_interp *it, uint32_t *seen, uint32_t i, pl_plan_buffer *out,
+                           int32_t *tensor_index)
 {
-    if (i >= pl_interp_plan_count(it))
-        return PL_ERR_ARG;
-    memset(out, 0, sizeof *out);
-    out->offline_offset = -1;
-    uint32_t seen = 0;
     for (uint32_t t = 0; t < it->tensor_count; t++) {
-        if (!(it->tensors[t].flags & PL_EVAL_PLANNED) || seen++ != i)
+        if (!(it->tensors[t].flags & PL_EVAL_PLANNED) || (*seen)++ != i)
             continue;
         pl_alloc_lifetime(it, t, &out->first, &out->last);
         out->size = (uint32_t)((pl_alloc_tensor_bytes(it, t) + 15u) & ~(size_t)15u);
         out->offset = it->tensors[t].data;
         out->offline_offset = pl_alloc_offline_offset(it, t);
         *tensor_index = (int32_t)t;
-        return PL_OK;
+        return true;
     }
-    scratch_buffer(it, i - seen, out);
-    *tensor_index = -1;
+    return false;
+}
+
+pl_status pl_interp_plan_buffer(pl_interp *it, uint32_t i, pl_plan_buffer *out,
+                                int32_t *tensor_index, uint32_t *subgraph)
+{
+    if (i >= pl_interp_plan_count(it))
+        return pl_error_set(it->err, PL_ERR_ARG, "plan buffer %u of %u", (unsigned)i,
+                            (unsigned)pl_interp_plan_count(it));
+    if (it->depth > 0)
+        return pl_error_set(it->err, PL_ERR_STATE, "the plan is not readable during invoke");
+    memset(out, 0, sizeof *out);
+    out->offline_offset = -1;
+    uint32_t seen = 0, current = it->current_subgraph, k = 0;
+    bool found = false;
+    for (; k < it->subgraph_count && !found; k++) {
+        pl_subgraph_select(it, k);
+        found = planned_tensor(it, &seen, i, out, tensor_index);
+    }
+    pl_subgraph_select(it, current);
+    if (found)
+        k--;
+    else {
+        k = scratch_buffer(it, i - seen, out);
+        *tensor_index = -1;
+    }
+    if (subgraph != NULL)
+        *subgraph = k;
     return PL_OK;
 }
 
@@ -198,7 +227,7 @@ pl_status pl_interp_signature_io(const pl_interp *it, uint32_t s, bool output, u
     pl_bytes n;
     uint32_t t;
     pl_model_tensor_map(&it->model, maps, i, &n, &t);
-    *name = n.p != NULL ? (const char *)n.p : "";
+    *name = (const char *)n.p;
     *name_len = n.n;
     *tensor = (int32_t)t;
     return PL_OK;

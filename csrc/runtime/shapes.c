@@ -133,7 +133,7 @@ pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only)
         it->tensors[t].data = pl_arena_offset(it->arena, p);
         it->tensors[t].flags |= PL_EVAL_KNOWN;
     }
-    const pl_registration *reg = it->regs[it->nodes[node->index].opcode];
+    const pl_registration *reg = it->regs[it->nodes[node->index].opcode].reg;
     it->phase = PL_PHASE_INVOKE;
     pl_status s = reg->invoke(it->ctx, node);
     it->phase = PL_PHASE_PREPARE;

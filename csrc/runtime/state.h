@@ -84,35 +84,54 @@ typedef struct pl_counts {
     uint8_t planner;
 } pl_counts;
 
+/* An opcode's registration: 8 bytes on every target. */
+typedef struct pl_reg_slot {
+    PL_SLOT(const pl_registration *, reg);
+} pl_reg_slot;
+
 /* Deepest nesting of control flow (a subgraph invoking a subgraph ...). */
 #define PL_MAX_SUBGRAPH_DEPTH 16
 
 /* The options kept after create (create consumes the input shapes; preserve_all_tensors
 ** is a flag of the interpreter). */
 typedef struct pl_interp_kept {
-    const pl_resolver *resolver;
+    PL_SLOT(const pl_resolver *, resolver);
     pl_planner planner;
     uint32_t loop_budget;
 } pl_interp_kept;
 
+/* The model and current subgraph views (pointer + count pairs) at their 64-bit size. */
+#define PL_MODEL_RECORD 80
+#define PL_SUBGRAPH_RECORD 64
+_Static_assert(sizeof(pl_model) <= PL_MODEL_RECORD && sizeof(pl_subgraph) <= PL_SUBGRAPH_RECORD,
+               "model views fit their records");
+
 struct pl_interp {
-    /* pointers first, then 32-bit fields, then flags: no padding holes */
-    pl_arena *arena;
-    pl_context *ctx; /* the running call's callback table (pl_context_bind), or NULL */
-    pl_eval_record *tensors; /* the current subgraph's (pl_subgraph_select) */
-    pl_node_record *nodes;
-    pl_subgraph_record *subgraphs; /* NULL for a one-subgraph model */
-    pl_eval_record *tensor_records; /* every subgraph's, in subgraph order */
-    pl_node_record *node_records;
-    pl_resource_record *resources;
-    const pl_registration **regs; /* one slot per opcode, NULL until resolved */
-    pl_scratch_record *scratch;   /* in the head during prepare, in the tail after */
-    pl_scratch_record *pending; /* the node being prepared's requests, in temp */
-    const pl_profiler *profiler; /* the host's, or NULL */
-    pl_error *err; /* the host's record of this interpreter, its last error and the seal of
-                   ** these records (integrity.c): they cost the arena nothing */
-    pl_model model;
-    pl_subgraph sg; /* the current subgraph: tensors, nodes and the counts below are its */
+    /* slots first, then 32-bit fields, then flags: no padding holes; the same layout on
+    ** 32-bit targets and 64-bit hosts (the static assert below) */
+    PL_SLOT(pl_arena *, arena);
+    PL_SLOT(pl_context *, ctx); /* the running call's callback table (pl_context_bind), or NULL */
+    PL_SLOT(pl_eval_record *, tensors); /* the current subgraph's (pl_subgraph_select) */
+    PL_SLOT(pl_node_record *, nodes);
+    PL_SLOT(pl_subgraph_record *, subgraphs); /* NULL for a one-subgraph model */
+    PL_SLOT(pl_eval_record *, tensor_records); /* every subgraph's, in subgraph order */
+    PL_SLOT(pl_node_record *, node_records);
+    PL_SLOT(pl_resource_record *, resources);
+    PL_SLOT(pl_reg_slot *, regs); /* one slot per opcode, NULL until resolved */
+    PL_SLOT(pl_scratch_record *, scratch); /* in the head during prepare, in the tail after */
+    PL_SLOT(pl_scratch_record *, pending); /* the node being prepared's requests, in temp */
+    PL_SLOT(const pl_profiler *, profiler); /* the host's, or NULL */
+    /* the host's record of this interpreter, its last error and the seal of these records
+    ** (integrity.c): they cost the arena nothing */
+    PL_SLOT(pl_error *, err);
+    union {
+        pl_model model;
+        PL_ALIGN8 uint8_t model_record_[PL_MODEL_RECORD];
+    };
+    union { /* the current subgraph: tensors, nodes and the counts below are its */
+        pl_subgraph sg;
+        PL_ALIGN8 uint8_t sg_record_[PL_SUBGRAPH_RECORD];
+    };
     pl_interp_kept opt;
     pl_phase phase;
     int32_t current_node;
@@ -137,6 +156,9 @@ struct pl_interp {
     bool resized; /* an input was resized or has a dynamic dim: shapes may change */
     bool preserve_all_tensors; /* linear plan, every tensor kept (no offline plan) */
 };
+/* A new field changes this figure: keep the slots first and the 32-bit build equal to the
+** host's (tests/test_arena32.py). */
+_Static_assert(sizeof(pl_interp) == 448, "the interpreter record is 448 bytes on every target");
 
 /* Subgraph k's record. A one-subgraph model keeps none in the arena (it would hold bases 0,
 ** reached 1), so single-subgraph figures stay what they were. */

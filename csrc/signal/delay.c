@@ -8,8 +8,8 @@
 
 typedef struct op_data {
     int32_t delay, frame, rows;
-    int16_t *line; /* rows * delay samples, persistent */
-    size_t cap;
+    PL_SLOT(int16_t *, line); /* rows * delay samples, persistent */
+    PL_SLOT(size_t, cap);
 } op_data;
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)

@@ -11,9 +11,10 @@
 typedef struct op_data {
     int32_t size, step, rows, frames, capacity;
     bool prefill;
-    int32_t *count; /* samples held per row */
-    int16_t *fifo;  /* rows * capacity */
-    size_t count_cap, fifo_cap;
+    PL_SLOT(int32_t *, count); /* samples held per row */
+    PL_SLOT(int16_t *, fifo);  /* rows * capacity */
+    PL_SLOT(size_t, count_cap);
+    PL_SLOT(size_t, fifo_cap);
 } op_data;
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)

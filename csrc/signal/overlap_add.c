@@ -8,8 +8,8 @@
 
 typedef struct op_data {
     int32_t type, step, size, frames, rows;
-    void *buffer; /* rows * size samples, persistent */
-    size_t cap;
+    PL_SLOT(void *, buffer); /* rows * size samples, persistent */
+    PL_SLOT(size_t, cap);
 } op_data;
 
 static size_t sample_size(const op_data *d)

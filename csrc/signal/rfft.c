@@ -10,7 +10,7 @@ typedef struct op_data {
     pl_fft plan;
     int32_t type;
     int32_t fft_length;
-    void *mem; /* pl_fft_mem_count() samples */
+    PL_SLOT(void *, mem); /* pl_fft_mem_count() samples */
 } op_data;
 
 static size_t sample_size(int32_t type)

@@ -13,7 +13,7 @@ typedef struct op_data {
     uint32_t smoothing, one_minus, alt_smoothing, alt_one_minus, min_remaining;
     int32_t smoothing_bits, subtraction_bits;
     bool clamping;
-    uint32_t *noise; /* channels values, persistent */
+    PL_SLOT(uint32_t *, noise); /* channels values, persistent */
 } op_data;
 
 static pl_status opt_u32(pl_context *ctx, pl_node *node, const char *key, uint32_t *out)

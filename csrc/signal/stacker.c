@@ -13,7 +13,7 @@ typedef struct op_data {
     int32_t size;  /* channels * (left + right + 1): the stack and the FIFO's capacity */
     int32_t count; /* samples held */
     bool has_first;
-    int16_t *fifo;
+    PL_SLOT(int16_t *, fifo);
 } op_data;
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)

@@ -368,7 +368,10 @@ class AllocationReport:
 
 @dataclass(frozen=True)
 class PlannedBuffer:
-    """One buffer of the head plan; tensor is -1 (and name '') for kernel scratch."""
+    """One buffer of the head plan; tensor is -1 (and name '') for kernel scratch. subgraph
+    is the subgraph the tensor (or the kernel that asked for the scratch) belongs to; tensor
+    indices are that subgraph's. first/last are on the plan's one clock over every subgraph
+    (TFLM's allocation scopes), so buffers of different subgraphs compare."""
 
     tensor: int
     name: str
@@ -377,6 +380,7 @@ class PlannedBuffer:
     first: int
     last: int
     offline_offset: int = -1
+    subgraph: int = 0
 
 
 class MemoryPlan:
@@ -406,10 +410,11 @@ class MemoryPlan:
             bar = (f'<div style="position:relative;width:240px;height:10px;background:#eee">'
                    f'<div style="position:absolute;left:{left:.2f}%;width:{span:.2f}%;'
                    f'height:10px;background:#4a7"></div></div>')
-            rows.append(f"<tr><td>{b.tensor}</td><td>{html.escape(b.name)}</td>"
+            rows.append(f"<tr><td>{b.subgraph}</td><td>{b.tensor}</td>"
+                        f"<td>{html.escape(b.name)}</td>"
                         f"<td>{b.offset}</td><td>{b.size}</td><td>{b.first}..{b.last}</td>"
                         f"<td>{bar}</td></tr>")
-        head = ("<tr><th>tensor</th><th>name</th><th>offset</th><th>size</th>"
+        head = ("<tr><th>subgraph</th><th>tensor</th><th>name</th><th>offset</th><th>size</th>"
                 "<th>nodes</th><th>place in head</th></tr>")
         caption = (f"<p>planner {html.escape(self.planner)}: head {self.head} bytes, "
                    f"lower bound {self.lower_bound}</p>")
@@ -942,9 +947,13 @@ class Interpreter:
     def memory_plan(self) -> MemoryPlan:
         rec = self._c.recording()
         buffers = []
-        for tensor, offset, size, first, last, offline in self._c.plan():
-            name = self._info(tensor)["name"] if tensor >= 0 else ""
-            buffers.append(PlannedBuffer(tensor, name, offset, size, first, last, offline))
+        for tensor, offset, size, first, last, offline, subgraph in self._c.plan():
+            name = ""
+            if tensor >= 0:
+                with self._subgraph(subgraph):
+                    name = self._info(tensor)["name"]
+            buffers.append(PlannedBuffer(tensor, name, offset, size, first, last, offline,
+                                         subgraph))
         return MemoryPlan(buffers, rec["head"], rec["lower_bound"], rec["planner"])
 
 

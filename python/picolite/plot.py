@@ -84,35 +84,54 @@ def _plan_of(source: Any, planner: Optional[str] = None):
     return it.memory_plan()
 
 
-def _label(b) -> str:
+def _label(b, multi: bool = False) -> str:
+    where = f"sg{getattr(b, 'subgraph', 0)} " if multi else ""
     if b.tensor < 0:
-        return "scratch"
+        return f"{where}scratch"
     name = b.name.split(";")[0].split("/")[-1] if b.name else ""
-    return f"t{b.tensor} {name}" if name else f"t{b.tensor}"
+    return f"{where}t{b.tensor} {name}" if name else f"{where}t{b.tensor}"
+
+
+def _subgraphs(plan) -> list:
+    return sorted({getattr(b, "subgraph", 0) for b in plan.buffers})
 
 
 def _draw_plan(ax, plan, ymax: float) -> None:
-    cmap = matplotlib.colormaps["tab20"]
+    """One rectangle per buffer. A plan over several subgraphs colours each subgraph's
+    buffers alike (legend entries with gid "subgraph:<k>") and labels them "sg<k> t<i>"."""
+    subgraphs = _subgraphs(plan)
+    multi = len(subgraphs) > 1
+    cmap = matplotlib.colormaps["tab10" if multi else "tab20"]
     last = max([b.last for b in plan.buffers] + [0])
     for i, b in enumerate(sorted(plan.buffers, key=lambda b: (b.first, b.offset))):
         offline = getattr(b, "offline_offset", -1) >= 0
+        k = getattr(b, "subgraph", 0)
+        if multi:
+            color = cmap(subgraphs.index(k) % 10)
+        else:
+            color = "lightgrey" if b.tensor < 0 else cmap(i % 20)
         rect = Rectangle((b.first - 0.45, b.offset), b.last - b.first + 0.9, b.size,
-                         facecolor="lightgrey" if b.tensor < 0 else cmap(i % 20),
-                         edgecolor="black", linewidth=1.6 if offline else 0.6,
+                         facecolor=color, edgecolor="black", linewidth=1.6 if offline else 0.6,
                          hatch="//" if offline else ("xx" if b.tensor < 0 else None),
                          alpha=0.85, gid="buffer")
         ax.add_patch(rect)
         # Label only what is tall enough to read: ~3.5% of the axis height.
         if b.size >= 0.035 * ymax:
-            ax.text(b.first + (b.last - b.first) / 2, b.offset + b.size / 2, _label(b),
+            ax.text(b.first + (b.last - b.first) / 2, b.offset + b.size / 2, _label(b, multi),
                     ha="center", va="center", fontsize=7, clip_on=True)
+    if multi:
+        for k in subgraphs:
+            ax.add_patch(Rectangle((0, 0), 0, 0, facecolor=cmap(subgraphs.index(k) % 10),
+                                   edgecolor="black", linewidth=0.6, gid=f"subgraph:{k}",
+                                   label=f"subgraph {k}"))
     ax.axhline(plan.head, color="tab:red", linewidth=1.5, gid="head",
                label=f"head {_bytes(plan.head)}")
     ax.axhline(plan.lower_bound, color="tab:green", linestyle="--", linewidth=1.5,
                gid="lower_bound", label=f"lower bound {_bytes(plan.lower_bound)}")
     ax.set_xlim(-0.6, last + 0.6)
     ax.set_ylim(0, ymax * 1.04)
-    ax.set_xlabel("node index (time)")
+    ax.set_xlabel("allocation clock (node scopes of every subgraph)" if multi
+                  else "node index (time)")
     waste = (100.0 * (plan.head - plan.lower_bound) / plan.lower_bound
              if plan.lower_bound else 0.0)
     ax.set_title(f"{plan.planner}: head {_bytes(plan.head)} (+{waste:.1f}% over bound)",

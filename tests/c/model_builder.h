@@ -212,6 +212,9 @@ typedef struct mb_spec {
     const char *sg_name;
     const char *sig_key, *sig_in_name;
     uint32_t sig_subgraph, sig_in_tensor;
+    int sig_no_key, sig_no_name; /* leave the signature's key / its map's name out */
+    int sig_outputs;             /* an outputs map too, of one entry: sig_out_tensor */
+    uint32_t sig_out_tensor;
     uint32_t pad_after; /* bytes appended after the flatbuffer (external data) */
 } mb_spec;
 
@@ -360,15 +363,25 @@ static inline uint32_t mb_build_buffer(mb *b, const mb_buffer *x, uint32_t *data
 
 static inline uint32_t mb_build_signature(mb *b, const mb_spec *s)
 {
-    uint32_t name = mb_string(b, s->sig_in_name ? s->sig_in_name : "x");
+    uint32_t name = s->sig_no_name ? 0 : mb_string(b, s->sig_in_name ? s->sig_in_name : "x");
     mb_start(b);
     mb_ref(b, 0, name);
     mb_scalar(b, 1, s->sig_in_tensor, 4);
     uint32_t map = mb_end(b);
     uint32_t maps = mb_vec_refs(b, &map, 1);
-    uint32_t key = mb_string(b, s->sig_key ? s->sig_key : "serving_default");
+    uint32_t outs = 0;
+    if (s->sig_outputs) {
+        uint32_t out_name = mb_string(b, "y");
+        mb_start(b);
+        mb_ref(b, 0, out_name);
+        mb_scalar(b, 1, s->sig_out_tensor, 4);
+        uint32_t out_map = mb_end(b);
+        outs = mb_vec_refs(b, &out_map, 1);
+    }
+    uint32_t key = s->sig_no_key ? 0 : mb_string(b, s->sig_key ? s->sig_key : "serving_default");
     mb_start(b);
     mb_ref(b, 0, maps);
+    mb_ref(b, 1, outs);
     mb_ref(b, 2, key);
     mb_scalar(b, 4, s->sig_subgraph, 4);
     uint32_t sig = mb_end(b);

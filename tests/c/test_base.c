@@ -51,6 +51,7 @@ static void type_sizes_follow_the_schema(void)
     CHECK_EQ(pl_type_size(PL_INT8), 1);
     CHECK_EQ(pl_type_size(PL_INT16), 2);
     CHECK_EQ(pl_type_size(PL_INT64), 8);
+    CHECK_EQ(pl_type_size(PL_RESOURCE), 4); /* a handle (int32 id), as TFLM sizes it */
     CHECK_EQ(pl_type_size(99), 0);
     CHECK(strcmp(pl_type_name(PL_INT8), "INT8") == 0);
 }

@@ -185,17 +185,20 @@ static void invoke_before_allocate_is_a_state_error(void)
     free(m);
 }
 
+/* The last run_mode's model: the interpreter reads it when queried afterwards. */
+static uint8_t *run_model;
+
 static pl_status run_mode(int m_mode, pl_interp **it_out, pl_status *invoke_status)
 {
     size_t n;
-    uint8_t *m = load(HELLO, &n);
+    free(run_model);
+    run_model = load(HELLO, &n);
     pl_interp_options o = options(&all);
     mode = m_mode;
-    pl_status s = pl_interp_create(m, n, &o, arena, sizeof arena, it_out, &err);
+    pl_status s = pl_interp_create(run_model, n, &o, arena, sizeof arena, it_out, &err);
     if (s == PL_OK)
         s = pl_interp_allocate(*it_out);
     *invoke_status = s == PL_OK ? pl_interp_invoke(*it_out) : s;
-    free(m);
     return s;
 }
 
@@ -281,8 +284,10 @@ static void scratch_buffers_live_in_the_head(void)
     uint32_t count = pl_interp_plan_count(it);
     pl_plan_buffer b;
     int32_t t;
-    CHECK_EQ(pl_interp_plan_buffer(it, count - 1, &b, &t), PL_OK);
+    uint32_t sg = 99;
+    CHECK_EQ(pl_interp_plan_buffer(it, count - 1, &b, &t, &sg), PL_OK);
     CHECK_EQ(t, -1);
+    CHECK_EQ(sg, 0);
     CHECK_EQ(b.first, 3);
     CHECK_EQ(b.size, 112);
 }

@@ -832,6 +832,110 @@ static void rejects_signature_tensor_out_of_range(void)
     EXPECT(try_spec(&s, &e), e, "signature 0 (inputs): entry 0 is tensor 3, out of range");
 }
 
+static void rejects_signature_output_tensor_out_of_range(void)
+{
+    mb_spec s;
+    pl_error e;
+    mb_default(&s);
+    s.nsig = 1;
+    s.sig_outputs = 1;
+    s.sig_out_tensor = 7;
+    EXPECT(try_spec(&s, &e), e, "signature 0 (outputs): entry 0 is tensor 7, out of range");
+}
+
+/* LiteRT refuses a model whose signature has no key ("Missing exported method name"). */
+static void rejects_signature_without_key(void)
+{
+    mb_spec s;
+    pl_error e;
+    mb_default(&s);
+    s.nsig = 1;
+    s.sig_no_key = 1;
+    EXPECT(try_spec(&s, &e), e, "signature 0: no signature_key");
+}
+
+/* LiteRT accepts a TensorMap without a name and leaves it out of the signature: the view
+** has no name, and the tensor index is still checked. */
+static void accepts_signature_entry_without_name(void)
+{
+    mb_spec s;
+    pl_error e;
+    pl_model m;
+    size_t n;
+    mb_default(&s);
+    s.nsig = 1;
+    s.sig_no_name = 1;
+    s.sig_outputs = 1;
+    uint8_t *p = mb_build(&s, &n, NULL);
+    pl_error_clear(&e);
+    CHECK_EQ(pl_model_open(&m, p, n, &e), PL_OK);
+    pl_signature_view v;
+    pl_bytes name;
+    uint32_t tensor = 99;
+    pl_model_signature(&m, 0, &v);
+    CHECK_EQ(v.inputs.n, 1);
+    pl_model_tensor_map(&m, v.inputs, 0, &name, &tensor);
+    CHECK(name.p == NULL);
+    CHECK_EQ(tensor, 0);
+    pl_model_tensor_map(&m, v.outputs, 0, &name, &tensor);
+    CHECK(name.n == 1 && name.p[0] == 'y');
+    free(p);
+    s.sig_in_tensor = 5;
+    EXPECT(try_spec(&s, &e), e, "signature 0 (inputs): entry 0 is tensor 5, out of range");
+}
+
+/* Every byte of a model with a signature overwritten by each of a few values: the verifier
+** either refuses the file with a message or accepts it, and then every signature it
+** accepted names a subgraph in range and tensors in range of that subgraph. */
+static void malformed_signatures_never_pass_out_of_range(void)
+{
+    static const uint8_t values[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+    mb_spec s;
+    size_t n;
+    mb_default(&s);
+    s.nsig = 1;
+    s.sig_outputs = 1;
+    s.sig_out_tensor = 1;
+    uint8_t *good = mb_build(&s, &n, NULL);
+    uint8_t *p = malloc(n);
+    uint32_t accepted = 0, refused = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < sizeof values; k++) {
+            pl_model m;
+            pl_error e;
+            memcpy(p, good, n);
+            p[i] = values[k];
+            pl_error_clear(&e);
+            if (pl_model_open(&m, p, n, &e) != PL_OK) {
+                CHECK(e.msg[0] != '\0');
+                refused++;
+                continue;
+            }
+            accepted++;
+            for (uint32_t g = 0; g < pl_model_signature_count(&m); g++) {
+                pl_signature_view v;
+                pl_subgraph sg;
+                pl_model_signature(&m, g, &v);
+                CHECK(v.key.p != NULL);
+                CHECK(v.subgraph < pl_model_subgraph_count(&m));
+                pl_model_subgraph(&m, v.subgraph, &sg);
+                for (int io = 0; io < 2; io++) {
+                    pl_vec maps = io ? v.outputs : v.inputs;
+                    for (uint32_t j = 0; j < maps.n; j++) {
+                        pl_bytes name;
+                        uint32_t tensor;
+                        pl_model_tensor_map(&m, maps, j, &name, &tensor);
+                        CHECK(tensor < sg.tensors.n);
+                    }
+                }
+            }
+        }
+    }
+    CHECK(accepted > 0 && refused > 0);
+    free(p);
+    free(good);
+}
+
 static void rejects_size_beyond_4gib_without_reading(void)
 {
     pl_model m;
@@ -910,6 +1014,10 @@ int main(void)
     RUN(skips_metadata_with_buffer_out_of_range);
     RUN(rejects_signature_subgraph_out_of_range);
     RUN(rejects_signature_tensor_out_of_range);
+    RUN(rejects_signature_output_tensor_out_of_range);
+    RUN(rejects_signature_without_key);
+    RUN(accepts_signature_entry_without_name);
+    RUN(malformed_signatures_never_pass_out_of_range);
     RUN(rejects_size_beyond_4gib_without_reading);
     return HARNESS_END();
 }

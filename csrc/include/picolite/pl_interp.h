@@ -189,7 +189,8 @@ typedef struct pl_signature_info {
 pl_status pl_interp_signature(const pl_interp *it, uint32_t s, pl_signature_info *out);
 
 /* Entry i of signature s's inputs (output = false) or outputs: its name and tensor index
-** in the signature's subgraph. PL_ERR_ARG when s or i is out of range. */
+** in the signature's subgraph. *name is NULL when the entry has no name (LiteRT leaves such
+** entries out of the signature). PL_ERR_ARG when s or i is out of range. */
 pl_status pl_interp_signature_io(const pl_interp *it, uint32_t s, bool output, uint32_t i,
                                  const char **name, uint32_t *name_len, int32_t *tensor);
 
@@ -235,10 +236,13 @@ pl_status pl_interp_recording(const pl_interp *it, pl_recording *out);
 ** returns the length the full text needs (like snprintf). */
 size_t pl_recording_format(const pl_recording *rec, char *buf, size_t cap);
 
-/* The planned buffers: count, then each with its tensor index (-1 for scratch). */
+/* The planned buffers: count, then each with its tensor index (-1 for scratch) and the
+** subgraph the tensor or the scratch request belongs to (subgraph may be NULL). Lifetimes
+** are on the one clock of the plan (TFLM's allocation scopes over every subgraph), so
+** buffers of different subgraphs compare. Not during invoke (PL_ERR_STATE). */
 uint32_t pl_interp_plan_count(const pl_interp *it);
-pl_status pl_interp_plan_buffer(const pl_interp *it, uint32_t i, pl_plan_buffer *out,
-                                int32_t *tensor_index);
+pl_status pl_interp_plan_buffer(pl_interp *it, uint32_t i, pl_plan_buffer *out,
+                                int32_t *tensor_index, uint32_t *subgraph);
 
 /* --- sizing --- */
 

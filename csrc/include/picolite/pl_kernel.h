@@ -36,7 +36,8 @@ typedef enum pl_phase {
     PL_PHASE_INIT,
     PL_PHASE_PREPARE,
     PL_PHASE_PLANNING,
-    PL_PHASE_INVOKE
+    PL_PHASE_INVOKE,
+    PL_PHASE_INT_SIZED_ = INT32_MAX /* 4 bytes on arm-none-eabi too (short enums) */
 } pl_phase;
 
 /* Quantization of a tensor; count == 0 means not quantized. The arrays live in the
@@ -44,9 +45,9 @@ typedef enum pl_phase {
 ** are int64 in the file; the runtime refuses any outside int32, as TFLite reads them. */
 typedef struct pl_quant {
     uint32_t count;
-    const float *scale;
-    const int32_t *zero_point;
     int32_t quantized_dimension;
+    PL_SLOT(const float *, scale);
+    PL_SLOT(const int32_t *, zero_point);
 } pl_quant;
 
 /* One tensor struct for every phase. get_eval fills data/bytes/type/dims (q is zeroed);
@@ -55,8 +56,8 @@ typedef struct pl_quant {
 ** is_constant: the value is fixed before invoke: a model constant, or an output an earlier
 ** kernel computed at prepare (ctx->fold). */
 typedef struct pl_tensor {
-    void *data;
-    size_t bytes;
+    PL_SLOT(void *, data); /* slots: ctx->get_tensor puts the struct in the arena */
+    PL_SLOT(size_t, bytes);
     int32_t index; /* tensor index in the subgraph, -1 for absent */
     pl_type type;
     int32_t ndims;

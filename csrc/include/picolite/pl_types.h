@@ -9,6 +9,29 @@
 extern "C" {
 #endif
 
+/* Records in the arena have one layout on a 32-bit microcontroller and a 64-bit host, so
+** the arena size computed on the host is the firmware's. A pointer or size_t in such a record
+** sits in an 8-byte, 8-aligned slot (PL_SLOT(int32_t *, shift)); a 64-bit field is PL_ALIGN8
+** (i386 aligns it to 4 inside structs, ARM's EABI to 8). Read and write the named member;
+** the slot member only fixes the size. Enums are not used for fields followed by smaller
+** ones: arm-none-eabi makes them one byte. */
+#ifdef __cplusplus
+#define PL_ALIGN8 alignas(8)
+#else
+#define PL_ALIGN8 _Alignas(8)
+#endif
+#define PL_SLOT(type, name)              \
+    union {                              \
+        type name;                       \
+        PL_ALIGN8 uint64_t name##_slot_; \
+    }
+/* n of them: PL_SLOTS(size_t, stride, 3) */
+#define PL_SLOTS(type, name, n)              \
+    union {                                  \
+        type name[n];                        \
+        PL_ALIGN8 uint64_t name##_slot_[n];  \
+    }
+
 /* The largest rank picolite accepts; the verifier rejects larger shapes. */
 #define PL_MAX_DIMS 8
 
@@ -33,11 +56,12 @@ typedef enum pl_type {
     PL_UINT16 = 16,
     PL_INT4 = 17,
     PL_BFLOAT16 = 18,
-    PL_TYPE_COUNT
+    PL_TYPE_COUNT,
+    PL_TYPE_INT_SIZED_ = INT32_MAX /* 4 bytes on arm-none-eabi too (short enums) */
 } pl_type;
 
-/* Bytes per element; 0 for types without a fixed element size (string, resource,
-** variant, int4) and for unknown values. */
+/* Bytes per element; 0 for types without a fixed element size (string, variant, int4) and
+** for unknown values. A resource is a 4-byte handle (the variable's id), as TFLM sizes it. */
 size_t pl_type_size(int32_t type);
 
 /* The schema's name without prefix ("FLOAT32", "INT8", ...), or "UNKNOWN". */

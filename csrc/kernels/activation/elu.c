@@ -15,7 +15,7 @@ float pl_elu_f32(float x)
 
 /* The int8 table, allocated in prepare: float ELU needs no arena bytes. */
 typedef struct op_data {
-    int8_t *lut;
+    PL_SLOT(int8_t *, lut);
 } op_data;
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)

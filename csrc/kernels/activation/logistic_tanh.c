@@ -17,7 +17,7 @@ enum { LOGISTIC_CODE = 14, TANH_CODE = 28 };
 /* The 8-bit table (256 bytes) is allocated apart, in prepare, so only 8-bit ops pay for it;
 ** uint8 ops keep uint8 entries in it. */
 typedef struct opdata {
-    int8_t *lut;
+    PL_SLOT(int8_t *, lut);
     int32_t input_multiplier;
     int32_t input_left_shift;
 } opdata;

@@ -16,8 +16,8 @@ typedef struct pl_softmax_params {
     int32_t input_multiplier;
     int32_t input_left_shift; /* int16: any sign (MultiplyByQuantizedMultiplier shift) */
     int32_t diff_min;         /* int8: differences below this contribute nothing */
-    const int16_t *exp_lut;   /* int16: PL_LUT_S16_SIZE entries each */
-    const int16_t *recip_lut;
+    PL_SLOT(const int16_t *, exp_lut); /* int16: PL_LUT_S16_SIZE entries each */
+    PL_SLOT(const int16_t *, recip_lut);
 } pl_softmax_params;
 
 /* Each row of `depth` contiguous values is normalised; there are `outer` rows. */

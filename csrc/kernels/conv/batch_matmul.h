@@ -12,7 +12,8 @@
 ** an operand has stride 0. */
 typedef struct pl_batch_matmul_params {
     int32_t batch[3];
-    size_t lhs_stride[3], rhs_stride[3];
+    PL_SLOTS(size_t, lhs_stride, 3);
+    PL_SLOTS(size_t, rhs_stride, 3);
     int32_t rows, cols, depth;
     bool adj_x, adj_y;
     int32_t lhs_offset, rhs_offset, output_offset; /* -zero points, output zero point */

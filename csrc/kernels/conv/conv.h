@@ -18,8 +18,8 @@ typedef struct pl_conv_params {
         struct { int32_t act_min, act_max; };   /* quantized clamp */
         struct { float f_act_min, f_act_max; }; /* float clamp */
     };
-    const int32_t *multiplier;
-    const int32_t *shift;
+    PL_SLOT(const int32_t *, multiplier);
+    PL_SLOT(const int32_t *, shift);
 } pl_conv_params;
 
 /* bias may be NULL. */
@@ -41,7 +41,7 @@ void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t 
 ** with per-channel scales asymmetrically (HybridConvPerChannel). The int32 accumulators are
 ** scaled back to float, then bias and the float clamp (p->f_act_min/max) follow. */
 typedef struct pl_conv_hybrid_params {
-    const float *filter_scale; /* one per output channel (per_channel), else one */
+    PL_SLOT(const float *, filter_scale); /* one per output channel (per_channel), else one */
     bool per_channel;
 } pl_conv_hybrid_params;
 

@@ -14,8 +14,8 @@ typedef struct pl_depthwise_conv_params {
     int32_t input_offset, output_offset; /* -input zero point, output zero point */
     int32_t act_min, act_max;
     float f_act_min, f_act_max;
-    const int32_t *multiplier;
-    const int32_t *shift;
+    PL_SLOT(const int32_t *, multiplier);
+    PL_SLOT(const int32_t *, shift);
 } pl_depthwise_conv_params;
 
 /* bias may be NULL. */

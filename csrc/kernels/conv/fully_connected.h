@@ -23,6 +23,7 @@ typedef struct pl_fully_connected_params {
     union {
         const double *scale;       /* int8, 16x8 */
         const float *filter_scale; /* hybrid: weight scales, one or one per unit */
+        PL_ALIGN8 uint64_t scale_slot_;
     };
     bool per_channel;
     bool asymmetric; /* hybrid: input quantization mode */

@@ -17,8 +17,8 @@ typedef struct pl_transpose_conv_params {
         struct { int32_t act_min, act_max; };   /* quantized clamp */
         struct { float f_act_min, f_act_max; }; /* float clamp */
     };
-    const int32_t *multiplier;
-    const int32_t *shift;
+    PL_SLOT(const int32_t *, multiplier);
+    PL_SLOT(const int32_t *, shift);
 } pl_transpose_conv_params;
 
 /* bias may be NULL. The quantized ones use scratch: one int32 (s8) or int64 (s16) per

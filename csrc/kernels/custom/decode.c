@@ -15,9 +15,17 @@
 
 #define HEADER_BYTES 16u
 
+/* Slots: the op data has one layout on 32-bit targets and 64-bit hosts. */
 typedef struct lut {
-    const uint8_t *indices, *table;
-    size_t index_bytes, table_bytes, count, channels, per_channel, stride, size;
+    PL_SLOT(const uint8_t *, indices);
+    PL_SLOT(const uint8_t *, table);
+    PL_SLOT(size_t, index_bytes);
+    PL_SLOT(size_t, table_bytes);
+    PL_SLOT(size_t, count);
+    PL_SLOT(size_t, channels);
+    PL_SLOT(size_t, per_channel);
+    PL_SLOT(size_t, stride);
+    PL_SLOT(size_t, size);
     uint32_t width;
     bool alternate; /* channels along the last axis */
 } lut;
@@ -51,9 +59,11 @@ static pl_status make_lut(pl_context *ctx, uint32_t i, const pl_tensor *in,
                           const pl_tensor *anc, const pl_tensor *out, lut *l)
 {
     const uint8_t *h = anc->data;
-    *l = (lut){in->data, (const uint8_t *)anc->data + HEADER_BYTES, in->bytes,
-               anc->bytes - HEADER_BYTES, pl_tensor_count(out), 1, 0, h[6],
-               pl_type_size(out->type), h[5] & 7u, false};
+    *l = (lut){.indices = in->data, .table = (const uint8_t *)anc->data + HEADER_BYTES,
+               .index_bytes = in->bytes, .table_bytes = anc->bytes - HEADER_BYTES,
+               .count = pl_tensor_count(out), .channels = 1, .per_channel = 0,
+               .stride = h[6], .size = pl_type_size(out->type), .width = h[5] & 7u,
+               .alternate = false};
     if (out->q.count > 1) {
         l->channels = out->q.count;
         l->alternate = out->q.quantized_dimension == out->ndims - 1;

@@ -21,7 +21,7 @@ typedef struct opdata {
     pl_add_params q;
     union {
         struct { float f_min, f_max; };   /* float32 activation range */
-        struct { int64_t l_min, l_max; }; /* int64 activation range */
+        struct { PL_ALIGN8 int64_t l_min, l_max; }; /* int64 activation range */
     };
     bool pot; /* int16 power-of-two path */
 } opdata;

@@ -21,7 +21,7 @@ typedef struct op_data {
     int32_t input_zp, output_zp;
     float input_scale, output_scale;
     int32_t multiplier, shift;
-    int8_t *table;  /* int8 EXP, LOG: the 256-entry table */
+    PL_SLOT(int8_t *, table); /* int8 EXP, LOG: the 256-entry table */
     pl_lut_f32 t16; /* int16 EXP, LOG, RSQRT: the table's description */
     float param;    /* and its transform's parameter */
 } op_data;

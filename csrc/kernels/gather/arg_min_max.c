@@ -17,7 +17,9 @@ enum { OP_ARG_MAX = 56, OP_ARG_MIN = 79 };
 enum { OPT_OUTPUT_TYPE = 0 };
 
 typedef struct opdata {
-    size_t outer, axis_size, inner;
+    PL_SLOT(size_t, outer); /* slots: one layout on 32-bit targets */
+    PL_SLOT(size_t, axis_size);
+    PL_SLOT(size_t, inner);
 } opdata;
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)

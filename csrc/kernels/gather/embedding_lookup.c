@@ -16,7 +16,7 @@ enum { OP_EMBEDDING_LOOKUP = 7 };
 typedef struct opdata {
     bool hybrid;
     uint32_t nscales; /* hybrid: 1, or one per row */
-    float *scales;    /* persistent copy (eval views carry no quantization) */
+    PL_SLOT(float *, scales); /* persistent copy (eval views carry no quantization) */
 } opdata;
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)

@@ -16,7 +16,10 @@ enum { OP_GATHER = 36 };
 enum { OPT_AXIS = 0, OPT_BATCH_DIMS = 1 };
 
 typedef struct opdata {
-    size_t batch, outer, inner, coords; /* element counts of the loop levels */
+    PL_SLOT(size_t, batch); /* element counts of the loop levels */
+    PL_SLOT(size_t, outer);
+    PL_SLOT(size_t, inner);
+    PL_SLOT(size_t, coords);
     int32_t axis_size;
 } opdata;
 

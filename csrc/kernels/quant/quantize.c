@@ -13,8 +13,8 @@ enum { DEQUANTIZE_CODE = 6, QUANTIZE_CODE = 114 };
 
 typedef struct opdata {
     pl_quant_layout layout;
-    const float *scale; /* layout.channels entries */
-    const int32_t *zero_point;
+    PL_SLOT(const float *, scale); /* layout.channels entries */
+    PL_SLOT(const int32_t *, zero_point);
     float scale1;       /* the per-tensor case points scale/zero_point here */
     int32_t zero_point1;
     pl_requant_params rq;

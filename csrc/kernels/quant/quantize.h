@@ -11,8 +11,8 @@
 
 /* Per-channel layout: channel of element i is (i / inner) % channels. Per-tensor: 1, 1. */
 typedef struct pl_quant_layout {
-    size_t channels;
-    size_t inner;
+    PL_SLOT(size_t, channels);
+    PL_SLOT(size_t, inner);
 } pl_quant_layout;
 
 /* reference_ops::AffineQuantize / PerChannelQuantize: round(x / scale) + zero_point,

@@ -13,8 +13,8 @@
 typedef struct pl_reduce_params {
     int32_t ndims;
     int32_t dims[PL_MAX_DIMS];
-    size_t out_stride[PL_MAX_DIMS];
-    size_t out_count;
+    PL_SLOTS(size_t, out_stride, PL_MAX_DIMS);
+    PL_SLOT(size_t, out_count);
     int32_t reduced; /* elements folded into each output */
 } pl_reduce_params;
 

@@ -14,7 +14,7 @@ enum { OP_BROADCAST_TO = 130 };
 typedef struct opdata {
     int32_t ndims;
     int32_t dims[PL_MAX_DIMS];
-    size_t in_step[PL_MAX_DIMS]; /* input elements per step of output axis; 0 = repeated */
+    PL_SLOTS(size_t, in_step, PL_MAX_DIMS); /* input elements per step of output axis; 0 = repeated */
 } opdata;
 
 /* Checks the input against the target shape and fills d. */

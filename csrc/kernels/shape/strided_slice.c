@@ -16,7 +16,7 @@ typedef struct opdata {
     int32_t start[PL_STRIDED_SLICE_MAX_DIMS];
     int32_t stride[PL_STRIDED_SLICE_MAX_DIMS];
     int32_t count[PL_STRIDED_SLICE_MAX_DIMS];    /* output extent of each effective axis */
-    int64_t in_step[PL_STRIDED_SLICE_MAX_DIMS];  /* input elements per index of the axis */
+    PL_ALIGN8 int64_t in_step[PL_STRIDED_SLICE_MAX_DIMS];  /* input elements per index of the axis */
 } opdata;
 
 /* TFLite's StridedSliceParams after BuildStridedSliceParams. */

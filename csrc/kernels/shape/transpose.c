@@ -12,7 +12,7 @@ enum { OP_TRANSPOSE = 39 };
 typedef struct opdata {
     int32_t ndims;
     int32_t out_dims[PL_TRANSPOSE_MAX_DIMS];
-    size_t in_step[PL_TRANSPOSE_MAX_DIMS]; /* input elements per step of output axis i */
+    PL_SLOTS(size_t, in_step, PL_TRANSPOSE_MAX_DIMS); /* input elements per step of output axis i */
 } opdata;
 
 void pl_transpose_copy(int32_t ndims, const int32_t *out_dims, const size_t *in_step,
