@@ -29,6 +29,7 @@ static pl_status allocate(const unsigned char *model, size_t size, size_t requir
                           pl_recording *rec, pl_error *err)
 {
     pl_interp_options opt = pl_interp_defaults();
+    opt.resolver = pl_builtin_resolver();
     void *arena = aligned_alloc(16, (required + 15) & ~(size_t)15);
     pl_interp *it = NULL;
     pl_status s = arena == NULL ? PL_ERR_ARG
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
             continue;
         }
         pl_interp_options opt = pl_interp_defaults();
+        opt.resolver = pl_builtin_resolver();
         pl_error err;
         pl_recording rec = {0};
         pl_status s = pl_required_arena_size(model, size, &opt, work, sizeof work, &required,
