@@ -12,6 +12,12 @@
 
 static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...);
 
+/* A pl_tensor's size on a 64-bit host: what a temp copy takes on every target, so a
+** 32-bit build keeps small tensor views on the stack and the same arena figure. */
+#define PL_TENSOR_TEMP_BYTES 88
+_Static_assert(sizeof(pl_tensor) <= PL_TENSOR_TEMP_BYTES && _Alignof(pl_tensor) <= 8,
+               "a temp tensor copy must fit its fixed size");
+
 static pl_interp *interp_of(pl_context *ctx)
 {
     return (pl_interp *)ctx->impl;
@@ -89,8 +95,7 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
         return pl_error_set(it->err, PL_ERR_ARG, "node %d: get_tensor(%d): no such tensor",
                             (int)it->current_node, (int)index);
     pl_tensor *t;
-    PL_TRY(pl_arena_alloc_temp(it->arena, sizeof *t, _Alignof(pl_tensor), (void **)&t,
-                               it->err));
+    PL_TRY(pl_arena_alloc_temp(it->arena, PL_TENSOR_TEMP_BYTES, 8, (void **)&t, it->err));
     pl_context_eval(it, index, t);
     pl_tensor_view v;
     pl_model_tensor(&it->model, &it->sg, (uint32_t)index, &v);

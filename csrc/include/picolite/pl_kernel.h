@@ -46,8 +46,8 @@ typedef enum pl_phase {
 typedef struct pl_quant {
     uint32_t count;
     int32_t quantized_dimension;
-    PL_SLOT(const float *, scale);
-    PL_SLOT(const int32_t *, zero_point);
+    const float *scale;
+    const int32_t *zero_point;
 } pl_quant;
 
 /* One tensor struct for every phase. get_eval fills data/bytes/type/dims (q is zeroed);
@@ -55,9 +55,11 @@ typedef struct pl_quant {
 ** prepare for tensors whose memory is not planned yet (only constants have data then).
 ** is_constant: the value is fixed before invoke: a model constant, or an output an earlier
 ** kernel computed at prepare (ctx->fold). */
+/* Kernels keep these on the stack; the copies ctx->get_tensor puts in the arena's temp
+** section take PL_TENSOR_TEMP_BYTES on every target, so the arena is the same on 32 bits. */
 typedef struct pl_tensor {
-    PL_SLOT(void *, data); /* slots: ctx->get_tensor puts the struct in the arena */
-    PL_SLOT(size_t, bytes);
+    void *data;
+    size_t bytes;
     int32_t index; /* tensor index in the subgraph, -1 for absent */
     pl_type type;
     int32_t ndims;
