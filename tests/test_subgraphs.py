@@ -150,3 +150,22 @@ def test_single_signature_model_runner_with_no_key(litert):
     runner = picolite.Interpreter(path).get_signature_runner()
     assert set(runner.get_input_details()) == set(ref.get_signature_runner().
                                                   get_input_details())
+
+
+def test_subgraph_index_out_of_range_uses_litert_text():
+    it = picolite.Interpreter(model_path=str(ZOO / "subgraphs" / "two_signatures_float32.tflite"))
+    for bad in (2, -1):
+        with pytest.raises(ValueError, match="^subgraph_index is out of range"):
+            it.get_tensor_details(subgraph_index=bad)
+    assert len(it.get_tensor_details(subgraph_index=1)) > 0
+
+
+def test_tflm_get_tensor_reads_another_subgraph():
+    it = picolite.Interpreter(model_path=str(ZOO / "subgraphs" / "two_signatures_float32.tflite"),
+                              preserve_all_tensors=True)
+    it.allocate_tensors()
+    t = it.get_tensor_details(subgraph_index=1)[0]
+    got = it.GetTensor(t["index"], 1)
+    assert list(got["shape"]) == list(t["shape"]) and got["dtype"] == t["dtype"]
+    with pytest.raises(ValueError, match="^subgraph_index is out of range"):
+        it.GetTensor(0, 2)

@@ -726,6 +726,10 @@ class Interpreter:
         return [self._get_tensor_details(i) for i in self._c.outputs()]
 
     def get_tensor_details(self, subgraph_index: int = 0) -> List[Dict[str, Any]]:
+        count = self.num_subgraphs()
+        if not 0 <= _index(subgraph_index, "subgraph_index") < count:
+            raise ValueError(f"subgraph_index is out of range: {subgraph_index} for the model,"
+                             f" which has {count} subgraphs.")
         with self._subgraph(subgraph_index):
             tensors, _ = self._c.counts
             return [_tensor_details(self._info(i)) for i in range(tensors)]
@@ -922,10 +926,12 @@ class Interpreter:
         """tflite_micro's GetTensor: {"dtype", "shape", "tensor_data" (a copy)}. Any tensor
         whose memory is kept (inputs, outputs, constants, variables; every tensor with
         kPreserveAllTensors); an intermediate otherwise raises StateError (a RuntimeError)."""
-        if _index(subgraph_index, "subgraph_index") != 0:
-            raise ValueError(f"subgraph_index is out of range: {subgraph_index} (picolite "
-                             f"reads tensors of subgraph 0 here)")
-        info = self._info(tensor_index)
+        count = self.num_subgraphs()
+        if not 0 <= _index(subgraph_index, "subgraph_index") < count:
+            raise ValueError(f"subgraph_index is out of range: {subgraph_index} for the model,"
+                             f" which has {count} subgraphs.")
+        with self._subgraph(subgraph_index):
+            info = self._info(tensor_index)
         if info["shared"] and not self._preserve:
             raise StateError(
                 "TFLM only supports GetTensor() when using a python interpreter with the "
@@ -933,7 +939,7 @@ class Interpreter:
                 f"{info['index']} is an intermediate whose memory other tensors reuse)")
         return {"dtype": self._dtype_of(info),
                 "shape": np.array(info["shape"], dtype=np.int32),
-                "tensor_data": self.get_tensor(info["index"])}
+                "tensor_data": self.get_tensor(info["index"], subgraph_index=subgraph_index)}
 
     def _safe_to_run(self) -> bool:
         """tf.lite's check: no numpy view from tensor() is alive."""
