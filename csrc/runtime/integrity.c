@@ -8,10 +8,12 @@
 ** record (it->err), so it costs the arena nothing. The variable tensors at the bottom of the
 ** tail are the host's to write, so they are left out. The current subgraph's selection
 ** (pl_subgraph_select) changes between seals, so it is checked for consistency with the
-** sealed records instead of summed. FNV-1a: cheap next to any kernel. */
+** sealed records instead of summed. A check hashes the tail once, a word at a time (FNV-1a
+** over 32-bit words); the per-region sums only name the damage once the tail differs. */
 #include "state.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #define PL_INTEGRITY_MAGIC 0x706c6974u /* "plit" */
 #define FNV_START 2166136261u
@@ -19,7 +21,13 @@
 static uint32_t fnv(uint32_t h, const void *p, size_t n)
 {
     const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t w;
+        memcpy(&w, b + i, sizeof w); /* the range need not be 4-byte aligned */
+        h = (h ^ w) * 16777619u;
+    }
+    for (; i < n; i++)
         h = (h ^ b[i]) * 16777619u;
     return h;
 }
@@ -119,14 +127,22 @@ void pl_integrity_seal(pl_interp *it)
     seal->owner = it;
     seal->below = (size_t)(me - (base + sealed_low(it)));
     seal->above = (size_t)(base + pl_arena_capacity(it->arena) - me);
-    seal->record = record_sum(it);
     seal->tensors = array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records);
     seal->nodes = array_sum(it->node_records, it->all_nodes, sizeof *it->node_records);
     seal->subgraphs = subgraphs_sum(it);
     seal->scratch = array_sum(it->scratch, it->scratch_count, sizeof *it->scratch);
     seal->regs = array_sum(it->regs, it->opcode_count, sizeof *it->regs);
-    seal->tail = tail_sum(it, seal);
     seal->magic = PL_INTEGRITY_MAGIC;
+    pl_integrity_reseal(it);
+}
+
+/* Invoke and reset change only op data and persistent buffers (kernel state): the sealed
+** range and the records' sums stay, the record and the tail are summed again. */
+void pl_integrity_reseal(pl_interp *it)
+{
+    pl_seal *seal = &it->err->seal;
+    seal->record = record_sum(it);
+    seal->tail = tail_sum(it, seal);
 }
 
 static pl_status damaged(pl_error *err, const char *what)
@@ -135,6 +151,23 @@ static pl_status damaged(pl_error *err, const char *what)
                         "overwritten since the last allocate/invoke/reset (the arena's memory "
                         "was written from outside the interpreter); create a new "
                         "interpreter", what);
+}
+
+/* Which records differ, once the tail as a whole does (NULL: none of them). */
+static const char *damaged_record(const pl_interp *it, const pl_seal *seal)
+{
+    if (seal->tensors !=
+        array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records))
+        return "the eval tensor records";
+    if (seal->nodes != array_sum(it->node_records, it->all_nodes, sizeof *it->node_records))
+        return "the node records";
+    if (seal->subgraphs != subgraphs_sum(it))
+        return "the subgraph records";
+    if (seal->scratch != array_sum(it->scratch, it->scratch_count, sizeof *it->scratch))
+        return "the scratch buffer records";
+    if (seal->regs != array_sum(it->regs, it->opcode_count, sizeof *it->regs))
+        return "the registration table";
+    return NULL;
 }
 
 static bool host_record_ok(const pl_interp *it)
@@ -154,20 +187,11 @@ pl_status pl_integrity_check(const pl_interp *it, pl_error *err)
     if (seal->owner != it || seal->magic != PL_INTEGRITY_MAGIC ||
         seal->record != record_sum(it))
         return damaged(err, "the interpreter record (checksum)");
-    if (seal->tensors !=
-        array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records))
-        return damaged(err, "the eval tensor records");
-    if (seal->nodes != array_sum(it->node_records, it->all_nodes, sizeof *it->node_records))
-        return damaged(err, "the node records");
-    if (seal->subgraphs != subgraphs_sum(it))
-        return damaged(err, "the subgraph records");
-    if (seal->scratch != array_sum(it->scratch, it->scratch_count, sizeof *it->scratch))
-        return damaged(err, "the scratch buffer records");
-    if (seal->regs != array_sum(it->regs, it->opcode_count, sizeof *it->regs))
-        return damaged(err, "the registration table");
+    bool tail_ok = seal->tail == tail_sum(it, seal);
+    const char *region = tail_ok ? NULL : damaged_record(it, seal);
+    if (region != NULL)
+        return damaged(err, region);
     if (!selection_ok(it))
         return damaged(err, "the interpreter record (the current subgraph's selection)");
-    if (seal->tail != tail_sum(it, seal))
-        return damaged(err, "the op data, persistent buffers or arena record");
-    return PL_OK;
+    return tail_ok ? PL_OK : damaged(err, "the op data, persistent buffers or arena record");
 }

@@ -245,7 +245,7 @@ pl_status pl_interp_invoke(pl_interp *it)
                             "invoke: call allocate (allocate_tensors) first");
     PL_TRY(pl_integrity_check(it, NULL)); /* it->err may be what was damaged */
     pl_status s = pl_context_bind(it, invoke_nodes);
-    pl_integrity_seal(it); /* a failed node leaves the records as the interpreter made them */
+    pl_integrity_reseal(it); /* a failed node leaves the records as the interpreter made them */
     return s;
 }
 
@@ -318,7 +318,7 @@ pl_status pl_interp_reset(pl_interp *it)
         return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
     PL_TRY(pl_integrity_check(it, NULL)); /* it->err may be what was damaged */
     pl_status s = pl_context_bind(it, reset_all);
-    pl_integrity_seal(it);
+    pl_integrity_reseal(it);
     return s;
 }
 

@@ -223,6 +223,9 @@ void pl_subgraph_init_context(pl_context *ctx);
 /* Seals the arena records as they are now (after allocate, invoke, reset, set_profiler). */
 void pl_integrity_seal(pl_interp *it);
 
+/* After invoke or reset: the seal taken again for what they may change (kernel state). */
+void pl_integrity_reseal(pl_interp *it);
+
 /* --- context.c: the kernel callback table --- */
 
 /* Runs fn with the kernel callback table on this call's stack (it costs the arena nothing);
