@@ -176,3 +176,17 @@ def test_unknown_planner_is_refused():
 def test_a_broken_model_is_refused():
     with pytest.raises(picolite.ModelError):
         picolite.write_offline_plan(b"\x10\x00\x00\x00TFL3" + bytes(40), "greedy")
+
+
+def test_a_dynamic_batch_model_keeps_its_plan_until_resized():
+    """A -1 in shape_signature alone changes no shape, so the written plan is used, as TFLM
+    uses it; resized, the offsets no longer fit the sizes and the planner runs instead."""
+    path = ZOO / "resize" / "keras2_cnn_int8.tflite"
+    data = picolite.write_offline_plan(path, planner="optimal")
+    it = picolite.Interpreter(model_content=data)
+    it.allocate_tensors()
+    assert all(b.offline_offset >= 0 for b in it.memory_plan().buffers)
+    it.resize_tensor_input(it.get_input_details()[0]["index"],
+                           [3, *it.get_input_details()[0]["shape"][1:]])
+    it.allocate_tensors()
+    assert all(b.offline_offset < 0 for b in it.memory_plan().buffers if b.tensor >= 0)

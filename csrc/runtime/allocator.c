@@ -184,16 +184,27 @@ static pl_status check_sources(pl_interp *it, const int32_t *first, const int32_
     return PL_OK;
 }
 
+/* Whether any tensor of any subgraph took a shape other than the model's (a resize, or the
+** placeholder shapes a converter writes after a dynamic dim). */
+static bool shapes_changed(const pl_interp *it)
+{
+    for (uint32_t i = 0; it->tensor_records != NULL && i < it->all_tensors; i++)
+        if (it->tensor_records[i].flags & PL_EVAL_OWN_SHAPE)
+            return true;
+    return false;
+}
+
 /* Offline offsets from the model's metadata, or an empty view when it has none: one per
 ** tensor of every subgraph, in subgraph order, as TFLM reads them. An offline plan shares
 ** memory between tensors, so preserve-all-tensors (every tensor kept) skips it; so does a
-** resized model (the offsets were planned for the model's own sizes). */
+** model whose shapes changed (the offsets were planned for the model's own sizes). A model
+** with a dynamic dim that keeps its own shapes keeps its plan, as TFLM does. */
 static pl_status offline_offsets(const pl_interp *it, pl_vec *out, pl_error *err)
 {
     pl_bytes b = pl_model_metadata_find(&it->model, OFFLINE_METADATA);
     out->p = NULL;
     out->n = 0;
-    if (b.n == 0 || it->preserve_all_tensors || it->resized)
+    if (b.n == 0 || it->preserve_all_tensors || shapes_changed(it))
         return PL_OK;
     if (b.n < 12 || b.n % 4 != 0)
         return pl_error_set(err, PL_ERR_MODEL,
