@@ -34,6 +34,19 @@ def zoo_manifest():
     return entries
 
 
+def require(module):
+    """The module, or skip locally and fail in CI: every test dependency is in the ".[test]"
+    extra, so a missing one in CI is a broken install, never a reason to skip."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        if in_ci():
+            pytest.fail(f"{module} is not installed (pip install '.[test]'): {e}")
+        pytest.skip(f"{module} is not installed (pip install '.[test]')", allow_module_level=True)
+
+
 def in_ci():
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 

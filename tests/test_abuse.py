@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import picolite
+from conftest import require
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = str(ROOT / "tests" / "models" / "conv_2d_k3_s1_same_float32.tflite")
@@ -128,9 +129,8 @@ def test_misaligned_wrapped_buffer_of_required_plus_slack_fits():
 def _many_tensor_model_with_unknown_op(n_tensors):
     """One custom op picolite does not have, and enough tensors that their records alone
     exceed 64 KiB (the stand-in arena the default size used to fall back to)."""
-    schema = pytest.importorskip(
-        "tflite_micro.tensorflow.lite.micro.python.schema_py_generated")
-    flatbuffers = pytest.importorskip("flatbuffers")
+    schema = require("tflite_micro.tensorflow.lite.micro.python.schema_py_generated")
+    flatbuffers = require("flatbuffers")
     m = schema.ModelT()
     m.version = 3
     oc = schema.OperatorCodeT()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import picolite
-from conftest import ZOO, in_ci
+from conftest import ZOO, in_ci, require
 from picolite.testing import random_inputs
 
 CNN = ZOO / "net_cnn_int8.tflite"
@@ -138,7 +138,7 @@ def test_evaluate_on_a_dask_local_cluster():
 
 
 def test_evaluate_shows_progress_with_tqdm(capsys):
-    pytest.importorskip("tqdm")
+    require("tqdm")
     x = samples(CNN, 12)
     picolite.evaluate(str(CNN), x, workers=2, chunk_size=4, progress=True)
     assert "12/12" in capsys.readouterr().err

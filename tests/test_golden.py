@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import picolite
-from conftest import ZOO, in_ci, zoo_manifest
+from conftest import ZOO, in_ci, zoo_manifest, require
 from picolite.testing import compare_with_tflite, random_inputs
 
 pytestmark = pytest.mark.usefixtures("litert")
@@ -31,7 +31,7 @@ TFLM_JUDGED = {"sum_axis_last_int16x8", "sum_axes12_keep_int16x8"}
 
 
 def tflm_outputs(path, inputs, n_outputs):
-    runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
+    runtime = require("tflite_micro.python.tflite_micro.runtime")
     tflm = runtime.Interpreter.from_file(str(path), arena_size=1 << 20)
     for i, x in enumerate(inputs):
         tflm.set_input(x, i)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import picolite
-from conftest import ZOO
+from conftest import ZOO, require
 
 SUB = ZOO / "subgraphs"
 MODELS = sorted(p.name for p in SUB.glob("*.tflite"))
@@ -74,7 +74,7 @@ def test_single_subgraph_plan_is_subgraph_zero():
 
 
 def test_plot_colours_and_labels_by_subgraph():
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import picolite
+from conftest import require
 
-schema = pytest.importorskip("tflite_micro.tensorflow.lite.micro.python.schema_py_generated")
-flatbuffers = pytest.importorskip("flatbuffers")
+schema = require("tflite_micro.tensorflow.lite.micro.python.schema_py_generated")
+flatbuffers = require("flatbuffers")
 
 
 def custom_then_add(custom="TimesTwo", out_type=0):

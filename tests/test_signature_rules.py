@@ -9,15 +9,15 @@ only when the runner is made: picolite's verifier refuses both when the model is
 import pytest
 
 import picolite
-from conftest import ZOO
+from conftest import ZOO, require
 
 SIGS = ZOO / "subgraphs" / "two_signatures_float32.tflite"
 
 
 def crafted(change):
     """The two-signature model with change(ModelT) applied."""
-    flatbuffers = pytest.importorskip("flatbuffers")
-    schema = pytest.importorskip("ai_edge_litert.schema_py_generated")
+    flatbuffers = require("flatbuffers")
+    schema = require("ai_edge_litert.schema_py_generated")
     data = SIGS.read_bytes()
     model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
     change(model)

@@ -11,7 +11,7 @@ import pytest
 import picolite
 from reference import make_interpreter
 
-from conftest import ZOO
+from conftest import ZOO, require
 
 SUB = ZOO / "subgraphs"
 MODELS = sorted(p.name for p in SUB.glob("*.tflite"))
@@ -79,7 +79,7 @@ def tflm_figures(path):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_arena_head_equals_tflms_and_total_is_no_larger(name):
-    pytest.importorskip("tflite_micro")
+    require("tflite_micro")
     theirs = tflm_figures(SUB / name)
     it = picolite.Interpreter(str(SUB / name))
     it.allocate_tensors()

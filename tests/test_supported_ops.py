@@ -10,7 +10,7 @@ import json
 import pytest
 
 import picolite
-from conftest import zoo_manifest
+from conftest import zoo_manifest, require
 from picolite.__main__ import main
 
 
@@ -23,7 +23,7 @@ def test_names_are_unique_strings():
 def test_builtins_then_customs():
     """Builtins (BuiltinOperator names) come first, then custom names, none a builtin's; each
     custom operator is one some zoo model runs."""
-    sch = pytest.importorskip("tensorflow.lite.python.schema_py_generated")
+    sch = require("ai_edge_litert.schema_py_generated")
     schema_names = {n for n in vars(sch.BuiltinOperator) if n.isupper()}
     ops = picolite.supported_ops()
     k = 0
