@@ -487,6 +487,8 @@ def _index(value: Any, what: str) -> int:
 def _check_shape(got: Tuple[int, ...], expected: Tuple[int, ...], index: int) -> None:
     """tf.lite's and tflite_micro's words for a shape mismatch (rank first, then the first
     differing dimension), then both shapes."""
+    if got == expected:
+        return
     both = f" (got shape {list(got)}, expected {list(expected)})"
     if len(got) != len(expected):
         raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {len(got)} but "
@@ -763,6 +765,8 @@ class Interpreter:
 
     def set_tensor(self, tensor_index: int, value: Any, subgraph_index: int = 0) -> None:
         """Copies value into the tensor (of subgraph_index); dtype and shape must match."""
+        if subgraph_index == 0:  # selected between calls: the round trip stays short
+            return self._set(tensor_index, value)
         with self._subgraph(subgraph_index):
             self._set(tensor_index, value)
 
@@ -781,6 +785,8 @@ class Interpreter:
     def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> np.ndarray:
         """A copy of the tensor (of subgraph_index). An intermediate tensor is readable
         after invoke() only with preserve_all_tensors=True (its memory is shared)."""
+        if subgraph_index == 0:  # selected between calls
+            return self._get(tensor_index)
         with self._subgraph(subgraph_index):
             return self._get(tensor_index)
 
