@@ -62,25 +62,26 @@ def _run_chunk(key, content, options, start, arrays):
 
 def _sample_layout(details: Sequence[Dict[str, Any]], arrays: Sequence[np.ndarray]):
     """(sample count, squeezed): each array is (N, *shape), or (N, *shape[1:]) when the
-    tensor's batch dimension is 1 (squeezed)."""
-    n, squeezed = None, None
+    tensor's batch dimension is 1 (squeezed); every batch-1 input is given the same way."""
+    n, layouts = None, set()
     for d, a in zip(details, arrays):
         shape = tuple(int(s) for s in d["shape"])
         if a.ndim >= 1 and tuple(a.shape[1:]) == shape:
-            this = False
+            squeezed = False
         elif shape[:1] == (1,) and a.ndim >= 1 and tuple(a.shape[1:]) == shape[1:]:
-            this = True
+            squeezed = True
         else:
             raise ValueError(f"input {d['name']!r}: samples of shape {list(a.shape)} fit "
                              f"neither (N, {', '.join(map(str, shape))}) nor the same "
                              f"without the batch dimension of 1")
-        if squeezed is not None and this != squeezed and shape[:1] == (1,):
-            raise ValueError("give every input with or without its batch dimension of 1")
-        squeezed = this if squeezed is None or shape[:1] == (1,) else squeezed
+        if shape[:1] == (1,):
+            layouts.add(squeezed)
         if n is not None and a.shape[0] != n:
             raise ValueError(f"inputs hold {n} and {a.shape[0]} samples")
         n = a.shape[0]
-    return n or 0, bool(squeezed)
+    if len(layouts) > 1:
+        raise ValueError("give every input with or without its batch dimension of 1")
+    return n or 0, layouts == {True}
 
 
 def _as_input_list(inputs: Any, details) -> List[np.ndarray]:
