@@ -1,6 +1,7 @@
 /* compare.c - the six comparisons (see compare.h). */
 #include "compare.h"
 
+#include "kernels/common/registration.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/elementwise/binary.h"
 
@@ -170,16 +171,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-#define PL_COMPARE_REGISTRATION(prefix, NAME, code)                                 \
-    const pl_registration *pl_##prefix##_registration(void)                          \
-    {                                                                               \
-        static const pl_registration r = {NAME, code, init, NULL, prepare, invoke, NULL}; \
-        return &r;                                                                  \
-    }
-
-PL_COMPARE_REGISTRATION(equal, "EQUAL", PL_CMP_EQUAL)
-PL_COMPARE_REGISTRATION(not_equal, "NOT_EQUAL", PL_CMP_NOT_EQUAL)
-PL_COMPARE_REGISTRATION(greater, "GREATER", PL_CMP_GREATER)
-PL_COMPARE_REGISTRATION(greater_equal, "GREATER_EQUAL", PL_CMP_GREATER_EQUAL)
-PL_COMPARE_REGISTRATION(less, "LESS", PL_CMP_LESS)
-PL_COMPARE_REGISTRATION(less_equal, "LESS_EQUAL", PL_CMP_LESS_EQUAL)
+PL_SHARED_REGISTRATION(equal, "EQUAL", PL_CMP_EQUAL, init, prepare, invoke)
+PL_SHARED_REGISTRATION(not_equal, "NOT_EQUAL", PL_CMP_NOT_EQUAL, init, prepare, invoke)
+PL_SHARED_REGISTRATION(greater, "GREATER", PL_CMP_GREATER, init, prepare, invoke)
+PL_SHARED_REGISTRATION(greater_equal, "GREATER_EQUAL", PL_CMP_GREATER_EQUAL, init, prepare, invoke)
+PL_SHARED_REGISTRATION(less, "LESS", PL_CMP_LESS, init, prepare, invoke)
+PL_SHARED_REGISTRATION(less_equal, "LESS_EQUAL", PL_CMP_LESS_EQUAL, init, prepare, invoke)

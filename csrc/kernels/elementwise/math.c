@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/common/registration.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/invsqrt.h"
 #include "kernels/common/lut.h"
@@ -285,22 +286,15 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-#define PL_MATH_REGISTRATION(prefix, NAME, code)                                      \
-    const pl_registration *pl_##prefix##_registration(void)                            \
-    {                                                                                 \
-        static const pl_registration r = {NAME, code, init, NULL, prepare, invoke, NULL}; \
-        return &r;                                                                    \
-    }
-
-PL_MATH_REGISTRATION(ceil, "CEIL", OP_CEIL)
-PL_MATH_REGISTRATION(cos, "COS", OP_COS)
-PL_MATH_REGISTRATION(exp, "EXP", OP_EXP)
-PL_MATH_REGISTRATION(floor, "FLOOR", OP_FLOOR)
-PL_MATH_REGISTRATION(log, "LOG", OP_LOG)
-PL_MATH_REGISTRATION(neg, "NEG", OP_NEG)
-PL_MATH_REGISTRATION(round, "ROUND", OP_ROUND)
-PL_MATH_REGISTRATION(rsqrt, "RSQRT", OP_RSQRT)
-PL_MATH_REGISTRATION(sin, "SIN", OP_SIN)
-PL_MATH_REGISTRATION(sqrt, "SQRT", OP_SQRT)
-PL_MATH_REGISTRATION(square, "SQUARE", OP_SQUARE)
-PL_MATH_REGISTRATION(zeros_like, "ZEROS_LIKE", OP_ZEROS_LIKE)
+PL_SHARED_REGISTRATION(ceil, "CEIL", OP_CEIL, init, prepare, invoke)
+PL_SHARED_REGISTRATION(cos, "COS", OP_COS, init, prepare, invoke)
+PL_SHARED_REGISTRATION(exp, "EXP", OP_EXP, init, prepare, invoke)
+PL_SHARED_REGISTRATION(floor, "FLOOR", OP_FLOOR, init, prepare, invoke)
+PL_SHARED_REGISTRATION(log, "LOG", OP_LOG, init, prepare, invoke)
+PL_SHARED_REGISTRATION(neg, "NEG", OP_NEG, init, prepare, invoke)
+PL_SHARED_REGISTRATION(round, "ROUND", OP_ROUND, init, prepare, invoke)
+PL_SHARED_REGISTRATION(rsqrt, "RSQRT", OP_RSQRT, init, prepare, invoke)
+PL_SHARED_REGISTRATION(sin, "SIN", OP_SIN, init, prepare, invoke)
+PL_SHARED_REGISTRATION(sqrt, "SQRT", OP_SQRT, init, prepare, invoke)
+PL_SHARED_REGISTRATION(square, "SQUARE", OP_SQUARE, init, prepare, invoke)
+PL_SHARED_REGISTRATION(zeros_like, "ZEROS_LIKE", OP_ZEROS_LIKE, init, prepare, invoke)
