@@ -98,7 +98,8 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool pack)
         int32_t ui = pl_vec_i32(units, k);
         if (ui < 0)
             return ctx->fail(ctx, PL_ERR_MODEL, "tensor %u is missing", (unsigned)k);
-        PL_TRY(ctx->get_tensor(ctx, ui, &unit));
+        if (!pack || k > 0) /* PACK's first input is already in hand: no second temp copy */
+            PL_TRY(ctx->get_tensor(ctx, ui, &unit));
         if (!pack)
             PL_TRY(set_shape(ctx, unit, packed, d->axis, 0, false));
         PL_TRY(check_unit(ctx, unit, packed, d->axis, n));
