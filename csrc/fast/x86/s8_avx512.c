@@ -1,0 +1,103 @@
+/* s8_avx512.c - the int8 matrix product with AVX-512 VNNI (VPDPBUSD: four unsigned-by-
+** signed byte products summed into each int32 lane), 16 output channels per vector.
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni; run only when the CPU has them. */
+#include <immintrin.h>
+
+#include "fast/gemm.h"
+
+enum { NR = 16, MR = 8 };
+
+/* Panels of 16 channels; per group of 4 k, 16 x 4 bytes: channel j's w[k..k+3]. */
+static size_t packed_bytes(int32_t n, int32_t kp)
+{
+    return (size_t)pl_fast_round_up(n, NR) * (size_t)kp;
+}
+
+static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
+{
+    int8_t *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t k0 = 0; k0 < kp; k0 += 4)
+            for (int32_t j = 0; j < NR; j++)
+                for (int32_t q = 0; q < 4; q++, p++) {
+                    int32_t c = n0 + j, i = k0 + q;
+                    *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
+                }
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier on 16 lanes (multipliers are never INT32_MIN, so
+** the doubling high multiply cannot saturate): floor((x * m + 2^30) / 2^31), then the
+** rounding right shift, half away from zero. */
+static inline __m512i rescale(__m512i x, __m512i mult, __m512i left, __m512i right)
+{
+    const __m512i half = _mm512_set1_epi64(1LL << 30), one = _mm512_set1_epi32(1);
+    x = _mm512_sllv_epi32(x, left);
+    __m512i even = _mm512_mul_epi32(x, mult);
+    __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(mult, 32));
+    /* the low 32 bits of a logical and an arithmetic shift by 31 agree */
+    even = _mm512_srli_epi64(_mm512_add_epi64(even, half), 31);
+    odd = _mm512_slli_epi64(_mm512_srli_epi64(_mm512_add_epi64(odd, half), 31), 32);
+    __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
+    __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    __m512i threshold = _mm512_sub_epi32(_mm512_srai_epi32(mask, 1),
+                                         _mm512_srai_epi32(high, 31));
+    __m512i q = _mm512_srav_epi32(high, right);
+    __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask), threshold);
+    return _mm512_mask_add_epi32(q, up, q, one);
+}
+
+/* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
+static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_t n,
+                          int8_t *out, int32_t *raw, size_t row)
+{
+    __mmask16 lanes = n - n0 >= NR ? 0xFFFF : (__mmask16)((1u << (n - n0)) - 1u);
+    if (st == NULL) {
+        _mm512_mask_storeu_epi32(raw + row + (size_t)n0, lanes, acc);
+        return;
+    }
+    acc = _mm512_add_epi32(acc, _mm512_loadu_si512(st->addend + n0));
+    acc = rescale(acc, _mm512_loadu_si512(st->mult + n0), _mm512_loadu_si512(st->left + n0),
+                  _mm512_loadu_si512(st->right + n0));
+    acc = _mm512_add_epi32(acc, _mm512_set1_epi32(st->out_offset));
+    acc = _mm512_max_epi32(acc, _mm512_set1_epi32(st->act_min));
+    acc = _mm512_min_epi32(acc, _mm512_set1_epi32(st->act_max));
+    _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(acc));
+}
+
+/* rows (1..MR) rows of a from row m0 on against one panel. */
+static inline void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
+                         const int8_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
+                         int8_t *out, int32_t *raw, size_t ldo)
+{
+    __m512i acc[MR];
+    a += (size_t)m0 * lda;
+    for (int32_t r = 0; r < MR; r++)
+        acc[r] = _mm512_setzero_si512();
+    for (int32_t k = 0; k < kp; k += 4) {
+        __m512i w = _mm512_loadu_si512(panel + (size_t)k * NR);
+        for (int32_t r = 0; r < rows; r++) {
+            int32_t x;
+            __builtin_memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
+            acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(x), w);
+        }
+    }
+    for (int32_t r = 0; r < rows; r++)
+        finish(acc[r], st, n0, n, out, raw, (size_t)(m0 + r) * ldo);
+}
+
+static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                size_t ldo)
+{
+    for (int32_t m0 = 0; m0 < m; m0 += MR)
+        for (int32_t n0 = 0; n0 < n; n0 += NR) {
+            const int8_t *panel = (const int8_t *)packed + (size_t)n0 * (size_t)kp;
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, kp, a, lda, panel, st, n0, n, out, raw, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, kp, a, lda, panel, st, n0, n, out, raw, ldo);
+        }
+}
+
+const pl_gemm_s8 pl_gemm_s8_avx512 = {packed_bytes, pack, run};
