@@ -1,0 +1,26 @@
+/* rescale_avx2.h - TFLite's per-lane rescale for files built with the avx2 flags. */
+#ifndef PL_FAST_X86_RESCALE_AVX2_H
+#define PL_FAST_X86_RESCALE_AVX2_H
+
+#include <immintrin.h>
+
+/* TFLite's MultiplyByQuantizedMultiplier on 8 lanes (multipliers are never INT32_MIN): see
+** rescale_avx512.h. */
+static inline __m256i pl_rescale_avx2(__m256i x, __m256i mult, __m256i left, __m256i right)
+{
+    const __m256i half = _mm256_set1_epi64x(1LL << 30), one = _mm256_set1_epi32(1);
+    x = _mm256_sllv_epi32(x, left);
+    __m256i even = _mm256_mul_epi32(x, mult);
+    __m256i odd = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(mult, 32));
+    even = _mm256_srli_epi64(_mm256_add_epi64(even, half), 31);
+    odd = _mm256_slli_epi64(_mm256_srli_epi64(_mm256_add_epi64(odd, half), 31), 32);
+    __m256i high = _mm256_blend_epi32(even, odd, 0xAA);
+    __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+    __m256i threshold = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1),
+                                         _mm256_srai_epi32(high, 31));
+    __m256i q = _mm256_srav_epi32(high, right);
+    __m256i up = _mm256_cmpgt_epi32(_mm256_and_si256(high, mask), threshold);
+    return _mm256_sub_epi32(q, up);
+}
+
+#endif
