@@ -35,17 +35,65 @@ typedef struct window {
     int32_t b, y0, x0, fy0, fy1, fx0, fx1;
 } window;
 
-static window window_of(const pl_conv_params *p, const int32_t *in_dims,
-                        const int32_t *f_dims, const int32_t *out_dims, size_t pt)
+/* TFLite's in-bounds taps of one window axis, without a division when dilation is 1. */
+static inline void clip_taps(int32_t origin, int32_t dilation, int32_t size, int32_t taps,
+                             int32_t *lo, int32_t *hi)
+{
+    if (dilation != 1) {
+        pl_pad_clip_taps(origin, dilation, size, taps, lo, hi);
+        return;
+    }
+    int32_t end = size - origin;
+    *lo = origin < 0 ? -origin : 0;
+    *hi = end < 0 ? 0 : end < taps ? end : taps;
+}
+
+static inline window window_at(const pl_conv_params *p, const int32_t *in_dims,
+                        const int32_t *f_dims, int32_t b, int32_t oy, int32_t ox)
 {
     window w;
-    size_t ow = (size_t)out_dims[2], oh = (size_t)out_dims[1];
-    w.b = (int32_t)(pt / ow / oh);
-    w.y0 = (int32_t)(pt / ow % oh) * p->stride_h - p->pad_h;
-    w.x0 = (int32_t)(pt % ow) * p->stride_w - p->pad_w;
-    pl_pad_clip_taps(w.y0, p->dilation_h, in_dims[1], f_dims[1], &w.fy0, &w.fy1);
-    pl_pad_clip_taps(w.x0, p->dilation_w, in_dims[2], f_dims[2], &w.fx0, &w.fx1);
+    w.b = b;
+    w.y0 = oy * p->stride_h - p->pad_h;
+    w.x0 = ox * p->stride_w - p->pad_w;
+    clip_taps(w.y0, p->dilation_h, in_dims[1], f_dims[1], &w.fy0, &w.fy1);
+    clip_taps(w.x0, p->dilation_w, in_dims[2], f_dims[2], &w.fx0, &w.fx1);
     return w;
+}
+
+/* Output points in order from pt on: batch, row and column stepped without divisions. */
+typedef struct point_walk {
+    int32_t b, oy, ox, oh, ow;
+} point_walk;
+
+static point_walk walk_from(const int32_t *out_dims, size_t pt)
+{
+    point_walk k = {0, 0, 0, out_dims[1], out_dims[2]};
+    k.ox = (int32_t)(pt % (size_t)k.ow);
+    k.oy = (int32_t)(pt / (size_t)k.ow % (size_t)k.oh);
+    k.b = (int32_t)(pt / (size_t)k.ow / (size_t)k.oh);
+    return k;
+}
+
+static inline void walk_next(point_walk *k)
+{
+    if (++k->ox < k->ow)
+        return;
+    k->ox = 0;
+    if (++k->oy < k->oh)
+        return;
+    k->oy = 0;
+    k->b++;
+}
+
+/* n bytes of value v: short fills (a few taps of few channels) skip the call. */
+static inline void fill(uint8_t *dst, uint8_t v, size_t n)
+{
+    if (n > 32) {
+        memset(dst, v, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = v;
 }
 
 /* dst[i] = src[i] + 128 as unsigned bytes, eight at a time. */
@@ -63,18 +111,18 @@ static inline void copy_flipped(uint8_t *dst, const int8_t *src, size_t n)
 }
 
 /* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
-static void gather_row_s8(const pl_conv_params *p, const window *w, const int32_t *in_dims,
+static inline void gather_row_s8(const pl_conv_params *p, const window *w, const int32_t *in_dims,
                           const int8_t *in, int32_t fy, int32_t kw, uint8_t pad,
                           uint8_t *row)
 {
     const size_t ic = (size_t)in_dims[3];
     if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
-        memset(row, pad, (size_t)kw * ic);
+        fill(row, pad, (size_t)kw * ic);
         return;
     }
     size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
     const int8_t *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
-    memset(row, pad, (size_t)w->fx0 * ic);
+    fill(row, pad, (size_t)w->fx0 * ic);
     if (p->dilation_w == 1) {
         copy_flipped(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
                      (size_t)(w->fx1 - w->fx0) * ic);
@@ -83,7 +131,7 @@ static void gather_row_s8(const pl_conv_params *p, const window *w, const int32_
             copy_flipped(row + (size_t)fx * ic,
                          line + (size_t)(w->x0 + fx * p->dilation_w) * ic, ic);
     }
-    memset(row + (size_t)w->fx1 * ic, pad, (size_t)(kw - w->fx1) * ic);
+    fill(row + (size_t)w->fx1 * ic, pad, (size_t)(kw - w->fx1) * ic);
 }
 
 static void gather_s8(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
@@ -91,17 +139,19 @@ static void gather_s8(const pl_conv_params *p, const conv_plan *cp, const int32_
                       size_t first, int32_t rows)
 {
     const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
-    for (int32_t r = 0; r < rows; r++) {
-        window w = window_of(p, in_dims, f_dims, out_dims, first + (size_t)r);
+    point_walk k = walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
+        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         uint8_t *row = (uint8_t *)cp->a + (size_t)r * (size_t)cp->kp;
         for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
             gather_row_s8(p, &w, in_dims, in, fy, f_dims[2], cp->pad, row);
-        memset(row, 0, (size_t)(cp->kp - cp->k));
+        for (int32_t i = cp->k; i < cp->kp; i++)
+            *row++ = 0;
     }
 }
 
 /* The float taps of one window row fy (padding 0.0f, whose products add +-0). */
-static void gather_row_f32(const pl_conv_params *p, const window *w, const int32_t *in_dims,
+static inline void gather_row_f32(const pl_conv_params *p, const window *w, const int32_t *in_dims,
                            const float *in, int32_t fy, int32_t kw, float *row)
 {
     const size_t ic = (size_t)in_dims[3];
@@ -121,8 +171,9 @@ static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32
                        size_t first, int32_t rows)
 {
     const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
-    for (int32_t r = 0; r < rows; r++) {
-        window w = window_of(p, in_dims, f_dims, out_dims, first + (size_t)r);
+    point_walk k = walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
+        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         float *row = (float *)cp->a + (size_t)r * (size_t)cp->k;
         for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
             gather_row_f32(p, &w, in_dims, in, fy, f_dims[2], row);
