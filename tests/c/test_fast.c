@@ -2,52 +2,14 @@
 ** shapes, strides, paddings, dilations, activations, zero points and per-channel scales:
 ** int8 outputs byte for byte, float32 outputs equal (the fast sums run in the reference's
 ** order). Every instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
-#include <stdint.h>
-#include <stdlib.h>
-
+#include "fast_harness.h"
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
 #include "kernels/common/padding.h"
 #include "kernels/conv/conv.h"
 #include "kernels/conv/fully_connected.h"
-#include "kernels/elementwise/elementwise.h"
 #include "picolite/pl_fast.h"
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
-/* An integer in [lo, hi]. */
-static int32_t between(int32_t lo, int32_t hi)
-{
-    return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1));
-}
-
-static float unit(void)
-{
-    return (float)(rnd() % 20001u) / 10000.0f - 1.0f;
-}
-
-static void *test_alloc(void *self, size_t bytes)
-{
-    (void)self;
-    return malloc(bytes);
-}
-
-static void test_free(void *self, void *block)
-{
-    (void)self;
-    free(block);
-}
-
-static const pl_host_memory host = {NULL, test_alloc, test_free};
 
 /* A simple resolver of the portable registrations the fast resolver wraps. */
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
@@ -55,8 +17,7 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
 {
     (void)self, (void)name, (void)len, (void)version;
     return code == 3 ? pl_conv_registration()
-         : code == 9 ? pl_fully_connected_registration()
-         : code == 0 ? pl_add_registration() : NULL;
+         : code == 9 ? pl_fully_connected_registration() : NULL;
 }
 
 static const pl_resolver portable = {portable_find, NULL};
@@ -152,9 +113,6 @@ static pl_status run_conv(const conv_case *c, const pl_registration *reg, int sl
                                c->dil_h};
     return kh_run(reg, ins, c->bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 6));
 }
-
-/* How many cases took the fast path (a host block), so a test cannot pass by falling back. */
-static int fast_cases;
 
 static void conv_case_matches(pl_fast_resolver *r, const conv_case *c, int *failures)
 {
@@ -285,54 +243,6 @@ static void fully_connected_fast_paths_equal_portable(void)
     }
 }
 
-/* ADD int8 of equal shapes: n elements, random scales, zero points and activation. */
-static bool add_case_matches(pl_fast_resolver *r)
-{
-    int32_t n = between(1, 3000), act = (int32_t[]){0, 1, 3}[between(0, 2)];
-    float s1 = 0.01f + (float)between(1, 100) / 400.0f, s2 = 0.01f + (float)between(1, 100) / 400.0f;
-    float so = 0.02f + (float)between(1, 100) / 200.0f;
-    int64_t z1 = between(-128, 127), z2 = between(-128, 127), zo = between(-128, 127);
-    for (int32_t i = 0; i < n; i++) {
-        in8[i] = (int8_t)between(-128, 127);
-        f8[i] = (int8_t)between(-128, 127);
-    }
-    int32_t dims[1] = {n};
-    for (int slot = 0; slot < 2; slot++) {
-        kh_setup();
-        int32_t ins[2] = {kh_tensor(PL_INT8, 1, dims, in8, (size_t)n, &s1, &z1, 1, 0),
-                          kh_tensor(PL_INT8, 1, dims, f8, (size_t)n, &s2, &z2, 1, 0)};
-        int32_t outs[1] = {kh_tensor(PL_INT8, 1, dims, out8[slot], (size_t)n, &so, &zo, 1, 0)};
-        kt_opts o;
-        const int32_t fields[1] = {act};
-        const pl_registration *reg = slot == 0 ? pl_add_registration()
-                                               : r->resolver.find(r, 0, NULL, 0, 1);
-        if (kh_run(reg, ins, 2, outs, 1, kt_make_opts(&o, fields, 1)) != PL_OK) {
-            fprintf(stderr, "add refused: %s\n", kh.message);
-            return false;
-        }
-    }
-    fast_cases += r->host_bytes > 0;
-    pl_fast_resolver_release(r);
-    return memcmp(out8[0], out8[1], (size_t)n) == 0;
-}
-
-static void add_fast_paths_equal_portable(void)
-{
-    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        if (!pl_fast_isa_available((pl_isa)isa))
-            continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
-        int failures = 0;
-        fast_cases = 0;
-        for (int n = 0; n < 300; n++)
-            failures += !add_case_matches(&r);
-        pl_fast_resolver_release(&r);
-        CHECK_EQ(failures, 0);
-        CHECK_EQ(fast_cases, 300);
-    }
-}
-
 /* The portable "instruction set" hands out the base registrations unchanged. */
 static void portable_isa_keeps_the_base_registrations(void)
 {
@@ -349,6 +259,5 @@ int main(void)
     RUN(portable_isa_keeps_the_base_registrations);
     RUN(conv_fast_paths_equal_portable);
     RUN(fully_connected_fast_paths_equal_portable);
-    RUN(add_fast_paths_equal_portable);
     return HARNESS_END();
 }

@@ -40,13 +40,8 @@ static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_
         memcpy(raw + row + (size_t)n0, tmp, sizeof(int32_t) * (size_t)count);
         return;
     }
-    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(st->addend + n0)));
-    acc = pl_rescale_avx2(acc, _mm256_loadu_si256((const __m256i *)(st->mult + n0)),
-                  _mm256_loadu_si256((const __m256i *)(st->left + n0)),
-                  _mm256_loadu_si256((const __m256i *)(st->right + n0)));
-    acc = _mm256_add_epi32(acc, _mm256_set1_epi32(st->out_offset));
-    acc = _mm256_max_epi32(acc, _mm256_set1_epi32(st->act_min));
-    acc = _mm256_min_epi32(acc, _mm256_set1_epi32(st->act_max));
+    acc = pl_stage_avx2(acc, st->addend + n0, st->mult + n0, st->left + n0, st->right + n0,
+                        st->out_offset, st->act_min, st->act_max);
     __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(acc),
                                     _mm256_extracti128_si256(acc, 1));
     __m128i bytes = _mm_packs_epi16(words, words);

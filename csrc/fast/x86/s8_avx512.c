@@ -35,12 +35,8 @@ static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_
         _mm512_mask_storeu_epi32(raw + row + (size_t)n0, lanes, acc);
         return;
     }
-    acc = _mm512_add_epi32(acc, _mm512_loadu_si512(st->addend + n0));
-    acc = pl_rescale_avx512(acc, _mm512_loadu_si512(st->mult + n0), _mm512_loadu_si512(st->left + n0),
-                  _mm512_loadu_si512(st->right + n0));
-    acc = _mm512_add_epi32(acc, _mm512_set1_epi32(st->out_offset));
-    acc = _mm512_max_epi32(acc, _mm512_set1_epi32(st->act_min));
-    acc = _mm512_min_epi32(acc, _mm512_set1_epi32(st->act_max));
+    acc = pl_stage_avx512(acc, st->addend + n0, st->mult + n0, st->left + n0,
+                          st->right + n0, st->out_offset, st->act_min, st->act_max);
     _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(acc));
 }
 

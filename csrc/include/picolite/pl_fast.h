@@ -53,7 +53,15 @@ typedef struct pl_host_memory {
 } pl_host_memory;
 
 /* Operators with a fast path. */
-enum { PL_FAST_CONV_2D, PL_FAST_FULLY_CONNECTED, PL_FAST_ADD, PL_FAST_OP_COUNT };
+enum {
+    PL_FAST_CONV_2D,
+    PL_FAST_FULLY_CONNECTED,
+    PL_FAST_DEPTHWISE_CONV_2D,
+    PL_FAST_ADD,
+    PL_FAST_SUB,
+    PL_FAST_MUL,
+    PL_FAST_OP_COUNT
+};
 
 typedef struct pl_fast_resolver pl_fast_resolver;
 

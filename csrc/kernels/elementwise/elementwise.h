@@ -22,9 +22,9 @@ typedef struct pl_add_params {
     int32_t sign; /* +1 add, -1 sub: only the int16 power-of-two path reads it */
 } pl_add_params;
 
-/* ADD, SUB and MUL's op data (read by the host fast paths too): only the arithmetic
-** parameters. The broadcast walk (128 bytes) is rebuilt from the eval dims at each invoke,
-** a few dozen operations, so no op pays for it in the arena. */
+/* ADD, SUB and MUL's op data (read by the host fast paths too). Persistent per op: only the
+** arithmetic parameters. The broadcast walk (128 bytes) is rebuilt from the eval dims at
+** each invoke, a few dozen operations, so no op pays for it in the arena. */
 typedef struct pl_elementwise_op {
     pl_add_params q;
     union {
