@@ -150,20 +150,44 @@ static void gather_s8(const pl_conv_params *p, const conv_plan *cp, const int32_
     }
 }
 
+/* n floats: short runs (a few taps of few channels) skip the library call. */
+static inline void copy_f32(float *dst, const float *src, size_t n)
+{
+    if (n > 16) {
+        memcpy(dst, src, n * sizeof(float));
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+static inline void zero_f32(float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = 0.0f;
+}
+
 /* The float taps of one window row fy (padding 0.0f, whose products add +-0). */
-static inline void gather_row_f32(const pl_conv_params *p, const window *w, const int32_t *in_dims,
-                           const float *in, int32_t fy, int32_t kw, float *row)
+static inline void gather_row_f32(const pl_conv_params *p, const window *w,
+                                  const int32_t *in_dims, const float *in, int32_t fy,
+                                  int32_t kw, float *row)
 {
     const size_t ic = (size_t)in_dims[3];
-    for (size_t i = 0; i < (size_t)kw * ic; i++)
-        row[i] = 0.0f;
-    if (fy < w->fy0 || fy >= w->fy1)
+    if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
+        zero_f32(row, (size_t)kw * ic);
         return;
+    }
     size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
     const float *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
-    for (int32_t fx = w->fx0; fx < w->fx1; fx++)
-        memcpy(row + (size_t)fx * ic, line + (size_t)(w->x0 + fx * p->dilation_w) * ic,
-               ic * sizeof(float));
+    zero_f32(row, (size_t)w->fx0 * ic);
+    if (p->dilation_w == 1)
+        copy_f32(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
+                 (size_t)(w->fx1 - w->fx0) * ic);
+    else
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++)
+            copy_f32(row + (size_t)fx * ic, line + (size_t)(w->x0 + fx * p->dilation_w) * ic,
+                     ic);
+    zero_f32(row + (size_t)w->fx1 * ic, (size_t)(kw - w->fx1) * ic);
 }
 
 static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
