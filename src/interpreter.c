@@ -317,9 +317,9 @@ interp_invoke(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
     if (pl_py_interp_invokable(self) < 0)
         return NULL;
     pl_status s = run_unlocked(self, pl_interp_invoke);
-    if (s != PL_OK)
+    if (s != PL_OK && s != PL_ABORTED)
         return raise_last(self, s);
-    Py_RETURN_NONE;
+    return PyBool_FromLong(s == PL_OK); /* False: a kernel ended the run early (TFLM's abort) */
 }
 
 static PyObject *

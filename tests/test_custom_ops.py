@@ -97,12 +97,42 @@ def test_filter_bank_channel_outside_the_spectrum_fails_at_invoke(ms):
         it.invoke()
 
 
-def test_circular_buffer_that_skips_cycles_is_refused_with_the_reason(ms):
+def test_circular_buffer_runs_the_graph_every_cycles_max_invokes_as_tflm():
+    """cycles_max 3: the buffer shifts on every invoke, the RELU after it runs on every
+    third (TFLM's kernel aborts the others: its invoke() returns kTfLiteAbort, 15), and
+    reset() restarts the count. picolite.runtime returns TFLM's statuses."""
+    from conftest import ZOO, require
+    from picolite import runtime as ours_rt
+
+    tflm_rt = require("tflite_micro.python.tflite_micro.runtime")
+    path = str(ZOO / "custom" / "circular_buffer_4x1x6_cycles3.tflite")
+    ours, theirs = ours_rt.Interpreter.from_file(path), tflm_rt.Interpreter.from_file(path)
+    statuses, relu_changed = [], []
+    rng = np.random.default_rng(3)
+    for step in range(15):
+        if step == 10:
+            assert ours.reset() == 0 and theirs.reset() == 0
+        x = rng.integers(-128, 128, (1, 1, 1, 6), dtype=np.int8)
+        ours.set_input(x, 0)
+        theirs.set_input(x, 0)
+        before = ours.get_output(1).copy()
+        status = ours.invoke()
+        assert status == theirs.invoke()
+        statuses.append(status)
+        relu_changed.append(before.tobytes() != ours.get_output(1).tobytes())
+        if step >= 6:  # every slot and the RELU's last run hold inputs by then
+            for o in (0, 1):
+                assert ours.get_output(o).tobytes() == theirs.get_output(o).tobytes()
+    assert statuses == [15, 15, 0] * 3 + [15] + [15, 15, 0, 15, 15]
+    assert not any(c for c, s in zip(relu_changed, statuses) if s == 15)
+
+
+def test_circular_buffer_with_a_tflm_default_that_depends_on_other_models_is_refused(ms):
     g = ms.Graph()
-    x = g.tensor("x", [1, 1, 1, 4], np.int8)
-    y = g.tensor("y", [1, 4, 1, 4], np.int8)
-    with pytest.raises(picolite.UnsupportedOpError, match="aborts the invocation"):
-        allocate(g.model("CIRCULAR_BUFFER", {"cycles_max": 2}, [x], [y]))
+    x = g.tensor("x", [1, 1, 2, 96], np.int8)
+    y = g.tensor("y", [1, 4, 2, 96], np.int8)
+    with pytest.raises(picolite.UnsupportedOpError, match="count of earlier prepares"):
+        allocate(g.model("CIRCULAR_BUFFER", {}, [x], [y]))
 
 
 def test_decode_methods_other_than_the_lookup_table_are_unsupported(ms):

@@ -61,9 +61,10 @@ class Interpreter(_api.Interpreter):
         return _tflm_details(super().get_output_details(index))
 
     def invoke(self) -> int:  # type: ignore[override]
-        """Runs the model; returns 0 (TFLM's kTfLiteOk) or raises."""
-        super().invoke()
-        return 0
+        """Runs the model; returns 0 (TFLM's kTfLiteOk), 15 (TFLM's kTfLiteAbort) when a
+        kernel ended the run early (a CIRCULAR_BUFFER between its runs: the nodes after it
+        did not run), or raises."""
+        return 0 if self._run() else 15
 
     def reset(self) -> int:  # type: ignore[override]
         """Zeroes the variable tensors and resets the kernels; returns 0 (kTfLiteOk)."""

@@ -5,7 +5,8 @@ FlexBuffer map). TFLite_Detection_PostProcess runs in LiteRT's reference resolve
 its judge (tests/test_golden.py); CIRCULAR_BUFFER only in TFLM ("oracle": "tflm"). It keeps
 its output as state: the older slots start as whatever the arena held, so its entries say
 "warmup": the number of invokes after which every slot holds an input, and tests compare from
-there on.
+there on. The cycles models put a RELU after the buffer, which TFLM runs only every
+cycles_max invokes (the kernel aborts the invocation on the others).
 
     python tests/models/custom/make_custom.py
 """
@@ -38,6 +39,55 @@ def circular_buffer(zoo, slots, height, depth):
     zoo.save(f"circular_buffer_{slots}x{height}x{depth}", data, "CIRCULAR_BUFFER", "int8",
              "custom", "single CIRCULAR_BUFFER (int8)", options, ["CIRCULAR_BUFFER"], io, out,
              extra={"oracle": "tflm", "warmup": slots, "tflm": {"status": "warmup"}})
+
+
+def circular_buffer_cycles(zoo, slots, depth, cycles):
+    """CIRCULAR_BUFFER feeding a RELU: with cycles_max > 1 (None: the key absent, TFLM's
+    default 2 for this shape) the buffer shifts on every invoke but the RELU runs only on
+    every cycles-th, TFLM's kernel aborting the invocation on the others. Both tensors are
+    outputs; the RELU's keeps its last value on the skipped invokes."""
+    from flatbuffers import Builder
+
+    g = Graph()
+    q = S.QuantizationParametersT()
+    q.scale, q.zeroPoint = [0.5], [0]
+    shapes = {"in": [1, 1, 1, depth], "buffer": [1, slots, 1, depth],
+              "out": [1, slots, 1, depth]}
+    i, b, o = (g.tensor(n, shp, np.int16) for n, shp in shapes.items())
+    for t in (i, b, o):
+        g.tensors[t].type, g.tensors[t].quantization = S.TensorType.INT8, q
+    codes = [S.OperatorCodeT(), S.OperatorCodeT()]
+    codes[0].builtinCode = codes[0].deprecatedBuiltinCode = S.BuiltinOperator.CUSTOM
+    codes[0].customCode, codes[0].version = "CIRCULAR_BUFFER", 1
+    codes[1].builtinCode = codes[1].deprecatedBuiltinCode = S.BuiltinOperator.RELU
+    codes[1].version = 2
+    options = {} if cycles is None else {"cycles_max": cycles}
+    cb, relu = S.OperatorT(), S.OperatorT()
+    cb.opcodeIndex, cb.inputs, cb.outputs = 0, [i], [b]
+    cb.customOptions = list(make_signal.flexbuffers.Dumps(options))
+    cb.customOptionsFormat = S.CustomOptionsFormat.FLEXBUFFERS
+    relu.opcodeIndex, relu.inputs, relu.outputs = 1, [b], [o]
+    sg = S.SubGraphT()
+    sg.tensors, sg.operators, sg.name = g.tensors, [cb, relu], "main"
+    sg.inputs, sg.outputs = [i], [b, o]
+    m = S.ModelT()
+    m.version, m.operatorCodes, m.subgraphs, m.buffers = 3, codes, [sg], g.buffers
+    m.description = "picolite custom zoo: CIRCULAR_BUFFER cycles"
+    fb = Builder(1024)
+    fb.Finish(m.Pack(fb), file_identifier=b"TFL3")
+    data = bytes(fb.Output())
+    make_signal.tflm_runs(data)
+    every = 2 if cycles is None else cycles
+    name = f"circular_buffer_{slots}x1x{depth}_" + ("default" if cycles is None
+                                                   else f"cycles{cycles}")
+    io = [{"name": "in", "shape": shapes["in"], "dtype": "int8"}]
+    out = [{"name": n, "shape": shapes[n], "dtype": "int8"} for n in ("buffer", "out")]
+    # from the first RELU run on a full buffer on, every output is defined
+    warmup = -(-slots // every) * every
+    zoo.save(name, data, "CIRCULAR_BUFFER", "int8", "custom",
+             "CIRCULAR_BUFFER (int8) then RELU: the RELU runs every cycles_max invokes",
+             {"cycles_max": cycles}, ["CIRCULAR_BUFFER", "RELU"], io, out,
+             extra={"oracle": "tflm", "warmup": warmup, "tflm": {"status": "warmup"}})
 
 
 def detection(zoo, name, n, classes, background=True, quant=False, max_det=10, max_cls=1,
@@ -135,6 +185,9 @@ if __name__ == "__main__":
     zoo = make_models.Zoo(out_dir=HERE, tflm=False)
     circular_buffer(zoo, 3, 1, 8)
     circular_buffer(zoo, 5, 2, 16)
+    circular_buffer_cycles(zoo, 3, 8, 2)
+    circular_buffer_cycles(zoo, 4, 6, 3)
+    circular_buffer_cycles(zoo, 4, 4, None)
     for w in range(1, 8):
         decode(zoo, f"decode_lut{w}_int8", np.int8, [6, 20], w)
     decode(zoo, "decode_lut4_axis0_int8", np.int8, [4, 3, 10], 4, axis=0)
