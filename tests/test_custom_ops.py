@@ -135,23 +135,71 @@ def test_circular_buffer_with_a_tflm_default_that_depends_on_other_models_is_ref
         allocate(g.model("CIRCULAR_BUFFER", {}, [x], [y]))
 
 
-def test_decode_methods_other_than_the_lookup_table_are_unsupported(ms):
+def decode_model(ms, header, table, encoded, out_shape, dtype=np.int8):
     g = ms.Graph()
-    enc = g.tensor("enc", [4], np.uint8, [0, 1, 2, 3])
-    anc = g.tensor("anc", [20], np.uint8, [1, 0, 0, 0, 1, 2, 4] + [0] * 13)  # Huffman
-    y = g.tensor("y", [8], np.int8)
-    with pytest.raises(picolite.UnsupportedOpError, match="decode method 1"):
-        allocate(g.model("TFLM_DECODE", {}, [enc, anc], [y]))
+    enc = g.tensor("enc", [len(encoded)], np.uint8, encoded)
+    anc = g.tensor("anc", [16 + len(table)], np.uint8, list(header) + [0] * (16 - len(header))
+                   + list(table))
+    y = g.tensor("y", out_shape, dtype)
+    return g.model("TFLM_DECODE", {}, [enc, anc], [y])
+
+
+def test_decode_custom_methods_and_other_versions_are_unsupported(ms):
+    for header, words in (([128, 1, 0, 0, 1], "decode method 128"),
+                          ([0, 0, 0, 0, 1, 2, 4], "header version 0"),
+                          ([2, 1, 0, 0, 2], "method version 2")):
+        with pytest.raises(picolite.UnsupportedOpError, match=words):
+            allocate(decode_model(ms, header, [0] * 4, [0, 1, 2, 3], [8]))
 
 
 def test_decode_index_past_its_table_is_a_model_error(ms):
-    g = ms.Graph()
-    enc = g.tensor("enc", [1], np.uint8, [0xFF])  # 2-bit indices 3, 3, 3, 3
-    anc = g.tensor("anc", [19], np.uint8, [0, 0, 0, 0, 1, 2, 3] + [0] * 9 + [5, 6, 7])
-    y = g.tensor("y", [4], np.int8)
-    it = allocate(g.model("TFLM_DECODE", {}, [enc, anc], [y]))
+    # 2-bit indices 3, 3, 3, 3 into a 3-entry table
+    it = allocate(decode_model(ms, [0, 1, 0, 0, 1, 2, 3], [5, 6, 7], [0xFF], [4]))
     with pytest.raises(picolite.ModelError, match="index 3 past the 3-entry value table"):
         it.invoke()
+
+
+def test_decode_prune_bitmap_past_its_values_is_a_model_error(ms):
+    # 8 kept elements, 3 values
+    it = allocate(decode_model(ms, [2, 1, 0, 0, 1], [5, 6, 7], [0xFF], [8]))
+    with pytest.raises(picolite.ModelError, match="kept value 3 past the 3-entry"):
+        it.invoke()
+
+
+def test_decode_prune_zero_points_outside_int8_are_refused(ms):
+    g = ms.Graph()
+    enc = g.tensor("enc", [1], np.uint8, [0x0F])
+    anc = g.tensor("anc", [20], np.uint8, [2, 1, 0, 0, 1] + [0] * 11 + [1, 0, 2, 0])
+    y = g.tensor("y", [8], np.int16)
+    q = ms.S.QuantizationParametersT()
+    q.scale, q.zeroPoint = [0.5], [3]
+    g.tensors[y].quantization = q
+    with pytest.raises(picolite.ModelError, match="zero points of 0"):
+        allocate(g.model("TFLM_DECODE", {}, [enc, anc], [y]))
+
+
+def test_decode_huffman_stream_that_ends_early_is_a_model_error(ms):
+    # one-level 1-bit table: bit 0 -> value 5, bit 1 -> value 9, each a 1-bit code; 8 bits
+    # of stream for 12 values
+    table = [5, 0x80 | 1 << 3, 9, 0x80 | 1 << 3]  # little-endian 16-bit entries
+    it = allocate(decode_model(ms, [1, 1, 0, 0, 1, 0x00], table, [0b01100000], [12]))
+    with pytest.raises(picolite.ModelError, match="stream ends after 8 bits"):
+        it.invoke()
+    it = allocate(decode_model(ms, [1, 1, 0, 0, 1, 0x00], table, [0b01100000], [8]))
+    it.invoke()
+    assert it.get_output(0).tolist() == [5, 9, 9, 5, 5, 5, 5, 5]
+
+
+def test_decode_huffman_pointer_past_its_table_is_a_model_error(ms):
+    table = [0x10, 0x00, 0x80 | 1 << 3, 0x00]  # entry 0 points 16 entries on
+    it = allocate(decode_model(ms, [1, 1, 0, 0, 1, 0x00], table, [0x00] * 4, [4]))
+    with pytest.raises(picolite.ModelError, match="entry 16 past the table's 2"):
+        it.invoke()
+
+
+def test_decode_huffman_int16_needs_32_bit_tables(ms):
+    with pytest.raises(picolite.UnsupportedOpError, match="not INT16 with 16-bit tables"):
+        allocate(decode_model(ms, [1, 1, 0, 0, 1, 0x00], [0] * 4, [0] * 4, [4], np.int16))
 
 
 def test_stateful_signal_op_resets(ms):
