@@ -905,7 +905,8 @@ static PyGetSetDef interp_getset[] = {
 static PyMethodDef interp_methods[] = {
     {"allocate_tensors", (PyCFunction)interp_allocate, METH_NOARGS,
      "Init, prepare and plan every node (without the GIL)."},
-    {"invoke", (PyCFunction)interp_invoke, METH_NOARGS, "Run the model (without the GIL)."},
+    {"invoke", (PyCFunction)interp_invoke, METH_NOARGS,
+     "Run the model (without the GIL); False when a kernel ended the run early."},
     {"reset", (PyCFunction)interp_reset, METH_NOARGS, "Zero variable tensors."},
     {"close", (PyCFunction)interp_close, METH_NOARGS, "Destroy the C interpreter; frees the "
      "arena for another interpreter."},
