@@ -934,8 +934,8 @@ class Interpreter:
                    alt_decompression_memory_size: int = 0) -> "Interpreter":
         """tflite_micro's constructor: allocates as TFLM's does, so set_input() may follow.
         arena_size None is the exact size the model needs (TFLM guesses 10x the model
-        size); alt_decompression_memory_size is accepted and unused (picolite runs no
-        DECODE operator, so nothing is decompressed)."""
+        size); alt_decompression_memory_size is accepted and unused (TFLM_DECODE's outputs
+        are planned in the arena, where TFLM would put them in that memory)."""
         self = cls.__new__(cls)
         Interpreter._tflm_init(self, model_data, custom_op_registerers, arena_size,
                                intrepreter_config, alt_decompression_memory_size)

@@ -13,8 +13,8 @@ The interpreter is picolite's (:class:`picolite.Interpreter`), so every picolite
 TFLM, all deliberate: ``arena_size=None`` is the exact size the model needs (TFLM uses 10x
 the model size); ``custom_op_registerers`` must be a list of strings as in TFLM, and any
 name is refused with TFLM's RuntimeError (picolite links no C++ registerers);
-``alt_decompression_memory_size`` is accepted and unused (picolite runs no DECODE
-operator); GetTensor() also reads kept tensors (inputs, outputs, constants) without
+``alt_decompression_memory_size`` is accepted and unused (TFLM_DECODE's outputs are planned
+in the arena); GetTensor() also reads kept tensors (inputs, outputs, constants) without
 kPreserveAllTensors; allocation errors keep picolite's classes (ArenaTooSmallError,
 UnsupportedOpError and StateError are RuntimeErrors, ModelError a ValueError) with TFLM's
 text "TFLM failed to allocate tensors" first.
