@@ -1,13 +1,14 @@
-/* conv.c - CONV_2D's fast path, int8 and float32: the input windows of a chunk of output
-** points gathered as rows (im2col) into the host block, then the matrix product with the
-** filter packed at prepare. Groups, hybrid, uint8 and 16x8 convolutions keep the portable
-** kernel, as does a model whose filter is not a constant. */
+/* conv.c - CONV_2D's fast path, int8 and float32 (16x8: conv16.c): the input windows of a
+** chunk of output points gathered as rows (im2col) into the host block, then the matrix
+** product with the filter packed at prepare. Groups, hybrid and uint8 convolutions keep the
+** portable kernel, as does a model whose filter is not a constant. */
 #include <string.h>
 
+#include "fast/conv_window.h"
 #include "fast/fast.h"
 #include "fast/gemm.h"
+#include "fast/s16.h"
 #include "kernels/conv/conv.h"
-#include "kernels/common/padding.h"
 #include "kernels/conv/conv_params.h"
 
 /* About this many bytes of gathered rows per product: they stay in the L2 cache. */
@@ -27,62 +28,6 @@ typedef struct conv_plan {
 static size_t align64(size_t n)
 {
     return (n + 63) & ~(size_t)63;
-}
-
-/* Output point pt's window: its batch, its origin in the input and its in-bounds taps
-** [fy0, fy1) x [fx0, fx1) (TFLite skips the others: here they hold padding). */
-typedef struct window {
-    int32_t b, y0, x0, fy0, fy1, fx0, fx1;
-} window;
-
-/* TFLite's in-bounds taps of one window axis, without a division when dilation is 1. */
-static inline void clip_taps(int32_t origin, int32_t dilation, int32_t size, int32_t taps,
-                             int32_t *lo, int32_t *hi)
-{
-    if (dilation != 1) {
-        pl_pad_clip_taps(origin, dilation, size, taps, lo, hi);
-        return;
-    }
-    int32_t end = size - origin;
-    *lo = origin < 0 ? -origin : 0;
-    *hi = end < 0 ? 0 : end < taps ? end : taps;
-}
-
-static inline window window_at(const pl_conv_params *p, const int32_t *in_dims,
-                        const int32_t *f_dims, int32_t b, int32_t oy, int32_t ox)
-{
-    window w;
-    w.b = b;
-    w.y0 = oy * p->stride_h - p->pad_h;
-    w.x0 = ox * p->stride_w - p->pad_w;
-    clip_taps(w.y0, p->dilation_h, in_dims[1], f_dims[1], &w.fy0, &w.fy1);
-    clip_taps(w.x0, p->dilation_w, in_dims[2], f_dims[2], &w.fx0, &w.fx1);
-    return w;
-}
-
-/* Output points in order from pt on: batch, row and column stepped without divisions. */
-typedef struct point_walk {
-    int32_t b, oy, ox, oh, ow;
-} point_walk;
-
-static point_walk walk_from(const int32_t *out_dims, size_t pt)
-{
-    point_walk k = {0, 0, 0, out_dims[1], out_dims[2]};
-    k.ox = (int32_t)(pt % (size_t)k.ow);
-    k.oy = (int32_t)(pt / (size_t)k.ow % (size_t)k.oh);
-    k.b = (int32_t)(pt / (size_t)k.ow / (size_t)k.oh);
-    return k;
-}
-
-static inline void walk_next(point_walk *k)
-{
-    if (++k->ox < k->ow)
-        return;
-    k->ox = 0;
-    if (++k->oy < k->oh)
-        return;
-    k->oy = 0;
-    k->b++;
 }
 
 /* n bytes of value v: short fills (a few taps of few channels) skip the call. */
@@ -308,7 +253,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
 pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
+    const pl_conv_op *d = node->user_data;
+    if (!(d->type == PL_INT16 ? pl_fast_conv16_plan(ctx, node) : plan(ctx, node)))
         pl_fast_block_drop(node);
     return PL_OK;
 }
@@ -319,6 +265,8 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
     if (cp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_conv_op *d = node->user_data;
+    if (d->type == PL_INT16)
+        return pl_fast_conv16_invoke(ctx, node, cp);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     pl_isa isa = pl_fast_isa_of(node);

@@ -1,0 +1,174 @@
+/* conv16.c - CONV_2D's 16x8 fast path: the input windows of a chunk of output points
+** gathered as int16 rows (im2col; the zero point is 0, so padded taps hold 0) into the host
+** block, exact int64 sums from the 16x8 matrix product, then TFLite's ConvPerChannel
+** output stage as the portable kernel does it: int64 accumulator and the 64-bit rescale
+** with an int64 bias (or none), int32 (wrapping) and the 32-bit rescale with an int32 one.
+** Groups keep the portable kernel, as does a model whose filter or bias is not constant. */
+#include <string.h>
+
+#include "fast/conv_window.h"
+#include "fast/gemm.h"
+#include "fast/gemm16.h"
+#include "fast/s16.h"
+#include "kernels/common/fixedpoint.h"
+#include "kernels/conv/conv_params.h"
+
+/* About this many bytes of gathered rows per product: they stay in the L2 cache. */
+enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 /* a multiple of every kernel's rows */ };
+
+typedef struct conv16_plan {
+    int32_t k, kp, n; /* taps x input channels, k rounded up to 4, output channels */
+    int32_t rows;     /* output points per chunk */
+    bool acc64;       /* int64 accumulator (int64 bias or none by quantized_bias_type) */
+    void *packed;
+    int16_t *a;       /* rows x kp gathered taps */
+    int64_t *sums;    /* rows x n */
+    int64_t *bias;    /* n: the bias (int32 ones sign-extended), 0 without one */
+} conv16_plan;
+
+static size_t align64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+static inline void zero16(int16_t *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = 0;
+}
+
+/* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
+static inline void gather_row(const pl_conv_params *p, const window *w, const int32_t *in_dims,
+                              const int16_t *in, int32_t fy, int32_t kw, int16_t *row)
+{
+    const size_t ic = (size_t)in_dims[3];
+    if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
+        zero16(row, (size_t)kw * ic);
+        return;
+    }
+    size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
+    const int16_t *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
+    zero16(row, (size_t)w->fx0 * ic);
+    if (p->dilation_w == 1)
+        memcpy(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
+               sizeof(int16_t) * (size_t)(w->fx1 - w->fx0) * ic);
+    else
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++)
+            memcpy(row + (size_t)fx * ic, line + (size_t)(w->x0 + fx * p->dilation_w) * ic,
+                   sizeof(int16_t) * ic);
+    zero16(row + (size_t)w->fx1 * ic, (size_t)(kw - w->fx1) * ic);
+}
+
+static void gather(const pl_conv_params *p, const conv16_plan *cp, const int32_t *in_dims,
+                   const int16_t *in, const int32_t *f_dims, const int32_t *out_dims,
+                   size_t first, int32_t rows)
+{
+    const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
+    const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
+    point_walk k = walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
+        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
+        int16_t *row = cp->a + (size_t)r * (size_t)cp->kp;
+        if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
+            p->dilation_w == 1) { /* the whole window inside: one run per filter row */
+            const int16_t *src = in + ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
+                                 (size_t)w.x0 * (size_t)in_dims[3];
+            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                memcpy(row, src + (size_t)(fy * p->dilation_h) * line, sizeof(int16_t) * span);
+        } else {
+            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                gather_row(p, &w, in_dims, in, fy, f_dims[2], row);
+        }
+        zero16(row, (size_t)(cp->kp - cp->k));
+    }
+}
+
+/* Bias, rescale, offset and clamp of rows x n sums, as the portable finish_s16. */
+static void finish(const pl_conv_params *p, const conv16_plan *cp, int32_t rows,
+                   int16_t *out)
+{
+    for (int32_t r = 0; r < rows; r++) {
+        const int64_t *s = cp->sums + (size_t)r * (size_t)cp->n;
+        int16_t *o = out + (size_t)r * (size_t)cp->n;
+        for (int32_t c = 0; c < cp->n; c++) {
+            uint64_t t = (uint64_t)s[c] + (uint64_t)cp->bias[c]; /* wraps as the portable */
+            int32_t scaled = cp->acc64
+                                 ? pl_fx_mul_by_qm64((int64_t)t, p->multiplier[c], p->shift[c])
+                                 : pl_fx_mul_by_qm((int32_t)(uint32_t)t, p->multiplier[c],
+                                                   p->shift[c]);
+            o[c] = (int16_t)pl_fx_clamp(scaled + p->output_offset, p->act_min, p->act_max);
+        }
+    }
+}
+
+bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node)
+{
+    const pl_conv_op *d = node->user_data;
+    const pl_gemm_s16 *g = pl_gemm_s16_for(pl_fast_isa_of(node));
+    pl_tensor in, f, bias, out;
+    if (d->hybrid || d->type != PL_INT16 || g == NULL ||
+        ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_input(node, 1), &f) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_input(node, 2), &bias) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
+        return false;
+    if (f.data == NULL || !f.is_constant || f.dims[3] != in.dims[3] ||
+        (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
+        return false;
+    conv16_plan cp = {0};
+    cp.acc64 = d->bias_type == PL_INT64;
+    cp.n = f.dims[0];
+    cp.k = f.dims[1] * f.dims[2] * f.dims[3];
+    cp.kp = pl_fast_round_up(cp.k, 4);
+    size_t points = pl_tensor_count(&out) / (size_t)cp.n;
+    size_t rows = CHUNK_BYTES / ((size_t)cp.kp * sizeof(int16_t)) / ROW_STEP * ROW_STEP;
+    rows = rows < ROW_STEP ? ROW_STEP : rows;
+    size_t needed = (points + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
+    cp.rows = (int32_t)(rows < needed ? rows : needed);
+    size_t packed = align64(g->packed_bytes(cp.n, cp.kp));
+    size_t a = align64((size_t)cp.rows * (size_t)cp.kp * sizeof(int16_t));
+    size_t sums = align64((size_t)cp.rows * (size_t)cp.n * sizeof(int64_t));
+    size_t biases = align64((size_t)cp.n * sizeof(int64_t));
+    size_t head = align64(sizeof cp);
+    uint8_t *block = pl_fast_block_new(node, head + packed + a + sums + biases);
+    if (block == NULL)
+        return false;
+    cp.packed = block + head;
+    cp.a = (int16_t *)(block + head + packed);
+    cp.sums = (int64_t *)(block + head + packed + a);
+    cp.bias = (int64_t *)(block + head + packed + a + sums);
+    g->pack(f.data, cp.n, cp.k, cp.kp, cp.packed);
+    for (int32_t c = 0; c < cp.n; c++) {
+        cp.bias[c] = 0;
+        if (bias.index < 0)
+            continue;
+        if (bias.type == PL_INT64) {
+            memcpy(&cp.bias[c], (const int64_t *)bias.data + c, sizeof(int64_t));
+        } else {
+            int32_t b32;
+            memcpy(&b32, (const int32_t *)bias.data + c, sizeof b32);
+            cp.bias[c] = b32;
+        }
+    }
+    memcpy(block, &cp, sizeof cp);
+    return true;
+}
+
+pl_status pl_fast_conv16_invoke(pl_context *ctx, const pl_node *node, const void *block)
+{
+    const conv16_plan *cp = block;
+    const pl_conv_op *d = node->user_data;
+    const pl_gemm_s16 *g = pl_gemm_s16_for(pl_fast_isa_of(node));
+    pl_convq_views v;
+    PL_TRY(pl_convq_views_get(ctx, node, &v));
+    size_t points = pl_tensor_count(&v.out) / (size_t)cp->n;
+    for (size_t first = 0; first < points; first += (size_t)cp->rows) {
+        int32_t rows = (int32_t)(points - first < (size_t)cp->rows ? points - first
+                                                                     : (size_t)cp->rows);
+        gather(&d->p, cp, v.in.dims, v.in.data, v.f.dims, v.out.dims, first, rows);
+        g->run(rows, cp->n, cp->kp, cp->a, (size_t)cp->kp, cp->packed, cp->sums,
+               (size_t)cp->n);
+        finish(&d->p, cp, rows, (int16_t *)v.out.data + first * (size_t)cp->n);
+    }
+    return PL_OK;
+}

@@ -1,0 +1,90 @@
+/* s16_avx2.c - the 16x8 matrix product with AVX2: VPMADDWD of broadcast int16 input pairs
+** against int16-widened weight pairs (two products summed per int32 lane: at most 2^23, so
+** exact), 8 output channels per vector, int32 over blocks of PL_S16_BLOCK k, then int64.
+** Built with -mavx2 -mfma; run only when the CPU has them. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/gemm16.h"
+
+enum { NR = 8, MR = 6 };
+
+/* Panels of 8 channels; per group of 4 k, two vectors of int16 pairs: (w[k], w[k+1]) of
+** channels 0..7, then (w[k+2], w[k+3]). */
+static size_t packed_bytes(int32_t n, int32_t kp)
+{
+    return (size_t)(n + NR - 1) / NR * NR * (size_t)kp * 2;
+}
+
+static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
+{
+    int16_t *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t k0 = 0; k0 < kp; k0 += 4)
+            for (int32_t half = 0; half < 4; half += 2)
+                for (int32_t j = 0; j < NR; j++)
+                    for (int32_t q = 0; q < 2; q++, p++) {
+                        int32_t c = n0 + j, i = k0 + half + q;
+                        *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
+                    }
+}
+
+/* total (8 int64 in memory) += the 8 int32 lanes of acc. */
+static inline void widen_add(int64_t *total, __m256i acc)
+{
+    __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(acc));
+    __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(acc, 1));
+    _mm256_storeu_si256((__m256i *)total,
+                        _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)total), lo));
+    _mm256_storeu_si256((__m256i *)(total + 4),
+                        _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)(total + 4)), hi));
+}
+
+/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. */
+static inline void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
+                         const int16_t *panel, int32_t n0, int32_t n, int64_t *sums,
+                         size_t ldo)
+{
+    int64_t total[MR][NR];
+    memset(total, 0, sizeof total);
+    a += (size_t)m0 * lda;
+    for (int32_t k0 = 0; k0 < kp; k0 += PL_S16_BLOCK) {
+        int32_t k1 = kp - k0 < PL_S16_BLOCK ? kp : k0 + PL_S16_BLOCK;
+        __m256i acc[MR];
+        for (int32_t r = 0; r < MR; r++)
+            acc[r] = _mm256_setzero_si256();
+        for (int32_t k = k0; k < k1; k += 4) {
+            const __m256i *w = (const __m256i *)(panel + (size_t)k * NR);
+            __m256i w01 = _mm256_loadu_si256(w), w23 = _mm256_loadu_si256(w + 1);
+            for (int32_t r = 0; r < rows; r++) {
+                int32_t x01, x23;
+                memcpy(&x01, a + (size_t)r * lda + (size_t)k, 4);
+                memcpy(&x23, a + (size_t)r * lda + (size_t)k + 2, 4);
+                acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(_mm256_set1_epi32(x01), w01));
+                acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(_mm256_set1_epi32(x23), w23));
+            }
+        }
+        for (int32_t r = 0; r < rows; r++)
+            widen_add(total[r], acc[r]);
+    }
+    int32_t count = n - n0 >= NR ? NR : n - n0;
+    for (int32_t r = 0; r < rows; r++)
+        memcpy(sums + (size_t)(m0 + r) * ldo + (size_t)n0, total[r],
+               sizeof(int64_t) * (size_t)count);
+}
+
+static void run(int32_t m, int32_t n, int32_t kp, const int16_t *a, size_t lda,
+                const void *packed, int64_t *sums, size_t ldo)
+{
+    for (int32_t m0 = 0; m0 < m; m0 += MR)
+        for (int32_t n0 = 0; n0 < n; n0 += NR) {
+            const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, kp, a, lda, panel, n0, n, sums, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, kp, a, lda, panel, n0, n, sums, ldo);
+        }
+}
+
+const pl_gemm_s16 pl_gemm_s16_avx2 = {packed_bytes, pack, run};
