@@ -1,12 +1,13 @@
 /* fully_connected.c - FULLY_CONNECTED's fast path: the matrix product with the weights
 ** packed at prepare. int8 rows are copied (plus 128, padded) into the host block a chunk
 ** at a time and their int32 sums rescaled in double as LiteRT's reference does; float32
-** reads the input rows in place. uint8, 16x8, hybrid and weights with a zero point (or not
-** constant) keep the portable kernel. */
+** reads the input rows in place; 16x8 is fully_connected16.c. uint8, hybrid and weights
+** with a zero point (or not constant) keep the portable kernel. */
 #include <string.h>
 
 #include "fast/fast.h"
 #include "fast/gemm.h"
+#include "fast/s16.h"
 #include "kernels/conv/conv_params.h"
 #include "kernels/conv/fully_connected.h"
 
@@ -78,7 +79,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
 pl_status pl_fast_fully_connected_prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
+    const pl_fully_connected_op *d = node->user_data;
+    if (!(d->type == PL_INT16 ? pl_fast_fully_connected16_plan(ctx, node) : plan(ctx, node)))
         pl_fast_block_drop(node);
     return PL_OK;
 }
@@ -115,6 +117,8 @@ pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node)
     if (fp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_fully_connected_op *d = node->user_data;
+    if (d->type == PL_INT16)
+        return pl_fast_fully_connected16_invoke(ctx, node, fp);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     pl_isa isa = pl_fast_isa_of(node);

@@ -10,5 +10,8 @@
 bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node);
 /* Invoke with the block the plan set up. */
 pl_status pl_fast_conv16_invoke(pl_context *ctx, const pl_node *node, const void *block);
+bool pl_fast_fully_connected16_plan(pl_context *ctx, const pl_node *node);
+pl_status pl_fast_fully_connected16_invoke(pl_context *ctx, const pl_node *node,
+                                           const void *block);
 
 #endif

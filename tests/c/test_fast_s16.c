@@ -176,8 +176,87 @@ static void conv_s16_fast_paths_equal_portable(void)
     }
 }
 
+/* FULLY_CONNECTED: batches x depth by units, weights per-tensor or per-unit. */
+static bool fc_case_matches(pl_fast_resolver *r)
+{
+    bool deep = between(0, 3) == 0, extreme = between(0, 5) == 0;
+    int32_t batches = between(1, deep ? 4 : 30), depth = deep ? between(300, 3000)
+                                                              : between(1, 300);
+    int32_t units = between(1, MAX_C), bias_kind = between(BIAS64, NONE32);
+    bool per_channel = between(0, 1) == 1;
+    int32_t act = (int32_t[]){0, 1, 3}[between(0, 2)];
+    float in_scale = 0.0001f + (float)between(1, 50) / 50000.0f, f_scale[MAX_C];
+    float bias_scale[MAX_C];
+    int64_t zeros[MAX_C] = {0};
+    for (int32_t k = 0; k < units; k++) {
+        f_scale[k] = 0.001f + 0.02f * (float)between(1, 100) / 100.0f;
+        bias_scale[k] = in_scale * f_scale[per_channel ? k : 0];
+    }
+    float out_scale = out_scale_for(in_scale, f_scale[0], depth, extreme);
+    fill_data((size_t)batches * (size_t)depth, (size_t)units * (size_t)depth, units, extreme);
+    int32_t ind[2] = {batches, depth}, fd[2] = {units, depth}, bd[1] = {units};
+    int32_t od[2] = {batches, units};
+    size_t n_in = (size_t)batches * (size_t)depth, n_f = (size_t)units * (size_t)depth;
+    size_t n_out = (size_t)batches * (size_t)units;
+    uint32_t nscales = per_channel ? (uint32_t)units : 1u;
+    bool with_bias = bias_kind == BIAS64 || bias_kind == BIAS32;
+    for (int slot = 0; slot < 2; slot++) {
+        kh_setup();
+        int32_t ins[3], outs[1];
+        ins[0] = kh_tensor(PL_INT16, 2, ind, in16, n_in * 2, &in_scale, zeros, 1, 0);
+        ins[1] = kh_tensor(PL_INT8, 2, fd, f8, n_f, f_scale, zeros, nscales, 0);
+        if (bias_kind == BIAS32)
+            ins[2] = kh_tensor(PL_INT32, 1, bd, bias32, sizeof(int32_t) * (size_t)units,
+                               bias_scale, zeros, nscales, 0);
+        else
+            ins[2] = kh_tensor(PL_INT64, 1, bd, bias64, sizeof(int64_t) * (size_t)units,
+                               bias_scale, zeros, nscales, 0);
+        outs[0] = kh_tensor(PL_INT16, 2, od, out16[slot], n_out * 2, &out_scale, zeros, 1, 0);
+        kh.tensors[ins[1]].is_constant = true;
+        kt_opts o;
+        const int32_t fields[5] = {act, 0, 0, 0, bias_kind == NONE32 ? PL_INT32 : PL_INT64};
+        const pl_registration *reg = slot == 0 ? pl_fully_connected_registration()
+                                               : r->resolver.find(r, 9, NULL, 0, 1);
+        if (kh_run(reg, ins, with_bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 5)) !=
+            PL_OK) {
+            fprintf(stderr, "16x8 fully connected refused: %s\n", kh.message);
+            return false;
+        }
+    }
+    fast_cases += r->host_bytes > 0;
+    pl_fast_resolver_release(r);
+    for (size_t i = 0; i < n_out; i++)
+        if (out16[0][i] != out16[1][i]) {
+            fprintf(stderr, "16x8 fully connected differs: %dx%d by %d units, bias kind %d, "
+                    "extreme %d, element %zu: %d != %d\n", batches, depth, units, bias_kind,
+                    extreme, i, out16[0][i], out16[1][i]);
+            return false;
+        }
+    return true;
+}
+
+static void fully_connected_s16_fast_paths_equal_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0;
+        fast_cases = 0;
+        for (int n = 0; n < 300; n++)
+            failures += !fc_case_matches(&r);
+        pl_fast_resolver_release(&r);
+        printf("  %s: 16x8 fully connected %d fast cases\n", pl_fast_isa_name((pl_isa)isa),
+               fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast_cases, 300);
+    }
+}
+
 int main(void)
 {
     RUN(conv_s16_fast_paths_equal_portable);
+    RUN(fully_connected_s16_fast_paths_equal_portable);
     return HARNESS_END();
 }

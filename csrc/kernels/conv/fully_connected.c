@@ -125,25 +125,26 @@ static inline int64_t sum_s16(const int16_t *restrict x, int32_t n)
     return s;
 }
 
-/* One 16x8 output (int16 zero points are 0, so no offsets but the weights'):
-** sum((w + fo) * x) = sum(w*x) + fo*sum(x), exact in int64, modular in int32. */
-static int32_t s16_point(const pl_fully_connected_params *p, const int16_t *x,
-                         const int8_t *w, int64_t x_sum, const void *bias, bool acc64,
-                         int32_t u)
+int16_t pl_fully_connected_s16_output(const pl_fully_connected_params *p, int64_t acc,
+                                      const void *bias, bool acc64, int32_t unit)
 {
-    double scale = p->scale[p->per_channel ? u : 0];
-    int64_t acc = pl_dot_s16(x, w, p->depth) + (int64_t)p->filter_offset * x_sum;
+    double scale = p->scale[p->per_channel ? unit : 0];
+    int32_t v;
     if (acc64) {
         if (bias != NULL)
-            acc += pl_load_i64(bias, (size_t)u);
-        return requantize((double)acc, scale);
+            acc += pl_load_i64(bias, (size_t)unit);
+        v = requantize((double)acc, scale);
+    } else {
+        uint32_t acc32 = (uint32_t)acc; /* int32 arithmetic that wraps like LiteRT's */
+        if (bias != NULL)
+            acc32 += (uint32_t)((const int32_t *)bias)[unit];
+        v = requantize((double)(int32_t)acc32, scale);
     }
-    uint32_t acc32 = (uint32_t)acc; /* int32 arithmetic that wraps like LiteRT's in practice */
-    if (bias != NULL)
-        acc32 += (uint32_t)((const int32_t *)bias)[u];
-    return requantize((double)(int32_t)acc32, scale);
+    return (int16_t)pl_fx_clamp(v, p->act_min, p->act_max);
 }
 
+/* int16 zero points are 0, so no offsets but the weights': sum((w + fo) * x) =
+** sum(w*x) + fo*sum(x), exact in int64, modular in int32. */
 void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *in,
                             const int8_t *filter, const void *bias, bool acc64,
                             int16_t *out)
@@ -153,9 +154,9 @@ void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *i
         int64_t x_sum = p->filter_offset != 0 ? sum_s16(x, p->depth) : 0;
         for (int32_t u = 0; u < p->units; u++) {
             const int8_t *w = filter + (size_t)u * (size_t)p->depth;
-            int32_t v = s16_point(p, x, w, x_sum, bias, acc64, u);
+            int64_t acc = pl_dot_s16(x, w, p->depth) + (int64_t)p->filter_offset * x_sum;
             out[(size_t)b * (size_t)p->units + (size_t)u] =
-                (int16_t)pl_fx_clamp(v, p->act_min, p->act_max);
+                pl_fully_connected_s16_output(p, acc, bias, acc64, u);
         }
     }
 }

@@ -39,6 +39,10 @@ void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
 ** double, offset and clamped as LiteRT's reference. */
 int8_t pl_fully_connected_s8_output(const pl_fully_connected_params *p, int32_t acc,
                                     const int32_t *bias, int32_t unit);
+/* One 16x8 output: the exact sum of unit plus its bias (bias may be NULL) in int64 when
+** acc64, else wrapped to int32 (LiteRT's BiasType), rescaled in double and clamped. */
+int16_t pl_fully_connected_s16_output(const pl_fully_connected_params *p, int64_t acc,
+                                      const void *bias, bool acc64, int32_t unit);
 /* 16x8: accumulates in int64 when acc64, else in int32 (LiteRT's BiasType). */
 void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *in,
                             const int8_t *filter, const void *bias, bool acc64,
