@@ -1,8 +1,9 @@
 /* conv16.c - CONV_2D's 16x8 fast path: the input windows of a chunk of output points
 ** gathered as int16 rows (im2col; the zero point is 0, so padded taps hold 0) into the host
-** block, exact int64 sums from the 16x8 matrix product, then TFLite's ConvPerChannel
-** output stage as the portable kernel does it: int64 accumulator and the 64-bit rescale
-** with an int64 bias (or none), int32 (wrapping) and the 32-bit rescale with an int32 one.
+** block, exact int64 sums from the 16x8 matrix product and TFLite's ConvPerChannel output
+** stage on the vectors, as the portable kernel does it: int64 accumulator and the 64-bit
+** rescale with an int64 bias (or none), int32 (wrapping) and the 32-bit rescale with an
+** int32 one.
 ** Groups keep the portable kernel, as does a model whose filter or bias is not constant. */
 #include <string.h>
 
@@ -10,7 +11,6 @@
 #include "fast/gemm.h"
 #include "fast/gemm16.h"
 #include "fast/s16.h"
-#include "kernels/common/fixedpoint.h"
 #include "kernels/conv/conv_params.h"
 
 /* About this many bytes of gathered rows per product: they stay in the L2 cache. */
@@ -19,11 +19,9 @@ enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 /* a multiple of every kernel's ro
 typedef struct conv16_plan {
     int32_t k, kp, n; /* taps x input channels, k rounded up to 4, output channels */
     int32_t rows;     /* output points per chunk */
-    bool acc64;       /* int64 accumulator (int64 bias or none by quantized_bias_type) */
     void *packed;
     int16_t *a;       /* rows x kp gathered taps */
-    int64_t *sums;    /* rows x n */
-    int64_t *bias;    /* n: the bias (int32 ones sign-extended), 0 without one */
+    pl_s16_stage st;
 } conv16_plan;
 
 static size_t align64(size_t n)
@@ -83,22 +81,39 @@ static void gather(const pl_conv_params *p, const conv16_plan *cp, const int32_t
     }
 }
 
-/* Bias, rescale, offset and clamp of rows x n sums, as the portable finish_s16. */
-static void finish(const pl_conv_params *p, const conv16_plan *cp, int32_t rows,
-                   int16_t *out)
+/* The stage's arrays (lanes entries each, from arrays on): TFLite's 16x8 rescale split for
+** vectors as pl_fx_mul_by_qm64 and pl_fx_mul_by_qm compute it. False when a 32-bit
+** multiplier could saturate (never from TFLite's rounding). */
+static bool plan_stage(const pl_conv_op *d, const pl_tensor *bias, int32_t n, int32_t lanes,
+                       void *arrays, pl_s16_stage *st)
 {
-    for (int32_t r = 0; r < rows; r++) {
-        const int64_t *s = cp->sums + (size_t)r * (size_t)cp->n;
-        int16_t *o = out + (size_t)r * (size_t)cp->n;
-        for (int32_t c = 0; c < cp->n; c++) {
-            uint64_t t = (uint64_t)s[c] + (uint64_t)cp->bias[c]; /* wraps as the portable */
-            int32_t scaled = cp->acc64
-                                 ? pl_fx_mul_by_qm64((int64_t)t, p->multiplier[c], p->shift[c])
-                                 : pl_fx_mul_by_qm((int32_t)(uint32_t)t, p->multiplier[c],
-                                                   p->shift[c]);
-            o[c] = (int16_t)pl_fx_clamp(scaled + p->output_offset, p->act_min, p->act_max);
+    int64_t *b64 = arrays, *reduced = b64 + lanes, *round = reduced + lanes,
+            *shift = round + lanes;
+    int32_t *mult = (int32_t *)(shift + lanes), *left = mult + lanes, *right = left + lanes;
+    memset(arrays, 0, (4 * sizeof(int64_t) + 3 * sizeof(int32_t)) * (size_t)lanes);
+    for (int32_t c = 0; c < n; c++) {
+        if (bias->index >= 0 && bias->type == PL_INT64) {
+            memcpy(&b64[c], (const int64_t *)bias->data + c, sizeof(int64_t));
+        } else if (bias->index >= 0) {
+            int32_t b32;
+            memcpy(&b32, (const int32_t *)bias->data + c, sizeof b32);
+            b64[c] = b32;
         }
+        int32_t m = d->p.multiplier[c], sh = d->p.shift[c];
+        reduced[c] = m < 0x7FFF0000 ? ((int64_t)m + (1 << 15)) >> 16 : 0x7FFF;
+        int64_t total = 15 - (int64_t)sh;
+        shift[c] = total < 1 ? 1 : total > 63 ? 63 : total;
+        round[c] = (int64_t)(UINT64_C(1) << (shift[c] - 1));
+        mult[c] = m;
+        left[c] = sh > 0 ? sh : 0;
+        right[c] = sh > 0 ? 0 : sh < -31 ? 31 : -sh;
+        if (d->bias_type != PL_INT64 && m == INT32_MIN)
+            return false;
     }
+    *st = (pl_s16_stage){b64, reduced, round, shift, mult, left, right,
+                         d->bias_type == PL_INT64, d->p.output_offset, d->p.act_min,
+                         d->p.act_max};
+    return true;
 }
 
 bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node)
@@ -116,7 +131,6 @@ bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node)
         (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
         return false;
     conv16_plan cp = {0};
-    cp.acc64 = d->bias_type == PL_INT64;
     cp.n = f.dims[0];
     cp.k = f.dims[1] * f.dims[2] * f.dims[3];
     cp.kp = pl_fast_round_up(cp.k, 4);
@@ -127,29 +141,17 @@ bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node)
     cp.rows = (int32_t)(rows < needed ? rows : needed);
     size_t packed = align64(g->packed_bytes(cp.n, cp.kp));
     size_t a = align64((size_t)cp.rows * (size_t)cp.kp * sizeof(int16_t));
-    size_t sums = align64((size_t)cp.rows * (size_t)cp.n * sizeof(int64_t));
-    size_t biases = align64((size_t)cp.n * sizeof(int64_t));
+    int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
+    size_t arrays = align64((4 * sizeof(int64_t) + 3 * sizeof(int32_t)) * (size_t)lanes);
     size_t head = align64(sizeof cp);
-    uint8_t *block = pl_fast_block_new(node, head + packed + a + sums + biases);
+    uint8_t *block = pl_fast_block_new(node, head + packed + a + arrays);
     if (block == NULL)
         return false;
     cp.packed = block + head;
     cp.a = (int16_t *)(block + head + packed);
-    cp.sums = (int64_t *)(block + head + packed + a);
-    cp.bias = (int64_t *)(block + head + packed + a + sums);
     g->pack(f.data, cp.n, cp.k, cp.kp, cp.packed);
-    for (int32_t c = 0; c < cp.n; c++) {
-        cp.bias[c] = 0;
-        if (bias.index < 0)
-            continue;
-        if (bias.type == PL_INT64) {
-            memcpy(&cp.bias[c], (const int64_t *)bias.data + c, sizeof(int64_t));
-        } else {
-            int32_t b32;
-            memcpy(&b32, (const int32_t *)bias.data + c, sizeof b32);
-            cp.bias[c] = b32;
-        }
-    }
+    if (!plan_stage(d, &bias, cp.n, lanes, block + head + packed + a, &cp.st))
+        return false;
     memcpy(block, &cp, sizeof cp);
     return true;
 }
@@ -166,9 +168,8 @@ pl_status pl_fast_conv16_invoke(pl_context *ctx, const pl_node *node, const void
         int32_t rows = (int32_t)(points - first < (size_t)cp->rows ? points - first
                                                                      : (size_t)cp->rows);
         gather(&d->p, cp, v.in.dims, v.in.data, v.f.dims, v.out.dims, first, rows);
-        g->run(rows, cp->n, cp->kp, cp->a, (size_t)cp->kp, cp->packed, cp->sums,
-               (size_t)cp->n);
-        finish(&d->p, cp, rows, (int16_t *)v.out.data + first * (size_t)cp->n);
+        g->run(rows, cp->n, cp->kp, cp->a, (size_t)cp->kp, cp->packed, &cp->st,
+               (int16_t *)v.out.data + first * (size_t)cp->n, NULL, (size_t)cp->n);
     }
     return PL_OK;
 }

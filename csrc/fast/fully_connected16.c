@@ -82,7 +82,8 @@ pl_status pl_fast_fully_connected16_invoke(pl_context *ctx, const pl_node *node,
             }
             a = fp->a;
         }
-        g->run(rows, p->units, fp->kp, a, (size_t)fp->kp, fp->packed, fp->sums, units);
+        g->run(rows, p->units, fp->kp, a, (size_t)fp->kp, fp->packed, NULL, NULL, fp->sums,
+               units);
         for (int32_t r = 0; r < rows; r++) {
             const int64_t *s = fp->sums + (size_t)r * units;
             int16_t *o = out + (size_t)(b0 + r) * units;

@@ -7,6 +7,7 @@
 #ifndef PL_FAST_GEMM16_H
 #define PL_FAST_GEMM16_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,12 +15,25 @@
 
 enum { PL_S16_BLOCK = 256 };
 
+/* TFLite's 16x8 output stage per channel (ConvPerChannel), arrays padded to PL_FAST_LANES:
+** + bias (int64, wrapping); with acc64 the 64-bit rescale, (t * reduced + round) >> shift
+** (arithmetic, the int64 product wrapping) truncated to int32; else t truncated to int32 and
+** the 32-bit rescale split as pl_s8_stage's (mult never INT32_MIN); then + out_offset and
+** the clamp. */
+typedef struct pl_s16_stage {
+    const int64_t *bias, *reduced, *round, *shift;
+    const int32_t *mult, *left, *right;
+    bool acc64;
+    int32_t out_offset, act_min, act_max;
+} pl_s16_stage;
+
 typedef struct pl_gemm_s16 {
     size_t (*packed_bytes)(int32_t n, int32_t kp);
     void (*pack)(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed);
-    /* sums rows of stride ldo. */
+    /* Rows of stride ldo: int16 out through st, or (st NULL) the int64 sums into sums. */
     void (*run)(int32_t m, int32_t n, int32_t kp, const int16_t *a, size_t lda,
-                const void *packed, int64_t *sums, size_t ldo);
+                const void *packed, const pl_s16_stage *st, int16_t *out, int64_t *sums,
+                size_t ldo);
 } pl_gemm_s16;
 
 /* NULL when isa has no such kernels in this build. */

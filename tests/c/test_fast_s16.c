@@ -29,6 +29,15 @@ enum { MAX_IN = 120000, MAX_F = 160000, MAX_OUT = 2 * 12 * 12 * 40, MAX_C = 40 }
 enum { BIAS64, BIAS32, NONE64, NONE32 };
 
 static int16_t in16[MAX_IN], out16[2][MAX_OUT];
+/* Outputs compared, and those off the int16 limits and 0 (the rescale really tested). */
+static size_t compared, interior;
+
+static void count_interior(size_t n)
+{
+    compared += n;
+    for (size_t i = 0; i < n; i++)
+        interior += out16[0][i] != INT16_MIN && out16[0][i] != INT16_MAX && out16[0][i] != 0;
+}
 static int8_t f8[MAX_F];
 static int64_t bias64[MAX_C];
 static int32_t bias32[MAX_C];
@@ -145,6 +154,7 @@ static void conv_case_matches(pl_fast_resolver *r, const conv_case *c, int *fail
         return;
     }
     fast_cases += r->host_bytes > 0;
+    count_interior(n_out);
     if (memcmp(out16[0], out16[1], n_out * 2) != 0) {
         fprintf(stderr, "16x8 conv differs: %dx%dx%dx%d oc %d k %dx%d s %d,%d d %d,%d pad %d "
                 "act %d bias kind %d extreme %d\n", c->batch, c->h, c->w, c->ic, c->oc,
@@ -164,14 +174,17 @@ static void conv_s16_fast_paths_equal_portable(void)
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
         int failures = 0;
         fast_cases = 0;
+        compared = interior = 0;
         for (int n = 0; n < 400; n++) {
             conv_case c;
             random_conv(&c);
             conv_case_matches(&r, &c, &failures);
         }
         pl_fast_resolver_release(&r);
-        printf("  %s: 16x8 conv %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
+        printf("  %s: 16x8 conv %d fast cases, %zu of %zu outputs inside the range\n",
+               pl_fast_isa_name((pl_isa)isa), fast_cases, interior, compared);
         CHECK_EQ(failures, 0);
+        CHECK(interior > compared / 2);
         CHECK(fast_cases > 200);
     }
 }
@@ -224,6 +237,7 @@ static bool fc_case_matches(pl_fast_resolver *r)
         }
     }
     fast_cases += r->host_bytes > 0;
+    count_interior(n_out);
     pl_fast_resolver_release(r);
     for (size_t i = 0; i < n_out; i++)
         if (out16[0][i] != out16[1][i]) {
@@ -244,12 +258,14 @@ static void fully_connected_s16_fast_paths_equal_portable(void)
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
         int failures = 0;
         fast_cases = 0;
+        compared = interior = 0;
         for (int n = 0; n < 300; n++)
             failures += !fc_case_matches(&r);
         pl_fast_resolver_release(&r);
-        printf("  %s: 16x8 fully connected %d fast cases\n", pl_fast_isa_name((pl_isa)isa),
-               fast_cases);
+        printf("  %s: 16x8 fully connected %d fast cases, %zu of %zu outputs inside the "
+               "range\n", pl_fast_isa_name((pl_isa)isa), fast_cases, interior, compared);
         CHECK_EQ(failures, 0);
+        CHECK(interior > compared / 2);
         CHECK_EQ(fast_cases, 300);
     }
 }

@@ -1,11 +1,13 @@
 /* s16_avx2.c - the 16x8 matrix product with AVX2: VPMADDWD of broadcast int16 input pairs
 ** against int16-widened weight pairs (two products summed per int32 lane: at most 2^23, so
-** exact), 8 output channels per vector, int32 over blocks of PL_S16_BLOCK k, then int64.
-** Built with -mavx2 -mfma; run only when the CPU has them. */
+** exact), 8 output channels per vector, int32 over blocks of PL_S16_BLOCK k, then int64;
+** TFLite's 16x8 output stage on the vectors. Built with -mavx2 -mfma; run only when the
+** CPU has them. */
 #include <immintrin.h>
 #include <string.h>
 
 #include "fast/gemm16.h"
+#include "fast/x86/rescale_avx2.h"
 
 enum { NR = 8, MR = 6 };
 
@@ -29,21 +31,71 @@ static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed
                     }
 }
 
+static inline __m256i load(const void *p)
+{
+    return _mm256_loadu_si256((const __m256i *)p);
+}
+
 /* total (8 int64 in memory) += the 8 int32 lanes of acc. */
 static inline void widen_add(int64_t *total, __m256i acc)
 {
     __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(acc));
     __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(acc, 1));
-    _mm256_storeu_si256((__m256i *)total,
-                        _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)total), lo));
-    _mm256_storeu_si256((__m256i *)(total + 4),
-                        _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)(total + 4)), hi));
+    _mm256_storeu_si256((__m256i *)total, _mm256_add_epi64(load(total), lo));
+    _mm256_storeu_si256((__m256i *)(total + 4), _mm256_add_epi64(load(total + 4), hi));
+}
+
+/* t * r mod 2^64 per lane (AVX2 has no 64-bit low multiply): three 32x32 products. */
+static inline __m256i mul64(__m256i t, __m256i r)
+{
+    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(t, 32), r),
+                                     _mm256_mul_epu32(t, _mm256_srli_epi64(r, 32)));
+    return _mm256_add_epi64(_mm256_mul_epu32(t, r), _mm256_slli_epi64(cross, 32));
+}
+
+/* TFLite's 64-bit rescale of 4 lanes; the arithmetic shift from the logical one. */
+static inline __m256i rescale64(__m256i t, const int64_t *reduced, const int64_t *round,
+                                const int64_t *shift)
+{
+    __m256i p = _mm256_add_epi64(mul64(t, load(reduced)), load(round));
+    __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
+    return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(p, sign), load(shift)), sign);
+}
+
+/* The low 32 bits of lo's 4 lanes, then hi's. */
+static inline __m256i low32(__m256i lo, __m256i hi)
+{
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    return _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(lo, even),
+                                     _mm256_permutevar8x32_epi32(hi, even), 0x20);
+}
+
+/* Row sums of channels n0..n0+7 (in memory) through the stage into out. */
+static inline void finish(const int64_t *total, const pl_s16_stage *st, int32_t n0,
+                          int32_t count, int16_t *out)
+{
+    __m256i lo = _mm256_add_epi64(load(total), load(st->bias + n0));
+    __m256i hi = _mm256_add_epi64(load(total + 4), load(st->bias + n0 + 4));
+    __m256i x;
+    if (st->acc64)
+        x = low32(rescale64(lo, st->reduced + n0, st->round + n0, st->shift + n0),
+                  rescale64(hi, st->reduced + n0 + 4, st->round + n0 + 4, st->shift + n0 + 4));
+    else
+        x = pl_rescale_avx2(low32(lo, hi), load(st->mult + n0), load(st->left + n0),
+                            load(st->right + n0));
+    x = _mm256_add_epi32(x, _mm256_set1_epi32(st->out_offset));
+    x = _mm256_max_epi32(x, _mm256_set1_epi32(st->act_min));
+    x = _mm256_min_epi32(x, _mm256_set1_epi32(st->act_max));
+    int16_t tmp[NR];
+    _mm_storeu_si128((__m128i *)tmp, _mm_packs_epi32(_mm256_castsi256_si128(x),
+                                                     _mm256_extracti128_si256(x, 1)));
+    memcpy(out, tmp, sizeof(int16_t) * (size_t)count);
 }
 
 /* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. */
 static inline void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
-                         const int16_t *panel, int32_t n0, int32_t n, int64_t *sums,
-                         size_t ldo)
+                         const int16_t *panel, const pl_s16_stage *st, int32_t n0, int32_t n,
+                         int16_t *out, int64_t *sums, size_t ldo)
 {
     int64_t total[MR][NR];
     memset(total, 0, sizeof total);
@@ -60,30 +112,37 @@ static inline void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a,
                 int32_t x01, x23;
                 memcpy(&x01, a + (size_t)r * lda + (size_t)k, 4);
                 memcpy(&x23, a + (size_t)r * lda + (size_t)k + 2, 4);
-                acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(_mm256_set1_epi32(x01), w01));
-                acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(_mm256_set1_epi32(x23), w23));
+                acc[r] = _mm256_add_epi32(acc[r],
+                                          _mm256_madd_epi16(_mm256_set1_epi32(x01), w01));
+                acc[r] = _mm256_add_epi32(acc[r],
+                                          _mm256_madd_epi16(_mm256_set1_epi32(x23), w23));
             }
         }
         for (int32_t r = 0; r < rows; r++)
             widen_add(total[r], acc[r]);
     }
     int32_t count = n - n0 >= NR ? NR : n - n0;
-    for (int32_t r = 0; r < rows; r++)
-        memcpy(sums + (size_t)(m0 + r) * ldo + (size_t)n0, total[r],
-               sizeof(int64_t) * (size_t)count);
+    for (int32_t r = 0; r < rows; r++) {
+        size_t row = (size_t)(m0 + r) * ldo + (size_t)n0;
+        if (st != NULL)
+            finish(total[r], st, n0, count, out + row);
+        else
+            memcpy(sums + row, total[r], sizeof(int64_t) * (size_t)count);
+    }
 }
 
 static void run(int32_t m, int32_t n, int32_t kp, const int16_t *a, size_t lda,
-                const void *packed, int64_t *sums, size_t ldo)
+                const void *packed, const pl_s16_stage *st, int16_t *out, int64_t *sums,
+                size_t ldo)
 {
     for (int32_t m0 = 0; m0 < m; m0 += MR)
         for (int32_t n0 = 0; n0 < n; n0 += NR) {
             const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
             if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
-                block(MR, m0, kp, a, lda, panel, n0, n, sums, ldo);
+                block(MR, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
             else
                 for (int32_t r = m0; r < m; r++)
-                    block(1, r, kp, a, lda, panel, n0, n, sums, ldo);
+                    block(1, r, kp, a, lda, panel, st, n0, n, out, sums, ldo);
         }
 }
 
