@@ -1,12 +1,13 @@
 /* depthwise.c - DEPTHWISE_CONV_2D's fast path, int8 and float32 (see depthwise.h): each
 ** batch staged into the host block with its padding written out and its depth multiplier
-** expanded, then one table run per output row. uint8 and 16x8 keep the portable kernel,
-** as does a filter or bias that is not a constant. */
+** expanded, then one table run per output row (16x8: depthwise16.c). uint8 keeps the
+** portable kernel, as does a filter or bias that is not a constant. */
 #include <string.h>
 
 #include "fast/depthwise.h"
 #include "fast/fast.h"
 #include "fast/gemm.h" /* pl_fast_round_up */
+#include "fast/s16.h"
 #include "kernels/conv/conv_params.h"
 #include "kernels/conv/depthwise_conv.h"
 
@@ -254,7 +255,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
 pl_status pl_fast_depthwise_prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
+    const pl_depthwise_conv_op *d = node->user_data;
+    if (!(d->type == PL_INT16 ? pl_fast_depthwise16_plan(ctx, node) : plan(ctx, node)))
         pl_fast_block_drop(node);
     return PL_OK;
 }
@@ -264,6 +266,8 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
     const dw_plan *pl = pl_fast_block(node);
     if (pl == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    if (((const pl_depthwise_conv_op *)node->user_data)->type == PL_INT16)
+        return pl_fast_depthwise16_invoke(ctx, node, pl);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));

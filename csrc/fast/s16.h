@@ -13,5 +13,7 @@ pl_status pl_fast_conv16_invoke(pl_context *ctx, const pl_node *node, const void
 bool pl_fast_fully_connected16_plan(pl_context *ctx, const pl_node *node);
 pl_status pl_fast_fully_connected16_invoke(pl_context *ctx, const pl_node *node,
                                            const void *block);
+bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node);
+pl_status pl_fast_depthwise16_invoke(pl_context *ctx, const pl_node *node, const void *block);
 
 #endif

@@ -1,7 +1,8 @@
 /* test_fast_s16.c - the 16x8 fast paths (int16 activations, int8 weights) against the
 ** portable kernels they replace, output for output: randomized shapes, strides, paddings,
-** dilations, activations and per-channel scales; int64, int32 or no bias (the accumulator
-** then from quantized_bias_type); depths past the int32 blocks the kernels widen between;
+** dilations, activations, depth multipliers and per-channel scales; int64, int32 or no bias
+** (the accumulator then from quantized_bias_type); depths past the int32 blocks the kernels
+** widen between, and depthwise windows up to 15x15;
 ** extreme inputs and weights (-32768 x -128 everywhere), whose sums leave int32. Every
 ** instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
 #include "fast_harness.h"
@@ -10,6 +11,7 @@
 #include "kernel_tests.h"
 #include "kernels/common/padding.h"
 #include "kernels/conv/conv.h"
+#include "kernels/conv/depthwise_conv.h"
 #include "kernels/conv/fully_connected.h"
 #include "picolite/pl_fast.h"
 
@@ -18,6 +20,7 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
 {
     (void)self, (void)name, (void)len, (void)version;
     return code == 3 ? pl_conv_registration()
+         : code == 4 ? pl_depthwise_conv_registration()
          : code == 9 ? pl_fully_connected_registration() : NULL;
 }
 
@@ -270,9 +273,96 @@ static void fully_connected_s16_fast_paths_equal_portable(void)
     }
 }
 
+/* DEPTHWISE_CONV_2D: multipliers 1..3, up to 15x15 taps (225 of PL_DW16_MAX_TAPS' 256), an
+** int64 bias or none. */
+static bool dw_case_matches(pl_fast_resolver *r)
+{
+    bool wide = between(0, 4) == 0, extreme = between(0, 5) == 0;
+    int32_t batch = between(1, 2), h = between(1, wide ? 16 : 12);
+    int32_t w = between(1, wide ? 16 : 12);
+    int32_t m = (int32_t[]){1, 1, 1, 2, 3}[between(0, 4)], ic = between(1, MAX_C / m);
+    int32_t oc = ic * m, fh = between(1, wide ? 15 : 5), kw = between(1, wide ? 15 : 5);
+    int32_t sh = between(1, 3), sw = between(1, 3), dh = between(1, wide ? 1 : 3);
+    int32_t dw = between(1, wide ? 1 : 3), padding = between(0, 1);
+    int32_t act = (int32_t[]){0, 1, 3}[between(0, 2)];
+    bool with_bias = between(0, 3) != 0, per_channel = between(0, 3) != 0;
+    int32_t oh = pl_pad_out_size(padding, h, fh, sh, dh);
+    int32_t ow = pl_pad_out_size(padding, w, kw, sw, dw);
+    if (oh <= 0 || ow <= 0)
+        return true;
+    float in_scale = 0.0001f + (float)between(1, 50) / 50000.0f, f_scale[MAX_C];
+    float bias_scale[MAX_C];
+    int64_t zeros[MAX_C] = {0};
+    for (int32_t k = 0; k < oc; k++) {
+        f_scale[k] = 0.001f + 0.02f * (float)between(1, 100) / 100.0f;
+        bias_scale[k] = in_scale * f_scale[per_channel ? k : 0];
+    }
+    float out_scale = out_scale_for(in_scale, f_scale[0], fh * kw, extreme);
+    size_t n_in = (size_t)batch * (size_t)(h * w * ic), n_f = (size_t)(fh * kw * oc);
+    size_t n_out = (size_t)batch * (size_t)(oh * ow * oc);
+    fill_data(n_in, n_f, oc, extreme);
+    for (int32_t k = 0; k < oc && !extreme; k++) /* near the few taps' sums */
+        bias64[k] = between(-(1 << 24), 1 << 24);
+    int32_t ind[4] = {batch, h, w, ic}, fd[4] = {1, fh, kw, oc}, bd[1] = {oc};
+    int32_t od[4] = {batch, oh, ow, oc};
+    uint32_t nscales = per_channel ? (uint32_t)oc : 1u;
+    for (int slot = 0; slot < 2; slot++) {
+        kh_setup();
+        int32_t ins[3], outs[1];
+        ins[0] = kh_tensor(PL_INT16, 4, ind, in16, n_in * 2, &in_scale, zeros, 1, 0);
+        ins[1] = kh_tensor(PL_INT8, 4, fd, f8, n_f, f_scale, zeros, nscales, 3);
+        ins[2] = kh_tensor(PL_INT64, 1, bd, bias64, sizeof(int64_t) * (size_t)oc, bias_scale,
+                           zeros, nscales, 0);
+        outs[0] = kh_tensor(PL_INT16, 4, od, out16[slot], n_out * 2, &out_scale, zeros, 1, 0);
+        kh.tensors[ins[1]].is_constant = true;
+        kh.tensors[ins[2]].is_constant = true;
+        kt_opts o;
+        const int32_t fields[7] = {padding, sw, sh, m, act, dw, dh};
+        const pl_registration *reg = slot == 0 ? pl_depthwise_conv_registration()
+                                               : r->resolver.find(r, 4, NULL, 0, 1);
+        if (kh_run(reg, ins, with_bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 7)) !=
+            PL_OK) {
+            fprintf(stderr, "16x8 depthwise refused: %s\n", kh.message);
+            return false;
+        }
+    }
+    fast_cases += r->host_bytes > 0;
+    count_interior(n_out);
+    pl_fast_resolver_release(r);
+    if (memcmp(out16[0], out16[1], n_out * 2) != 0) {
+        fprintf(stderr, "16x8 depthwise differs: %dx%dx%dx%d m %d k %dx%d s %d,%d d %d,%d "
+                "pad %d act %d bias %d extreme %d\n", batch, h, w, ic, m, fh, kw, sh, sw, dh,
+                dw, padding, act, with_bias, extreme);
+        return false;
+    }
+    return true;
+}
+
+static void depthwise_s16_fast_paths_equal_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0;
+        fast_cases = 0;
+        compared = interior = 0;
+        for (int n = 0; n < 400; n++)
+            failures += !dw_case_matches(&r);
+        pl_fast_resolver_release(&r);
+        printf("  %s: 16x8 depthwise %d fast cases, %zu of %zu outputs inside the range\n",
+               pl_fast_isa_name((pl_isa)isa), fast_cases, interior, compared);
+        CHECK_EQ(failures, 0);
+        CHECK(fast_cases > 200);
+        CHECK(interior > compared / 2);
+    }
+}
+
 int main(void)
 {
     RUN(conv_s16_fast_paths_equal_portable);
     RUN(fully_connected_s16_fast_paths_equal_portable);
+    RUN(depthwise_s16_fast_paths_equal_portable);
     return HARNESS_END();
 }

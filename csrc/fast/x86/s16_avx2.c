@@ -8,6 +8,7 @@
 
 #include "fast/gemm16.h"
 #include "fast/x86/rescale_avx2.h"
+#include "fast/x86/stage16_avx2.h"
 
 enum { NR = 8, MR = 6 };
 
@@ -45,31 +46,6 @@ static inline void widen_add(int64_t *total, __m256i acc)
     _mm256_storeu_si256((__m256i *)(total + 4), _mm256_add_epi64(load(total + 4), hi));
 }
 
-/* t * r mod 2^64 per lane (AVX2 has no 64-bit low multiply): three 32x32 products. */
-static inline __m256i mul64(__m256i t, __m256i r)
-{
-    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(t, 32), r),
-                                     _mm256_mul_epu32(t, _mm256_srli_epi64(r, 32)));
-    return _mm256_add_epi64(_mm256_mul_epu32(t, r), _mm256_slli_epi64(cross, 32));
-}
-
-/* TFLite's 64-bit rescale of 4 lanes; the arithmetic shift from the logical one. */
-static inline __m256i rescale64(__m256i t, const int64_t *reduced, const int64_t *round,
-                                const int64_t *shift)
-{
-    __m256i p = _mm256_add_epi64(mul64(t, load(reduced)), load(round));
-    __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
-    return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(p, sign), load(shift)), sign);
-}
-
-/* The low 32 bits of lo's 4 lanes, then hi's. */
-static inline __m256i low32(__m256i lo, __m256i hi)
-{
-    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    return _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(lo, even),
-                                     _mm256_permutevar8x32_epi32(hi, even), 0x20);
-}
-
 /* Row sums of channels n0..n0+7 (in memory) through the stage into out. */
 static inline void finish(const int64_t *total, const pl_s16_stage *st, int32_t n0,
                           int32_t count, int16_t *out)
@@ -78,10 +54,11 @@ static inline void finish(const int64_t *total, const pl_s16_stage *st, int32_t 
     __m256i hi = _mm256_add_epi64(load(total + 4), load(st->bias + n0 + 4));
     __m256i x;
     if (st->acc64)
-        x = low32(rescale64(lo, st->reduced + n0, st->round + n0, st->shift + n0),
-                  rescale64(hi, st->reduced + n0 + 4, st->round + n0 + 4, st->shift + n0 + 4));
+        x = pl_low32_avx2(
+            pl_rescale64_avx2(lo, st->reduced + n0, st->round + n0, st->shift + n0),
+            pl_rescale64_avx2(hi, st->reduced + n0 + 4, st->round + n0 + 4, st->shift + n0 + 4));
     else
-        x = pl_rescale_avx2(low32(lo, hi), load(st->mult + n0), load(st->left + n0),
+        x = pl_rescale_avx2(pl_low32_avx2(lo, hi), load(st->mult + n0), load(st->left + n0),
                             load(st->right + n0));
     x = _mm256_add_epi32(x, _mm256_set1_epi32(st->out_offset));
     x = _mm256_max_epi32(x, _mm256_set1_epi32(st->act_min));

@@ -1,0 +1,75 @@
+/* dw_s16_avx2.c - the 16x8 depthwise rows with AVX2 (see depthwise16.h): 16 channels per
+** pass, four output points' sums in registers. Built with -mavx2 -mfma; run only when the
+** CPU has them. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/depthwise16.h"
+#include "fast/x86/stage16_avx2.h"
+
+enum { POINTS = 4 };
+
+/* 8 int32 sums (channel order of the arrays) through the stage: 8 int32 results. */
+static inline __m256i stage(__m256i acc, const int64_t *arr, const pl_dw16_job *job)
+{
+    __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(acc));
+    __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(acc, 1));
+    lo = _mm256_add_epi64(lo, _mm256_loadu_si256((const __m256i *)arr));
+    hi = _mm256_add_epi64(hi, _mm256_loadu_si256((const __m256i *)(arr + 4)));
+    __m256i x = pl_low32_avx2(pl_rescale64_avx2(lo, arr + 16, arr + 32, arr + 48),
+                              pl_rescale64_avx2(hi, arr + 20, arr + 36, arr + 52));
+    x = _mm256_add_epi32(x, _mm256_set1_epi32(job->out_offset));
+    x = _mm256_max_epi32(x, _mm256_set1_epi32(job->act_min));
+    return _mm256_min_epi32(x, _mm256_set1_epi32(job->act_max));
+}
+
+/* n (1..POINTS) points from in on, channels c0..c0+15 with their packed group g. */
+static inline void points_at(const pl_dw16_job *job, int32_t n, const int16_t *in,
+                             const uint8_t *g, int32_t c0, int16_t *out)
+{
+    __m256i lo[POINTS], hi[POINTS];
+    for (int32_t r = 0; r < POINTS; r++)
+        lo[r] = hi[r] = _mm256_setzero_si256();
+    const __m256i *w = (const __m256i *)g;
+    for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
+        __m256i w_lo = _mm256_loadu_si256(w), w_hi = _mm256_loadu_si256(w + 1);
+        const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
+        for (int32_t r = 0; r < n; r++) {
+            size_t at = (size_t)r * job->step;
+            __m256i a = _mm256_loadu_si256((const __m256i *)(x0 + at));
+            __m256i b = _mm256_loadu_si256((const __m256i *)(x1 + at));
+            lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w_lo));
+            hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w_hi));
+        }
+    }
+    const int64_t *arr = (const int64_t *)w; /* bias, reduced, round, shift: 16 each */
+    const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
+    for (int32_t r = 0; r < n; r++) {
+        /* the halves' lanes interleave back into channel order */
+        __m256i v = _mm256_packs_epi32(stage(lo[r], arr, job), stage(hi[r], arr + 8, job));
+        int16_t *o = out + (size_t)r * (size_t)job->channels + c0;
+        if (count == 16) {
+            _mm256_storeu_si256((__m256i *)o, v);
+        } else {
+            int16_t tmp[16];
+            _mm256_storeu_si256((__m256i *)tmp, v);
+            memcpy(o, tmp, sizeof(int16_t) * (size_t)count);
+        }
+    }
+}
+
+static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
+{
+    const uint8_t *g = job->packed;
+    for (int32_t c0 = 0; c0 < job->cp; c0 += 16, g += pl_dw16_group_bytes(job->taps)) {
+        int32_t pt = 0;
+        for (; points - pt >= POINTS; pt += POINTS) /* constant n: registers */
+            points_at(job, POINTS, in + (size_t)pt * job->step, g, c0,
+                      out + (size_t)pt * (size_t)job->channels);
+        for (; pt < points; pt++)
+            points_at(job, 1, in + (size_t)pt * job->step, g, c0,
+                      out + (size_t)pt * (size_t)job->channels);
+    }
+}
+
+const pl_dw_s16 pl_dw_s16_avx2 = {run};
