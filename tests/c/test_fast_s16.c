@@ -58,7 +58,7 @@ static void fill_data(size_t n_in, size_t n_f, int32_t n_bias, bool extreme)
         f8[i] = worst ? INT8_MIN
                 : extreme ? (int8_t)(between(0, 1) ? 127 : -128) : (int8_t)between(-127, 127);
     for (int32_t k = 0; k < n_bias; k++) {
-        bias64[k] = (int64_t)between(-2000000000, 2000000000) * between(-4, 4);
+        bias64[k] = (int64_t)between(-1000000000, 1000000000) * between(-8, 8);
         bias32[k] = between(-2000000, 2000000);
     }
 }
