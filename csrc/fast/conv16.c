@@ -35,6 +35,17 @@ static inline void zero16(int16_t *dst, size_t n)
         dst[i] = 0;
 }
 
+/* n int16s: short runs (a few taps of few channels) skip the library call. */
+static inline void copy16(int16_t *dst, const int16_t *src, size_t n)
+{
+    if (n > 16) {
+        memcpy(dst, src, n * sizeof(int16_t));
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
 /* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
 static inline void gather_row(const pl_conv_params *p, const window *w, const int32_t *in_dims,
                               const int16_t *in, int32_t fy, int32_t kw, int16_t *row)
@@ -48,12 +59,11 @@ static inline void gather_row(const pl_conv_params *p, const window *w, const in
     const int16_t *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
     zero16(row, (size_t)w->fx0 * ic);
     if (p->dilation_w == 1)
-        memcpy(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
-               sizeof(int16_t) * (size_t)(w->fx1 - w->fx0) * ic);
+        copy16(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
+               (size_t)(w->fx1 - w->fx0) * ic);
     else
         for (int32_t fx = w->fx0; fx < w->fx1; fx++)
-            memcpy(row + (size_t)fx * ic, line + (size_t)(w->x0 + fx * p->dilation_w) * ic,
-                   sizeof(int16_t) * ic);
+            copy16(row + (size_t)fx * ic, line + (size_t)(w->x0 + fx * p->dilation_w) * ic, ic);
     zero16(row + (size_t)w->fx1 * ic, (size_t)(kw - w->fx1) * ic);
 }
 
@@ -72,7 +82,7 @@ static void gather(const pl_conv_params *p, const conv16_plan *cp, const int32_t
             const int16_t *src = in + ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
                                  (size_t)w.x0 * (size_t)in_dims[3];
             for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
-                memcpy(row, src + (size_t)(fy * p->dilation_h) * line, sizeof(int16_t) * span);
+                copy16(row, src + (size_t)(fy * p->dilation_h) * line, span);
         } else {
             for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
                 gather_row(p, &w, in_dims, in, fy, f_dims[2], row);

@@ -70,8 +70,9 @@ static inline void finish(__m512i lo, __m512i hi, const pl_s16_stage *st, int32_
     _mm256_mask_storeu_epi16(out, lanes, _mm512_cvtepi32_epi16(x));
 }
 
-/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. */
-static inline void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
+/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. Always
+** inlined: each constant row count keeps its accumulators in registers. */
+__attribute__((always_inline)) static inline void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
                          const int16_t *panel, const pl_s16_stage *st, int32_t n0, int32_t n,
                          int16_t *out, int64_t *sums, size_t ldo)
 {
@@ -119,11 +120,33 @@ static void run(int32_t m, int32_t n, int32_t kp, const int16_t *a, size_t lda,
     for (int32_t m0 = 0; m0 < m; m0 += MR)
         for (int32_t n0 = 0; n0 < n; n0 += NR) {
             const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
-            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+            /* constant row counts: the accumulators stay in registers and the panel is
+            ** read once for the last rows too */
+            switch (m - m0 >= MR ? MR : m - m0) {
+            case 1:
+                block(1, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
+                break;
+            case 2:
+                block(2, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
+                break;
+            case 3:
+                block(3, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
+                break;
+            case 4:
+                block(4, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
+                break;
+            case 5:
+                block(5, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
+                break;
+            case 6:
+                block(6, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
+                break;
+            case 7:
+                block(7, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
+                break;
+            default:
                 block(MR, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
-            else
-                for (int32_t r = m0; r < m; r++)
-                    block(1, r, kp, a, lda, panel, st, n0, n, out, sums, ldo);
+            }
         }
 }
 
