@@ -88,12 +88,28 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
     if (!it->resized || (r->flags & PL_EVAL_CONSTANT))
         return node_fail(it, PL_ERR_MODEL, "output tensor %d has shape %s, the operator "
                          "computes %s", (int)index, have, want);
+    return pl_shapes_take(it, index, ndims, dims);
+}
+
+pl_status pl_shapes_take(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims)
+{
+    pl_eval_record *r = &it->tensors[index];
     uint32_t offset;
     PL_TRY(store_dims(it, ndims, dims, &offset));
     r->shape = offset;
     r->ndims = (uint8_t)ndims;
     r->flags |= PL_EVAL_OWN_SHAPE;
     return PL_OK;
+}
+
+void pl_shapes_signature(const pl_interp *it, int32_t index, int32_t *ndims, int32_t *dims)
+{
+    pl_tensor_view v;
+    pl_model_tensor(&it->model, &it->sg, (uint32_t)index, &v);
+    pl_vec sig = v.shape_signature.n > 0 ? v.shape_signature : v.shape;
+    *ndims = sig.n < PL_MAX_DIMS ? (int32_t)sig.n : PL_MAX_DIMS;
+    for (int32_t i = 0; i < *ndims; i++)
+        dims[i] = pl_vec_i32(sig, (uint32_t)i);
 }
 
 /* Whether node's outputs are small integer tensors with no memory yet and its inputs are
