@@ -308,6 +308,41 @@ def test_every_zoo_model_resized_matches_litert(entry, grow):
             assert got.tobytes() == want.tobytes()
 
 
+SLICE_4D = str(ZOO / "shape_ops" / "slice_4d_float32.tflite")  # begin [0,1,1,0], size [1,2,-1,3]
+
+
+def test_slice_keeps_an_output_shape_the_model_fixes():
+    """The model's output signature is [1, 2, 4, 3] (no -1): LiteRT 2.3's SLICE keeps it and
+    checks the slice of a resized input against it at prepare. Rows added past the slice
+    still fit; a wider input makes size -1 take 5 columns, which LiteRT refuses, and so does
+    picolite, naming the dim (it does not slice silently)."""
+    from reference import make_interpreter
+
+    fits = [1, 5, 5, 6]
+    ref = make_interpreter(SLICE_4D)
+    ref.resize_tensor_input(0, fits)
+    ref.allocate_tensors()
+    ours = picolite.Interpreter(model_path=SLICE_4D)
+    ours.resize_tensor_input(0, fits)
+    x = np.random.RandomState(0).uniform(-1, 1, fits).astype(np.float32)
+    run(ours, [x])
+    ref.set_tensor(0, x)
+    ref.invoke()
+    want = ref.get_tensor(ref.get_output_details()[0]["index"])
+    assert want.shape == (1, 2, 4, 3)
+    assert ours.get_tensor(ours.get_output_details()[0]["index"]).tobytes() == want.tobytes()
+    ref = make_interpreter(SLICE_4D)
+    ref.resize_tensor_input(0, [1, 4, 6, 6])
+    with pytest.raises(RuntimeError, match=r"SizeOfDimension\(output, idx\) \(5 != 4\)"):
+        ref.allocate_tensors()
+    ours = picolite.Interpreter(model_path=SLICE_4D)
+    ours.resize_tensor_input(0, [1, 4, 6, 6])
+    with pytest.raises(picolite.ModelError, match=r"^node 0 \(SLICE\): SLICE: dim 2 of the "
+                                                  r"slice is 5, the model fixes the output "
+                                                  r"at 4"):
+        ours.allocate_tensors()
+
+
 def test_a_refused_shape_leaves_the_previous_one():
     it = resized(MLP, [4, 16])
     with pytest.raises(ValueError, match=r"\[65536, 65536\] needs more than 4 GiB"):

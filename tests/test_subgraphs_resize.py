@@ -161,3 +161,40 @@ def test_dynamic_models_stay_out_of_the_zoo_list():
     listed = {e["file"] for e in MANIFEST["models"]}
     assert DYNAMIC and not listed & set(DYNAMIC)
     assert all(f.startswith("dynamic/") and (SUB / f).exists() for f in DYNAMIC)
+
+
+def crafted(name, change):
+    """Model name with change(ModelT) applied (LiteRT's schema module)."""
+    from conftest import require
+
+    flatbuffers = require("flatbuffers")
+    schema = require("ai_edge_litert.schema_py_generated")
+    data = (SUB / name).read_bytes()
+    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+    change(model, schema)
+    b = flatbuffers.Builder(1024)
+    b.Finish(model.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def test_a_subgraph_that_calls_itself_is_refused_while_preparing():
+    def call_main(m, schema):
+        m.subgraphs[0].operators[0].builtinOptions.initSubgraphIndex = 0  # CALL_ONCE
+
+    it = picolite.Interpreter(model_content=crafted("variable_batch_float32.tflite", call_main))
+    it.resize_tensor_input(it.get_input_details()[0]["index"], [3, 4])
+    with pytest.raises(picolite.ModelError, match=r"^node 0 \(CALL_ONCE\): control flow invokes "
+                                                  r"subgraph 0, which is being prepared "
+                                                  r"\(recursion\)"):
+        it.allocate_tensors()
+
+
+def test_a_branch_input_of_another_type_is_refused_naming_both():
+    def int_branch_input(m, schema):
+        m.subgraphs[1].tensors[m.subgraphs[1].inputs[1]].type = schema.TensorType.INT32
+
+    it = picolite.Interpreter(model_content=crafted("cond_batch_float32.tflite",
+                                                    int_branch_input))
+    with pytest.raises(picolite.ModelError, match=r"^node 0 \(IF\): subgraph 1 input 1 is "
+                                                  r"INT32, the node gives FLOAT32"):
+        it.allocate_tensors()
