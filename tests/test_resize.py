@@ -276,8 +276,9 @@ def test_every_zoo_model_resized_matches_litert(entry, grow):
     """Every input's first dim tripled, and every 4-D input 3 rows and 2 columns larger:
     each kernel's output shapes follow as TFLite's Prepare computes them (compared through
     the outputs of LiteRT resized the same way); a model LiteRT cannot run so (a constant
-    shape, a fixed broadcast, a transposed convolution's fixed output) picolite refuses,
-    naming the node and the op."""
+    shape, a fixed broadcast, a transposed convolution's or a slice's fixed output) picolite
+    refuses, naming the node and the op. Control flow runs its subgraphs at the caller's
+    shapes, as LiteRT's IF and WHILE prepare them."""
     from reference import make_interpreter
 
     path = str((ZOO / entry["file"]).resolve())

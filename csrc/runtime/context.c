@@ -172,10 +172,15 @@ static pl_status shape_signature(pl_context *ctx, int32_t index, int32_t *ndims,
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_PREPARE && it->phase != PL_PHASE_INVOKE)
         return pl_context_phase_error(it, "shape_signature", "prepare and invoke");
-    if (index < 0 || (uint32_t)index >= it->tensor_count || ndims == NULL || dims == NULL)
+    if (index < 0 || (uint32_t)index >= it->tensor_count)
         return pl_error_set(it->err, PL_ERR_ARG, "node %d: shape_signature(%d): no such "
                             "tensor", (int)it->current_node, (int)index);
-    pl_shapes_signature(it, index, ndims, dims);
+    pl_tensor_view v;
+    pl_model_tensor(&it->model, &it->sg, (uint32_t)index, &v);
+    pl_vec sig = v.shape_signature.n > 0 ? v.shape_signature : v.shape;
+    *ndims = sig.n < PL_MAX_DIMS ? (int32_t)sig.n : PL_MAX_DIMS; /* PL_NO_VERIFIER builds */
+    for (int32_t i = 0; i < *ndims; i++)
+        dims[i] = pl_vec_i32(sig, (uint32_t)i);
     return PL_OK;
 }
 

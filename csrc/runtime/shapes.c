@@ -102,16 +102,6 @@ pl_status pl_shapes_take(pl_interp *it, int32_t index, int32_t ndims, const int3
     return PL_OK;
 }
 
-void pl_shapes_signature(const pl_interp *it, int32_t index, int32_t *ndims, int32_t *dims)
-{
-    pl_tensor_view v;
-    pl_model_tensor(&it->model, &it->sg, (uint32_t)index, &v);
-    pl_vec sig = v.shape_signature.n > 0 ? v.shape_signature : v.shape;
-    *ndims = sig.n < PL_MAX_DIMS ? (int32_t)sig.n : PL_MAX_DIMS;
-    for (int32_t i = 0; i < *ndims; i++)
-        dims[i] = pl_vec_i32(sig, (uint32_t)i);
-}
-
 /* Whether node's outputs are small integer tensors with no memory yet and its inputs are
 ** all known at prepare (shape_only: their shapes are enough, and those are). */
 static bool foldable(const pl_interp *it, const pl_node *node, bool shape_only)

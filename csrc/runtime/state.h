@@ -272,9 +272,6 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
 ** model's output shapes, and the shapes control flow gives a subgraph's inputs. */
 pl_status pl_shapes_take(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims);
 
-/* ctx->shape_signature after its phase and index checks: see pl_kernel.h. */
-void pl_shapes_signature(const pl_interp *it, int32_t index, int32_t *ndims, int32_t *dims);
-
 /* ctx->fold: see pl_kernel.h. */
 pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only);
 
