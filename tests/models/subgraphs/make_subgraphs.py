@@ -11,7 +11,8 @@ Models with more than one subgraph, as TensorFlow's converter writes them:
   two_signatures   a module with two signatures (one subgraph each)
   *_batch_*        the same control flow with a dynamic batch (input shape_signature
                    [-1, 4]), for resize_tensor_input: tf.cond with a matmul in each branch,
-                   tf.while_loop carrying a state and a sum, a tf.cond inside a
+                   tf.while_loop carrying a state and a sum (float32, and int8 with an
+                   int8 matmul and tanh in the body), a tf.cond inside a
                    tf.while_loop (its branches come before the body in subgraph order), a
                    tf.Variable scale updated every step (CALL_ONCE); "ops" lists subgraph
                    0's operators only
@@ -121,10 +122,22 @@ def batch_weights(seed, *shapes):
     return [tf.constant(rs.uniform(-0.8, 0.8, s).astype(np.float32)) for s in shapes]
 
 
-def convert(fn, module=None):
+def convert(fn, module=None, qtype=mm.F32, seed=0):
+    """fn converted; int8: full-integer quantization with int8 input and output (the
+    converter keeps some loop state float, with QUANTIZE/DEQUANTIZE around it)."""
     conv = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()],
                                                            module or tf.Module())
     conv.experimental_enable_resource_variables = True
+    if qtype == mm.I8:
+        rs = np.random.RandomState(seed)
+        (spec,) = fn.input_signature  # one float input
+        samples = [[rs.uniform(-1, 1, size=[1, *spec.shape[1:]]).astype(np.float32)]
+                   for _ in range(mm.N_REP)]
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.representative_dataset = lambda: iter(samples)
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        conv.inference_input_type = tf.int8
+        conv.inference_output_type = tf.int8
     return conv.convert()
 
 
@@ -140,7 +153,7 @@ def cond_batch_model():
     return convert(f)
 
 
-def while_batch_model():
+def while_batch_model(qtype=mm.F32):
     w, b = batch_weights(4, (FRAME, FRAME), (FRAME,))
 
     @tf.function(input_signature=[tf.TensorSpec(BATCH, tf.float32)])
@@ -152,7 +165,7 @@ def while_batch_model():
         _, v, acc = tf.while_loop(lambda i, v, acc: i < 3, body, [tf.constant(0), x, x * 0.0])
         return acc - v
 
-    return convert(f)
+    return convert(f, qtype=qtype, seed=7)
 
 
 def while_cond_batch_model():
@@ -242,6 +255,8 @@ def build(zoo):
          "tf.cond with a matmul in each branch on a dynamic batch"),
         ("while_batch_float32", while_batch_model, mm.F32, "WHILE",
          "tf.while_loop carrying a state and its sum on a dynamic batch"),
+        ("while_batch_int8", lambda: while_batch_model(mm.I8), mm.I8, "WHILE",
+         "int8 tf.while_loop (int8 matmul and tanh in the body) on a dynamic batch"),
         ("while_cond_batch_float32", while_cond_batch_model, mm.F32, "WHILE",
          "tf.cond inside a tf.while_loop on a dynamic batch"),
         ("variable_batch_float32", variable_batch_model, mm.F32, "CALL_ONCE",
