@@ -203,3 +203,28 @@ def test_a_branch_input_of_another_type_is_refused_naming_both():
     with pytest.raises(picolite.ModelError, match=r"^node 0 \(IF\): subgraph 1 input 1 is "
                                                   r"INT32, the node gives FLOAT32"):
         it.allocate_tensors()
+
+
+def test_a_branch_two_nodes_call_with_different_shapes_is_refused():
+    """A second IF calls the same branches with the first IF's [1, 3] result where the first
+    passed the [1, 4] input: one memory plan holds one shape per tensor."""
+    import copy
+
+    def second_if(m, schema):
+        main = m.subgraphs[0]
+        first, add = main.operators
+        extra = copy.deepcopy(main.tensors[first.outputs[0]])
+        extra.name = b"second_if"
+        main.tensors.append(extra)
+        op = copy.deepcopy(first)
+        op.inputs[2] = add.outputs[0]  # [1, 3] where the branches took x, [1, 4]
+        op.outputs = [len(main.tensors) - 1]
+        main.operators.append(op)
+
+    it = picolite.Interpreter(model_content=crafted("cond_batch_float32.tflite", second_if))
+    assert list(it.get_input_details()[0]["shape_signature"]) == [-1, 4]
+    with pytest.raises(picolite.ModelError, match=r"^node 2 \(IF\): subgraph 2 was prepared "
+                                                  r"with input 1 of shape \[1, 4\], this node "
+                                                  r"gives \[1, 3\] \(one memory plan holds one "
+                                                  r"shape per tensor\)"):
+        it.allocate_tensors()
