@@ -1,4 +1,4 @@
-"""The arm64 fast paths (csrc/fast/arm/): picolite_core, picolite_fast and tests/c/test_fast
+"""The arm64 fast paths (csrc/fast/arm/): picolite_core, picolite_fast and tests/c/test_fast*
 cross-built with clang for aarch64-linux-gnu (cmake/aarch64-linux-gnu.cmake: Debian's arm64
 C library, libgcc and binutils) and run by qemu-user on two emulated CPUs: "max" has the dot-product extension (both NEON and NEON-DOT kernels
 run against the portable ones), "cortex-a53" has not (the detection leaves NEON alone).
@@ -24,6 +24,7 @@ LIBGCC = Path("/usr/lib/gcc-cross/aarch64-linux-gnu")
 TOOLS = ("clang", "aarch64-linux-gnu-ld", "aarch64-linux-gnu-objdump", "qemu-aarch64", "cmake",
          "ninja")
 FAST_OBJECTS = Path("CMakeFiles/picolite_fast.dir/csrc/fast/arm")
+FAST_TESTS = sorted(p.stem for p in (ROOT / "tests" / "c").glob("test_fast*.c"))
 FUSED = {"fmla", "fmls", "fmadd", "fmsub", "fnmadd", "fnmsub"}
 
 
@@ -44,21 +45,25 @@ def build(tmp_path_factory):
     configure = ["cmake", "-S", str(ROOT), "-B", str(out), "-G", "Ninja",
                  f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake/aarch64-linux-gnu.cmake'}",
                  "-DCMAKE_BUILD_TYPE=Release", "-DPL_BUILD_TESTS=ON", "-DPL_WERROR=ON"]
-    for cmd in (configure, ["ninja", "-C", str(out), "-j2", "test_fast"]):
+    for cmd in (configure, ["ninja", "-C", str(out), "-j2", *FAST_TESTS]):
         r = subprocess.run(cmd, capture_output=True, text=True)
         assert r.returncode == 0, f"{' '.join(cmd)}:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
     return out
 
 
 def _run(build: Path, cpu: str) -> str:
-    cmd = ["qemu-aarch64", "-L", str(SYSROOT), "-cpu", cpu,
-           str(build / "tests" / "c" / "test_fast")]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    text = r.stdout + r.stderr
-    assert r.returncode == 0 and re.search(r"^\d+ checks, 0 failed$", text, re.M), \
-        f"test_fast on {cpu}:\n{text[-3000:]}"
-    print(f"\ntest_fast on qemu {cpu}:\n{text}")
-    return text
+    """Every tests/c/test_fast* program on the emulated cpu; their output, joined."""
+    texts = []
+    for name in FAST_TESTS:
+        cmd = ["qemu-aarch64", "-L", str(SYSROOT), "-cpu", cpu,
+               str(build / "tests" / "c" / name)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        text = r.stdout + r.stderr
+        assert r.returncode == 0 and re.search(r"^\d+ checks, 0 failed$", text, re.M), \
+            f"{name} on {cpu}:\n{text[-3000:]}"
+        print(f"\n{name} on qemu {cpu}:\n{text}")
+        texts.append(text)
+    return "\n".join(texts)
 
 
 def _fast_cases(text: str) -> dict:

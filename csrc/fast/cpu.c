@@ -68,12 +68,14 @@ bool pl_fast_isa_available(pl_isa isa)
 #endif
 }
 
+/* One architecture's sets never run on the other's CPU: their relative order is moot. */
+const pl_isa pl_fast_isa_order[PL_ISA_COUNT] = {PL_ISA_PORTABLE, PL_ISA_NEON, PL_ISA_NEON_DOT,
+                                                PL_ISA_SSE41, PL_ISA_AVX2, PL_ISA_AVX512};
+
 pl_isa pl_fast_best_isa(void)
 {
-    static const pl_isa order[] = {PL_ISA_AVX512, PL_ISA_AVX2, PL_ISA_SSE41, PL_ISA_NEON_DOT,
-                                   PL_ISA_NEON};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if (pl_fast_isa_available(order[i]))
-            return order[i];
+    for (int i = PL_ISA_COUNT - 1; i > 0; i--)
+        if (pl_fast_isa_available(pl_fast_isa_order[i]))
+            return pl_fast_isa_order[i];
     return PL_ISA_PORTABLE;
 }

@@ -32,5 +32,9 @@ pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_fully_connected_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_depthwise_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_elementwise_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node);
 
 #endif

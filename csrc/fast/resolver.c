@@ -6,7 +6,9 @@
 
 #include "fast/fast.h"
 #include "kernels/conv/conv.h"
+#include "kernels/conv/depthwise_conv.h"
 #include "kernels/conv/fully_connected.h"
+#include "kernels/elementwise/elementwise.h"
 
 typedef struct fast_op {
     const pl_registration *(*portable)(void);
@@ -19,6 +21,14 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_FULLY_CONNECTED] = {pl_fully_connected_registration,
                                  pl_fast_fully_connected_prepare,
                                  pl_fast_fully_connected_invoke},
+    [PL_FAST_DEPTHWISE_CONV_2D] = {pl_depthwise_conv_registration, pl_fast_depthwise_prepare,
+                                   pl_fast_depthwise_invoke},
+    [PL_FAST_ADD] = {pl_add_registration, pl_fast_elementwise_prepare,
+                     pl_fast_elementwise_invoke},
+    [PL_FAST_SUB] = {pl_sub_registration, pl_fast_elementwise_prepare,
+                     pl_fast_elementwise_invoke},
+    [PL_FAST_MUL] = {pl_mul_registration, pl_fast_elementwise_prepare,
+                     pl_fast_elementwise_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

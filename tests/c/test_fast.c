@@ -2,9 +2,7 @@
 ** shapes, strides, paddings, dilations, activations, zero points and per-channel scales:
 ** int8 outputs byte for byte, float32 outputs equal (the fast sums run in the reference's
 ** order). Every instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
-#include <stdint.h>
-#include <stdlib.h>
-
+#include "fast_harness.h"
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
@@ -12,41 +10,6 @@
 #include "kernels/conv/conv.h"
 #include "kernels/conv/fully_connected.h"
 #include "picolite/pl_fast.h"
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
-/* An integer in [lo, hi]. */
-static int32_t between(int32_t lo, int32_t hi)
-{
-    return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1));
-}
-
-static float unit(void)
-{
-    return (float)(rnd() % 20001u) / 10000.0f - 1.0f;
-}
-
-static void *test_alloc(void *self, size_t bytes)
-{
-    (void)self;
-    return malloc(bytes);
-}
-
-static void test_free(void *self, void *block)
-{
-    (void)self;
-    free(block);
-}
-
-static const pl_host_memory host = {NULL, test_alloc, test_free};
 
 /* A simple resolver of the portable registrations the fast resolver wraps. */
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
@@ -150,9 +113,6 @@ static pl_status run_conv(const conv_case *c, const pl_registration *reg, int sl
                                c->dil_h};
     return kh_run(reg, ins, c->bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 6));
 }
-
-/* How many cases took the fast path (a host block), so a test cannot pass by falling back. */
-static int fast_cases;
 
 static void conv_case_matches(pl_fast_resolver *r, const conv_case *c, int *failures)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast/gemm.h"
+#include "fast/x86/rescale_avx2.h"
 
 enum { NR = 8, MR = 6 };
 
@@ -28,25 +29,6 @@ static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed
                     }
 }
 
-/* TFLite's MultiplyByQuantizedMultiplier on 8 lanes (multipliers are never INT32_MIN): see
-** s8_avx512.c. */
-static inline __m256i rescale(__m256i x, __m256i mult, __m256i left, __m256i right)
-{
-    const __m256i half = _mm256_set1_epi64x(1LL << 30), one = _mm256_set1_epi32(1);
-    x = _mm256_sllv_epi32(x, left);
-    __m256i even = _mm256_mul_epi32(x, mult);
-    __m256i odd = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(mult, 32));
-    even = _mm256_srli_epi64(_mm256_add_epi64(even, half), 31);
-    odd = _mm256_slli_epi64(_mm256_srli_epi64(_mm256_add_epi64(odd, half), 31), 32);
-    __m256i high = _mm256_blend_epi32(even, odd, 0xAA);
-    __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
-    __m256i threshold = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1),
-                                         _mm256_srai_epi32(high, 31));
-    __m256i q = _mm256_srav_epi32(high, right);
-    __m256i up = _mm256_cmpgt_epi32(_mm256_and_si256(high, mask), threshold);
-    return _mm256_sub_epi32(q, up);
-}
-
 /* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
 static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_t n,
                           int8_t *out, int32_t *raw, size_t row)
@@ -58,13 +40,8 @@ static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_
         memcpy(raw + row + (size_t)n0, tmp, sizeof(int32_t) * (size_t)count);
         return;
     }
-    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(st->addend + n0)));
-    acc = rescale(acc, _mm256_loadu_si256((const __m256i *)(st->mult + n0)),
-                  _mm256_loadu_si256((const __m256i *)(st->left + n0)),
-                  _mm256_loadu_si256((const __m256i *)(st->right + n0)));
-    acc = _mm256_add_epi32(acc, _mm256_set1_epi32(st->out_offset));
-    acc = _mm256_max_epi32(acc, _mm256_set1_epi32(st->act_min));
-    acc = _mm256_min_epi32(acc, _mm256_set1_epi32(st->act_max));
+    acc = pl_stage_avx2(acc, st->addend + n0, st->mult + n0, st->left + n0, st->right + n0,
+                        st->out_offset, st->act_min, st->act_max);
     __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(acc),
                                     _mm256_extracti128_si256(acc, 1));
     __m128i bytes = _mm_packs_epi16(words, words);

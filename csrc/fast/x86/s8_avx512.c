@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "fast/gemm.h"
+#include "fast/x86/rescale_avx512.h"
 
 enum { NR = 16, MR = 8 };
 
@@ -25,27 +26,6 @@ static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed
                 }
 }
 
-/* TFLite's MultiplyByQuantizedMultiplier on 16 lanes (multipliers are never INT32_MIN, so
-** the doubling high multiply cannot saturate): floor((x * m + 2^30) / 2^31), then the
-** rounding right shift, half away from zero. */
-static inline __m512i rescale(__m512i x, __m512i mult, __m512i left, __m512i right)
-{
-    const __m512i half = _mm512_set1_epi64(1LL << 30), one = _mm512_set1_epi32(1);
-    x = _mm512_sllv_epi32(x, left);
-    __m512i even = _mm512_mul_epi32(x, mult);
-    __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(mult, 32));
-    /* the low 32 bits of a logical and an arithmetic shift by 31 agree */
-    even = _mm512_srli_epi64(_mm512_add_epi64(even, half), 31);
-    odd = _mm512_slli_epi64(_mm512_srli_epi64(_mm512_add_epi64(odd, half), 31), 32);
-    __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
-    __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
-    __m512i threshold = _mm512_sub_epi32(_mm512_srai_epi32(mask, 1),
-                                         _mm512_srai_epi32(high, 31));
-    __m512i q = _mm512_srav_epi32(high, right);
-    __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask), threshold);
-    return _mm512_mask_add_epi32(q, up, q, one);
-}
-
 /* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
 static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_t n,
                           int8_t *out, int32_t *raw, size_t row)
@@ -55,12 +35,8 @@ static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_
         _mm512_mask_storeu_epi32(raw + row + (size_t)n0, lanes, acc);
         return;
     }
-    acc = _mm512_add_epi32(acc, _mm512_loadu_si512(st->addend + n0));
-    acc = rescale(acc, _mm512_loadu_si512(st->mult + n0), _mm512_loadu_si512(st->left + n0),
-                  _mm512_loadu_si512(st->right + n0));
-    acc = _mm512_add_epi32(acc, _mm512_set1_epi32(st->out_offset));
-    acc = _mm512_max_epi32(acc, _mm512_set1_epi32(st->act_min));
-    acc = _mm512_min_epi32(acc, _mm512_set1_epi32(st->act_max));
+    acc = pl_stage_avx512(acc, st->addend + n0, st->mult + n0, st->left + n0,
+                          st->right + n0, st->out_offset, st->act_min, st->act_max);
     _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(acc));
 }
 

@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-/* Instruction sets with fast paths (values are stable; pl_fast_best_isa knows the order of
+/* Instruction sets with fast paths (values are stable; pl_fast_isa_order has the order of
 ** preference: AVX512 > AVX2 > SSE41 on x86-64, NEON_DOT > NEON on arm64). */
 typedef enum pl_isa {
     PL_ISA_PORTABLE = 0, /* the portable C kernels alone */
@@ -40,7 +40,11 @@ typedef enum pl_isa {
     PL_ISA_COUNT
 } pl_isa;
 
-/* The best instruction set this CPU runs that this build has kernels for. */
+/* Every instruction set from the least to the most preferred, PORTABLE first. */
+extern const pl_isa pl_fast_isa_order[PL_ISA_COUNT];
+
+/* The best instruction set this CPU runs that this build has kernels for: the last of
+** pl_fast_isa_order that pl_fast_isa_available says. */
 pl_isa pl_fast_best_isa(void);
 /* Whether this build has kernels for isa and this CPU runs them. PORTABLE always. */
 bool pl_fast_isa_available(pl_isa isa);
@@ -55,7 +59,15 @@ typedef struct pl_host_memory {
 } pl_host_memory;
 
 /* Operators with a fast path. */
-enum { PL_FAST_CONV_2D, PL_FAST_FULLY_CONNECTED, PL_FAST_OP_COUNT };
+enum {
+    PL_FAST_CONV_2D,
+    PL_FAST_FULLY_CONNECTED,
+    PL_FAST_DEPTHWISE_CONV_2D,
+    PL_FAST_ADD,
+    PL_FAST_SUB,
+    PL_FAST_MUL,
+    PL_FAST_OP_COUNT
+};
 
 typedef struct pl_fast_resolver pl_fast_resolver;
 
