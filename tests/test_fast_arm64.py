@@ -1,12 +1,13 @@
 """The arm64 fast paths (csrc/fast/arm/): picolite_core, picolite_fast and tests/c/test_fast*
 cross-built with clang for aarch64-linux-gnu (cmake/aarch64-linux-gnu.cmake: Debian's arm64
-C library, libgcc and binutils) and run by qemu-user on two emulated CPUs: "max" has the dot-product extension (both NEON and NEON-DOT kernels
-run against the portable ones), "cortex-a53" has not (the detection leaves NEON alone).
+C library, libgcc and binutils) and run by qemu-user on two emulated CPUs: "max" has the
+dot-product extension (the NEON and NEON-DOT kernels both run against the portable ones),
+"cortex-a53" has not (the detection leaves NEON alone).
 
 The objects are also read: the float32 kernel multiplies and adds apart (FMUL, FADD; no
 fused FMLA, which would round differently from the reference), the int8 kernels use SMLAL
 and SDOT. Skipped when the cross toolchain or qemu-user is missing, except in CI (CI=true),
-where that is a failure; on an arm64 host tests/c/test_fast runs natively (test_c_units).
+where that is a failure; on an arm64 host tests/c/test_fast* run natively (test_c_units).
 """
 
 import platform
@@ -68,22 +69,21 @@ def _run(build: Path, cpu: str) -> str:
 
 def _fast_cases(text: str) -> dict:
     """{(instruction set, operator): cases that took the fast path} from test_fast's lines."""
-    return {(m.group(1), m.group(2)): int(m.group(3))
-            for m in re.finditer(r"^  (\S+): (conv|fully connected) (\d+) fast cases$", text,
-                                 re.M)}
+    line = r"^  (\S+): (conv|fully connected|elementwise) (\d+) fast cases$"
+    return {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
 
 
 def test_dot_product_cpu_runs_neon_and_neon_dot(build):
     cases = _fast_cases(_run(build, "max"))
     assert set(cases) == {(isa, op) for isa in ("neon", "neon-dot")
-                          for op in ("conv", "fully connected")}
+                          for op in ("conv", "fully connected", "elementwise")}
     # test_fast itself requires most cases to take the fast path; checked here too
     assert all(n > 200 for n in cases.values()), cases
 
 
 def test_cpu_without_dot_product_runs_plain_neon(build):
     cases = _fast_cases(_run(build, "cortex-a53"))
-    assert set(cases) == {("neon", "conv"), ("neon", "fully connected")}
+    assert set(cases) == {("neon", op) for op in ("conv", "fully connected", "elementwise")}
 
 
 def _mnemonics(build: Path, obj: Path) -> dict:
