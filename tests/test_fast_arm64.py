@@ -26,6 +26,7 @@ TOOLS = ("clang", "aarch64-linux-gnu-ld", "aarch64-linux-gnu-objdump", "qemu-aar
          "ninja")
 FAST_OBJECTS = Path("CMakeFiles/picolite_fast.dir/csrc/fast/arm")
 FAST_TESTS = sorted(p.stem for p in (ROOT / "tests" / "c").glob("test_fast*.c"))
+OPS = ("conv", "fully connected", "depthwise", "elementwise")
 FUSED = {"fmla", "fmls", "fmadd", "fmsub", "fnmadd", "fnmsub"}
 
 
@@ -70,20 +71,25 @@ def _run(build: Path, cpu: str) -> str:
 def _fast_cases(text: str) -> dict:
     """{(instruction set, operator): cases that took the fast path} from test_fast's lines."""
     line = r"^  (\S+): (conv|fully connected|elementwise) (\d+) fast cases$"
-    return {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
+    cases = {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
+    # depthwise counts the cases with an output: every one of them must be fast
+    for m in re.finditer(r"^  (\S+): depthwise (\d+) of (\d+) cases fast$", text, re.M):
+        assert m.group(2) == m.group(3), m.group(0)
+        cases[(m.group(1), "depthwise")] = int(m.group(2))
+    return cases
 
 
 def test_dot_product_cpu_runs_neon_and_neon_dot(build):
     cases = _fast_cases(_run(build, "max"))
     assert set(cases) == {(isa, op) for isa in ("neon", "neon-dot")
-                          for op in ("conv", "fully connected", "elementwise")}
+                          for op in OPS}
     # test_fast itself requires most cases to take the fast path; checked here too
     assert all(n > 200 for n in cases.values()), cases
 
 
 def test_cpu_without_dot_product_runs_plain_neon(build):
     cases = _fast_cases(_run(build, "cortex-a53"))
-    assert set(cases) == {("neon", op) for op in ("conv", "fully connected", "elementwise")}
+    assert set(cases) == {("neon", op) for op in OPS}
 
 
 def _mnemonics(build: Path, obj: Path) -> dict:
@@ -98,7 +104,11 @@ def _mnemonics(build: Path, obj: Path) -> dict:
 def test_kernels_use_the_intended_instructions(build):
     f32 = _mnemonics(build, FAST_OBJECTS / "f32_neon.c.o")
     assert f32.get("fmul", 0) >= 16 and f32.get("fadd", 0) >= 16, f32
-    assert not FUSED & set(f32), f32
+    for src in sorted((ROOT / "csrc/fast/arm").glob("*.c")):
+        ops = _mnemonics(build, FAST_OBJECTS / f"{src.name}.o")
+        assert not FUSED & set(ops), (src.name, ops)
+    dw = _mnemonics(build, FAST_OBJECTS / "dw_neon.c.o")
+    assert dw.get("smlal2", 0) >= 8 and dw.get("fmul", 0) >= 12, dw
     s8 = _mnemonics(build, FAST_OBJECTS / "s8_neon.c.o")
     assert s8.get("smlal", 0) >= 16 and s8.get("smlal2", 0) >= 16, s8
     assert _mnemonics(build, FAST_OBJECTS / "s8_neondot.c.o").get("sdot", 0) >= 16

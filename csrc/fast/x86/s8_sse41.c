@@ -1,11 +1,12 @@
 /* s8_sse41.c - the int8 matrix product with SSE4.1: bytes widened to int16 and PMADDWD (two
 ** int16 products summed into each int32 lane: exact), 8 output channels in two vectors.
-** SSE has no per-lane shifts: the rescale takes its powers of two and shift counts from
-** constants built once per panel. Built with -msse4.1; run only when the CPU has it. */
+** The rescale's operands are built once per panel (rescale_sse41.h). Built with -msse4.1;
+** run only when the CPU has it. */
 #include <smmintrin.h>
 #include <string.h>
 
 #include "fast/gemm.h"
+#include "fast/x86/rescale_sse41.h"
 
 enum { NR = 8, MR = 4 };
 
@@ -29,57 +30,21 @@ static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed
                     }
 }
 
-/* The rescale of 4 channels: 2^left (the left shift as a multiply, mod 2^32), the rounding
-** mask 2^right - 1 and each lane's right shift count. */
-typedef struct quad {
-    __m128i addend, mult, pow2, mask, right[4];
-} quad;
-
+/* One panel's stage: two groups of 4 channels. */
 typedef struct panel_stage {
-    quad q[2];
-    __m128i out_offset, act_min, act_max;
+    pl_sse41_quad q[2];
+    int32_t out_offset, act_min, act_max;
 } panel_stage;
 
 static void stage_of(const pl_s8_stage *st, int32_t n0, panel_stage *ps)
 {
     for (int32_t h = 0; h < 2; h++) {
-        quad *q = &ps->q[h];
-        int32_t c = n0 + 4 * h, pow2[4], mask[4];
-        for (int32_t j = 0; j < 4; j++) {
-            int32_t left = st->left[c + j]; /* past 31 (hostile scales) every bit goes */
-            pow2[j] = left < 32 ? (int32_t)(1u << left) : 0;
-            mask[j] = (int32_t)((1u << st->right[c + j]) - 1u);
-            q->right[j] = _mm_cvtsi32_si128(st->right[c + j]);
-        }
-        q->addend = _mm_loadu_si128((const __m128i *)(st->addend + c));
-        q->mult = _mm_loadu_si128((const __m128i *)(st->mult + c));
-        q->pow2 = _mm_loadu_si128((const __m128i *)pow2);
-        q->mask = _mm_loadu_si128((const __m128i *)mask);
+        int32_t c = n0 + 4 * h;
+        pl_sse41_quad_of(st->addend + c, st->mult + c, st->left + c, st->right + c, &ps->q[h]);
     }
-    ps->out_offset = _mm_set1_epi32(st->out_offset);
-    ps->act_min = _mm_set1_epi32(st->act_min);
-    ps->act_max = _mm_set1_epi32(st->act_max);
-}
-
-/* TFLite's MultiplyByQuantizedMultiplier on 4 lanes (multipliers are never INT32_MIN): see
-** s8_avx512.c. */
-static inline __m128i rescale(__m128i x, const quad *q)
-{
-    const __m128i half = _mm_set1_epi64x(1LL << 30);
-    x = _mm_mullo_epi32(_mm_add_epi32(x, q->addend), q->pow2);
-    __m128i even = _mm_mul_epi32(x, q->mult);
-    __m128i odd = _mm_mul_epi32(_mm_srli_epi64(x, 32), _mm_srli_epi64(q->mult, 32));
-    even = _mm_srli_epi64(_mm_add_epi64(even, half), 31);
-    odd = _mm_slli_epi64(_mm_srli_epi64(_mm_add_epi64(odd, half), 31), 32);
-    __m128i high = _mm_blend_epi16(even, odd, 0xCC);
-    __m128i threshold = _mm_sub_epi32(_mm_srai_epi32(q->mask, 1), _mm_srai_epi32(high, 31));
-    __m128i q01 = _mm_blend_epi16(_mm_sra_epi32(high, q->right[0]),
-                                  _mm_sra_epi32(high, q->right[1]), 0x0C);
-    __m128i q23 = _mm_blend_epi16(_mm_sra_epi32(high, q->right[2]),
-                                  _mm_sra_epi32(high, q->right[3]), 0xC0);
-    __m128i shifted = _mm_blend_epi16(q01, q23, 0xF0);
-    __m128i up = _mm_cmpgt_epi32(_mm_and_si128(high, q->mask), threshold);
-    return _mm_sub_epi32(shifted, up);
+    ps->out_offset = st->out_offset;
+    ps->act_min = st->act_min;
+    ps->act_max = st->act_max;
 }
 
 /* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
@@ -94,10 +59,10 @@ static inline void finish(__m128i lo, __m128i hi, const panel_stage *ps, int32_t
         memcpy(raw + row + (size_t)n0, tmp, sizeof(int32_t) * (size_t)count);
         return;
     }
-    lo = _mm_add_epi32(rescale(lo, &ps->q[0]), ps->out_offset);
-    hi = _mm_add_epi32(rescale(hi, &ps->q[1]), ps->out_offset);
-    lo = _mm_min_epi32(_mm_max_epi32(lo, ps->act_min), ps->act_max);
-    hi = _mm_min_epi32(_mm_max_epi32(hi, ps->act_min), ps->act_max);
+    lo = pl_clamp_sse41(pl_rescale_sse41(lo, &ps->q[0]), ps->out_offset, ps->act_min,
+                        ps->act_max);
+    hi = pl_clamp_sse41(pl_rescale_sse41(hi, &ps->q[1]), ps->out_offset, ps->act_min,
+                        ps->act_max);
     __m128i words = _mm_packs_epi32(lo, hi);
     int8_t tmp[16];
     _mm_storeu_si128((__m128i *)tmp, _mm_packs_epi16(words, words));
