@@ -36,5 +36,7 @@ pl_status pl_fast_depthwise_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_elementwise_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_batch_matmul_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast/fast.h"
+#include "kernels/conv/batch_matmul.h"
 #include "kernels/conv/conv.h"
 #include "kernels/conv/depthwise_conv.h"
 #include "kernels/conv/fully_connected.h"
@@ -29,6 +30,8 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                      pl_fast_elementwise_invoke},
     [PL_FAST_MUL] = {pl_mul_registration, pl_fast_elementwise_prepare,
                      pl_fast_elementwise_invoke},
+    [PL_FAST_BATCH_MATMUL] = {pl_batch_matmul_registration, pl_fast_batch_matmul_prepare,
+                              pl_fast_batch_matmul_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

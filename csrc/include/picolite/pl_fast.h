@@ -66,6 +66,7 @@ enum {
     PL_FAST_ADD,
     PL_FAST_SUB,
     PL_FAST_MUL,
+    PL_FAST_BATCH_MATMUL,
     PL_FAST_OP_COUNT
 };
 
