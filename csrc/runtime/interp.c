@@ -221,21 +221,24 @@ pl_status pl_interp_run_node(pl_interp *it, uint32_t n)
     pl_context_node(it, n, &node);
     enter_node(it, n);
     pl_status s = reg->invoke(it->ctx, &node);
-    return s == PL_OK ? PL_OK : node_failed(it, n, s, "invoke failed");
+    return s == PL_OK || s == PL_ABORTED ? s : node_failed(it, n, s, "invoke failed");
 }
 
 static pl_status invoke_nodes(pl_interp *it)
 {
     const pl_profiler *p = it->profiler;
-    for (uint32_t n = 0; n < it->node_count; n++) {
+    pl_status s = PL_OK;
+    for (uint32_t n = 0; n < it->node_count && s == PL_OK; n++) {
         bool timed = p != NULL && n < p->node_count;
         uint64_t start = timed ? p->timer(p->timer_ctx) : 0;
-        PL_TRY(pl_interp_run_node(it, n));
+        s = pl_interp_run_node(it, n);
         if (timed)
             p->node_ns[n] = p->timer(p->timer_ctx) - start; /* nested subgraphs included */
+        if (s != PL_OK && s != PL_ABORTED) /* PL_ABORTED ends the loop, not in error */
+            return s;
     }
     it->current_node = -1;
-    return PL_OK;
+    return s;
 }
 
 pl_status pl_interp_invoke(pl_interp *it)

@@ -188,7 +188,8 @@ void pl_subgraph_callees(const pl_model *m, const pl_subgraph *sg, uint32_t n, i
 
 /* --- interp.c --- */
 
-/* Runs node n of the current subgraph; a failure names the node. */
+/* Runs node n of the current subgraph; a failure names the node. PL_ABORTED passes through
+** unrecorded: the kernel ended the invocation early (not an error). */
 pl_status pl_interp_run_node(pl_interp *it, uint32_t n);
 
 /* --- lifetimes.c: TFLM's allocation-scope clock over every subgraph --- */
