@@ -29,6 +29,11 @@ const pl_dw_s8 *pl_dw_s8_for(pl_isa isa)
         return &pl_dw_s8_avx512;
     if (isa == PL_ISA_AVX2)
         return &pl_dw_s8_avx2;
+    if (isa == PL_ISA_SSE41)
+        return &pl_dw_s8_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return &pl_dw_s8_neon;
 #endif
     (void)isa;
     return NULL;
@@ -41,6 +46,11 @@ const pl_dw_f32 *pl_dw_f32_for(pl_isa isa)
         return &pl_dw_f32_avx512;
     if (isa == PL_ISA_AVX2)
         return &pl_dw_f32_avx2;
+    if (isa == PL_ISA_SSE41)
+        return &pl_dw_f32_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return &pl_dw_f32_neon;
 #endif
     (void)isa;
     return NULL;

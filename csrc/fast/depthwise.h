@@ -61,5 +61,9 @@ extern const pl_dw_s8 pl_dw_s8_avx512;
 extern const pl_dw_s8 pl_dw_s8_avx2;
 extern const pl_dw_f32 pl_dw_f32_avx512;
 extern const pl_dw_f32 pl_dw_f32_avx2;
+extern const pl_dw_s8 pl_dw_s8_sse41;
+extern const pl_dw_f32 pl_dw_f32_sse41;
+extern const pl_dw_s8 pl_dw_s8_neon;   /* NEON_DOT's too */
+extern const pl_dw_f32 pl_dw_f32_neon; /* NEON_DOT's too */
 
 #endif

@@ -13,6 +13,18 @@
 
 #include "picolite/pl_fast.h"
 
+/* Before the kernels' loops over the rows of a block: unrolled completely where the row count
+** is a constant (a block of MR rows), the accumulators stay in registers. Each compiler has
+** its own spelling (and clang's partial unrolling of the callee would spoil it). */
+#if defined(__clang__)
+#define PL_FAST_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define PL_FAST_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+/* A kernel's block function, inlined into each caller with its constant row count. */
+#define PL_FAST_INLINE static inline __attribute__((always_inline))
+
 /* Channel arrays are padded to this many entries (the widest vector). */
 #define PL_FAST_LANES 16
 
@@ -53,7 +65,12 @@ const pl_gemm_f32 *pl_gemm_f32_for(pl_isa isa);
 
 extern const pl_gemm_s8 pl_gemm_s8_avx512;
 extern const pl_gemm_s8 pl_gemm_s8_avx2;
+extern const pl_gemm_s8 pl_gemm_s8_sse41;
 extern const pl_gemm_f32 pl_gemm_f32_avx512;
 extern const pl_gemm_f32 pl_gemm_f32_avx2;
+extern const pl_gemm_f32 pl_gemm_f32_sse41;
+extern const pl_gemm_s8 pl_gemm_s8_neon_dot;
+extern const pl_gemm_s8 pl_gemm_s8_neon;
+extern const pl_gemm_f32 pl_gemm_f32_neon; /* NEON_DOT's too: SDOT is integer only */
 
 #endif
