@@ -45,8 +45,10 @@ MODELS = {
 # The aim is 12 KB (full) and 6 KB (trimmed); these are today's figures plus a little room,
 # so any growth fails here first. Merging dropin (issue 12) added about 1.1-1.6 KB: the arena
 # seal checked at every invoke and reset (runtime/integrity.c) and the planners' host poll.
+# The planners' time index (memory/fit.c: 10,000 buffers in milliseconds, not seconds) added
+# about 0.6 KB to the full runtime; the trimmed one plans with its list alone.
 CORE = ("base", "model", "memory", "runtime")
-FULL_CORE_TEXT_BUDGET = 25 * 1024 + 512
+FULL_CORE_TEXT_BUDGET = 25 * 1024 + 1024
 TRIMMED_CORE_TEXT_BUDGET = 14 * 1024 + 512
 # Stack below the caller's frame, per call (allocate, invoke), for every model.
 STACK_BUDGET = 1024  # invoke of every model (conv nets included)

@@ -13,15 +13,26 @@
 
 #include <string.h>
 
+/* A device build with TFLM's planner alone plans a model's few hundred buffers: the
+** offset-ordered list is enough there, and the index and the heaps stay out of the firmware. */
+#ifdef PL_GREEDY_ONLY
+#define LIST_ONLY 1
+#else
+#define LIST_ONLY 0
+#endif
+
+static uint32_t class_bits(uint32_t v)
+{
+    uint32_t c = 0;
+    for (; v != 0; v >>= 1)
+        c++;
+    return c;
+}
+
 /* Lifetimes are last - first < 2^31: bit lengths 0..31. */
 static uint32_t class_of(const pl_plan_buffer *b)
 {
-    uint32_t d = (uint32_t)b->last - (uint32_t)b->first, c = 0;
-    while (d != 0) {
-        d >>= 1;
-        c++;
-    }
-    return c;
+    return class_bits((uint32_t)b->last - (uint32_t)b->first);
 }
 
 static int by_class(const void *ctx, uint32_t a, uint32_t b)
@@ -37,6 +48,8 @@ void pl_fit_index(pl_fit *f, const pl_plan_buffer *bufs, uint32_t n, uint32_t *i
 {
     f->bufs = bufs;
     f->index = index;
+    if (LIST_ONLY)
+        return;
     for (uint32_t i = 0; i < n; i++)
         index[i] = i;
     pl_plan_sort(index, n, by_class, bufs);
@@ -48,12 +61,12 @@ void pl_fit_index(pl_fit *f, const pl_plan_buffer *bufs, uint32_t n, uint32_t *i
     }
 }
 
-/* The first entry of index[lo, hi) that starts at or after from. */
-static uint32_t seek(const pl_fit *f, uint32_t lo, uint32_t hi, int64_t from)
+/* The first entry of index[lo, hi) that starts at or after from (first uses are >= 0). */
+static uint32_t seek(const pl_fit *f, uint32_t lo, uint32_t hi, uint32_t from)
 {
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (f->bufs[f->index[mid]].first < from)
+        if ((uint32_t)f->bufs[f->index[mid]].first < from)
             lo = mid + 1;
         else
             hi = mid;
@@ -70,7 +83,8 @@ uint32_t pl_fit_overlapping(const pl_fit *f, uint32_t q, const uint64_t *off, in
     uint32_t k = 0;
     for (uint32_t c = 0; c < PL_FIT_CLASSES; c++) {
         uint32_t end = f->start[c + 1];
-        int64_t from = (int64_t)b->first - (int64_t)(((uint32_t)1 << c) - 1);
+        uint32_t reach = ((uint32_t)1 << c) - 1, first = (uint32_t)b->first;
+        uint32_t from = first > reach ? first - reach : 0;
         for (uint32_t e = seek(f, f->start[c], end, from); e < end; e++) {
             uint32_t id = f->index[e];
             const pl_plan_buffer *p = &f->bufs[id];
@@ -141,8 +155,7 @@ static int step(walk *w, uint64_t at, uint64_t end)
         if (!w->best_fit || w->room == w->size)
             return 1;
     }
-    if (end > w->current)
-        w->current = end;
+    w->current = end > w->current ? end : w->current;
     return 0;
 }
 
@@ -165,57 +178,12 @@ typedef struct placer {
     uint64_t walked;  /* what walking the whole list would have cost */
 } placer;
 
-/* Walks the hits of q out of a heap. */
-static uint64_t fit_by_heap(const placer *pl, uint32_t k, walk *w)
-{
-    heapify(pl->work, k, pl->off);
-    for (; k > 0; k--) {
-        uint32_t p = pop(pl->work, k, pl->off);
-        if (step(w, pl->off[p], pl->off[p] + pl->f->bufs[p].size))
-            break;
-    }
-    return answer(w);
-}
-
-/* Walks the offset-ordered list, skipping the buffers of other times. */
-static uint64_t fit_by_list(const placer *pl, uint32_t q, walk *w)
-{
-    const pl_plan_buffer *bufs = pl->f->bufs;
-    int32_t first = bufs[q].first, last = bufs[q].last;
-    for (uint32_t e = 0; e < pl->listed; e++) {
-        uint32_t p = pl->work[e];
-        if (bufs[p].first <= last && first <= bufs[p].last &&
-            step(w, pl->off[p], pl->off[p] + bufs[p].size))
-            break;
-    }
-    return answer(w);
-}
-
-/* Lists every placed buffer that counts in offset order (a heap sort, then reversed). */
-static void make_list(placer *pl, uint32_t n)
-{
-    uint32_t k = 0, *h = pl->work;
-    for (uint32_t i = 0; i < n; i++)
-        if (pl->off[i] != PL_FIT_UNPLACED && (pl->f->bufs[i].size > 0 || pl->points))
-            h[k++] = i;
-    heapify(h, k, pl->off);
-    for (uint32_t m = k; m > 1; m--)
-        h[m - 1] = pop(h, m, pl->off);
-    for (uint32_t a = 0, z = k; a + 1 < z; a++, z--) {
-        uint32_t t = h[a];
-        h[a] = h[z - 1];
-        h[z - 1] = t;
-    }
-    pl->listed = k;
-    pl->by_offset = 1;
-}
-
 /* Keeps the list in offset order (equal offsets in any order: see the top). */
 static void list_add(placer *pl, uint32_t id)
 {
-    if (!pl->by_offset || (pl->f->bufs[id].size == 0 && !pl->points))
-        return;
     uint32_t lo = 0, hi = pl->listed;
+    if (pl->f->bufs[id].size == 0 && !pl->points)
+        return;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (pl->off[pl->work[mid]] <= pl->off[id])
@@ -227,35 +195,66 @@ static void list_add(placer *pl, uint32_t id)
     pl->work[lo] = id;
 }
 
-static uint32_t bit_length(uint64_t v)
+/* Hits cost k log k heap moves where a walk of the list reads every placed buffer; once the
+** heaps have cost twice what the walks would have (many buffers live at once), the placed
+** buffers go into one offset-ordered list for the rest of the plan. */
+static uint32_t hits_or_list(placer *pl, uint32_t n, uint32_t q, uint32_t placed)
 {
-    uint32_t c = 0;
-    for (; v != 0; v >>= 1)
-        c++;
-    return c;
+    uint32_t k = pl_fit_overlapping(pl->f, q, pl->off, pl->points, pl->work);
+    pl->spent += (uint64_t)k * class_bits(k);
+    pl->walked += placed;
+    if (pl->spent <= 2 * pl->walked) {
+        heapify(pl->work, k, pl->off);
+        return k;
+    }
+    pl->by_offset = 1;
+    for (uint32_t i = 0; i < n; i++)
+        if (pl->off[i] != PL_FIT_UNPLACED)
+            list_add(pl, i);
+    return 0;
 }
 
-/* The offset of online buffer q, the i-th placed. Hits cost k log k heap moves against the i
-** entries a list walk reads; when the heaps have cost more than twice the walks would have
-** (many buffers live at once), the list replaces the index for the rest of the plan. */
-static uint64_t fit(placer *pl, uint32_t n, uint32_t q, uint32_t i, int best_fit)
+/* The next hit of q in offset order, out of the heap or from the list, as (at, end); a
+** listed buffer of other times reads as (0, 0), which the walk passes over (q is not empty):
+** no branch on its lifetime, which the list's order leaves unpredictable. False at the end. */
+static int next_hit(placer *pl, const pl_plan_buffer *b, uint32_t *k, uint32_t *e,
+                    uint64_t *at, uint64_t *end)
 {
-    walk w = {0, UINT64_MAX, UINT64_MAX, pl->f->bufs[q].size, best_fit};
-    if (!pl->by_offset) {
-        uint32_t k = pl_fit_overlapping(pl->f, q, pl->off, pl->points, pl->work);
-        pl->spent += (uint64_t)k * bit_length(k);
-        pl->walked += i;
-        if (pl->spent <= 2 * pl->walked)
-            return fit_by_heap(pl, k, &w);
-        make_list(pl, n);
+    const pl_plan_buffer *bufs = pl->f->bufs;
+    uint32_t p;
+    if (LIST_ONLY || pl->by_offset) {
+        if (*e == pl->listed)
+            return 0;
+        p = pl->work[(*e)++];
+        int live = (bufs[p].first <= b->last) & (b->first <= bufs[p].last);
+        *at = live ? pl->off[p] : 0;
+        *end = live ? pl->off[p] + bufs[p].size : 0;
+        return 1;
     }
-    return fit_by_list(pl, q, &w);
+    if (*k == 0)
+        return 0;
+    p = pop(pl->work, (*k)--, pl->off);
+    *at = pl->off[p];
+    *end = pl->off[p] + bufs[p].size;
+    return 1;
+}
+
+/* The offset of online, non-empty buffer q, placed after placed others. */
+static uint64_t fit(placer *pl, uint32_t n, uint32_t q, uint32_t placed, int best_fit)
+{
+    const pl_plan_buffer *b = &pl->f->bufs[q];
+    walk w = {0, UINT64_MAX, UINT64_MAX, b->size, best_fit};
+    uint32_t k = LIST_ONLY || pl->by_offset ? 0 : hits_or_list(pl, n, q, placed), e = 0;
+    uint64_t at, end;
+    while (next_hit(pl, b, &k, &e, &at, &end) && !step(&w, at, end))
+        ;
+    return answer(&w);
 }
 
 void pl_fit_place(const pl_fit *f, uint32_t n, const uint32_t *order, uint32_t *work,
                   uint64_t *off, pl_fit_rule rule, pl_plan_poll *poll)
 {
-    placer pl = {f, off, work, rule == PL_FIT_FIRST_POINTS, 0, 0, 0, 0};
+    placer pl = {f, off, work, rule == PL_FIT_FIRST_POINTS, LIST_ONLY, 0, 0, 0};
     for (uint32_t i = 0; i < n; i++)
         off[i] = PL_FIT_UNPLACED;
     for (uint32_t i = 0; i < n && !pl_plan_tick(poll); i++) {
@@ -267,6 +266,7 @@ void pl_fit_place(const pl_fit *f, uint32_t n, const uint32_t *order, uint32_t *
             off[id] = 0; /* what both walks give an empty buffer */
         else
             off[id] = fit(&pl, n, id, i, rule == PL_FIT_BEST);
-        list_add(&pl, id);
+        if (pl.by_offset)
+            list_add(&pl, id);
     }
 }
