@@ -6,7 +6,9 @@
 ** c holds the lifetimes last - first of bit length c, so a buffer of class c that overlaps
 ** [first, last] starts in [first - (2^c - 1), last], one binary search and one run per class.
 ** The hits leave a min-heap in offset order and go through the walk's own arithmetic, so the
-** offsets are the walk's. Equal offsets may leave the heap in any order: the first fit is the
+** offsets are the walk's. When most buffers live at once, heaps of most placed buffers cost
+** more than the walk itself: the plan then goes on with the walk, over an offset-ordered
+** array (hits_or_list). Equal offsets may come in any order in both: the first fit is the
 ** lowest offset free of every hit, and two hits at one offset open no gap between them, so
 ** neither answer depends on their order. */
 #include "memory/planners.h"
@@ -21,12 +23,19 @@
 #define LIST_ONLY 0
 #endif
 
+#define LIST_AFTER 128u
+
+/* The bit length of v, in five halving steps: the sorts and the cost estimate call it often. */
 static uint32_t class_bits(uint32_t v)
 {
     uint32_t c = 0;
-    for (; v != 0; v >>= 1)
-        c++;
-    return c;
+    for (uint32_t shift = 16; shift > 0; shift >>= 1) {
+        if (v >> shift) {
+            v >>= shift;
+            c += shift;
+        }
+    }
+    return c + v;
 }
 
 /* Lifetimes are last - first < 2^31: bit lengths 0..31. */
@@ -197,13 +206,15 @@ static void list_add(placer *pl, uint32_t id)
 
 /* Hits cost k log k heap moves where a walk of the list reads every placed buffer; once the
 ** heaps have cost twice what the walks would have (many buffers live at once), the placed
-** buffers go into one offset-ordered list for the rest of the plan. */
+** buffers go into one offset-ordered list for the rest of the plan. Not before LIST_AFTER
+** buffers are placed: either way is cheap until then, and a few large buffers that live at
+** once, placed first, say nothing about the rest. */
 static uint32_t hits_or_list(placer *pl, uint32_t n, uint32_t q, uint32_t placed)
 {
     uint32_t k = pl_fit_overlapping(pl->f, q, pl->off, pl->points, pl->work);
     pl->spent += (uint64_t)k * class_bits(k);
     pl->walked += placed;
-    if (pl->spent <= 2 * pl->walked) {
+    if (placed < LIST_AFTER || pl->spent <= 2 * pl->walked) {
         heapify(pl->work, k, pl->off);
         return k;
     }

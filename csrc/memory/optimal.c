@@ -6,8 +6,11 @@
 **      live alongside), each placed by first fit and by best fit;
 **   3. a local search from the best of those: swap two buffers in the order (nearby or
 **      anywhere, from a fixed-seed generator), keep the order when it is no worse.
-** The number of local-search steps shrinks with n^2 (the cost of one placement), which
-** bounds the time: at most about 35 ms for 500 buffers (-O2). Offline buffers stay put. */
+** Bounded time: 14 placements, then 2 per local-search step with min(256, 6e6 / n^2) steps
+** (so at most 526, and none from n = 2450 on); each placement is an O(n log n) sort plus
+** fit.c's search, never more than the O(n^2) list walk, so steps * n^2 stays under 12 million
+** buffer visits. Measured (-O2): 500 buffers 3 ms; 10,000 buffers of a network 1.4 s, 10,000
+** that mostly live at once 4.4 s (the 14 fixed placements). Offline buffers stay put. */
 #include "memory/planners.h"
 
 #include <string.h>

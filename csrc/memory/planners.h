@@ -58,7 +58,8 @@ typedef enum pl_fit_rule {
     PL_FIT_BEST          /* TFLite's smallest fitting gap, else the end */
 } pl_fit_rule;
 
-/* Builds the index of bufs in index (n entries); f keeps both pointers. */
+/* Builds the index of bufs in index (n entries); f keeps both pointers. A PL_GREEDY_ONLY
+** build builds none: its pl_fit_place walks an offset-ordered list alone (fit.c). */
 void pl_fit_index(pl_fit *f, const pl_plan_buffer *bufs, uint32_t n, uint32_t *index);
 
 /* Writes into out (up to n ids) the buffers live at a node of q's, q included: only the
