@@ -205,7 +205,8 @@ static void list_add(placer *pl, uint32_t id)
 }
 
 /* Hits cost k log k heap moves where a walk of the list reads every placed buffer; once the
-** heaps have cost twice what the walks would have (many buffers live at once), the placed
+** heaps have cost a quarter of what the walks would have (a heap move costs several list
+** reads: an indirect load and an unpredictable branch; many buffers live at once), the placed
 ** buffers go into one offset-ordered list for the rest of the plan. Not before LIST_AFTER
 ** buffers are placed: either way is cheap until then, and a few large buffers that live at
 ** once, placed first, say nothing about the rest. */
@@ -214,7 +215,7 @@ static uint32_t hits_or_list(placer *pl, uint32_t n, uint32_t q, uint32_t placed
     uint32_t k = pl_fit_overlapping(pl->f, q, pl->off, pl->points, pl->work);
     pl->spent += (uint64_t)k * class_bits(k);
     pl->walked += placed;
-    if (placed < LIST_AFTER || pl->spent <= 2 * pl->walked) {
+    if (placed < LIST_AFTER || 4 * pl->spent <= pl->walked) {
         heapify(pl->work, k, pl->off);
         return k;
     }
@@ -225,29 +226,28 @@ static uint32_t hits_or_list(placer *pl, uint32_t n, uint32_t q, uint32_t placed
     return 0;
 }
 
-/* The next hit of q in offset order, out of the heap or from the list, as (at, end); a
-** listed buffer of other times reads as (0, 0), which the walk passes over (q is not empty):
-** no branch on its lifetime, which the list's order leaves unpredictable. False at the end. */
-static int next_hit(placer *pl, const pl_plan_buffer *b, uint32_t *k, uint32_t *e,
-                    uint64_t *at, uint64_t *end)
+/* Walks the list, passing over the buffers of other times. */
+static uint64_t fit_by_list(const placer *pl, const pl_plan_buffer *b, walk *w)
 {
     const pl_plan_buffer *bufs = pl->f->bufs;
-    uint32_t p;
-    if (LIST_ONLY || pl->by_offset) {
-        if (*e == pl->listed)
-            return 0;
-        p = pl->work[(*e)++];
-        int live = (bufs[p].first <= b->last) & (b->first <= bufs[p].last);
-        *at = live ? pl->off[p] : 0;
-        *end = live ? pl->off[p] + bufs[p].size : 0;
-        return 1;
+    for (uint32_t e = 0; e < pl->listed; e++) {
+        uint32_t p = pl->work[e];
+        if (bufs[p].first <= b->last && b->first <= bufs[p].last &&
+            step(w, pl->off[p], pl->off[p] + bufs[p].size))
+            break;
     }
-    if (*k == 0)
-        return 0;
-    p = pop(pl->work, (*k)--, pl->off);
-    *at = pl->off[p];
-    *end = pl->off[p] + bufs[p].size;
-    return 1;
+    return answer(w);
+}
+
+/* Walks the k hits out of the heap. */
+static uint64_t fit_by_heap(const placer *pl, uint32_t k, walk *w)
+{
+    for (; k > 0; k--) {
+        uint32_t p = pop(pl->work, k, pl->off);
+        if (step(w, pl->off[p], pl->off[p] + pl->f->bufs[p].size))
+            break;
+    }
+    return answer(w);
 }
 
 /* The offset of online, non-empty buffer q, placed after placed others. */
@@ -255,11 +255,12 @@ static uint64_t fit(placer *pl, uint32_t n, uint32_t q, uint32_t placed, int bes
 {
     const pl_plan_buffer *b = &pl->f->bufs[q];
     walk w = {0, UINT64_MAX, UINT64_MAX, b->size, best_fit};
-    uint32_t k = LIST_ONLY || pl->by_offset ? 0 : hits_or_list(pl, n, q, placed), e = 0;
-    uint64_t at, end;
-    while (next_hit(pl, b, &k, &e, &at, &end) && !step(&w, at, end))
-        ;
-    return answer(&w);
+    if (!LIST_ONLY && !pl->by_offset) {
+        uint32_t k = hits_or_list(pl, n, q, placed);
+        if (!pl->by_offset)
+            return fit_by_heap(pl, k, &w);
+    }
+    return fit_by_list(pl, b, &w);
 }
 
 void pl_fit_place(const pl_fit *f, uint32_t n, const uint32_t *order, uint32_t *work,
