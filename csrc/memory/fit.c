@@ -6,9 +6,9 @@
 ** c holds the lifetimes last - first of bit length c, so a buffer of class c that overlaps
 ** [first, last] starts in [first - (2^c - 1), last], one binary search and one run per class.
 ** The hits leave a min-heap in offset order and go through the walk's own arithmetic, so the
-** offsets are the walk's. When most buffers live at once, heaps of most placed buffers cost
-** more than the walk itself: the plan then goes on with the walk, over an offset-ordered
-** array (hits_or_list). Equal offsets may come in any order in both: the first fit is the
+** offsets are the walk's. While few buffers are placed, and when most live at once (heaps of
+** most placed buffers cost more than the walk itself), the walk itself goes over an
+** offset-ordered array instead (enum mode). Equal offsets may come in any order in both: the first fit is the
 ** lowest offset free of every hit, and two hits at one offset open no gap between them, so
 ** neither answer depends on their order. */
 #include "memory/planners.h"
@@ -23,6 +23,7 @@
 #define LIST_ONLY 0
 #endif
 
+/* Walks of up to this many placed buffers cost less than the index's searches. */
 #define LIST_AFTER 128u
 
 /* The bit length of v, in five halving steps: the sorts and the cost estimate call it often. */
@@ -176,13 +177,17 @@ static uint64_t answer(const walk *w)
 
 /* }===== */
 
+/* How the placed buffers are searched: a list while few are placed, then the index, then
+** the list again for good if the index costs more (hits_or_list). */
+typedef enum mode { EARLY_LIST, INDEX, LIST } mode;
+
 typedef struct placer {
     const pl_fit *f;
     uint64_t *off;
-    uint32_t *work;   /* the hits of one buffer, or the list once by_offset */
+    uint32_t *work;   /* the hits of one buffer, or the offset-ordered list */
     int points;       /* empty buffers count (TFLM's list) */
-    int by_offset;    /* the time index gave way to one offset-ordered list */
-    uint32_t listed;  /* entries of that list */
+    mode by;
+    uint32_t listed;  /* entries of the list */
     uint64_t spent;   /* heap work done so far, in entry moves */
     uint64_t walked;  /* what walking the whole list would have cost */
 } placer;
@@ -207,19 +212,17 @@ static void list_add(placer *pl, uint32_t id)
 /* Hits cost k log k heap moves where a walk of the list reads every placed buffer; once the
 ** heaps have cost a quarter of what the walks would have (a heap move costs several list
 ** reads: an indirect load and an unpredictable branch; many buffers live at once), the placed
-** buffers go into one offset-ordered list for the rest of the plan. Not before LIST_AFTER
-** buffers are placed: either way is cheap until then, and a few large buffers that live at
-** once, placed first, say nothing about the rest. */
+** buffers go into one offset-ordered list for the rest of the plan. */
 static uint32_t hits_or_list(placer *pl, uint32_t n, uint32_t q, uint32_t placed)
 {
     uint32_t k = pl_fit_overlapping(pl->f, q, pl->off, pl->points, pl->work);
     pl->spent += (uint64_t)k * class_bits(k);
     pl->walked += placed;
-    if (placed < LIST_AFTER || 4 * pl->spent <= pl->walked) {
+    if (4 * pl->spent <= pl->walked) {
         heapify(pl->work, k, pl->off);
         return k;
     }
-    pl->by_offset = 1;
+    pl->by = LIST;
     for (uint32_t i = 0; i < n; i++)
         if (pl->off[i] != PL_FIT_UNPLACED)
             list_add(pl, i);
@@ -255,9 +258,13 @@ static uint64_t fit(placer *pl, uint32_t n, uint32_t q, uint32_t placed, int bes
 {
     const pl_plan_buffer *b = &pl->f->bufs[q];
     walk w = {0, UINT64_MAX, UINT64_MAX, b->size, best_fit};
-    if (!LIST_ONLY && !pl->by_offset) {
+    if (!LIST_ONLY && pl->by == EARLY_LIST && placed >= LIST_AFTER) {
+        pl->by = INDEX; /* the list's entries are left behind: work holds hits from now on */
+        pl->listed = 0;
+    }
+    if (!LIST_ONLY && pl->by == INDEX) {
         uint32_t k = hits_or_list(pl, n, q, placed);
-        if (!pl->by_offset)
+        if (pl->by == INDEX)
             return fit_by_heap(pl, k, &w);
     }
     return fit_by_list(pl, b, &w);
@@ -266,7 +273,8 @@ static uint64_t fit(placer *pl, uint32_t n, uint32_t q, uint32_t placed, int bes
 void pl_fit_place(const pl_fit *f, uint32_t n, const uint32_t *order, uint32_t *work,
                   uint64_t *off, pl_fit_rule rule, pl_plan_poll *poll)
 {
-    placer pl = {f, off, work, rule == PL_FIT_FIRST_POINTS, LIST_ONLY, 0, 0, 0};
+    placer pl = {f, off, work, rule == PL_FIT_FIRST_POINTS, LIST_ONLY ? LIST : EARLY_LIST, 0,
+                 0, 0};
     for (uint32_t i = 0; i < n; i++)
         off[i] = PL_FIT_UNPLACED;
     for (uint32_t i = 0; i < n && !pl_plan_tick(poll); i++) {
@@ -278,7 +286,7 @@ void pl_fit_place(const pl_fit *f, uint32_t n, const uint32_t *order, uint32_t *
             off[id] = 0; /* what both walks give an empty buffer */
         else
             off[id] = fit(&pl, n, id, i, rule == PL_FIT_BEST);
-        if (pl.by_offset)
+        if (pl.by != INDEX)
             list_add(&pl, id);
     }
 }
