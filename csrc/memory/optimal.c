@@ -9,8 +9,9 @@
 ** Bounded time: 14 placements, then 2 per local-search step with min(256, 6e6 / n^2) steps
 ** (so at most 526, and none from n = 2450 on); each placement is an O(n log n) sort plus
 ** fit.c's search, never more than the O(n^2) list walk, so steps * n^2 stays under 12 million
-** buffer visits. Measured (-O2): 500 buffers 3 ms; 10,000 buffers of a network 1.4 s, 10,000
-** that mostly live at once 4.4 s (the 14 fixed placements). Offline buffers stay put. */
+** buffer visits. Measured (benchmarks/bench_planner.py, a busy 2-core host): 500 buffers
+** 3 ms; 10,000 buffers of a network 0.6 s, 10,000 that mostly live at once 2.8 s (the 14
+** fixed placements). Offline buffers stay put. */
 #include "memory/planners.h"
 
 #include <string.h>
