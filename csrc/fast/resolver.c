@@ -9,6 +9,7 @@
 #include "kernels/conv/depthwise_conv.h"
 #include "kernels/conv/fully_connected.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/pool/pooling.h"
 
 typedef struct fast_op {
     const pl_registration *(*portable)(void);
@@ -29,6 +30,10 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                      pl_fast_elementwise_invoke},
     [PL_FAST_MUL] = {pl_mul_registration, pl_fast_elementwise_prepare,
                      pl_fast_elementwise_invoke},
+    [PL_FAST_AVERAGE_POOL_2D] = {pl_pooling_avg_registration, pl_fast_avg_pool_prepare,
+                                 pl_fast_pool_invoke},
+    [PL_FAST_MAX_POOL_2D] = {pl_pooling_max_registration, pl_fast_max_pool_prepare,
+                             pl_fast_pool_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

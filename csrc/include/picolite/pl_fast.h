@@ -60,6 +60,8 @@ enum {
     PL_FAST_ADD,
     PL_FAST_SUB,
     PL_FAST_MUL,
+    PL_FAST_AVERAGE_POOL_2D,
+    PL_FAST_MAX_POOL_2D,
     PL_FAST_OP_COUNT
 };
 
