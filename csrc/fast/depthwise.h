@@ -18,6 +18,13 @@
 
 #include "picolite/pl_fast.h"
 
+/* For the per-point helpers called with a constant point count: inlined, the count folds
+** and the sums stay in registers (the compilers do not always inline them unasked). */
+#define PL_DW_INLINE static inline __attribute__((always_inline))
+/* Before their loops over the points: unrolled, each point's sums get registers of their
+** own instead of a stack array. */
+#define PL_DW_UNROLL _Pragma("GCC unroll 8")
+
 /* Staged channels are padded to a multiple of this. */
 #define PL_DW_PAD 16
 
@@ -41,6 +48,10 @@ typedef struct pl_dw_job {
 typedef struct pl_dw_s8 {
     int32_t group; /* channels per group: 16 or 32 */
     void (*run)(const pl_dw_job *job, const int16_t *in, int32_t points, int8_t *out);
+    /* Staging with depth multiplier 1: cols pixels of cin channels from s (contiguous) to
+    ** o (pixels cp apart) as x + off; o's channels past cin are left alone. */
+    void (*stage)(const int8_t *s, int16_t *o, size_t cols, size_t cin, size_t cp,
+                  int16_t off);
 } pl_dw_s8;
 
 typedef struct pl_dw_f32 {
