@@ -7,6 +7,7 @@
 #include "fast/fast.h"
 #include "fast/gemm.h"
 #include "kernels/conv/conv.h"
+#include "kernels/common/padding.h"
 #include "kernels/conv/conv_params.h"
 
 /* About this many bytes of gathered rows per product: they stay in the L2 cache. */
@@ -28,76 +29,178 @@ static size_t align64(size_t n)
     return (n + 63) & ~(size_t)63;
 }
 
-/* Output point pt's window of filter f_dims over the input. */
+/* Output point pt's window: its batch, its origin in the input and its in-bounds taps
+** [fy0, fy1) x [fx0, fx1) (TFLite skips the others: here they hold padding). */
 typedef struct window {
-    const int32_t *in_dims, *f_dims;
-    int32_t b, y0, x0;
+    int32_t b, y0, x0, fy0, fy1, fx0, fx1;
 } window;
 
-static window window_of(const pl_conv_params *p, const int32_t *in_dims,
-                        const int32_t *f_dims, const int32_t *out_dims, size_t pt)
+/* TFLite's in-bounds taps of one window axis, without a division when dilation is 1. */
+static inline void clip_taps(int32_t origin, int32_t dilation, int32_t size, int32_t taps,
+                             int32_t *lo, int32_t *hi)
 {
-    window w = {in_dims, f_dims, 0, 0, 0};
-    size_t ow = (size_t)out_dims[2], oh = (size_t)out_dims[1];
-    w.b = (int32_t)(pt / ow / oh);
-    w.y0 = (int32_t)(pt / ow % oh) * p->stride_h - p->pad_h;
-    w.x0 = (int32_t)(pt % ow) * p->stride_w - p->pad_w;
+    if (dilation != 1) {
+        pl_pad_clip_taps(origin, dilation, size, taps, lo, hi);
+        return;
+    }
+    int32_t end = size - origin;
+    *lo = origin < 0 ? -origin : 0;
+    *hi = end < 0 ? 0 : end < taps ? end : taps;
+}
+
+static inline window window_at(const pl_conv_params *p, const int32_t *in_dims,
+                        const int32_t *f_dims, int32_t b, int32_t oy, int32_t ox)
+{
+    window w;
+    w.b = b;
+    w.y0 = oy * p->stride_h - p->pad_h;
+    w.x0 = ox * p->stride_w - p->pad_w;
+    clip_taps(w.y0, p->dilation_h, in_dims[1], f_dims[1], &w.fy0, &w.fy1);
+    clip_taps(w.x0, p->dilation_w, in_dims[2], f_dims[2], &w.fx0, &w.fx1);
     return w;
 }
 
-/* The input channels of tap (fy, fx), NULL when the tap is padding. */
-static inline size_t tap_offset(const pl_conv_params *p, const window *w, int32_t fy,
-                                int32_t fx, bool *inside)
+/* Output points in order from pt on: batch, row and column stepped without divisions. */
+typedef struct point_walk {
+    int32_t b, oy, ox, oh, ow;
+} point_walk;
+
+static point_walk walk_from(const int32_t *out_dims, size_t pt)
 {
-    int32_t iy = w->y0 + fy * p->dilation_h, ix = w->x0 + fx * p->dilation_w;
-    const int32_t *d = w->in_dims;
-    *inside = iy >= 0 && iy < d[1] && ix >= 0 && ix < d[2];
-    return *inside ? (((size_t)w->b * (size_t)d[1] + (size_t)iy) * (size_t)d[2] + (size_t)ix) *
-                         (size_t)d[3]
-                   : 0;
+    point_walk k = {0, 0, 0, out_dims[1], out_dims[2]};
+    k.ox = (int32_t)(pt % (size_t)k.ow);
+    k.oy = (int32_t)(pt / (size_t)k.ow % (size_t)k.oh);
+    k.b = (int32_t)(pt / (size_t)k.ow / (size_t)k.oh);
+    return k;
+}
+
+static inline void walk_next(point_walk *k)
+{
+    if (++k->ox < k->ow)
+        return;
+    k->ox = 0;
+    if (++k->oy < k->oh)
+        return;
+    k->oy = 0;
+    k->b++;
+}
+
+/* n bytes of value v: short fills (a few taps of few channels) skip the call. */
+static inline void fill(uint8_t *dst, uint8_t v, size_t n)
+{
+    if (n > 32) {
+        memset(dst, v, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = v;
+}
+
+/* dst[i] = src[i] + 128 as unsigned bytes, eight at a time. */
+static inline void copy_flipped(uint8_t *dst, const int8_t *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, src + i, 8);
+        v ^= 0x8080808080808080ull;
+        memcpy(dst + i, &v, 8);
+    }
+    for (; i < n; i++)
+        dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
+}
+
+/* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
+static inline void gather_row_s8(const pl_conv_params *p, const window *w, const int32_t *in_dims,
+                          const int8_t *in, int32_t fy, int32_t kw, uint8_t pad,
+                          uint8_t *row)
+{
+    const size_t ic = (size_t)in_dims[3];
+    if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
+        fill(row, pad, (size_t)kw * ic);
+        return;
+    }
+    size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
+    const int8_t *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
+    fill(row, pad, (size_t)w->fx0 * ic);
+    if (p->dilation_w == 1) {
+        copy_flipped(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
+                     (size_t)(w->fx1 - w->fx0) * ic);
+    } else {
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++)
+            copy_flipped(row + (size_t)fx * ic,
+                         line + (size_t)(w->x0 + fx * p->dilation_w) * ic, ic);
+    }
+    fill(row + (size_t)w->fx1 * ic, pad, (size_t)(kw - w->fx1) * ic);
 }
 
 static void gather_s8(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
                       const int8_t *in, const int32_t *f_dims, const int32_t *out_dims,
                       size_t first, int32_t rows)
 {
-    const size_t ic = (size_t)in_dims[3];
-    for (int32_t r = 0; r < rows; r++) {
-        window w = window_of(p, in_dims, f_dims, out_dims, first + (size_t)r);
+    const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
+    point_walk k = walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
+        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         uint8_t *row = (uint8_t *)cp->a + (size_t)r * (size_t)cp->kp;
-        for (int32_t fy = 0; fy < f_dims[1]; fy++)
-            for (int32_t fx = 0; fx < f_dims[2]; fx++, row += ic) {
-                bool inside;
-                size_t at = tap_offset(p, &w, fy, fx, &inside);
-                if (!inside) {
-                    memset(row, cp->pad, ic);
-                    continue;
-                }
-                for (size_t c = 0; c < ic; c++)
-                    row[c] = (uint8_t)((uint8_t)in[at + c] ^ 0x80u);
-            }
-        memset(row, 0, (size_t)(cp->kp - cp->k));
+        for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+            gather_row_s8(p, &w, in_dims, in, fy, f_dims[2], cp->pad, row);
+        for (int32_t i = cp->k; i < cp->kp; i++)
+            *row++ = 0;
     }
+}
+
+/* n floats: short runs (a few taps of few channels) skip the library call. */
+static inline void copy_f32(float *dst, const float *src, size_t n)
+{
+    if (n > 16) {
+        memcpy(dst, src, n * sizeof(float));
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+static inline void zero_f32(float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = 0.0f;
+}
+
+/* The float taps of one window row fy (padding 0.0f, whose products add +-0). */
+static inline void gather_row_f32(const pl_conv_params *p, const window *w,
+                                  const int32_t *in_dims, const float *in, int32_t fy,
+                                  int32_t kw, float *row)
+{
+    const size_t ic = (size_t)in_dims[3];
+    if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
+        zero_f32(row, (size_t)kw * ic);
+        return;
+    }
+    size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
+    const float *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
+    zero_f32(row, (size_t)w->fx0 * ic);
+    if (p->dilation_w == 1)
+        copy_f32(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
+                 (size_t)(w->fx1 - w->fx0) * ic);
+    else
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++)
+            copy_f32(row + (size_t)fx * ic, line + (size_t)(w->x0 + fx * p->dilation_w) * ic,
+                     ic);
+    zero_f32(row + (size_t)w->fx1 * ic, (size_t)(kw - w->fx1) * ic);
 }
 
 static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
                        const float *in, const int32_t *f_dims, const int32_t *out_dims,
                        size_t first, int32_t rows)
 {
-    const size_t ic = (size_t)in_dims[3];
-    for (int32_t r = 0; r < rows; r++) {
-        window w = window_of(p, in_dims, f_dims, out_dims, first + (size_t)r);
+    const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
+    point_walk k = walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
+        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         float *row = (float *)cp->a + (size_t)r * (size_t)cp->k;
-        for (int32_t fy = 0; fy < f_dims[1]; fy++)
-            for (int32_t fx = 0; fx < f_dims[2]; fx++, row += ic) {
-                bool inside;
-                size_t at = tap_offset(p, &w, fy, fx, &inside);
-                if (inside)
-                    memcpy(row, in + at, ic * sizeof(float));
-                else
-                    for (size_t c = 0; c < ic; c++)
-                        row[c] = 0.0f;
-            }
+        for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+            gather_row_f32(p, &w, in_dims, in, fy, f_dims[2], row);
     }
 }
 

@@ -8,13 +8,22 @@
 #define LN2_LO 1.90821492927058770002e-10
 #define INV_LN2 1.44269504088896338700e+00
 
-/* expm1(r) for |r| <= ln2/2 + tiny: Taylor to r^14/14!, whose remainder is below 2^-60. */
+/* 1/n! for n = 1..14. */
+static const double inverse_factorial[14] = {
+    1.0, 0.5, 0.16666666666666666, 0.041666666666666664, 0.008333333333333333,
+    0.001388888888888889, 0.0001984126984126984, 2.48015873015873e-05,
+    2.7557319223985893e-06, 2.755731922398589e-07, 2.505210838544172e-08,
+    2.08767569878681e-09, 1.6059043836821613e-10, 1.1470745597729725e-11,
+};
+
+/* expm1(r) for |r| <= ln2/2 + tiny: Taylor to r^14/14!, whose remainder is below 2^-60,
+** by Horner on the coefficients (multiplies only: a division per term cost ten times more). */
 static double expm1_reduced(double r)
 {
-    double p = 0.0;
-    for (int n = 14; n >= 1; n--)
-        p = (p + 1.0) * r / n; /* Horner: r/1 (1 + r/2 (1 + r/3 (...))) */
-    return p;
+    double p = inverse_factorial[13];
+    for (int n = 12; n >= 0; n--)
+        p = p * r + inverse_factorial[n];
+    return p * r;
 }
 
 /* e^y = 2^k (1 + *m) with *m = expm1(r), r = y - k ln2, for |y| <= 300. */
