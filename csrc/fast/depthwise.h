@@ -16,14 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fast/inline.h"
 #include "picolite/pl_fast.h"
-
-/* For the per-point helpers called with a constant point count: inlined, the count folds
-** and the sums stay in registers (the compilers do not always inline them unasked). */
-#define PL_DW_INLINE static inline __attribute__((always_inline))
-/* Before their loops over the points: unrolled, each point's sums get registers of their
-** own instead of a stack array. */
-#define PL_DW_UNROLL _Pragma("GCC unroll 8")
 
 /* Staged channels are padded to a multiple of this. */
 #define PL_DW_PAD 16

@@ -41,18 +41,18 @@ static void stage(const int8_t *s, int16_t *o, size_t cols, size_t cin, size_t c
 }
 
 /* n (1..POINTS) points from in on, channels c0..c0+15. */
-PL_DW_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
+PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
                               float *out)
 {
     __m256 acc[POINTS][2];
-    PL_DW_UNROLL
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < POINTS; r++)
         acc[r][0] = acc[r][1] = _mm256_setzero_ps();
     const float *w = (const float *)job->packed + c0;
     for (int32_t t = 0; t < job->taps; t++, w += job->cp) {
         __m256 w0 = _mm256_loadu_ps(w), w1 = _mm256_loadu_ps(w + 8);
         const float *x = in + job->tap_at[t] + c0;
-        PL_DW_UNROLL
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++, x += job->step) {
             acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_mul_ps(_mm256_loadu_ps(x), w0));
             acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_mul_ps(_mm256_loadu_ps(x + 8), w1));
@@ -60,7 +60,7 @@ PL_DW_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, i
     }
     const __m256 lo = _mm256_set1_ps(job->act_lo), hi = _mm256_set1_ps(job->act_hi);
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
-    PL_DW_UNROLL
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         float tmp[16], *o = out + (size_t)r * (size_t)job->channels + c0;
         float *dst = count == 16 ? o : tmp;

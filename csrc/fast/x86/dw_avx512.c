@@ -12,18 +12,18 @@
 enum { S8_POINTS = 4, F32_POINTS = 8 };
 
 /* n (1..S8_POINTS) points from in on, channels c0..c0+31 with their packed group g. */
-PL_DW_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
+PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
                              const uint8_t *g, int32_t c0, int8_t *out)
 {
     __m512i lo[S8_POINTS], hi[S8_POINTS];
-    PL_DW_UNROLL
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < S8_POINTS; r++)
         lo[r] = hi[r] = _mm512_setzero_si512();
     const __m512i *w = (const __m512i *)g;
     for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
         __m512i w_lo = _mm512_loadu_si512(w), w_hi = _mm512_loadu_si512(w + 1);
         const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
-        PL_DW_UNROLL
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++) {
             size_t at = (size_t)r * job->step;
             __m512i a = _mm512_loadu_si512(x0 + at), b = _mm512_loadu_si512(x1 + at);
@@ -34,7 +34,7 @@ PL_DW_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
     const int32_t *arr = (const int32_t *)w; /* addend, mult, left, right: 32 each */
     const int32_t count = job->channels - c0 < 32 ? job->channels - c0 : 32;
     const __mmask32 lanes = count == 32 ? 0xFFFFFFFFu : (__mmask32)((1u << count) - 1u);
-    PL_DW_UNROLL
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         __m512i vl = pl_stage_avx512(lo[r], arr, arr + 32, arr + 64, arr + 96, job->out_offset,
                                      job->act_min, job->act_max);
@@ -79,18 +79,18 @@ static void stage(const int8_t *s, int16_t *o, size_t cols, size_t cin, size_t c
 }
 
 /* n (1..F32_POINTS) points from in on, channels c0..c0+15. */
-PL_DW_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
+PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
                               float *out)
 {
     __m512 acc[F32_POINTS];
-    PL_DW_UNROLL
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < F32_POINTS; r++)
         acc[r] = _mm512_setzero_ps();
     const float *w = (const float *)job->packed + c0;
     for (int32_t t = 0; t < job->taps; t++, w += job->cp) {
         __m512 wv = _mm512_loadu_ps(w);
         const float *x = in + job->tap_at[t] + c0;
-        PL_DW_UNROLL
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++, x += job->step)
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_loadu_ps(x), wv));
     }
@@ -98,7 +98,7 @@ PL_DW_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, i
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
     const __mmask16 lanes = (__mmask16)((1u << count) - 1u);
     const __m512 bias = _mm512_loadu_ps(w); /* w is at the bias now */
-    PL_DW_UNROLL
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         /* VMAXPS/VMINPS give their second operand on NaN or equal values: the reference's
         ** x < lo ? lo : x, then y > hi ? hi : y */

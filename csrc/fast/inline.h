@@ -1,0 +1,11 @@
+/* inline.h - what the SIMD kernels' per-block helpers need so their sums stay in registers:
+** a helper called with a constant row or point count must be inlined (the compilers do not
+** always do it unasked) and its loops over those rows unrolled (else the sums live in a stack
+** array, loaded and stored around every multiply-add). */
+#ifndef PL_FAST_INLINE_H
+#define PL_FAST_INLINE_H
+
+#define PL_FAST_INLINE static inline __attribute__((always_inline))
+#define PL_FAST_UNROLL _Pragma("GCC unroll 8")
+
+#endif
