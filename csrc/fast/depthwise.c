@@ -11,7 +11,7 @@
 #include "kernels/conv/depthwise_conv.h"
 
 /* A staged batch larger than this keeps the portable kernel (host memory is not free). */
-#define MAX_STAGED ((size_t)1 << 28)
+#define MAX_STAGED ((size_t)1 << 26) /* elements */
 
 typedef struct dw_plan {
     pl_dw_job job;
