@@ -16,6 +16,8 @@ import argparse
 import math
 import pathlib
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -48,7 +50,24 @@ def model_kind(it):
         else "float32"
 
 
-def runtimes(path):
+PROBE = """
+import sys
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+it = Interpreter(model_path=sys.argv[1], num_threads=1,
+                 experimental_op_resolver_type=OpResolverType[sys.argv[2]])
+it.allocate_tensors()
+it.invoke()
+"""
+
+
+def litert_survives(path, kind):
+    """LiteRT's kernels crash the process on some models (XNNPACK on
+    keyword_scrambled_8bit: a double free): try them in a child process first."""
+    r = subprocess.run([sys.executable, "-c", PROBE, str(path), kind.name], capture_output=True)
+    return r.returncode >= 0  # an exception exits 1 (handled in-process), a crash by signal
+
+
+def runtimes(path, probe_litert):
     """name -> interpreter for every runtime that loads the model."""
     out = {}
     for name, kernels in [("picolite", "auto"), ("portable", "portable")]:
@@ -60,6 +79,8 @@ def runtimes(path):
 
         for name, kind in [("litert_ref", OpResolverType.BUILTIN_REF),
                            ("litert", OpResolverType.AUTO)]:
+            if probe_litert and not litert_survives(path, kind):
+                continue
             it = Interpreter(model_path=str(path), experimental_op_resolver_type=kind,
                              num_threads=1)
             it.allocate_tensors()
@@ -95,11 +116,11 @@ def exact(ours, ref):
     return True
 
 
-def bench(path, n):
+def bench(path, n, probe_litert):
     probe = picolite.Interpreter(model_path=str(path))
     details = probe.get_input_details()
     inputs = random_inputs(details, seed=1)
-    its = runtimes(path)
+    its = runtimes(path, probe_litert)
     times = {name: [] for name in its}
     for _ in range(n):
         for name, it in its.items():
@@ -117,14 +138,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", type=pathlib.Path)
     parser.add_argument("--n", type=int, default=200)
-    parser.add_argument("--shared", action="store_true", help="every model in ../shared")
+    parser.add_argument("--shared", action="store_true",
+                        help="every model in ../shared (LiteRT is probed in a child process)")
     args = parser.parse_args()
     print(f"{'model':40s} {'kind':>7s} " + " ".join(f"{n + ' us':>13s}" for n in NAMES) +
           "  exact  ratios (peer/picolite)")
     ratios = {}
     for path in args.models or default_models(args.shared):
         try:
-            us, same, kind, kernels = bench(path, args.n)
+            us, same, kind, kernels = bench(path, args.n, args.shared)
         except (picolite.Error, ValueError, RuntimeError) as e:
             print(f"{path.name:40s} not run: {str(e).splitlines()[0][:80]}")
             continue

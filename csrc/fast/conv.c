@@ -143,8 +143,17 @@ static void gather_s8(const pl_conv_params *p, const conv_plan *cp, const int32_
     for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
         window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         uint8_t *row = (uint8_t *)cp->a + (size_t)r * (size_t)cp->kp;
-        for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
-            gather_row_s8(p, &w, in_dims, in, fy, f_dims[2], cp->pad, row);
+        if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
+            p->dilation_w == 1) { /* the whole window inside: one run per filter row */
+            const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
+            const int8_t *src = in + ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
+                                (size_t)w.x0 * (size_t)in_dims[3];
+            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                copy_flipped(row, src + (size_t)(fy * p->dilation_h) * line, span);
+        } else {
+            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                gather_row_s8(p, &w, in_dims, in, fy, f_dims[2], cp->pad, row);
+        }
         for (int32_t i = cp->k; i < cp->kp; i++)
             *row++ = 0;
     }
@@ -199,6 +208,15 @@ static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32
     for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
         window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         float *row = (float *)cp->a + (size_t)r * (size_t)cp->k;
+        if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
+            p->dilation_w == 1) { /* the whole window inside: one run per filter row */
+            const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
+            const float *src = in + ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
+                               (size_t)w.x0 * (size_t)in_dims[3];
+            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                copy_f32(row, src + (size_t)(fy * p->dilation_h) * line, span);
+            continue;
+        }
         for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
             gather_row_f32(p, &w, in_dims, in, fy, f_dims[2], row);
     }

@@ -41,5 +41,7 @@ pl_status pl_fast_max_pool_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_pool_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_softmax_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_batch_matmul_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node);
 
 #endif

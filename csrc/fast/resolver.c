@@ -6,6 +6,7 @@
 
 #include "fast/fast.h"
 #include "kernels/activation/softmax.h"
+#include "kernels/conv/batch_matmul.h"
 #include "kernels/conv/conv.h"
 #include "kernels/conv/depthwise_conv.h"
 #include "kernels/conv/fully_connected.h"
@@ -38,6 +39,8 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                              pl_fast_pool_invoke},
     [PL_FAST_SOFTMAX] = {pl_softmax_registration, pl_fast_softmax_prepare,
                          pl_fast_softmax_invoke},
+    [PL_FAST_BATCH_MATMUL] = {pl_batch_matmul_registration, pl_fast_batch_matmul_prepare,
+                              pl_fast_batch_matmul_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

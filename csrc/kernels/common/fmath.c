@@ -2,6 +2,8 @@
 #include "kernels/common/fmath.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 /* ln 2 split so that k * LN2_HI is exact for |k| < 2^11 (Cody-Waite reduction). */
 #define LN2_HI 6.93147180369123816490e-01
@@ -34,6 +36,16 @@ static int reduce(double y, double *m)
     return (int)k;
 }
 
+/* x * 2^k for |k| <= 1000: a multiply by an exact power of two, the bits of ldexp's result
+** (the call cost as much as the whole polynomial). */
+static double times_pow2(double x, int k)
+{
+    uint64_t bits = (uint64_t)(k + 1023) << 52;
+    double scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return x * scale;
+}
+
 float pl_fmath_expf(float x)
 {
     if (isnan(x))
@@ -44,7 +56,7 @@ float pl_fmath_expf(float x)
         return 0.0f;
     double m;
     int k = reduce((double)x, &m);
-    return (float)ldexp(1.0 + m, k);
+    return (float)times_pow2(1.0 + m, k);
 }
 
 float pl_fmath_tanhf(float x)
@@ -55,7 +67,7 @@ float pl_fmath_tanhf(float x)
     /* tanh(a) = expm1(2a) / (expm1(2a) + 2), with expm1 free of cancellation near 0 */
     double m;
     int k = reduce(2.0 * a, &m);
-    double em1 = k == 0 ? m : ldexp(1.0 + m, k) - 1.0;
+    double em1 = k == 0 ? m : times_pow2(1.0 + m, k) - 1.0;
     double t = em1 / (em1 + 2.0);
     return (float)(x < 0.0f ? -t : t);
 }
