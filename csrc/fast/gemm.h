@@ -11,19 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fast/inline.h"
 #include "picolite/pl_fast.h"
-
-/* Before the kernels' loops over the rows of a block: unrolled completely where the row count
-** is a constant (a block of MR rows), the accumulators stay in registers. Each compiler has
-** its own spelling (and clang's partial unrolling of the callee would spoil it). */
-#if defined(__clang__)
-#define PL_FAST_UNROLL _Pragma("clang loop unroll(full)")
-#else
-#define PL_FAST_UNROLL _Pragma("GCC unroll 16")
-#endif
-
-/* A kernel's block function, inlined into each caller with its constant row count. */
-#define PL_FAST_INLINE static inline __attribute__((always_inline))
 
 /* Channel arrays are padded to this many entries (the widest vector). */
 #define PL_FAST_LANES 16

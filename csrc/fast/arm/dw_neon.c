@@ -136,5 +136,5 @@ static void f32_run(const pl_dw_job *job, const float *in, int32_t points, float
     }
 }
 
-const pl_dw_s8 pl_dw_s8_neon = {16, s8_run};
+const pl_dw_s8 pl_dw_s8_neon = {16, s8_run, NULL};
 const pl_dw_f32 pl_dw_f32_neon = {f32_run};

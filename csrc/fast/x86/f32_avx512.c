@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fast/gemm.h"
+#include "fast/inline.h"
 
 enum { NR = 16, MR = 8 };
 
@@ -26,8 +27,8 @@ static void pack(const float *w, int32_t n, int32_t k, void *packed)
 
 /* rows (1..MR) rows of a from row m0 on against one panel: + bias, clamp, store. */
 PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, size_t lda,
-                          const float *panel, const float *bias, float lo, float hi, int32_t n0,
-                          int32_t n, float *out, size_t ldo)
+                         const float *panel, const float *bias, float lo, float hi,
+                         int32_t n0, int32_t n, float *out, size_t ldo)
 {
     __m512 acc[MR];
     a += (size_t)m0 * lda;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast/gemm.h"
+#include "fast/inline.h"
 #include "fast/x86/rescale_avx2.h"
 
 enum { NR = 8, MR = 6 };
@@ -52,8 +53,8 @@ static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_
 
 /* rows (1..MR) rows of a from row m0 on against one panel. */
 PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
-                          const int16_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
-                          int8_t *out, int32_t *raw, size_t ldo)
+                         const int16_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
+                         int8_t *out, int32_t *raw, size_t ldo)
 {
     __m256i acc[MR];
     a += (size_t)m0 * lda;

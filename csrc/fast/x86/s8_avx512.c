@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "fast/gemm.h"
+#include "fast/inline.h"
 #include "fast/x86/rescale_avx512.h"
 
 enum { NR = 16, MR = 8 };
@@ -42,8 +43,8 @@ static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_
 
 /* rows (1..MR) rows of a from row m0 on against one panel. */
 PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
-                          const int8_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
-                          int8_t *out, int32_t *raw, size_t ldo)
+                         const int8_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
+                         int8_t *out, int32_t *raw, size_t ldo)
 {
     __m512i acc[MR];
     a += (size_t)m0 * lda;

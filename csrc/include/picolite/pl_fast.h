@@ -13,6 +13,9 @@
 ** precomputation into host memory from the hook. Invoke takes the SIMD path when prepare set
 ** one up and the portable kernel otherwise. Integer results are bit-exact with the portable
 ** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
+** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D, BATCH_MATMUL
+** (int8, float32), ADD, SUB, MUL (int8, float32, same element counts), AVERAGE_POOL_2D,
+** MAX_POOL_2D (int8, float32), SOFTMAX (int8 input); any other case runs the portable kernel.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
 ** keeps that interpreter's host blocks); not thread-safe across interpreters. */
 #ifndef PL_FAST_H
@@ -66,6 +69,9 @@ enum {
     PL_FAST_ADD,
     PL_FAST_SUB,
     PL_FAST_MUL,
+    PL_FAST_AVERAGE_POOL_2D,
+    PL_FAST_MAX_POOL_2D,
+    PL_FAST_SOFTMAX,
     PL_FAST_BATCH_MATMUL,
     PL_FAST_OP_COUNT
 };
