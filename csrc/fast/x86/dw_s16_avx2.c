@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast/depthwise16.h"
+#include "fast/inline.h"
 #include "fast/x86/stage16_avx2.h"
 
 enum { POINTS = 4 };
@@ -24,16 +25,18 @@ static inline __m256i stage(__m256i acc, const int64_t *arr, const pl_dw16_job *
 }
 
 /* n (1..POINTS) points from in on, channels c0..c0+15 with their packed group g. */
-static inline void points_at(const pl_dw16_job *job, int32_t n, const int16_t *in,
+PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *in,
                              const uint8_t *g, int32_t c0, int16_t *out)
 {
     __m256i lo[POINTS], hi[POINTS];
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < POINTS; r++)
         lo[r] = hi[r] = _mm256_setzero_si256();
     const __m256i *w = (const __m256i *)g;
     for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
         __m256i w_lo = _mm256_loadu_si256(w), w_hi = _mm256_loadu_si256(w + 1);
         const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++) {
             size_t at = (size_t)r * job->step;
             __m256i a = _mm256_loadu_si256((const __m256i *)(x0 + at));
@@ -44,6 +47,7 @@ static inline void points_at(const pl_dw16_job *job, int32_t n, const int16_t *i
     }
     const int64_t *arr = (const int64_t *)w; /* bias, reduced, round, shift: 16 each */
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         /* the halves' lanes interleave back into channel order */
         __m256i v = _mm256_packs_epi32(stage(lo[r], arr, job), stage(hi[r], arr + 8, job));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fast/gemm16.h"
+#include "fast/inline.h"
 #include "fast/x86/rescale_avx2.h"
 #include "fast/x86/stage16_avx2.h"
 
@@ -69,9 +70,8 @@ static inline void finish(const int64_t *total, const pl_s16_stage *st, int32_t 
     memcpy(out, tmp, sizeof(int16_t) * (size_t)count);
 }
 
-/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. Always
-** inlined: each constant row count keeps its accumulators in registers. */
-__attribute__((always_inline)) static inline void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
+/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. */
+PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
                          const int16_t *panel, const pl_s16_stage *st, int32_t n0, int32_t n,
                          int16_t *out, int64_t *sums, size_t ldo)
 {
@@ -81,11 +81,13 @@ __attribute__((always_inline)) static inline void block(int32_t rows, int32_t m0
     for (int32_t k0 = 0; k0 < kp; k0 += PL_S16_BLOCK) {
         int32_t k1 = kp - k0 < PL_S16_BLOCK ? kp : k0 + PL_S16_BLOCK;
         __m256i acc[MR];
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < MR; r++)
             acc[r] = _mm256_setzero_si256();
         for (int32_t k = k0; k < k1; k += 4) {
             const __m256i *w = (const __m256i *)(panel + (size_t)k * NR);
             __m256i w01 = _mm256_loadu_si256(w), w23 = _mm256_loadu_si256(w + 1);
+            PL_FAST_UNROLL
             for (int32_t r = 0; r < rows; r++) {
                 int32_t x01, x23;
                 memcpy(&x01, a + (size_t)r * lda + (size_t)k, 4);
@@ -96,10 +98,12 @@ __attribute__((always_inline)) static inline void block(int32_t rows, int32_t m0
                                           _mm256_madd_epi16(_mm256_set1_epi32(x23), w23));
             }
         }
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++)
             widen_add(total[r], acc[r]);
     }
     int32_t count = n - n0 >= NR ? NR : n - n0;
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < rows; r++) {
         size_t row = (size_t)(m0 + r) * ldo + (size_t)n0;
         if (st != NULL)

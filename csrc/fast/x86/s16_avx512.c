@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include "fast/gemm16.h"
+#include "fast/inline.h"
 #include "fast/x86/rescale_avx512.h"
 
 enum { NR = 16, MR = 8 };
@@ -70,29 +71,32 @@ static inline void finish(__m512i lo, __m512i hi, const pl_s16_stage *st, int32_
     _mm256_mask_storeu_epi16(out, lanes, _mm512_cvtepi32_epi16(x));
 }
 
-/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. Always
-** inlined: each constant row count keeps its accumulators in registers. */
-__attribute__((always_inline)) static inline void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
+/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. */
+PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
                          const int16_t *panel, const pl_s16_stage *st, int32_t n0, int32_t n,
                          int16_t *out, int64_t *sums, size_t ldo)
 {
     __m512i lo[MR], hi[MR];
     a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < MR; r++)
         lo[r] = hi[r] = _mm512_setzero_si512();
     for (int32_t k0 = 0; k0 < kp; k0 += PL_S16_BLOCK) {
         int32_t k1 = kp - k0 < PL_S16_BLOCK ? kp : k0 + PL_S16_BLOCK;
         __m512i acc[MR];
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < MR; r++)
             acc[r] = _mm512_setzero_si512();
         for (int32_t k = k0; k < k1; k += 2) {
             __m512i w = _mm512_loadu_si512(panel + (size_t)k * NR);
+            PL_FAST_UNROLL
             for (int32_t r = 0; r < rows; r++) {
                 int32_t x;
                 __builtin_memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
                 acc[r] = _mm512_dpwssd_epi32(acc[r], _mm512_set1_epi32(x), w);
             }
         }
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++) {
             lo[r] = _mm512_add_epi64(lo[r],
                                      _mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc[r])));
@@ -102,6 +106,7 @@ __attribute__((always_inline)) static inline void block(int32_t rows, int32_t m0
     }
     int32_t count = n - n0 >= NR ? NR : n - n0;
     __mmask16 lanes = (__mmask16)(count >= 16 ? 0xFFFFu : (1u << count) - 1u);
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < rows; r++) {
         size_t row = (size_t)(m0 + r) * ldo + (size_t)n0;
         if (st != NULL) {
