@@ -137,7 +137,9 @@ bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node)
         ctx->get_eval(ctx, pl_node_input(node, 2), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
-    if (f.data == NULL || !f.is_constant || f.dims[3] != in.dims[3] ||
+    if (f.data == NULL || !f.is_constant || f.dims[3] != in.dims[3] || f.dims[0] <= 0 ||
+        (int64_t)f.dims[1] * f.dims[2] * f.dims[3] <= 0 ||
+        (int64_t)f.dims[1] * f.dims[2] * f.dims[3] > INT32_MAX / 4 ||
         (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
         return false;
     conv16_plan cp = {0};

@@ -81,6 +81,7 @@ static bool plan_geometry(const pl_depthwise_conv_params *p, const pl_tensor *in
 {
     if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || p->pad_h < 0 || p->pad_w < 0 ||
         out->dims[1] <= 0 || out->dims[2] <= 0 || out->dims[3] != f->dims[3] ||
+        f->dims[3] <= 0 ||
         (int64_t)in->dims[3] * p->depth_multiplier != f->dims[3])
         return false;
     pl->m = p->depth_multiplier;

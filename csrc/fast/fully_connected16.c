@@ -33,6 +33,7 @@ bool pl_fast_fully_connected16_plan(pl_context *ctx, const pl_node *node)
     const pl_gemm_s16 *g = pl_gemm_s16_for(pl_fast_isa_of(node));
     pl_tensor f;
     if (d->hybrid || d->type != PL_INT16 || g == NULL || p->filter_offset != 0 ||
+        p->depth <= 0 || p->depth > INT32_MAX / 4 || p->units <= 0 ||
         ctx->get_eval(ctx, pl_node_input(node, 1), &f) != PL_OK || f.data == NULL ||
         !f.is_constant)
         return false;
