@@ -167,32 +167,6 @@ static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32
     }
 }
 
-/* int8 stage: the zero point folded into the bias (see gemm.h) and the rescale split into
-** vector operands. False when a multiplier could saturate (never from TFLite's rounding). */
-static bool plan_stage(const pl_conv_op *d, const int8_t *w, const int32_t *bias,
-                       int32_t *arrays, int32_t lanes, conv_plan *cp)
-{
-    int32_t *addend = arrays, *mult = arrays + lanes, *left = mult + lanes,
-            *right = left + lanes;
-    memset(arrays, 0, sizeof(int32_t) * 4 * (size_t)lanes);
-    for (int32_t c = 0; c < cp->n; c++) {
-        int64_t sum = 0;
-        for (int32_t i = 0; i < cp->k; i++)
-            sum += w[(size_t)c * (size_t)cp->k + (size_t)i];
-        uint32_t fold = (uint32_t)(int64_t)((d->p.input_offset - 128) * sum);
-        addend[c] = (int32_t)((bias != NULL ? (uint32_t)bias[c] : 0u) + fold);
-        int32_t shift = d->p.shift[c];
-        mult[c] = d->p.multiplier[c];
-        left[c] = shift > 0 ? shift : 0;
-        right[c] = shift > 0 ? 0 : shift < -31 ? 31 : -shift;
-        if (mult[c] == INT32_MIN)
-            return false;
-    }
-    cp->st = (pl_s8_stage){addend, mult, left, right, d->p.output_offset, d->p.act_min,
-                           d->p.act_max};
-    return true;
-}
-
 /* Sets up the node's block; false: the portable kernel runs it. */
 static bool plan(pl_context *ctx, const pl_node *node)
 {
@@ -242,8 +216,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
         gf->pack(w, cp.n, cp.k, cp.packed);
     } else {
         g8->pack(f.data, cp.n, cp.k, cp.kp, cp.packed);
-        if (!plan_stage(d, f.data, bias.data, (int32_t *)(block + head + align64(packed)),
-                        lanes, &cp))
+        const pl_s8_requant q = {d->p.input_offset, d->p.multiplier, d->p.shift,
+                                 d->p.output_offset, d->p.act_min, d->p.act_max};
+        if (!pl_fast_s8_stage_init(&q, f.data, cp.n, cp.k, bias.data,
+                                   (int32_t *)(block + head + align64(packed)), lanes, &cp.st))
             return false;
     }
     memcpy(block, &cp, sizeof cp);

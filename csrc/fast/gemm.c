@@ -1,5 +1,7 @@
-/* gemm.c - the matrix product tables by instruction set. */
+/* gemm.c - the matrix product tables by instruction set, and the int8 output stage setup. */
 #include "fast/gemm.h"
+
+#include <string.h>
 
 const pl_gemm_s8 *pl_gemm_s8_for(pl_isa isa)
 {
@@ -29,4 +31,28 @@ const pl_gemm_f32 *pl_gemm_f32_for(pl_isa isa)
 #endif
     default: return NULL;
     }
+}
+
+bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, int32_t k,
+                           const int32_t *bias, int32_t *arrays, int32_t lanes,
+                           pl_s8_stage *st)
+{
+    int32_t *addend = arrays, *mult = arrays + lanes, *left = mult + lanes,
+            *right = left + lanes;
+    memset(arrays, 0, sizeof(int32_t) * 4 * (size_t)lanes);
+    for (int32_t c = 0; c < n; c++) {
+        int64_t sum = 0;
+        for (int32_t i = 0; i < k; i++)
+            sum += w[(size_t)c * (size_t)k + (size_t)i];
+        uint32_t fold = (uint32_t)(int64_t)((q->input_offset - 128) * sum);
+        addend[c] = (int32_t)((bias != NULL ? (uint32_t)bias[c] : 0u) + fold);
+        int32_t shift = q->shift[c];
+        mult[c] = q->multiplier[c];
+        left[c] = shift > 0 ? shift : 0;
+        right[c] = shift > 0 ? 0 : shift < -31 ? 31 : -shift;
+        if (mult[c] == INT32_MIN)
+            return false;
+    }
+    *st = (pl_s8_stage){addend, mult, left, right, q->output_offset, q->act_min, q->act_max};
+    return true;
 }

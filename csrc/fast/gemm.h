@@ -8,6 +8,7 @@
 #ifndef PL_FAST_GEMM_H
 #define PL_FAST_GEMM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,21 @@ typedef struct pl_s8_stage {
     const int32_t *addend, *mult, *left, *right;
     int32_t out_offset, act_min, act_max;
 } pl_s8_stage;
+
+/* What a quantized convolution's output stage needs, from the portable op data. */
+typedef struct pl_s8_requant {
+    int32_t input_offset;
+    const int32_t *multiplier, *shift; /* per output channel */
+    int32_t output_offset, act_min, act_max;
+} pl_s8_requant;
+
+/* The stage of n channels over weights w (n rows of k): the input zero point folded into the
+** bias (bias may be NULL), the rescale split into vector operands in arrays (4 * lanes
+** int32, lanes >= n a PL_FAST_LANES multiple). False when a multiplier could saturate
+** (never from TFLite's rounding): the portable kernel runs the node. */
+bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, int32_t k,
+                           const int32_t *bias, int32_t *arrays, int32_t lanes,
+                           pl_s8_stage *st);
 
 typedef struct pl_gemm_s8 {
     size_t (*packed_bytes)(int32_t n, int32_t kp);

@@ -10,6 +10,7 @@
 #include "kernels/conv/conv.h"
 #include "kernels/conv/depthwise_conv.h"
 #include "kernels/conv/fully_connected.h"
+#include "kernels/conv/transpose_conv.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/pool/pooling.h"
 #include "kernels/registry.h" /* pl_softmax_registration */
@@ -41,6 +42,9 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                          pl_fast_softmax_invoke},
     [PL_FAST_BATCH_MATMUL] = {pl_batch_matmul_registration, pl_fast_batch_matmul_prepare,
                               pl_fast_batch_matmul_invoke},
+    [PL_FAST_TRANSPOSE_CONV] = {pl_transpose_conv_registration,
+                                pl_fast_transpose_conv_prepare,
+                                pl_fast_transpose_conv_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

@@ -18,13 +18,7 @@ enum { IN_SHAPE = 0, IN_WEIGHTS, IN_INPUT, IN_BIAS };
 static const pl_convq_names op_names = {"TRANSPOSE_CONV", "weights", "per-channel",
                                         "weight", "channel"};
 
-typedef struct op_data {
-    pl_transpose_conv_params p;
-    pl_type type;
-    bool bias64;
-    int32_t scratch;
-    int32_t filter_offset; /* uint8: minus the weights' zero point */
-} op_data;
+typedef pl_transpose_conv_op op_data;
 
 /* The scatter loops in TFLite's order; ACC(o, i, f) accumulates input i times filter f
 ** into output o. */

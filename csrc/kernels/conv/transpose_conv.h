@@ -43,6 +43,15 @@ void pl_transpose_conv_s16(const pl_transpose_conv_params *p, const int32_t *in_
                            const void *bias, bool bias64, const int32_t *out_dims,
                            int16_t *out, int64_t *scratch);
 
+/* TRANSPOSE_CONV's op data (read by the host fast paths too). */
+typedef struct pl_transpose_conv_op {
+    pl_transpose_conv_params p;
+    pl_type type;
+    bool bias64;
+    int32_t scratch;
+    int32_t filter_offset; /* uint8: minus the weights' zero point */
+} pl_transpose_conv_op;
+
 const pl_registration *pl_transpose_conv_registration(void);
 
 #endif
