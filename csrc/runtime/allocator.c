@@ -134,7 +134,7 @@ pl_status pl_alloc_start(pl_interp *it)
             start_tensor(it, i);
         start_nodes(it);
     }
-    pl_shapes_apply_requests(it); /* subgraph 0's inputs: the loop ends on it */
+    PL_TRY(pl_shapes_apply_requests(it)); /* subgraph 0's inputs: the loop ends on it */
     return pl_resource_start(it);
 }
 

@@ -235,7 +235,7 @@ static pl_status prepare_subgraph(pl_context *ctx, int32_t k, pl_vec inputs)
     if (it->phase != PL_PHASE_PREPARE)
         return pl_context_phase_error(it, "prepare_subgraph", "prepare");
     PL_TRY(check_subgraph(it, k, "prepare_subgraph"));
-    if (!it->resized)
+    if (!pl_interp_resized(it))
         return PL_OK; /* the model's own shapes: every subgraph is prepared in order */
     pl_model_subgraph(&it->model, (uint32_t)k, &sg);
     PL_TRY(check_nesting(ctx, k, inputs, &sg));
