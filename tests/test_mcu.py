@@ -27,8 +27,8 @@ TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")
 
 # name -> (zoo file, runtime[, offline planner]): "full" is picolite_core (verifier and
 # messages included), "trimmed" the runtime built with PL_NO_VERIFIER, PL_NO_MESSAGES and
-# PL_GREEDY_ONLY, "minimal" trimmed and built with PL_NO_RESIZE, PL_NO_RESOURCE_VARIABLES and
-# PL_NO_INTEGRITY as well; with a planner, the model runs with that plan written in
+# PL_GREEDY_ONLY, "minimal" trimmed and built with PL_NO_RESIZE, PL_NO_RESOURCE_VARIABLES,
+# PL_NO_INTEGRITY and PL_SINGLE_SUBGRAPH as well; with a planner, the model runs with that plan written in
 # (picolite.write_offline_plan).
 MODELS = {
     "planned_mobilenet_int8": ("net_mobilenet_v1_025_int8.tflite", "full", "optimal"),
@@ -48,7 +48,8 @@ MODELS = {
 # Models a minimal runtime refuses at allocate with PL_ERR_UNSUPPORTED (a left-out feature),
 # never running them wrong: the firmware prints the status.
 REFUSED = {
-    "refused_resource_int8": "subgraphs/stream_ring_int8.tflite",  # VAR_HANDLE
+    "refused_resource_int8": "subgraphs/stream_ring_int8.tflite",  # VAR_HANDLE, CALL_ONCE
+    "refused_while_float32": "subgraphs/while_float32.tflite",  # control flow: 3 subgraphs
     "refused_dynamic_int8": "resize/keras2_mlp_int8.tflite",  # shape_signature [-1, 16]
 }
 
@@ -315,7 +316,7 @@ def test_code_size_within_budget(board_results):
     _print_table("trimmed runtime (PL_NO_VERIFIER PL_NO_MESSAGES PL_GREEDY_ONLY), kws_int8 "
                  "firmware", trimmed)
     _print_table("minimal runtime (trimmed + PL_NO_RESIZE PL_NO_RESOURCE_VARIABLES "
-                 "PL_NO_INTEGRITY), kws_int8 firmware", minimal)
+                 "PL_NO_INTEGRITY PL_SINGLE_SUBGRAPH), kws_int8 firmware", minimal)
     assert "model" in full and "runtime" in full and "kernels/conv" in full
     # the trimmed and minimal firmware's runtime is all their own library (picolite_core
     # gave only kernels)

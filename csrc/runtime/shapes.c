@@ -149,6 +149,10 @@ pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only)
 /* The resize requests, or NULL before the first. */
 static pl_input_request *requests_of(const pl_interp *it)
 {
+#ifdef PL_NO_RESIZE
+    (void)it;
+    return NULL; /* pl_interp_resize_input refuses every request */
+#endif
     if (it->requests == PL_NO_OFFSET)
         return NULL;
     return (pl_input_request *)(void *)(pl_arena_base(it->arena) + it->requests);
