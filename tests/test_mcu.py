@@ -53,16 +53,19 @@ REFUSED = {
     "refused_dynamic_int8": "resize/keras2_mlp_int8.tflite",  # shape_signature [-1, 16]
 }
 
-# Budgets at -Os on Cortex-M4F, bytes of .text linked into the cnn_int8 firmware.
-# The aim is 12 KB (full) and 6 KB (trimmed); these are today's figures plus a little room,
+# Budgets at -Os on Cortex-M4F, bytes of .text linked into the cnn_int8 firmware (full) and
+# the kws_int8 firmware (trimmed, minimal). The aim is 12 KB (full) and 6 KB (trimmed); these
+# are today's figures plus a little room,
 # so any growth fails here first. Merging dropin (issue 12) added about 1.1-1.6 KB: the arena
 # seal checked at every invoke and reset (runtime/integrity.c) and the planners' host poll.
 # Control flow after a resize (issue 9) added about 1 KB to both: a subgraph prepared from
 # its caller's prepare with the caller's shapes (runtime/subgraph.c), ctx->shape_signature.
+# Issue 11: full 26906, trimmed 15544, minimal 11522 (the firmware options of the minimal
+# runtime leave out resize, resource variables, the seal and control flow: about 4 KB).
 CORE = ("base", "model", "memory", "runtime")
 FULL_CORE_TEXT_BUDGET = 26 * 1024 + 512
 TRIMMED_CORE_TEXT_BUDGET = 15 * 1024 + 512
-MINIMAL_CORE_TEXT_BUDGET = 15 * 1024 + 512
+MINIMAL_CORE_TEXT_BUDGET = 11 * 1024 + 768
 # Stack below the caller's frame, per call (allocate, invoke), for every model.
 STACK_BUDGET = 1024  # invoke of every model (conv nets included)
 ALLOCATE_STACK_BUDGET = 1536  # create + allocate: the verifier's message buffers
