@@ -60,10 +60,13 @@ REFUSED = {
 # seal checked at every invoke and reset (runtime/integrity.c) and the planners' host poll.
 # Control flow after a resize (issue 9) added about 1 KB to both: a subgraph prepared from
 # its caller's prepare with the caller's shapes (runtime/subgraph.c), ctx->shape_signature.
-# Issue 11: full 26906, trimmed 15544, minimal 11522 (the firmware options of the minimal
-# runtime leave out resize, resource variables, the seal and control flow: about 4 KB).
+# The planners' time index (memory/fit.c: 10,000 buffers in milliseconds, not seconds) added
+# about 0.6 KB to the full runtime; the trimmed one plans with its list alone.
+# Issue 11: full 26906, trimmed 15544, minimal 11522 before the time index (the firmware
+# options of the minimal runtime leave out resize, resource variables, the seal and control
+# flow: about 4 KB).
 CORE = ("base", "model", "memory", "runtime")
-FULL_CORE_TEXT_BUDGET = 26 * 1024 + 512
+FULL_CORE_TEXT_BUDGET = 27 * 1024 + 256
 TRIMMED_CORE_TEXT_BUDGET = 15 * 1024 + 512
 MINIMAL_CORE_TEXT_BUDGET = 11 * 1024 + 768
 # Stack below the caller's frame, per call (allocate, invoke), for every model.

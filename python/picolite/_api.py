@@ -123,8 +123,9 @@ def supported_ops() -> List[str]:
 
 
 def kernel_sets() -> List[str]:
-    """The ``kernels=`` instruction sets this machine runs, "portable" first (then e.g.
-    "avx2", "avx512" on x86-64); ``kernels="auto"`` picks the last."""
+    """The ``kernels=`` instruction sets this machine runs from the least to the most
+    preferred: "portable" first, then e.g. "sse4.1", "avx2", "avx512" on x86-64 or "neon",
+    "neon-dot" on arm64; ``kernels="auto"`` picks the last."""
     return _c._kernel_sets()
 
 
