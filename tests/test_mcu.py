@@ -27,7 +27,9 @@ TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm", "cmake", "ninja")
 
 # name -> (zoo file, runtime[, offline planner]): "full" is picolite_core (verifier and
 # messages included), "trimmed" the runtime built with PL_NO_VERIFIER, PL_NO_MESSAGES and
-# PL_GREEDY_ONLY; with a planner, the model runs with that plan written in (picolite.write_offline_plan).
+# PL_GREEDY_ONLY, "minimal" trimmed and built with PL_NO_RESIZE, PL_NO_RESOURCE_VARIABLES,
+# PL_NO_INTEGRITY and PL_SINGLE_SUBGRAPH as well; with a planner, the model runs with that plan written in
+# (picolite.write_offline_plan).
 MODELS = {
     "planned_mobilenet_int8": ("net_mobilenet_v1_025_int8.tflite", "full", "optimal"),
     "cnn_int8": ("net_cnn_int8.tflite", "full"),
@@ -38,20 +40,35 @@ MODELS = {
     "offline_cnn_int8": ("offline_cnn_int8.tflite", "full"),  # OfflineMemoryAllocation
     "mobilenet_int8": ("net_mobilenet_v1_025_int8.tflite", "full"),
     "trimmed_kws_int8": ("net_ds_cnn_kws_int8.tflite", "trimmed"),
+    "minimal_kws_int8": ("net_ds_cnn_kws_int8.tflite", "minimal"),
+    "minimal_lstm_int8": ("net_lstm_int8.tflite", "minimal"),
     "signal_energy": ("signal/energy_257.tflite", "full"),  # a CUSTOM operator, by name
 }
 
-# Budgets at -Os on Cortex-M4F, bytes of .text linked into the cnn_int8 firmware.
-# The aim is 12 KB (full) and 6 KB (trimmed); these are today's figures plus a little room,
+# Models a minimal runtime refuses at allocate with PL_ERR_UNSUPPORTED (a left-out feature),
+# never running them wrong: the firmware prints the status.
+REFUSED = {
+    "refused_resource_int8": "subgraphs/stream_ring_int8.tflite",  # VAR_HANDLE, CALL_ONCE
+    "refused_while_float32": "subgraphs/while_float32.tflite",  # control flow: 3 subgraphs
+    "refused_dynamic_int8": "resize/keras2_mlp_int8.tflite",  # shape_signature [-1, 16]
+}
+
+# Budgets at -Os on Cortex-M4F, bytes of .text linked into the cnn_int8 firmware (full) and
+# the kws_int8 firmware (trimmed, minimal). The aim is 12 KB (full) and 6 KB (trimmed); these
+# are today's figures plus a little room,
 # so any growth fails here first. Merging dropin (issue 12) added about 1.1-1.6 KB: the arena
 # seal checked at every invoke and reset (runtime/integrity.c) and the planners' host poll.
 # Control flow after a resize (issue 9) added about 1 KB to both: a subgraph prepared from
 # its caller's prepare with the caller's shapes (runtime/subgraph.c), ctx->shape_signature.
 # The planners' time index (memory/fit.c: 10,000 buffers in milliseconds, not seconds) added
 # about 0.6 KB to the full runtime; the trimmed one plans with its list alone.
+# Issue 11 (with the time index): full 27502, trimmed 15734, minimal 11712 (the firmware
+# options of the minimal runtime leave out resize, resource variables, the seal and control
+# flow: about 4 KB).
 CORE = ("base", "model", "memory", "runtime")
 FULL_CORE_TEXT_BUDGET = 27 * 1024 + 256
-TRIMMED_CORE_TEXT_BUDGET = 15 * 1024 + 512
+TRIMMED_CORE_TEXT_BUDGET = 15 * 1024 + 896
+MINIMAL_CORE_TEXT_BUDGET = 12 * 1024
 # Stack below the caller's frame, per call (allocate, invoke), for every model.
 STACK_BUDGET = 1024  # invoke of every model (conv nets included)
 ALLOCATE_STACK_BUDGET = 1536  # create + allocate: the verifier's message buffers
@@ -115,9 +132,14 @@ def exported(tmp_path_factory, toolchain):
         export_c(content, out, name)
         data, outputs, arena = _host_run(content, zlib.crc32(file.encode()))
         (out / "input.c").write_text(_input_c(data))
-        if runtime == "trimmed":
-            (out / "trimmed").write_text("")
+        if runtime != "full":
+            (out / runtime).write_text("")  # tests/mcu/CMakeLists.txt links that runtime
         host[name] = {"outputs": outputs, "arena": arena}
+    for name, file in sorted(REFUSED.items()):
+        out = root / name
+        export_c((ZOO / file).read_bytes(), out, name)
+        (out / "input.c").write_text(_input_c(b""))  # never read: allocate fails first
+        (out / "minimal").write_text("")
     return root, host
 
 
@@ -131,11 +153,15 @@ def _build(cpu: str, models: Path, build: Path) -> None:
         assert r.returncode == 0, f"{' '.join(cmd)}:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
 
 
-def _run(board: str, elf: Path) -> dict:
+def _qemu(board: str, elf: Path) -> subprocess.CompletedProcess:
     cmd = ["qemu-system-arm", "-machine", board, "-nographic", "-monitor", "none",
            "-serial", "none", "-semihosting-config", "enable=on,target=native",
            "-kernel", str(elf)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def _run(board: str, elf: Path) -> dict:
+    r = _qemu(board, elf)
     text = r.stdout + r.stderr
     assert r.returncode == 0 and "done" in text, f"{elf.name} on {board}:\n{text[-2000:]}"
     result = {"outputs": {}}
@@ -159,13 +185,20 @@ def board_results(request, exported, tmp_path_factory):
     _build(cpu, models, build)
     results = {name: _run(BOARDS[cpu], build / "tests" / "mcu" / f"fw_{name}.elf")
                for name in MODELS}
+    for name in REFUSED:
+        r = _qemu(BOARDS[cpu], build / "tests" / "mcu" / f"fw_{name}.elf")
+        results[name] = {"refused": r.returncode, "text": r.stdout + r.stderr}
     return cpu, build, results
+
+
+def _ran(results: dict) -> dict:
+    return {name: r for name, r in results.items() if name in MODELS}
 
 
 def test_outputs_equal_the_hosts(board_results, exported):
     cpu, _, results = board_results
     _, host = exported
-    for name, r in results.items():
+    for name, r in _ran(results).items():
         expected = host[name]["outputs"]
         got = [r["outputs"].get(i) for i in range(len(expected))]
         assert got == expected, f"{name} on {cpu}: outputs differ from the host's"
@@ -177,7 +210,7 @@ def test_arena_figures_on_the_mcu(board_results, exported):
     cpu, _, results = board_results
     _, host = exported
     rows = []
-    for name, r in sorted(results.items()):
+    for name, r in sorted(_ran(results).items()):
         h = host[name]["arena"]
         rows.append(f"{name:18} {h['required']:8} {r['arena_required']:8} "
                     f"{h['head']:8} {r['arena_head']:8} {h['tail']:8} {r['arena_tail']:8}")
@@ -196,12 +229,23 @@ def test_offline_plan_is_used_on_the_mcu(board_results):
     assert planned["arena_head"] < plain["arena_head"], cpu
 
 
+def test_minimal_runtime_refuses_left_out_features(board_results):
+    """A model needing a feature the minimal runtime leaves out fails at allocate with
+    PL_ERR_UNSUPPORTED (no message text in that build), before any kernel runs."""
+    cpu, _, results = board_results
+    for name in REFUSED:
+        r = results[name]
+        assert r["refused"] != 0 and "FAIL allocate: unsupported" in r["text"], \
+            f"{name} on {cpu}:\n{r['text'][-2000:]}"
+        assert "done" not in r["text"] and "output" not in r["text"]
+
+
 def test_stack_within_budget(board_results):
     cpu, _, results = board_results
-    rows = [f"{name:18} allocate {r['stack_allocate']:6} invoke {r['stack_invoke']:6}"
-            for name, r in sorted(results.items())]
+    rows = [f"{name:22} allocate {r['stack_allocate']:6} invoke {r['stack_invoke']:6}"
+            for name, r in sorted(_ran(results).items())]
     print(f"\nstack on {cpu} (bytes below the caller's frame):\n" + "\n".join(rows))
-    for name, r in results.items():
+    for name, r in _ran(results).items():
         assert r["stack_invoke"] <= STACK_BUDGET, f"{name} on {cpu}: invoke"
         assert r["stack_allocate"] <= ALLOCATE_STACK_BUDGET, f"{name} on {cpu}: allocate"
 
@@ -273,20 +317,25 @@ def test_code_size_within_budget(board_results):
     mcu = build / "tests" / "mcu"
     full = folder_sizes(mcu / "fw_cnn_int8.map")
     trimmed = folder_sizes(mcu / "fw_trimmed_kws_int8.map")
+    minimal = folder_sizes(mcu / "fw_minimal_kws_int8.map")
     _print_table("full runtime, cnn_int8 firmware", full)
     _print_table("trimmed runtime (PL_NO_VERIFIER PL_NO_MESSAGES PL_GREEDY_ONLY), kws_int8 "
                  "firmware", trimmed)
+    _print_table("minimal runtime (trimmed + PL_NO_RESIZE PL_NO_RESOURCE_VARIABLES "
+                 "PL_NO_INTEGRITY PL_SINGLE_SUBGRAPH), kws_int8 firmware", minimal)
     assert "model" in full and "runtime" in full and "kernels/conv" in full
-    # the trimmed firmware's runtime is all picolite_trimmed (picolite_core gave only kernels)
+    # the trimmed and minimal firmware's runtime is all their own library (picolite_core
+    # gave only kernels)
     folders = _object_folders()
-    full_runtime = {m.group(1) for f, _ in map_sizes((mcu / "fw_trimmed_kws_int8.map")
-                                                     .read_text())
-                    for m in [re.search(r"libpicolite_core\.a\((\S+\.c\.obj)\)$", f)]
-                    if m and folders[m.group(1)].split("/")[0] in CORE}
-    assert not full_runtime
+    for fw in ("fw_trimmed_kws_int8.map", "fw_minimal_kws_int8.map"):
+        full_runtime = {m.group(1) for f, _ in map_sizes((mcu / fw).read_text())
+                        for m in [re.search(r"libpicolite_core\.a\((\S+\.c\.obj)\)$", f)]
+                        if m and folders[m.group(1)].split("/")[0] in CORE}
+        assert not full_runtime, fw
     assert _core_text(full) <= FULL_CORE_TEXT_BUDGET
     assert _core_text(trimmed) <= TRIMMED_CORE_TEXT_BUDGET
-    assert _core_text(trimmed) < _core_text(full)
+    assert _core_text(minimal) <= MINIMAL_CORE_TEXT_BUDGET
+    assert _core_text(minimal) < _core_text(trimmed) < _core_text(full)
 
 
 def test_only_the_models_kernels_are_linked(board_results):

@@ -33,14 +33,26 @@ static void put_str(out *o, const char *s, size_t max)
         put(o, s[i]);
 }
 
+/* *v /= base (at most 16), returning the remainder, in 32-bit divisions: a 64-bit one
+** would link the C library's 64-bit division routine (about 1 KB) on a 32-bit target. */
+static unsigned divide(uint64_t *v, unsigned base)
+{
+    uint32_t hi = (uint32_t)(*v >> 32), lo = (uint32_t)*v;
+    uint32_t q_hi = hi / base, r = hi % base;
+    uint32_t part = (r << 16) | (lo >> 16); /* r < base: no overflow */
+    uint32_t q_mid = part / base;
+    part = ((part % base) << 16) | (lo & 0xffffu);
+    *v = ((uint64_t)q_hi << 32) | (q_mid << 16) | (part / base);
+    return part % base;
+}
+
 static void put_unsigned(out *o, uint64_t v, unsigned base)
 {
     char digits[24];
     int n = 0;
     do {
-        unsigned d = (unsigned)(v % base);
+        unsigned d = divide(&v, base);
         digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
-        v /= base;
     } while (v != 0);
     while (n > 0)
         put(o, digits[--n]);
@@ -80,7 +92,7 @@ static void put_double(out *o, double v)
         v *= 10;
         exp10--;
     }
-    uint64_t digits = (uint64_t)(v + 0.5); /* 6 significant digits */
+    uint32_t digits = (uint32_t)(v + 0.5); /* 6 significant digits: v < 1e6 */
     if (digits >= 1000000) {
         digits /= 10;
         exp10++;

@@ -110,6 +110,12 @@ static pl_status count_records(pl_interp *it)
 ** the per-subgraph records when there are several, the registration slots. */
 pl_status pl_alloc_start(pl_interp *it)
 {
+#ifdef PL_SINGLE_SUBGRAPH
+    if (it->subgraph_count > 1)
+        return pl_error_set(it->err, PL_ERR_UNSUPPORTED, "the model has %u subgraphs: more than "
+                            "one is not in this build (PL_SINGLE_SUBGRAPH)",
+                            (unsigned)it->subgraph_count);
+#endif
     if (it->subgraph_count > 1)
         PL_TRY(pl_alloc_tail(it, PL_CAT_NODE, it->subgraph_count * sizeof *it->subgraphs,
                              _Alignof(pl_subgraph_record), (void **)&it->subgraphs));
@@ -134,7 +140,7 @@ pl_status pl_alloc_start(pl_interp *it)
             start_tensor(it, i);
         start_nodes(it);
     }
-    pl_shapes_apply_requests(it); /* subgraph 0's inputs: the loop ends on it */
+    PL_TRY(pl_shapes_apply_requests(it)); /* subgraph 0's inputs: the loop ends on it */
     return pl_resource_start(it);
 }
 

@@ -15,6 +15,18 @@
 #include <stddef.h>
 #include <string.h>
 
+#ifdef PL_NO_INTEGRITY
+/* Firmware built without the seal (state.h's no-op seal and guard): saying so beats a check
+** that passes without looking. */
+pl_status pl_integrity_check(const pl_interp *it, pl_error *err)
+{
+    if (it == NULL)
+        return PL_ERR_ARG;
+    return pl_error_set(err, PL_ERR_UNSUPPORTED,
+                        "integrity check: the arena seal is not in this build (PL_NO_INTEGRITY)");
+}
+#else
+
 #define PL_INTEGRITY_MAGIC 0x706c6974u /* "plit" */
 #define FNV_START 2166136261u
 
@@ -195,3 +207,4 @@ pl_status pl_integrity_check(const pl_interp *it, pl_error *err)
         return damaged(err, "the interpreter record (the current subgraph's selection)");
     return tail_ok ? PL_OK : damaged(err, "the op data, persistent buffers or arena record");
 }
+#endif

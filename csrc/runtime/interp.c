@@ -211,7 +211,7 @@ static pl_status allocate_phases(pl_interp *it)
     it->phase = PL_PHASE_INIT;
     PL_TRY(each_subgraph(it, init_nodes));
     it->phase = PL_PHASE_PREPARE;
-    if (it->resized)
+    if (pl_interp_resized(it))
         pl_subgraph_mark_callees(it);
     PL_TRY(each_subgraph(it, prepare_uncalled));
     if (it->subgraphs != NULL) /* then the callees no caller prepared (CALL_ONCE's) */
@@ -267,7 +267,7 @@ pl_status pl_interp_invoke(pl_interp *it)
     if (!it->allocated)
         return pl_error_set(it->err, PL_ERR_STATE,
                             "invoke: call allocate (allocate_tensors) first");
-    PL_TRY(pl_integrity_check(it, NULL)); /* it->err may be what was damaged */
+    PL_TRY(pl_integrity_guard(it));
     pl_status s = pl_context_bind(it, invoke_nodes);
     pl_integrity_reseal(it); /* a failed node leaves the records as the interpreter made them */
     return s;
@@ -340,7 +340,7 @@ pl_status pl_interp_reset(pl_interp *it)
 {
     if (!it->allocated)
         return pl_error_set(it->err, PL_ERR_STATE, "reset: call allocate first");
-    PL_TRY(pl_integrity_check(it, NULL)); /* it->err may be what was damaged */
+    PL_TRY(pl_integrity_guard(it));
     pl_status s = pl_context_bind(it, reset_all);
     pl_integrity_reseal(it);
     return s;
@@ -380,7 +380,7 @@ pl_status pl_interp_set_profiler(pl_interp *it, const pl_profiler *profiler)
 {
     if (profiler != NULL && (profiler->timer == NULL || profiler->node_ns == NULL))
         return pl_error_set(it->err, PL_ERR_ARG, "profiler: timer and node_ns are required");
-    PL_TRY(pl_integrity_check(it, NULL)); /* never reseal damage */
+    PL_TRY(pl_integrity_guard(it)); /* never reseal damage */
     it->profiler = profiler;
     if (it->allocated)
         pl_integrity_seal(it);

@@ -71,6 +71,10 @@ static pl_status walk_subgraph(walk *w, uint32_t k);
 
 static pl_status walk_callees(walk *w, const pl_subgraph *sg, uint32_t k, uint32_t n)
 {
+#ifdef PL_SINGLE_SUBGRAPH
+    (void)w, (void)sg, (void)k, (void)n;
+    return PL_OK; /* one subgraph (pl_alloc_start): nothing for control flow to invoke */
+#endif
     int32_t callee[2];
     uint32_t count;
     pl_subgraph_callees(&w->it->model, sg, n, callee, &count);

@@ -35,6 +35,11 @@ pl_status pl_resource_start(pl_interp *it)
     it->resource_capacity = n;
     if (n == 0)
         return PL_OK;
+#ifdef PL_NO_RESOURCE_VARIABLES
+    return pl_error_set(it->err, PL_ERR_UNSUPPORTED, "the model has %u VAR_HANDLE operators: "
+                        "resource variables are not in this build (PL_NO_RESOURCE_VARIABLES)",
+                        (unsigned)n);
+#endif
     PL_TRY(pl_alloc_tail(it, PL_CAT_RESOURCE, n * sizeof *it->resources,
                          _Alignof(pl_resource_record), (void **)&it->resources));
     it->rec.cat[PL_CAT_RESOURCE][2] = 0; /* counted per variable as they are made */
@@ -51,6 +56,16 @@ void pl_resource_reset(pl_interp *it)
 }
 
 /* --- the callbacks --- */
+
+#ifdef PL_NO_RESOURCE_VARIABLES
+/* pl_resource_start refused every model that would call them. */
+void pl_resource_init_context(pl_context *ctx)
+{
+    ctx->var_handle = NULL;
+    ctx->var_allocate = NULL;
+    ctx->var_data = NULL;
+}
+#else
 
 static pl_interp *interp_of(pl_context *ctx)
 {
@@ -169,3 +184,4 @@ void pl_resource_init_context(pl_context *ctx)
     ctx->var_allocate = var_allocate;
     ctx->var_data = var_data;
 }
+#endif

@@ -85,7 +85,7 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
     if (same)
         return PL_OK;
     pl_context_format_dims(cur.ndims, cur.dims, have, sizeof have);
-    if (!it->resized || (r->flags & PL_EVAL_CONSTANT))
+    if (!pl_interp_resized(it) || (r->flags & PL_EVAL_CONSTANT))
         return node_fail(it, PL_ERR_MODEL, "output tensor %d has shape %s, the operator "
                          "computes %s", (int)index, have, want);
     return pl_shapes_take(it, index, ndims, dims);
@@ -127,7 +127,7 @@ static bool foldable(const pl_interp *it, const pl_node *node, bool shape_only)
 
 pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only)
 {
-    if (!it->resized || !foldable(it, node, shape_only))
+    if (!pl_interp_resized(it) || !foldable(it, node, shape_only))
         return PL_OK;
     for (uint32_t k = 0; k < node->outputs.n; k++) {
         int32_t t = pl_vec_i32(node->outputs, k);
@@ -149,6 +149,10 @@ pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only)
 /* The resize requests, or NULL before the first. */
 static pl_input_request *requests_of(const pl_interp *it)
 {
+#ifdef PL_NO_RESIZE
+    (void)it;
+    return NULL; /* pl_interp_resize_input refuses every request */
+#endif
     if (it->requests == PL_NO_OFFSET)
         return NULL;
     return (pl_input_request *)(void *)(pl_arena_base(it->arena) + it->requests);
@@ -170,10 +174,16 @@ static bool dynamic_input(const pl_interp *it, uint32_t i)
     return false;
 }
 
-void pl_shapes_apply_requests(pl_interp *it)
+pl_status pl_shapes_apply_requests(pl_interp *it)
 {
     for (uint32_t i = 0; i < it->sg.inputs.n && !it->resized; i++)
         it->resized = dynamic_input(it, i);
+#ifdef PL_NO_RESIZE
+    if (it->resized)
+        return pl_error_set(it->err, PL_ERR_UNSUPPORTED, "a subgraph input has a dynamic dim "
+                            "(shape_signature -1): resizing is not in this build "
+                            "(PL_NO_RESIZE); convert the model with fixed input shapes");
+#endif
     const pl_input_request *req = requests_of(it);
     for (uint32_t i = 0; req != NULL && i < it->sg.inputs.n; i++) {
         int32_t t = pl_vec_i32(it->sg.inputs, i);
@@ -184,8 +194,10 @@ void pl_shapes_apply_requests(pl_interp *it)
         it->tensors[t].flags |= PL_EVAL_OWN_SHAPE;
         it->resized = true;
     }
+    return PL_OK;
 }
 
+#ifndef PL_NO_RESIZE
 /* LiteRT's ResizeInputTensorStrict rule: only dims the signature leaves -1 may change. */
 static pl_status check_strict(pl_interp *it, uint32_t input, const pl_tensor_view *v,
                               int32_t ndims, const int32_t *dims)
@@ -259,6 +271,17 @@ pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
     q->ndims = (uint8_t)ndims;
     return same ? PL_OK : store_dims(it, ndims, dims, &q->shape);
 }
+#else
+pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
+                                 const int32_t *dims, bool strict)
+{
+    (void)input, (void)ndims, (void)dims, (void)strict;
+    if (it == NULL)
+        return PL_ERR_ARG;
+    return pl_error_set(it->err, PL_ERR_UNSUPPORTED,
+                        "resize_input: not in this build (PL_NO_RESIZE)");
+}
+#endif
 
 bool pl_shapes_requested(const pl_interp *it, uint32_t index, int32_t *ndims, int32_t *dims)
 {

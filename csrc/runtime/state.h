@@ -232,11 +232,25 @@ void pl_subgraph_init_context(pl_context *ctx);
 
 /* --- integrity.c: the seal of the arena records, kept in the host's error record --- */
 
+#ifdef PL_NO_INTEGRITY
+/* Firmware without the seal: nothing taken, nothing checked (pl_integrity_check says so). */
+static inline void pl_integrity_seal(pl_interp *it) { (void)it; }
+static inline void pl_integrity_reseal(pl_interp *it) { (void)it; }
+static inline pl_status pl_integrity_guard(const pl_interp *it) { (void)it; return PL_OK; }
+#else
 /* Seals the arena records as they are now (after allocate, invoke, reset, set_profiler). */
 void pl_integrity_seal(pl_interp *it);
 
 /* After invoke or reset: the seal taken again for what they may change (kernel state). */
 void pl_integrity_reseal(pl_interp *it);
+
+/* Before a top-level invoke or reset: the seal checked, damage by status alone (it->err may
+** be what was damaged). */
+static inline pl_status pl_integrity_guard(const pl_interp *it)
+{
+    return pl_integrity_check(it, NULL);
+}
+#endif
 
 /* --- context.c: the kernel callback table --- */
 
@@ -265,6 +279,18 @@ void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t c
 
 /* --- shapes.c: shapes that differ from the model's, values known at prepare --- */
 
+/* Whether shapes may differ from the model's (an input resized or dynamic). Never in a build
+** with PL_NO_RESIZE, so the compiler drops what only a resized model runs. */
+static inline bool pl_interp_resized(const pl_interp *it)
+{
+#ifdef PL_NO_RESIZE
+    (void)it;
+    return false;
+#else
+    return it->resized;
+#endif
+}
+
 /* ctx->set_shape after its phase and index checks: stores a shape that differs in the tail
 ** (only when the model was resized; otherwise the model's shape is wrong: PL_ERR_MODEL). */
 pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims);
@@ -277,7 +303,7 @@ pl_status pl_shapes_take(pl_interp *it, int32_t index, int32_t ndims, const int3
 pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only);
 
 /* After the eval records start: resized inputs take their requested shapes. */
-void pl_shapes_apply_requests(pl_interp *it);
+pl_status pl_shapes_apply_requests(pl_interp *it);
 
 /* The shape pl_interp_resize_input gave tensor index (before allocate); false if none. */
 bool pl_shapes_requested(const pl_interp *it, uint32_t index, int32_t *ndims, int32_t *dims);

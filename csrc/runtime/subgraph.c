@@ -134,6 +134,7 @@ static pl_status subgraph_io(pl_context *ctx, int32_t k, bool output, uint32_t i
     return PL_OK;
 }
 
+#ifndef PL_SINGLE_SUBGRAPH
 static pl_status invoke_subgraph(pl_context *ctx, int32_t k)
 {
     pl_interp *it = interp_of(ctx);
@@ -142,6 +143,7 @@ static pl_status invoke_subgraph(pl_context *ctx, int32_t k)
     PL_TRY(check_subgraph(it, k, "invoke_subgraph"));
     return pl_subgraph_invoke(it, (uint32_t)k);
 }
+#endif
 
 /* --- preparing a subgraph with its caller's shapes (resized models) --- */
 
@@ -161,6 +163,7 @@ void pl_subgraph_mark_callees(pl_interp *it)
     }
 }
 
+#ifndef PL_SINGLE_SUBGRAPH
 /* Callee input i (tensor t of subgraph k) takes the shape of the caller's tensor from; a
 ** callee prepared before must have it already. */
 static pl_status take_input(pl_context *ctx, int32_t k, uint32_t i, int32_t t,
@@ -235,7 +238,7 @@ static pl_status prepare_subgraph(pl_context *ctx, int32_t k, pl_vec inputs)
     if (it->phase != PL_PHASE_PREPARE)
         return pl_context_phase_error(it, "prepare_subgraph", "prepare");
     PL_TRY(check_subgraph(it, k, "prepare_subgraph"));
-    if (!it->resized)
+    if (!pl_interp_resized(it))
         return PL_OK; /* the model's own shapes: every subgraph is prepared in order */
     pl_model_subgraph(&it->model, (uint32_t)k, &sg);
     PL_TRY(check_nesting(ctx, k, inputs, &sg));
@@ -252,6 +255,27 @@ static pl_status prepare_subgraph(pl_context *ctx, int32_t k, pl_vec inputs)
     }
     return prepared ? PL_OK : prepare_nested(it, (uint32_t)k);
 }
+#else
+/* pl_alloc_start refused models of more than one subgraph: control flow has none to run. */
+static pl_status no_subgraph(pl_context *ctx, int32_t k, const char *call)
+{
+    pl_interp *it = interp_of(ctx);
+    return pl_error_set(it->err, PL_ERR_UNSUPPORTED, "node %d: %s(%d): control flow is not "
+                        "in this build (PL_SINGLE_SUBGRAPH)", (int)it->current_node, call,
+                        (int)k);
+}
+
+static pl_status invoke_subgraph(pl_context *ctx, int32_t k)
+{
+    return no_subgraph(ctx, k, "invoke_subgraph");
+}
+
+static pl_status prepare_subgraph(pl_context *ctx, int32_t k, pl_vec inputs)
+{
+    (void)inputs;
+    return no_subgraph(ctx, k, "prepare_subgraph");
+}
+#endif
 
 void pl_subgraph_init_context(pl_context *ctx)
 {

@@ -12,6 +12,16 @@ static void formats_integers_and_strings(void)
     CHECK(strcmp(buf, "tensor 12: buffer -99 out of range (43 buffers) x") == 0);
 }
 
+/* 64-bit values are divided in 32-bit steps (fmt.c): the extremes of every base. */
+static void formats_64_bit_extremes(void)
+{
+    char buf[96];
+    pl_fmt(buf, sizeof buf, "%llu %lld %llx %llu %llu", 18446744073709551615ull,
+           -9223372036854775807ll - 1, 0xfedcba9876543210ull, 4294967296ull, 0ull);
+    CHECK(strcmp(buf, "18446744073709551615 -9223372036854775808 fedcba9876543210 "
+                      "4294967296 0") == 0);
+}
+
 static void truncates_and_reports_full_length(void)
 {
     char buf[8];
@@ -59,6 +69,7 @@ static void type_sizes_follow_the_schema(void)
 int main(void)
 {
     RUN(formats_integers_and_strings);
+    RUN(formats_64_bit_extremes);
     RUN(truncates_and_reports_full_length);
     RUN(formats_doubles_like_g);
     RUN(formats_precision_strings);

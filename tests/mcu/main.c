@@ -60,6 +60,8 @@ static int failed(const char *what, const pl_error *e)
     pl_mcu_write("FAIL ");
     pl_mcu_write(what);
     pl_mcu_write(": ");
+    pl_mcu_write(pl_status_name(e->status));
+    pl_mcu_write(": ");
     pl_mcu_write(e->msg);
     pl_mcu_write("\n");
     return 1;

@@ -95,7 +95,8 @@ pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph);
 ** its own code wrote near the arena). PL_ERR_STATE with a message naming what was
 ** overwritten in *err, the caller's own record (may be NULL): invoke reports damage by
 ** status alone, since the interpreter's pointer to its error record lives in the arena too.
-** The interpreter must then be recreated. */
+** The interpreter must then be recreated. A build with PL_NO_INTEGRITY (firmware) takes no
+** seal: this returns PL_ERR_UNSUPPORTED and invoke/reset check nothing. */
 pl_status pl_integrity_check(const pl_interp *it, pl_error *err);
 
 /* Calls kernels' reset, sets variable tensors and resource variables back to their initial

@@ -1,0 +1,130 @@
+/* firmware_options.c - the core built with the firmware options (CMakeLists.txt): a model
+** that needs a left-out feature is refused with PL_ERR_UNSUPPORTED naming the option, and a
+** model that needs none of them runs. Built twice (tests/c/CMakeLists.txt): with PL_NO_RESIZE,
+** PL_NO_RESOURCE_VARIABLES and PL_NO_INTEGRITY, and with PL_SINGLE_SUBGRAPH. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "picolite/picolite.h"
+
+static _Alignas(16) uint8_t arena[256 * 1024];
+
+static uint8_t *load(const char *rel, size_t *size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/models/%s", PL_SOURCE_DIR, rel);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n);
+    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+/* Creates and allocates rel; the allocate status, the message in err. */
+static pl_status allocate(const char *rel, pl_error *err, pl_interp **out, uint8_t **model)
+{
+    size_t n;
+    pl_interp_options opt = pl_interp_defaults();
+    opt.resolver = pl_builtin_resolver();
+    *out = NULL;
+    *model = load(rel, &n);
+    if (*model == NULL)
+        return pl_error_set(err, PL_ERR_ARG, "cannot read %s", rel);
+    pl_status s = pl_interp_create(*model, n, &opt, arena, sizeof arena, out, err);
+    return s != PL_OK ? s : pl_interp_allocate(*out);
+}
+
+static void refuses(const char *rel, const char *option)
+{
+    pl_error err;
+    pl_interp *it;
+    uint8_t *model;
+    pl_status s = allocate(rel, &err, &it, &model);
+    if (it != NULL) {
+        err = *pl_interp_error(it);
+        pl_interp_destroy(it);
+    }
+    free(model);
+    CHECK_EQ(s, PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(err.msg, option);
+}
+
+/* A fixed-shape one-subgraph model needs none of the left-out features. */
+static void runs_a_plain_model(void)
+{
+    pl_error err;
+    pl_interp *it;
+    uint8_t *model;
+    CHECK_EQ(allocate("net_cnn_int8.tflite", &err, &it, &model), PL_OK);
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    CHECK_EQ(pl_interp_reset(it), PL_OK);
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+#ifdef PL_NO_INTEGRITY
+    pl_error mine;
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(mine.msg, "PL_NO_INTEGRITY");
+#endif
+    pl_interp_destroy(it);
+    free(model);
+}
+
+#ifdef PL_NO_RESIZE
+static void refuses_resize_and_dynamic_dims(void)
+{
+    size_t n;
+    uint8_t *model = load("net_cnn_int8.tflite", &n);
+    CHECK(model != NULL);
+    pl_error err;
+    pl_interp *it;
+    pl_interp_options opt = pl_interp_defaults();
+    opt.resolver = pl_builtin_resolver();
+    CHECK_EQ(pl_interp_create(model, n, &opt, arena, sizeof arena, &it, &err), PL_OK);
+    int32_t dims[4] = {2, 28, 28, 1};
+    CHECK_EQ(pl_interp_resize_input(it, 0, 4, dims, false), PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(err.msg, "PL_NO_RESIZE");
+    pl_interp_destroy(it);
+    free(model);
+    refuses("resize/keras2_mlp_int8.tflite", "PL_NO_RESIZE"); /* shape_signature [-1, 16] */
+}
+#endif
+
+#ifdef PL_NO_RESOURCE_VARIABLES
+static void refuses_resource_variables(void)
+{
+    refuses("subgraphs/stream_ring_int8.tflite", "PL_NO_RESOURCE_VARIABLES");
+}
+#endif
+
+#ifdef PL_SINGLE_SUBGRAPH
+static void refuses_several_subgraphs(void)
+{
+    refuses("subgraphs/while_float32.tflite", "PL_SINGLE_SUBGRAPH");
+}
+#endif
+
+int main(void)
+{
+    RUN(runs_a_plain_model);
+#ifdef PL_NO_RESIZE
+    RUN(refuses_resize_and_dynamic_dims);
+#endif
+#ifdef PL_NO_RESOURCE_VARIABLES
+    RUN(refuses_resource_variables);
+#endif
+#ifdef PL_SINGLE_SUBGRAPH
+    RUN(refuses_several_subgraphs);
+#endif
+    return HARNESS_END();
+}
