@@ -47,6 +47,17 @@ def test_resolver_lists_only_the_models_operators(exported):
     assert "pl_builtin_resolver" not in c
 
 
+def test_resolver_covers_every_subgraphs_operators(tmp_path):
+    """A WHILE's body runs operators subgraph 0 never names (CAST here): the exported
+    resolver must register them, or the firmware fails at allocate."""
+    model = ZOO / "subgraphs" / "while_float32.tflite"
+    c, _ = export_c(model, tmp_path, "loop")
+    names = re.findall(r"\{\d+, NULL, pl_\w+_registration\}, /\* (\w+) \*/", c.read_text())
+    it = picolite.Interpreter(str(model))
+    assert [d["op_name"] for d in it._get_ops_details()] == ["WHILE"]
+    assert names[0] == "WHILE" and "CAST" in names and len(names) == len(set(names)) > 1
+
+
 def test_names_become_c_identifiers():
     assert c_identifier("net-cnn 8") == "net_cnn_8"
     assert c_identifier("8bit") == "_8bit"

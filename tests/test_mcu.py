@@ -43,6 +43,9 @@ MODELS = {
     "minimal_kws_int8": ("net_ds_cnn_kws_int8.tflite", "minimal"),
     "minimal_lstm_int8": ("net_lstm_int8.tflite", "minimal"),
     "signal_energy": ("signal/energy_257.tflite", "full"),  # a CUSTOM operator, by name
+    # control flow: the exported resolver registers the body's operators too
+    "while_float32": ("subgraphs/while_float32.tflite", "full"),
+    "stream_ring_int8": ("subgraphs/stream_ring_int8.tflite", "full"),  # CALL_ONCE, variables
 }
 
 # Models a minimal runtime refuses at allocate with PL_ERR_UNSUPPORTED (a left-out feature),

@@ -40,20 +40,23 @@ def c_identifier(text: str) -> str:
 
 def model_kernels(content: bytes) -> List[Tuple[int, str, str]]:
     """The (builtin code, operator name, registration function) of every kernel the model
-    uses, in first-use order; CUSTOM operators (code 32) by name. Raises UnsupportedOpError
+    uses in any subgraph, in first-use order; CUSTOM operators (code 32) by name. Raises UnsupportedOpError
     for an operator picolite has no kernel for."""
     table = {(k[0], k[1] if k[0] == CUSTOM else ""): k for k in _c._builtin_kernels()}
     it = Interpreter(model_content=content)
     it.allocate_tensors()  # verifies the model and resolves every operator
     used: Dict[Tuple[int, str], Tuple[int, str, str]] = {}
-    for i in range(len(it._get_ops_details())):
-        node = it._c.node_info(i)
-        code = int(node["builtin_code"])
-        key = (code, node["op_name"] if code == CUSTOM else "")
-        if key not in table:
-            raise UnsupportedOpError(f"node {i}: operator {node['op_name']} (builtin code "
-                                     f"{code}) has no kernel to export")
-        used.setdefault(key, table[key])
+    for sg in range(it.num_subgraphs()):  # control flow's bodies and branches too
+        with it._subgraph(sg):
+            for i in range(it._c.counts[1]):
+                node = it._c.node_info(i)
+                code = int(node["builtin_code"])
+                key = (code, node["op_name"] if code == CUSTOM else "")
+                if key not in table:
+                    raise UnsupportedOpError(
+                        f"subgraph {sg} node {i}: operator {node['op_name']} (builtin code "
+                        f"{code}) has no kernel to export")
+                used.setdefault(key, table[key])
     return list(used.values())
 
 
