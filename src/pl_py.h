@@ -55,6 +55,7 @@ typedef struct pl_py_state {
 
 struct pl_py_interp;
 typedef struct pl_py_custom pl_py_custom;
+typedef struct pl_py_fast pl_py_fast;
 
 /* A 16-byte-aligned buffer: owned (raw != NULL) or a caller's writable buffer (view.obj). */
 typedef struct pl_py_arena {
@@ -85,6 +86,9 @@ typedef struct pl_py_interp {
     pl_py_shapes shapes;   /* opt.input_shapes points here */
     pl_profiler prof;      /* per-node timing; prof.node_ns is PyMem_Raw memory or NULL */
     pl_py_custom *custom;  /* Python operators (custom_ops=), or NULL */
+    pl_py_fast *fast;      /* subgraph 0's tensors for set/get_tensor (fast.c), or NULL */
+    uint32_t fast_count;
+    uint32_t subgraph;     /* the selected subgraph (select_subgraph) */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
@@ -134,6 +138,14 @@ uint64_t pl_py_host_ns(void *ctx);
 int pl_py_tensor_init(PyObject *m, pl_py_state *st);
 /* A buffer exporter for one tensor's memory, counted in owner->exports while exported. */
 PyObject *pl_py_tensor_new(pl_py_interp *owner, void *data, size_t bytes, bool readonly);
+
+/* fast.c: _Interpreter.set_tensor(index, value) and get_tensor(index) for subgraph 0: None
+** (set) or a numpy copy (get), or NotImplemented when the full Python path must run. */
+PyObject *pl_py_fast_set(pl_py_interp *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *pl_py_fast_get(pl_py_interp *self, PyObject *arg);
+/* Drops the table (close, dealloc); fast_traverse visits its numpy objects. */
+void pl_py_fast_clear(pl_py_interp *self);
+int pl_py_fast_traverse(const pl_py_interp *self, visitproc visit, void *arg);
 
 /* profile.c: _picolite._profile(interp, runs) -> runs x nodes uint64 nanoseconds (bytes) */
 PyObject *pl_py_profile(PyObject *module, PyObject *args);

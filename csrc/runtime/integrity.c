@@ -42,7 +42,24 @@ static void word(hasher *s, uint64_t w)
     s->next = (s->next + 1) % LANES;
 }
 
-/* The ranges of one sum have fixed lengths, so a short end is simply zero-padded. */
+/* The last 1..7 bytes of a range as one word. The ranges of one sum have fixed lengths, so a
+** short end is simply zero-padded; most are one 32-bit field. */
+static uint64_t tail_word(const uint8_t *b, size_t n)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    if (n >= sizeof(uint32_t)) {
+        uint32_t half;
+        memcpy(&half, b, sizeof half);
+        v = half;
+        i = sizeof half;
+    }
+    for (; i < n; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return v;
+}
+
+
 static void feed(hasher *s, const void *p, size_t n)
 {
     const uint8_t *b = p;
@@ -64,11 +81,8 @@ static void feed(hasher *s, const void *p, size_t n)
         memcpy(w, b + i, sizeof w[0]);
         word(s, w[0]);
     }
-    if (i < n) {
-        w[0] = 0;
-        memcpy(w, b + i, n - i);
-        word(s, w[0]);
-    }
+    if (i < n) /* built in a register: a short store then a wide load would stall */
+        word(s, tail_word(b + i, n - i));
 }
 
 static uint32_t hash_end(const hasher *s)

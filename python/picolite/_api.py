@@ -624,7 +624,8 @@ class Interpreter:
         self._shapes = shapes
 
     def invoke(self, profile: bool = False) -> Any:
-        """Runs the model. Refused (StateError, a RuntimeError) while numpy views from
+        """Runs the model. RuntimeError "Invoke called on model that is not ready" before
+        allocate_tensors(); refused (StateError, a RuntimeError) while numpy views from
         tensor() are alive, as in tf.lite. With profile=True the run is timed per node and
         its picolite.profile.Profile is returned."""
         if self._resized:
@@ -766,6 +767,9 @@ class Interpreter:
     def set_tensor(self, tensor_index: int, value: Any, subgraph_index: int = 0) -> None:
         """Copies value into the tensor (of subgraph_index); dtype and shape must match."""
         if subgraph_index == 0:  # selected between calls: the round trip stays short
+            # the C fast path takes a numpy array of exactly the tensor's dtype and shape
+            if self._c.set_tensor(tensor_index, value) is None:
+                return None
             return self._set(tensor_index, value)
         with self._subgraph(subgraph_index):
             self._set(tensor_index, value)
@@ -786,7 +790,8 @@ class Interpreter:
         """A copy of the tensor (of subgraph_index). An intermediate tensor is readable
         after invoke() only with preserve_all_tensors=True (its memory is shared)."""
         if subgraph_index == 0:  # selected between calls
-            return self._get(tensor_index)
+            out = self._c.get_tensor(tensor_index)  # C: a kept tensor's copy in one call
+            return out if out is not NotImplemented else self._get(tensor_index)
         with self._subgraph(subgraph_index):
             return self._get(tensor_index)
 
