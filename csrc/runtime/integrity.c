@@ -8,8 +8,8 @@
 ** record (it->err), so it costs the arena nothing. The variable tensors at the bottom of the
 ** tail are the host's to write, so they are left out. The current subgraph's selection
 ** (pl_subgraph_select) changes between seals, so it is checked for consistency with the
-** sealed records instead of summed. A check hashes the tail once (FNV-1a over 64-bit words in
-** four lanes, see feed); the per-region sums only name the damage once the tail differs. */
+** sealed records instead of summed. A check hashes the tail once (FNV-1a over 32-bit words in
+** eight lanes, see feed); the per-region sums only name the damage once the tail differs. */
 #include "state.h"
 
 #include <stddef.h>
@@ -17,111 +17,85 @@
 
 #define PL_INTEGRITY_MAGIC 0x706c6974u /* "plit" */
 #define FNV_START 2166136261u
-#define FNV32_PRIME 16777619u
-#define FNV64_PRIME 1099511628211u
-#define LANES 4
+#define FNV_PRIME 16777619u
+#define LANES 8
 
-/* FNV-1a over 64-bit words dealt round-robin to LANES lanes, so that the multiplies of
-** neighbouring words overlap instead of waiting on each other; the lanes are folded once,
-** after every range of a sum is fed. Each step is a bijection of its lane: changing one
-** word always changes its lane. */
+/* FNV-1a over 32-bit words in LANES lanes, so that the multiplies of neighbouring words
+** overlap (or share a vector) instead of waiting on each other; a word's lane is its place
+** in its range modulo LANES (a sum's ranges have fixed lengths, so the last block is simply
+** zero-padded), and the lanes are folded once, after every range of a sum is fed. Each step
+** is a bijection of its lane: changing one word always changes its lane. */
 typedef struct {
-    uint64_t lane[LANES];
-    size_t next; /* the lane the next word goes to */
+    uint32_t lane[LANES];
 } hasher;
 
-static hasher hash_start(void)
+
+static void mix(uint32_t lane[LANES], const uint32_t w[LANES])
 {
-    hasher s = {{FNV_START, FNV_START + 1u, FNV_START + 2u, FNV_START + 3u}, 0};
-    return s;
+    for (size_t k = 0; k < LANES; k++)
+        lane[k] = (lane[k] ^ w[k]) * FNV_PRIME;
 }
 
-static void word(hasher *s, uint64_t w)
+/* restrict: the bytes read never alias *s, so its lanes can live in registers */
+static void feed(hasher *restrict s, const uint8_t *restrict b, size_t n)
 {
-    s->lane[s->next] = (s->lane[s->next] ^ w) * FNV64_PRIME;
-    s->next = (s->next + 1) % LANES;
-}
-
-/* The last 1..7 bytes of a range as one word. The ranges of one sum have fixed lengths, so a
-** short end is simply zero-padded; most are one 32-bit field. */
-static uint64_t tail_word(const uint8_t *b, size_t n)
-{
-    uint64_t v = 0;
-    size_t i = 0;
-    if (n >= sizeof(uint32_t)) {
-        uint32_t half;
-        memcpy(&half, b, sizeof half);
-        v = half;
-        i = sizeof half;
+    uint32_t w[LANES];
+    for (size_t i = 0; i < n; i += sizeof w) {
+        if (n - i >= sizeof w) {
+            memcpy(w, b + i, sizeof w); /* the range need not be 4-byte aligned */
+        } else {
+            memset(w, 0, sizeof w);
+            memcpy(w, b + i, n - i);
+        }
+        mix(s->lane, w);
     }
-    for (; i < n; i++)
-        v |= (uint64_t)b[i] << (8 * i);
-    return v;
-}
-
-
-static void feed(hasher *s, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    uint64_t w[LANES];
-    size_t i = 0;
-    for (; s->next != 0 && n - i >= sizeof w[0]; i += sizeof w[0]) {
-        memcpy(w, b + i, sizeof w[0]); /* the range need not be 8-byte aligned */
-        word(s, w[0]);
-    }
-    uint64_t lane[LANES]; /* a local copy: the bytes read may alias *s */
-    memcpy(lane, s->lane, sizeof lane);
-    for (; n - i >= sizeof w; i += sizeof w) {
-        memcpy(w, b + i, sizeof w);
-        for (size_t k = 0; k < LANES; k++)
-            lane[k] = (lane[k] ^ w[k]) * FNV64_PRIME;
-    }
-    memcpy(s->lane, lane, sizeof lane);
-    for (; n - i >= sizeof w[0]; i += sizeof w[0]) {
-        memcpy(w, b + i, sizeof w[0]);
-        word(s, w[0]);
-    }
-    if (i < n) /* built in a register: a short store then a wide load would stall */
-        word(s, tail_word(b + i, n - i));
 }
 
 static uint32_t hash_end(const hasher *s)
 {
-    uint64_t h = s->lane[0];
-    for (size_t k = 1; k < LANES; k++)
-        h = (h ^ s->lane[k]) * FNV64_PRIME;
-    return (uint32_t)(h ^ (h >> 32));
+    uint32_t h = FNV_START;
+    for (size_t k = 0; k < LANES; k++)
+        h = (h ^ s->lane[k]) * FNV_PRIME;
+    return h;
 }
 
-#define FIELD(f) {offsetof(pl_interp, f), sizeof(((pl_interp *)0)->f)}
-
 /* What changes between seals: the node being run (set before any use) and the current
-** subgraph's selection (checked by selection_ok). In declaration order, so by offset. */
-static const struct {
-    size_t at, n;
-} unsealed[] = {
-    FIELD(ctx_slot_), FIELD(tensors_slot_), FIELD(nodes_slot_), FIELD(sg_record_),
-    FIELD(current_node), FIELD(tensor_count), FIELD(node_count), FIELD(current_subgraph),
-    FIELD(depth),
+** subgraph's selection (checked by selection_ok). The record is summed as whole blocks with
+** these fields' 32-bit words masked to zero (RECORD_KEEP, a table the compiler computes). */
+#define IN(f, k) (offsetof(pl_interp, f) <= 4u * (k) && \
+                  4u * (k) < offsetof(pl_interp, f) + sizeof(((pl_interp *)0)->f))
+#define UNSEALED(k) (IN(ctx_slot_, k) || IN(tensors_slot_, k) || IN(nodes_slot_, k) || \
+                     IN(sg_record_, k) || IN(current_node, k) || IN(tensor_count, k) || \
+                     IN(node_count, k) || IN(current_subgraph, k) || IN(depth, k))
+#define KEEP(k) (UNSEALED(k) ? 0u : 0xFFFFFFFFu)
+#define KEEP4(k) KEEP(k), KEEP((k) + 1), KEEP((k) + 2), KEEP((k) + 3)
+#define KEEP16(k) KEEP4(k), KEEP4((k) + 4), KEEP4((k) + 8), KEEP4((k) + 12)
+#define RECORD_WORDS (sizeof(pl_interp) / sizeof(uint32_t))
+
+static const uint32_t RECORD_KEEP[RECORD_WORDS] = {
+    KEEP16(0), KEEP16(16), KEEP16(32), KEEP16(48), KEEP16(64), KEEP16(80), KEEP16(96),
 };
+_Static_assert(RECORD_WORDS == 112 && RECORD_WORDS % LANES == 0,
+               "RECORD_KEEP covers the record in whole blocks");
 
 /* The interpreter record without the unsealed fields (no copy: invoke's stack stays small). */
 static uint32_t record_sum(const pl_interp *it)
 {
     const uint8_t *me = (const uint8_t *)it;
-    hasher s = hash_start();
-    size_t at = 0;
-    for (size_t k = 0; k < sizeof unsealed / sizeof unsealed[0]; k++) {
-        feed(&s, me + at, unsealed[k].at - at);
-        at = unsealed[k].at + unsealed[k].n;
+    hasher s = {{0}}; /* any start will do: each step is a bijection */
+    for (size_t at = 0; at < RECORD_WORDS; at += LANES) {
+        uint32_t w[LANES];
+        memcpy(w, me + at * sizeof w[0], sizeof w);
+        for (size_t k = 0; k < LANES; k++)
+            w[k] &= RECORD_KEEP[at + k];
+        mix(s.lane, w);
     }
-    feed(&s, me + at, sizeof *it - at);
     return hash_end(&s);
 }
 
 static uint32_t array_sum(const void *p, size_t count, size_t size)
 {
-    hasher s = hash_start();
+    hasher s = {{0}}; /* any start will do: each step is a bijection */
     if (p != NULL)
         feed(&s, p, count * size);
     return hash_end(&s);
@@ -131,6 +105,17 @@ static uint32_t subgraphs_sum(const pl_interp *it)
 {
     return array_sum(it->subgraphs, it->subgraphs != NULL ? it->subgraph_count : 0,
                      sizeof *it->subgraphs);
+}
+
+/* The record arrays' sums, in pl_seal's order: tensors, nodes, subgraphs, scratch, regs. */
+#define REGIONS 5
+static void region_sums(const pl_interp *it, uint32_t out[REGIONS])
+{
+    out[0] = array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records);
+    out[1] = array_sum(it->node_records, it->all_nodes, sizeof *it->node_records);
+    out[2] = subgraphs_sum(it);
+    out[3] = array_sum(it->scratch, it->scratch_count, sizeof *it->scratch);
+    out[4] = array_sum(it->regs, it->opcode_count, sizeof *it->regs);
 }
 
 static bool vec_same(pl_vec a, pl_vec b)
@@ -159,7 +144,7 @@ static bool selection_ok(const pl_interp *it)
 static uint32_t tail_sum(const pl_interp *it, const pl_seal *seal)
 {
     const uint8_t *me = (const uint8_t *)it;
-    hasher s = hash_start();
+    hasher s = {{0}}; /* any start will do: each step is a bijection */
     feed(&s, me - seal->below, seal->below);
     feed(&s, me + sizeof *it, seal->above - sizeof *it);
     return hash_end(&s);
@@ -194,11 +179,13 @@ void pl_integrity_seal(pl_interp *it)
     seal->owner = it;
     seal->below = (size_t)(me - (base + sealed_low(it)));
     seal->above = (size_t)(base + pl_arena_capacity(it->arena) - me);
-    seal->tensors = array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records);
-    seal->nodes = array_sum(it->node_records, it->all_nodes, sizeof *it->node_records);
-    seal->subgraphs = subgraphs_sum(it);
-    seal->scratch = array_sum(it->scratch, it->scratch_count, sizeof *it->scratch);
-    seal->regs = array_sum(it->regs, it->opcode_count, sizeof *it->regs);
+    uint32_t sums[REGIONS];
+    region_sums(it, sums);
+    seal->tensors = sums[0];
+    seal->nodes = sums[1];
+    seal->subgraphs = sums[2];
+    seal->scratch = sums[3];
+    seal->regs = sums[4];
     seal->magic = PL_INTEGRITY_MAGIC;
     pl_integrity_reseal(it);
 }
@@ -223,17 +210,17 @@ static pl_status damaged(pl_error *err, const char *what)
 /* Which records differ, once the tail as a whole does (NULL: none of them). */
 static const char *damaged_record(const pl_interp *it, const pl_seal *seal)
 {
-    if (seal->tensors !=
-        array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records))
-        return "the eval tensor records";
-    if (seal->nodes != array_sum(it->node_records, it->all_nodes, sizeof *it->node_records))
-        return "the node records";
-    if (seal->subgraphs != subgraphs_sum(it))
-        return "the subgraph records";
-    if (seal->scratch != array_sum(it->scratch, it->scratch_count, sizeof *it->scratch))
-        return "the scratch buffer records";
-    if (seal->regs != array_sum(it->regs, it->opcode_count, sizeof *it->regs))
-        return "the registration table";
+    static const char *const names[REGIONS] = {
+        "the eval tensor records", "the node records", "the subgraph records",
+        "the scratch buffer records", "the registration table",
+    };
+    const uint32_t sealed[REGIONS] = {seal->tensors, seal->nodes, seal->subgraphs,
+                                      seal->scratch, seal->regs};
+    uint32_t now[REGIONS];
+    region_sums(it, now);
+    for (size_t k = 0; k < REGIONS; k++)
+        if (now[k] != sealed[k])
+            return names[k];
     return NULL;
 }
 
