@@ -179,8 +179,8 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (self == NULL)
         return NULL;
     self->it = NULL;
-    self->fast = NULL;
-    self->fast_count = 0;
+    self->io = NULL;
+    self->io_count = 0;
     self->subgraph = 0;
     self->busy = false;
     self->allocated = false;
@@ -209,7 +209,7 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static void
 shut(pl_py_interp *self)
 {
-    pl_py_fast_clear(self);
+    pl_py_io_clear(self);
     if (self->it != NULL) {
         /* kernels' free callbacks are found through the records: not when those are damaged */
         if (pl_py_interp_intact(self))
@@ -228,7 +228,7 @@ interp_traverse(pl_py_interp *self, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(self));
     Py_VISIT(self->arena);
     Py_VISIT(self->model.obj);
-    int r = pl_py_fast_traverse(self, visit, arg);
+    int r = pl_py_io_traverse(self, visit, arg);
     return r != 0 ? r : pl_py_custom_traverse(self->custom, visit, arg);
 }
 
@@ -940,10 +940,10 @@ static PyMethodDef interp_methods[] = {
     {"get_bytes", (PyCFunction)interp_get_bytes, METH_O, "A copy of the tensor's bytes."},
     {"set_bytes", (PyCFunction)interp_set_bytes, METH_VARARGS,
      "Copy exactly the tensor's size of bytes into it."},
-    {"set_tensor", (PyCFunction)(void (*)(void))pl_py_fast_set, METH_FASTCALL,
+    {"set_tensor", (PyCFunction)(void (*)(void))pl_py_io_set, METH_FASTCALL,
      "set_tensor(index, array) of subgraph 0 when array is a numpy array of exactly the "
      "tensor's dtype and shape: None; else NotImplemented (the full path must run)."},
-    {"get_tensor", (PyCFunction)pl_py_fast_get, METH_O,
+    {"get_tensor", (PyCFunction)pl_py_io_get, METH_O,
      "A numpy copy of a kept tensor of subgraph 0, or NotImplemented (the full path must "
      "run)."},
     {"recording", (PyCFunction)interp_recording, METH_NOARGS, "The arena figures, as a dict."},

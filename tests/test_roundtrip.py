@@ -1,4 +1,4 @@
-"""set_tensor / get_tensor through the C fast path (src/fast.c) behave as the full path does:
+"""set_tensor / get_tensor through the C path of src/tensor_io.c behave as the full path does:
 same values, dtypes, shapes, copies and errors; anything the fast path does not take falls
 back to the full path (issue 13)."""
 

@@ -1,4 +1,4 @@
-/* fast.c - set_tensor and get_tensor of subgraph 0 without the Python layer.
+/* tensor_io.c - set_tensor and get_tensor of subgraph 0 without the Python layer.
 **
 ** A round trip of set_tensor + invoke + get_tensor on a small model is mostly call overhead:
 ** a tensor-details dict, numpy conversions and checks in Python. Here each tensor's facts are
@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-struct pl_py_fast {
+struct pl_py_io {
     PyObject *view; /* numpy array over the tensor's memory; NULL until built */
     PyObject *copy; /* view.copy, bound */
     void *data;
@@ -81,7 +81,7 @@ make_view(const pl_tensor_info *ti, const char *dtype)
 
 /* The facts of tensor i from its view; 0 with f->view NULL when it has no fast path. */
 static int
-build(pl_py_interp *self, uint32_t i, pl_py_fast *f)
+build(pl_py_interp *self, uint32_t i, pl_py_io *f)
 {
     pl_tensor_info ti;
     f->built = true;
@@ -121,33 +121,33 @@ build(pl_py_interp *self, uint32_t i, pl_py_fast *f)
 static int
 table(pl_py_interp *self)
 {
-    if (self->fast != NULL)
+    if (self->io != NULL)
         return 0;
     if (pl_py_interp_ready(self) < 0)
         return -1;
     uint32_t n = pl_interp_tensor_count(self->it);
-    self->fast = PyMem_Calloc(n > 0 ? n : 1, sizeof *self->fast);
-    if (self->fast == NULL) {
+    self->io = PyMem_Calloc(n > 0 ? n : 1, sizeof *self->io);
+    if (self->io == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    self->fast_count = n;
+    self->io_count = n;
     return 0;
 }
 
 /* Tensor arg's entry, or NULL (no exception) when the full path must run. */
-static pl_py_fast *
+static pl_py_io *
 entry(pl_py_interp *self, PyObject *arg)
 {
     if (self->it == NULL || self->busy || !self->allocated || self->subgraph != 0 ||
         !PyLong_CheckExact(arg))
         return NULL;
     long i = PyLong_AsLong(arg);
-    if (table(self) < 0 || i < 0 || (unsigned long)i >= self->fast_count) {
+    if (table(self) < 0 || i < 0 || (unsigned long)i >= self->io_count) {
         PyErr_Clear();
         return NULL;
     }
-    pl_py_fast *f = &self->fast[i];
+    pl_py_io *f = &self->io[i];
     if (!f->built && build(self, (uint32_t)i, f) < 0) {
         PyErr_Clear(); /* the full path meets the same problem and raises it */
         return NULL;
@@ -156,9 +156,9 @@ entry(pl_py_interp *self, PyObject *arg)
 }
 
 PyObject *
-pl_py_fast_get(pl_py_interp *self, PyObject *arg)
+pl_py_io_get(pl_py_interp *self, PyObject *arg)
 {
-    pl_py_fast *f = entry(self, arg);
+    pl_py_io *f = entry(self, arg);
     if (f == NULL || !f->readable)
         return Py_NewRef(Py_NotImplemented);
     return PyObject_CallNoArgs(f->copy);
@@ -166,7 +166,7 @@ pl_py_fast_get(pl_py_interp *self, PyObject *arg)
 
 /* Whether buffer b is exactly the tensor's dtype (format) and shape. */
 static bool
-same_layout(const Py_buffer *b, const pl_py_fast *f)
+same_layout(const Py_buffer *b, const pl_py_io *f)
 {
     return b->ndim == f->ndim && (size_t)b->len == f->bytes && b->format != NULL &&
            strcmp(b->format, f->format) == 0 &&
@@ -174,12 +174,12 @@ same_layout(const Py_buffer *b, const pl_py_fast *f)
 }
 
 PyObject *
-pl_py_fast_set(pl_py_interp *self, PyObject *const *args, Py_ssize_t nargs)
+pl_py_io_set(pl_py_interp *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2)
         return PyErr_Format(PyExc_TypeError, "set_tensor takes 2 arguments (%zd given)",
                             nargs);
-    pl_py_fast *f = entry(self, args[0]);
+    pl_py_io *f = entry(self, args[0]);
     if (f == NULL || !f->settable || Py_TYPE(args[1]) != Py_TYPE(f->view))
         return Py_NewRef(Py_NotImplemented);
     Py_buffer b;
@@ -195,23 +195,23 @@ pl_py_fast_set(pl_py_interp *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 void
-pl_py_fast_clear(pl_py_interp *self)
+pl_py_io_clear(pl_py_interp *self)
 {
-    for (uint32_t i = 0; self->fast != NULL && i < self->fast_count; i++) {
-        Py_CLEAR(self->fast[i].view);
-        Py_CLEAR(self->fast[i].copy);
+    for (uint32_t i = 0; self->io != NULL && i < self->io_count; i++) {
+        Py_CLEAR(self->io[i].view);
+        Py_CLEAR(self->io[i].copy);
     }
-    PyMem_Free(self->fast);
-    self->fast = NULL;
-    self->fast_count = 0;
+    PyMem_Free(self->io);
+    self->io = NULL;
+    self->io_count = 0;
 }
 
 int
-pl_py_fast_traverse(const pl_py_interp *self, visitproc visit, void *arg)
+pl_py_io_traverse(const pl_py_interp *self, visitproc visit, void *arg)
 {
-    for (uint32_t i = 0; self->fast != NULL && i < self->fast_count; i++) {
-        Py_VISIT(self->fast[i].view);
-        Py_VISIT(self->fast[i].copy);
+    for (uint32_t i = 0; self->io != NULL && i < self->io_count; i++) {
+        Py_VISIT(self->io[i].view);
+        Py_VISIT(self->io[i].copy);
     }
     return 0;
 }
