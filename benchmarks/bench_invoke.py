@@ -1,16 +1,23 @@
-"""Invoke speed: picolite against LiteRT (reference and default kernels) and TFLM, one run.
+"""Invoke speed: picolite (fast paths and portable kernels) against LiteRT (reference and
+default kernels, one thread) and TFLM, one run.
 
-    python benchmarks/bench_invoke.py [MODEL ...] [--n 200]
+    python benchmarks/bench_invoke.py [MODEL ...] [--n 200] [--shared]
 
-Timings on a shared machine are noisy, so each model's peers run interleaved in the same
+Timings on a shared machine are noisy, so each model's runtimes run interleaved in the same
 process and the table reports ratios (peer time / picolite time; > 1 means picolite is
-faster) next to the median microseconds per invoke. Without arguments it runs the zoo's nets
-and TFLM's example models from ../shared when present.
+faster) next to the median microseconds per invoke. Every model's picolite outputs are
+checked against LiteRT's reference kernels (integers equal, float32 within 1e-5), and the
+summary gives the geometric mean of LiteRT default / picolite per model type (int8 and
+float32 by the model's tensors, 16x8 apart). Without arguments it runs the zoo's nets and
+TFLM's example models from ../shared; --shared adds every model under ../shared/models.
 """
 
 import argparse
+import math
 import pathlib
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -19,36 +26,66 @@ import picolite
 from picolite.testing import random_inputs
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "models" / "tflm"
+SHARED = ROOT.parent / "shared" / "models"
+EXAMPLES = ["examples/hello_world/hello_world_int8.tflite",
+            "examples/micro_speech/micro_speech_quantized.tflite",
+            "models/keyword_scrambled.tflite", "examples/dtln/dtln_noise_suppression.tflite",
+            "testing/test_conv_model.tflite"]
+NAMES = ["picolite", "portable", "litert_ref", "litert", "tflm"]
 
 
-def default_models():
+def default_models(shared_all):
     models = sorted((ROOT / "tests" / "models").glob("net_*.tflite"))
-    for rel in ["examples/hello_world/hello_world_int8.tflite",
-                "examples/micro_speech/micro_speech_quantized.tflite",
-                "models/keyword_scrambled.tflite", "examples/dtln/dtln_noise_suppression.tflite",
-                "testing/test_conv_model.tflite"]:
-        if (SHARED / rel).exists():
-            models.append(SHARED / rel)
-    return models
+    if shared_all:
+        return models + sorted(SHARED.rglob("*.tflite"))
+    return models + [SHARED / "tflm" / rel for rel in EXAMPLES if (SHARED / "tflm" / rel).exists()]
 
 
-def peers(path, inputs):
-    """name -> (set inputs, invoke) closures for every runtime that loads the model."""
+def model_kind(it):
+    """int8, float32 or 16x8, from the model's tensors (what its kernels compute in)."""
+    types = [d["dtype"] for d in it.get_tensor_details()]
+    if any(d["dtype"] == np.int16 for d in it.get_input_details()):
+        return "16x8"
+    return "int8" if types.count(np.int8) + types.count(np.uint8) > types.count(np.float32) \
+        else "float32"
+
+
+PROBE = """
+import sys
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+it = Interpreter(model_path=sys.argv[1], num_threads=1,
+                 experimental_op_resolver_type=OpResolverType[sys.argv[2]])
+it.allocate_tensors()
+it.invoke()
+"""
+
+
+def litert_survives(path, kind):
+    """LiteRT's kernels crash the process on some models (XNNPACK on
+    keyword_scrambled_8bit: a double free): try them in a child process first."""
+    r = subprocess.run([sys.executable, "-c", PROBE, str(path), kind.name], capture_output=True)
+    return r.returncode >= 0  # an exception exits 1 (handled in-process), a crash by signal
+
+
+def runtimes(path, probe_litert):
+    """name -> interpreter for every runtime that loads the model."""
     out = {}
-    ours = picolite.Interpreter(model_path=str(path))
-    ours.allocate_tensors()
-    out["picolite"] = ours
+    for name, kernels in [("picolite", "auto"), ("portable", "portable")]:
+        it = picolite.Interpreter(model_path=str(path), kernels=kernels)
+        it.allocate_tensors()
+        out[name] = it
     try:
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
         for name, kind in [("litert_ref", OpResolverType.BUILTIN_REF),
                            ("litert", OpResolverType.AUTO)]:
+            if probe_litert and not litert_survives(path, kind):
+                continue
             it = Interpreter(model_path=str(path), experimental_op_resolver_type=kind,
                              num_threads=1)
             it.allocate_tensors()
             out[name] = it
-    except ImportError:
+    except (ImportError, ValueError, RuntimeError):
         pass
     try:
         from tflite_micro.python.tflite_micro import runtime
@@ -56,45 +93,73 @@ def peers(path, inputs):
         out["tflm"] = runtime.Interpreter.from_file(str(path), arena_size=1 << 22)
     except Exception:  # not installed, or a model TFLM cannot load
         pass
-    for name, it in out.items():
-        for i, (d, x) in enumerate(zip(ours.get_input_details(), inputs)):
-            if name == "tflm":
-                it.set_input(x, i)
-            else:
-                it.set_tensor(d["index"], x)
     return out
 
 
-def bench(path, n):
+def set_inputs(name, it, details, inputs):
+    for i, (d, x) in enumerate(zip(details, inputs)):
+        if name == "tflm":
+            it.set_input(x, i)
+        else:
+            it.set_tensor(d["index"], x)
+
+
+def exact(ours, ref):
+    """picolite's outputs against LiteRT's reference kernels."""
+    for d, r in zip(ours.get_output_details(), ref.get_output_details()):
+        a, b = ours.get_tensor(d["index"]), ref.get_tensor(r["index"])
+        if a.dtype == np.float32:
+            if not np.allclose(a, b, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(b).max()))):
+                return False
+        elif not np.array_equal(a, b):
+            return False
+    return True
+
+
+def bench(path, n, probe_litert):
     probe = picolite.Interpreter(model_path=str(path))
-    inputs = random_inputs(probe.get_input_details(), seed=1)
-    runtimes = peers(path, inputs)
-    times = {name: [] for name in runtimes}
+    details = probe.get_input_details()
+    inputs = random_inputs(details, seed=1)
+    its = runtimes(path, probe_litert)
+    times = {name: [] for name in its}
     for _ in range(n):
-        for name, it in runtimes.items():
+        for name, it in its.items():
+            # as in TFLM, the arena may reuse an input's bytes once it was read: set each time
+            set_inputs(name, it, details, inputs)
             t0 = time.perf_counter_ns()
             it.invoke()
             times[name].append(time.perf_counter_ns() - t0)
-    return {name: statistics.median(t) / 1000.0 for name, t in times.items()}
+    same = exact(its["picolite"], its["litert_ref"]) if "litert_ref" in its else None
+    us = {name: statistics.median(t) / 1000.0 for name, t in times.items()}
+    return us, same, model_kind(probe), its["picolite"].kernels
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", type=pathlib.Path)
     parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--shared", action="store_true",
+                        help="every model in ../shared (LiteRT is probed in a child process)")
     args = parser.parse_args()
-    names = ["picolite", "litert_ref", "litert", "tflm"]
-    print(f"{'model':40s} " + " ".join(f"{n + ' us':>14s}" for n in names) +
-          "  ratios (peer/picolite)")
-    for path in args.models or default_models():
+    print(f"{'model':40s} {'kind':>7s} " + " ".join(f"{n + ' us':>13s}" for n in NAMES) +
+          "  exact  ratios (peer/picolite)")
+    ratios = {}
+    for path in args.models or default_models(args.shared):
         try:
-            us = bench(path, args.n)
-        except picolite.Error as e:
-            print(f"{path.name:40s} not run: {e}")
+            us, same, kind, kernels = bench(path, args.n, args.shared)
+        except (picolite.Error, ValueError, RuntimeError) as e:
+            print(f"{path.name:40s} not run: {str(e).splitlines()[0][:80]}")
             continue
-        cells = " ".join(f"{us[n]:14.1f}" if n in us else f"{'-':>14s}" for n in names)
-        ratios = " ".join(f"{n}={us[n] / us['picolite']:.2f}" for n in names[1:] if n in us)
-        print(f"{path.name:40s} {cells}  {ratios}")
+        cells = " ".join(f"{us[n]:13.1f}" if n in us else f"{'-':>13s}" for n in NAMES)
+        peer = " ".join(f"{n}={us[n] / us['picolite']:.2f}" for n in NAMES[1:] if n in us)
+        print(f"{path.name[:40]:40s} {kind:>7s} {cells}  {str(same):5s}  {peer}")
+        if "litert" in us:
+            ratios.setdefault(kind, []).append(us["litert"] / us["picolite"])
+    print(f"\nkernels: {kernels}")
+    for kind, r in sorted(ratios.items()):
+        geomean = math.exp(sum(math.log(x) for x in r) / len(r))
+        print(f"geomean LiteRT default (1 thread) / picolite, {kind}: {geomean:.3f} "
+              f"over {len(r)} models")
 
 
 if __name__ == "__main__":

@@ -129,6 +129,7 @@ create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_
     self->opt.input_shape_count = self->shapes.count;
     if (self->custom != NULL)
         self->opt.resolver = pl_py_custom_resolver(self->custom);
+    self->opt.resolver = pl_py_fast_resolver(self, self->opt.resolver);
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
@@ -158,17 +159,20 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors",
                              "loop_budget", "input_shapes", "custom_ops", "custom_adapter",
-                             NULL};
+                             "kernels", NULL};
     pl_py_state *st = PyType_GetModuleState(type);
     PyObject *model = NULL, *arena = NULL, *shapes = Py_None, *custom_ops = Py_None;
     PyObject *adapter = Py_None;
-    const char *planner_name = "greedy";
+    const char *planner_name = "greedy", *kernels = "auto";
     int preserve = 0;
     unsigned long loop_budget = PL_DEFAULT_LOOP_BUDGET;
     pl_planner planner;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkOOO:_Interpreter", kwlist, &model,
+    int isa = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkOOOs:_Interpreter", kwlist, &model,
                                      st->arena_type, &arena, &planner_name, &preserve,
-                                     &loop_budget, &shapes, &custom_ops, &adapter))
+                                     &loop_budget, &shapes, &custom_ops, &adapter, &kernels))
+        return NULL;
+    if (pl_py_kernels_parse(kernels, &isa) < 0)
         return NULL;
     if (loop_budget == 0 || loop_budget > UINT32_MAX)
         return PyErr_Format(PyExc_ValueError, "loop_budget must be in 1..%lu, got %lu",
@@ -188,6 +192,10 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     memset(&self->prof, 0, sizeof self->prof);
     self->arena = (pl_py_arena *)Py_NewRef(arena);
     self->custom = NULL;
+    self->isa = isa;
+#ifdef PL_HAVE_FAST
+    memset(&self->fast, 0, sizeof self->fast); /* released in dealloc even if never made */
+#endif
     memset(&self->model, 0, sizeof self->model);
     memset(&self->shapes, 0, sizeof self->shapes);
     PyObject_GC_Track(self);
@@ -216,6 +224,7 @@ shut(pl_py_interp *self)
             pl_interp_destroy(self->it);
         self->it = NULL;
     }
+    pl_py_fast_release(self); /* after destroy: kernels' free may not touch host blocks */
     if (self->arena != NULL && self->arena->owner == self)
         self->arena->owner = NULL;
     PyMem_RawFree(self->prof.node_ns);
@@ -811,6 +820,18 @@ get_model_size(pl_py_interp *self, void *Py_UNUSED(c))
     return PyLong_FromSsize_t(self->model.len);
 }
 
+static PyObject *
+get_kernels(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    return PyUnicode_FromString(pl_py_kernels_name(self->isa));
+}
+
+static PyObject *
+get_host_bytes(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromSize_t(pl_py_fast_host_bytes(self));
+}
+
 /* --- subgraphs and signatures --- */
 
 static PyObject *
@@ -916,6 +937,10 @@ static PyGetSetDef interp_getset[] = {
     {"exports", (getter)get_exports, NULL, "Live numpy views of tensor memory.", NULL},
     {"arena", (getter)get_arena, NULL, "The Arena the interpreter lives in.", NULL},
     {"model_size", (getter)get_model_size, NULL, "Bytes of the model.", NULL},
+    {"kernels", (getter)get_kernels, NULL, "The kernels' instruction set: 'portable', "
+     "'avx2', 'avx512', ...", NULL},
+    {"host_bytes", (getter)get_host_bytes, NULL, "Host memory the fast paths hold outside "
+     "the arena (packed weights, tables).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -32,6 +32,8 @@ builtin_kernels(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
 }
 
 PyMethodDef pl_py_kernel_methods[] = {
+    {"_kernel_sets", pl_py_kernel_sets, METH_NOARGS,
+     "_kernel_sets(): the kernels= instruction sets this machine runs, 'portable' first."},
     {"_builtin_kernels", builtin_kernels, METH_NOARGS,
      "_builtin_kernels(): ((builtin code, operator name, registration function), ...); "
      "CUSTOM operators (code 32) by the name TFLM registers them under."},

@@ -13,6 +13,9 @@
 #include <stdbool.h>
 
 #include "picolite/picolite.h"
+#ifdef PL_HAVE_FAST
+#include "picolite/pl_fast.h"
+#endif
 
 #if PY_VERSION_HEX < 0x030A0000 /* 3.9 lacks these two 3.10 conveniences */
 static inline PyObject *
@@ -89,6 +92,10 @@ typedef struct pl_py_interp {
     pl_py_io *io;          /* subgraph 0's tensors for set/get_tensor (tensor_io.c), or NULL */
     uint32_t io_count;
     uint32_t subgraph;     /* the selected subgraph (select_subgraph) */
+    int isa;               /* the kernels' instruction set (pl_isa; 0: portable) */
+#ifdef PL_HAVE_FAST
+    pl_fast_resolver fast; /* when isa != 0: wraps the resolver, holds the host blocks */
+#endif
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
@@ -166,6 +173,18 @@ void pl_py_custom_free(pl_py_custom *c);
 
 /* kernels.c: _builtin_kernels() for export-c */
 extern PyMethodDef pl_py_kernel_methods[];
+
+/* fast.c: kernels= */
+/* "auto", "portable" or an instruction set this machine runs -> *isa; -1 with ValueError. */
+int pl_py_kernels_parse(const char *name, int *isa);
+/* base wrapped by the fast resolver for self->isa (set to 0 when there is none). */
+const pl_resolver *pl_py_fast_resolver(pl_py_interp *self, const pl_resolver *base);
+/* Frees the host blocks (after the C interpreter is destroyed). */
+void pl_py_fast_release(pl_py_interp *self);
+size_t pl_py_fast_host_bytes(const pl_py_interp *self);
+const char *pl_py_kernels_name(int isa);
+/* The instruction sets this machine runs: ["portable", "avx2", ...]. */
+PyObject *pl_py_kernel_sets(PyObject *module, PyObject *ignored);
 
 /* plan.c */
 extern PyMethodDef pl_py_plan_methods[];

@@ -172,6 +172,12 @@ def supported_ops() -> List[str]:
     return _c.supported_ops()
 
 
+def kernel_sets() -> List[str]:
+    """The ``kernels=`` instruction sets this machine runs, "portable" first (then e.g.
+    "avx2", "avx512" on x86-64); ``kernels="auto"`` picks the last."""
+    return _c._kernel_sets()
+
+
 def required_arena_size(model: ModelLike, planner: str = "greedy",
                         preserve_all_tensors: bool = False,
                         input_shapes: Optional[InputShapes] = None,
@@ -567,6 +573,10 @@ class Interpreter:
     :func:`required_arena_size` bytes, so allocation always fits.
     ``custom_ops={"Name": op}`` runs the model's custom operator "Name" with a Python object
     (see :class:`CustomOp`); its outputs are planned in the arena like any tensor.
+    ``kernels``: ``"auto"`` runs the host SIMD fast paths this CPU has (bit-exact with the
+    portable kernels; their packed weights live in host memory, :attr:`host_memory_bytes`,
+    never in the arena), ``"portable"`` the portable C kernels alone (the microcontroller's
+    code), or a name from :func:`picolite.kernel_sets`.
     """
 
     def __init__(self, model_path: Optional[Union[str, "os.PathLike[str]"]] = None,
@@ -575,7 +585,8 @@ class Interpreter:
                  preserve_all_tensors: bool = False, *,
                  experimental_preserve_all_tensors: bool = False,
                  loop_budget: int = 1_000_000,
-                 custom_ops: Optional[Dict[str, Any]] = None):
+                 custom_ops: Optional[Dict[str, Any]] = None,
+                 kernels: str = "auto"):
         if model_path is None and model_content is None:
             raise ValueError("`model_path` or `model_content` must be specified.")
         if model_path is not None and model_content is not None:
@@ -600,12 +611,14 @@ class Interpreter:
         self._loop_budget = int(loop_budget)
         try:
             self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
-                                      self._loop_budget, **_custom_kwargs(custom_ops))
+                                      self._loop_budget, kernels=kernels,
+                                      **_custom_kwargs(custom_ops))
         except ModelError as e:  # LiteRT's words first for a model that fails verification
             e.args = (f"The model is not a valid Flatbuffer buffer: {e}",) + e.args[1:]
             raise
         self._model_content = content  # bytes: what picolite.plot re-plans with planners=
         self._planner = planner
+        self._kernels = kernels
         self._preserve = bool(preserve_all_tensors)
         self._shapes: Dict[int, Tuple[int, ...]] = {}  # input position -> resized shape
         self._resized = False  # a resize waits for allocate_tensors()
@@ -662,12 +675,12 @@ class Interpreter:
         self._c.close()
         try:
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
-                                      self._preserve, self._loop_budget,
+                                      self._preserve, self._loop_budget, kernels=self._kernels,
                                       input_shapes=list(shapes.items()),
                                       **_custom_kwargs(self._custom_ops))
         except (Error, ValueError):
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
-                                      self._preserve, self._loop_budget,
+                                      self._preserve, self._loop_budget, kernels=self._kernels,
                                       input_shapes=list(self._shapes.items()),
                                       **_custom_kwargs(self._custom_ops))
             raise
@@ -721,6 +734,17 @@ class Interpreter:
     @property
     def planner(self) -> str:
         return self._planner
+
+    @property
+    def kernels(self) -> str:
+        """The instruction set the kernels run: "portable", "avx2", "avx512", ..."""
+        return self._c.kernels
+
+    @property
+    def host_memory_bytes(self) -> int:
+        """Host memory the fast paths hold outside the arena (packed weights, tables), filled
+        by allocate_tensors(); 0 with kernels="portable". Never part of the arena figures."""
+        return self._c.host_bytes
 
     def __repr__(self) -> str:
         if self._c.closed:

@@ -75,7 +75,8 @@ class Interpreter(_api.Interpreter):
                  experimental_disable_delegate_node_fusion: bool = False,
                  experimental_force_delegate_node_profiling: bool = False, *,
                  arena: Optional[_api.Arena] = None, arena_size: Optional[int] = None,
-                 planner: str = "greedy", custom_ops: Optional[dict] = None):
+                 planner: str = "greedy", custom_ops: Optional[dict] = None,
+                 kernels: Optional[str] = None):
         if not isinstance(experimental_op_resolver_type, OpResolverType):
             raise ValueError(f"Unrecognized passed in op resolver type: "
                              f"{experimental_op_resolver_type}")
@@ -86,10 +87,13 @@ class Interpreter(_api.Interpreter):
                 raise ValueError("num_threads should >= 1")
         if experimental_delegates:
             raise ValueError(f"Failed to apply delegates: {_NO_DELEGATES}")
+        if kernels is None:  # LiteRT's reference kernels are picolite's portable ones
+            kernels = ("portable" if experimental_op_resolver_type == OpResolverType.BUILTIN_REF
+                       else "auto")
         super().__init__(model_path=model_path, model_content=model_content, arena=arena,
                          arena_size=arena_size, planner=planner,
                          preserve_all_tensors=bool(experimental_preserve_all_tensors),
-                         custom_ops=custom_ops)
+                         custom_ops=custom_ops, kernels=kernels)
 
     def _get_tensor_details(self, tensor_index: int,  # type: ignore[override]
                             subgraph_index: int = 0) -> Any:

@@ -188,6 +188,7 @@ static inline pl_status kh_run(const pl_registration *reg, const int32_t *inputs
     memset(&node, 0, sizeof node);
     node.builtin_code = reg->builtin_code;
     node.version = 1;
+    node.registration = reg;
     node.inputs = kh_vec(0, inputs, ninputs);
     node.outputs = kh_vec(1, outputs, noutputs);
     if (options != NULL)

@@ -7,10 +7,7 @@
 /* BatchMatMulOptions field ids (schema.fbs). */
 enum { OPT_ADJ_X = 0, OPT_ADJ_Y, OPT_ASYMMETRIC_INPUTS };
 
-typedef struct op_data {
-    pl_batch_matmul_params p;
-    pl_type type;
-} op_data;
+typedef pl_batch_matmul_op op_data;
 
 /* Element offsets of lhs(i, k) and rhs(k, j) inside one batch's matrices. */
 static size_t lhs_at(const pl_batch_matmul_params *p, int32_t i, int32_t k)

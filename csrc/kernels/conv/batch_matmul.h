@@ -29,6 +29,12 @@ void pl_batch_matmul_s8(const pl_batch_matmul_params *p, const int8_t *lhs,
 void pl_batch_matmul_s16(const pl_batch_matmul_params *p, const int16_t *lhs,
                          const int16_t *rhs, int16_t *out);
 
+/* BATCH_MATMUL's op data (read by the host fast paths too). */
+typedef struct pl_batch_matmul_op {
+    pl_batch_matmul_params p;
+    pl_type type;
+} pl_batch_matmul_op;
+
 const pl_registration *pl_batch_matmul_registration(void);
 
 #endif

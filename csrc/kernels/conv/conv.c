@@ -16,15 +16,7 @@ enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION, OPT_DILATION
 static const pl_convq_names op_names = {"CONV_2D", "filter", "per-output-channel",
                                         "filter", "channel"};
 
-typedef struct op_data {
-    pl_conv_params p;
-    pl_type type;
-    pl_type bias_type;
-    bool hybrid;
-    pl_conv_hybrid_params h;
-    int32_t scratch; /* hybrid: one batch of quantized input */
-    int32_t filter_offset; /* uint8: minus the filter zero point */
-} op_data;
+typedef pl_conv_op op_data;
 
 /* One output point's geometry. A "run" is a stretch of taps contiguous in both the input
 ** and the filter: a whole clipped filter row when dilation_w is 1 and there is one group

@@ -52,6 +52,17 @@ void pl_conv_hybrid(const pl_conv_params *p, const pl_conv_hybrid_params *h,
                     const int8_t *filter, const float *bias, const int32_t *out_dims,
                     float *out, int8_t *scratch);
 
+/* CONV_2D's op data: what prepare decided, read by invoke (and by the host fast paths). */
+typedef struct pl_conv_op {
+    pl_conv_params p;
+    pl_type type;
+    pl_type bias_type;
+    bool hybrid;
+    pl_conv_hybrid_params h;
+    int32_t scratch; /* hybrid: one batch of quantized input */
+    int32_t filter_offset; /* uint8: minus the filter zero point */
+} pl_conv_op;
+
 const pl_registration *pl_conv_registration(void);
 
 #endif

@@ -17,12 +17,6 @@ enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_DEPTH_MULTIPLIER, OPT_AC
 static const pl_convq_names op_names = {"DEPTHWISE_CONV_2D", "filter", "per-channel",
                                         "filter", "channel"};
 
-typedef struct op_data {
-    pl_depthwise_conv_params p;
-    pl_type type;
-    int32_t filter_offset; /* uint8: minus the filter zero point */
-} op_data;
-
 /* Output channels are computed in blocks with the channel loop innermost, so every tap is
 ** one contiguous, vectorizable pass over input and filter channels; each output still sums
 ** its taps in TFLite's order (filter_y, filter_x). int8 blocks are short (16 channels, see
@@ -245,7 +239,7 @@ void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+    return ctx->alloc_persistent(ctx, sizeof(pl_depthwise_conv_op), user_data);
 }
 
 static pl_status read_options(pl_context *ctx, const pl_node *node,
@@ -309,7 +303,7 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    op_data *d = node->user_data;
+    pl_depthwise_conv_op *d = node->user_data;
     pl_convq_io io;
     PL_TRY(pl_convq_io_get(ctx, node, &op_names, &io));
     const pl_tensor *in = io.in, *f = io.f, *bias = io.bias, *out = io.out;
@@ -334,7 +328,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
-    const op_data *d = node->user_data;
+    const pl_depthwise_conv_op *d = node->user_data;
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     /* private copies: the rescale calls in the loops cannot change them, so they stay in

@@ -29,6 +29,14 @@ void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_
                            const int16_t *in, const int32_t *f_dims, const int8_t *filter,
                            const int64_t *bias, const int32_t *out_dims, int16_t *out);
 
+/* DEPTHWISE_CONV_2D's op data: what prepare decided, read by invoke (and by the host fast
+** paths). */
+typedef struct pl_depthwise_conv_op {
+    pl_depthwise_conv_params p;
+    pl_type type;
+    int32_t filter_offset; /* uint8: minus the filter zero point */
+} pl_depthwise_conv_op;
+
 const pl_registration *pl_depthwise_conv_registration(void);
 
 #endif

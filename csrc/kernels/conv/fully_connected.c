@@ -25,13 +25,7 @@ enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT, OPT_KEEP_NUM_DIMS, OPT_ASYMMETRIC
 static const pl_convq_names op_names = {"FULLY_CONNECTED", "weights", "per-unit",
                                         "per-channel weight", "unit"};
 
-typedef struct op_data {
-    pl_fully_connected_params p;
-    pl_type type;
-    bool acc64;
-    bool hybrid;
-    int32_t scratch;
-} op_data;
+typedef pl_fully_connected_op op_data;
 
 void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
                             const float *filter, const float *bias, float *out)
@@ -90,6 +84,16 @@ static inline int32_t dot_s8(const int8_t *restrict x, const int8_t *restrict w,
     return s;
 }
 
+int8_t pl_fully_connected_s8_output(const pl_fully_connected_params *p, int32_t acc,
+                                    const int32_t *bias, int32_t unit)
+{
+    if (bias != NULL)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)bias[unit]);
+    int64_t r = (int64_t)requantize((double)acc, p->scale[p->per_channel ? unit : 0]) +
+                p->output_offset; /* saturated value + offset: 64 bits */
+    return (int8_t)(r < p->act_min ? p->act_min : r > p->act_max ? p->act_max : r);
+}
+
 void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
                            const int8_t *filter, const int32_t *bias, int8_t *out)
 {
@@ -107,14 +111,8 @@ void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
                 for (int32_t k = 0; k < count; k++)
                     acc[k] = dot_s8(x, filter + (size_t)(u + k) * depth, p->depth, io, fo);
             }
-            for (int32_t k = 0; k < count; k++) {
-                int32_t a = acc[k];
-                if (bias != NULL)
-                    a = (int32_t)((uint32_t)a + (uint32_t)bias[u + k]);
-                int64_t r = (int64_t)requantize((double)a, p->scale[p->per_channel ? u + k : 0]) +
-                            p->output_offset; /* saturated value + offset: 64 bits */
-                o[u + k] = (int8_t)(r < p->act_min ? p->act_min : r > p->act_max ? p->act_max : r);
-            }
+            for (int32_t k = 0; k < count; k++)
+                o[u + k] = pl_fully_connected_s8_output(p, acc[k], bias, u + k);
         }
     }
 }

@@ -35,6 +35,10 @@ void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
                             const float *filter, const float *bias, float *out);
 void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
                            const int8_t *filter, const int32_t *bias, int8_t *out);
+/* One int8 output: the accumulator of unit plus its bias (bias may be NULL), rescaled in
+** double, offset and clamped as LiteRT's reference. */
+int8_t pl_fully_connected_s8_output(const pl_fully_connected_params *p, int32_t acc,
+                                    const int32_t *bias, int32_t unit);
 /* 16x8: accumulates in int64 when acc64, else in int32 (LiteRT's BiasType). */
 void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *in,
                             const int8_t *filter, const void *bias, bool acc64,
@@ -47,6 +51,15 @@ size_t pl_fully_connected_hybrid_scratch_size(int32_t batches, int32_t depth, in
 void pl_fully_connected_hybrid(const pl_fully_connected_params *p, const float *in,
                                const int8_t *filter, const float *bias, float *out,
                                void *scratch);
+
+/* FULLY_CONNECTED's op data: what prepare decided (read by the host fast paths too). */
+typedef struct pl_fully_connected_op {
+    pl_fully_connected_params p;
+    pl_type type;
+    bool acc64;
+    bool hybrid;
+    int32_t scratch;
+} pl_fully_connected_op;
 
 const pl_registration *pl_fully_connected_registration(void);
 

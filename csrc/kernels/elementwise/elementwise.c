@@ -11,20 +11,9 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/rescale.h"
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18 };
-
-/* Persistent per op: only the arithmetic parameters. The broadcast walk (128 bytes) is
-** rebuilt from the eval dims at each invoke, a few dozen operations, so no op pays for it
-** in the arena. */
-typedef struct opdata {
-    pl_add_params q;
-    union {
-        struct { float f_min, f_max; };   /* float32 activation range */
-        struct { PL_ALIGN8 int64_t l_min, l_max; }; /* int64 activation range */
-    };
-    bool pot; /* int16 power-of-two path */
-} opdata;
 
 static int32_t wrap_add(int32_t a, int32_t b, int32_t op)
 {
@@ -34,8 +23,8 @@ static int32_t wrap_add(int32_t a, int32_t b, int32_t op)
     return (int32_t)r;
 }
 
-static void run_s32(const opdata *d, const pl_bcast *bc, int32_t op, const int32_t *a,
-                    const int32_t *b, int32_t *out)
+static void run_s32(const pl_elementwise_op *d, const pl_bcast *bc, int32_t op,
+                    const int32_t *a, const int32_t *b, int32_t *out)
 {
     pl_bcast_iter it;
     pl_bcast_begin(&it);
@@ -43,8 +32,8 @@ static void run_s32(const opdata *d, const pl_bcast *bc, int32_t op, const int32
         out[i] = pl_fx_clamp(wrap_add(a[it.i1], b[it.i2], op), d->q.act_min, d->q.act_max);
 }
 
-static void run_s64(const opdata *d, const pl_bcast *bc, int32_t op, const int64_t *a,
-                    const int64_t *b, int64_t *out)
+static void run_s64(const pl_elementwise_op *d, const pl_bcast *bc, int32_t op,
+                    const int64_t *a, const int64_t *b, int64_t *out)
 {
     pl_bcast_iter it;
     pl_bcast_begin(&it);
@@ -82,14 +71,15 @@ void pl_mul_f32(const pl_bcast *bc, float lo, float hi, const float *a, const fl
         out[i] = pl_fx_clamp_f32(a[it.i1] * b[it.i2], lo, hi);
 }
 
-/* One element of TFLite's AddElementwise (the multipliers are all "smaller than one"). */
-static int32_t add_one(const pl_add_params *p, int32_t x, int32_t y)
+/* One element of TFLite's AddElementwise (the multipliers are all "smaller than one"),
+** rescaled inline: three rescales per element are this loop's whole cost. */
+static inline int32_t add_one(const pl_add_params *p, int32_t x, int32_t y)
 {
     int32_t sx = (x + p->input1_offset) * (1 << p->left_shift);
     int32_t sy = (y + p->input2_offset) * (1 << p->left_shift);
-    int32_t rx = pl_fx_mul_by_qm(sx, p->input1_multiplier, p->input1_shift);
-    int32_t ry = pl_fx_mul_by_qm(sy, p->input2_multiplier, p->input2_shift);
-    int32_t raw = pl_fx_mul_by_qm(rx + ry, p->output_multiplier, p->output_shift) +
+    int32_t rx = pl_rescale_qm(sx, p->input1_multiplier, p->input1_shift);
+    int32_t ry = pl_rescale_qm(sy, p->input2_multiplier, p->input2_shift);
+    int32_t raw = pl_rescale_qm(rx + ry, p->output_multiplier, p->output_shift) +
                   p->output_offset;
     return pl_fx_clamp(raw, p->act_min, p->act_max);
 }
@@ -312,7 +302,7 @@ static bool same_count(const pl_tensor *a, const pl_tensor *b)
 }
 
 static pl_status prepare_quantized(pl_context *ctx, pl_node *node, const pl_tensor *const t[3],
-                                   opdata *d)
+                                   pl_elementwise_op *d)
 {
     int32_t op = node->builtin_code, act = options_activation(node), log2[3] = {0, 0, 0};
     PL_TRY(check_zero_points(ctx, t));
@@ -363,12 +353,12 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *const t[3], int32
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+    return ctx->alloc_persistent(ctx, sizeof(pl_elementwise_op), user_data);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    opdata *d = node->user_data;
+    pl_elementwise_op *d = node->user_data;
     pl_tensor *t[3];
     PL_TRY(get_three(ctx, node, t));
     const pl_tensor *const *ct = (const pl_tensor *const *)t;
@@ -396,8 +386,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     return prepare_quantized(ctx, node, ct, d);
 }
 
-static void run_f32(const opdata *d, const pl_bcast *bc, int32_t op, const float *a,
-                    const float *b, float *out)
+static void run_f32(const pl_elementwise_op *d, const pl_bcast *bc, int32_t op,
+                    const float *a, const float *b, float *out)
 {
     if (op == OP_ADD)
         pl_add_f32(bc, d->f_min, d->f_max, a, b, out);
@@ -407,8 +397,8 @@ static void run_f32(const opdata *d, const pl_bcast *bc, int32_t op, const float
         pl_mul_f32(bc, d->f_min, d->f_max, a, b, out);
 }
 
-static void run_s16(const opdata *d, const pl_bcast *bc, int32_t op, const int16_t *a,
-                    const int16_t *b, int16_t *out)
+static void run_s16(const pl_elementwise_op *d, const pl_bcast *bc, int32_t op,
+                    const int16_t *a, const int16_t *b, int16_t *out)
 {
     if (op == OP_MUL)
         pl_mul_s16(&d->q, bc, a, b, out);
@@ -420,7 +410,7 @@ static void run_s16(const opdata *d, const pl_bcast *bc, int32_t op, const int16
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
-    const opdata *d = node->user_data;
+    const pl_elementwise_op *d = node->user_data;
     pl_tensor a, b, o;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));

@@ -6,6 +6,7 @@
 #ifndef PL_KERNELS_ELEMENTWISE_H
 #define PL_KERNELS_ELEMENTWISE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernels/common/broadcast.h"
@@ -20,6 +21,18 @@ typedef struct pl_add_params {
     int32_t act_min, act_max;
     int32_t sign; /* +1 add, -1 sub: only the int16 power-of-two path reads it */
 } pl_add_params;
+
+/* ADD, SUB and MUL's op data (read by the host fast paths too). Persistent per op: only the
+** arithmetic parameters. The broadcast walk (128 bytes) is rebuilt from the eval dims at
+** each invoke, a few dozen operations, so no op pays for it in the arena. */
+typedef struct pl_elementwise_op {
+    pl_add_params q;
+    union {
+        struct { float f_min, f_max; };   /* float32 activation range */
+        struct { PL_ALIGN8 int64_t l_min, l_max; }; /* int64 activation range */
+    };
+    bool pot; /* int16 power-of-two path */
+} pl_elementwise_op;
 
 const pl_registration *pl_add_registration(void);
 const pl_registration *pl_sub_registration(void);

@@ -1,0 +1,184 @@
+/* batch_matmul.c - BATCH_MATMUL's fast path, int8 and float32: per batch, the right-hand
+** matrix (an activation as often as a constant) is packed into the host block at invoke and
+** multiplied with the shared matrix products. int8 folds both zero points exactly (row and
+** column sums, integer sums being exact in any order); float lanes sum depth in the
+** reference's order. int16 keeps the portable kernel. */
+#include <math.h>
+#include <string.h>
+
+#include "fast/fast.h"
+#include "fast/gemm.h"
+#include "kernels/common/rescale.h"
+#include "kernels/conv/batch_matmul.h"
+
+typedef struct bmm_plan {
+    int32_t kp;                /* int8: depth rounded up to 4 */
+    void *packed;              /* one batch's right-hand matrix, packed */
+    void *rhs_t;               /* cols x depth: the right-hand matrix transposed, or NULL */
+    void *lhs;                 /* rows x kp (int8, plus 128) or rows x depth (float, adj_x) */
+    int32_t *col_sums, *row_sums, *raw; /* int8 */
+} bmm_plan;
+
+static size_t align64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+/* Carves n bytes from *at. */
+static void *take(uint8_t **at, size_t n)
+{
+    void *p = *at;
+    *at += align64(n);
+    return p;
+}
+
+static bool plan(const pl_node *node)
+{
+    const pl_batch_matmul_op *d = node->user_data;
+    const pl_batch_matmul_params *p = &d->p;
+    pl_isa isa = pl_fast_isa_of(node);
+    const pl_gemm_s8 *g8 = pl_gemm_s8_for(isa);
+    const pl_gemm_f32 *gf = pl_gemm_f32_for(isa);
+    bool f32 = d->type == PL_FLOAT32;
+    if ((!f32 && d->type != PL_INT8) || g8 == NULL || gf == NULL || p->multiplier == INT32_MIN)
+        return false;
+    size_t rows = (size_t)p->rows, cols = (size_t)p->cols, depth = (size_t)p->depth;
+    size_t elem = f32 ? sizeof(float) : 1, kp = f32 ? depth : (depth + 3) / 4 * 4;
+    if (rows * cols > ((size_t)1 << 24) || (rows + cols) * kp > ((size_t)1 << 26))
+        return false; /* beyond what a host block should hold: the portable kernel runs it */
+    size_t packed = f32 ? gf->packed_bytes(p->cols, p->depth)
+                        : g8->packed_bytes(p->cols, (int32_t)kp);
+    size_t rhs_t = p->adj_y ? 0 : cols * depth * elem;
+    size_t lhs = f32 ? (p->adj_x ? rows * depth * elem : 0) : rows * kp;
+    size_t sums = f32 ? 0 : align64(cols * 4) + align64(rows * 4) + align64(rows * cols * 4);
+    size_t head = align64(sizeof(bmm_plan));
+    uint8_t *block = pl_fast_block_new(node, head + align64(packed) + align64(rhs_t) +
+                                                 align64(lhs) + sums);
+    if (block == NULL)
+        return false;
+    bmm_plan bp = {0};
+    uint8_t *at = block + head;
+    bp.kp = (int32_t)kp;
+    bp.packed = take(&at, packed);
+    bp.rhs_t = rhs_t ? take(&at, rhs_t) : NULL;
+    bp.lhs = lhs ? take(&at, lhs) : NULL;
+    if (!f32) {
+        bp.col_sums = take(&at, cols * 4);
+        bp.row_sums = take(&at, rows * 4);
+        bp.raw = take(&at, rows * cols * 4);
+    }
+    memcpy(block, &bp, sizeof bp);
+    return true;
+}
+
+pl_status pl_fast_batch_matmul_prepare(pl_context *ctx, pl_node *node)
+{
+    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
+    if (!plan(node))
+        pl_fast_block_drop(node);
+    return PL_OK;
+}
+
+/* The right-hand matrix as rows of depth per column (w[n][k] = rhs(k, n)). */
+static const void *rhs_rows(const bmm_plan *bp, const pl_batch_matmul_params *p,
+                            const uint8_t *rhs, size_t elem)
+{
+    if (p->adj_y)
+        return rhs;
+    uint8_t *t = bp->rhs_t;
+    for (int32_t k = 0; k < p->depth; k++)
+        for (int32_t n = 0; n < p->cols; n++)
+            memcpy(t + ((size_t)n * (size_t)p->depth + (size_t)k) * elem,
+                   rhs + ((size_t)k * (size_t)p->cols + (size_t)n) * elem, elem);
+    return t;
+}
+
+static void batch_f32(const bmm_plan *bp, const pl_batch_matmul_params *p,
+                      const pl_gemm_f32 *gf, const float *lhs, const float *rhs, float *out)
+{
+    gf->pack(rhs_rows(bp, p, (const uint8_t *)rhs, sizeof(float)), p->cols, p->depth,
+             bp->packed);
+    const float *a = lhs;
+    if (p->adj_x) {
+        float *t = bp->lhs;
+        for (int32_t k = 0; k < p->depth; k++)
+            for (int32_t m = 0; m < p->rows; m++)
+                t[(size_t)m * (size_t)p->depth + (size_t)k] = lhs[(size_t)k * (size_t)p->rows + (size_t)m];
+        a = t;
+    }
+    /* no bias, no clamp: +-infinity bounds pass every value, NaN included */
+    gf->run(p->rows, p->cols, p->depth, a, (size_t)p->depth, bp->packed, NULL, -INFINITY,
+            INFINITY, out, (size_t)p->cols);
+}
+
+/* sum (r + ro)(l + lo) = raw + (lo - 128) colsum + ro rowsum + depth lo ro, with raw the
+** product of l + 128 and r: every term mod 2^32, as the reference's int32 sum. */
+static void batch_s8(const bmm_plan *bp, const pl_batch_matmul_params *p,
+                     const pl_gemm_s8 *g8, const int8_t *lhs, const int8_t *rhs, int8_t *out)
+{
+    const size_t depth = (size_t)p->depth, kp = (size_t)bp->kp;
+    const int8_t *w = rhs_rows(bp, p, (const uint8_t *)rhs, 1);
+    g8->pack(w, p->cols, p->depth, bp->kp, bp->packed);
+    for (int32_t n = 0; n < p->cols; n++) {
+        int32_t s = 0;
+        for (size_t k = 0; k < depth; k++)
+            s += w[(size_t)n * depth + k];
+        bp->col_sums[n] = s;
+    }
+    uint8_t *a = bp->lhs;
+    for (int32_t m = 0; m < p->rows; m++) {
+        int32_t s = 0;
+        for (size_t k = 0; k < kp; k++) {
+            int8_t x = k >= depth ? 0
+                     : lhs[p->adj_x ? k * (size_t)p->rows + (size_t)m : (size_t)m * depth + k];
+            s += k < depth ? x : 0;
+            a[(size_t)m * kp + k] = k < depth ? (uint8_t)((uint8_t)x ^ 0x80u) : 0;
+        }
+        bp->row_sums[m] = s;
+    }
+    g8->run(p->rows, p->cols, bp->kp, a, kp, bp->packed, NULL, NULL, bp->raw, (size_t)p->cols);
+    const uint32_t lo = (uint32_t)p->lhs_offset, ro = (uint32_t)p->rhs_offset;
+    const uint32_t both = (uint32_t)p->depth * lo * ro;
+    for (int32_t m = 0; m < p->rows; m++)
+        for (int32_t n = 0; n < p->cols; n++) {
+            size_t o = (size_t)m * (size_t)p->cols + (size_t)n;
+            uint32_t t = (uint32_t)bp->raw[o] + (lo - 128u) * (uint32_t)bp->col_sums[n] +
+                         ro * (uint32_t)bp->row_sums[m] + both;
+            int32_t v = pl_rescale_qm((int32_t)t, p->multiplier, p->shift) + p->output_offset;
+            out[o] = (int8_t)(v < p->act_min ? p->act_min : v > p->act_max ? p->act_max : v);
+        }
+}
+
+pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node)
+{
+    const bmm_plan *bp = pl_fast_block(node);
+    if (bp == NULL)
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    const pl_batch_matmul_op *d = node->user_data;
+    const pl_batch_matmul_params *p = &d->p;
+    pl_tensor l, r, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &l));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &r));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_isa isa = pl_fast_isa_of(node);
+    size_t elem = d->type == PL_FLOAT32 ? sizeof(float) : 1;
+    size_t ob = 0, plane = (size_t)p->rows * (size_t)p->cols;
+    for (int32_t b0 = 0; b0 < p->batch[0]; b0++)
+        for (int32_t b1 = 0; b1 < p->batch[1]; b1++)
+            for (int32_t b2 = 0; b2 < p->batch[2]; b2++, ob += plane) {
+                size_t lb = (size_t)b0 * p->lhs_stride[0] + (size_t)b1 * p->lhs_stride[1] +
+                            (size_t)b2 * p->lhs_stride[2];
+                size_t rb = (size_t)b0 * p->rhs_stride[0] + (size_t)b1 * p->rhs_stride[1] +
+                            (size_t)b2 * p->rhs_stride[2];
+                const uint8_t *lhs = (const uint8_t *)l.data + lb * elem;
+                const uint8_t *rhs = (const uint8_t *)r.data + rb * elem;
+                uint8_t *o = (uint8_t *)out.data + ob * elem;
+                if (d->type == PL_FLOAT32)
+                    batch_f32(bp, p, pl_gemm_f32_for(isa), (const float *)lhs,
+                              (const float *)rhs, (float *)o);
+                else
+                    batch_s8(bp, p, pl_gemm_s8_for(isa), (const int8_t *)lhs,
+                             (const int8_t *)rhs, (int8_t *)o);
+            }
+    return PL_OK;
+}

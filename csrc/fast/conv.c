@@ -1,0 +1,344 @@
+/* conv.c - CONV_2D's fast path, int8 and float32: the input windows of a chunk of output
+** points gathered as rows (im2col) into the host block, then the matrix product with the
+** filter packed at prepare. Groups, hybrid, uint8 and 16x8 convolutions keep the portable
+** kernel, as does a model whose filter is not a constant. */
+#include <string.h>
+
+#include "fast/fast.h"
+#include "fast/gemm.h"
+#include "kernels/conv/conv.h"
+#include "kernels/common/padding.h"
+#include "kernels/conv/conv_params.h"
+
+/* About this many bytes of gathered rows per product: they stay in the L2 cache. */
+enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 /* a multiple of every kernel's rows */ };
+
+typedef struct conv_plan {
+    int32_t k, kp, n;  /* taps x input channels, k padded for int8, output channels */
+    int32_t rows;      /* output points per chunk */
+    bool f32;
+    bool direct;       /* float 1x1, stride 1, no padding: the input rows are the rows */
+    uint8_t pad;       /* int8: what a padded tap holds, the zero point + 128 */
+    void *packed;
+    void *a;           /* rows x kp gathered taps */
+    pl_s8_stage st;
+} conv_plan;
+
+static size_t align64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+/* Output point pt's window: its batch, its origin in the input and its in-bounds taps
+** [fy0, fy1) x [fx0, fx1) (TFLite skips the others: here they hold padding). */
+typedef struct window {
+    int32_t b, y0, x0, fy0, fy1, fx0, fx1;
+} window;
+
+/* TFLite's in-bounds taps of one window axis, without a division when dilation is 1. */
+static inline void clip_taps(int32_t origin, int32_t dilation, int32_t size, int32_t taps,
+                             int32_t *lo, int32_t *hi)
+{
+    if (dilation != 1) {
+        pl_pad_clip_taps(origin, dilation, size, taps, lo, hi);
+        return;
+    }
+    int32_t end = size - origin;
+    *lo = origin < 0 ? -origin : 0;
+    *hi = end < 0 ? 0 : end < taps ? end : taps;
+}
+
+static inline window window_at(const pl_conv_params *p, const int32_t *in_dims,
+                        const int32_t *f_dims, int32_t b, int32_t oy, int32_t ox)
+{
+    window w;
+    w.b = b;
+    w.y0 = oy * p->stride_h - p->pad_h;
+    w.x0 = ox * p->stride_w - p->pad_w;
+    clip_taps(w.y0, p->dilation_h, in_dims[1], f_dims[1], &w.fy0, &w.fy1);
+    clip_taps(w.x0, p->dilation_w, in_dims[2], f_dims[2], &w.fx0, &w.fx1);
+    return w;
+}
+
+/* Output points in order from pt on: batch, row and column stepped without divisions. */
+typedef struct point_walk {
+    int32_t b, oy, ox, oh, ow;
+} point_walk;
+
+static point_walk walk_from(const int32_t *out_dims, size_t pt)
+{
+    point_walk k = {0, 0, 0, out_dims[1], out_dims[2]};
+    k.ox = (int32_t)(pt % (size_t)k.ow);
+    k.oy = (int32_t)(pt / (size_t)k.ow % (size_t)k.oh);
+    k.b = (int32_t)(pt / (size_t)k.ow / (size_t)k.oh);
+    return k;
+}
+
+static inline void walk_next(point_walk *k)
+{
+    if (++k->ox < k->ow)
+        return;
+    k->ox = 0;
+    if (++k->oy < k->oh)
+        return;
+    k->oy = 0;
+    k->b++;
+}
+
+/* n bytes of value v: short fills (a few taps of few channels) skip the call. */
+static inline void fill(uint8_t *dst, uint8_t v, size_t n)
+{
+    if (n > 32) {
+        memset(dst, v, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = v;
+}
+
+/* dst[i] = src[i] + 128 as unsigned bytes, eight at a time. */
+static inline void copy_flipped(uint8_t *dst, const int8_t *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, src + i, 8);
+        v ^= 0x8080808080808080ull;
+        memcpy(dst + i, &v, 8);
+    }
+    for (; i < n; i++)
+        dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
+}
+
+/* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
+static inline void gather_row_s8(const pl_conv_params *p, const window *w, const int32_t *in_dims,
+                          const int8_t *in, int32_t fy, int32_t kw, uint8_t pad,
+                          uint8_t *row)
+{
+    const size_t ic = (size_t)in_dims[3];
+    if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
+        fill(row, pad, (size_t)kw * ic);
+        return;
+    }
+    size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
+    const int8_t *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
+    fill(row, pad, (size_t)w->fx0 * ic);
+    if (p->dilation_w == 1) {
+        copy_flipped(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
+                     (size_t)(w->fx1 - w->fx0) * ic);
+    } else {
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++)
+            copy_flipped(row + (size_t)fx * ic,
+                         line + (size_t)(w->x0 + fx * p->dilation_w) * ic, ic);
+    }
+    fill(row + (size_t)w->fx1 * ic, pad, (size_t)(kw - w->fx1) * ic);
+}
+
+static void gather_s8(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
+                      const int8_t *in, const int32_t *f_dims, const int32_t *out_dims,
+                      size_t first, int32_t rows)
+{
+    const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
+    point_walk k = walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
+        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
+        uint8_t *row = (uint8_t *)cp->a + (size_t)r * (size_t)cp->kp;
+        if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
+            p->dilation_w == 1) { /* the whole window inside: one run per filter row */
+            const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
+            const int8_t *src = in + ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
+                                (size_t)w.x0 * (size_t)in_dims[3];
+            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                copy_flipped(row, src + (size_t)(fy * p->dilation_h) * line, span);
+        } else {
+            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                gather_row_s8(p, &w, in_dims, in, fy, f_dims[2], cp->pad, row);
+        }
+        for (int32_t i = cp->k; i < cp->kp; i++)
+            *row++ = 0;
+    }
+}
+
+/* n floats: short runs (a few taps of few channels) skip the library call. */
+static inline void copy_f32(float *dst, const float *src, size_t n)
+{
+    if (n > 16) {
+        memcpy(dst, src, n * sizeof(float));
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+static inline void zero_f32(float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = 0.0f;
+}
+
+/* The float taps of one window row fy (padding 0.0f, whose products add +-0). */
+static inline void gather_row_f32(const pl_conv_params *p, const window *w,
+                                  const int32_t *in_dims, const float *in, int32_t fy,
+                                  int32_t kw, float *row)
+{
+    const size_t ic = (size_t)in_dims[3];
+    if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
+        zero_f32(row, (size_t)kw * ic);
+        return;
+    }
+    size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
+    const float *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
+    zero_f32(row, (size_t)w->fx0 * ic);
+    if (p->dilation_w == 1)
+        copy_f32(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
+                 (size_t)(w->fx1 - w->fx0) * ic);
+    else
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++)
+            copy_f32(row + (size_t)fx * ic, line + (size_t)(w->x0 + fx * p->dilation_w) * ic,
+                     ic);
+    zero_f32(row + (size_t)w->fx1 * ic, (size_t)(kw - w->fx1) * ic);
+}
+
+static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
+                       const float *in, const int32_t *f_dims, const int32_t *out_dims,
+                       size_t first, int32_t rows)
+{
+    const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
+    point_walk k = walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
+        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
+        float *row = (float *)cp->a + (size_t)r * (size_t)cp->k;
+        if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
+            p->dilation_w == 1) { /* the whole window inside: one run per filter row */
+            const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
+            const float *src = in + ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
+                               (size_t)w.x0 * (size_t)in_dims[3];
+            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                copy_f32(row, src + (size_t)(fy * p->dilation_h) * line, span);
+            continue;
+        }
+        for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+            gather_row_f32(p, &w, in_dims, in, fy, f_dims[2], row);
+    }
+}
+
+/* int8 stage: the zero point folded into the bias (see gemm.h) and the rescale split into
+** vector operands. False when a multiplier could saturate (never from TFLite's rounding). */
+static bool plan_stage(const pl_conv_op *d, const int8_t *w, const int32_t *bias,
+                       int32_t *arrays, int32_t lanes, conv_plan *cp)
+{
+    int32_t *addend = arrays, *mult = arrays + lanes, *left = mult + lanes,
+            *right = left + lanes;
+    memset(arrays, 0, sizeof(int32_t) * 4 * (size_t)lanes);
+    for (int32_t c = 0; c < cp->n; c++) {
+        int64_t sum = 0;
+        for (int32_t i = 0; i < cp->k; i++)
+            sum += w[(size_t)c * (size_t)cp->k + (size_t)i];
+        uint32_t fold = (uint32_t)(int64_t)((d->p.input_offset - 128) * sum);
+        addend[c] = (int32_t)((bias != NULL ? (uint32_t)bias[c] : 0u) + fold);
+        int32_t shift = d->p.shift[c];
+        mult[c] = d->p.multiplier[c];
+        left[c] = shift > 0 ? shift : 0;
+        right[c] = shift > 0 ? 0 : shift < -31 ? 31 : -shift;
+        if (mult[c] == INT32_MIN)
+            return false;
+    }
+    cp->st = (pl_s8_stage){addend, mult, left, right, d->p.output_offset, d->p.act_min,
+                           d->p.act_max};
+    return true;
+}
+
+/* Sets up the node's block; false: the portable kernel runs it. */
+static bool plan(pl_context *ctx, const pl_node *node)
+{
+    const pl_conv_op *d = node->user_data;
+    pl_isa isa = pl_fast_isa_of(node);
+    const pl_gemm_s8 *g8 = pl_gemm_s8_for(isa);
+    const pl_gemm_f32 *gf = pl_gemm_f32_for(isa);
+    pl_tensor in, f, bias, out;
+    if (d->hybrid || (d->type != PL_INT8 && d->type != PL_FLOAT32) || g8 == NULL ||
+        gf == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_input(node, 1), &f) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_input(node, 2), &bias) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
+        return false;
+    if (f.data == NULL || !f.is_constant || f.dims[3] != in.dims[3] ||
+        (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
+        return false;
+    conv_plan cp = {0};
+    cp.f32 = d->type == PL_FLOAT32;
+    cp.n = f.dims[0];
+    cp.k = f.dims[1] * f.dims[2] * f.dims[3];
+    cp.kp = cp.f32 ? cp.k : pl_fast_round_up(cp.k, 4);
+    cp.direct = cp.f32 && f.dims[1] == 1 && f.dims[2] == 1 && d->p.stride_h == 1 &&
+                d->p.stride_w == 1 && d->p.pad_h == 0 && d->p.pad_w == 0;
+    cp.pad = (uint8_t)(128 - d->p.input_offset);
+    size_t elem = cp.f32 ? sizeof(float) : 1;
+    size_t points = pl_tensor_count(&out) / (size_t)cp.n;
+    size_t rows = CHUNK_BYTES / ((size_t)cp.kp * elem) / ROW_STEP * ROW_STEP;
+    rows = rows < ROW_STEP ? ROW_STEP : rows;
+    size_t needed = (points + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
+    cp.rows = (int32_t)(rows < needed ? rows : needed);
+    int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
+    size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
+    size_t arrays = cp.f32 ? 0 : align64(sizeof(int32_t) * 4 * (size_t)lanes);
+    size_t gathered = cp.direct ? 0 : align64((size_t)cp.rows * (size_t)cp.kp * elem);
+    size_t head = align64(sizeof cp);
+    uint8_t *block = pl_fast_block_new(node, head + align64(packed) + arrays + gathered);
+    if (block == NULL)
+        return false;
+    cp.packed = block + head;
+    cp.a = block + head + align64(packed) + arrays;
+    if (cp.f32) {
+        const float *w = f.data;
+        for (size_t i = 0; i < (size_t)cp.n * (size_t)cp.k; i++)
+            if (!(w[i] - w[i] == 0.0f)) /* inf or NaN: 0 * w at a padded tap is not 0 */
+                return false;
+        gf->pack(w, cp.n, cp.k, cp.packed);
+    } else {
+        g8->pack(f.data, cp.n, cp.k, cp.kp, cp.packed);
+        if (!plan_stage(d, f.data, bias.data, (int32_t *)(block + head + align64(packed)),
+                        lanes, &cp))
+            return false;
+    }
+    memcpy(block, &cp, sizeof cp);
+    return true;
+}
+
+pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
+{
+    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
+    if (!plan(ctx, node))
+        pl_fast_block_drop(node);
+    return PL_OK;
+}
+
+pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
+{
+    const conv_plan *cp = pl_fast_block(node);
+    if (cp == NULL)
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    const pl_conv_op *d = node->user_data;
+    pl_convq_views v;
+    PL_TRY(pl_convq_views_get(ctx, node, &v));
+    pl_isa isa = pl_fast_isa_of(node);
+    size_t points = pl_tensor_count(&v.out) / (size_t)cp->n;
+    for (size_t first = 0; first < points; first += (size_t)cp->rows) {
+        int32_t rows = (int32_t)(points - first < (size_t)cp->rows ? points - first
+                                                                     : (size_t)cp->rows);
+        size_t o = first * (size_t)cp->n;
+        if (!cp->f32) {
+            gather_s8(&d->p, cp, v.in.dims, v.in.data, v.f.dims, v.out.dims, first, rows);
+            pl_gemm_s8_for(isa)->run(rows, cp->n, cp->kp, cp->a, (size_t)cp->kp, cp->packed,
+                                     &cp->st, (int8_t *)v.out.data + o, NULL, (size_t)cp->n);
+            continue;
+        }
+        const float *a = cp->direct ? (const float *)v.in.data + first * (size_t)cp->k : cp->a;
+        if (!cp->direct)
+            gather_f32(&d->p, cp, v.in.dims, v.in.data, v.f.dims, v.out.dims, first, rows);
+        pl_gemm_f32_for(isa)->run(rows, cp->n, cp->k, a, (size_t)cp->k, cp->packed,
+                                  v.bias.data, d->p.f_act_min, d->p.f_act_max,
+                                  (float *)v.out.data + o, (size_t)cp->n);
+    }
+    return PL_OK;
+}

@@ -1,0 +1,291 @@
+/* depthwise.c - DEPTHWISE_CONV_2D's fast path, int8 and float32 (see depthwise.h): each
+** batch staged into the host block with its padding written out and its depth multiplier
+** expanded, then one table run per output row. uint8 and 16x8 keep the portable kernel,
+** as does a filter or bias that is not a constant. */
+#include <string.h>
+
+#include "fast/depthwise.h"
+#include "fast/fast.h"
+#include "fast/gemm.h" /* pl_fast_round_up */
+#include "kernels/conv/conv_params.h"
+#include "kernels/conv/depthwise_conv.h"
+
+/* A staged batch larger than this keeps the portable kernel (host memory is not free). */
+#define MAX_STAGED ((size_t)1 << 28)
+
+typedef struct dw_plan {
+    pl_dw_job job;
+    bool f32;
+    int32_t m, in_c, in_h, in_w, wp, pad_h, pad_w, stride_h, oh, ow;
+    int32_t rows, cols; /* input rows and columns that land in the staged extent */
+    int16_t offset;     /* int8: the input offset (minus its zero point) */
+    void *staged;       /* one batch, zero where it is padding */
+} dw_plan;
+
+const pl_dw_s8 *pl_dw_s8_for(pl_isa isa)
+{
+#if defined(PL_FAST_X86)
+    if (isa == PL_ISA_AVX512)
+        return &pl_dw_s8_avx512;
+    if (isa == PL_ISA_AVX2)
+        return &pl_dw_s8_avx2;
+#endif
+    (void)isa;
+    return NULL;
+}
+
+const pl_dw_f32 *pl_dw_f32_for(pl_isa isa)
+{
+#if defined(PL_FAST_X86)
+    if (isa == PL_ISA_AVX512)
+        return &pl_dw_f32_avx512;
+    if (isa == PL_ISA_AVX2)
+        return &pl_dw_f32_avx2;
+#endif
+    (void)isa;
+    return NULL;
+}
+
+static size_t align64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+static size_t s8_packed_bytes(int32_t taps, int32_t cp, int32_t group)
+{
+    size_t full = (size_t)(cp / group), rest = (size_t)(cp % group);
+    return full * pl_dw_s8_group_bytes(taps, group) +
+           (rest ? pl_dw_s8_group_bytes(taps, (int32_t)rest) : 0);
+}
+
+/* The layout of depthwise.h for d's filter w ([real taps][channels]) and bias (or NULL).
+** False when a multiplier is INT32_MIN (the vector rescale assumes it is not; never from
+** TFLite's rounding). */
+static bool pack_s8(const pl_depthwise_conv_op *d, const pl_dw_job *job, int32_t real_taps,
+                    int32_t group, const int8_t *w, const int32_t *bias, uint8_t *out)
+{
+    const int32_t n = job->channels;
+    for (int32_t c0 = 0; c0 < job->cp; c0 += group) {
+        const int32_t g = job->cp - c0 < group ? job->cp - c0 : group;
+        int16_t *pw = (int16_t *)out;
+        int32_t *arrays = (int32_t *)(out + (size_t)job->taps / 2 * (size_t)g * 4);
+        for (int32_t t = 0; t < job->taps; t += 2)
+            for (int32_t half = 0; half < 2; half++)
+                for (int32_t lane = 0; lane < g / 8; lane++)
+                    for (int32_t j = 0; j < 4; j++) {
+                        int32_t c = c0 + 8 * lane + 4 * half + j;
+                        for (int32_t q = t; q < t + 2; q++)
+                            *pw++ = c < n && q < real_taps ? w[(size_t)q * (size_t)n + (size_t)c]
+                                                           : 0;
+                    }
+        for (int32_t half = 0, k = 0; half < 2; half++)
+            for (int32_t lane = 0; lane < g / 8; lane++)
+                for (int32_t j = 0; j < 4; j++, k++) {
+                    int32_t c = c0 + 8 * lane + 4 * half + j;
+                    int32_t shift = c < n ? d->p.shift[c] : 0;
+                    arrays[k] = c < n && bias != NULL ? bias[c] : 0;
+                    arrays[g + k] = c < n ? d->p.multiplier[c] : 0;
+                    arrays[2 * g + k] = shift > 0 ? shift : 0;
+                    arrays[3 * g + k] = shift > 0 ? 0 : shift < -31 ? 31 : -shift;
+                    if (arrays[g + k] == INT32_MIN)
+                        return false;
+                }
+        out += pl_dw_s8_group_bytes(job->taps, g);
+    }
+    return true;
+}
+
+/* [taps][cp] weights, then cp bias values (0 without a bias: the reference adds 0.0f).
+** False when a weight is inf or NaN: 0 * w at a padded tap would not be 0. */
+static bool pack_f32(const pl_dw_job *job, const float *w, const float *bias, float *out)
+{
+    const int32_t n = job->channels;
+    for (int32_t t = 0; t < job->taps; t++)
+        for (int32_t c = 0; c < job->cp; c++) {
+            float v = c < n ? w[(size_t)t * (size_t)n + (size_t)c] : 0.0f;
+            if (!(v - v == 0.0f))
+                return false;
+            *out++ = v;
+        }
+    for (int32_t c = 0; c < job->cp; c++)
+        *out++ = c < n && bias != NULL ? bias[c] : 0.0f;
+    return true;
+}
+
+/* Where input pixel (iy, ix)'s channels start in the staged batch. */
+static inline size_t staged_at(const dw_plan *pl, int32_t iy, int32_t ix)
+{
+    return ((size_t)(iy + pl->pad_h) * (size_t)pl->wp + (size_t)(ix + pl->pad_w)) *
+           (size_t)pl->job.cp;
+}
+
+static void stage_s8(const dw_plan *pl, const int8_t *in)
+{
+    const size_t cin = (size_t)pl->in_c, m = (size_t)pl->m;
+    for (int32_t iy = 0; iy < pl->rows; iy++)
+        for (int32_t ix = 0; ix < pl->cols; ix++) {
+            const int8_t *s = in + ((size_t)iy * (size_t)pl->in_w + (size_t)ix) * cin;
+            int16_t *o = (int16_t *)pl->staged + staged_at(pl, iy, ix);
+            if (m == 1)
+                for (size_t c = 0; c < cin; c++)
+                    o[c] = (int16_t)(s[c] + pl->offset);
+            else
+                for (size_t c = 0; c < cin; c++)
+                    for (size_t k = 0; k < m; k++)
+                        o[c * m + k] = (int16_t)(s[c] + pl->offset);
+        }
+}
+
+static void stage_f32(const dw_plan *pl, const float *in)
+{
+    const size_t cin = (size_t)pl->in_c, m = (size_t)pl->m;
+    for (int32_t iy = 0; iy < pl->rows; iy++)
+        for (int32_t ix = 0; ix < pl->cols; ix++) {
+            const float *s = in + ((size_t)iy * (size_t)pl->in_w + (size_t)ix) * cin;
+            float *o = (float *)pl->staged + staged_at(pl, iy, ix);
+            if (m == 1)
+                memcpy(o, s, cin * sizeof(float));
+            else
+                for (size_t c = 0; c < cin; c++)
+                    for (size_t k = 0; k < m; k++)
+                        o[c * m + k] = s[c];
+        }
+}
+
+/* The geometry: staged extent, tap offsets, rows and columns copied. False when the fast
+** path does not apply. */
+static bool plan_geometry(const pl_depthwise_conv_op *d, const pl_tensor *in,
+                          const pl_tensor *f, const pl_tensor *out, dw_plan *pl,
+                          size_t *staged_elems)
+{
+    const pl_depthwise_conv_params *p = &d->p;
+    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || p->pad_h < 0 || p->pad_w < 0 ||
+        out->dims[1] <= 0 || out->dims[2] <= 0 || out->dims[3] != f->dims[3] ||
+        in->dims[3] * p->depth_multiplier != f->dims[3])
+        return false;
+    pl->m = p->depth_multiplier;
+    pl->in_c = in->dims[3];
+    pl->in_h = in->dims[1];
+    pl->in_w = in->dims[2];
+    pl->oh = out->dims[1];
+    pl->ow = out->dims[2];
+    pl->pad_h = p->pad_h;
+    pl->pad_w = p->pad_w;
+    pl->stride_h = p->stride_h;
+    int64_t hp = (int64_t)(pl->oh - 1) * p->stride_h +
+                 (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
+    int64_t wp = (int64_t)(pl->ow - 1) * p->stride_w +
+                 (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
+    pl->job.channels = f->dims[3];
+    pl->job.cp = pl_fast_round_up(f->dims[3], PL_DW_PAD);
+    if ((uint64_t)hp * (uint64_t)wp * (uint64_t)pl->job.cp > MAX_STAGED)
+        return false;
+    pl->wp = (int32_t)wp;
+    pl->rows = (int32_t)(hp - p->pad_h < pl->in_h ? hp - p->pad_h : pl->in_h);
+    pl->cols = (int32_t)(wp - p->pad_w < pl->in_w ? wp - p->pad_w : pl->in_w);
+    pl->rows = pl->rows < 0 ? 0 : pl->rows;
+    pl->cols = pl->cols < 0 ? 0 : pl->cols;
+    pl->job.step = (size_t)p->stride_w * (size_t)pl->job.cp;
+    *staged_elems = (size_t)hp * (size_t)wp * (size_t)pl->job.cp;
+    return true;
+}
+
+/* Tap t's offset from its window's origin (the extra int8 tap repeats the last one). */
+static void plan_taps(const pl_depthwise_conv_params *p, const pl_tensor *f, const dw_plan *pl,
+                      int32_t real_taps, size_t *tap_at)
+{
+    for (int32_t t = 0; t < pl->job.taps; t++) {
+        int32_t r = t < real_taps ? t : real_taps - 1;
+        int32_t fy = r / f->dims[2], fx = r % f->dims[2];
+        tap_at[t] = ((size_t)fy * (size_t)p->dilation_h * (size_t)pl->wp +
+                     (size_t)fx * (size_t)p->dilation_w) * (size_t)pl->job.cp;
+    }
+}
+
+/* Sets up the node's block; false: the portable kernel runs it. */
+static bool plan(pl_context *ctx, const pl_node *node)
+{
+    const pl_depthwise_conv_op *d = node->user_data;
+    pl_isa isa = pl_fast_isa_of(node);
+    const pl_dw_s8 *k8 = pl_dw_s8_for(isa);
+    pl_tensor in, f, bias, out;
+    if ((d->type != PL_INT8 && d->type != PL_FLOAT32) || k8 == NULL ||
+        pl_dw_f32_for(isa) == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_input(node, 1), &f) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_input(node, 2), &bias) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
+        return false;
+    if (f.data == NULL || !f.is_constant ||
+        (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
+        return false;
+    dw_plan pl = {0};
+    size_t staged_elems;
+    if (!plan_geometry(d, &in, &f, &out, &pl, &staged_elems))
+        return false;
+    pl.f32 = d->type == PL_FLOAT32;
+    int32_t real_taps = f.dims[1] * f.dims[2];
+    pl.job.taps = pl.f32 ? real_taps : pl_fast_round_up(real_taps, 2);
+    pl.offset = (int16_t)d->p.input_offset;
+    pl.job.out_offset = d->p.output_offset;
+    pl.job.act_min = d->p.act_min;
+    pl.job.act_max = d->p.act_max;
+    pl.job.act_lo = d->p.f_act_min;
+    pl.job.act_hi = d->p.f_act_max;
+    size_t elem = pl.f32 ? sizeof(float) : sizeof(int16_t);
+    size_t packed = pl.f32 ? sizeof(float) * (size_t)(pl.job.taps + 1) * (size_t)pl.job.cp
+                           : s8_packed_bytes(pl.job.taps, pl.job.cp, k8->group);
+    size_t head = align64(sizeof pl), taps = align64(sizeof(size_t) * (size_t)pl.job.taps);
+    uint8_t *block = pl_fast_block_new(node, head + taps + align64(packed) + staged_elems * elem);
+    if (block == NULL)
+        return false;
+    size_t *tap_at = (size_t *)(block + head);
+    plan_taps(&d->p, &f, &pl, real_taps, tap_at);
+    pl.job.tap_at = tap_at;
+    pl.job.packed = block + head + taps;
+    pl.staged = block + head + taps + align64(packed);
+    memset(pl.staged, 0, staged_elems * elem);
+    bool ok = pl.f32 ? pack_f32(&pl.job, f.data, bias.data, (float *)(block + head + taps))
+                     : pack_s8(d, &pl.job, real_taps, k8->group, f.data, bias.data,
+                               block + head + taps);
+    memcpy(block, &pl, sizeof pl);
+    return ok;
+}
+
+pl_status pl_fast_depthwise_prepare(pl_context *ctx, pl_node *node)
+{
+    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
+    if (!plan(ctx, node))
+        pl_fast_block_drop(node);
+    return PL_OK;
+}
+
+pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
+{
+    const dw_plan *pl = pl_fast_block(node);
+    if (pl == NULL)
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_isa isa = pl_fast_isa_of(node);
+    const size_t in_batch = (size_t)pl->in_h * (size_t)pl->in_w * (size_t)pl->in_c;
+    const size_t out_row = (size_t)pl->ow * (size_t)pl->job.channels;
+    const size_t row_step = (size_t)pl->stride_h * (size_t)pl->wp * (size_t)pl->job.cp;
+    for (int32_t b = 0; b < in.dims[0]; b++) {
+        size_t o = (size_t)b * (size_t)pl->oh * out_row;
+        if (pl->f32) {
+            const pl_dw_f32 *k = pl_dw_f32_for(isa);
+            stage_f32(pl, (const float *)in.data + (size_t)b * in_batch);
+            for (int32_t oy = 0; oy < pl->oh; oy++, o += out_row)
+                k->run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->ow,
+                       (float *)out.data + o);
+        } else {
+            const pl_dw_s8 *k = pl_dw_s8_for(isa);
+            stage_s8(pl, (const int8_t *)in.data + (size_t)b * in_batch);
+            for (int32_t oy = 0; oy < pl->oh; oy++, o += out_row)
+                k->run(&pl->job, (const int16_t *)pl->staged + (size_t)oy * row_step, pl->ow,
+                       (int8_t *)out.data + o);
+        }
+    }
+    return PL_OK;
+}

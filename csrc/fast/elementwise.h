@@ -1,0 +1,43 @@
+/* elementwise.h - the flat elementwise loops the fast ADD, SUB and MUL run (inputs and
+** output of one element count: no broadcasting), one table per instruction set.
+**
+** int8 ADD/SUB are TFLite's AddElementwise on every lane: (x + offset) << left_shift, each
+** input rescaled, summed, rescaled to the output, + its offset, clamped; SUB is ADD with
+** input 2's multiplier negated, as the portable kernel does. int8 MUL rescales (x + off1) *
+** (y + off2). Every rescale is TFLite's MultiplyByQuantizedMultiplier, bit for bit. float32
+** is one IEEE operation per element, then the clamp, as the reference. */
+#ifndef PL_FAST_ELEMENTWISE_H
+#define PL_FAST_ELEMENTWISE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "picolite/pl_fast.h"
+
+/* A rescale split for vectors: multiplier, left shift, rounding right shift. */
+typedef struct pl_ew_scale {
+    int32_t mult, left, right;
+} pl_ew_scale;
+
+typedef struct pl_ew_q {
+    int32_t off1, off2, left_shift; /* ADD: left_shift; MUL: 0 */
+    pl_ew_scale in1, in2, out;      /* MUL: out only */
+    int32_t out_offset, act_min, act_max;
+} pl_ew_q;
+
+typedef enum pl_ew_f32_op { PL_EW_ADD, PL_EW_SUB, PL_EW_MUL } pl_ew_f32_op;
+
+typedef struct pl_ew {
+    void (*add_s8)(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out);
+    void (*mul_s8)(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out);
+    void (*f32)(pl_ew_f32_op op, const float *a, const float *b, size_t n, float lo, float hi,
+                float *out);
+} pl_ew;
+
+/* NULL when isa has no such kernels in this build. */
+const pl_ew *pl_ew_for(pl_isa isa);
+
+extern const pl_ew pl_ew_avx512;
+extern const pl_ew pl_ew_avx2;
+
+#endif

@@ -1,0 +1,42 @@
+/* fast.h - what the fast operators share: their portable registration and their node's
+** host block (not public). */
+#ifndef PL_FAST_FAST_H
+#define PL_FAST_FAST_H
+
+#include "picolite/pl_fast.h"
+
+static inline const pl_fast_registration *pl_fast_reg_of(const pl_node *node)
+{
+    return (const pl_fast_registration *)node->registration;
+}
+
+/* The resolver's instruction set for this node. */
+static inline pl_isa pl_fast_isa_of(const pl_node *node)
+{
+    return pl_fast_reg_of(node)->owner->isa;
+}
+
+/* Prepare: a new 64-byte-aligned host block of bytes for node, in place of any it had;
+** NULL (the node then has none) when the host gives no memory. */
+void *pl_fast_block_new(const pl_node *node, size_t bytes);
+
+/* Prepare: the node keeps no block (its invoke takes the portable path). */
+void pl_fast_block_drop(const pl_node *node);
+
+/* Invoke: the node's block, NULL when it has none. */
+void *pl_fast_block(const pl_node *node);
+
+/* The fast operators: prepare runs the portable prepare first, then sets up a block or
+** drops it; invoke runs the SIMD path when there is a block. */
+pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_fully_connected_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_depthwise_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_elementwise_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_batch_matmul_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node);
+
+#endif

@@ -1,0 +1,59 @@
+/* gemm.h - the matrix products the fast paths share, one table per instruction set.
+**
+** int8: out[m][n] = stage(sum_k a[m][k] * w[n][k]) where a holds the input plus 128 as
+** unsigned bytes (the zero point folded into a per-channel addend: integer sums are exact,
+** so this gives the reference's bits) and rows of kp bytes (k rounded up to 4, w zero past k).
+** float32: out[m][n] = clamp(sum_k a[m][k] * w[n][k] + bias[n]), each lane summing k in
+** order with a multiply and an add (no fused multiply-add): the reference's own arithmetic. */
+#ifndef PL_FAST_GEMM_H
+#define PL_FAST_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "picolite/pl_fast.h"
+
+/* Channel arrays are padded to this many entries (the widest vector). */
+#define PL_FAST_LANES 16
+
+static inline int32_t pl_fast_round_up(int32_t x, int32_t to)
+{
+    return (x + to - 1) / to * to;
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier per channel, split for vectors: acc + addend,
+** shifted left by left, doubled high multiply by mult, rounding right shift by right; then
+** + out_offset and the clamp. Arrays padded to PL_FAST_LANES. */
+typedef struct pl_s8_stage {
+    const int32_t *addend, *mult, *left, *right;
+    int32_t out_offset, act_min, act_max;
+} pl_s8_stage;
+
+typedef struct pl_gemm_s8 {
+    size_t (*packed_bytes)(int32_t n, int32_t kp);
+    void (*pack)(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed);
+    /* st NULL: raw int32 sums into raw (row stride ldo) instead of int8 into out. */
+    void (*run)(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                size_t ldo);
+} pl_gemm_s8;
+
+typedef struct pl_gemm_f32 {
+    size_t (*packed_bytes)(int32_t n, int32_t k);
+    void (*pack)(const float *w, int32_t n, int32_t k, void *packed);
+    /* bias may be NULL; out rows of stride ldo. */
+    void (*run)(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                const void *packed, const float *bias, float act_min, float act_max,
+                float *out, size_t ldo);
+} pl_gemm_f32;
+
+/* NULL when isa has no such kernels in this build. */
+const pl_gemm_s8 *pl_gemm_s8_for(pl_isa isa);
+const pl_gemm_f32 *pl_gemm_f32_for(pl_isa isa);
+
+extern const pl_gemm_s8 pl_gemm_s8_avx512;
+extern const pl_gemm_s8 pl_gemm_s8_avx2;
+extern const pl_gemm_f32 pl_gemm_f32_avx512;
+extern const pl_gemm_f32 pl_gemm_f32_avx2;
+
+#endif

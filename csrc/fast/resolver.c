@@ -1,0 +1,170 @@
+/* resolver.c - the fast resolver: wraps a base resolver's portable registrations and keeps
+** each node's host block in a table found by the node's op data (unique in one arena). */
+#include "picolite/pl_fast.h"
+
+#include <string.h>
+
+#include "fast/fast.h"
+#include "kernels/conv/batch_matmul.h"
+#include "kernels/conv/conv.h"
+#include "kernels/conv/depthwise_conv.h"
+#include "kernels/conv/fully_connected.h"
+#include "kernels/elementwise/elementwise.h"
+
+typedef struct fast_op {
+    const pl_registration *(*portable)(void);
+    pl_status (*prepare)(pl_context *ctx, pl_node *node);
+    pl_status (*invoke)(pl_context *ctx, pl_node *node);
+} fast_op;
+
+static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
+    [PL_FAST_CONV_2D] = {pl_conv_registration, pl_fast_conv_prepare, pl_fast_conv_invoke},
+    [PL_FAST_FULLY_CONNECTED] = {pl_fully_connected_registration,
+                                 pl_fast_fully_connected_prepare,
+                                 pl_fast_fully_connected_invoke},
+    [PL_FAST_DEPTHWISE_CONV_2D] = {pl_depthwise_conv_registration, pl_fast_depthwise_prepare,
+                                   pl_fast_depthwise_invoke},
+    [PL_FAST_ADD] = {pl_add_registration, pl_fast_elementwise_prepare,
+                     pl_fast_elementwise_invoke},
+    [PL_FAST_SUB] = {pl_sub_registration, pl_fast_elementwise_prepare,
+                     pl_fast_elementwise_invoke},
+    [PL_FAST_MUL] = {pl_mul_registration, pl_fast_elementwise_prepare,
+                     pl_fast_elementwise_invoke},
+    [PL_FAST_BATCH_MATMUL] = {pl_batch_matmul_registration, pl_fast_batch_matmul_prepare,
+                              pl_fast_batch_matmul_invoke},
+};
+
+static const pl_registration *find(const void *self, int32_t builtin_code,
+                                   const char *custom_name, uint32_t custom_len,
+                                   int32_t version)
+{
+    const pl_fast_resolver *r = self;
+    const pl_registration *reg =
+        r->base->find(r->base->self, builtin_code, custom_name, custom_len, version);
+    if (reg == NULL || r->isa == PL_ISA_PORTABLE)
+        return reg;
+    for (int i = 0; i < PL_FAST_OP_COUNT; i++)
+        if (reg == fast_ops[i].portable())
+            return &r->regs[i].reg;
+    return reg;
+}
+
+pl_status pl_fast_resolver_init(pl_fast_resolver *r, const pl_resolver *base,
+                                const pl_host_memory *mem, pl_isa isa)
+{
+    if (r == NULL || base == NULL || mem == NULL || mem->alloc == NULL || mem->free == NULL ||
+        !pl_fast_isa_available(isa))
+        return PL_ERR_ARG;
+    memset(r, 0, sizeof *r);
+    r->resolver.find = find;
+    r->resolver.self = r;
+    r->base = base;
+    r->mem = *mem;
+    r->isa = isa;
+    for (int i = 0; i < PL_FAST_OP_COUNT; i++) {
+        const pl_registration *portable = fast_ops[i].portable();
+        pl_fast_registration *f = &r->regs[i];
+        f->reg = *portable;
+        f->reg.prepare = fast_ops[i].prepare;
+        f->reg.invoke = fast_ops[i].invoke;
+        f->base = portable;
+        f->owner = r;
+    }
+    return PL_OK;
+}
+
+static size_t hash(const void *key, size_t capacity)
+{
+    uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 32) & (capacity - 1);
+}
+
+static pl_fast_slot *lookup(const pl_fast_resolver *r, const void *key)
+{
+    if (r->capacity == 0)
+        return NULL;
+    for (size_t i = hash(key, r->capacity);; i = (i + 1) & (r->capacity - 1)) {
+        pl_fast_slot *s = &r->slots[i];
+        if (s->key == key || s->key == NULL)
+            return s;
+    }
+}
+
+/* Keeps the table at most half full: doubles it (rehashing) when needed. */
+static bool reserve(pl_fast_resolver *r)
+{
+    if (2 * (r->used + 1) <= r->capacity)
+        return true;
+    size_t capacity = r->capacity ? 2 * r->capacity : 64;
+    pl_fast_slot *slots = r->mem.alloc(r->mem.self, capacity * sizeof *slots);
+    if (slots == NULL)
+        return false;
+    memset(slots, 0, capacity * sizeof *slots);
+    pl_fast_slot *old = r->slots;
+    size_t old_capacity = r->capacity;
+    r->slots = slots;
+    r->capacity = capacity;
+    for (size_t i = 0; i < old_capacity; i++)
+        if (old[i].key != NULL)
+            *lookup(r, old[i].key) = old[i];
+    if (old != NULL)
+        r->mem.free(r->mem.self, old);
+    r->host_bytes += (capacity - old_capacity) * sizeof *slots;
+    return true;
+}
+
+static void clear(pl_fast_resolver *r, pl_fast_slot *s)
+{
+    if (s->raw != NULL)
+        r->mem.free(r->mem.self, s->raw);
+    r->host_bytes -= s->bytes;
+    s->raw = s->block = NULL;
+    s->bytes = 0;
+}
+
+void *pl_fast_block_new(const pl_node *node, size_t bytes)
+{
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    if (node->user_data == NULL || !reserve(r))
+        return NULL;
+    pl_fast_slot *s = lookup(r, node->user_data);
+    if (s->key == NULL) {
+        s->key = node->user_data;
+        r->used++;
+    }
+    clear(r, s);
+    void *raw = bytes <= SIZE_MAX - 64 ? r->mem.alloc(r->mem.self, bytes + 64) : NULL;
+    if (raw == NULL)
+        return NULL;
+    s->raw = raw;
+    s->block = (void *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    s->bytes = bytes + 64;
+    r->host_bytes += s->bytes;
+    return s->block;
+}
+
+void pl_fast_block_drop(const pl_node *node)
+{
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    pl_fast_slot *s = lookup(r, node->user_data);
+    if (s != NULL && s->key != NULL)
+        clear(r, s);
+}
+
+void *pl_fast_block(const pl_node *node)
+{
+    const pl_fast_slot *s = lookup(pl_fast_reg_of(node)->owner, node->user_data);
+    return s != NULL && s->key != NULL ? s->block : NULL;
+}
+
+void pl_fast_resolver_release(pl_fast_resolver *r)
+{
+    for (size_t i = 0; i < r->capacity; i++)
+        if (r->slots[i].key != NULL)
+            clear(r, &r->slots[i]);
+    if (r->slots != NULL)
+        r->mem.free(r->mem.self, r->slots);
+    r->slots = NULL;
+    r->capacity = r->used = 0;
+    r->host_bytes = 0;
+}

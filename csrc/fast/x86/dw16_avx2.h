@@ -1,0 +1,68 @@
+/* dw16_avx2.h - one 16-channel group of the int8 depthwise rows with 256-bit vectors: the
+** whole of AVX2's run and AVX-512's last group when the channels are an odd number of 16s
+** (static inline: each file compiles it with its own flags). */
+#ifndef PL_FAST_X86_DW16_AVX2_H
+#define PL_FAST_X86_DW16_AVX2_H
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/depthwise.h"
+#include "fast/x86/rescale_avx2.h"
+
+enum { PL_DW16_POINTS = 4 }; /* output points per pass: their sums stay in registers */
+
+/* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g. */
+static inline void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
+                                     const uint8_t *g, int32_t c0, int8_t *out)
+{
+    __m256i lo[PL_DW16_POINTS], hi[PL_DW16_POINTS];
+    for (int32_t r = 0; r < PL_DW16_POINTS; r++)
+        lo[r] = hi[r] = _mm256_setzero_si256();
+    const __m256i *w = (const __m256i *)g;
+    for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
+        __m256i w_lo = _mm256_loadu_si256(w), w_hi = _mm256_loadu_si256(w + 1);
+        const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
+        for (int32_t r = 0; r < n; r++) {
+            size_t at = (size_t)r * job->step;
+            __m256i a = _mm256_loadu_si256((const __m256i *)(x0 + at));
+            __m256i b = _mm256_loadu_si256((const __m256i *)(x1 + at));
+            lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w_lo));
+            hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w_hi));
+        }
+    }
+    const int32_t *arr = (const int32_t *)w; /* addend, mult, left, right: 16 each */
+    const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
+    for (int32_t r = 0; r < n; r++) {
+        __m256i vl = pl_stage_avx2(lo[r], arr, arr + 16, arr + 32, arr + 48, job->out_offset,
+                                   job->act_min, job->act_max);
+        __m256i vh = pl_stage_avx2(hi[r], arr + 8, arr + 24, arr + 40, arr + 56,
+                                   job->out_offset, job->act_min, job->act_max);
+        /* the halves' lanes interleave back into channel order */
+        __m256i words = _mm256_packs_epi32(vl, vh);
+        __m256i bytes = _mm256_permute4x64_epi64(_mm256_packs_epi16(words, words), 0xD8);
+        int8_t *o = out + (size_t)r * (size_t)job->channels + c0;
+        if (count == 16) {
+            _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(bytes));
+        } else {
+            int8_t tmp[16];
+            _mm_storeu_si128((__m128i *)tmp, _mm256_castsi256_si128(bytes));
+            memcpy(o, tmp, (size_t)count);
+        }
+    }
+}
+
+/* Every point of the row for the group at c0. */
+static inline void pl_dw16_s8_group(const pl_dw_job *job, const int16_t *in, int32_t points,
+                                    const uint8_t *g, int32_t c0, int8_t *out)
+{
+    int32_t pt = 0;
+    for (; points - pt >= PL_DW16_POINTS; pt += PL_DW16_POINTS) /* constant n: registers */
+        pl_dw16_s8_points(job, PL_DW16_POINTS, in + (size_t)pt * job->step, g, c0,
+                          out + (size_t)pt * (size_t)job->channels);
+    for (; pt < points; pt++)
+        pl_dw16_s8_points(job, 1, in + (size_t)pt * job->step, g, c0,
+                          out + (size_t)pt * (size_t)job->channels);
+}
+
+#endif

@@ -1,0 +1,103 @@
+/* dw_avx512.c - the depthwise rows with AVX-512 (see depthwise.h). int8: two taps' staged
+** int16 values interleaved and VPDPWSSD against the packed weight pairs, 32 channels per
+** group (a last group of 16 with 256-bit vectors); float: 16 channels per vector, a multiply
+** and an add per tap (built with -ffp-contract=off), the reference's order.
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni; run only when the CPU has them. */
+#include <immintrin.h>
+
+#include "fast/depthwise.h"
+#include "fast/x86/dw16_avx2.h"
+#include "fast/x86/rescale_avx512.h"
+
+enum { S8_POINTS = 4, F32_POINTS = 8 };
+
+/* n (1..S8_POINTS) points from in on, channels c0..c0+31 with their packed group g. */
+static inline void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
+                             const uint8_t *g, int32_t c0, int8_t *out)
+{
+    __m512i lo[S8_POINTS], hi[S8_POINTS];
+    for (int32_t r = 0; r < S8_POINTS; r++)
+        lo[r] = hi[r] = _mm512_setzero_si512();
+    const __m512i *w = (const __m512i *)g;
+    for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
+        __m512i w_lo = _mm512_loadu_si512(w), w_hi = _mm512_loadu_si512(w + 1);
+        const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
+        for (int32_t r = 0; r < n; r++) {
+            size_t at = (size_t)r * job->step;
+            __m512i a = _mm512_loadu_si512(x0 + at), b = _mm512_loadu_si512(x1 + at);
+            lo[r] = _mm512_dpwssd_epi32(lo[r], _mm512_unpacklo_epi16(a, b), w_lo);
+            hi[r] = _mm512_dpwssd_epi32(hi[r], _mm512_unpackhi_epi16(a, b), w_hi);
+        }
+    }
+    const int32_t *arr = (const int32_t *)w; /* addend, mult, left, right: 32 each */
+    const int32_t count = job->channels - c0 < 32 ? job->channels - c0 : 32;
+    const __mmask32 lanes = count == 32 ? 0xFFFFFFFFu : (__mmask32)((1u << count) - 1u);
+    for (int32_t r = 0; r < n; r++) {
+        __m512i vl = pl_stage_avx512(lo[r], arr, arr + 32, arr + 64, arr + 96, job->out_offset,
+                                     job->act_min, job->act_max);
+        __m512i vh = pl_stage_avx512(hi[r], arr + 16, arr + 48, arr + 80, arr + 112,
+                                     job->out_offset, job->act_min, job->act_max);
+        /* the halves' lanes interleave back into channel order */
+        __m256i bytes = _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh));
+        _mm256_mask_storeu_epi8(out + (size_t)r * (size_t)job->channels + c0, lanes, bytes);
+    }
+}
+
+static void s8_run(const pl_dw_job *job, const int16_t *in, int32_t points, int8_t *out)
+{
+    const uint8_t *g = job->packed;
+    int32_t c0 = 0;
+    for (; job->cp - c0 >= 32; c0 += 32, g += pl_dw_s8_group_bytes(job->taps, 32)) {
+        int32_t pt = 0;
+        for (; points - pt >= S8_POINTS; pt += S8_POINTS) /* constant n: registers */
+            s8_points(job, S8_POINTS, in + (size_t)pt * job->step, g, c0,
+                      out + (size_t)pt * (size_t)job->channels);
+        for (; pt < points; pt++)
+            s8_points(job, 1, in + (size_t)pt * job->step, g, c0,
+                      out + (size_t)pt * (size_t)job->channels);
+    }
+    if (c0 < job->cp)
+        pl_dw16_s8_group(job, in, points, g, c0, out);
+}
+
+/* n (1..F32_POINTS) points from in on, channels c0..c0+15. */
+static inline void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
+                              float *out)
+{
+    __m512 acc[F32_POINTS];
+    for (int32_t r = 0; r < F32_POINTS; r++)
+        acc[r] = _mm512_setzero_ps();
+    const float *w = (const float *)job->packed + c0;
+    for (int32_t t = 0; t < job->taps; t++, w += job->cp) {
+        __m512 wv = _mm512_loadu_ps(w);
+        const float *x = in + job->tap_at[t] + c0;
+        for (int32_t r = 0; r < n; r++, x += job->step)
+            acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_loadu_ps(x), wv));
+    }
+    const __m512 lo = _mm512_set1_ps(job->act_lo), hi = _mm512_set1_ps(job->act_hi);
+    const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
+    const __mmask16 lanes = (__mmask16)((1u << count) - 1u);
+    const __m512 bias = _mm512_loadu_ps(w); /* w is at the bias now */
+    for (int32_t r = 0; r < n; r++) {
+        /* VMAXPS/VMINPS give their second operand on NaN or equal values: the reference's
+        ** x < lo ? lo : x, then y > hi ? hi : y */
+        __m512 y = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(acc[r], bias)));
+        _mm512_mask_storeu_ps(out + (size_t)r * (size_t)job->channels + c0, lanes, y);
+    }
+}
+
+static void f32_run(const pl_dw_job *job, const float *in, int32_t points, float *out)
+{
+    for (int32_t c0 = 0; c0 < job->cp; c0 += 16) {
+        int32_t pt = 0;
+        for (; points - pt >= F32_POINTS; pt += F32_POINTS) /* constant n: registers */
+            f32_points(job, F32_POINTS, in + (size_t)pt * job->step, c0,
+                       out + (size_t)pt * (size_t)job->channels);
+        for (; pt < points; pt++)
+            f32_points(job, 1, in + (size_t)pt * job->step, c0,
+                       out + (size_t)pt * (size_t)job->channels);
+    }
+}
+
+const pl_dw_s8 pl_dw_s8_avx512 = {32, s8_run};
+const pl_dw_f32 pl_dw_f32_avx512 = {f32_run};

@@ -1,0 +1,126 @@
+/* ew_avx2.c - the flat elementwise loops with AVX2 (see elementwise.h), 8 elements per
+** vector; the last few go through a zero-padded copy. Built with -mavx2 -mfma (and
+** -ffp-contract=off); run only when the CPU has them. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/elementwise.h"
+#include "fast/x86/rescale_avx2.h"
+
+enum { L = 8 };
+
+typedef struct scale8 {
+    __m256i mult, left, right;
+} scale8;
+
+typedef struct q8 {
+    __m256i off1, off2, left_shift, out_offset, act_min, act_max;
+    scale8 in1, in2, out;
+} q8;
+
+static scale8 splat_scale(const pl_ew_scale *s)
+{
+    return (scale8){_mm256_set1_epi32(s->mult), _mm256_set1_epi32(s->left),
+                    _mm256_set1_epi32(s->right)};
+}
+
+static q8 splat(const pl_ew_q *q)
+{
+    return (q8){_mm256_set1_epi32(q->off1), _mm256_set1_epi32(q->off2),
+                _mm256_set1_epi32(q->left_shift), _mm256_set1_epi32(q->out_offset),
+                _mm256_set1_epi32(q->act_min), _mm256_set1_epi32(q->act_max),
+                splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out)};
+}
+
+static inline __m256i rescale(__m256i x, const scale8 *s)
+{
+    return pl_rescale_avx2(x, s->mult, s->left, s->right);
+}
+
+static inline __m256i load8(const int8_t *p)
+{
+    int64_t v;
+    memcpy(&v, p, sizeof v);
+    return _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(v));
+}
+
+static inline void store8(int8_t *p, __m256i v)
+{
+    __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    int64_t bytes = _mm_cvtsi128_si64(_mm_packs_epi16(words, words));
+    memcpy(p, &bytes, sizeof bytes);
+}
+
+static inline __m256i finish(const q8 *v, __m256i raw)
+{
+    raw = _mm256_add_epi32(raw, v->out_offset);
+    return _mm256_min_epi32(_mm256_max_epi32(raw, v->act_min), v->act_max);
+}
+
+static inline void add8(const q8 *v, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    __m256i x = _mm256_sllv_epi32(_mm256_add_epi32(load8(a), v->off1), v->left_shift);
+    __m256i y = _mm256_sllv_epi32(_mm256_add_epi32(load8(b), v->off2), v->left_shift);
+    __m256i sum = _mm256_add_epi32(rescale(x, &v->in1), rescale(y, &v->in2));
+    store8(out, finish(v, rescale(sum, &v->out)));
+}
+
+static inline void mul8(const q8 *v, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    __m256i x = _mm256_add_epi32(load8(a), v->off1), y = _mm256_add_epi32(load8(b), v->off2);
+    store8(out, finish(v, rescale(_mm256_mullo_epi32(x, y), &v->out)));
+}
+
+/* Runs OP8 on every whole vector, then on a zero-padded copy of the rest. */
+#define FLAT_S8(OP8)                                                                      \
+    do {                                                                                  \
+        const q8 v = splat(q);                                                            \
+        size_t i = 0;                                                                     \
+        for (; n - i >= L; i += L)                                                        \
+            OP8(&v, a + i, b + i, out + i);                                               \
+        if (i < n) {                                                                      \
+            int8_t ta[L] = {0}, tb[L] = {0}, to[L];                                       \
+            memcpy(ta, a + i, n - i);                                                     \
+            memcpy(tb, b + i, n - i);                                                     \
+            OP8(&v, ta, tb, to);                                                          \
+            memcpy(out + i, to, n - i);                                                   \
+        }                                                                                 \
+    } while (0)
+
+static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
+{
+    FLAT_S8(add8);
+}
+
+static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
+{
+    FLAT_S8(mul8);
+}
+
+/* One vector: the operation, then the reference's clamp (MAXPS/MINPS give their second
+** operand on NaN or equal values: x < lo ? lo : x, then y > hi ? hi : y). */
+static inline __m256 f32_one(pl_ew_f32_op op, __m256 x, __m256 y, __m256 lo, __m256 hi)
+{
+    __m256 r = op == PL_EW_ADD ? _mm256_add_ps(x, y)
+             : op == PL_EW_SUB ? _mm256_sub_ps(x, y) : _mm256_mul_ps(x, y);
+    return _mm256_min_ps(hi, _mm256_max_ps(lo, r));
+}
+
+static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
+                float act_hi, float *out)
+{
+    const __m256 lo = _mm256_set1_ps(act_lo), hi = _mm256_set1_ps(act_hi);
+    size_t i = 0;
+    for (; n - i >= L; i += L)
+        _mm256_storeu_ps(out + i, f32_one(op, _mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i),
+                                          lo, hi));
+    if (i < n) {
+        float ta[L] = {0}, tb[L] = {0}, to[L];
+        memcpy(ta, a + i, sizeof(float) * (n - i));
+        memcpy(tb, b + i, sizeof(float) * (n - i));
+        _mm256_storeu_ps(to, f32_one(op, _mm256_loadu_ps(ta), _mm256_loadu_ps(tb), lo, hi));
+        memcpy(out + i, to, sizeof(float) * (n - i));
+    }
+}
+
+const pl_ew pl_ew_avx2 = {add_s8, mul_s8, f32};

@@ -1,0 +1,103 @@
+/* ew_avx512.c - the flat elementwise loops with AVX-512 (see elementwise.h), 16 elements
+** per vector, the last few through masked loads and stores. Built with -mavx512f
+** -mavx512bw -mavx512vl -mavx512vnni (and -ffp-contract=off); run only when the CPU has
+** them. */
+#include <immintrin.h>
+
+#include "fast/elementwise.h"
+#include "fast/x86/rescale_avx512.h"
+
+enum { L = 16 };
+
+typedef struct scale16 {
+    __m512i mult, left, right;
+} scale16;
+
+typedef struct q16 {
+    __m512i off1, off2, left_shift, out_offset, act_min, act_max;
+    scale16 in1, in2, out;
+} q16;
+
+static scale16 splat_scale(const pl_ew_scale *s)
+{
+    return (scale16){_mm512_set1_epi32(s->mult), _mm512_set1_epi32(s->left),
+                     _mm512_set1_epi32(s->right)};
+}
+
+static q16 splat(const pl_ew_q *q)
+{
+    return (q16){_mm512_set1_epi32(q->off1), _mm512_set1_epi32(q->off2),
+                 _mm512_set1_epi32(q->left_shift), _mm512_set1_epi32(q->out_offset),
+                 _mm512_set1_epi32(q->act_min), _mm512_set1_epi32(q->act_max),
+                 splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out)};
+}
+
+static inline __m512i rescale(__m512i x, const scale16 *s)
+{
+    return pl_rescale_avx512(x, s->mult, s->left, s->right);
+}
+
+static inline __m512i load16(const int8_t *p, __mmask16 m)
+{
+    return _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, p));
+}
+
+static inline __m512i finish(const q16 *v, __m512i raw)
+{
+    raw = _mm512_add_epi32(raw, v->out_offset);
+    return _mm512_min_epi32(_mm512_max_epi32(raw, v->act_min), v->act_max);
+}
+
+static inline void add16(const q16 *v, const int8_t *a, const int8_t *b, int8_t *out,
+                         __mmask16 m)
+{
+    __m512i x = _mm512_sllv_epi32(_mm512_add_epi32(load16(a, m), v->off1), v->left_shift);
+    __m512i y = _mm512_sllv_epi32(_mm512_add_epi32(load16(b, m), v->off2), v->left_shift);
+    __m512i sum = _mm512_add_epi32(rescale(x, &v->in1), rescale(y, &v->in2));
+    _mm_mask_storeu_epi8(out, m, _mm512_cvtepi32_epi8(finish(v, rescale(sum, &v->out))));
+}
+
+static inline void mul16(const q16 *v, const int8_t *a, const int8_t *b, int8_t *out,
+                         __mmask16 m)
+{
+    __m512i x = _mm512_add_epi32(load16(a, m), v->off1);
+    __m512i y = _mm512_add_epi32(load16(b, m), v->off2);
+    __m512i r = finish(v, rescale(_mm512_mullo_epi32(x, y), &v->out));
+    _mm_mask_storeu_epi8(out, m, _mm512_cvtepi32_epi8(r));
+}
+
+static inline __mmask16 tail(size_t left)
+{
+    return left >= L ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+
+static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
+{
+    const q16 v = splat(q);
+    for (size_t i = 0; i < n; i += L)
+        add16(&v, a + i, b + i, out + i, tail(n - i));
+}
+
+static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
+{
+    const q16 v = splat(q);
+    for (size_t i = 0; i < n; i += L)
+        mul16(&v, a + i, b + i, out + i, tail(n - i));
+}
+
+/* The operation, then the reference's clamp (VMAXPS/VMINPS give their second operand on
+** NaN or equal values: x < lo ? lo : x, then y > hi ? hi : y). */
+static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
+                float act_hi, float *out)
+{
+    const __m512 lo = _mm512_set1_ps(act_lo), hi = _mm512_set1_ps(act_hi);
+    for (size_t i = 0; i < n; i += L) {
+        __mmask16 m = tail(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(m, a + i), y = _mm512_maskz_loadu_ps(m, b + i);
+        __m512 r = op == PL_EW_ADD ? _mm512_add_ps(x, y)
+                 : op == PL_EW_SUB ? _mm512_sub_ps(x, y) : _mm512_mul_ps(x, y);
+        _mm512_mask_storeu_ps(out + i, m, _mm512_min_ps(hi, _mm512_max_ps(lo, r)));
+    }
+}
+
+const pl_ew pl_ew_avx512 = {add_s8, mul_s8, f32};

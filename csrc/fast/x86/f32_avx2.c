@@ -1,0 +1,72 @@
+/* f32_avx2.c - the float32 matrix product with AVX2, 8 output channels per vector. Each lane
+** sums its channel's products in k order with a separate multiply and add (this file is
+** built with -ffp-contract=off): the reference kernel's own rounding, bit for bit.
+** Built with -mavx2 -mfma; run only when the CPU has them. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/gemm.h"
+
+enum { NR = 8, MR = 6 };
+
+/* Panels of 8 channels; per k, the 8 channels' w[k] (0 past n). */
+static size_t packed_bytes(int32_t n, int32_t k)
+{
+    return (size_t)pl_fast_round_up(n, NR) * (size_t)k * sizeof(float);
+}
+
+static void pack(const float *w, int32_t n, int32_t k, void *packed)
+{
+    float *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t i = 0; i < k; i++)
+            for (int32_t j = 0; j < NR; j++, p++)
+                *p = n0 + j < n ? w[(size_t)(n0 + j) * (size_t)k + (size_t)i] : 0.0f;
+}
+
+/* rows (1..MR) rows of a from row m0 on against one panel: + bias, clamp, store. */
+static inline void block(int32_t rows, int32_t m0, int32_t k, const float *a, size_t lda,
+                         const float *panel, const float *bias, float lo, float hi,
+                         int32_t n0, int32_t n, float *out, size_t ldo)
+{
+    __m256 acc[MR];
+    a += (size_t)m0 * lda;
+    for (int32_t r = 0; r < MR; r++)
+        acc[r] = _mm256_setzero_ps();
+    for (int32_t i = 0; i < k; i++) {
+        __m256 w = _mm256_loadu_ps(panel + (size_t)i * NR);
+        for (int32_t r = 0; r < rows; r++)
+            acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_set1_ps(a[(size_t)r * lda + (size_t)i]), w));
+    }
+    int32_t count = n - n0 >= NR ? NR : n - n0;
+    float b[NR] = {0};
+    if (bias != NULL)
+        memcpy(b, bias + n0, sizeof(float) * (size_t)count);
+    __m256 bv = _mm256_loadu_ps(b);
+    for (int32_t r = 0; r < rows; r++) {
+        /* the reference adds 0.0f without a bias; MAXPS/MINPS give their second operand
+        ** when one is NaN, so NaN passes the clamp as in the reference */
+        __m256 v = _mm256_add_ps(acc[r], bv);
+        v = _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), v));
+        float tmp[NR];
+        _mm256_storeu_ps(tmp, v);
+        memcpy(out + (size_t)(m0 + r) * ldo + (size_t)n0, tmp, sizeof(float) * (size_t)count);
+    }
+}
+
+static void run(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                const void *packed, const float *bias, float act_min, float act_max,
+                float *out, size_t ldo)
+{
+    for (int32_t m0 = 0; m0 < m; m0 += MR)
+        for (int32_t n0 = 0; n0 < n; n0 += NR) {
+            const float *panel = (const float *)packed + (size_t)n0 * (size_t)k;
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, k, a, lda, panel, bias, act_min, act_max, n0, n, out, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, k, a, lda, panel, bias, act_min, act_max, n0, n, out, ldo);
+        }
+}
+
+const pl_gemm_f32 pl_gemm_f32_avx2 = {packed_bytes, pack, run};

@@ -1,0 +1,67 @@
+/* f32_avx512.c - the float32 matrix product with AVX-512F, 16 output channels per vector. Each lane
+** sums its channel's products in k order with a separate multiply and add (this file is
+** built with -ffp-contract=off): the reference kernel's own rounding, bit for bit.
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni; run only when the CPU has them. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/gemm.h"
+
+enum { NR = 16, MR = 8 };
+
+/* Panels of 16 channels; per k, the 16 channels' w[k] (0 past n). */
+static size_t packed_bytes(int32_t n, int32_t k)
+{
+    return (size_t)pl_fast_round_up(n, NR) * (size_t)k * sizeof(float);
+}
+
+static void pack(const float *w, int32_t n, int32_t k, void *packed)
+{
+    float *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t i = 0; i < k; i++)
+            for (int32_t j = 0; j < NR; j++, p++)
+                *p = n0 + j < n ? w[(size_t)(n0 + j) * (size_t)k + (size_t)i] : 0.0f;
+}
+
+/* rows (1..MR) rows of a from row m0 on against one panel: + bias, clamp, store. */
+static inline void block(int32_t rows, int32_t m0, int32_t k, const float *a, size_t lda,
+                         const float *panel, const float *bias, float lo, float hi,
+                         int32_t n0, int32_t n, float *out, size_t ldo)
+{
+    __m512 acc[MR];
+    a += (size_t)m0 * lda;
+    for (int32_t r = 0; r < MR; r++)
+        acc[r] = _mm512_setzero_ps();
+    for (int32_t i = 0; i < k; i++) {
+        __m512 w = _mm512_loadu_ps(panel + (size_t)i * NR);
+        for (int32_t r = 0; r < rows; r++)
+            acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_set1_ps(a[(size_t)r * lda + (size_t)i]), w));
+    }
+    __mmask16 lanes = n - n0 >= NR ? 0xFFFF : (__mmask16)((1u << (n - n0)) - 1u);
+    __m512 b = bias != NULL ? _mm512_maskz_loadu_ps(lanes, bias + n0) : _mm512_setzero_ps();
+    for (int32_t r = 0; r < rows; r++) {
+        /* the reference adds 0.0f without a bias; MAXPS/MINPS give their second operand
+        ** when one is NaN, so NaN passes the clamp as in the reference */
+        __m512 v = _mm512_add_ps(acc[r], b);
+        v = _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), v));
+        _mm512_mask_storeu_ps(out + (size_t)(m0 + r) * ldo + (size_t)n0, lanes, v);
+    }
+}
+
+static void run(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                const void *packed, const float *bias, float act_min, float act_max,
+                float *out, size_t ldo)
+{
+    for (int32_t m0 = 0; m0 < m; m0 += MR)
+        for (int32_t n0 = 0; n0 < n; n0 += NR) {
+            const float *panel = (const float *)packed + (size_t)n0 * (size_t)k;
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, k, a, lda, panel, bias, act_min, act_max, n0, n, out, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, k, a, lda, panel, bias, act_min, act_max, n0, n, out, ldo);
+        }
+}
+
+const pl_gemm_f32 pl_gemm_f32_avx512 = {packed_bytes, pack, run};

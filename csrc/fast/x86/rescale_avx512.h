@@ -1,0 +1,44 @@
+/* rescale_avx512.h - TFLite's int8 output stage on 16 int32 lanes with AVX-512 (for the
+** files built with -mavx512f -mavx512bw ...: gemm and depthwise). */
+#ifndef PL_FAST_X86_RESCALE_AVX512_H
+#define PL_FAST_X86_RESCALE_AVX512_H
+
+#include <immintrin.h>
+#include <stdint.h>
+
+/* TFLite's MultiplyByQuantizedMultiplier on 16 lanes (multipliers are never INT32_MIN, so
+** the doubling high multiply cannot saturate): floor((x * m + 2^30) / 2^31), then the
+** rounding right shift, half away from zero. */
+static inline __m512i pl_rescale_avx512(__m512i x, __m512i mult, __m512i left, __m512i right)
+{
+    const __m512i half = _mm512_set1_epi64(1LL << 30), one = _mm512_set1_epi32(1);
+    x = _mm512_sllv_epi32(x, left);
+    __m512i even = _mm512_mul_epi32(x, mult);
+    __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(mult, 32));
+    /* the low 32 bits of a logical and an arithmetic shift by 31 agree */
+    even = _mm512_srli_epi64(_mm512_add_epi64(even, half), 31);
+    odd = _mm512_slli_epi64(_mm512_srli_epi64(_mm512_add_epi64(odd, half), 31), 32);
+    __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
+    __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    __m512i threshold = _mm512_sub_epi32(_mm512_srai_epi32(mask, 1),
+                                         _mm512_srai_epi32(high, 31));
+    __m512i q = _mm512_srav_epi32(high, right);
+    __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask), threshold);
+    return _mm512_mask_add_epi32(q, up, q, one);
+}
+
+/* The whole stage from int32 sums: + addend (wrapping, as TFLite's int32 add), rescale,
+** + the output offset, clamp. The arrays hold 16 lanes each. */
+static inline __m512i pl_stage_avx512(__m512i acc, const int32_t *addend, const int32_t *mult,
+                                      const int32_t *left, const int32_t *right,
+                                      int32_t out_offset, int32_t act_min, int32_t act_max)
+{
+    acc = _mm512_add_epi32(acc, _mm512_loadu_si512(addend));
+    acc = pl_rescale_avx512(acc, _mm512_loadu_si512(mult), _mm512_loadu_si512(left),
+                            _mm512_loadu_si512(right));
+    acc = _mm512_add_epi32(acc, _mm512_set1_epi32(out_offset));
+    acc = _mm512_max_epi32(acc, _mm512_set1_epi32(act_min));
+    return _mm512_min_epi32(acc, _mm512_set1_epi32(act_max));
+}
+
+#endif

@@ -1,0 +1,93 @@
+/* s8_avx2.c - the int8 matrix product with AVX2: bytes widened to int16 and VPMADDWD (two
+** int16 products summed into each int32 lane: exact, unlike VPMADDUBSW, which saturates),
+** 8 output channels per vector. Built with -mavx2 -mfma; run only when the CPU has them. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/gemm.h"
+#include "fast/x86/rescale_avx2.h"
+
+enum { NR = 8, MR = 6 };
+
+/* Panels of 8 channels; per group of 4 k, two vectors of int16 pairs: (w[k], w[k+1]) of
+** channels 0..7, then (w[k+2], w[k+3]). */
+static size_t packed_bytes(int32_t n, int32_t kp)
+{
+    return (size_t)pl_fast_round_up(n, NR) * (size_t)kp * 2;
+}
+
+static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
+{
+    int16_t *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t k0 = 0; k0 < kp; k0 += 4)
+            for (int32_t half = 0; half < 4; half += 2)
+                for (int32_t j = 0; j < NR; j++)
+                    for (int32_t q = 0; q < 2; q++, p++) {
+                        int32_t c = n0 + j, i = k0 + half + q;
+                        *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
+                    }
+}
+
+/* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
+static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_t n,
+                          int8_t *out, int32_t *raw, size_t row)
+{
+    int32_t count = n - n0 >= NR ? NR : n - n0;
+    if (st == NULL) {
+        int32_t tmp[NR];
+        _mm256_storeu_si256((__m256i *)tmp, acc);
+        memcpy(raw + row + (size_t)n0, tmp, sizeof(int32_t) * (size_t)count);
+        return;
+    }
+    acc = pl_stage_avx2(acc, st->addend + n0, st->mult + n0, st->left + n0, st->right + n0,
+                        st->out_offset, st->act_min, st->act_max);
+    __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(acc),
+                                    _mm256_extracti128_si256(acc, 1));
+    __m128i bytes = _mm_packs_epi16(words, words);
+    int8_t tmp[16];
+    _mm_storeu_si128((__m128i *)tmp, bytes);
+    memcpy(out + row + (size_t)n0, tmp, (size_t)count);
+}
+
+/* rows (1..MR) rows of a from row m0 on against one panel. */
+static inline void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
+                         const int16_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
+                         int8_t *out, int32_t *raw, size_t ldo)
+{
+    __m256i acc[MR];
+    a += (size_t)m0 * lda;
+    for (int32_t r = 0; r < MR; r++)
+        acc[r] = _mm256_setzero_si256();
+    for (int32_t k = 0; k < kp; k += 4) {
+        const __m256i *w = (const __m256i *)(panel + (size_t)k * NR);
+        __m256i w01 = _mm256_loadu_si256(w), w23 = _mm256_loadu_si256(w + 1);
+        for (int32_t r = 0; r < rows; r++) {
+            int32_t x;
+            memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
+            __m256i x16 = _mm256_cvtepu8_epi16(_mm_set1_epi32(x));
+            __m256i p01 = _mm256_shuffle_epi32(x16, 0x00), p23 = _mm256_shuffle_epi32(x16, 0x55);
+            acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(p01, w01));
+            acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(p23, w23));
+        }
+    }
+    for (int32_t r = 0; r < rows; r++)
+        finish(acc[r], st, n0, n, out, raw, (size_t)(m0 + r) * ldo);
+}
+
+static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                size_t ldo)
+{
+    for (int32_t m0 = 0; m0 < m; m0 += MR)
+        for (int32_t n0 = 0; n0 < n; n0 += NR) {
+            const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, kp, a, lda, panel, st, n0, n, out, raw, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, kp, a, lda, panel, st, n0, n, out, raw, ldo);
+        }
+}
+
+const pl_gemm_s8 pl_gemm_s8_avx2 = {packed_bytes, pack, run};

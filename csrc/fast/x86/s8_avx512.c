@@ -1,0 +1,79 @@
+/* s8_avx512.c - the int8 matrix product with AVX-512 VNNI (VPDPBUSD: four unsigned-by-
+** signed byte products summed into each int32 lane), 16 output channels per vector.
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni; run only when the CPU has them. */
+#include <immintrin.h>
+
+#include "fast/gemm.h"
+#include "fast/x86/rescale_avx512.h"
+
+enum { NR = 16, MR = 8 };
+
+/* Panels of 16 channels; per group of 4 k, 16 x 4 bytes: channel j's w[k..k+3]. */
+static size_t packed_bytes(int32_t n, int32_t kp)
+{
+    return (size_t)pl_fast_round_up(n, NR) * (size_t)kp;
+}
+
+static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
+{
+    int8_t *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t k0 = 0; k0 < kp; k0 += 4)
+            for (int32_t j = 0; j < NR; j++)
+                for (int32_t q = 0; q < 4; q++, p++) {
+                    int32_t c = n0 + j, i = k0 + q;
+                    *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
+                }
+}
+
+/* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
+static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_t n,
+                          int8_t *out, int32_t *raw, size_t row)
+{
+    __mmask16 lanes = n - n0 >= NR ? 0xFFFF : (__mmask16)((1u << (n - n0)) - 1u);
+    if (st == NULL) {
+        _mm512_mask_storeu_epi32(raw + row + (size_t)n0, lanes, acc);
+        return;
+    }
+    acc = pl_stage_avx512(acc, st->addend + n0, st->mult + n0, st->left + n0,
+                          st->right + n0, st->out_offset, st->act_min, st->act_max);
+    _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(acc));
+}
+
+/* rows (1..MR) rows of a from row m0 on against one panel. */
+static inline void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
+                         const int8_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
+                         int8_t *out, int32_t *raw, size_t ldo)
+{
+    __m512i acc[MR];
+    a += (size_t)m0 * lda;
+    for (int32_t r = 0; r < MR; r++)
+        acc[r] = _mm512_setzero_si512();
+    for (int32_t k = 0; k < kp; k += 4) {
+        __m512i w = _mm512_loadu_si512(panel + (size_t)k * NR);
+        for (int32_t r = 0; r < rows; r++) {
+            int32_t x;
+            __builtin_memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
+            acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(x), w);
+        }
+    }
+    for (int32_t r = 0; r < rows; r++)
+        finish(acc[r], st, n0, n, out, raw, (size_t)(m0 + r) * ldo);
+}
+
+static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                size_t ldo)
+{
+    for (int32_t m0 = 0; m0 < m; m0 += MR)
+        for (int32_t n0 = 0; n0 < n; n0 += NR) {
+            const int8_t *panel = (const int8_t *)packed + (size_t)n0 * (size_t)kp;
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, kp, a, lda, panel, st, n0, n, out, raw, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, kp, a, lda, panel, st, n0, n, out, raw, ldo);
+        }
+}
+
+const pl_gemm_s8 pl_gemm_s8_avx512 = {packed_bytes, pack, run};

@@ -1,0 +1,119 @@
+/* pl_fast.h - host fast paths: SIMD kernels behind runtime CPU dispatch (csrc/fast/).
+**
+**   pl_fast_resolver fast;
+**   pl_host_memory mem = {my_ctx, my_alloc, my_free};      // memory outside the arena
+**   pl_fast_resolver_init(&fast, pl_builtin_resolver(), &mem, pl_fast_best_isa());
+**   opt.resolver = pl_fast_resolver_get(&fast);
+**   ... pl_interp_create / allocate / invoke as usual ...
+**   pl_interp_destroy(it); pl_fast_resolver_release(&fast);
+**
+** The fast resolver hands out, for the operators it speeds up, registrations that run the
+** portable kernel's init and prepare unchanged (so the arena, the plan and every figure stay
+** those of the portable build: what the device needs) and then pack weights and other
+** precomputation into host memory from the hook. Invoke takes the SIMD path when prepare set
+** one up and the portable kernel otherwise. Integer results are bit-exact with the portable
+** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
+** Host builds only: never built for a microcontroller. One resolver per interpreter (it
+** keeps that interpreter's host blocks); not thread-safe across interpreters. */
+#ifndef PL_FAST_H
+#define PL_FAST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Instruction sets with fast paths, in order of preference on their architecture. */
+typedef enum pl_isa {
+    PL_ISA_PORTABLE = 0, /* the portable C kernels alone */
+    PL_ISA_AVX2 = 1,     /* x86-64 AVX2 + FMA */
+    PL_ISA_AVX512 = 2,   /* x86-64 AVX-512 F/BW/VL with VNNI */
+    PL_ISA_NEON = 3,     /* arm64 Advanced SIMD */
+    PL_ISA_NEON_DOT = 4, /* arm64 with the dot-product extension (SDOT) */
+    PL_ISA_COUNT
+} pl_isa;
+
+/* The best instruction set this CPU runs that this build has kernels for. */
+pl_isa pl_fast_best_isa(void);
+/* Whether this build has kernels for isa and this CPU runs them. PORTABLE always. */
+bool pl_fast_isa_available(pl_isa isa);
+/* "portable", "avx2", "avx512", "neon", "neon-dot"; NULL past the end. */
+const char *pl_fast_isa_name(pl_isa isa);
+
+/* Memory outside the arena, from the host. alloc returns NULL when it cannot. */
+typedef struct pl_host_memory {
+    void *self;
+    void *(*alloc)(void *self, size_t bytes);
+    void (*free)(void *self, void *block);
+} pl_host_memory;
+
+/* Operators with a fast path. */
+enum {
+    PL_FAST_CONV_2D,
+    PL_FAST_FULLY_CONNECTED,
+    PL_FAST_DEPTHWISE_CONV_2D,
+    PL_FAST_ADD,
+    PL_FAST_SUB,
+    PL_FAST_MUL,
+    PL_FAST_BATCH_MATMUL,
+    PL_FAST_OP_COUNT
+};
+
+typedef struct pl_fast_resolver pl_fast_resolver;
+
+/* A fast registration: the portable one it wraps and the resolver keeping its blocks. */
+typedef struct pl_fast_registration {
+    pl_registration reg; /* first: the runtime hands kernels this */
+    const pl_registration *base;
+    pl_fast_resolver *owner;
+} pl_fast_registration;
+
+/* One node's host block, found by the node's op data (unique per node in an arena). */
+typedef struct pl_fast_slot {
+    const void *key; /* NULL: empty */
+    void *raw;       /* what the host gave (NULL: the node has no block) */
+    void *block;     /* raw, 64-byte aligned */
+    size_t bytes;
+} pl_fast_slot;
+
+struct pl_fast_resolver {
+    pl_resolver resolver; /* find = the fast find, self = this */
+    const pl_resolver *base;
+    pl_host_memory mem;
+    pl_isa isa;
+    pl_fast_registration regs[PL_FAST_OP_COUNT];
+    pl_fast_slot *slots; /* open addressing, capacity a power of two */
+    size_t capacity, used;
+    size_t host_bytes; /* what the blocks hold, the table included */
+};
+
+/* Wraps base for isa (PL_ERR_ARG when isa is not available here: pl_fast_isa_available).
+** PL_ISA_PORTABLE gives base's registrations unchanged. mem is copied. */
+pl_status pl_fast_resolver_init(pl_fast_resolver *r, const pl_resolver *base,
+                                const pl_host_memory *mem, pl_isa isa);
+
+static inline const pl_resolver *pl_fast_resolver_get(pl_fast_resolver *r)
+{
+    return &r->resolver;
+}
+
+/* Frees every host block, keeping the resolver usable for a new interpreter (call it
+** after the interpreter using the blocks was destroyed). */
+void pl_fast_resolver_release(pl_fast_resolver *r);
+
+/* Host bytes held for the current interpreter (packed weights, tables), not in the arena. */
+static inline size_t pl_fast_host_bytes(const pl_fast_resolver *r)
+{
+    return r->host_bytes;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

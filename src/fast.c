@@ -1,0 +1,121 @@
+/* fast.c - the host fast paths for an interpreter (kernels=): the instruction set by name,
+** host memory from PyMem_Raw (callable without the GIL) and the fast resolver's lifetime. */
+#include "pl_py.h"
+
+#ifdef PL_HAVE_FAST
+#include "picolite/pl_fast.h"
+
+static void *host_alloc(void *self, size_t bytes)
+{
+    (void)self;
+    return PyMem_RawMalloc(bytes);
+}
+
+static void host_free(void *self, void *block)
+{
+    (void)self;
+    PyMem_RawFree(block);
+}
+
+static const pl_host_memory host_memory = {NULL, host_alloc, host_free};
+
+static bool available(int isa)
+{
+    return pl_fast_isa_available((pl_isa)isa);
+}
+
+static const char *isa_name(int isa)
+{
+    return pl_fast_isa_name((pl_isa)isa);
+}
+
+static int best(void)
+{
+    return (int)pl_fast_best_isa();
+}
+#else
+static bool available(int isa)
+{
+    return isa == 0;
+}
+
+static const char *isa_name(int isa)
+{
+    return isa == 0 ? "portable" : NULL;
+}
+
+static int best(void)
+{
+    return 0;
+}
+#endif
+
+int pl_py_kernels_parse(const char *name, int *isa)
+{
+    if (strcmp(name, "auto") == 0) {
+        *isa = best();
+        return 0;
+    }
+    for (int i = 0; isa_name(i) != NULL; i++)
+        if (strcmp(name, isa_name(i)) == 0 && available(i)) {
+            *isa = i;
+            return 0;
+        }
+    PyObject *sets = pl_py_kernel_sets(NULL, NULL);
+    if (sets != NULL) {
+        PyErr_Format(PyExc_ValueError, "kernels must be 'auto' or one of %R on this machine, "
+                     "got '%s'", sets, name);
+        Py_DECREF(sets);
+    }
+    return -1;
+}
+
+const pl_resolver *pl_py_fast_resolver(pl_py_interp *self, const pl_resolver *base)
+{
+#ifdef PL_HAVE_FAST
+    if (self->isa != 0 &&
+        pl_fast_resolver_init(&self->fast, base, &host_memory, (pl_isa)self->isa) == PL_OK)
+        return pl_fast_resolver_get(&self->fast);
+#endif
+    self->isa = 0;
+    return base;
+}
+
+void pl_py_fast_release(pl_py_interp *self)
+{
+#ifdef PL_HAVE_FAST
+    if (self->isa != 0)
+        pl_fast_resolver_release(&self->fast);
+#else
+    (void)self;
+#endif
+}
+
+size_t pl_py_fast_host_bytes(const pl_py_interp *self)
+{
+#ifdef PL_HAVE_FAST
+    return self->isa != 0 ? pl_fast_host_bytes(&self->fast) : 0;
+#else
+    (void)self;
+    return 0;
+#endif
+}
+
+const char *pl_py_kernels_name(int isa)
+{
+    return isa_name(isa);
+}
+
+PyObject *pl_py_kernel_sets(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
+{
+    PyObject *list = PyList_New(0);
+    for (int i = 0; list != NULL && isa_name(i) != NULL; i++) {
+        if (!available(i))
+            continue;
+        PyObject *name = PyUnicode_FromString(isa_name(i));
+        if (name == NULL || PyList_Append(list, name) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(name);
+    }
+    return list;
+}

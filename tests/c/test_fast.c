@@ -1,0 +1,263 @@
+/* test_fast.c - every host fast path against the portable kernel it replaces, on randomized
+** shapes, strides, paddings, dilations, activations, zero points and per-channel scales:
+** int8 outputs byte for byte, float32 outputs equal (the fast sums run in the reference's
+** order). Every instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
+#include "fast_harness.h"
+#include "harness.h"
+#include "kernel_harness.h"
+#include "kernel_tests.h"
+#include "kernels/common/padding.h"
+#include "kernels/conv/conv.h"
+#include "kernels/conv/fully_connected.h"
+#include "picolite/pl_fast.h"
+
+/* A simple resolver of the portable registrations the fast resolver wraps. */
+static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
+                                            uint32_t len, int32_t version)
+{
+    (void)self, (void)name, (void)len, (void)version;
+    return code == 3 ? pl_conv_registration()
+         : code == 9 ? pl_fully_connected_registration() : NULL;
+}
+
+static const pl_resolver portable = {portable_find, NULL};
+
+enum { MAX_IN = 30 * 300, MAX_F = 40 * 5 * 5 * 24, MAX_OUT = 2 * 12 * 12 * 40 };
+
+typedef struct conv_case {
+    int32_t batch, h, w, ic, oc, kh, kw, stride_h, stride_w, dil_h, dil_w, padding, act;
+    bool f32, bias, per_channel;
+    int32_t in_zp, out_zp;
+    float in_scale, out_scale, f_scale[40];
+} conv_case;
+
+static int8_t in8[MAX_IN], f8[MAX_F], out8[2][MAX_OUT];
+static float in32[MAX_IN], f32[MAX_F], out32[2][MAX_OUT], bias32f[40];
+static int32_t bias32[40];
+
+static void random_conv(conv_case *c)
+{
+    memset(c, 0, sizeof *c);
+    c->batch = between(1, 2);
+    c->h = between(1, 12);
+    c->w = between(1, 12);
+    c->ic = between(1, 24);
+    c->oc = between(1, 40);
+    c->kh = between(1, 5);
+    c->kw = between(1, 5);
+    c->stride_h = between(1, 3);
+    c->stride_w = between(1, 3);
+    c->dil_h = between(1, 3);
+    c->dil_w = between(1, 3);
+    c->padding = between(0, 1);
+    c->act = (int32_t[]){0, 1, 3}[between(0, 2)];
+    c->f32 = between(0, 3) == 0;
+    c->bias = between(0, 3) != 0;
+    c->per_channel = between(0, 1) == 1;
+    c->in_zp = between(-128, 127);
+    c->out_zp = between(-128, 127);
+    c->in_scale = 0.01f + 0.1f * (float)between(1, 50) / 50.0f;
+    c->out_scale = 0.05f + (float)between(1, 100) / 50.0f;
+    for (int32_t k = 0; k < c->oc; k++)
+        c->f_scale[k] = 0.002f + 0.05f * (float)between(1, 100) / 100.0f;
+}
+
+static void fill_conv_data(const conv_case *c, size_t n_in, size_t n_f)
+{
+    for (size_t i = 0; i < n_in; i++) {
+        in8[i] = (int8_t)between(-128, 127);
+        in32[i] = unit() * 4.0f;
+    }
+    for (size_t i = 0; i < n_f; i++) {
+        f8[i] = (int8_t)between(-127, 127);
+        f32[i] = unit();
+    }
+    for (int32_t k = 0; k < c->oc; k++) {
+        bias32[k] = between(-20000, 20000);
+        bias32f[k] = unit();
+    }
+}
+
+/* Runs reg on the case into output slot `slot`; returns its status. */
+static pl_status run_conv(const conv_case *c, const pl_registration *reg, int slot,
+                          const int32_t *od)
+{
+    kh_setup();
+    int32_t ind[4] = {c->batch, c->h, c->w, c->ic}, fd[4] = {c->oc, c->kh, c->kw, c->ic};
+    int32_t bd[1] = {c->oc};
+    size_t n_in = (size_t)c->batch * (size_t)(c->h * c->w * c->ic);
+    size_t n_f = (size_t)c->oc * (size_t)(c->kh * c->kw * c->ic);
+    size_t n_out = (size_t)od[0] * (size_t)(od[1] * od[2] * od[3]);
+    float bias_scale[40];
+    int64_t zeros[40] = {0}, in_zp = c->in_zp, out_zp = c->out_zp;
+    uint32_t nscales = c->per_channel ? (uint32_t)c->oc : 1u;
+    for (int32_t k = 0; k < c->oc; k++)
+        bias_scale[k] = c->in_scale * c->f_scale[c->per_channel ? k : 0];
+    int32_t ins[3], outs[1];
+    if (c->f32) {
+        ins[0] = kt_tensor_f32(4, ind, in32, n_in);
+        ins[1] = kt_tensor_f32(4, fd, f32, n_f);
+        ins[2] = kt_tensor_f32(1, bd, bias32f, (size_t)c->oc);
+        outs[0] = kt_tensor_f32(4, od, out32[slot], n_out);
+    } else {
+        ins[0] = kh_tensor(PL_INT8, 4, ind, in8, n_in, &c->in_scale, &in_zp, 1, 0);
+        ins[1] = kh_tensor(PL_INT8, 4, fd, f8, n_f, c->f_scale, zeros, nscales, 0);
+        ins[2] = kh_tensor(PL_INT32, 1, bd, bias32, sizeof(int32_t) * (size_t)c->oc,
+                           bias_scale, zeros, nscales, 0);
+        outs[0] = kh_tensor(PL_INT8, 4, od, out8[slot], n_out, &c->out_scale, &out_zp, 1, 0);
+    }
+    kh.tensors[ins[1]].is_constant = true;
+    kh.tensors[ins[2]].is_constant = true;
+    kt_opts o;
+    const int32_t fields[6] = {c->padding, c->stride_w, c->stride_h, c->act, c->dil_w,
+                               c->dil_h};
+    return kh_run(reg, ins, c->bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 6));
+}
+
+static void conv_case_matches(pl_fast_resolver *r, const conv_case *c, int *failures)
+{
+    int32_t oh = pl_pad_out_size(c->padding, c->h, c->kh, c->stride_h, c->dil_h);
+    int32_t ow = pl_pad_out_size(c->padding, c->w, c->kw, c->stride_w, c->dil_w);
+    if (oh <= 0 || ow <= 0)
+        return;
+    int32_t od[4] = {c->batch, oh, ow, c->oc};
+    size_t n_out = (size_t)c->batch * (size_t)(oh * ow * c->oc);
+    fill_conv_data(c, (size_t)c->batch * (size_t)(c->h * c->w * c->ic),
+                   (size_t)c->oc * (size_t)(c->kh * c->kw * c->ic));
+    const pl_registration *fast = r->resolver.find(r, 3, NULL, 0, 1);
+    if (run_conv(c, pl_conv_registration(), 0, od) != PL_OK ||
+        run_conv(c, fast, 1, od) != PL_OK) {
+        (*failures)++;
+        return;
+    }
+    fast_cases += r->used > 0 && r->host_bytes > 0;
+    bool same = c->f32 ? true : memcmp(out8[0], out8[1], n_out) == 0;
+    for (size_t i = 0; c->f32 && i < n_out; i++)
+        same = same && out32[0][i] == out32[1][i];
+    if (!same) {
+        fprintf(stderr, "conv differs: %s %dx%dx%dx%d oc %d k %dx%d s %d,%d d %d,%d pad %d "
+                "act %d zp %d/%d bias %d\n", c->f32 ? "f32" : "int8", c->batch, c->h, c->w,
+                c->ic, c->oc, c->kh, c->kw, c->stride_h, c->stride_w, c->dil_h, c->dil_w,
+                c->padding, c->act, c->in_zp, c->out_zp, c->bias);
+        (*failures)++;
+    }
+    pl_fast_resolver_release(r);
+}
+
+static void conv_fast_paths_equal_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0;
+        fast_cases = 0;
+        for (int n = 0; n < 400; n++) {
+            conv_case c;
+            random_conv(&c);
+            conv_case_matches(&r, &c, &failures);
+        }
+        pl_fast_resolver_release(&r);
+        printf("  %s: conv %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK(fast_cases > 200);
+    }
+}
+
+/* FULLY_CONNECTED: batches x depth by units, weights per-tensor or per-unit. */
+static bool fc_case_matches(pl_fast_resolver *r, bool is_f32)
+{
+    int32_t batches = between(1, 30), depth = between(1, 300), units = between(1, 40);
+    bool per_channel = between(0, 1) == 1, with_bias = between(0, 3) != 0;
+    int32_t act = (int32_t[]){0, 1, 3}[between(0, 2)];
+    float in_scale = 0.02f + (float)between(1, 50) / 500.0f, out_scale = 0.6f + 0.5f * unit();
+    float f_scale[40], bias_scale[40];
+    int64_t zeros[40] = {0}, in_zp = between(-128, 127), out_zp = between(-128, 127);
+    for (int32_t k = 0; k < units; k++) {
+        f_scale[k] = 0.001f + 0.02f * (float)between(1, 100) / 100.0f;
+        bias_scale[k] = in_scale * f_scale[per_channel ? k : 0];
+    }
+    conv_case data = {.oc = units};
+    fill_conv_data(&data, (size_t)batches * (size_t)depth, (size_t)units * (size_t)depth);
+    int32_t ind[2] = {batches, depth}, fd[2] = {units, depth}, bd[1] = {units};
+    int32_t od[2] = {batches, units};
+    size_t n_in = (size_t)batches * (size_t)depth, n_f = (size_t)units * (size_t)depth;
+    size_t n_out = (size_t)batches * (size_t)units;
+    uint32_t nscales = per_channel ? (uint32_t)units : 1u;
+    for (int slot = 0; slot < 2; slot++) {
+        kh_setup();
+        int32_t ins[3], outs[1];
+        if (is_f32) {
+            ins[0] = kt_tensor_f32(2, ind, in32, n_in);
+            ins[1] = kt_tensor_f32(2, fd, f32, n_f);
+            ins[2] = kt_tensor_f32(1, bd, bias32f, (size_t)units);
+            outs[0] = kt_tensor_f32(2, od, out32[slot], n_out);
+        } else {
+            ins[0] = kh_tensor(PL_INT8, 2, ind, in8, n_in, &in_scale, &in_zp, 1, 0);
+            ins[1] = kh_tensor(PL_INT8, 2, fd, f8, n_f, f_scale, zeros, nscales, 0);
+            ins[2] = kh_tensor(PL_INT32, 1, bd, bias32, sizeof(int32_t) * (size_t)units,
+                               bias_scale, zeros, nscales, 0);
+            outs[0] = kh_tensor(PL_INT8, 2, od, out8[slot], n_out, &out_scale, &out_zp, 1, 0);
+        }
+        kh.tensors[ins[1]].is_constant = true;
+        kh.tensors[ins[2]].is_constant = true;
+        kt_opts o;
+        const int32_t fields[1] = {act};
+        const pl_registration *reg = slot == 0 ? pl_fully_connected_registration()
+                                               : r->resolver.find(r, 9, NULL, 0, 1);
+        if (kh_run(reg, ins, with_bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 1)) != PL_OK) {
+            fprintf(stderr, "fully connected refused: %s\n", kh.message);
+            return false;
+        }
+    }
+    fast_cases += r->host_bytes > 0;
+    pl_fast_resolver_release(r);
+    for (size_t i = 0; i < n_out; i++)
+        if (is_f32 ? out32[0][i] != out32[1][i] : out8[0][i] != out8[1][i]) {
+            fprintf(stderr, "fully connected differs: %s %dx%d by %d units, element %zu: "
+                    "%g != %g\n", is_f32 ? "f32" : "int8", batches, depth, units, i,
+                    is_f32 ? (double)out32[0][i] : out8[0][i],
+                    is_f32 ? (double)out32[1][i] : out8[1][i]);
+            return false;
+        }
+    return true;
+}
+
+static void fully_connected_fast_paths_equal_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0;
+        fast_cases = 0;
+        for (int n = 0; n < 300; n++)
+            failures += !fc_case_matches(&r, n % 3 == 0);
+        pl_fast_resolver_release(&r);
+        printf("  %s: fully connected %d fast cases\n", pl_fast_isa_name((pl_isa)isa),
+               fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast_cases, 300);
+    }
+}
+
+/* The portable "instruction set" hands out the base registrations unchanged. */
+static void portable_isa_keeps_the_base_registrations(void)
+{
+    pl_fast_resolver r;
+    CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, PL_ISA_PORTABLE), PL_OK);
+    CHECK(r.resolver.find(&r, 3, NULL, 0, 1) == pl_conv_registration());
+    CHECK(pl_fast_isa_available(PL_ISA_PORTABLE));
+    CHECK(pl_fast_isa_available(pl_fast_best_isa()));
+    CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, PL_ISA_COUNT), PL_ERR_ARG);
+}
+
+int main(void)
+{
+    RUN(portable_isa_keeps_the_base_registrations);
+    RUN(conv_fast_paths_equal_portable);
+    RUN(fully_connected_fast_paths_equal_portable);
+    return HARNESS_END();
+}
