@@ -29,7 +29,6 @@ typedef struct {
     uint32_t lane[LANES];
 } hasher;
 
-
 static void mix(uint32_t lane[LANES], const uint32_t w[LANES])
 {
     for (size_t k = 0; k < LANES; k++)
