@@ -8,40 +8,45 @@
 ** record (it->err), so it costs the arena nothing. The variable tensors at the bottom of the
 ** tail are the host's to write, so they are left out. The current subgraph's selection
 ** (pl_subgraph_select) changes between seals, so it is checked for consistency with the
-** sealed records instead of summed. A check hashes the tail once (FNV-1a over 32-bit words in
-** eight lanes, see feed); the per-region sums only name the damage once the tail differs. */
+** sealed records instead of summed. A check hashes the tail once (FNV-1a over 64-bit words in
+** four lanes, see feed); the per-region sums only name the damage once the tail differs. */
 #include "state.h"
 
 #include <stddef.h>
 #include <string.h>
 
 #define PL_INTEGRITY_MAGIC 0x706c6974u /* "plit" */
-#define FNV_START 2166136261u
-#define FNV_PRIME 16777619u
-#define LANES 8
+#define FNV_START 14695981039346656037u
+#define FNV_PRIME 1099511628211u
+#define LANES 4
 
-/* FNV-1a over 32-bit words in LANES lanes, so that the multiplies of neighbouring words
-** overlap (or share a vector) instead of waiting on each other; a word's lane is its place
+/* FNV-1a over 64-bit words in LANES lanes, so that the multiplies of neighbouring words
+** overlap instead of waiting on each other; a word's lane is its place
 ** in its range modulo LANES (a sum's ranges have fixed lengths, so the last block is simply
 ** zero-padded), and the lanes are folded once, after every range of a sum is fed. Each step
 ** is a bijection of its lane: changing one word always changes its lane. */
 typedef struct {
-    uint32_t lane[LANES];
+    uint64_t lane[LANES];
 } hasher;
 
-static void mix(uint32_t lane[LANES], const uint32_t w[LANES])
+/* Odd, so each step stays a bijection; one per lane, so that compilers keep four scalar
+** multiplies (one shared constant is turned into a slower vector shift-and-add chain). */
+static const uint64_t LANE_PRIME[LANES] = {FNV_PRIME, FNV_PRIME + 2u, FNV_PRIME + 4u,
+                                           FNV_PRIME + 6u};
+
+static void mix(uint64_t lane[LANES], const uint64_t w[LANES])
 {
     for (size_t k = 0; k < LANES; k++)
-        lane[k] = (lane[k] ^ w[k]) * FNV_PRIME;
+        lane[k] = (lane[k] ^ w[k]) * LANE_PRIME[k];
 }
 
 /* restrict: the bytes read never alias *s, so its lanes can live in registers */
 static void feed(hasher *restrict s, const uint8_t *restrict b, size_t n)
 {
-    uint32_t w[LANES];
+    uint64_t w[LANES];
     for (size_t i = 0; i < n; i += sizeof w) {
         if (n - i >= sizeof w) {
-            memcpy(w, b + i, sizeof w); /* the range need not be 4-byte aligned */
+            memcpy(w, b + i, sizeof w); /* the range need not be 8-byte aligned */
         } else {
             memset(w, 0, sizeof w);
             memcpy(w, b + i, n - i);
@@ -52,10 +57,10 @@ static void feed(hasher *restrict s, const uint8_t *restrict b, size_t n)
 
 static uint32_t hash_end(const hasher *s)
 {
-    uint32_t h = FNV_START;
+    uint64_t h = FNV_START;
     for (size_t k = 0; k < LANES; k++)
         h = (h ^ s->lane[k]) * FNV_PRIME;
-    return h;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 /* What changes between seals: the node being run (set before any use) and the current
@@ -74,19 +79,22 @@ static uint32_t hash_end(const hasher *s)
 static const uint32_t RECORD_KEEP[RECORD_WORDS] = {
     KEEP16(0), KEEP16(16), KEEP16(32), KEEP16(48), KEEP16(64), KEEP16(80), KEEP16(96),
 };
-_Static_assert(RECORD_WORDS == 112 && RECORD_WORDS % LANES == 0,
+#define RECORD_BLOCK (2 * LANES) /* 32-bit words per block of LANES 64-bit words */
+_Static_assert(RECORD_WORDS == 112 && RECORD_WORDS % RECORD_BLOCK == 0,
                "RECORD_KEEP covers the record in whole blocks");
 
-/* The interpreter record without the unsealed fields (no copy: invoke's stack stays small). */
+/* The interpreter record without the unsealed fields (no copy: invoke's stack stays small).
+** The mask is read as the record is, so its words line up on either byte order. */
 static uint32_t record_sum(const pl_interp *it)
 {
     const uint8_t *me = (const uint8_t *)it;
     hasher s = {{0}}; /* any start will do: each step is a bijection */
-    for (size_t at = 0; at < RECORD_WORDS; at += LANES) {
-        uint32_t w[LANES];
-        memcpy(w, me + at * sizeof w[0], sizeof w);
+    for (size_t at = 0; at < RECORD_WORDS; at += RECORD_BLOCK) {
+        uint64_t w[LANES], keep[LANES];
+        memcpy(w, me + at * sizeof(uint32_t), sizeof w);
+        memcpy(keep, &RECORD_KEEP[at], sizeof keep);
         for (size_t k = 0; k < LANES; k++)
-            w[k] &= RECORD_KEEP[at + k];
+            w[k] &= keep[k];
         mix(s.lane, w);
     }
     return hash_end(&s);
