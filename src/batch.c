@@ -87,7 +87,9 @@ run_samples(pl_py_interp *self, const batch_side *in, const batch_side *out, Py_
         for (Py_ssize_t k = 0; k < in->count; k++)
             memcpy(in->tensor_data[k], (const uint8_t *)in->views[k].buf +
                    (size_t)i * in->tensor_bytes[k], in->tensor_bytes[k]);
-        PL_TRY(pl_interp_invoke(self->it));
+        pl_status s = pl_interp_invoke(self->it);
+        if (s != PL_OK && s != PL_ABORTED) /* aborted: the outputs keep their last values */
+            return s;
         for (Py_ssize_t k = 0; k < out->count; k++)
             memcpy((uint8_t *)out->views[k].buf + (size_t)i * out->tensor_bytes[k],
                    out->tensor_data[k], out->tensor_bytes[k]);

@@ -116,7 +116,8 @@ class_for(pl_py_state *st, pl_status status)
     case PL_ERR_UNSUPPORTED: return st->unsupported;
     case PL_ERR_STATE: return st->state_error;
     case PL_ERR_ARG: return PyExc_ValueError;
-    case PL_OK: break;
+    case PL_OK:
+    case PL_ABORTED: break; /* not errors */
     }
     return NULL;
 }

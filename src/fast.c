@@ -33,6 +33,12 @@ static int best(void)
 {
     return (int)pl_fast_best_isa();
 }
+
+/* The i-th set in the order of preference (kernel_sets lists them so); -1 past the end. */
+static int nth(int i)
+{
+    return i < PL_ISA_COUNT ? (int)pl_fast_isa_order[i] : -1;
+}
 #else
 static bool available(int isa)
 {
@@ -47,6 +53,11 @@ static const char *isa_name(int isa)
 static int best(void)
 {
     return 0;
+}
+
+static int nth(int i)
+{
+    return i == 0 ? 0 : -1;
 }
 #endif
 
@@ -109,10 +120,10 @@ const char *pl_py_kernels_name(int isa)
 PyObject *pl_py_kernel_sets(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
 {
     PyObject *list = PyList_New(0);
-    for (int i = 0; list != NULL && isa_name(i) != NULL; i++) {
-        if (!available(i))
+    for (int i = 0; list != NULL && nth(i) >= 0; i++) {
+        if (!available(nth(i)))
             continue;
-        PyObject *name = PyUnicode_FromString(isa_name(i));
+        PyObject *name = PyUnicode_FromString(isa_name(nth(i)));
         if (name == NULL || PyList_Append(list, name) < 0)
             Py_CLEAR(list);
         Py_XDECREF(name);

@@ -342,9 +342,9 @@ interp_invoke(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
         check_invoke_ready(self) < 0 || check_no_views(self) < 0)
         return NULL;
     pl_status s = run_unlocked(self, pl_interp_invoke);
-    if (s != PL_OK)
+    if (s != PL_OK && s != PL_ABORTED)
         return check_intact(self) < 0 ? NULL : raise_last(self, s);
-    Py_RETURN_NONE;
+    return PyBool_FromLong(s == PL_OK); /* False: a kernel ended the run early (TFLM's abort) */
 }
 
 static PyObject *
@@ -947,7 +947,8 @@ static PyGetSetDef interp_getset[] = {
 static PyMethodDef interp_methods[] = {
     {"allocate_tensors", (PyCFunction)interp_allocate, METH_NOARGS,
      "Init, prepare and plan every node (without the GIL)."},
-    {"invoke", (PyCFunction)interp_invoke, METH_NOARGS, "Run the model (without the GIL)."},
+    {"invoke", (PyCFunction)interp_invoke, METH_NOARGS,
+     "Run the model (without the GIL); False when a kernel ended the run early."},
     {"reset", (PyCFunction)interp_reset, METH_NOARGS, "Zero variable tensors."},
     {"close", (PyCFunction)interp_close, METH_NOARGS, "Destroy the C interpreter; frees the "
      "arena for another interpreter."},

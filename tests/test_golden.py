@@ -115,7 +115,9 @@ def test_matches_tflite(entry):
     assert report.ok, str(report)
 
 
-STATEFUL = [e for e in MODELS if any("LSTM" in op or op == "SVDF" for op in e["ops"])]
+# (TFLM-judged stateful models are reset midway in test_matches_tflm)
+STATEFUL = [e for e in MODELS if any("LSTM" in op or op == "SVDF" for op in e["ops"])
+            and e.get("oracle") != "tflm"]
 
 
 @pytest.mark.parametrize("entry", STATEFUL, ids=model_id)

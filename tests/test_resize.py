@@ -246,7 +246,6 @@ def run(it, xs):
 
 # picolite refuses these on purpose (see test_golden.REFUSED): no defined answer to match
 REFUSED = {"sum_axis_last_int16x8.tflite", "sum_axes12_keep_int16x8.tflite"}
-CONTROL_FLOW = {"IF", "WHILE", "CALL_ONCE"}
 
 
 def batch_tripled(shape):
@@ -263,20 +262,13 @@ def image_grown(shape):
 ZOO_MODELS = [e for e in zoo_manifest()
               if e["file"] not in REFUSED and e.get("oracle") != "tflm"]
 SPATIAL = [e for e in ZOO_MODELS if any(len(i["shape"]) == 4 for i in e["inputs"])]
-# LiteRT 2.3's SLICE refuses these resized (slice.cc: output_shape_vector[idx] !=
-# SizeOfDimension(output, idx)) where picolite computes the slice: not yet understood
-SPATIAL_DIVERGES = {"shape_ops/slice_4d_" + t + ".tflite" for t in (
-    "bool", "float32", "int16x8", "int32", "int64", "int8", "uint8")}
 
 
 def zoo_cases():
     for e in ZOO_MODELS:
         yield pytest.param(e, batch_tripled, id=e["file"].removesuffix(".tflite") + "-batch")
     for e in SPATIAL:
-        marks = ([pytest.mark.xfail(strict=True, reason="LiteRT's SLICE refuses, picolite "
-                                    "slices")] if e["file"] in SPATIAL_DIVERGES else [])
-        yield pytest.param(e, image_grown, marks=marks,
-                           id=e["file"].removesuffix(".tflite") + "-image")
+        yield pytest.param(e, image_grown, id=e["file"].removesuffix(".tflite") + "-image")
 
 
 @pytest.mark.parametrize("entry, grow", zoo_cases())
@@ -284,8 +276,9 @@ def test_every_zoo_model_resized_matches_litert(entry, grow):
     """Every input's first dim tripled, and every 4-D input 3 rows and 2 columns larger:
     each kernel's output shapes follow as TFLite's Prepare computes them (compared through
     the outputs of LiteRT resized the same way); a model LiteRT cannot run so (a constant
-    shape, a fixed broadcast, a transposed convolution's fixed output) picolite refuses,
-    naming the node and the op."""
+    shape, a fixed broadcast, a transposed convolution's or a slice's fixed output) picolite
+    refuses, naming the node and the op. Control flow runs its subgraphs at the caller's
+    shapes, as LiteRT's IF and WHILE prepare them."""
     from reference import make_interpreter
 
     path = str((ZOO / entry["file"]).resolve())
@@ -306,13 +299,6 @@ def test_every_zoo_model_resized_matches_litert(entry, grow):
         with pytest.raises(ValueError, match=r"^node \d+ \([A-Za-z_0-9]+\): "):
             run(ours, random_inputs(ours.get_input_details(), 0))
         return
-    if CONTROL_FLOW & set(entry["ops"]):
-        # LiteRT re-prepares a called subgraph at the caller's shapes (its tensors are
-        # dynamic); picolite's subgraphs keep their planned input shapes, and says so
-        with pytest.raises(picolite.ModelError, match=r"^node \d+ \((IF|WHILE|CALL_ONCE)\): "
-                                                      r"tensor \d+ has \d+ bytes"):
-            run(ours, xs)
-        return
     run(ours, xs)
     for d in ref.get_output_details():
         got, want = ours.get_tensor(d["index"]), ref.get_tensor(d["index"])
@@ -321,6 +307,41 @@ def test_every_zoo_model_resized_matches_litert(entry, grow):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
         else:
             assert got.tobytes() == want.tobytes()
+
+
+SLICE_4D = str(ZOO / "shape_ops" / "slice_4d_float32.tflite")  # begin [0,1,1,0], size [1,2,-1,3]
+
+
+def test_slice_keeps_an_output_shape_the_model_fixes():
+    """The model's output signature is [1, 2, 4, 3] (no -1): LiteRT 2.3's SLICE keeps it and
+    checks the slice of a resized input against it at prepare. Rows added past the slice
+    still fit; a wider input makes size -1 take 5 columns, which LiteRT refuses, and so does
+    picolite, naming the dim (it does not slice silently)."""
+    from reference import make_interpreter
+
+    fits = [1, 5, 5, 6]
+    ref = make_interpreter(SLICE_4D)
+    ref.resize_tensor_input(0, fits)
+    ref.allocate_tensors()
+    ours = picolite.Interpreter(model_path=SLICE_4D)
+    ours.resize_tensor_input(0, fits)
+    x = np.random.RandomState(0).uniform(-1, 1, fits).astype(np.float32)
+    run(ours, [x])
+    ref.set_tensor(0, x)
+    ref.invoke()
+    want = ref.get_tensor(ref.get_output_details()[0]["index"])
+    assert want.shape == (1, 2, 4, 3)
+    assert ours.get_tensor(ours.get_output_details()[0]["index"]).tobytes() == want.tobytes()
+    ref = make_interpreter(SLICE_4D)
+    ref.resize_tensor_input(0, [1, 4, 6, 6])
+    with pytest.raises(RuntimeError, match=r"SizeOfDimension\(output, idx\) \(5 != 4\)"):
+        ref.allocate_tensors()
+    ours = picolite.Interpreter(model_path=SLICE_4D)
+    ours.resize_tensor_input(0, [1, 4, 6, 6])
+    with pytest.raises(picolite.ModelError, match=r"^node 0 \(SLICE\): SLICE: dim 2 of the "
+                                                  r"slice is 5, the model fixes the output "
+                                                  r"at 4"):
+        ours.allocate_tensors()
 
 
 def test_a_refused_shape_leaves_the_previous_one():

@@ -39,6 +39,7 @@ pl_status(pl_error_set)(pl_error *err, pl_status status, const char *fmt, ...)
 const char *pl_status_name(pl_status status)
 {
     switch (status) {
+    case PL_ABORTED: return "aborted";
     case PL_OK: return "ok";
     case PL_ERR_MODEL: return "model";
     case PL_ERR_ARENA: return "arena";

@@ -11,7 +11,7 @@
 #include "kernels/conv/depthwise_conv.h"
 
 /* A staged batch larger than this keeps the portable kernel (host memory is not free). */
-#define MAX_STAGED ((size_t)1 << 28)
+#define MAX_STAGED ((size_t)1 << 26) /* elements */
 
 typedef struct dw_plan {
     pl_dw_job job;
@@ -29,6 +29,11 @@ const pl_dw_s8 *pl_dw_s8_for(pl_isa isa)
         return &pl_dw_s8_avx512;
     if (isa == PL_ISA_AVX2)
         return &pl_dw_s8_avx2;
+    if (isa == PL_ISA_SSE41)
+        return &pl_dw_s8_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return &pl_dw_s8_neon;
 #endif
     (void)isa;
     return NULL;
@@ -41,6 +46,11 @@ const pl_dw_f32 *pl_dw_f32_for(pl_isa isa)
         return &pl_dw_f32_avx512;
     if (isa == PL_ISA_AVX2)
         return &pl_dw_f32_avx2;
+    if (isa == PL_ISA_SSE41)
+        return &pl_dw_f32_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return &pl_dw_f32_neon;
 #endif
     (void)isa;
     return NULL;
@@ -119,37 +129,52 @@ static inline size_t staged_at(const dw_plan *pl, int32_t iy, int32_t ix)
            (size_t)pl->job.cp;
 }
 
-static void stage_s8(const dw_plan *pl, const int8_t *in)
+/* One staged row of cols pixels with depth multiplier m > 1: x + off, each input channel
+** m times. */
+static void stage_row_expand_s8(const int8_t *s, int16_t *o, size_t cols, size_t cin,
+                                size_t m, size_t cp, int16_t off)
 {
-    const size_t cin = (size_t)pl->in_c, m = (size_t)pl->m;
-    for (int32_t iy = 0; iy < pl->rows; iy++)
-        for (int32_t ix = 0; ix < pl->cols; ix++) {
-            const int8_t *s = in + ((size_t)iy * (size_t)pl->in_w + (size_t)ix) * cin;
-            int16_t *o = (int16_t *)pl->staged + staged_at(pl, iy, ix);
-            if (m == 1)
-                for (size_t c = 0; c < cin; c++)
-                    o[c] = (int16_t)(s[c] + pl->offset);
-            else
-                for (size_t c = 0; c < cin; c++)
-                    for (size_t k = 0; k < m; k++)
-                        o[c * m + k] = (int16_t)(s[c] + pl->offset);
-        }
+    for (size_t x = 0; x < cols; x++, s += cin, o += cp)
+        for (size_t c = 0; c < cin; c++)
+            for (size_t k = 0; k < m; k++)
+                o[c * m + k] = (int16_t)(s[c] + off);
+}
+
+static void stage_s8(const dw_plan *pl, const pl_dw_s8 *k, const int8_t *in)
+{
+    const size_t cin = (size_t)pl->in_c, row = (size_t)pl->in_w * cin, cp = (size_t)pl->job.cp;
+    for (int32_t iy = 0; iy < pl->rows; iy++) {
+        const int8_t *s = in + (size_t)iy * row;
+        int16_t *o = (int16_t *)pl->staged + staged_at(pl, iy, 0);
+        if (pl->m == 1 && k->stage != NULL)
+            k->stage(s, o, (size_t)pl->cols, cin, cp, pl->offset);
+        else
+            stage_row_expand_s8(s, o, (size_t)pl->cols, cin, (size_t)pl->m, cp, pl->offset);
+    }
+}
+
+static void stage_row_f32(const float *restrict s, float *restrict o, size_t cols,
+                          size_t cin, size_t m, size_t cp)
+{
+    if (m == 1 && cin == cp) {
+        memcpy(o, s, cols * cin * sizeof(float));
+        return;
+    }
+    for (size_t x = 0; x < cols; x++, s += cin, o += cp)
+        if (m == 1)
+            memcpy(o, s, cin * sizeof(float));
+        else
+            for (size_t c = 0; c < cin; c++)
+                for (size_t k = 0; k < m; k++)
+                    o[c * m + k] = s[c];
 }
 
 static void stage_f32(const dw_plan *pl, const float *in)
 {
-    const size_t cin = (size_t)pl->in_c, m = (size_t)pl->m;
+    const size_t cin = (size_t)pl->in_c, row = (size_t)pl->in_w * cin;
     for (int32_t iy = 0; iy < pl->rows; iy++)
-        for (int32_t ix = 0; ix < pl->cols; ix++) {
-            const float *s = in + ((size_t)iy * (size_t)pl->in_w + (size_t)ix) * cin;
-            float *o = (float *)pl->staged + staged_at(pl, iy, ix);
-            if (m == 1)
-                memcpy(o, s, cin * sizeof(float));
-            else
-                for (size_t c = 0; c < cin; c++)
-                    for (size_t k = 0; k < m; k++)
-                        o[c * m + k] = s[c];
-        }
+        stage_row_f32(in + (size_t)iy * row, (float *)pl->staged + staged_at(pl, iy, 0),
+                      (size_t)pl->cols, cin, (size_t)pl->m, (size_t)pl->job.cp);
 }
 
 /* The geometry: staged extent, tap offsets, rows and columns copied. False when the fast
@@ -281,7 +306,7 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
                        (float *)out.data + o);
         } else {
             const pl_dw_s8 *k = pl_dw_s8_for(isa);
-            stage_s8(pl, (const int8_t *)in.data + (size_t)b * in_batch);
+            stage_s8(pl, k, (const int8_t *)in.data + (size_t)b * in_batch);
             for (int32_t oy = 0; oy < pl->oh; oy++, o += out_row)
                 k->run(&pl->job, (const int16_t *)pl->staged + (size_t)oy * row_step, pl->ow,
                        (int8_t *)out.data + o);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fast/inline.h"
 #include "picolite/pl_fast.h"
 
 /* Staged channels are padded to a multiple of this. */
@@ -41,6 +42,11 @@ typedef struct pl_dw_job {
 typedef struct pl_dw_s8 {
     int32_t group; /* channels per group: 16 or 32 */
     void (*run)(const pl_dw_job *job, const int16_t *in, int32_t points, int8_t *out);
+    /* Staging with depth multiplier 1: cols pixels of cin channels from s (contiguous) to
+    ** o (pixels cp apart) as x + off; o's channels past cin are left alone. NULL: the
+    ** portable staging loop. */
+    void (*stage)(const int8_t *s, int16_t *o, size_t cols, size_t cin, size_t cp,
+                  int16_t off);
 } pl_dw_s8;
 
 typedef struct pl_dw_f32 {
@@ -61,5 +67,9 @@ extern const pl_dw_s8 pl_dw_s8_avx512;
 extern const pl_dw_s8 pl_dw_s8_avx2;
 extern const pl_dw_f32 pl_dw_f32_avx512;
 extern const pl_dw_f32 pl_dw_f32_avx2;
+extern const pl_dw_s8 pl_dw_s8_sse41;
+extern const pl_dw_f32 pl_dw_f32_sse41;
+extern const pl_dw_s8 pl_dw_s8_neon;   /* NEON_DOT's too */
+extern const pl_dw_f32 pl_dw_f32_neon; /* NEON_DOT's too */
 
 #endif

@@ -22,6 +22,11 @@ const pl_ew *pl_ew_for(pl_isa isa)
         return &pl_ew_avx512;
     if (isa == PL_ISA_AVX2)
         return &pl_ew_avx2;
+    if (isa == PL_ISA_SSE41)
+        return &pl_ew_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return &pl_ew_neon;
 #endif
     (void)isa;
     return NULL;

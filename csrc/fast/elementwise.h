@@ -39,5 +39,7 @@ const pl_ew *pl_ew_for(pl_isa isa);
 
 extern const pl_ew pl_ew_avx512;
 extern const pl_ew pl_ew_avx2;
+extern const pl_ew pl_ew_sse41;
+extern const pl_ew pl_ew_neon; /* NEON_DOT's too */
 
 #endif

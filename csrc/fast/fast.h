@@ -36,6 +36,11 @@ pl_status pl_fast_depthwise_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_elementwise_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_avg_pool_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_max_pool_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_pool_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_softmax_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_batch_matmul_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node);
 

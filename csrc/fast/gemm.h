@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fast/inline.h"
 #include "picolite/pl_fast.h"
 
 /* Channel arrays are padded to this many entries (the widest vector). */
@@ -53,7 +54,12 @@ const pl_gemm_f32 *pl_gemm_f32_for(pl_isa isa);
 
 extern const pl_gemm_s8 pl_gemm_s8_avx512;
 extern const pl_gemm_s8 pl_gemm_s8_avx2;
+extern const pl_gemm_s8 pl_gemm_s8_sse41;
 extern const pl_gemm_f32 pl_gemm_f32_avx512;
 extern const pl_gemm_f32 pl_gemm_f32_avx2;
+extern const pl_gemm_f32 pl_gemm_f32_sse41;
+extern const pl_gemm_s8 pl_gemm_s8_neon_dot;
+extern const pl_gemm_s8 pl_gemm_s8_neon;
+extern const pl_gemm_f32 pl_gemm_f32_neon; /* NEON_DOT's too: SDOT is integer only */
 
 #endif

@@ -5,11 +5,14 @@
 #include <string.h>
 
 #include "fast/fast.h"
+#include "kernels/activation/softmax.h"
 #include "kernels/conv/batch_matmul.h"
 #include "kernels/conv/conv.h"
 #include "kernels/conv/depthwise_conv.h"
 #include "kernels/conv/fully_connected.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/pool/pooling.h"
+#include "kernels/registry.h" /* pl_softmax_registration */
 
 typedef struct fast_op {
     const pl_registration *(*portable)(void);
@@ -30,6 +33,12 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                      pl_fast_elementwise_invoke},
     [PL_FAST_MUL] = {pl_mul_registration, pl_fast_elementwise_prepare,
                      pl_fast_elementwise_invoke},
+    [PL_FAST_AVERAGE_POOL_2D] = {pl_pooling_avg_registration, pl_fast_avg_pool_prepare,
+                                 pl_fast_pool_invoke},
+    [PL_FAST_MAX_POOL_2D] = {pl_pooling_max_registration, pl_fast_max_pool_prepare,
+                             pl_fast_pool_invoke},
+    [PL_FAST_SOFTMAX] = {pl_softmax_registration, pl_fast_softmax_prepare,
+                         pl_fast_softmax_invoke},
     [PL_FAST_BATCH_MATMUL] = {pl_batch_matmul_registration, pl_fast_batch_matmul_prepare,
                               pl_fast_batch_matmul_invoke},
 };

@@ -6,8 +6,12 @@
 **      live alongside), each placed by first fit and by best fit;
 **   3. a local search from the best of those: swap two buffers in the order (nearby or
 **      anywhere, from a fixed-seed generator), keep the order when it is no worse.
-** The number of local-search steps shrinks with n^2 (the cost of one placement), which
-** bounds the time: at most about 35 ms for 500 buffers (-O2). Offline buffers stay put. */
+** Bounded time: 14 placements, then 2 per local-search step with min(256, 6e6 / n^2) steps
+** (so at most 526, and none from n = 2450 on); each placement is an O(n log n) sort plus
+** fit.c's search, never more than the O(n^2) list walk, so steps * n^2 stays under 12 million
+** buffer visits. Measured (benchmarks/bench_planner.py, a busy 2-core host): 500 buffers
+** 3 ms; 10,000 buffers of a network 0.6 s, 10,000 that mostly live at once 2.8 s (the 14
+** fixed placements). Offline buffers stay put. */
 #include "memory/planners.h"
 
 #include <string.h>
@@ -25,8 +29,9 @@ typedef struct search {
     uint64_t *key;        /* sort key of the current order */
     uint32_t *order;      /* candidate order */
     uint32_t *best_order; /* local-search position */
-    uint32_t *placed;     /* offset-ordered placed buffers */
-    void *sub;            /* scratch for greedy / bestfit */
+    uint32_t *placed;     /* the fit rules' working ids */
+    void *sub;            /* scratch for greedy / bestfit, then the fit index */
+    pl_fit fit;
     uint64_t lower;
     uint64_t best;
     uint32_t fixed;       /* offline buffers: the first entries of every order */
@@ -68,9 +73,9 @@ static uint64_t key_of(const search *s, uint32_t i, int k)
     default: break;
     }
     uint64_t live = 0; /* bytes that must coexist with it somewhere: peak buffers first */
-    for (uint32_t j = 0; j < s->n; j++)
-        if (pl_plan_overlap_in_time(b, &s->bufs[j]))
-            live += s->bufs[j].size;
+    uint32_t hits = pl_fit_overlapping(&s->fit, i, NULL, 0, s->placed);
+    while (hits > 0)
+        live += s->bufs[s->placed[--hits]].size;
     return live;
 }
 
@@ -88,50 +93,15 @@ static int before(const void *ctx, uint32_t a, uint32_t b)
     return a < b;
 }
 
-/* The lowest offset above every earlier time-overlapping buffer that leaves room. */
-static uint64_t first_gap(const search *s, uint32_t count, uint32_t want)
-{
-    uint64_t candidate = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t p = s->placed[k];
-        if (!pl_plan_overlap_in_time(&s->bufs[p], &s->bufs[want]))
-            continue;
-        if (s->off[p] >= candidate && s->off[p] - candidate >= s->bufs[want].size)
-            return candidate;
-        if (s->off[p] + s->bufs[p].size > candidate)
-            candidate = s->off[p] + s->bufs[p].size;
-    }
-    return candidate;
-}
-
-static void place_first_fit(search *s)
-{
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < s->n && !pl_plan_tick(s->poll); i++) {
-        uint32_t id = s->order[i];
-        const pl_plan_buffer *b = &s->bufs[id];
-        s->off[id] = b->offline_offset >= 0 ? (uint64_t)b->offline_offset
-                                            : first_gap(s, count, id);
-        if (b->size == 0)
-            continue;
-        uint32_t k = count++;
-        while (k > 0 && s->off[s->placed[k - 1]] > s->off[id]) {
-            s->placed[k] = s->placed[k - 1];
-            k--;
-        }
-        s->placed[k] = id;
-    }
-}
-
 /* Places the current order both ways; returns the better total, true in *done at the bound. */
 static uint64_t try_order(search *s, int *done)
 {
-    place_first_fit(s);
+    pl_fit_place(&s->fit, s->n, s->order, s->placed, s->off, PL_FIT_FIRST, s->poll);
     uint64_t total = pl_plan_total(s->bufs, s->n, s->off);
     *done = keep(s);
     if (*done)
         return total;
-    pl_bestfit_place(s->bufs, s->n, s->order, s->off, s->placed, s->poll);
+    pl_fit_place(&s->fit, s->n, s->order, s->placed, s->off, PL_FIT_BEST, s->poll);
     uint64_t bf = pl_plan_total(s->bufs, s->n, s->off);
     *done = keep(s);
     return bf < total ? bf : total;
@@ -236,6 +206,7 @@ void pl_optimal_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void
         done = keep(&s);
     }
     if (!done) {
+        pl_fit_index(&s.fit, bufs, n, s.sub);
         uint64_t current = try_keys(&s, &done);
         if (!done)
             local_search(&s, current);

@@ -41,6 +41,38 @@ typedef struct pl_plan_poll {
 /* Counts one unit of work; nonzero once the host asked to stop (and from then on). */
 int pl_plan_tick(pl_plan_poll *poll);
 
+/* The time index the fit rules search: every buffer by (bit length of last - first, first). */
+#define PL_FIT_CLASSES 32
+typedef struct pl_fit {
+    const pl_plan_buffer *bufs;
+    uint32_t *index;                     /* n buffer ids, the caller's */
+    uint32_t start[PL_FIT_CLASSES + 1];  /* index entries of class c: [start[c], start[c+1]) */
+} pl_fit;
+
+/* off[i] of a buffer not placed yet. */
+#define PL_FIT_UNPLACED UINT64_MAX
+
+typedef enum pl_fit_rule {
+    PL_FIT_FIRST,        /* the lowest gap; empty buffers do not count */
+    PL_FIT_FIRST_POINTS, /* the same, but an empty buffer splits a gap, as in TFLM's list */
+    PL_FIT_BEST          /* TFLite's smallest fitting gap, else the end */
+} pl_fit_rule;
+
+/* Builds the index of bufs in index (n entries); f keeps both pointers. A PL_GREEDY_ONLY
+** build builds none: its pl_fit_place walks an offset-ordered list alone (fit.c). */
+void pl_fit_index(pl_fit *f, const pl_plan_buffer *bufs, uint32_t n, uint32_t *index);
+
+/* Writes into out (up to n ids) the buffers live at a node of q's, q included: only the
+** placed ones (off[i] != PL_FIT_UNPLACED) when off is given, empty ones only when points. */
+uint32_t pl_fit_overlapping(const pl_fit *f, uint32_t q, const uint64_t *off, int points,
+                            uint32_t *out);
+
+/* Places the n buffers of order in turn (offline ones at their offsets, empty ones at 0)
+** by rule. work holds up to as many ids as were placed before the current buffer, so it may
+** be order itself: order is then consumed (its first entries overwritten) as it goes. */
+void pl_fit_place(const pl_fit *f, uint32_t n, const uint32_t *order, uint32_t *work,
+                  uint64_t *off, pl_fit_rule rule, pl_plan_poll *poll);
+
 /* TFLM's GreedyMemoryPlanner, exactly (offsets and head size). */
 size_t pl_greedy_scratch_size(uint32_t count);
 void pl_greedy_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
@@ -50,11 +82,6 @@ void pl_greedy_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void 
 size_t pl_bestfit_scratch_size(uint32_t count);
 void pl_bestfit_plan(const pl_plan_buffer *bufs, uint32_t n, uint64_t *off, void *scratch,
                      pl_plan_poll *poll);
-
-/* Places the n buffers in order[] (offline ones first) into the smallest fitting gap;
-** placed (n entries) is working memory for the offset-ordered list. */
-void pl_bestfit_place(const pl_plan_buffer *bufs, uint32_t n, const uint32_t *order,
-                      uint64_t *off, uint32_t *placed, pl_plan_poll *poll);
 
 /* No reuse: online buffers one after another in given order, after the offline ones. */
 size_t pl_linear_scratch_size(uint32_t count);

@@ -69,7 +69,8 @@ static pl_status request_scratch(pl_context *ctx, size_t bytes, int32_t *index)
     pl_scratch_record *r = &it->pending[it->pending_count];
     r->bytes = (uint32_t)bytes;
     r->offset = 0;
-    r->node = it->current_node;
+    r->node = (int32_t)(pl_subgraph_rec(it, it->current_subgraph).node_base +
+                        (uint32_t)it->current_node);
     *index = (int32_t)(it->scratch_count + it->pending_count++);
     return PL_OK;
 }
@@ -165,6 +166,24 @@ static pl_status fold(pl_context *ctx, pl_node *node, bool shape_only)
     return pl_shapes_fold(it, node, shape_only);
 }
 
+static pl_status shape_signature(pl_context *ctx, int32_t index, int32_t *ndims,
+                                 int32_t *dims)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_PREPARE && it->phase != PL_PHASE_INVOKE)
+        return pl_context_phase_error(it, "shape_signature", "prepare and invoke");
+    if (index < 0 || (uint32_t)index >= it->tensor_count)
+        return pl_error_set(it->err, PL_ERR_ARG, "node %d: shape_signature(%d): no such "
+                            "tensor", (int)it->current_node, (int)index);
+    pl_tensor_view v;
+    pl_model_tensor(&it->model, &it->sg, (uint32_t)index, &v);
+    pl_vec sig = v.shape_signature.n > 0 ? v.shape_signature : v.shape;
+    *ndims = sig.n < PL_MAX_DIMS ? (int32_t)sig.n : PL_MAX_DIMS; /* PL_NO_VERIFIER builds */
+    for (int32_t i = 0; i < *ndims; i++)
+        dims[i] = pl_vec_i32(sig, (uint32_t)i);
+    return PL_OK;
+}
+
 void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap)
 {
     size_t n = pl_fmt(buf, cap, "[");
@@ -199,6 +218,7 @@ static void fill(pl_interp *it, pl_context *ctx)
     ctx->fail = fail;
     ctx->set_shape = set_shape;
     ctx->fold = fold;
+    ctx->shape_signature = shape_signature;
     ctx->loop_budget = it->opt.loop_budget;
     pl_subgraph_init_context(ctx);
     pl_resource_init_context(ctx);

@@ -166,10 +166,15 @@ static pl_status init_nodes(pl_interp *it)
     return PL_OK;
 }
 
-static pl_status prepare_nodes(pl_interp *it)
+/* A subgraph that control flow prepared from its caller (a resized model) is done already. */
+pl_status pl_interp_prepare_nodes(pl_interp *it)
 {
-    if (it->subgraphs != NULL)
-        it->subgraphs[it->current_subgraph].scratch_base = it->scratch_count;
+    pl_subgraph_record *rec = it->subgraphs != NULL ? &it->subgraphs[it->current_subgraph]
+                                                    : NULL;
+    if (rec != NULL && rec->prepared == PL_PREPARE_DONE)
+        return PL_OK;
+    if (rec != NULL)
+        rec->prepared = PL_PREPARE_UNDER_WAY;
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
         pl_node node;
@@ -183,7 +188,19 @@ static pl_status prepare_nodes(pl_interp *it)
         }
         PL_TRY(pl_alloc_finish_node(it));
     }
+    if (rec != NULL)
+        rec->prepared = PL_PREPARE_DONE;
     return PL_OK;
+}
+
+/* The first pass: a subgraph control flow invokes waits for its caller's prepare, which
+** gives it the caller's shapes (only marked so in a resized model). */
+static pl_status prepare_uncalled(pl_interp *it)
+{
+    if (it->subgraphs != NULL &&
+        it->subgraphs[it->current_subgraph].prepared == PL_PREPARE_BY_CALLER)
+        return PL_OK;
+    return pl_interp_prepare_nodes(it);
 }
 
 static pl_status allocate_phases(pl_interp *it)
@@ -194,7 +211,11 @@ static pl_status allocate_phases(pl_interp *it)
     it->phase = PL_PHASE_INIT;
     PL_TRY(each_subgraph(it, init_nodes));
     it->phase = PL_PHASE_PREPARE;
-    PL_TRY(each_subgraph(it, prepare_nodes));
+    if (it->resized)
+        pl_subgraph_mark_callees(it);
+    PL_TRY(each_subgraph(it, prepare_uncalled));
+    if (it->subgraphs != NULL) /* then the callees no caller prepared (CALL_ONCE's) */
+        PL_TRY(each_subgraph(it, pl_interp_prepare_nodes));
     it->current_node = -1;
     it->phase = PL_PHASE_PLANNING;
     PL_TRY(pl_alloc_finish(it));
@@ -221,21 +242,24 @@ pl_status pl_interp_run_node(pl_interp *it, uint32_t n)
     pl_context_node(it, n, &node);
     enter_node(it, n);
     pl_status s = reg->invoke(it->ctx, &node);
-    return s == PL_OK ? PL_OK : node_failed(it, n, s, "invoke failed");
+    return s == PL_OK || s == PL_ABORTED ? s : node_failed(it, n, s, "invoke failed");
 }
 
 static pl_status invoke_nodes(pl_interp *it)
 {
     const pl_profiler *p = it->profiler;
-    for (uint32_t n = 0; n < it->node_count; n++) {
+    pl_status s = PL_OK;
+    for (uint32_t n = 0; n < it->node_count && s == PL_OK; n++) {
         bool timed = p != NULL && n < p->node_count;
         uint64_t start = timed ? p->timer(p->timer_ctx) : 0;
-        PL_TRY(pl_interp_run_node(it, n));
+        s = pl_interp_run_node(it, n);
         if (timed)
             p->node_ns[n] = p->timer(p->timer_ctx) - start; /* nested subgraphs included */
+        if (s != PL_OK && s != PL_ABORTED) /* PL_ABORTED ends the loop, not in error */
+            return s;
     }
     it->current_node = -1;
-    return PL_OK;
+    return s;
 }
 
 pl_status pl_interp_invoke(pl_interp *it)

@@ -49,13 +49,15 @@ static void mark_list(walk *w, pl_vec tensors, uint32_t base, bool create, bool 
     }
 }
 
+/* Scratch requests carry their node's global index: a resized model prepares a subgraph
+** that control flow invokes in the middle of its caller's, so requests of one subgraph need
+** not be contiguous. */
 static void mark_scratch(walk *w, uint32_t sg, uint32_t node, int32_t start)
 {
     const pl_interp *it = w->it;
-    uint32_t end = sg + 1 < it->subgraph_count ? pl_subgraph_rec(it, sg + 1).scratch_base
-                                               : it->scratch_count;
-    for (uint32_t s = pl_subgraph_rec(it, sg).scratch_base; s < end; s++) {
-        if (it->scratch[s].node != (int32_t)node)
+    int32_t global = (int32_t)(pl_subgraph_rec(it, sg).node_base + node);
+    for (uint32_t s = 0; s < it->scratch_count; s++) {
+        if (it->scratch[s].node != global)
             continue;
         int32_t now = w->scope;
         w->scope = start;

@@ -127,8 +127,7 @@ uint32_t pl_interp_plan_count(const pl_interp *it)
     return it->allocated ? it->plan_count : 0;
 }
 
-/* Scratch buffer s: its subgraph is the last whose requests start at or before s (a
-** subgraph without requests starts where the next one does). */
+/* Scratch buffer s: its subgraph is the one whose nodes hold its node's global index. */
 static uint32_t scratch_buffer(const pl_interp *it, uint32_t s, pl_plan_buffer *out)
 {
     const pl_scratch_record *r = &it->scratch[s];
@@ -137,7 +136,7 @@ static uint32_t scratch_buffer(const pl_interp *it, uint32_t s, pl_plan_buffer *
     out->offset = r->offset;
     uint32_t k = 0;
     for (uint32_t j = 1; j < it->subgraph_count; j++)
-        if (pl_subgraph_rec(it, j).scratch_base <= s)
+        if (pl_subgraph_rec(it, j).node_base <= (uint32_t)r->node)
             k = j;
     return k;
 }

@@ -88,6 +88,12 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
     if (!it->resized || (r->flags & PL_EVAL_CONSTANT))
         return node_fail(it, PL_ERR_MODEL, "output tensor %d has shape %s, the operator "
                          "computes %s", (int)index, have, want);
+    return pl_shapes_take(it, index, ndims, dims);
+}
+
+pl_status pl_shapes_take(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims)
+{
+    pl_eval_record *r = &it->tensors[index];
     uint32_t offset;
     PL_TRY(store_dims(it, ndims, dims, &offset));
     r->shape = offset;

@@ -49,13 +49,17 @@ typedef struct pl_input_request {
     uint16_t reserved;
 } pl_input_request;
 
-/* 16 bytes per subgraph: where its records start in the shared arrays. Its scratch requests
-** are contiguous because prepare runs subgraph by subgraph. */
+/* Where a subgraph's prepare stands: a resized model prepares a subgraph that control flow
+** invokes from its caller's prepare, with the caller's shapes (subgraph.c). */
+enum { PL_PREPARE_NOT_YET = 0, PL_PREPARE_UNDER_WAY = 1, PL_PREPARE_DONE = 2,
+       PL_PREPARE_BY_CALLER = 3 /* a callee of control flow: its caller prepares it */ };
+
+/* 16 bytes per subgraph: where its records start in the shared arrays. */
 typedef struct pl_subgraph_record {
     uint32_t tensor_base;
     uint32_t node_base;
-    uint32_t scratch_base; /* its scratch requests end where the next subgraph's begin */
-    uint32_t reached;      /* 1 when control flow from subgraph 0 reaches it */
+    uint32_t prepared; /* PL_PREPARE_* */
+    uint32_t reached;  /* 1 when control flow from subgraph 0 reaches it */
 } pl_subgraph_record;
 
 /* A resource variable (TFLM's MicroResourceVariable), 20 bytes: named by container and
@@ -72,7 +76,7 @@ typedef struct pl_resource_record {
 typedef struct pl_scratch_record {
     uint32_t bytes;
     uint32_t offset; /* head offset, set by the plan */
-    int32_t node;
+    int32_t node;    /* global: its subgraph's node_base + the node's index */
 } pl_scratch_record;
 
 /* The recording counters, compact: the report widens them. */
@@ -186,10 +190,18 @@ pl_status pl_subgraph_invoke(pl_interp *it, uint32_t k);
 void pl_subgraph_callees(const pl_model *m, const pl_subgraph *sg, uint32_t n, int32_t out[2],
                          uint32_t *count);
 
+/* Resized models: every subgraph control flow may invoke (but 0) waits for its caller. */
+void pl_subgraph_mark_callees(pl_interp *it);
+
 /* --- interp.c --- */
 
-/* Runs node n of the current subgraph; a failure names the node. */
+/* Runs node n of the current subgraph; a failure names the node. PL_ABORTED passes through
+** unrecorded: the kernel ended the invocation early (not an error). */
 pl_status pl_interp_run_node(pl_interp *it, uint32_t n);
+
+/* Prepares every node of the current subgraph, unless it was prepared already (its record's
+** prepared state says so: control flow prepares a callee from its caller's prepare). */
+pl_status pl_interp_prepare_nodes(pl_interp *it);
 
 /* --- lifetimes.c: TFLM's allocation-scope clock over every subgraph --- */
 
@@ -256,6 +268,10 @@ void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t c
 /* ctx->set_shape after its phase and index checks: stores a shape that differs in the tail
 ** (only when the model was resized; otherwise the model's shape is wrong: PL_ERR_MODEL). */
 pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims);
+
+/* Tensor index of the current subgraph takes these dims (stored in the tail): a resized
+** model's output shapes, and the shapes control flow gives a subgraph's inputs. */
+pl_status pl_shapes_take(pl_interp *it, int32_t index, int32_t ndims, const int32_t *dims);
 
 /* ctx->fold: see pl_kernel.h. */
 pl_status pl_shapes_fold(pl_interp *it, pl_node *node, bool shape_only);

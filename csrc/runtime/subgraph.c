@@ -143,9 +143,120 @@ static pl_status invoke_subgraph(pl_context *ctx, int32_t k)
     return pl_subgraph_invoke(it, (uint32_t)k);
 }
 
+/* --- preparing a subgraph with its caller's shapes (resized models) --- */
+
+void pl_subgraph_mark_callees(pl_interp *it)
+{
+    for (uint32_t k = 0; it->subgraphs != NULL && k < it->subgraph_count; k++) {
+        pl_subgraph sg;
+        pl_model_subgraph(&it->model, k, &sg);
+        for (uint32_t n = 0; n < sg.operators.n; n++) {
+            int32_t callee[2];
+            uint32_t count;
+            pl_subgraph_callees(&it->model, &sg, n, callee, &count);
+            for (uint32_t c = 0; c < count; c++)
+                if (callee[c] > 0) /* subgraph 0 is the entry, prepared first */
+                    it->subgraphs[callee[c]].prepared = PL_PREPARE_BY_CALLER;
+        }
+    }
+}
+
+/* Callee input i (tensor t of subgraph k) takes the shape of the caller's tensor from; a
+** callee prepared before must have it already. */
+static pl_status take_input(pl_context *ctx, int32_t k, uint32_t i, int32_t t,
+                            const pl_tensor *from, bool prepared)
+{
+    pl_interp *it = interp_of(ctx);
+    uint32_t caller = it->current_subgraph;
+    pl_tensor to;
+    pl_subgraph_select(it, (uint32_t)k);
+    pl_context_eval(it, t, &to);
+    pl_subgraph_select(it, caller);
+    if (to.type != from->type)
+        return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d input %u is %s, the node gives %s",
+                         (int)k, (unsigned)i, pl_type_name(to.type), pl_type_name(from->type));
+    bool same = to.ndims == from->ndims;
+    for (int32_t d = 0; same && d < to.ndims; d++)
+        same = to.dims[d] == from->dims[d];
+    if (same)
+        return PL_OK;
+    if (prepared) {
+        char want[96], have[96];
+        pl_context_format_dims(from->ndims, from->dims, want, sizeof want);
+        pl_context_format_dims(to.ndims, to.dims, have, sizeof have);
+        return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d was prepared with input %u of shape "
+                         "%s, this node gives %s (one memory plan holds one shape per "
+                         "tensor)", (int)k, (unsigned)i, have, want);
+    }
+    pl_subgraph_select(it, (uint32_t)k);
+    pl_status s = pl_shapes_take(it, t, from->ndims, from->dims);
+    pl_subgraph_select(it, caller);
+    return s;
+}
+
+/* Why subgraph k cannot be prepared from the current node now, or PL_OK. */
+static pl_status check_nesting(pl_context *ctx, int32_t k, pl_vec inputs, const pl_subgraph *sg)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->pending_count > 0 || pl_arena_temp_size(it->arena) > 0)
+        return pl_error_set(it->err, PL_ERR_STATE, "node %d: prepare_subgraph(%d) must come "
+                            "before get_tensor and request_scratch (the subgraph's nodes reuse "
+                            "the temp section)", (int)it->current_node, (int)k);
+    if (it->subgraphs == NULL || it->subgraphs[k].prepared == PL_PREPARE_UNDER_WAY)
+        return ctx->fail(ctx, PL_ERR_MODEL, "control flow invokes subgraph %d, which is being "
+                         "prepared (recursion)", (int)k);
+    if (it->depth >= PL_MAX_SUBGRAPH_DEPTH)
+        return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d: control flow nested deeper than %d "
+                         "subgraphs", (int)k, PL_MAX_SUBGRAPH_DEPTH);
+    if (inputs.n != sg->inputs.n)
+        return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d has %u inputs, the node gives %u",
+                         (int)k, (unsigned)sg->inputs.n, (unsigned)inputs.n);
+    return PL_OK;
+}
+
+/* Prepares subgraph k's nodes with the current subgraph and node restored after. */
+static pl_status prepare_nested(pl_interp *it, uint32_t k)
+{
+    uint32_t caller = it->current_subgraph;
+    int32_t node = it->current_node;
+    it->depth++;
+    pl_subgraph_select(it, k);
+    pl_status s = pl_interp_prepare_nodes(it);
+    pl_subgraph_select(it, caller);
+    it->depth--;
+    it->current_node = node;
+    return s;
+}
+
+static pl_status prepare_subgraph(pl_context *ctx, int32_t k, pl_vec inputs)
+{
+    pl_interp *it = interp_of(ctx);
+    pl_subgraph sg;
+    if (it->phase != PL_PHASE_PREPARE)
+        return pl_context_phase_error(it, "prepare_subgraph", "prepare");
+    PL_TRY(check_subgraph(it, k, "prepare_subgraph"));
+    if (!it->resized)
+        return PL_OK; /* the model's own shapes: every subgraph is prepared in order */
+    pl_model_subgraph(&it->model, (uint32_t)k, &sg);
+    PL_TRY(check_nesting(ctx, k, inputs, &sg));
+    bool prepared = it->subgraphs[k].prepared == PL_PREPARE_DONE;
+    for (uint32_t i = 0; i < inputs.n; i++) {
+        int32_t from = pl_vec_i32(inputs, i), t = pl_vec_i32(sg.inputs, i);
+        pl_tensor v;
+        if (from < 0 || (uint32_t)from >= it->tensor_count || t < 0)
+            return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d input %u: the node's tensor %d "
+                             "or the subgraph's %d is absent", (int)k, (unsigned)i, (int)from,
+                             (int)t);
+        pl_context_eval(it, from, &v);
+        PL_TRY(take_input(ctx, k, i, t, &v, prepared));
+    }
+    return prepared ? PL_OK : prepare_nested(it, (uint32_t)k);
+}
+
 void pl_subgraph_init_context(pl_context *ctx)
 {
     ctx->subgraph_io_count = subgraph_io_count;
     ctx->subgraph_io = subgraph_io;
     ctx->invoke_subgraph = invoke_subgraph;
+    ctx->prepare_subgraph = prepare_subgraph;
 }

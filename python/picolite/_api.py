@@ -173,8 +173,9 @@ def supported_ops() -> List[str]:
 
 
 def kernel_sets() -> List[str]:
-    """The ``kernels=`` instruction sets this machine runs, "portable" first (then e.g.
-    "avx2", "avx512" on x86-64); ``kernels="auto"`` picks the last."""
+    """The ``kernels=`` instruction sets this machine runs from the least to the most
+    preferred: "portable" first, then e.g. "sse4.1", "avx2", "avx512" on x86-64 or "neon",
+    "neon-dot" on arm64; ``kernels="auto"`` picks the last."""
     return _c._kernel_sets()
 
 
@@ -691,15 +692,27 @@ class Interpreter:
         allocate_tensors(); refused (StateError, a RuntimeError) while numpy views from
         tensor() are alive, as in tf.lite. With profile=True the run is timed per node and
         its picolite.profile.Profile is returned."""
-        if self._resized:
-            raise StateError("Invoke called on model that is not ready. (an input was "
-                             "resized: call allocate_tensors() first)")
         if profile:
             from picolite.profile import profile as run_profiled
 
+            self._check_invokable()
             return run_profiled(self, 1, warmup=0)
+        if self._resized:  # _run's steps inline: the call itself is the hot path
+            self._check_invokable()
         self._c.invoke()
         return None
+
+    def _check_invokable(self) -> None:
+        if self._resized:
+            raise StateError("Invoke called on model that is not ready. (an input was "
+                             "resized: call allocate_tensors() first)")
+
+    def _run(self) -> bool:
+        """One invocation; False when a kernel ended it early, as TFLM's kTfLiteAbort does
+        (a CIRCULAR_BUFFER between its runs): the later nodes did not run and their outputs
+        keep their last values."""
+        self._check_invokable()
+        return bool(self._c.invoke())
 
     def invoke_batch(self, inputs: Any) -> List[np.ndarray]:
         """Runs N samples in one C call with the GIL released and returns one stacked array
@@ -1003,8 +1016,8 @@ class Interpreter:
                    alt_decompression_memory_size: int = 0) -> "Interpreter":
         """tflite_micro's constructor: allocates as TFLM's does, so set_input() may follow.
         arena_size None is the exact size the model needs (TFLM guesses 10x the model
-        size); alt_decompression_memory_size is accepted and unused (picolite runs no
-        DECODE operator, so nothing is decompressed)."""
+        size); alt_decompression_memory_size is accepted and unused (TFLM_DECODE's outputs
+        are planned in the arena, where TFLM would put them in that memory)."""
         self = cls.__new__(cls)
         Interpreter._tflm_init(self, model_data, custom_op_registerers, arena_size,
                                intrepreter_config, alt_decompression_memory_size)

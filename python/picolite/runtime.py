@@ -13,8 +13,8 @@ The interpreter is picolite's (:class:`picolite.Interpreter`), so every picolite
 TFLM, all deliberate: ``arena_size=None`` is the exact size the model needs (TFLM uses 10x
 the model size); ``custom_op_registerers`` must be a list of strings as in TFLM, and any
 name is refused with TFLM's RuntimeError (picolite links no C++ registerers);
-``alt_decompression_memory_size`` is accepted and unused (picolite runs no DECODE
-operator); GetTensor() also reads kept tensors (inputs, outputs, constants) without
+``alt_decompression_memory_size`` is accepted and unused (TFLM_DECODE's outputs are planned
+in the arena); GetTensor() also reads kept tensors (inputs, outputs, constants) without
 kPreserveAllTensors; allocation errors keep picolite's classes (ArenaTooSmallError,
 UnsupportedOpError and StateError are RuntimeErrors, ModelError a ValueError) with TFLM's
 text "TFLM failed to allocate tensors" first.
@@ -61,9 +61,10 @@ class Interpreter(_api.Interpreter):
         return _tflm_details(super().get_output_details(index))
 
     def invoke(self) -> int:  # type: ignore[override]
-        """Runs the model; returns 0 (TFLM's kTfLiteOk) or raises."""
-        super().invoke()
-        return 0
+        """Runs the model; returns 0 (TFLM's kTfLiteOk), 15 (TFLM's kTfLiteAbort) when a
+        kernel ended the run early (a CIRCULAR_BUFFER between its runs: the nodes after it
+        did not run), or raises."""
+        return 0 if self._run() else 15
 
     def reset(self) -> int:  # type: ignore[override]
         """Zeroes the variable tensors and resets the kernels; returns 0 (kTfLiteOk)."""

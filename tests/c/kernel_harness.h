@@ -32,6 +32,9 @@ typedef struct kh_state {
     pl_phase phase;
     char message[256];
     uint8_t io[2][64 * 4]; /* little-endian int32 index vectors for node inputs/outputs */
+    /* each tensor's shape_signature: its dims as made (a test may open one with -1) */
+    int32_t signature[KH_MAX_TENSORS][PL_MAX_DIMS];
+    int32_t signature_ndims[KH_MAX_TENSORS];
 } kh_state;
 
 static kh_state kh;
@@ -133,11 +136,23 @@ static inline pl_status kh_fold(pl_context *ctx, pl_node *node, bool shape_only)
     return kh.phase == PL_PHASE_PREPARE ? PL_OK : PL_ERR_STATE;
 }
 
+static inline pl_status kh_shape_signature(pl_context *ctx, int32_t index, int32_t *ndims,
+                                           int32_t *dims)
+{
+    (void)ctx;
+    if (index < 0 || index >= kh.count)
+        return PL_ERR_ARG;
+    *ndims = kh.signature_ndims[index];
+    memcpy(dims, kh.signature[index], sizeof(int32_t) * (size_t)*ndims);
+    return PL_OK;
+}
+
 static pl_context kh_ctx = {.alloc_persistent = kh_alloc_persistent,
                             .request_scratch = kh_request_scratch,
                             .get_scratch = kh_get_scratch, .get_tensor = kh_get_tensor,
                             .get_eval = kh_get_eval, .fail = kh_fail,
-                            .set_shape = kh_set_shape, .fold = kh_fold};
+                            .set_shape = kh_set_shape, .fold = kh_fold,
+                            .shape_signature = kh_shape_signature};
 
 static inline void kh_setup(void)
 {
@@ -158,6 +173,8 @@ static inline int32_t kh_tensor(pl_type type, int32_t ndims, const int32_t *dims
     t->type = type;
     t->ndims = ndims;
     memcpy(t->dims, dims, sizeof(int32_t) * (size_t)ndims);
+    kh.signature_ndims[i] = ndims;
+    memcpy(kh.signature[i], dims, sizeof(int32_t) * (size_t)ndims);
     t->q.count = qcount;
     for (uint32_t k = 0; k < qcount; k++) {
         kh.scales[i][k] = scales[k];

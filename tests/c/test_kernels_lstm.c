@@ -1,7 +1,8 @@
 /* test_kernels_lstm.c - UNIDIRECTIONAL_SEQUENCE_LSTM: float cases against the LSTM formulas
 ** (plain and CIFG with projection and clips), the integer path on cases whose gates are
-** exact (zero weights: every sigmoid is 1/2, tanh(0) = 0), time-major order, and the
-** rejections. Bit-exactness against LiteRT is checked on the real models (mnist_lstm, dtln). */
+** exact (zero weights: every sigmoid is 1/2, tanh(0) = 0), time-major order, the 16x8 path
+** (zero points, cell clip) and the rejections. Bit-exactness against LiteRT is checked on
+** the real models (mnist_lstm, dtln), the 16x8 path's against TFLM on tests/models/lstm16x8. */
 #include <math.h>
 #include <stdint.h>
 
@@ -234,6 +235,90 @@ static void lstm_int8_zero_points_cancel_in_the_gate_sums(void)
     CHECK_EQ(h[1], out[1]);
 }
 
+/* The 16x8 LSTM's tensors: int16 input [1, steps, 2] and hidden state (zero points 100 and
+** 3), int8 weight rows {1, 1} and {3, 3}, int64 zero biases, int16 cell state at 2^-11.
+** Its products cancel once the zero points are off (x - zp = {4, -4}, h - zp = {5, -5}), so
+** every gate is 0 in Q3.12 as in the int8 case above. */
+static int32_t s16_tensors(int32_t *ins, int16_t *x, int32_t steps, int16_t *h, int16_t *c,
+                           int16_t *out)
+{
+    static int8_t w[4] = {1, 1, 3, 3};
+    static int64_t b[2] = {0, 0};
+    absent(ins);
+    ins[0] = t3(PL_INT16, 1, steps, 2, x, sizeof(int16_t) * 2 * (size_t)steps, 0.001f, 100);
+    for (int g = 0; g < 4; g++) {
+        ins[1 + g] = t3(PL_INT8, 2, 2, 0, w, sizeof w, 0.01f, 0);
+        ins[5 + g] = t3(PL_INT8, 2, 2, 0, w, sizeof w, 0.02f, 0);
+        ins[12 + g] = t3(PL_INT64, 2, 0, 0, b, sizeof b, 0.00001f, 0);
+    }
+    ins[18] = t3(PL_INT16, 1, 2, 0, h, sizeof(int16_t) * 2, 1.0f / 32768, 3);
+    ins[19] = t3(PL_INT16, 1, 2, 0, c, sizeof(int16_t) * 2, 1.0f / 2048, 0);
+    kh.tensors[ins[18]].is_variable = kh.tensors[ins[19]].is_variable = true;
+    return t3(PL_INT16, 1, steps, 2, out, sizeof(int16_t) * 2 * (size_t)steps, 1.0f / 32768,
+              3);
+}
+
+/* 0.5 * tanh(cell / 2048) in 1/32768 steps, plus the hidden zero point 3. */
+static double s16_hidden(double cell)
+{
+    return 0.5 * tanh(cell / 2048.0) * 32768.0 + 3.0;
+}
+
+static void lstm_s16_zero_points_cancel_and_the_cell_halves(void)
+{
+    int16_t x[2] = {104, 96}, h[2] = {8, -2}, c[2] = {1000, -600}, out[2] = {0};
+    int32_t ins[24];
+    opts o;
+    uint32_t fields[4] = {PL_ACT_TANH, 0, 0, 0};
+    kh_setup();
+    int32_t out_i = s16_tensors(ins, x, 1, h, c, out);
+    CHECK_EQ(run_lstm(ins, out_i, make_opts(&o, fields, 4), NULL, 0), PL_OK);
+    CHECK_EQ(c[0], 500);
+    CHECK_EQ(c[1], -300);
+    CHECK(fabs(out[0] - s16_hidden(500)) <= 2.0);
+    CHECK(fabs(out[1] - s16_hidden(-300)) <= 2.0);
+    CHECK_EQ(h[0], out[0]);
+    CHECK_EQ(h[1], out[1]);
+}
+
+/* cell_clip 0.1 at 2^-11 is 204 (truncated): the halved cell 500 is clipped to it. */
+static void lstm_s16_clips_the_cell(void)
+{
+    int16_t x[2] = {104, 96}, h[2] = {8, -2}, c[2] = {1000, -600}, out[2] = {0};
+    int32_t ins[24];
+    opts o;
+    uint32_t fields[4] = {PL_ACT_TANH, bits(0.1f), 0, 0};
+    kh_setup();
+    int32_t out_i = s16_tensors(ins, x, 1, h, c, out);
+    CHECK_EQ(run_lstm(ins, out_i, make_opts(&o, fields, 4), NULL, 0), PL_OK);
+    CHECK_EQ(c[0], 204);
+    CHECK_EQ(c[1], -204);
+    CHECK(fabs(out[0] - s16_hidden(204)) <= 2.0);
+}
+
+/* TFLM's 16x8 kernel runs the standard LSTM with int64 biases and a tanh cell only. */
+static void lstm_s16_rejects_variants(void)
+{
+    int16_t x[2] = {0}, h[2] = {0}, c[2] = {0}, out[2] = {0};
+    int8_t pw[4] = {0};
+    int32_t b32[2] = {0};
+    int32_t ins[24];
+    opts o;
+    uint32_t tanh_fields[4] = {PL_ACT_TANH, 0, 0, 0}, relu_fields[4] = {PL_ACT_RELU, 0, 0, 0};
+    kh_setup();
+    int32_t out_i = s16_tensors(ins, x, 1, h, c, out);
+    CHECK_EQ(run_lstm(ins, out_i, make_opts(&o, relu_fields, 4), NULL, 0), PL_ERR_UNSUPPORTED);
+    CHECK(strstr(kh.message, "TANH") != NULL);
+    ins[16] = t3(PL_INT8, 2, 2, 0, pw, sizeof pw, 0.01f, 0);
+    CHECK_EQ(run_lstm(ins, out_i, make_opts(&o, tanh_fields, 4), NULL, 0), PL_ERR_UNSUPPORTED);
+    CHECK(strstr(kh.message, "standard") != NULL);
+    ins[16] = -1;
+    for (int g = 0; g < 4; g++)
+        ins[12 + g] = t3(PL_INT32, 2, 0, 0, b32, sizeof b32, 0.00001f, 0);
+    CHECK_EQ(run_lstm(ins, out_i, make_opts(&o, tanh_fields, 4), NULL, 0), PL_ERR_UNSUPPORTED);
+    CHECK(strstr(kh.message, "bias INT32") != NULL);
+}
+
 static void lstm_rejects_layer_norm_hybrid_and_missing_intermediates(void)
 {
     float xf[1] = {0}, of[1] = {0}, hf[1] = {0}, cf[1] = {0}, wf[1] = {0}, bf[1] = {0};
@@ -271,6 +356,9 @@ int main(void)
     RUN(lstm_float_cifg_projection_and_clips);
     RUN(lstm_int8_zero_weights_halve_the_cell);
     RUN(lstm_int8_zero_points_cancel_in_the_gate_sums);
+    RUN(lstm_s16_zero_points_cancel_and_the_cell_halves);
+    RUN(lstm_s16_clips_the_cell);
+    RUN(lstm_s16_rejects_variants);
     RUN(lstm_rejects_layer_norm_hybrid_and_missing_intermediates);
     return HARNESS_END();
 }

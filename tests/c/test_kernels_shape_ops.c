@@ -41,6 +41,29 @@ static void shape_writes_input_dims_as_int64(void)
              PL_ERR_UNSUPPORTED);
 }
 
+/* LiteRT 2.3's SLICE keeps an output whose signature has no -1 and refuses another slice. */
+static void slice_keeps_an_output_shape_the_model_fixes(void)
+{
+    kh_setup();
+    static const int32_t di[] = {2, 4}, dv[] = {2}, dout[] = {1, 3}, grown[] = {2, 5};
+    int16_t x[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, got[4];
+    int32_t begin[2] = {1, 1}, size[2] = {1, -1};
+    int32_t in[3] = {tensor(PL_INT16, 2, di, x, 8 * sizeof *x, false),
+                     tensor(PL_INT32, 1, dv, begin, sizeof begin, true),
+                     tensor(PL_INT32, 1, dv, size, sizeof size, true)};
+    int32_t out[1] = {tensor(PL_INT16, 2, dout, got, sizeof got, false)};
+    CHECK_EQ(kh_run(pl_slice_registration(), in, 3, out, 1, NULL), PL_OK);
+    CHECK(got[0] == 5 && got[1] == 6 && got[2] == 7);
+    memcpy(kh.tensors[in[0]].dims, grown, sizeof grown); /* the input resized to [2, 5] */
+    kh.tensors[in[0]].bytes = sizeof x;
+    kh.tensors[out[0]].dims[1] = 3;
+    CHECK_EQ(kh_run(pl_slice_registration(), in, 3, out, 1, NULL), PL_ERR_MODEL);
+    CHECK_STR_CONTAINS(kh.message, "dim 1 of the slice is 4, the model fixes the output at 3");
+    kh.signature[out[0]][1] = -1; /* a dim the converter left open takes the slice's */
+    CHECK_EQ(kh_run(pl_slice_registration(), in, 3, out, 1, NULL), PL_OK);
+    CHECK(kh.tensors[out[0]].dims[1] == 4 && got[0] == 6 && got[3] == 9);
+}
+
 static void slice_checks_computed_begin_at_invoke(void)
 {
     kh_setup();
@@ -183,6 +206,7 @@ int main(void)
 {
     RUN(shape_writes_input_dims_as_int64);
     RUN(slice_checks_computed_begin_at_invoke);
+    RUN(slice_keeps_an_output_shape_the_model_fixes);
     RUN(fill_copies_value_and_checks_computed_dims);
     RUN(broadcast_args_refuses_incompatible_shapes);
     RUN(broadcast_to_repeats_unit_dims);

@@ -13,16 +13,18 @@
 enum { PL_DW16_POINTS = 4 }; /* output points per pass: their sums stay in registers */
 
 /* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g. */
-static inline void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
+PL_FAST_INLINE void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
                                      const uint8_t *g, int32_t c0, int8_t *out)
 {
     __m256i lo[PL_DW16_POINTS], hi[PL_DW16_POINTS];
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < PL_DW16_POINTS; r++)
         lo[r] = hi[r] = _mm256_setzero_si256();
     const __m256i *w = (const __m256i *)g;
     for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
         __m256i w_lo = _mm256_loadu_si256(w), w_hi = _mm256_loadu_si256(w + 1);
         const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++) {
             size_t at = (size_t)r * job->step;
             __m256i a = _mm256_loadu_si256((const __m256i *)(x0 + at));
@@ -33,6 +35,7 @@ static inline void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int1
     }
     const int32_t *arr = (const int32_t *)w; /* addend, mult, left, right: 16 each */
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         __m256i vl = pl_stage_avx2(lo[r], arr, arr + 16, arr + 32, arr + 48, job->out_offset,
                                    job->act_min, job->act_max);

@@ -12,16 +12,18 @@
 enum { S8_POINTS = 4, F32_POINTS = 8 };
 
 /* n (1..S8_POINTS) points from in on, channels c0..c0+31 with their packed group g. */
-static inline void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
+PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
                              const uint8_t *g, int32_t c0, int8_t *out)
 {
     __m512i lo[S8_POINTS], hi[S8_POINTS];
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < S8_POINTS; r++)
         lo[r] = hi[r] = _mm512_setzero_si512();
     const __m512i *w = (const __m512i *)g;
     for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
         __m512i w_lo = _mm512_loadu_si512(w), w_hi = _mm512_loadu_si512(w + 1);
         const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++) {
             size_t at = (size_t)r * job->step;
             __m512i a = _mm512_loadu_si512(x0 + at), b = _mm512_loadu_si512(x1 + at);
@@ -32,6 +34,7 @@ static inline void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
     const int32_t *arr = (const int32_t *)w; /* addend, mult, left, right: 32 each */
     const int32_t count = job->channels - c0 < 32 ? job->channels - c0 : 32;
     const __mmask32 lanes = count == 32 ? 0xFFFFFFFFu : (__mmask32)((1u << count) - 1u);
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         __m512i vl = pl_stage_avx512(lo[r], arr, arr + 32, arr + 64, arr + 96, job->out_offset,
                                      job->act_min, job->act_max);
@@ -60,17 +63,34 @@ static void s8_run(const pl_dw_job *job, const int16_t *in, int32_t points, int8
         pl_dw16_s8_group(job, in, points, g, c0, out);
 }
 
+static void stage(const int8_t *s, int16_t *o, size_t cols, size_t cin, size_t cp, int16_t off)
+{
+    const __m512i voff = _mm512_set1_epi16(off);
+    if (cin == cp) { /* the row is one run */
+        cin *= cols;
+        cols = 1;
+    }
+    for (size_t x = 0; x < cols; x++, s += cin, o += cp)
+        for (size_t c = 0; c < cin; c += 32) {
+            __mmask32 m = cin - c >= 32 ? 0xFFFFFFFFu : (__mmask32)((1u << (cin - c)) - 1u);
+            __m512i v = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, s + c));
+            _mm512_mask_storeu_epi16(o + c, m, _mm512_add_epi16(v, voff));
+        }
+}
+
 /* n (1..F32_POINTS) points from in on, channels c0..c0+15. */
-static inline void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
+PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
                               float *out)
 {
     __m512 acc[F32_POINTS];
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < F32_POINTS; r++)
         acc[r] = _mm512_setzero_ps();
     const float *w = (const float *)job->packed + c0;
     for (int32_t t = 0; t < job->taps; t++, w += job->cp) {
         __m512 wv = _mm512_loadu_ps(w);
         const float *x = in + job->tap_at[t] + c0;
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++, x += job->step)
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_loadu_ps(x), wv));
     }
@@ -78,6 +98,7 @@ static inline void f32_points(const pl_dw_job *job, int32_t n, const float *in, 
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
     const __mmask16 lanes = (__mmask16)((1u << count) - 1u);
     const __m512 bias = _mm512_loadu_ps(w); /* w is at the bias now */
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         /* VMAXPS/VMINPS give their second operand on NaN or equal values: the reference's
         ** x < lo ? lo : x, then y > hi ? hi : y */
@@ -99,5 +120,5 @@ static void f32_run(const pl_dw_job *job, const float *in, int32_t points, float
     }
 }
 
-const pl_dw_s8 pl_dw_s8_avx512 = {32, s8_run};
+const pl_dw_s8 pl_dw_s8_avx512 = {32, s8_run, stage};
 const pl_dw_f32 pl_dw_f32_avx512 = {f32_run};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fast/gemm.h"
+#include "fast/inline.h"
 
 enum { NR = 16, MR = 8 };
 
@@ -25,21 +26,24 @@ static void pack(const float *w, int32_t n, int32_t k, void *packed)
 }
 
 /* rows (1..MR) rows of a from row m0 on against one panel: + bias, clamp, store. */
-static inline void block(int32_t rows, int32_t m0, int32_t k, const float *a, size_t lda,
+PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, size_t lda,
                          const float *panel, const float *bias, float lo, float hi,
                          int32_t n0, int32_t n, float *out, size_t ldo)
 {
     __m512 acc[MR];
     a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < MR; r++)
         acc[r] = _mm512_setzero_ps();
     for (int32_t i = 0; i < k; i++) {
         __m512 w = _mm512_loadu_ps(panel + (size_t)i * NR);
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++)
             acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_set1_ps(a[(size_t)r * lda + (size_t)i]), w));
     }
     __mmask16 lanes = n - n0 >= NR ? 0xFFFF : (__mmask16)((1u << (n - n0)) - 1u);
     __m512 b = bias != NULL ? _mm512_maskz_loadu_ps(lanes, bias + n0) : _mm512_setzero_ps();
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < rows; r++) {
         /* the reference adds 0.0f without a bias; MAXPS/MINPS give their second operand
         ** when one is NaN, so NaN passes the clamp as in the reference */

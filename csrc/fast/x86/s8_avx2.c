@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast/gemm.h"
+#include "fast/inline.h"
 #include "fast/x86/rescale_avx2.h"
 
 enum { NR = 8, MR = 6 };
@@ -51,17 +52,19 @@ static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_
 }
 
 /* rows (1..MR) rows of a from row m0 on against one panel. */
-static inline void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
+PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
                          const int16_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
                          int8_t *out, int32_t *raw, size_t ldo)
 {
     __m256i acc[MR];
     a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < MR; r++)
         acc[r] = _mm256_setzero_si256();
     for (int32_t k = 0; k < kp; k += 4) {
         const __m256i *w = (const __m256i *)(panel + (size_t)k * NR);
         __m256i w01 = _mm256_loadu_si256(w), w23 = _mm256_loadu_si256(w + 1);
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++) {
             int32_t x;
             memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
@@ -71,6 +74,7 @@ static inline void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a,
             acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(p23, w23));
         }
     }
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < rows; r++)
         finish(acc[r], st, n0, n, out, raw, (size_t)(m0 + r) * ldo);
 }

@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "fast/gemm.h"
+#include "fast/inline.h"
 #include "fast/x86/rescale_avx512.h"
 
 enum { NR = 16, MR = 8 };
@@ -41,22 +42,25 @@ static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_
 }
 
 /* rows (1..MR) rows of a from row m0 on against one panel. */
-static inline void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
+PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
                          const int8_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
                          int8_t *out, int32_t *raw, size_t ldo)
 {
     __m512i acc[MR];
     a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < MR; r++)
         acc[r] = _mm512_setzero_si512();
     for (int32_t k = 0; k < kp; k += 4) {
         __m512i w = _mm512_loadu_si512(panel + (size_t)k * NR);
+        PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++) {
             int32_t x;
             __builtin_memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
             acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(x), w);
         }
     }
+    PL_FAST_UNROLL
     for (int32_t r = 0; r < rows; r++)
         finish(acc[r], st, n0, n, out, raw, (size_t)(m0 + r) * ldo);
 }

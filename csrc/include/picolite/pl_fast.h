@@ -13,6 +13,9 @@
 ** precomputation into host memory from the hook. Invoke takes the SIMD path when prepare set
 ** one up and the portable kernel otherwise. Integer results are bit-exact with the portable
 ** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
+** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D, BATCH_MATMUL
+** (int8, float32), ADD, SUB, MUL (int8, float32, same element counts), AVERAGE_POOL_2D,
+** MAX_POOL_2D (int8, float32), SOFTMAX (int8 input); any other case runs the portable kernel.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
 ** keeps that interpreter's host blocks); not thread-safe across interpreters. */
 #ifndef PL_FAST_H
@@ -28,21 +31,27 @@
 extern "C" {
 #endif
 
-/* Instruction sets with fast paths, in order of preference on their architecture. */
+/* Instruction sets with fast paths (values are stable; pl_fast_isa_order has the order of
+** preference: AVX512 > AVX2 > SSE41 on x86-64, NEON_DOT > NEON on arm64). */
 typedef enum pl_isa {
     PL_ISA_PORTABLE = 0, /* the portable C kernels alone */
     PL_ISA_AVX2 = 1,     /* x86-64 AVX2 + FMA */
     PL_ISA_AVX512 = 2,   /* x86-64 AVX-512 F/BW/VL with VNNI */
     PL_ISA_NEON = 3,     /* arm64 Advanced SIMD */
     PL_ISA_NEON_DOT = 4, /* arm64 with the dot-product extension (SDOT) */
+    PL_ISA_SSE41 = 5,    /* x86-64 SSE4.1 (CPUs without AVX2) */
     PL_ISA_COUNT
 } pl_isa;
 
-/* The best instruction set this CPU runs that this build has kernels for. */
+/* Every instruction set from the least to the most preferred, PORTABLE first. */
+extern const pl_isa pl_fast_isa_order[PL_ISA_COUNT];
+
+/* The best instruction set this CPU runs that this build has kernels for: the last of
+** pl_fast_isa_order that pl_fast_isa_available says. */
 pl_isa pl_fast_best_isa(void);
 /* Whether this build has kernels for isa and this CPU runs them. PORTABLE always. */
 bool pl_fast_isa_available(pl_isa isa);
-/* "portable", "avx2", "avx512", "neon", "neon-dot"; NULL past the end. */
+/* "portable", "avx2", "avx512", "neon", "neon-dot", "sse4.1"; NULL past the end. */
 const char *pl_fast_isa_name(pl_isa isa);
 
 /* Memory outside the arena, from the host. alloc returns NULL when it cannot. */
@@ -60,6 +69,9 @@ enum {
     PL_FAST_ADD,
     PL_FAST_SUB,
     PL_FAST_MUL,
+    PL_FAST_AVERAGE_POOL_2D,
+    PL_FAST_MAX_POOL_2D,
+    PL_FAST_SOFTMAX,
     PL_FAST_BATCH_MATMUL,
     PL_FAST_OP_COUNT
 };

@@ -79,7 +79,8 @@ pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
 pl_status pl_interp_allocate(pl_interp *it);
 
 /* Runs every node of the selected subgraph (0 by default) in order. PL_ERR_STATE before a
-** successful allocate. */
+** successful allocate. PL_ABORTED (not an error) when a kernel ended the run early, as
+** TFLM's kTfLiteAbort does: the outputs of the nodes after it keep their last values. */
 pl_status pl_interp_invoke(pl_interp *it);
 
 /* Runs every node of subgraph k (a signature's subgraph, or any other), then selects the

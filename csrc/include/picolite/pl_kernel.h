@@ -152,6 +152,24 @@ struct pl_context {
     pl_status (*var_allocate)(pl_context *ctx, int32_t id, const pl_tensor *value);
     /* Variable id's buffer; invoke only. PL_ERR_MODEL when none was allocated. */
     pl_status (*var_data)(pl_context *ctx, int32_t id, void **data, size_t *bytes);
+
+    /* --- resize: shapes a caller gives its subgraphs, shapes the model fixes --- */
+    /* Prepares subgraph k now, its inputs taking the shapes of the caller's tensors (indices
+    ** in the current subgraph, one per subgraph input), as TFLite's IF and WHILE resize and
+    ** allocate their subgraphs in Prepare; subgraph_io then gives the shapes its outputs
+    ** took. Prepare only, before any get_tensor or request_scratch of the same prepare (the
+    ** subgraph's nodes reuse the temp section). When no input of the model was resized and
+    ** none has a dynamic dim, subgraphs keep the model's shapes and are prepared in order:
+    ** nothing happens here. PL_ERR_MODEL for a count or type that differs, a subgraph that
+    ** is being prepared (recursion) and one prepared before for other shapes (one memory
+    ** plan holds one shape per tensor). */
+    pl_status (*prepare_subgraph)(pl_context *ctx, int32_t subgraph, pl_vec inputs);
+    /* Tensor index's shape_signature in the model (-1 for the dims the converter left
+    ** unknown; its shape when the model has no signature): *ndims and up to PL_MAX_DIMS
+    ** dims. Prepare and invoke. A kernel whose output TFLite keeps at a fully specified
+    ** signature (SLICE) checks its computed shape against it. */
+    pl_status (*shape_signature)(pl_context *ctx, int32_t index, int32_t *ndims,
+                                 int32_t *dims);
 };
 
 struct pl_registration {

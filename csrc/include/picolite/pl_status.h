@@ -9,8 +9,11 @@
 extern "C" {
 #endif
 
-/* 0 is success; every error is negative. No errno, no longjmp. */
+/* 0 is success; every error is negative. No errno, no longjmp. PL_ABORTED is neither: a
+** kernel ended the invocation early on purpose (TFLM's kTfLiteAbort, e.g. a CIRCULAR_BUFFER
+** between its runs); the nodes after it did not run and nothing failed. */
 typedef enum pl_status {
+    PL_ABORTED = 1,
     PL_OK = 0,
     PL_ERR_MODEL = -1,        /* the model file is malformed or inconsistent */
     PL_ERR_ARENA = -2,        /* the arena is too small: see pl_error.required */

@@ -16,9 +16,6 @@ enum { SOFTMAX_CODE = 25 };
 /* Q5.26 for the scaled differences, Q12.19 for the sum (reference_ops::Softmax). */
 enum { SCALED_DIFF_BITS = 5, ACCUM_BITS = 12 };
 
-typedef struct opdata {
-    pl_softmax_params p;
-} opdata;
 
 void pl_softmax_f32(float beta, const float *in, float *out, size_t outer, size_t depth)
 {
@@ -44,42 +41,61 @@ static int32_t exp_of_diff(const pl_softmax_params *p, int32_t diff)
     return pl_lut_exp_neg(pl_fx_srdhm(scaled, p->input_multiplier), SCALED_DIFF_BITS);
 }
 
+/* The exp of diff from the host table exps (indexed by -diff) or computed. */
+static inline int32_t exp_at(const pl_softmax_params *p, const int32_t *exps, int32_t diff)
+{
+    return exps != NULL ? exps[-diff] : exp_of_diff(p, diff);
+}
+
+void pl_softmax_exp_table(const pl_softmax_params *p, int32_t exps[PL_SOFTMAX_EXPS])
+{
+    for (int32_t d = 0; d < PL_SOFTMAX_EXPS; d++)
+        exps[d] = -d >= p->diff_min ? exp_of_diff(p, -d) : 0; /* 0: never read */
+}
+
 /* Row maximum, then the reciprocal of the sum of exps; returns the final shift. */
-static int32_t row_scale_s8(const pl_softmax_params *p, const int8_t *in, size_t depth,
-                            int32_t out_bits, int32_t *scale)
+static int32_t row_scale_s8(const pl_softmax_params *p, const int32_t *exps, const int8_t *in,
+                            size_t depth, int32_t out_bits, int32_t *scale)
 {
     int32_t max = INT8_MIN, sum = 0, bits_over_unit = 0;
     for (size_t c = 0; c < depth; c++)
         max = in[c] > max ? in[c] : max;
     for (size_t c = 0; c < depth; c++) {
         if (in[c] - max >= p->diff_min)
-            sum += pl_fx_rdbpot(exp_of_diff(p, in[c] - max), ACCUM_BITS);
+            sum += pl_fx_rdbpot(exp_at(p, exps, in[c] - max), ACCUM_BITS);
     }
     *scale = pl_lut_reciprocal(sum, ACCUM_BITS, &bits_over_unit);
     return bits_over_unit + 31 - out_bits;
 }
 
 /* One output value before the narrowing cast, in [lo, lo + 2^out_bits). */
-static int32_t value_s8(const pl_softmax_params *p, int32_t diff, int32_t scale,
-                        int32_t exponent, int32_t lo, int32_t hi)
+static int32_t value_s8(const pl_softmax_params *p, const int32_t *exps, int32_t diff,
+                        int32_t scale, int32_t exponent, int32_t lo, int32_t hi)
 {
     if (diff < p->diff_min)
         return lo;
-    int32_t unsat = pl_fx_rdbpot(pl_fx_srdhm(scale, exp_of_diff(p, diff)), exponent);
+    int32_t unsat = pl_fx_rdbpot(pl_fx_srdhm(scale, exp_at(p, exps, diff)), exponent);
     return pl_fx_clamp(unsat + lo, lo, hi);
+}
+
+void pl_softmax_s8_exps(const pl_softmax_params *p, const int32_t *exps, const int8_t *in,
+                        int8_t *out, size_t outer, size_t depth)
+{
+    for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
+        int32_t scale, max = INT8_MIN;
+        int32_t exponent = row_scale_s8(p, exps, in, depth, 8, &scale);
+        for (size_t c = 0; c < depth; c++)
+            max = in[c] > max ? in[c] : max;
+        for (size_t c = 0; c < depth; c++)
+            out[c] = (int8_t)value_s8(p, exps, in[c] - max, scale, exponent, INT8_MIN,
+                                      INT8_MAX);
+    }
 }
 
 void pl_softmax_s8(const pl_softmax_params *p, const int8_t *in, int8_t *out, size_t outer,
                    size_t depth)
 {
-    for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
-        int32_t scale, max = INT8_MIN;
-        int32_t exponent = row_scale_s8(p, in, depth, 8, &scale);
-        for (size_t c = 0; c < depth; c++)
-            max = in[c] > max ? in[c] : max;
-        for (size_t c = 0; c < depth; c++)
-            out[c] = (int8_t)value_s8(p, in[c] - max, scale, exponent, INT8_MIN, INT8_MAX);
-    }
+    pl_softmax_s8_exps(p, NULL, in, out, outer, depth);
 }
 
 /* Legacy uint8: TFLite's same template with InputT = OutputT = uint8_t (lowest 0). */
@@ -105,21 +121,28 @@ void pl_softmax_u8(const pl_softmax_params *p, const uint8_t *in, uint8_t *out, 
         int32_t scale, max;
         int32_t exponent = row_scale_u8(p, in, depth, &max, &scale);
         for (size_t c = 0; c < depth; c++)
-            out[c] = (uint8_t)value_s8(p, in[c] - max, scale, exponent, 0, UINT8_MAX);
+            out[c] = (uint8_t)value_s8(p, NULL, in[c] - max, scale, exponent, 0, UINT8_MAX);
+    }
+}
+
+void pl_softmax_s8_s16_exps(const pl_softmax_params *p, const int32_t *exps,
+                            const int8_t *in, int16_t *out, size_t outer, size_t depth)
+{
+    for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
+        int32_t scale, max = INT8_MIN;
+        int32_t exponent = row_scale_s8(p, exps, in, depth, 16, &scale);
+        for (size_t c = 0; c < depth; c++)
+            max = in[c] > max ? in[c] : max;
+        for (size_t c = 0; c < depth; c++)
+            out[c] = (int16_t)value_s8(p, exps, in[c] - max, scale, exponent, INT16_MIN,
+                                       INT16_MAX);
     }
 }
 
 void pl_softmax_s8_s16(const pl_softmax_params *p, const int8_t *in, int16_t *out,
                        size_t outer, size_t depth)
 {
-    for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
-        int32_t scale, max = INT8_MIN;
-        int32_t exponent = row_scale_s8(p, in, depth, 16, &scale);
-        for (size_t c = 0; c < depth; c++)
-            max = in[c] > max ? in[c] : max;
-        for (size_t c = 0; c < depth; c++)
-            out[c] = (int16_t)value_s8(p, in[c] - max, scale, exponent, INT16_MIN, INT16_MAX);
-    }
+    pl_softmax_s8_s16_exps(p, NULL, in, out, outer, depth);
 }
 
 /* exp(input - max) from the table: [-65535, 0] on the input scale maps to [-10, 0]. */
@@ -175,7 +198,7 @@ static double one_over_one_plus_x_fn(double x)
 }
 
 /* PreprocessSoftmaxScaling with 5 integer bits, and CalculateInputRadius for diff_min. */
-static pl_status prepare_s8(pl_context *ctx, opdata *d, float input_scale)
+static pl_status prepare_s8(pl_context *ctx, pl_softmax_op *d, float input_scale)
 {
     double real = (double)d->p.beta * (double)input_scale * (double)(1 << (31 - SCALED_DIFF_BITS));
     if (real > 2147483647.0)
@@ -192,7 +215,7 @@ static pl_status prepare_s8(pl_context *ctx, opdata *d, float input_scale)
     return PL_OK;
 }
 
-static pl_status prepare_s16(pl_context *ctx, opdata *d, const pl_act_q *in,
+static pl_status prepare_s16(pl_context *ctx, pl_softmax_op *d, const pl_act_q *in,
                              const pl_act_q *out)
 {
     if (in->zero_point != 0 || out->zero_point != 0)
@@ -248,12 +271,12 @@ static pl_status check_output(pl_context *ctx, const pl_tensor *in, const pl_ten
 static pl_status softmax_init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+    return ctx->alloc_persistent(ctx, sizeof(pl_softmax_op), user_data);
 }
 
 static pl_status softmax_prepare(pl_context *ctx, pl_node *node)
 {
-    opdata *d = node->user_data;
+    pl_softmax_op *d = node->user_data;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     if (in->ndims < 1)
@@ -278,7 +301,7 @@ static pl_status softmax_prepare(pl_context *ctx, pl_node *node)
 
 static pl_status softmax_invoke(pl_context *ctx, pl_node *node)
 {
-    const opdata *d = node->user_data;
+    const pl_softmax_op *d = node->user_data;
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));

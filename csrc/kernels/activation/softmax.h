@@ -32,4 +32,19 @@ void pl_softmax_s8_s16(const pl_softmax_params *p, const int8_t *in, int16_t *ou
 void pl_softmax_s16(const pl_softmax_params *p, const int16_t *in, int16_t *out,
                     size_t outer, size_t depth);
 
+/* int8 input: the differences to the row maximum lie in [-255, 0], so their exps fit a
+** table (the host fast path keeps one outside the arena): exps[d] is the exp of -d. The
+** _exps forms read it (NULL: computed, as pl_softmax_s8 and pl_softmax_s8_s16 do). */
+#define PL_SOFTMAX_EXPS 256
+void pl_softmax_exp_table(const pl_softmax_params *p, int32_t exps[PL_SOFTMAX_EXPS]);
+void pl_softmax_s8_exps(const pl_softmax_params *p, const int32_t *exps, const int8_t *in,
+                        int8_t *out, size_t outer, size_t depth);
+void pl_softmax_s8_s16_exps(const pl_softmax_params *p, const int32_t *exps,
+                            const int8_t *in, int16_t *out, size_t outer, size_t depth);
+
+/* SOFTMAX's op data (read by the host fast paths too). */
+typedef struct pl_softmax_op {
+    pl_softmax_params p;
+} pl_softmax_op;
+
 #endif

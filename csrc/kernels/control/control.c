@@ -41,6 +41,35 @@ static pl_status shape_like(pl_context *ctx, int32_t output, const pl_tensor *li
     return ctx->set_shape(ctx, output, like->ndims, like->dims);
 }
 
+/* The first dim where a's and b's shapes differ, PL_MAX_DIMS for their rank, -1 if none. */
+static int32_t differing_dim(const pl_tensor *a, const pl_tensor *b)
+{
+    if (a->ndims != b->ndims)
+        return PL_MAX_DIMS;
+    for (int32_t d = 0; d < a->ndims; d++)
+        if (a->dims[d] != b->dims[d])
+            return d;
+    return -1;
+}
+
+/* Fails naming how tensors a and b (what i, seen at places pa and pb) differ: their ranks
+** or their first differing dim d. */
+typedef struct shape_diff {
+    const char *what;
+    const char *pa;
+    const char *pb;
+} shape_diff;
+
+static pl_status shape_fail(pl_context *ctx, shape_diff f, uint32_t i, const pl_tensor *a,
+                            const pl_tensor *b, int32_t d, const char *why)
+{
+    if (d == PL_MAX_DIMS)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s %u: rank %d %s, rank %d %s: %s", f.what,
+                         (unsigned)i, (int)a->ndims, f.pa, (int)b->ndims, f.pb, why);
+    return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s %u: dim %d is %d %s, %d %s: %s", f.what,
+                     (unsigned)i, (int)d, (int)a->dims[d], f.pa, (int)b->dims[d], f.pb, why);
+}
+
 /* --- CALL_ONCE --- */
 
 static pl_status call_once_prepare(pl_context *ctx, pl_node *node)
@@ -49,7 +78,7 @@ static pl_status call_once_prepare(pl_context *ctx, pl_node *node)
     if (node->inputs.n != 0 || node->outputs.n != 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "%u inputs and %u outputs, expected none",
                          (unsigned)node->inputs.n, (unsigned)node->outputs.n);
-    return PL_OK;
+    return ctx->prepare_subgraph(ctx, ((op_data *)node->user_data)->first, node->inputs);
 }
 
 static pl_status call_once_invoke(pl_context *ctx, pl_node *node)
@@ -71,16 +100,30 @@ const pl_registration *pl_call_once_registration(void)
 
 /* --- IF --- */
 
-static pl_status check_branch(pl_context *ctx, pl_node *node, int32_t k)
+/* Branch k is prepared with the node's inputs but the condition (TFLite's IF resizes both
+** branches' inputs in Prepare). */
+static pl_status prepare_branch(pl_context *ctx, pl_node *node, int32_t k)
 {
     PL_TRY(pl_copy_check_count(ctx, k, false, node->inputs.n - 1));
     PL_TRY(pl_copy_check_count(ctx, k, true, node->outputs.n));
-    for (uint32_t i = 0; i < node->outputs.n; i++) {
-        pl_tensor t;
-        PL_TRY(ctx->subgraph_io(ctx, k, true, i, &t));
-        PL_TRY(shape_like(ctx, pl_node_output(node, i), &t));
-    }
-    return PL_OK;
+    pl_vec passed = {node->inputs.p + 4, node->inputs.n - 1};
+    return ctx->prepare_subgraph(ctx, k, passed);
+}
+
+/* Both branches must give output i one shape: TFLite makes the output dynamic otherwise,
+** which an arena planned once cannot hold. */
+static pl_status branch_output(pl_context *ctx, pl_node *node, const op_data *d, uint32_t i)
+{
+    pl_tensor a, b;
+    PL_TRY(ctx->subgraph_io(ctx, d->first, true, i, &a));
+    PL_TRY(ctx->subgraph_io(ctx, d->second, true, i, &b));
+    int32_t dim = differing_dim(&a, &b);
+    if (dim >= 0)
+        return shape_fail(ctx, (shape_diff){"output", "from the then branch",
+                                            "from the else branch"}, i, &a, &b, dim,
+                          "TFLite makes the IF output a dynamic tensor; picolite plans the "
+                          "arena once");
+    return shape_like(ctx, pl_node_output(node, i), &a);
 }
 
 static pl_status if_prepare(pl_context *ctx, pl_node *node)
@@ -94,8 +137,11 @@ static pl_status if_prepare(pl_context *ctx, pl_node *node)
     if (cond.type != PL_BOOL || pl_tensor_count(&cond) != 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "the condition is %s with %zu elements, expected "
                          "one BOOL", pl_type_name(cond.type), pl_tensor_count(&cond));
-    PL_TRY(check_branch(ctx, node, d->first));
-    return check_branch(ctx, node, d->second);
+    PL_TRY(prepare_branch(ctx, node, d->first));
+    PL_TRY(prepare_branch(ctx, node, d->second));
+    for (uint32_t i = 0; i < node->outputs.n; i++)
+        PL_TRY(branch_output(ctx, node, d, i));
+    return PL_OK;
 }
 
 static pl_status if_invoke(pl_context *ctx, pl_node *node)
@@ -119,6 +165,24 @@ const pl_registration *pl_if_registration(void)
 
 /* --- WHILE --- */
 
+/* Loop-carried tensor i must keep its shape through the body: TFLite makes the WHILE's
+** outputs dynamic when it changes (it allows a scalar for a one-element tensor, whose bytes
+** are the same), which an arena planned once cannot hold. */
+static pl_status carried(pl_context *ctx, int32_t body, uint32_t i)
+{
+    pl_tensor in, out;
+    PL_TRY(ctx->subgraph_io(ctx, body, false, i, &in));
+    PL_TRY(ctx->subgraph_io(ctx, body, true, i, &out));
+    bool scalar_for_one = (in.ndims == 0 || out.ndims == 0) && pl_tensor_count(&in) == 1 &&
+                          pl_tensor_count(&out) == 1;
+    int32_t dim = differing_dim(&in, &out);
+    if (dim < 0 || scalar_for_one)
+        return PL_OK;
+    return shape_fail(ctx, (shape_diff){"loop variable", "into the body", "out of it"}, i,
+                      &in, &out, dim, "its shape changes every iteration, so TFLite makes "
+                      "the WHILE outputs dynamic tensors; picolite plans the arena once");
+}
+
 static pl_status while_prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -127,9 +191,15 @@ static pl_status while_prepare(pl_context *ctx, pl_node *node)
     if (node->outputs.n != n)
         return ctx->fail(ctx, PL_ERR_MODEL, "%u inputs but %u outputs", (unsigned)n,
                          (unsigned)node->outputs.n);
+    for (uint32_t i = 0; i < n; i++)
+        if (pl_node_input(node, i) < 0)
+            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is absent", (unsigned)i);
     PL_TRY(pl_copy_check_count(ctx, d->first, false, n));
     PL_TRY(pl_copy_check_count(ctx, d->second, false, n));
     PL_TRY(pl_copy_check_count(ctx, d->second, true, n));
+    /* as TFLite's Prepare: both subgraphs take the loop's input shapes */
+    PL_TRY(ctx->prepare_subgraph(ctx, d->first, node->inputs));
+    PL_TRY(ctx->prepare_subgraph(ctx, d->second, node->inputs));
     pl_tensor cond;
     PL_TRY(ctx->subgraph_io(ctx, d->first, true, 0, &cond));
     if (cond.type != PL_BOOL || pl_tensor_count(&cond) != 1)
@@ -138,8 +208,7 @@ static pl_status while_prepare(pl_context *ctx, pl_node *node)
                          pl_tensor_count(&cond));
     for (uint32_t i = 0; i < n; i++) {
         pl_tensor in;
-        if (pl_node_input(node, i) < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is absent", (unsigned)i);
+        PL_TRY(carried(ctx, d->second, i));
         PL_TRY(ctx->get_eval(ctx, pl_node_input(node, i), &in));
         PL_TRY(shape_like(ctx, pl_node_output(node, i), &in));
     }

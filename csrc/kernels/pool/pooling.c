@@ -11,11 +11,6 @@
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_FILTER_W, OPT_FILTER_H,
        OPT_ACTIVATION };
 
-typedef struct op_data {
-    pl_pooling_params p;
-    pl_type type;
-} op_data;
-
 /* Output channels go in blocks of BLOCK with the channel loop innermost (contiguous and
 ** vectorizable); each output still visits its taps in TFLite's order. */
 enum { BLOCK = 64 };
@@ -168,7 +163,7 @@ void pl_pooling_max_s16(const pl_pooling_params *p, const int32_t *in_dims,
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+    return ctx->alloc_persistent(ctx, sizeof(pl_pooling_op), user_data);
 }
 
 static pl_status read_options(pl_context *ctx, const pl_node *node, const char *name,
@@ -237,7 +232,7 @@ static pl_status prepare_quant(pl_context *ctx, const char *name, const pl_tenso
 
 static pl_status prepare_pool(pl_context *ctx, pl_node *node, const char *name)
 {
-    op_data *d = node->user_data;
+    pl_pooling_op *d = node->user_data;
     if (node->inputs.n != 1 || node->outputs.n != 1 || pl_node_input(node, 0) < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs one input and one output (got %u, "
                          "%u)", name, node->inputs.n, node->outputs.n);
@@ -266,7 +261,7 @@ static pl_status prepare_max(pl_context *ctx, pl_node *node)
 
 static pl_status invoke_pool(pl_context *ctx, pl_node *node, bool average)
 {
-    const op_data *d = node->user_data;
+    const pl_pooling_op *d = node->user_data;
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));

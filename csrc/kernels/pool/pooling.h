@@ -32,6 +32,12 @@ void pl_pooling_max_s8(const pl_pooling_params *p, const int32_t *in_dims, const
 void pl_pooling_max_s16(const pl_pooling_params *p, const int32_t *in_dims,
                         const int16_t *in, const int32_t *out_dims, int16_t *out);
 
+/* AVERAGE_POOL_2D and MAX_POOL_2D's op data (read by the host fast paths too). */
+typedef struct pl_pooling_op {
+    pl_pooling_params p;
+    pl_type type;
+} pl_pooling_op;
+
 const pl_registration *pl_pooling_avg_registration(void);
 const pl_registration *pl_pooling_max_registration(void);
 

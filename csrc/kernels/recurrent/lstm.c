@@ -6,6 +6,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/fmath.h"
+#include "kernels/recurrent/lstm16.h"
 
 /* UnidirectionalSequenceLSTMOptions field ids (schema.fbs). */
 enum { OPT_ACTIVATION = 0, OPT_CELL_CLIP, OPT_PROJ_CLIP, OPT_TIME_MAJOR, OPT_ASYMMETRIC };
@@ -28,6 +29,7 @@ typedef struct op_data {
     pl_lstm_params p;
     pl_type type;
     int32_t scratch; /* scratch handle for the projection, -1 without */
+    PL_SLOT(pl_lstm16_q *, q16); /* the 16x8 path's parameters, allocated only for it */
 } op_data;
 
 /* Inlined copies of fixedpoint.c's SaturatingRoundingDoublingHighMul, RoundingDivideByPOT
@@ -395,19 +397,12 @@ static void step_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int
     memcpy(h, out, (size_t)p->n_output);
 }
 
-/* Row index of (batch b, time t) in the input and output. */
-static size_t row_of(const pl_lstm_params *p, int32_t b, int32_t t)
-{
-    return p->time_major ? (size_t)t * (size_t)p->batches + (size_t)b
-                         : (size_t)b * (size_t)p->steps + (size_t)t;
-}
-
 void pl_lstm_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float *in,
                  float *out_state, float *cell_state, float *out, float *scratch)
 {
     for (int32_t b = 0; b < p->batches; b++) {
         for (int32_t t = 0; t < p->steps; t++) {
-            size_t row = row_of(p, b, t);
+            size_t row = pl_lstm_row(p, b, t);
             step_f32(p, w, in + row * (size_t)p->n_input,
                      out_state + (size_t)b * (size_t)p->n_output,
                      cell_state + (size_t)b * (size_t)p->n_cell,
@@ -421,7 +416,7 @@ void pl_lstm_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int8_t 
 {
     for (int32_t b = 0; b < p->batches; b++) {
         for (int32_t t = 0; t < p->steps; t++) {
-            size_t row = row_of(p, b, t);
+            size_t row = pl_lstm_row(p, b, t);
             step_s8(p, w, in + row * (size_t)p->n_input,
                     out_state + (size_t)b * (size_t)p->n_output,
                     cell_state + (size_t)b * (size_t)p->n_cell,
@@ -439,12 +434,6 @@ size_t pl_lstm_s8_scratch_bytes(const pl_lstm_params *p)
 
 /* ---- prepare ---- */
 
-/* The node's tensors in prepare (NULL when absent). */
-typedef struct lstm_tensors {
-    pl_tensor *in, *wx[PL_LSTM_GATES], *wh[PL_LSTM_GATES], *peep[PL_LSTM_GATES];
-    pl_tensor *bias[PL_LSTM_GATES], *proj_w, *proj_b, *out_state, *cell_state, *out;
-} lstm_tensors;
-
 static pl_status optional(pl_context *ctx, const pl_node *node, uint32_t i, pl_tensor **t)
 {
     *t = NULL;
@@ -460,7 +449,7 @@ static pl_status required(pl_context *ctx, const pl_node *node, uint32_t i, pl_t
     return ctx->get_tensor(ctx, pl_node_input(node, i), t);
 }
 
-static pl_status get_tensors(pl_context *ctx, const pl_node *node, lstm_tensors *t)
+static pl_status get_tensors(pl_context *ctx, const pl_node *node, pl_lstm_tensors *t)
 {
     static const int32_t peep_input[PL_LSTM_GATES] = {IN_PEEP, IN_PEEP + 1, -1, IN_PEEP + 2};
     PL_TRY(required(ctx, node, IN_INPUT, &t->in));
@@ -494,7 +483,7 @@ static bool is_1d(const pl_tensor *t, int32_t n)
 
 /* Presence rules of CheckInputTensorDimensions: the input gate's weights and bias all or
 ** none (CIFG), peepholes all or none, a projection bias only with projection weights. */
-static pl_status check_presence(pl_context *ctx, const lstm_tensors *t, pl_lstm_params *p)
+static pl_status check_presence(pl_context *ctx, const pl_lstm_tensors *t, pl_lstm_params *p)
 {
     p->cifg = t->wx[PL_LSTM_GATE_I] == NULL;
     p->peephole = t->peep[PL_LSTM_GATE_O] != NULL;
@@ -514,7 +503,7 @@ static pl_status check_presence(pl_context *ctx, const lstm_tensors *t, pl_lstm_
 
 /* The output becomes [input dim 0, input dim 1, n_output] as TFLite's Prepare resizes it;
 ** the states keep their shapes and must hold the input's batches. */
-static pl_status check_shapes(pl_context *ctx, const lstm_tensors *t, pl_lstm_params *p)
+static pl_status check_shapes(pl_context *ctx, const pl_lstm_tensors *t, pl_lstm_params *p)
 {
     const pl_tensor *in = t->in;
     bool ok = in->ndims == 3 && t->wx[PL_LSTM_GATE_O]->ndims == 2 &&
@@ -561,21 +550,24 @@ static bool all_of_type(pl_tensor *const *ts, int n, pl_type type)
     return true;
 }
 
-static pl_status check_types(pl_context *ctx, const lstm_tensors *t)
+/* float32; 8x8 with int32 biases; 16x8 (int16 input) with int64 biases. */
+static pl_status check_types(pl_context *ctx, const pl_lstm_tensors *t)
 {
-    bool f = t->in->type == PL_FLOAT32;
-    pl_type w = f ? PL_FLOAT32 : PL_INT8, b = f ? PL_FLOAT32 : PL_INT32;
+    bool f = t->in->type == PL_FLOAT32, s16 = t->in->type == PL_INT16;
+    pl_type w = f ? PL_FLOAT32 : PL_INT8, b = f ? PL_FLOAT32 : s16 ? PL_INT64 : PL_INT32;
     pl_type peep = f ? PL_FLOAT32 : PL_INT16, cell = f ? PL_FLOAT32 : PL_INT16;
-    bool ok = (f || t->in->type == PL_INT8) && all_of_type(t->wx, PL_LSTM_GATES, w) &&
+    bool ok = (f || s16 || t->in->type == PL_INT8) && all_of_type(t->wx, PL_LSTM_GATES, w) &&
               all_of_type(t->wh, PL_LSTM_GATES, w) && all_of_type(t->bias, PL_LSTM_GATES, b) &&
               all_of_type(t->peep, PL_LSTM_GATES, peep) && all_of_type(&t->proj_w, 1, w) &&
               all_of_type(&t->proj_b, 1, b) && t->out_state->type == t->in->type &&
               t->cell_state->type == cell && t->out->type == t->in->type;
     if (!ok)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: input %s with "
-                         "weights %s, cell state %s is not supported (float32, or int8 with "
-                         "int16 cell state; hybrid is not)", pl_type_name(t->in->type),
+                         "weights %s, bias %s, cell state %s is not supported (float32; int8 "
+                         "or int16 with int8 weights, int32 or int64 biases and int16 cell "
+                         "state; hybrid is not)", pl_type_name(t->in->type),
                          pl_type_name(t->wx[PL_LSTM_GATE_O]->type),
+                         pl_type_name(t->bias[PL_LSTM_GATE_O]->type),
                          pl_type_name(t->cell_state->type));
     return PL_OK;
 }
@@ -607,7 +599,7 @@ static bool per_tensor(const pl_tensor *t)
     return t == NULL || t->q.count == 1;
 }
 
-static pl_status check_quant(pl_context *ctx, const lstm_tensors *t)
+static pl_status check_quant(pl_context *ctx, const pl_lstm_tensors *t)
 {
     bool ok = per_tensor(t->in) && per_tensor(t->out_state) && per_tensor(t->cell_state) &&
               per_tensor(t->proj_w) && t->in->q.count == 1;
@@ -655,7 +647,7 @@ static void quantize(float scale, int32_t *m, int32_t *s)
 }
 
 /* Gate scales with the Q3.12 intermediate of a layer-norm-free LSTM; in float as LiteRT. */
-static void gate_scales(const lstm_tensors *t, pl_lstm_params *p, int g)
+static void gate_scales(const pl_lstm_tensors *t, pl_lstm_params *p, int g)
 {
     const float inter = 1.0f / 4096.0f;
     pl_lstm_gate_scale *s = &p->gate[g];
@@ -669,7 +661,7 @@ static void gate_scales(const lstm_tensors *t, pl_lstm_params *p, int g)
     }
 }
 
-static pl_status prepare_quant(pl_context *ctx, const pl_node *node, const lstm_tensors *t,
+static pl_status prepare_quant(pl_context *ctx, const pl_node *node, const pl_lstm_tensors *t,
                                pl_lstm_params *p)
 {
     PL_TRY(check_quant(ctx, t));
@@ -715,10 +707,21 @@ static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
     return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
 }
 
+static pl_status prepare_s16(pl_context *ctx, op_data *d, const pl_lstm_tensors *t)
+{
+    if (d->q16 == NULL) { /* prepare runs again after a resize: keep the first */
+        void *q = NULL;
+        PL_TRY(ctx->alloc_persistent(ctx, sizeof(pl_lstm16_q), &q));
+        d->q16 = q;
+    }
+    d->scratch = -1;
+    return pl_lstm16_prepare(ctx, t, &d->p, d->q16);
+}
+
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    lstm_tensors t;
+    pl_lstm_tensors t;
     PL_TRY(check_layer_norm(ctx, node));
     PL_TRY(read_options(ctx, node, &d->p));
     PL_TRY(get_tensors(ctx, node, &t));
@@ -728,6 +731,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     d->type = t.in->type;
     if (d->type == PL_INT8)
         PL_TRY(prepare_quant(ctx, node, &t, &d->p));
+    if (d->type == PL_INT16)
+        return prepare_s16(ctx, d, &t);
     d->scratch = -1;
     const pl_lstm_params *p = &d->p;
     size_t bytes = d->p.projection ? sizeof(float) * (size_t)p->n_cell : 0;
@@ -775,6 +780,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     void *scratch = d->scratch >= 0 ? ctx->get_scratch(ctx, d->scratch) : NULL;
     if (d->type == PL_FLOAT32)
         pl_lstm_f32(&d->p, &w, in.data, state.data, cell.data, out.data, scratch);
+    else if (d->type == PL_INT16)
+        pl_lstm_s16(&d->p, d->q16, &w, in.data, state.data, cell.data, out.data);
     else
         pl_lstm_s8(&d->p, &w, in.data, state.data, cell.data, out.data, scratch);
     return PL_OK;

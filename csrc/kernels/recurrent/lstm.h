@@ -47,6 +47,19 @@ typedef struct pl_lstm_weights {
     const void *proj_w, *proj_b;
 } pl_lstm_weights;
 
+/* The node's tensors in prepare (NULL when absent). */
+typedef struct pl_lstm_tensors {
+    pl_tensor *in, *wx[PL_LSTM_GATES], *wh[PL_LSTM_GATES], *peep[PL_LSTM_GATES];
+    pl_tensor *bias[PL_LSTM_GATES], *proj_w, *proj_b, *out_state, *cell_state, *out;
+} pl_lstm_tensors;
+
+/* Row index of (batch b, time t) in the input and output. */
+static inline size_t pl_lstm_row(const pl_lstm_params *p, int32_t b, int32_t t)
+{
+    return p->time_major ? (size_t)t * (size_t)p->batches + (size_t)b
+                         : (size_t)b * (size_t)p->steps + (size_t)t;
+}
+
 const pl_registration *pl_unidirectional_sequence_lstm_registration(void);
 
 /* The whole sequence: in/out as the op's tensors, states updated in place. For float,

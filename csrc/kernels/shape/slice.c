@@ -1,7 +1,8 @@
 /* slice.c - SLICE (TFLite slice.cc) for any fixed-size element type and rank.
 **
 ** begin and size are INT32 or INT64 vectors of the input's rank; size -1 takes the rest of
-** the dim. When they are constants the output shape is computed at prepare; otherwise they
+** the dim. When they are constants the output shape is computed at prepare (and must match
+** an output shape signature the model fully specifies, as TFLite checks); otherwise they
 ** are read at invoke, checked against the input and the output's shape, and only then used. */
 #include "slice.h"
 
@@ -63,6 +64,30 @@ static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *
     return PL_OK;
 }
 
+/* TFLite's SLICE keeps an output whose shape signature the model fully specifies (no -1)
+** and refuses a slice of another shape (an input resized past what begin and size were
+** written for). */
+static pl_status check_fixed(pl_context *ctx, int32_t output, int32_t ndims,
+                             const int32_t *dims)
+{
+    int32_t sn, sig[PL_MAX_DIMS];
+    PL_TRY(ctx->shape_signature(ctx, output, &sn, sig));
+    for (int32_t i = 0; i < sn; i++)
+        if (sig[i] < 0)
+            return PL_OK; /* a dim left open: the output takes the slice's shape */
+    if (sn == 0)
+        return PL_OK; /* TFLite resizes a scalar-declared output too */
+    if (sn != ndims)
+        return ctx->fail(ctx, PL_ERR_MODEL, "SLICE: the slice has rank %d, the model fixes the "
+                         "output at rank %d", (int)ndims, (int)sn);
+    for (int32_t i = 0; i < sn; i++)
+        if (dims[i] != sig[i])
+            return ctx->fail(ctx, PL_ERR_MODEL, "SLICE: dim %d of the slice is %d, the model "
+                             "fixes the output at %d (begin and size were written for another "
+                             "input shape)", (int)i, (int)dims[i], (int)sig[i]);
+    return PL_OK;
+}
+
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
@@ -96,6 +121,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (!d->ready)
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
     PL_TRY(resolve(ctx, in, begin, size, d));
+    PL_TRY(check_fixed(ctx, oi, in->ndims, d->size));
     PL_TRY(ctx->set_shape(ctx, oi, in->ndims, d->size));
     return pl_operand_fold(ctx, node);
 }

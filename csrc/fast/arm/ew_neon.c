@@ -1,0 +1,137 @@
+/* ew_neon.c - the flat elementwise loops with NEON (see elementwise.h), 8 elements per step
+** in two vectors; the last few go through a zero-padded copy. */
+#include <arm_neon.h>
+#include <string.h>
+
+#include "fast/arm/s8_stage.h"
+#include "fast/elementwise.h"
+
+enum { L = 8 };
+
+/* One rescale as pl_neon_rescale takes it: the left shift capped at 32, the right negated. */
+typedef struct scale4 {
+    int32x4_t mult, left, neg_right;
+} scale4;
+
+typedef struct q4 {
+    int32x4_t off1, off2, left_shift, out_offset, act_min, act_max;
+    scale4 in1, in2, out;
+} q4;
+
+static scale4 splat_scale(const pl_ew_scale *s)
+{
+    return (scale4){vdupq_n_s32(s->mult), vdupq_n_s32(s->left < 32 ? s->left : 32),
+                    vdupq_n_s32(-s->right)};
+}
+
+static q4 splat(const pl_ew_q *q)
+{
+    return (q4){vdupq_n_s32(q->off1), vdupq_n_s32(q->off2),
+                vdupq_n_s32(q->left_shift < 32 ? q->left_shift : 32),
+                vdupq_n_s32(q->out_offset), vdupq_n_s32(q->act_min), vdupq_n_s32(q->act_max),
+                splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out)};
+}
+
+static inline int32x4_t rescale(int32x4_t x, const scale4 *s)
+{
+    return pl_neon_rescale(x, s->mult, s->left, s->neg_right);
+}
+
+/* 8 bytes widened to two int32 vectors. */
+static inline void load8(const int8_t *p, int32x4_t *lo, int32x4_t *hi)
+{
+    int16x8_t w = vmovl_s8(vld1_s8(p));
+    *lo = vmovl_s16(vget_low_s16(w));
+    *hi = vmovl_s16(vget_high_s16(w));
+}
+
+/* + the output offset, clamp, narrow, store 8 bytes. */
+static inline void finish8(const q4 *v, int32x4_t lo, int32x4_t hi, int8_t *out)
+{
+    lo = vminq_s32(vmaxq_s32(vaddq_s32(lo, v->out_offset), v->act_min), v->act_max);
+    hi = vminq_s32(vmaxq_s32(vaddq_s32(hi, v->out_offset), v->act_min), v->act_max);
+    vst1_s8(out, vqmovn_s16(vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi))));
+}
+
+static inline int32x4_t add4(const q4 *v, int32x4_t a, int32x4_t b)
+{
+    int32x4_t x = vshlq_s32(vaddq_s32(a, v->off1), v->left_shift);
+    int32x4_t y = vshlq_s32(vaddq_s32(b, v->off2), v->left_shift);
+    return rescale(vaddq_s32(rescale(x, &v->in1), rescale(y, &v->in2)), &v->out);
+}
+
+static inline int32x4_t mul4(const q4 *v, int32x4_t a, int32x4_t b)
+{
+    return rescale(vmulq_s32(vaddq_s32(a, v->off1), vaddq_s32(b, v->off2)), &v->out);
+}
+
+static inline void add8(const q4 *v, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    int32x4_t a0, a1, b0, b1;
+    load8(a, &a0, &a1);
+    load8(b, &b0, &b1);
+    finish8(v, add4(v, a0, b0), add4(v, a1, b1), out);
+}
+
+static inline void mul8(const q4 *v, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    int32x4_t a0, a1, b0, b1;
+    load8(a, &a0, &a1);
+    load8(b, &b0, &b1);
+    finish8(v, mul4(v, a0, b0), mul4(v, a1, b1), out);
+}
+
+/* Runs OP8 on every whole step, then on a zero-padded copy of the rest. */
+#define FLAT_S8(OP8)                                                                      \
+    do {                                                                                  \
+        const q4 v = splat(q);                                                            \
+        size_t i = 0;                                                                     \
+        for (; n - i >= L; i += L)                                                        \
+            OP8(&v, a + i, b + i, out + i);                                               \
+        if (i < n) {                                                                      \
+            int8_t ta[L] = {0}, tb[L] = {0}, to[L];                                       \
+            memcpy(ta, a + i, n - i);                                                     \
+            memcpy(tb, b + i, n - i);                                                     \
+            OP8(&v, ta, tb, to);                                                          \
+            memcpy(out + i, to, n - i);                                                   \
+        }                                                                                 \
+    } while (0)
+
+static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
+{
+    FLAT_S8(add8);
+}
+
+static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
+{
+    FLAT_S8(mul8);
+}
+
+/* The operation (one IEEE operation), then the reference's clamp as it compares (x < lo ?
+** lo : x, then y > hi ? hi : y): NaN passes, FMAX/FMIN's own rules never apply. */
+static inline float32x4_t f32_one(pl_ew_f32_op op, float32x4_t x, float32x4_t y,
+                                  float32x4_t lo, float32x4_t hi)
+{
+    float32x4_t r = op == PL_EW_ADD ? vaddq_f32(x, y)
+                  : op == PL_EW_SUB ? vsubq_f32(x, y) : vmulq_f32(x, y);
+    r = vbslq_f32(vcltq_f32(r, lo), lo, r);
+    return vbslq_f32(vcgtq_f32(r, hi), hi, r);
+}
+
+static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
+                float act_hi, float *out)
+{
+    const float32x4_t lo = vdupq_n_f32(act_lo), hi = vdupq_n_f32(act_hi);
+    size_t i = 0;
+    for (; n - i >= 4; i += 4)
+        vst1q_f32(out + i, f32_one(op, vld1q_f32(a + i), vld1q_f32(b + i), lo, hi));
+    if (i < n) {
+        float ta[4] = {0}, tb[4] = {0}, to[4];
+        memcpy(ta, a + i, sizeof(float) * (n - i));
+        memcpy(tb, b + i, sizeof(float) * (n - i));
+        vst1q_f32(to, f32_one(op, vld1q_f32(ta), vld1q_f32(tb), lo, hi));
+        memcpy(out + i, to, sizeof(float) * (n - i));
+    }
+}
+
+const pl_ew pl_ew_neon = {add_s8, mul_s8, f32};

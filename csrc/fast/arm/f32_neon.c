@@ -1,0 +1,88 @@
+/* f32_neon.c - the float32 matrix product with NEON, 16 output channels in four vectors.
+** Each lane sums its channel's products in k order with a separate multiply and add (FMUL
+** then FADD: this file is built with -ffp-contract=off, and no fused FMLA intrinsic is
+** used): the reference kernel's own rounding, bit for bit. */
+#include <arm_neon.h>
+#include <string.h>
+
+#include "fast/gemm.h"
+
+enum { NR = 16, MR = 4 };
+
+/* Panels of 16 channels; per k, the 16 channels' w[k] (0 past n). */
+static size_t packed_bytes(int32_t n, int32_t k)
+{
+    return (size_t)pl_fast_round_up(n, NR) * (size_t)k * sizeof(float);
+}
+
+static void pack(const float *w, int32_t n, int32_t k, void *packed)
+{
+    float *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t i = 0; i < k; i++)
+            for (int32_t j = 0; j < NR; j++, p++)
+                *p = n0 + j < n ? w[(size_t)(n0 + j) * (size_t)k + (size_t)i] : 0.0f;
+}
+
+/* The reference's min(max(x, lo), hi) as it compares (x < lo ? lo : x, then y > hi ? hi :
+** y): NaN passes, and FMAX/FMIN's own rules (for NaN and signed zeros) never apply. */
+static inline float32x4_t clamp(float32x4_t x, float32x4_t lo, float32x4_t hi)
+{
+    float32x4_t y = vbslq_f32(vcltq_f32(x, lo), lo, x);
+    return vbslq_f32(vcgtq_f32(y, hi), hi, y);
+}
+
+/* rows (1..MR) rows of a from row m0 on against one panel: + bias, clamp, store. */
+PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, size_t lda,
+                          const float *panel, const float *bias, float lo, float hi, int32_t n0,
+                          int32_t n, float *out, size_t ldo)
+{
+    float32x4_t acc[MR][4];
+    a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < MR; r++)
+        for (int32_t h = 0; h < 4; h++)
+            acc[r][h] = vdupq_n_f32(0.0f);
+    for (int32_t i = 0; i < k; i++) {
+        const float *p = panel + (size_t)i * NR;
+        float32x4_t w0 = vld1q_f32(p), w1 = vld1q_f32(p + 4), w2 = vld1q_f32(p + 8),
+                    w3 = vld1q_f32(p + 12);
+        PL_FAST_UNROLL
+        for (int32_t r = 0; r < rows; r++) {
+            float x = a[(size_t)r * lda + (size_t)i];
+            acc[r][0] = vaddq_f32(acc[r][0], vmulq_n_f32(w0, x));
+            acc[r][1] = vaddq_f32(acc[r][1], vmulq_n_f32(w1, x));
+            acc[r][2] = vaddq_f32(acc[r][2], vmulq_n_f32(w2, x));
+            acc[r][3] = vaddq_f32(acc[r][3], vmulq_n_f32(w3, x));
+        }
+    }
+    int32_t count = n - n0 >= NR ? NR : n - n0;
+    float b[NR] = {0}; /* the reference adds 0.0f without a bias */
+    if (bias != NULL)
+        memcpy(b, bias + n0, sizeof(float) * (size_t)count);
+    float32x4_t lov = vdupq_n_f32(lo), hiv = vdupq_n_f32(hi);
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < rows; r++) {
+        float tmp[NR];
+        for (int32_t h = 0; h < 4; h++)
+            vst1q_f32(tmp + 4 * h, clamp(vaddq_f32(acc[r][h], vld1q_f32(b + 4 * h)), lov, hiv));
+        memcpy(out + (size_t)(m0 + r) * ldo + (size_t)n0, tmp, sizeof(float) * (size_t)count);
+    }
+}
+
+static void run(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                const void *packed, const float *bias, float act_min, float act_max,
+                float *out, size_t ldo)
+{
+    for (int32_t m0 = 0; m0 < m; m0 += MR)
+        for (int32_t n0 = 0; n0 < n; n0 += NR) {
+            const float *panel = (const float *)packed + (size_t)n0 * (size_t)k;
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, k, a, lda, panel, bias, act_min, act_max, n0, n, out, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, k, a, lda, panel, bias, act_min, act_max, n0, n, out, ldo);
+        }
+}
+
+const pl_gemm_f32 pl_gemm_f32_neon = {packed_bytes, pack, run};

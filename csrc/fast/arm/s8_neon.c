@@ -1,0 +1,93 @@
+/* s8_neon.c - the int8 matrix product with NEON: activations widened to int16 and SMLAL by
+** element (int16 x int16 products accumulated into int32 lanes: exact), 16 output channels
+** in four vectors. Advanced SIMD is part of every arm64 CPU. */
+#include <arm_neon.h>
+#include <string.h>
+
+#include "fast/arm/s8_stage.h"
+#include "fast/gemm.h"
+
+enum { NR = 16, MR = 4 };
+
+/* Panels of 16 channels; per k, the 16 channels' w[k] as int16 (0 past n or k). */
+static size_t packed_bytes(int32_t n, int32_t kp)
+{
+    return (size_t)pl_fast_round_up(n, NR) * (size_t)kp * 2;
+}
+
+static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
+{
+    int16_t *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t i = 0; i < kp; i++)
+            for (int32_t j = 0; j < NR; j++, p++) {
+                int32_t c = n0 + j;
+                *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
+            }
+}
+
+/* acc (16 channels) += the panel's w[k + LANE] times x[LANE] (the lane must be a constant). */
+#define MAC_LANE(acc, w, x, LANE)                                                            \
+    do {                                                                                     \
+        (acc)[0] = vmlal_lane_s16((acc)[0], vget_low_s16((w)[2 * (LANE)]), (x), (LANE));     \
+        (acc)[1] = vmlal_high_lane_s16((acc)[1], (w)[2 * (LANE)], (x), (LANE));              \
+        (acc)[2] = vmlal_lane_s16((acc)[2], vget_low_s16((w)[2 * (LANE) + 1]), (x), (LANE)); \
+        (acc)[3] = vmlal_high_lane_s16((acc)[3], (w)[2 * (LANE) + 1], (x), (LANE));          \
+    } while (0)
+
+/* rows (1..MR) rows of a from row m0 on against one panel. */
+PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
+                          const int16_t *panel, const pl_neon_stage *ns, int32_t n0, int32_t n,
+                          int8_t *out, int32_t *raw, size_t ldo)
+{
+    int32x4_t acc[MR][4];
+    a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < MR; r++)
+        for (int32_t h = 0; h < 4; h++)
+            acc[r][h] = vdupq_n_s32(0);
+    for (int32_t k = 0; k < kp; k += 4) {
+        const int16_t *p = panel + (size_t)k * NR;
+        int16x8_t w[8];
+        PL_FAST_UNROLL
+        for (int32_t v = 0; v < 8; v++)
+            w[v] = vld1q_s16(p + 8 * v);
+        PL_FAST_UNROLL
+        for (int32_t r = 0; r < rows; r++) {
+            uint32_t x4;
+            memcpy(&x4, a + (size_t)r * lda + (size_t)k, 4);
+            /* bytes 0..255 widened: lanes 0..3 hold x[k..k+3] as int16 */
+            int16x4_t x = vget_low_s16(vreinterpretq_s16_u16(
+                vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(x4)))));
+            MAC_LANE(acc[r], w, x, 0);
+            MAC_LANE(acc[r], w, x, 1);
+            MAC_LANE(acc[r], w, x, 2);
+            MAC_LANE(acc[r], w, x, 3);
+        }
+    }
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < rows; r++)
+        pl_neon_finish(acc[r], ns, n0, n, out, raw, (size_t)(m0 + r) * ldo);
+}
+
+static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                size_t ldo)
+{
+    for (int32_t n0 = 0; n0 < n; n0 += NR) {
+        const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
+        pl_neon_stage ns;
+        if (st != NULL)
+            pl_neon_stage_of(st, n0, &ns);
+        const pl_neon_stage *use = st != NULL ? &ns : NULL;
+        for (int32_t m0 = 0; m0 < m; m0 += MR) {
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, kp, a, lda, panel, use, n0, n, out, raw, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, kp, a, lda, panel, use, n0, n, out, raw, ldo);
+        }
+    }
+}
+
+const pl_gemm_s8 pl_gemm_s8_neon = {packed_bytes, pack, run};

@@ -1,0 +1,139 @@
+/* ew_sse41.c - the flat elementwise loops with SSE4.1 (see elementwise.h), 4 elements per
+** vector; the last few go through a zero-padded copy. Every lane of a loop shares its
+** scales, so SSE's shifts by one count serve the rescale. Built with -msse4.1 (and
+** -ffp-contract=off); run only when the CPU has it. */
+#include <smmintrin.h>
+#include <string.h>
+
+#include "fast/elementwise.h"
+
+enum { L = 4 };
+
+/* One rescale: multiplier, shift counts and the rounding mask 2^right - 1. */
+typedef struct scale4 {
+    __m128i mult, left, right, mask;
+} scale4;
+
+typedef struct q4 {
+    __m128i off1, off2, left_shift, out_offset, act_min, act_max;
+    scale4 in1, in2, out;
+} q4;
+
+static scale4 splat_scale(const pl_ew_scale *s)
+{
+    /* counts past 31 shift every bit out, as the reference's wrap does (right is <= 31) */
+    return (scale4){_mm_set1_epi32(s->mult), _mm_cvtsi32_si128(s->left),
+                    _mm_cvtsi32_si128(s->right), _mm_set1_epi32((int32_t)((1u << s->right) - 1u))};
+}
+
+static q4 splat(const pl_ew_q *q)
+{
+    return (q4){_mm_set1_epi32(q->off1), _mm_set1_epi32(q->off2),
+                _mm_cvtsi32_si128(q->left_shift), _mm_set1_epi32(q->out_offset),
+                _mm_set1_epi32(q->act_min), _mm_set1_epi32(q->act_max),
+                splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out)};
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier on 4 lanes (multipliers are never INT32_MIN): the
+** doubling high multiply as floor((x * m + 2^30) / 2^31), then the rounding right shift,
+** half away from zero. */
+static inline __m128i rescale(__m128i x, const scale4 *s)
+{
+    const __m128i half = _mm_set1_epi64x(1LL << 30);
+    x = _mm_sll_epi32(x, s->left);
+    __m128i even = _mm_mul_epi32(x, s->mult);
+    __m128i odd = _mm_mul_epi32(_mm_srli_epi64(x, 32), s->mult);
+    even = _mm_srli_epi64(_mm_add_epi64(even, half), 31);
+    odd = _mm_slli_epi64(_mm_srli_epi64(_mm_add_epi64(odd, half), 31), 32);
+    __m128i high = _mm_blend_epi16(even, odd, 0xCC);
+    __m128i threshold = _mm_sub_epi32(_mm_srai_epi32(s->mask, 1), _mm_srai_epi32(high, 31));
+    __m128i up = _mm_cmpgt_epi32(_mm_and_si128(high, s->mask), threshold);
+    return _mm_sub_epi32(_mm_sra_epi32(high, s->right), up);
+}
+
+static inline __m128i load4(const int8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return _mm_cvtepi8_epi32(_mm_cvtsi32_si128(v));
+}
+
+static inline void store4(int8_t *p, __m128i v)
+{
+    __m128i words = _mm_packs_epi32(v, v);
+    int32_t bytes = _mm_cvtsi128_si32(_mm_packs_epi16(words, words));
+    memcpy(p, &bytes, sizeof bytes);
+}
+
+static inline __m128i finish(const q4 *v, __m128i raw)
+{
+    raw = _mm_add_epi32(raw, v->out_offset);
+    return _mm_min_epi32(_mm_max_epi32(raw, v->act_min), v->act_max);
+}
+
+static inline void add4(const q4 *v, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    __m128i x = _mm_sll_epi32(_mm_add_epi32(load4(a), v->off1), v->left_shift);
+    __m128i y = _mm_sll_epi32(_mm_add_epi32(load4(b), v->off2), v->left_shift);
+    __m128i sum = _mm_add_epi32(rescale(x, &v->in1), rescale(y, &v->in2));
+    store4(out, finish(v, rescale(sum, &v->out)));
+}
+
+static inline void mul4(const q4 *v, const int8_t *a, const int8_t *b, int8_t *out)
+{
+    __m128i x = _mm_add_epi32(load4(a), v->off1), y = _mm_add_epi32(load4(b), v->off2);
+    store4(out, finish(v, rescale(_mm_mullo_epi32(x, y), &v->out)));
+}
+
+/* Runs OP4 on every whole vector, then on a zero-padded copy of the rest. */
+#define FLAT_S8(OP4)                                                                      \
+    do {                                                                                  \
+        const q4 v = splat(q);                                                            \
+        size_t i = 0;                                                                     \
+        for (; n - i >= L; i += L)                                                        \
+            OP4(&v, a + i, b + i, out + i);                                               \
+        if (i < n) {                                                                      \
+            int8_t ta[L] = {0}, tb[L] = {0}, to[L];                                       \
+            memcpy(ta, a + i, n - i);                                                     \
+            memcpy(tb, b + i, n - i);                                                     \
+            OP4(&v, ta, tb, to);                                                          \
+            memcpy(out + i, to, n - i);                                                   \
+        }                                                                                 \
+    } while (0)
+
+static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
+{
+    FLAT_S8(add4);
+}
+
+static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
+{
+    FLAT_S8(mul4);
+}
+
+/* One vector: the operation, then the reference's clamp (MAXPS/MINPS give their second
+** operand on NaN or equal values: x < lo ? lo : x, then y > hi ? hi : y). */
+static inline __m128 f32_one(pl_ew_f32_op op, __m128 x, __m128 y, __m128 lo, __m128 hi)
+{
+    __m128 r = op == PL_EW_ADD ? _mm_add_ps(x, y)
+             : op == PL_EW_SUB ? _mm_sub_ps(x, y) : _mm_mul_ps(x, y);
+    return _mm_min_ps(hi, _mm_max_ps(lo, r));
+}
+
+static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
+                float act_hi, float *out)
+{
+    const __m128 lo = _mm_set1_ps(act_lo), hi = _mm_set1_ps(act_hi);
+    size_t i = 0;
+    for (; n - i >= L; i += L)
+        _mm_storeu_ps(out + i, f32_one(op, _mm_loadu_ps(a + i), _mm_loadu_ps(b + i), lo, hi));
+    if (i < n) {
+        float ta[L] = {0}, tb[L] = {0}, to[L];
+        memcpy(ta, a + i, sizeof(float) * (n - i));
+        memcpy(tb, b + i, sizeof(float) * (n - i));
+        _mm_storeu_ps(to, f32_one(op, _mm_loadu_ps(ta), _mm_loadu_ps(tb), lo, hi));
+        memcpy(out + i, to, sizeof(float) * (n - i));
+    }
+}
+
+const pl_ew pl_ew_sse41 = {add_s8, mul_s8, f32};

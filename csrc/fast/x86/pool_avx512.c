@@ -1,0 +1,95 @@
+/* pool_avx512.c - the pooling windows with AVX-512 (see pool.h): int8 maxima 64 channels
+** per vector, int8 sums 16 per vector in int32 lanes, floats 16 per vector; the last
+** channels through masked loads and stores. Built with -mavx512f -mavx512bw -mavx512vl
+** -mavx512vnni (and -ffp-contract=off); run only when the CPU has them. */
+#include <float.h>
+#include <immintrin.h>
+
+#include "fast/pool.h"
+
+/* The pixel of tap (r, c) of the window. */
+#define TAP(x, w, r, c) ((x) + (size_t)(r) * (w)->row_stride + (size_t)(c) * (size_t)(w)->depth)
+
+static inline __mmask64 mask64(int32_t left)
+{
+    return left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+}
+
+static inline __mmask16 mask16(int32_t left)
+{
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+
+/* VMAXPS/VMINPS give their second operand on NaN or equal values, so min(hi, max(lo, v))
+** is the reference's clamp. */
+static inline __m512 clamp_ps(__m512 v, __m512 lo, __m512 hi)
+{
+    return _mm512_min_ps(hi, _mm512_max_ps(lo, v));
+}
+
+static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t hi,
+                   int8_t *out)
+{
+    for (int32_t c = 0; c < w->depth; c += 64) {
+        __mmask64 m = mask64(w->depth - c);
+        __m512i v = _mm512_set1_epi8(INT8_MIN);
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                v = _mm512_max_epi8(v, _mm512_maskz_loadu_epi8(m, TAP(x, w, r, k) + c));
+        v = _mm512_max_epi8(v, _mm512_set1_epi8((int8_t)lo));
+        v = _mm512_min_epi8(v, _mm512_set1_epi8((int8_t)hi));
+        _mm512_mask_storeu_epi8(out + c, m, v);
+    }
+}
+
+static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t hi,
+                   int8_t *out)
+{
+    const int32_t count = w->rows * w->cols;
+    /* |sum| + count / 2 < 2^24 and the quotient below 256: the float division truncates to
+    ** the exact integer quotient (pool.c limits count) */
+    const __m512 fcount = _mm512_set1_ps((float)count);
+    const __m512i half = _mm512_set1_epi32(count / 2), zero = _mm512_setzero_si512();
+    for (int32_t c = 0; c < w->depth; c += 16) {
+        __mmask16 m = mask16(w->depth - c);
+        __m512i acc = zero;
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                acc = _mm512_add_epi32(acc, _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(
+                                                m, TAP(x, w, r, k) + c)));
+        __mmask16 pos = _mm512_cmpgt_epi32_mask(acc, zero);
+        __m512i num = _mm512_mask_add_epi32(_mm512_sub_epi32(acc, half), pos, acc, half);
+        __m512i q = _mm512_cvttps_epi32(_mm512_div_ps(_mm512_cvtepi32_ps(num), fcount));
+        q = _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
+        _mm_mask_storeu_epi8(out + c, m, _mm512_cvtepi32_epi8(q));
+    }
+}
+
+static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
+{
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    for (int32_t c = 0; c < w->depth; c += 16) {
+        __mmask16 m = mask16(w->depth - c);
+        __m512 v = _mm512_set1_ps(-FLT_MAX);
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++) /* VMAXPS(x, v): v < x ? x : v */
+                v = _mm512_max_ps(_mm512_maskz_loadu_ps(m, TAP(x, w, r, k) + c), v);
+        _mm512_mask_storeu_ps(out + c, m, clamp_ps(v, vlo, vhi));
+    }
+}
+
+static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
+{
+    const __m512 count = _mm512_set1_ps((float)(w->rows * w->cols));
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    for (int32_t c = 0; c < w->depth; c += 16) {
+        __mmask16 m = mask16(w->depth - c);
+        __m512 t = _mm512_setzero_ps();
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(m, TAP(x, w, r, k) + c));
+        _mm512_mask_storeu_ps(out + c, m, clamp_ps(_mm512_div_ps(t, count), vlo, vhi));
+    }
+}
+
+const pl_pool pl_pool_avx512 = {max_s8, avg_s8, max_f32, avg_f32};

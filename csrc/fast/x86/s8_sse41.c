@@ -1,0 +1,123 @@
+/* s8_sse41.c - the int8 matrix product with SSE4.1: bytes widened to int16 and PMADDWD (two
+** int16 products summed into each int32 lane: exact), 8 output channels in two vectors.
+** The rescale's operands are built once per panel (rescale_sse41.h). Built with -msse4.1;
+** run only when the CPU has it. */
+#include <smmintrin.h>
+#include <string.h>
+
+#include "fast/gemm.h"
+#include "fast/x86/rescale_sse41.h"
+
+enum { NR = 8, MR = 4 };
+
+/* Panels of 8 channels; per group of 4 k, four vectors of int16 pairs: (w[k], w[k+1]) of
+** channels 0..3, of channels 4..7, then (w[k+2], w[k+3]) of channels 0..3 and 4..7. */
+static size_t packed_bytes(int32_t n, int32_t kp)
+{
+    return (size_t)pl_fast_round_up(n, NR) * (size_t)kp * 2;
+}
+
+static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
+{
+    int16_t *p = packed;
+    for (int32_t n0 = 0; n0 < n; n0 += NR)
+        for (int32_t k0 = 0; k0 < kp; k0 += 4)
+            for (int32_t half = 0; half < 4; half += 2)
+                for (int32_t j = 0; j < NR; j++)
+                    for (int32_t q = 0; q < 2; q++, p++) {
+                        int32_t c = n0 + j, i = k0 + half + q;
+                        *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
+                    }
+}
+
+/* One panel's stage: two groups of 4 channels. */
+typedef struct panel_stage {
+    pl_sse41_quad q[2];
+    int32_t out_offset, act_min, act_max;
+} panel_stage;
+
+static void stage_of(const pl_s8_stage *st, int32_t n0, panel_stage *ps)
+{
+    for (int32_t h = 0; h < 2; h++) {
+        int32_t c = n0 + 4 * h;
+        pl_sse41_quad_of(st->addend + c, st->mult + c, st->left + c, st->right + c, &ps->q[h]);
+    }
+    ps->out_offset = st->out_offset;
+    ps->act_min = st->act_min;
+    ps->act_max = st->act_max;
+}
+
+/* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
+static inline void finish(__m128i lo, __m128i hi, const panel_stage *ps, int32_t n0,
+                          int32_t n, int8_t *out, int32_t *raw, size_t row)
+{
+    int32_t count = n - n0 >= NR ? NR : n - n0;
+    if (ps == NULL) {
+        int32_t tmp[NR];
+        _mm_storeu_si128((__m128i *)tmp, lo);
+        _mm_storeu_si128((__m128i *)(tmp + 4), hi);
+        memcpy(raw + row + (size_t)n0, tmp, sizeof(int32_t) * (size_t)count);
+        return;
+    }
+    lo = pl_clamp_sse41(pl_rescale_sse41(lo, &ps->q[0]), ps->out_offset, ps->act_min,
+                        ps->act_max);
+    hi = pl_clamp_sse41(pl_rescale_sse41(hi, &ps->q[1]), ps->out_offset, ps->act_min,
+                        ps->act_max);
+    __m128i words = _mm_packs_epi32(lo, hi);
+    int8_t tmp[16];
+    _mm_storeu_si128((__m128i *)tmp, _mm_packs_epi16(words, words));
+    memcpy(out + row + (size_t)n0, tmp, (size_t)count);
+}
+
+/* rows (1..MR) rows of a from row m0 on against one panel. */
+PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
+                          const int16_t *panel, const panel_stage *ps, int32_t n0, int32_t n,
+                          int8_t *out, int32_t *raw, size_t ldo)
+{
+    __m128i lo[MR], hi[MR];
+    a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < MR; r++)
+        lo[r] = hi[r] = _mm_setzero_si128();
+    for (int32_t k = 0; k < kp; k += 4) {
+        const __m128i *w = (const __m128i *)(panel + (size_t)k * NR);
+        __m128i w01lo = _mm_loadu_si128(w), w01hi = _mm_loadu_si128(w + 1);
+        __m128i w23lo = _mm_loadu_si128(w + 2), w23hi = _mm_loadu_si128(w + 3);
+        PL_FAST_UNROLL
+        for (int32_t r = 0; r < rows; r++) {
+            int32_t x;
+            memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
+            __m128i x16 = _mm_cvtepu8_epi16(_mm_cvtsi32_si128(x));
+            __m128i p01 = _mm_shuffle_epi32(x16, 0x00), p23 = _mm_shuffle_epi32(x16, 0x55);
+            lo[r] = _mm_add_epi32(lo[r], _mm_madd_epi16(p01, w01lo));
+            hi[r] = _mm_add_epi32(hi[r], _mm_madd_epi16(p01, w01hi));
+            lo[r] = _mm_add_epi32(lo[r], _mm_madd_epi16(p23, w23lo));
+            hi[r] = _mm_add_epi32(hi[r], _mm_madd_epi16(p23, w23hi));
+        }
+    }
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < rows; r++)
+        finish(lo[r], hi[r], ps, n0, n, out, raw, (size_t)(m0 + r) * ldo);
+}
+
+static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                size_t ldo)
+{
+    for (int32_t n0 = 0; n0 < n; n0 += NR) {
+        const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
+        panel_stage ps;
+        if (st != NULL)
+            stage_of(st, n0, &ps);
+        const panel_stage *use = st != NULL ? &ps : NULL;
+        for (int32_t m0 = 0; m0 < m; m0 += MR) {
+            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
+                block(MR, m0, kp, a, lda, panel, use, n0, n, out, raw, ldo);
+            else
+                for (int32_t r = m0; r < m; r++)
+                    block(1, r, kp, a, lda, panel, use, n0, n, out, raw, ldo);
+        }
+    }
+}
+
+const pl_gemm_s8 pl_gemm_s8_sse41 = {packed_bytes, pack, run};

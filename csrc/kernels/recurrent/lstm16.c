@@ -1,0 +1,180 @@
+/* lstm16.c - UNIDIRECTIONAL_SEQUENCE_LSTM, 16x8 integer path (see lstm16.h). */
+#include "lstm16.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kernels/activation/logistic_tanh.h"
+#include "kernels/common/fixedpoint.h"
+
+/* The fully connected outputs feed the int16 sigmoid/tanh as Q3.12; their products as Q0.15
+** (TFLM's nonlinear input and output scales). */
+#define GATE_SCALE (1.0f / 4096.0f)
+#define ACT_SCALE (1.0f / 32768.0f)
+
+static int16_t sat16(int64_t v)
+{
+    return (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
+}
+
+/* One output of a 16x8 fully connected op: sum w * (x - zp) + bias in int64 (wrapping on a
+** hostile bias, as TFLite's int64 does), requantized and clamped to int16. */
+static int16_t fc16(const int8_t *w, const int16_t *x, int32_t n, int32_t zp,
+                    const int64_t *bias, int32_t m, int32_t s)
+{
+    int64_t sum = 0; /* |w * (x - zp)| < 2^24: no overflow below 2^39 columns */
+    for (int32_t k = 0; k < n; k++)
+        sum += (int32_t)w[k] * ((int32_t)x[k] - zp);
+    uint64_t acc = (uint64_t)sum + (bias != NULL ? (uint64_t)*bias : 0u);
+    return sat16(pl_fx_mul_by_qm64((int64_t)acc, m, s));
+}
+
+/* TFLM's int16 MulElementwise: zp + a * b requantized, clamped to int16. */
+static int16_t mul16(int16_t a, int16_t b, int32_t m, int32_t s, int32_t zp)
+{
+    return sat16((int64_t)zp + pl_fx_mul_by_qm((int32_t)a * (int32_t)b, m, s));
+}
+
+/* Gate g of cell c before its activation: FC(input) + FC(hidden state), saturated. */
+static int16_t gate(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                    int g, int32_t c, const int16_t *x, const int16_t *h)
+{
+    const pl_lstm16_gate *s = &q->gate[g];
+    const int8_t *wx = (const int8_t *)w->wx[g] + (size_t)c * (size_t)p->n_input;
+    const int8_t *wh = (const int8_t *)w->wh[g] + (size_t)c * (size_t)p->n_output;
+    int16_t in = fc16(wx, x, p->n_input, q->input_zp, (const int64_t *)w->bias[g] + c,
+                      s->in_m, s->in_s);
+    int16_t rec = fc16(wh, h, p->n_output, q->hidden_zp, NULL, s->rec_m, s->rec_s);
+    return sat16((int32_t)in + rec);
+}
+
+static int16_t sigmoid(int16_t x)
+{
+    int16_t y;
+    pl_logistic_s16(0, 0, &x, &y, 1);
+    return y;
+}
+
+/* One time step of one batch: every gate reads the old hidden state h, so the new row goes
+** to out first and replaces h at the end (TFLM's order). */
+static void step_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                     const int16_t *x, int16_t *h, int16_t *cell, int16_t *out)
+{
+    for (int32_t c = 0; c < p->n_cell; c++) {
+        int16_t f = sigmoid(gate(p, q, w, PL_LSTM_GATE_F, c, x, h));
+        int16_t i = sigmoid(gate(p, q, w, PL_LSTM_GATE_I, c, x, h));
+        int16_t pre = gate(p, q, w, PL_LSTM_GATE_C, c, x, h), g, t;
+        pl_tanh_s16(0, 0, &pre, &g, 1); /* Q3.12 in: TFLM's cell_state_scale_power -12 */
+        int16_t kept = mul16(f, cell[c], q->forget_m, q->forget_s, 0);
+        int16_t next = sat16((int32_t)kept + mul16(i, g, q->update_m, q->update_s, 0));
+        if (q->cell_clip >= 0)
+            next = sat16(next > q->cell_clip ? q->cell_clip
+                                             : next < -q->cell_clip ? -q->cell_clip : next);
+        cell[c] = next;
+        int16_t o = sigmoid(gate(p, q, w, PL_LSTM_GATE_O, c, x, h));
+        pl_tanh_s16(q->tanh_m, q->tanh_s, &next, &t, 1);
+        out[c] = mul16(t, o, q->hidden_m, q->hidden_s, q->hidden_zp);
+    }
+    memcpy(h, out, sizeof(int16_t) * (size_t)p->n_output);
+}
+
+void pl_lstm_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                 const int16_t *in, int16_t *out_state, int16_t *cell_state, int16_t *out)
+{
+    for (int32_t b = 0; b < p->batches; b++) {
+        for (int32_t t = 0; t < p->steps; t++) {
+            size_t row = pl_lstm_row(p, b, t);
+            step_s16(p, q, w, in + row * (size_t)p->n_input,
+                     out_state + (size_t)b * (size_t)p->n_output,
+                     cell_state + (size_t)b * (size_t)p->n_cell,
+                     out + row * (size_t)p->n_output);
+        }
+    }
+}
+
+/* ---- prepare (TFLM's ValidateTensorStatus, CreateGateParams, CreateInterGateMulParams,
+** CreateLstmCellStateInfo) ---- */
+
+static pl_status check_variant(pl_context *ctx, const pl_lstm_params *p)
+{
+    if (p->cifg || p->peephole || p->projection)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: the 16x8 "
+                         "LSTM is the standard one only (CIFG %d, peephole %d, projection "
+                         "%d given), as in TFLM", p->cifg, p->peephole, p->projection);
+    if (p->activation != PL_ACT_TANH)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: the 16x8 "
+                         "LSTM needs a TANH cell activation (got %d)", p->activation);
+    return PL_OK;
+}
+
+static bool one_scale(const pl_tensor *t)
+{
+    return t->q.count == 1 && t->q.scale[0] > 0.0f && isfinite(t->q.scale[0]);
+}
+
+/* Weights symmetric (TFLM asserts it), activation zero points within int16. */
+static pl_status check_quant(pl_context *ctx, const pl_lstm_tensors *t)
+{
+    bool ok = one_scale(t->in) && one_scale(t->out_state) && one_scale(t->cell_state);
+    for (int g = 0; ok && g < PL_LSTM_GATES; g++) {
+        ok = one_scale(t->wx[g]) && one_scale(t->wh[g]) && t->wx[g]->q.zero_point[0] == 0 &&
+             t->wh[g]->q.zero_point[0] == 0;
+    }
+    if (!ok)
+        return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: the 16x8 LSTM "
+                         "needs one positive scale per tensor and weights with zero point 0");
+    int32_t zin = t->in->q.zero_point[0], zh = t->out_state->q.zero_point[0];
+    if (zin < INT16_MIN || zin > INT16_MAX || zh < INT16_MIN || zh > INT16_MAX)
+        return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: int16 zero points "
+                         "%d (input) and %d (hidden state) must lie in int16", zin, zh);
+    return PL_OK;
+}
+
+/* TFLite's GetQuantizedConvolutionMultipler without bias: the scale product in float. */
+static void fc_multiplier(const pl_tensor *x, const pl_tensor *w, int32_t *m, int32_t *s)
+{
+    float product = x->q.scale[0] * w->q.scale[0];
+    pl_fx_quantize_multiplier((double)product / (double)GATE_SCALE, m, s);
+}
+
+/* CreateInterGateMulParams: the scale product in double. */
+static void mul_multiplier(float a, float b, float out, int32_t *m, int32_t *s)
+{
+    pl_fx_quantize_multiplier((double)a * (double)b / (double)out, m, s);
+}
+
+/* CreateLstmCellStateInfo and TFLM's Tanh: the cell scale's rounded log2 (TFLM does not
+** require an exact power of two) sets the shift into Q3.12, or a x3/2^n scaling. */
+static pl_status cell_tanh(pl_context *ctx, float cell_scale, pl_lstm16_q *q)
+{
+    float l = pl_fx_roundf(logf(cell_scale) * (1.0f / logf(2.0f)));
+    if (!(l >= -43.0f && l <= 17.0f)) /* beyond, TFLM's shifts overflow */
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: cell state "
+                         "scale %g is outside 2^-43 .. 2^17", (double)cell_scale);
+    int32_t left = 15 + (int32_t)l - 3;
+    q->tanh_m = left < 0 ? 3 : 0;
+    q->tanh_s = left < 0 ? -left : left;
+    return PL_OK;
+}
+
+pl_status pl_lstm16_prepare(pl_context *ctx, const pl_lstm_tensors *t, const pl_lstm_params *p,
+                            pl_lstm16_q *q)
+{
+    PL_TRY(check_variant(ctx, p));
+    PL_TRY(check_quant(ctx, t));
+    float cell_scale = t->cell_state->q.scale[0];
+    PL_TRY(cell_tanh(ctx, cell_scale, q));
+    for (int g = 0; g < PL_LSTM_GATES; g++) {
+        fc_multiplier(t->in, t->wx[g], &q->gate[g].in_m, &q->gate[g].in_s);
+        fc_multiplier(t->out_state, t->wh[g], &q->gate[g].rec_m, &q->gate[g].rec_s);
+    }
+    mul_multiplier(ACT_SCALE, cell_scale, cell_scale, &q->forget_m, &q->forget_s);
+    mul_multiplier(ACT_SCALE, ACT_SCALE, cell_scale, &q->update_m, &q->update_s);
+    mul_multiplier(ACT_SCALE, ACT_SCALE, t->out_state->q.scale[0], &q->hidden_m,
+                   &q->hidden_s);
+    q->input_zp = t->in->q.zero_point[0];
+    q->hidden_zp = t->out_state->q.zero_point[0];
+    double clip = fmin(fmax((double)p->cell_clip / (double)cell_scale, -32768.0), 32767.0);
+    q->cell_clip = p->cell_clip > 0.0f ? (int16_t)clip : -1;
+    return PL_OK;
+}

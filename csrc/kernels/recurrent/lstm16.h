@@ -1,0 +1,45 @@
+/* lstm16.h - the 16x8 UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's EvalLstm<int16, int8, int16,
+** int64> computes it (LiteRT has no such kernel; TFLM is the judge).
+**
+** int16 input, hidden state and output, int8 symmetric weights, int64 biases, int16 cell
+** state. Only the standard LSTM: all four gates, no peephole, projection or layer norm.
+** Each gate is two fully connected ops (input with bias, hidden state without), each
+** rescaled to Q3.12 and clamped to int16, added with saturation, then TFLite's int16
+** sigmoid (or tanh for the cell gate); cell and hidden updates are int16 MULs requantized
+** with fixed-point multipliers, as TFLM's CreateInterGateMulParams builds them. */
+#ifndef PL_KERNELS_LSTM16_H
+#define PL_KERNELS_LSTM16_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/recurrent/lstm.h"
+#include "picolite/pl_kernel.h"
+
+/* Requantization of one gate: the input and the recurrent fully connected op. */
+typedef struct pl_lstm16_gate {
+    int32_t in_m, in_s, rec_m, rec_s;
+} pl_lstm16_gate;
+
+typedef struct pl_lstm16_q {
+    pl_lstm16_gate gate[PL_LSTM_GATES];
+    int32_t input_zp, hidden_zp;
+    int32_t forget_m, forget_s; /* forget gate x cell state -> cell state */
+    int32_t update_m, update_s; /* input gate x cell gate -> cell state */
+    int32_t hidden_m, hidden_s; /* output gate x tanh(cell) -> hidden state */
+    int32_t tanh_m, tanh_s;     /* tanh(cell state): TFLM's multiplier and shift */
+    int32_t cell_clip;          /* -1: no clipping */
+} pl_lstm16_q;
+
+/* Prepare of an int16-input node whose common checks passed: types, the standard-LSTM
+** shape (every gate, nothing else) and the quantization; fills q. Fails with
+** PL_ERR_UNSUPPORTED or PL_ERR_MODEL naming what TFLM's kernel would not run. */
+pl_status pl_lstm16_prepare(pl_context *ctx, const pl_lstm_tensors *t, const pl_lstm_params *p,
+                            pl_lstm16_q *q);
+
+/* The whole sequence: in/out as the op's tensors, states updated in place. No scratch: the
+** new hidden row is written to the output row, then copied to the state. */
+void pl_lstm_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                 const int16_t *in, int16_t *out_state, int16_t *cell_state, int16_t *out);
+
+#endif

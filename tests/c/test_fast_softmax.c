@@ -1,0 +1,108 @@
+/* test_fast_softmax.c - SOFTMAX's host fast path (int8 input, int8 or int16 output) against
+** the portable kernel on random rows, input scales, zero points and betas, byte for byte;
+** float32 keeps the portable kernel. Every instruction set this CPU runs is tested; CI runs
+** this under ASan and UBSan. */
+#include <string.h>
+
+#include "fast_harness.h"
+#include "harness.h"
+#include "kernel_harness.h"
+#include "kernel_tests.h"
+#include "kernels/activation/softmax.h"
+#include "kernels/registry.h"
+
+enum { SOFTMAX = 25, MAX_N = 3000 };
+
+static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
+                                            uint32_t len, int32_t version)
+{
+    (void)self, (void)name, (void)len, (void)version;
+    return code == SOFTMAX ? pl_softmax_registration() : NULL;
+}
+
+static const pl_resolver portable = {portable_find, NULL};
+
+static int8_t in8[MAX_N];
+static int16_t out16[2][MAX_N];
+static float in32[MAX_N], out32[2][MAX_N];
+
+typedef struct sm_case {
+    int32_t outer, depth, kind; /* kind 0: int8 -> int8, 1: int8 -> int16, 2: float32 */
+    float beta, scale;
+    int64_t zp;
+} sm_case;
+
+static pl_status run_case(const sm_case *c, const pl_registration *reg, int slot)
+{
+    kh_setup();
+    int32_t dims[2] = {c->outer, c->depth}, ins[1], outs[1];
+    size_t n = (size_t)(c->outer * c->depth);
+    float out_scale = c->kind == 0 ? 1.0f / 256 : 1.0f / 32768;
+    int64_t out_zp = c->kind == 0 ? -128 : 0;
+    if (c->kind == 2) {
+        ins[0] = kt_tensor_f32(2, dims, in32, n);
+        outs[0] = kt_tensor_f32(2, dims, out32[slot], n);
+    } else {
+        ins[0] = kh_tensor(PL_INT8, 2, dims, in8, n, &c->scale, &c->zp, 1, 0);
+        outs[0] = kh_tensor(c->kind == 0 ? PL_INT8 : PL_INT16, 2, dims, out16[slot],
+                            n * (c->kind == 0 ? 1 : 2), &out_scale, &out_zp, 1, 0);
+    }
+    kt_opts o;
+    int32_t beta_bits;
+    memcpy(&beta_bits, &c->beta, sizeof beta_bits);
+    return kh_run(reg, ins, 1, outs, 1, kt_make_opts(&o, &beta_bits, 1));
+}
+
+static bool case_matches(pl_fast_resolver *r, const sm_case *c)
+{
+    if (run_case(c, pl_softmax_registration(), 0) != PL_OK ||
+        run_case(c, r->resolver.find(r, SOFTMAX, NULL, 0, 1), 1) != PL_OK) {
+        fprintf(stderr, "softmax refused: %s\n", kh.message);
+        return false;
+    }
+    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    fast_cases += took_fast;
+    pl_fast_resolver_release(r);
+    size_t n = (size_t)(c->outer * c->depth);
+    bool same = c->kind == 2 ? memcmp(out32[0], out32[1], n * sizeof(float)) == 0
+                             : memcmp(out16[0], out16[1], n * (c->kind == 0 ? 1 : 2)) == 0;
+    if (!same || took_fast == (c->kind == 2))
+        fprintf(stderr, "softmax kind %d %dx%d beta %g scale %g zp %d: %s\n", c->kind,
+                c->outer, c->depth, (double)c->beta, (double)c->scale, (int)c->zp,
+                same ? "wrong path" : "differs");
+    return same && took_fast != (c->kind == 2);
+}
+
+static void softmax_fast_path_equals_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0;
+        fast_cases = 0;
+        for (int k = 0; k < 400; k++) {
+            sm_case c = {between(1, 6), between(1, 500), between(0, 4) == 0 ? 2 : between(0, 1),
+                         (float)between(1, 40) / 10.0f, 0.01f + (float)between(1, 300) / 1000.0f,
+                         between(-128, 127)};
+            if (c.outer * c.depth > MAX_N)
+                c.depth = MAX_N / c.outer;
+            for (int32_t i = 0; i < c.outer * c.depth; i++) {
+                in8[i] = (int8_t)between(-128, 127);
+                in32[i] = unit() * 10.0f;
+            }
+            failures += !case_matches(&r, &c);
+        }
+        pl_fast_resolver_release(&r);
+        printf("  %s: softmax %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK(fast_cases > 250);
+    }
+}
+
+int main(void)
+{
+    RUN(softmax_fast_path_equals_portable);
+    return HARNESS_END();
+}

@@ -1,0 +1,123 @@
+"""The arm64 fast paths (csrc/fast/arm/): picolite_core, picolite_fast and tests/c/test_fast*
+cross-built with clang for aarch64-linux-gnu (cmake/aarch64-linux-gnu.cmake: Debian's arm64
+C library, libgcc and binutils) and run by qemu-user on two emulated CPUs: "max" has the
+dot-product extension (the NEON and NEON-DOT kernels both run against the portable ones),
+"cortex-a53" has not (the detection leaves NEON alone).
+
+The objects are also read: the float32 kernel multiplies and adds apart (FMUL, FADD; no
+fused FMLA, which would round differently from the reference), the int8 kernels use SMLAL
+and SDOT. Skipped when the cross toolchain or qemu-user is missing, except in CI (CI=true),
+where that is a failure; on an arm64 host tests/c/test_fast* run natively (test_c_units).
+"""
+
+import platform
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, in_ci
+
+SYSROOT = Path("/usr/aarch64-linux-gnu")
+LIBGCC = Path("/usr/lib/gcc-cross/aarch64-linux-gnu")
+TOOLS = ("clang", "aarch64-linux-gnu-ld", "aarch64-linux-gnu-objdump", "qemu-aarch64", "cmake",
+         "ninja")
+FAST_OBJECTS = Path("CMakeFiles/picolite_fast.dir/csrc/fast/arm")
+FAST_TESTS = sorted(p.stem for p in (ROOT / "tests" / "c").glob("test_fast*.c"))
+OPS = ("conv", "fully connected", "depthwise", "elementwise", "batch matmul")
+FUSED = {"fmla", "fmls", "fmadd", "fmsub", "fnmadd", "fnmsub"}
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory):
+    if platform.machine().lower() in ("aarch64", "arm64"):
+        pytest.skip("an arm64 host runs tests/c/test_fast natively (test_c_units)")
+    missing = [t for t in TOOLS if shutil.which(t) is None]
+    missing += [str(p) for p in (SYSROOT, LIBGCC) if not p.is_dir()]
+    if missing:
+        message = f"the arm64 test needs {', '.join(missing)} (apt-get install clang " \
+                  "libc6-dev-arm64-cross libgcc-12-dev-arm64-cross binutils-aarch64-linux-gnu " \
+                  "qemu-user cmake ninja-build)"
+        if in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    out = tmp_path_factory.mktemp("arm64")
+    configure = ["cmake", "-S", str(ROOT), "-B", str(out), "-G", "Ninja",
+                 f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake/aarch64-linux-gnu.cmake'}",
+                 "-DCMAKE_BUILD_TYPE=Release", "-DPL_BUILD_TESTS=ON", "-DPL_WERROR=ON"]
+    for cmd in (configure, ["ninja", "-C", str(out), "-j2", *FAST_TESTS]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0, f"{' '.join(cmd)}:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    return out
+
+
+def _run(build: Path, cpu: str) -> str:
+    """Every tests/c/test_fast* program on the emulated cpu; their output, joined."""
+    texts = []
+    for name in FAST_TESTS:
+        cmd = ["qemu-aarch64", "-L", str(SYSROOT), "-cpu", cpu,
+               str(build / "tests" / "c" / name)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        text = r.stdout + r.stderr
+        assert r.returncode == 0 and re.search(r"^\d+ checks, 0 failed$", text, re.M), \
+            f"{name} on {cpu}:\n{text[-3000:]}"
+        print(f"\n{name} on qemu {cpu}:\n{text}")
+        texts.append(text)
+    return "\n".join(texts)
+
+
+def _fast_cases(text: str) -> dict:
+    """{(instruction set, operator): cases that took the fast path} from test_fast's lines."""
+    line = r"^  (\S+): (conv|fully connected|elementwise|batch matmul) (\d+) fast cases$"
+    cases = {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
+    # depthwise counts the cases with an output: every one of them must be fast
+    for m in re.finditer(r"^  (\S+): depthwise (\d+) of (\d+) cases fast$", text, re.M):
+        assert m.group(2) == m.group(3), m.group(0)
+        cases[(m.group(1), "depthwise")] = int(m.group(2))
+    return cases
+
+
+def test_dot_product_cpu_runs_neon_and_neon_dot(build):
+    cases = _fast_cases(_run(build, "max"))
+    assert set(cases) == {(isa, op) for isa in ("neon", "neon-dot")
+                          for op in OPS}
+    # test_fast itself requires most cases to take the fast path; checked here too
+    assert all(n > 200 for n in cases.values()), cases
+
+
+def test_cpu_without_dot_product_runs_plain_neon(build):
+    cases = _fast_cases(_run(build, "cortex-a53"))
+    assert set(cases) == {("neon", op) for op in OPS}
+
+
+def _mnemonics(build: Path, obj: Path) -> dict:
+    r = subprocess.run(["aarch64-linux-gnu-objdump", "-d", "--no-show-raw-insn",
+                        str(build / obj)], capture_output=True, text=True, check=True)
+    counts = {}
+    for m in re.finditer(r"^\s+[0-9a-f]+:\s+(\w+)", r.stdout, re.M):
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return counts
+
+
+def test_kernels_use_the_intended_instructions(build):
+    f32 = _mnemonics(build, FAST_OBJECTS / "f32_neon.c.o")
+    assert f32.get("fmul", 0) >= 16 and f32.get("fadd", 0) >= 16, f32
+    for src in sorted((ROOT / "csrc/fast/arm").glob("*.c")):
+        ops = _mnemonics(build, FAST_OBJECTS / f"{src.name}.o")
+        assert not FUSED & set(ops), (src.name, ops)
+    dw = _mnemonics(build, FAST_OBJECTS / "dw_neon.c.o")
+    assert dw.get("smlal2", 0) >= 8 and dw.get("fmul", 0) >= 12, dw
+    s8 = _mnemonics(build, FAST_OBJECTS / "s8_neon.c.o")
+    assert s8.get("smlal", 0) >= 16 and s8.get("smlal2", 0) >= 16, s8
+    assert _mnemonics(build, FAST_OBJECTS / "s8_neondot.c.o").get("sdot", 0) >= 16
+
+
+def test_portable_float_kernels_are_not_fused(build):
+    """The oracle the fast paths equal: the core's float conv and fully connected multiply
+    and add apart on arm64 too (picolite_core is built with -ffp-contract=off)."""
+    for name in ("conv", "fully_connected", "depthwise_conv"):
+        ops = _mnemonics(build, Path(f"CMakeFiles/picolite_core.dir/csrc/kernels/conv/"
+                                     f"{name}.c.o"))
+        assert ops.get("fmul", 0) > 0 and not FUSED & set(ops), (name, ops)
