@@ -45,8 +45,8 @@ pl_py_interp_intact(const pl_py_interp *self)
            pl_integrity_check(self->it, NULL) == PL_OK;
 }
 
-int
-pl_py_interp_ready(pl_py_interp *self)
+static int
+check_open(pl_py_interp *self)
 {
     pl_py_state *st = pl_py_state_of((PyObject *)self);
     if (self->it == NULL) {
@@ -58,7 +58,13 @@ pl_py_interp_ready(pl_py_interp *self)
                           "or invoke is running)");
         return -1;
     }
-    return check_intact(self);
+    return 0;
+}
+
+int
+pl_py_interp_ready(pl_py_interp *self)
+{
+    return check_open(self) < 0 ? -1 : check_intact(self);
 }
 
 static int
@@ -177,6 +183,9 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (self == NULL)
         return NULL;
     self->it = NULL;
+    self->io = NULL;
+    self->io_count = 0;
+    self->subgraph = 0;
     self->busy = false;
     self->allocated = false;
     self->exports = 0;
@@ -208,6 +217,7 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static void
 shut(pl_py_interp *self)
 {
+    pl_py_io_clear(self);
     if (self->it != NULL) {
         /* kernels' free callbacks are found through the records: not when those are damaged */
         if (pl_py_interp_intact(self))
@@ -227,7 +237,8 @@ interp_traverse(pl_py_interp *self, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(self));
     Py_VISIT(self->arena);
     Py_VISIT(self->model.obj);
-    return pl_py_custom_traverse(self->custom, visit, arg);
+    int r = pl_py_io_traverse(self, visit, arg);
+    return r != 0 ? r : pl_py_custom_traverse(self->custom, visit, arg);
 }
 
 static int
@@ -320,14 +331,19 @@ pl_py_interp_invokable(pl_py_interp *self)
     return 0;
 }
 
+/* pl_interp_invoke checks the seal itself, once: here only its pointer to this object's
+** record is compared first (the check follows it). A failed check left the records as they
+** were, so check_intact names the damage on the way out. */
 static PyObject *
 interp_invoke(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
 {
-    if (pl_py_interp_invokable(self) < 0)
+    if (check_open(self) < 0 ||
+        (pl_interp_error(self->it) != &self->error && check_intact(self) < 0) ||
+        check_invoke_ready(self) < 0 || check_no_views(self) < 0)
         return NULL;
     pl_status s = run_unlocked(self, pl_interp_invoke);
     if (s != PL_OK && s != PL_ABORTED)
-        return raise_last(self, s);
+        return check_intact(self) < 0 ? NULL : raise_last(self, s);
     return PyBool_FromLong(s == PL_OK); /* False: a kernel ended the run early (TFLM's abort) */
 }
 
@@ -833,6 +849,7 @@ interp_select_subgraph(pl_py_interp *self, PyObject *arg)
     pl_status s = pl_interp_select_subgraph(self->it, (uint32_t)k);
     if (s != PL_OK)
         return raise_last(self, s);
+    self->subgraph = (uint32_t)k;
     Py_RETURN_NONE;
 }
 
@@ -949,6 +966,12 @@ static PyMethodDef interp_methods[] = {
     {"get_bytes", (PyCFunction)interp_get_bytes, METH_O, "A copy of the tensor's bytes."},
     {"set_bytes", (PyCFunction)interp_set_bytes, METH_VARARGS,
      "Copy exactly the tensor's size of bytes into it."},
+    {"set_tensor", (PyCFunction)(void (*)(void))pl_py_io_set, METH_FASTCALL,
+     "set_tensor(index, array) of subgraph 0 when array is a numpy array of exactly the "
+     "tensor's dtype and shape: None; else NotImplemented (the full path must run)."},
+    {"get_tensor", (PyCFunction)pl_py_io_get, METH_O,
+     "A numpy copy of a kept tensor of subgraph 0, or NotImplemented (the full path must "
+     "run)."},
     {"recording", (PyCFunction)interp_recording, METH_NOARGS, "The arena figures, as a dict."},
     {"recording_text", (PyCFunction)interp_recording_text, METH_NOARGS,
      "TFLM's RecordingMicroAllocator text."},

@@ -58,6 +58,7 @@ typedef struct pl_py_state {
 
 struct pl_py_interp;
 typedef struct pl_py_custom pl_py_custom;
+typedef struct pl_py_io pl_py_io;
 
 /* A 16-byte-aligned buffer: owned (raw != NULL) or a caller's writable buffer (view.obj). */
 typedef struct pl_py_arena {
@@ -88,6 +89,9 @@ typedef struct pl_py_interp {
     pl_py_shapes shapes;   /* opt.input_shapes points here */
     pl_profiler prof;      /* per-node timing; prof.node_ns is PyMem_Raw memory or NULL */
     pl_py_custom *custom;  /* Python operators (custom_ops=), or NULL */
+    pl_py_io *io;          /* subgraph 0's tensors for set/get_tensor (tensor_io.c), or NULL */
+    uint32_t io_count;
+    uint32_t subgraph;     /* the selected subgraph (select_subgraph) */
     int isa;               /* the kernels' instruction set (pl_isa; 0: portable) */
 #ifdef PL_HAVE_FAST
     pl_fast_resolver fast; /* when isa != 0: wraps the resolver, holds the host blocks */
@@ -141,6 +145,14 @@ uint64_t pl_py_host_ns(void *ctx);
 int pl_py_tensor_init(PyObject *m, pl_py_state *st);
 /* A buffer exporter for one tensor's memory, counted in owner->exports while exported. */
 PyObject *pl_py_tensor_new(pl_py_interp *owner, void *data, size_t bytes, bool readonly);
+
+/* tensor_io.c: _Interpreter.set_tensor(index, value) and get_tensor(index) for subgraph 0: None
+** (set) or a numpy copy (get), or NotImplemented when the full Python path must run. */
+PyObject *pl_py_io_set(pl_py_interp *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *pl_py_io_get(pl_py_interp *self, PyObject *arg);
+/* Drops the table (close, dealloc); io_traverse visits its numpy objects. */
+void pl_py_io_clear(pl_py_interp *self);
+int pl_py_io_traverse(const pl_py_interp *self, visitproc visit, void *arg);
 
 /* profile.c: _picolite._profile(interp, runs) -> runs x nodes uint64 nanoseconds (bytes) */
 PyObject *pl_py_profile(PyObject *module, PyObject *args);

@@ -2,7 +2,6 @@
 #include "picolite/pl_status.h"
 
 #include <stdarg.h>
-#include <string.h>
 
 #include "fmt.h"
 
@@ -12,8 +11,8 @@ void pl_error_clear(pl_error *err)
     err->required = 0;
     err->available = 0;
     err->node = -1;
-    memset(err->op_name, 0, sizeof err->op_name);
-    memset(err->msg, 0, sizeof err->msg);
+    err->op_name[0] = '\0'; /* both are strings: runs before every node, so no memset */
+    err->msg[0] = '\0';
 }
 
 pl_status pl_error_status(pl_error *err, pl_status status)

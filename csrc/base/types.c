@@ -22,6 +22,13 @@ size_t pl_type_size(int32_t type)
     return type >= 0 && type < PL_TYPE_COUNT ? types[type].size : 0;
 }
 
+uint64_t pl_type_bytes(int32_t type, uint64_t count)
+{
+    if (type != PL_STRING)
+        return count * pl_type_size(type);
+    return 4u * (count + 2u) + PL_STRING_BYTES * count;
+}
+
 const char *pl_type_name(int32_t type)
 {
     return type >= 0 && type < PL_TYPE_COUNT ? types[type].name : "UNKNOWN";

@@ -265,6 +265,27 @@ static pl_status verify_type(vstate *v, int32_t type)
     return PL_OK;
 }
 
+/* A constant STRING buffer is TFLite's string buffer: int32 count (the shape's), int32
+** offsets[count + 1] from the buffer's start, nondecreasing from past themselves to at most
+** the buffer's end, then the text. Kernels then read every string in bounds. */
+static pl_status verify_strings(vstate *v, uint32_t b, uint64_t count, uint64_t have)
+{
+    const uint8_t *p = buffer_data(v, b);
+    uint64_t prev = 4u * (count + 2u);
+    if (p == NULL || have < prev || pl_le32(p) != count)
+        return fail(v, "buffer %u (%llu bytes) is not a string buffer of %llu strings", b,
+                    (unsigned long long)have, (unsigned long long)count);
+    for (uint64_t i = 0; i <= count; i++) {
+        uint32_t off = pl_le32(p + 4u + 4u * i);
+        if (off < prev || off > have)
+            return fail(v, "buffer %u: string offset %llu is %u, outside %llu..%llu", b,
+                        (unsigned long long)i, off, (unsigned long long)prev,
+                        (unsigned long long)have);
+        prev = off;
+    }
+    return PL_OK;
+}
+
 static pl_status verify_sizes(vstate *v, const pl_table *t, pl_vec shape, int32_t type)
 {
     uint64_t count = element_count(shape);
@@ -275,6 +296,8 @@ static pl_status verify_sizes(vstate *v, const pl_table *t, pl_vec shape, int32_
                     shape.n);
     uint32_t b = pl_fb_u32(t, PL_F_TENSOR_BUFFER, 0);
     uint64_t have = buffer_bytes(v, b);
+    if (type == PL_STRING && have > 0)
+        return verify_strings(v, b, count, have);
     /* Sparse constants are compressed and sized-less types are packed: not comparable. */
     if (have == 0 || elem == 0 || pl_table_field(t, PL_F_TENSOR_SPARSITY) != 0)
         return PL_OK;

@@ -36,9 +36,10 @@ size_t pl_alloc_tensor_bytes(const pl_interp *it, uint32_t index)
     }
     pl_tensor_view v;
     pl_model_tensor(&it->model, &it->sg, index, &v);
-    uint64_t n = pl_type_size(v.type);
+    uint64_t n = 1;
     for (uint32_t i = 0; i < v.shape.n; i++)
         n *= (uint64_t)pl_vec_i32(v.shape, i); /* the verifier bounded the product */
+    n = pl_type_bytes(v.type, n);
     return n > UINT32_MAX ? 0 : (size_t)n;
 }
 

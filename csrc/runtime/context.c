@@ -298,7 +298,9 @@ void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)
         out->dims[i] = (int32_t)pl_le32(shape + r->shape + 4u * i);
         count *= (size_t)out->dims[i];
     }
-    out->bytes = count * pl_type_size(r->type);
+    out->bytes = (size_t)pl_type_bytes(r->type, count);
+    if (r->type == PL_STRING && r->loc == PL_LOC_MODEL) /* its last offset (verified) */
+        out->bytes = pl_le32(it->model.buf + r->data + 4u * (count + 1u));
     out->is_constant = (r->flags & (PL_EVAL_CONSTANT | PL_EVAL_KNOWN)) != 0;
     out->is_variable = (r->flags & PL_EVAL_VARIABLE) != 0;
     if (r->loc == PL_LOC_ARENA)

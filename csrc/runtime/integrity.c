@@ -8,8 +8,8 @@
 ** record (it->err), so it costs the arena nothing. The variable tensors at the bottom of the
 ** tail are the host's to write, so they are left out. The current subgraph's selection
 ** (pl_subgraph_select) changes between seals, so it is checked for consistency with the
-** sealed records instead of summed. A check hashes the tail once, a word at a time (FNV-1a
-** over 32-bit words); the per-region sums only name the damage once the tail differs. */
+** sealed records instead of summed. A check hashes the tail once (FNV-1a over 64-bit words in
+** four lanes, see feed); the per-region sums only name the damage once the tail differs. */
 #include "state.h"
 
 #include <stddef.h>
@@ -28,56 +28,113 @@ pl_status pl_integrity_check(const pl_interp *it, pl_error *err)
 #else
 
 #define PL_INTEGRITY_MAGIC 0x706c6974u /* "plit" */
-#define FNV_START 2166136261u
+#define FNV_START 14695981039346656037u
+#define FNV_PRIME 1099511628211u
+#define LANES 4
 
-static uint32_t fnv(uint32_t h, const void *p, size_t n)
+/* FNV-1a over 64-bit words in LANES lanes, so that the multiplies of neighbouring words
+** overlap instead of waiting on each other; a word's lane is its place
+** in its range modulo LANES (a sum's ranges have fixed lengths, so the last block is simply
+** zero-padded), and the lanes are folded once, after every range of a sum is fed. Each step
+** is a bijection of its lane: changing one word always changes its lane. */
+typedef struct {
+    uint64_t lane[LANES];
+} hasher;
+
+/* Odd, so each step stays a bijection; one per lane, so that compilers keep four scalar
+** multiplies (one shared constant is turned into a slower vector shift-and-add chain). */
+static const uint64_t LANE_PRIME[LANES] = {FNV_PRIME, FNV_PRIME + 2u, FNV_PRIME + 4u,
+                                           FNV_PRIME + 6u};
+
+static void mix(uint64_t lane[LANES], const uint64_t w[LANES])
 {
-    const uint8_t *b = p;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        uint32_t w;
-        memcpy(&w, b + i, sizeof w); /* the range need not be 4-byte aligned */
-        h = (h ^ w) * 16777619u;
-    }
-    for (; i < n; i++)
-        h = (h ^ b[i]) * 16777619u;
-    return h;
+    for (size_t k = 0; k < LANES; k++)
+        lane[k] = (lane[k] ^ w[k]) * LANE_PRIME[k];
 }
 
-#define FIELD(f) {offsetof(pl_interp, f), sizeof(((pl_interp *)0)->f)}
+/* restrict: the bytes read never alias *s, so its lanes can live in registers */
+static void feed(hasher *restrict s, const uint8_t *restrict b, size_t n)
+{
+    uint64_t w[LANES];
+    for (size_t i = 0; i < n; i += sizeof w) {
+        if (n - i >= sizeof w) {
+            memcpy(w, b + i, sizeof w); /* the range need not be 8-byte aligned */
+        } else {
+            memset(w, 0, sizeof w);
+            memcpy(w, b + i, n - i);
+        }
+        mix(s->lane, w);
+    }
+}
+
+static uint32_t hash_end(const hasher *s)
+{
+    uint64_t h = FNV_START;
+    for (size_t k = 0; k < LANES; k++)
+        h = (h ^ s->lane[k]) * FNV_PRIME;
+    return (uint32_t)(h ^ (h >> 32));
+}
 
 /* What changes between seals: the node being run (set before any use) and the current
-** subgraph's selection (checked by selection_ok). In declaration order, so by offset. */
-static const struct {
-    size_t at, n;
-} unsealed[] = {
-    FIELD(ctx_slot_), FIELD(tensors_slot_), FIELD(nodes_slot_), FIELD(sg_record_),
-    FIELD(current_node), FIELD(tensor_count), FIELD(node_count), FIELD(current_subgraph),
-    FIELD(depth),
-};
+** subgraph's selection (checked by selection_ok). The record is summed as whole blocks with
+** these fields' 32-bit words masked to zero (RECORD_KEEP, a table the compiler computes). */
+#define IN(f, k) (offsetof(pl_interp, f) <= 4u * (k) && \
+                  4u * (k) < offsetof(pl_interp, f) + sizeof(((pl_interp *)0)->f))
+#define UNSEALED(k) (IN(ctx_slot_, k) || IN(tensors_slot_, k) || IN(nodes_slot_, k) || \
+                     IN(sg_record_, k) || IN(current_node, k) || IN(tensor_count, k) || \
+                     IN(node_count, k) || IN(current_subgraph, k) || IN(depth, k))
+#define KEEP(k) (UNSEALED(k) ? 0u : 0xFFFFFFFFu)
+#define KEEP4(k) KEEP(k), KEEP((k) + 1), KEEP((k) + 2), KEEP((k) + 3)
+#define KEEP16(k) KEEP4(k), KEEP4((k) + 4), KEEP4((k) + 8), KEEP4((k) + 12)
+#define RECORD_WORDS (sizeof(pl_interp) / sizeof(uint32_t))
 
-/* The interpreter record without the unsealed fields (no copy: invoke's stack stays small). */
+static const uint32_t RECORD_KEEP[RECORD_WORDS] = {
+    KEEP16(0), KEEP16(16), KEEP16(32), KEEP16(48), KEEP16(64), KEEP16(80), KEEP16(96),
+};
+#define RECORD_BLOCK (2 * LANES) /* 32-bit words per block of LANES 64-bit words */
+_Static_assert(RECORD_WORDS == 112 && RECORD_WORDS % RECORD_BLOCK == 0,
+               "RECORD_KEEP covers the record in whole blocks");
+
+/* The interpreter record without the unsealed fields (no copy: invoke's stack stays small).
+** The mask is read as the record is, so its words line up on either byte order. */
 static uint32_t record_sum(const pl_interp *it)
 {
     const uint8_t *me = (const uint8_t *)it;
-    uint32_t h = FNV_START;
-    size_t at = 0;
-    for (size_t k = 0; k < sizeof unsealed / sizeof unsealed[0]; k++) {
-        h = fnv(h, me + at, unsealed[k].at - at);
-        at = unsealed[k].at + unsealed[k].n;
+    hasher s = {{0}}; /* any start will do: each step is a bijection */
+    for (size_t at = 0; at < RECORD_WORDS; at += RECORD_BLOCK) {
+        uint64_t w[LANES], keep[LANES];
+        memcpy(w, me + at * sizeof(uint32_t), sizeof w);
+        memcpy(keep, &RECORD_KEEP[at], sizeof keep);
+        for (size_t k = 0; k < LANES; k++)
+            w[k] &= keep[k];
+        mix(s.lane, w);
     }
-    return fnv(h, me + at, sizeof *it - at);
+    return hash_end(&s);
 }
 
 static uint32_t array_sum(const void *p, size_t count, size_t size)
 {
-    return p != NULL ? fnv(FNV_START, p, count * size) : FNV_START;
+    hasher s = {{0}}; /* any start will do: each step is a bijection */
+    if (p != NULL)
+        feed(&s, p, count * size);
+    return hash_end(&s);
 }
 
 static uint32_t subgraphs_sum(const pl_interp *it)
 {
     return array_sum(it->subgraphs, it->subgraphs != NULL ? it->subgraph_count : 0,
                      sizeof *it->subgraphs);
+}
+
+/* The record arrays' sums, in pl_seal's order: tensors, nodes, subgraphs, scratch, regs. */
+#define REGIONS 5
+static void region_sums(const pl_interp *it, uint32_t out[REGIONS])
+{
+    out[0] = array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records);
+    out[1] = array_sum(it->node_records, it->all_nodes, sizeof *it->node_records);
+    out[2] = subgraphs_sum(it);
+    out[3] = array_sum(it->scratch, it->scratch_count, sizeof *it->scratch);
+    out[4] = array_sum(it->regs, it->opcode_count, sizeof *it->regs);
 }
 
 static bool vec_same(pl_vec a, pl_vec b)
@@ -106,8 +163,10 @@ static bool selection_ok(const pl_interp *it)
 static uint32_t tail_sum(const pl_interp *it, const pl_seal *seal)
 {
     const uint8_t *me = (const uint8_t *)it;
-    uint32_t h = fnv(FNV_START, me - seal->below, seal->below);
-    return fnv(h, me + sizeof *it, seal->above - sizeof *it);
+    hasher s = {{0}}; /* any start will do: each step is a bijection */
+    feed(&s, me - seal->below, seal->below);
+    feed(&s, me + sizeof *it, seal->above - sizeof *it);
+    return hash_end(&s);
 }
 
 /* Where the sealed tail begins: above every subgraph's variable tensors in the tail, which
@@ -139,11 +198,13 @@ void pl_integrity_seal(pl_interp *it)
     seal->owner = it;
     seal->below = (size_t)(me - (base + sealed_low(it)));
     seal->above = (size_t)(base + pl_arena_capacity(it->arena) - me);
-    seal->tensors = array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records);
-    seal->nodes = array_sum(it->node_records, it->all_nodes, sizeof *it->node_records);
-    seal->subgraphs = subgraphs_sum(it);
-    seal->scratch = array_sum(it->scratch, it->scratch_count, sizeof *it->scratch);
-    seal->regs = array_sum(it->regs, it->opcode_count, sizeof *it->regs);
+    uint32_t sums[REGIONS];
+    region_sums(it, sums);
+    seal->tensors = sums[0];
+    seal->nodes = sums[1];
+    seal->subgraphs = sums[2];
+    seal->scratch = sums[3];
+    seal->regs = sums[4];
     seal->magic = PL_INTEGRITY_MAGIC;
     pl_integrity_reseal(it);
 }
@@ -168,17 +229,17 @@ static pl_status damaged(pl_error *err, const char *what)
 /* Which records differ, once the tail as a whole does (NULL: none of them). */
 static const char *damaged_record(const pl_interp *it, const pl_seal *seal)
 {
-    if (seal->tensors !=
-        array_sum(it->tensor_records, it->all_tensors, sizeof *it->tensor_records))
-        return "the eval tensor records";
-    if (seal->nodes != array_sum(it->node_records, it->all_nodes, sizeof *it->node_records))
-        return "the node records";
-    if (seal->subgraphs != subgraphs_sum(it))
-        return "the subgraph records";
-    if (seal->scratch != array_sum(it->scratch, it->scratch_count, sizeof *it->scratch))
-        return "the scratch buffer records";
-    if (seal->regs != array_sum(it->regs, it->opcode_count, sizeof *it->regs))
-        return "the registration table";
+    static const char *const names[REGIONS] = {
+        "the eval tensor records", "the node records", "the subgraph records",
+        "the scratch buffer records", "the registration table",
+    };
+    const uint32_t sealed[REGIONS] = {seal->tensors, seal->nodes, seal->subgraphs,
+                                      seal->scratch, seal->regs};
+    uint32_t now[REGIONS];
+    region_sums(it, now);
+    for (size_t k = 0; k < REGIONS; k++)
+        if (now[k] != sealed[k])
+            return names[k];
     return NULL;
 }
 

@@ -49,8 +49,58 @@ _TYPE_NAMES: Dict[Any, str] = {
 }
 
 
+_STRING = 5  # TensorType STRING
+
+
 def _type_name(dtype: np.dtype) -> str:
+    if np.dtype(dtype).kind in "OSU":  # what LiteRT takes as a STRING value
+        return "STRING"
     return _TYPE_NAMES.get(np.dtype(dtype), str(dtype).upper())
+
+
+def _string_item(x: Any, k: int) -> bytes:
+    if isinstance(x, str):
+        return x.encode("utf-8")
+    if isinstance(x, bytes):
+        return bytes(x)
+    raise ValueError(f"PyBytes_AsStringAndSize() failed. (element {k} is "
+                     f"{type(x).__name__}, not str or bytes)")
+
+
+def _string_buffer(value: np.ndarray) -> bytes:
+    """TFLite's string buffer of an array of str, bytes or objects (int32 count, int32
+    offsets[count + 1] from the buffer's start, the text), as LiteRT fills it: elements in C
+    order, str as UTF-8, 'S' elements without their trailing NULs; a 0-d 'S' or 'U' array
+    is its raw bytes (UCS-4 for 'U'). A 0-d object array is its one element (LiteRT writes
+    the object pointer's bytes there)."""
+    if value.ndim == 0 and value.dtype.kind in "SU":
+        items = [value.tobytes()]
+    else:
+        items = [_string_item(x, k) for k, x in enumerate(value.ravel().tolist())]
+    head = 4 * (len(items) + 2)
+    ends = np.cumsum([0] + [len(b) for b in items], dtype=np.int64) + head
+    if ends[-1] > np.iinfo(np.int32).max:
+        raise ValueError(f"Cannot set tensor: {int(ends[-1])} bytes of strings exceed int32")
+    return (np.concatenate([[len(items)], ends]).astype("<i4").tobytes() + b"".join(items))
+
+
+def _string_array(data: Any, shape: Tuple[int, ...], index: int) -> np.ndarray:
+    """LiteRT's numpy form of a string buffer: an object array of bytes of the tensor's
+    shape. A buffer holding no strings (a tensor never set) gives None elements, as LiteRT's
+    unset tensors do."""
+    n = int(np.prod(shape, dtype=np.int64))
+    out = np.empty(n, dtype=object)
+    count = int.from_bytes(bytes(data[:4]), "little", signed=True) if len(data) >= 4 else 0
+    if count == 0:
+        return out.reshape(shape)
+    ends = np.frombuffer(data, "<i4", n + 1, 4) if count == n and len(data) >= 4 * (n + 2) \
+        else None
+    if ends is None or ends[0] < 4 * (n + 2) or np.any(np.diff(ends) < 0) or \
+            ends[-1] > len(data):
+        raise ValueError(f"Tensor {index} holds no valid string buffer of {n} strings "
+                         f"(count {count}, {len(data)} bytes)")
+    out[:] = [bytes(data[a:b]) for a, b in zip(ends[:-1].tolist(), ends[1:].tolist())]
+    return out.reshape(shape)
 
 
 def _read_model(model: ModelLike) -> bytes:
@@ -638,7 +688,8 @@ class Interpreter:
         self._shapes = shapes
 
     def invoke(self, profile: bool = False) -> Any:
-        """Runs the model. Refused (StateError, a RuntimeError) while numpy views from
+        """Runs the model. RuntimeError "Invoke called on model that is not ready" before
+        allocate_tensors(); refused (StateError, a RuntimeError) while numpy views from
         tensor() are alive, as in tf.lite. With profile=True the run is timed per node and
         its picolite.profile.Profile is returned."""
         if profile:
@@ -646,7 +697,9 @@ class Interpreter:
 
             self._check_invokable()
             return run_profiled(self, 1, warmup=0)
-        self._run()
+        if self._resized:  # _run's steps inline: the call itself is the hot path
+            self._check_invokable()
+        self._c.invoke()
         return None
 
     def _check_invokable(self) -> None:
@@ -801,12 +854,17 @@ class Interpreter:
     def set_tensor(self, tensor_index: int, value: Any, subgraph_index: int = 0) -> None:
         """Copies value into the tensor (of subgraph_index); dtype and shape must match."""
         if subgraph_index == 0:  # selected between calls: the round trip stays short
+            # the C fast path takes a numpy array of exactly the tensor's dtype and shape
+            if self._c.set_tensor(tensor_index, value) is None:
+                return None
             return self._set(tensor_index, value)
         with self._subgraph(subgraph_index):
             self._set(tensor_index, value)
 
     def _set(self, tensor_index: int, value: Any) -> None:
         info = self._info(tensor_index)
+        if info["type"] == _STRING:
+            return self._set_strings(info, np.asarray(value))
         dtype = self._dtype_of(info)
         value = np.asarray(value)
         if value.dtype != np.dtype(dtype):
@@ -817,16 +875,39 @@ class Interpreter:
         _check_shape(tuple(value.shape), tuple(info["shape"]), info["index"])
         self._c.set_bytes(info["index"], np.ascontiguousarray(value))
 
+    def _set_strings(self, info: Dict[str, Any], value: np.ndarray) -> None:
+        """A STRING tensor takes an array of str, bytes or objects (LiteRT's rule); its
+        buffer must fit the room the arena gives it (see pl_type_bytes in pl_types.h)."""
+        if value.dtype.kind not in "OSU":
+            raise ValueError(
+                f"Cannot set tensor: Got value of type {_type_name(value.dtype)} but "
+                f"expected type STRING for input {info['index']}, name: {info['name']} ")
+        _check_shape(tuple(value.shape), tuple(info["shape"]), info["index"])
+        buf = _string_buffer(value)
+        room = info["bytes"]
+        if len(buf) > room:
+            n = max(int(np.prod(info["shape"], dtype=np.int64)), 1)
+            raise ValueError(
+                f"Cannot set tensor: the strings take {len(buf)} bytes (a {4 * (n + 2)}-byte "
+                f"header and {len(buf) - 4 * (n + 2)} bytes of text); STRING tensor "
+                f"{info['index']} holds {room} bytes in the arena (64 bytes of text per "
+                f"string on average, planned once)")
+        self._c.set_bytes(info["index"], buf + bytes(room - len(buf)))
+
     def get_tensor(self, tensor_index: int, subgraph_index: int = 0) -> np.ndarray:
         """A copy of the tensor (of subgraph_index). An intermediate tensor is readable
         after invoke() only with preserve_all_tensors=True (its memory is shared)."""
         if subgraph_index == 0:  # selected between calls
-            return self._get(tensor_index)
+            out = self._c.get_tensor(tensor_index)  # C: a kept tensor's copy in one call
+            return out if out is not NotImplemented else self._get(tensor_index)
         with self._subgraph(subgraph_index):
             return self._get(tensor_index)
 
     def _get(self, tensor_index: int) -> np.ndarray:
         info = self._info(tensor_index)
+        if info["type"] == _STRING:
+            return _string_array(self._c.get_bytes(info["index"]), tuple(info["shape"]),
+                                 info["index"])
         dtype = self._dtype_of(info)
         data = self._c.get_bytes(info["index"])
         return np.frombuffer(data, dtype=dtype).reshape(info["shape"])

@@ -104,11 +104,6 @@ class Interpreter(_api.Interpreter):
                              f"reports tensors of subgraph 0)")
         return super()._get_tensor_details(tensor_index)
 
-    def invoke(self) -> None:  # type: ignore[override]
-        """Runs the model. RuntimeError "Invoke called on model that is not ready" before
-        allocate_tensors(); StateError while tensor() views are alive."""
-        super().invoke()
-
     @property
     def experimental_compress_quantization_zero_points(self) -> bool:
         return False

@@ -64,6 +64,9 @@ static void type_sizes_follow_the_schema(void)
     CHECK_EQ(pl_type_size(PL_RESOURCE), 4); /* a handle (int32 id), as TFLM sizes it */
     CHECK_EQ(pl_type_size(99), 0);
     CHECK(strcmp(pl_type_name(PL_INT8), "INT8") == 0);
+    CHECK_EQ(pl_type_bytes(PL_INT16, 5), 10);
+    CHECK_EQ(pl_type_bytes(PL_STRING, 3), 4 * 5 + 64 * 3); /* header + 64 bytes a string */
+    CHECK_EQ(pl_type_bytes(PL_STRING, 0), 8);
 }
 
 int main(void)

@@ -1,5 +1,7 @@
 /* test_integrity.c - the tail records' seal (pl_integrity_check) and the planners' host poll
 ** and sweep lower bound. */
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,45 @@ static void intact_arena_passes_every_invoke(void)
         CHECK_EQ(pl_interp_reset(it), PL_OK);
         CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
     }
+    pl_interp_destroy(it);
+    free(m);
+}
+
+/* Whether byte k of the record is one the seal leaves out (or the host compares first: the
+** pointer to the host's record, which the check follows). */
+static bool unsealed_byte(size_t k)
+{
+#define FIELD(f) {offsetof(pl_interp, f), sizeof(((pl_interp *)0)->f)}
+    static const size_t fields[][2] = {
+        FIELD(ctx_slot_), FIELD(tensors_slot_), FIELD(nodes_slot_), FIELD(err_slot_),
+        FIELD(sg_record_), FIELD(current_node), FIELD(tensor_count), FIELD(node_count),
+        FIELD(current_subgraph), FIELD(depth),
+    };
+#undef FIELD
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+        if (k >= fields[f][0] && k < fields[f][0] + fields[f][1])
+            return true;
+    return false;
+}
+
+/* The eight-lane hash: a change to any one sealed byte, anywhere in the tail, is caught. */
+static void every_sealed_byte_is_checked(void)
+{
+    uint8_t *m;
+    pl_error err, mine;
+    pl_interp *it = ready_add(&m, &err);
+    uint8_t *me = (uint8_t *)it, *lo = me - err.seal.below, *hi = me + err.seal.above;
+    int missed = 0;
+    for (uint8_t *p = lo; p < hi; p++) {
+        if (p >= me && p < me + sizeof *it && unsealed_byte((size_t)(p - me)))
+            continue;
+        *p ^= 0x01;
+        missed += pl_integrity_check(it, &mine) == PL_OK;
+        *p ^= 0x01;
+    }
+    CHECK_EQ(missed, 0);
+    CHECK(hi - lo > (ptrdiff_t)sizeof *it);
+    CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
     pl_interp_destroy(it);
     free(m);
 }
@@ -271,6 +312,7 @@ static void sweep_bound_equals_quadratic_bound(void)
 int main(void)
 {
     RUN(intact_arena_passes_every_invoke);
+    RUN(every_sealed_byte_is_checked);
     RUN(damaged_interpreter_record_is_named);
     RUN(damaged_tail_below_the_record_is_named);
     RUN(damaged_profiler_pointer_is_caught);

@@ -1,5 +1,6 @@
 /* test_kernels_gather.c - GATHER, GATHER_ND, EMBEDDING_LOOKUP, ARG_MAX/ARG_MIN and CUMSUM:
-** runtime indices outside the data refused at invoke, batch_dims, hybrid dequantization,
+** runtime indices outside the data refused at invoke, batch_dims, string buffers (their
+** offsets checked, the output's room kept), hybrid dequantization,
 ** TFLite's NaN and tie rules, wrapping integer sums, TFLM's int8 CUMSUM rescaling. */
 #include <math.h> /* NAN only */
 #include <stdbool.h>
@@ -56,6 +57,50 @@ static void gather_batch_dims_picks_per_batch(void)
     int32_t f[2] = {1, 1}; /* axis 1, batch_dims 1 */
     CHECK_EQ(kh_run(pl_gather_registration(), in, 2, out, 1, kt_make_opts(&o, f, 2)), PL_OK);
     CHECK(got[0] == 12 && got[1] == 10 && got[2] == 21 && got[3] == 21);
+}
+
+/* TFLite's string buffer of three strings: count, four offsets, the text. */
+static const uint8_t three_strings[] = {3, 0, 0, 0, 20, 0, 0, 0, 22, 0, 0, 0, 22, 0, 0, 0,
+                                        25, 0, 0, 0, 'a', 'b', 'x', 0, 'y'};
+
+static void gather_strings_writes_a_string_buffer(void)
+{
+    kh_setup();
+    static const int32_t dp[] = {3}, di[] = {4};
+    uint8_t got[4 * 6 + 64 * 4] = {0};
+    int64_t idx[4] = {2, 0, 1, 2};
+    int32_t in[2] = {tensor(PL_STRING, 1, dp, (void *)three_strings, sizeof three_strings),
+                     tensor(PL_INT64, 1, di, idx, sizeof idx)};
+    int32_t out[1] = {tensor(PL_STRING, 1, di, got, sizeof got)};
+    CHECK_EQ(kh_run(pl_gather_registration(), in, 2, out, 1, NULL), PL_OK);
+    static const uint8_t want[] = {4, 0, 0, 0, 24, 0, 0, 0, 27, 0, 0, 0, 29, 0, 0, 0,
+                                   29, 0, 0, 0, 32, 0, 0, 0, 'x', 0, 'y', 'a', 'b', 'x', 0,
+                                   'y'};
+    CHECK(memcmp(got, want, sizeof want) == 0);
+}
+
+static void gather_strings_checks_offsets_and_room(void)
+{
+    kh_setup();
+    static const int32_t dp[] = {3}, di[] = {2}, d2[] = {2, 1};
+    uint8_t bad[sizeof three_strings], got[4 * 4 + 1] = {0};
+    memcpy(bad, three_strings, sizeof bad);
+    bad[12] = 200; /* string 1 ends past the buffer */
+    int32_t idx[2] = {1, 0};
+    int32_t in[2] = {tensor(PL_STRING, 1, dp, bad, sizeof bad),
+                     tensor(PL_INT32, 1, di, idx, sizeof idx)};
+    int32_t out[1] = {tensor(PL_STRING, 1, di, got, sizeof got)};
+    CHECK_EQ(kh_run(pl_gather_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+    CHECK_STR_CONTAINS(kh.message, "string 1 of params");
+    memcpy(bad, three_strings, sizeof bad);
+    CHECK_EQ(kh_run(pl_gather_registration(), in, 2, out, 1, NULL), PL_ERR_ARG);
+    CHECK_STR_CONTAINS(kh.message, "need more than the output's 17 bytes");
+    kh_setup(); /* TFLite's kernel takes 1-D string params only */
+    int32_t in2[2] = {tensor(PL_STRING, 2, d2, bad, sizeof bad),
+                      tensor(PL_INT32, 1, di, idx, sizeof idx)};
+    int32_t out2[1] = {tensor(PL_STRING, 2, d2, got, sizeof got)};
+    CHECK_EQ(kh_run(pl_gather_registration(), in2, 2, out2, 1, NULL), PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "must be 1-D");
 }
 
 static void gather_nd_refuses_out_of_range_tuple(void)
@@ -149,6 +194,8 @@ int main(void)
 {
     RUN(gather_refuses_out_of_range_index_at_invoke);
     RUN(gather_batch_dims_picks_per_batch);
+    RUN(gather_strings_writes_a_string_buffer);
+    RUN(gather_strings_checks_offsets_and_room);
     RUN(gather_nd_refuses_out_of_range_tuple);
     RUN(embedding_lookup_hybrid_scales_per_row_and_checks_ids);
     RUN(arg_max_skips_nan_and_keeps_first_tie);

@@ -64,6 +64,16 @@ typedef enum pl_type {
 ** for unknown values. A resource is a 4-byte handle (the variable's id), as TFLM sizes it. */
 size_t pl_type_size(int32_t type);
 
+/* Text bytes a STRING tensor holds per element on average (see pl_type_bytes). */
+#define PL_STRING_BYTES 64u
+
+/* Bytes a tensor of count elements takes in the arena: count * pl_type_size(type), and for
+** STRING TFLite's string buffer (int32 count, int32 offsets[count + 1], then the text) with
+** room for PL_STRING_BYTES of text per element: 4 * (count + 2) + 64 * count. Any one string
+** may use the room of the others; a value needing more is refused (a string's length is
+** data, and the arena is planned once). Constant strings are read in place at their size. */
+uint64_t pl_type_bytes(int32_t type, uint64_t count);
+
 /* The schema's name without prefix ("FLOAT32", "INT8", ...), or "UNKNOWN". */
 const char *pl_type_name(int32_t type);
 

@@ -1,5 +1,6 @@
-/* gather.c - GATHER (TFLite gather.cc and reference Gather) for any fixed-size element type,
-** INT16/INT32/INT64 indices, negative axis and batch_dims.
+/* gather.c - GATHER (TFLite gather.cc and reference Gather) for any fixed-size element type
+** and 1-D STRING params (gather_string.c), INT16/INT32/INT64 indices, negative axis and
+** batch_dims.
 **
 ** Output shape: params[:axis] + indices[batch_dims:] + params[axis + 1:]. Indices are runtime
 ** data: every one is checked against the axis size before any copy, and an index outside
@@ -8,6 +9,7 @@
 
 #include <string.h>
 
+#include "gather_string.h"
 #include "kernels/shape/operand.h"
 
 enum { OP_GATHER = 36 };
@@ -32,9 +34,12 @@ static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 static pl_status check_types(pl_context *ctx, const pl_tensor *p, const pl_tensor *idx,
                              const pl_tensor *out)
 {
-    if (p->type != out->type || pl_type_size(p->type) == 0)
+    if (p->type != out->type || (pl_type_size(p->type) == 0 && p->type != PL_STRING))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "GATHER: params type %s with output type %s "
                          "is not supported", pl_type_name(p->type), pl_type_name(out->type));
+    if (p->type == PL_STRING && p->ndims != 1) /* as TFLite */
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "GATHER: STRING params must be 1-D, not of "
+                         "rank %d", (int)p->ndims);
     if (!pl_operand_is_index(idx->type) && idx->type != PL_INT16)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "GATHER: indices must be INT16, INT32 or "
                          "INT64, not %s", pl_type_name(idx->type));
@@ -119,6 +124,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
             return ctx->fail(ctx, PL_ERR_ARG, "GATHER: index %lld (element %zu of the indices)"
                              " is outside 0..%d", (long long)v, k, (int)d->axis_size - 1);
     }
+    if (p.type == PL_STRING)
+        return pl_gather_strings(ctx, &p, &idx, &out, n);
     size_t row = d->inner * pl_type_size(p.type), o = 0;
     const uint8_t *src = p.data;
     for (size_t b = 0; b < d->batch; b++)

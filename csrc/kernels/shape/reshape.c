@@ -51,7 +51,7 @@ static pl_status io(pl_context *ctx, pl_node *node, uint32_t min_in, uint32_t ma
     if ((*in)->type != (*out)->type)
         return ctx->fail(ctx, PL_ERR_MODEL, "input type %s differs from output type %s",
                          pl_type_name((*in)->type), pl_type_name((*out)->type));
-    if (pl_type_size((*in)->type) == 0)
+    if (pl_type_size((*in)->type) == 0 && (*in)->type != PL_STRING)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name((*in)->type));
     return PL_OK;
@@ -187,7 +187,11 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    size_t bytes = pl_tensor_count(&in) * pl_type_size(in.type);
+    /* a string buffer moves whole: its layout does not depend on the shape */
+    size_t bytes = in.type == PL_STRING ? in.bytes : pl_tensor_count(&in) * pl_type_size(in.type);
+    if (bytes > out.bytes)
+        return ctx->fail(ctx, PL_ERR_ARG, "the input's %zu bytes of strings do not fit the "
+                         "output's %zu", bytes, out.bytes);
     if (in.data != out.data && bytes > 0)
         memmove(out.data, in.data, bytes);
     return PL_OK;
