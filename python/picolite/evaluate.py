@@ -26,6 +26,11 @@ from picolite import _picolite as _c
 # (model digest, options) -> Interpreter, per thread: an interpreter is never shared.
 _local = threading.local()
 
+# One thread pool per worker count, kept: its threads keep their interpreters (weights
+# verified and packed once), so evaluating again, or a model in epochs, pays no set-up.
+_pools: Dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
 _CHUNKS_PER_WORKER = 8  # enough chunks to balance uneven workers and to show progress
 _MAX_CHUNK = 512
 
@@ -34,6 +39,15 @@ def _cpu_count() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    with _pools_lock:
+        pool = _pools.get(workers)
+        if pool is None:
+            pool = _pools[workers] = ThreadPoolExecutor(
+                max_workers=workers, thread_name_prefix="picolite-evaluate")
+        return pool
 
 
 def _interpreter(key: Tuple[str, Tuple], content: bytes, options: Dict[str, Any]):
@@ -170,13 +184,11 @@ def evaluate(model: _api.ModelLike, inputs: Any, *, workers: Optional[int] = Non
     key = (hashlib.sha256(content).hexdigest(), tuple(sorted(options.items())))
     starts = list(range(0, n, chunk_size))
     bar = _progress_bar(progress, n, len(starts))
-    own_pool = None
     if executor is None and workers > 1 and len(starts) > 1:
-        executor = own_pool = ThreadPoolExecutor(max_workers=workers,
-                                                 thread_name_prefix="picolite-evaluate")
+        executor = _pool(workers)
+    futures = None
     try:
         if executor is None:
-            futures = None
             results = (_run_chunk(key, content, options, s, [a[s:s + chunk_size]
                                                               for a in arrays])
                        for s in starts)
@@ -193,6 +205,6 @@ def evaluate(model: _api.ModelLike, inputs: Any, *, workers: Optional[int] = Non
     finally:
         if bar is not None:
             bar.close()
-        if own_pool is not None:
-            own_pool.shutdown(wait=True, cancel_futures=True)
+        for f in futures or ():  # after an error: the chunks not started yet do not run
+            f.cancel()
     return outputs
