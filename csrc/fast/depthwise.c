@@ -17,11 +17,45 @@
 typedef struct dw_plan {
     pl_dw_job job;
     bool f32;
-    int32_t m, in_c, in_h, in_w, wp, pad_h, pad_w, stride_h, oh, ow;
-    int32_t rows, cols; /* input rows and columns that land in the staged extent */
+    pl_dw_geometry g;
     int16_t offset;     /* int8: the input offset (minus its zero point) */
     void *staged;       /* one batch, zero where it is padding */
 } dw_plan;
+
+bool pl_dw_geometry_of(const pl_depthwise_conv_params *p, const pl_tensor *in,
+                       const pl_tensor *f, const pl_tensor *out, size_t max_staged,
+                       pl_dw_geometry *g)
+{
+    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || p->pad_h < 0 || p->pad_w < 0 ||
+        out->dims[1] <= 0 || out->dims[2] <= 0 || out->dims[3] != f->dims[3] ||
+        f->dims[3] <= 0 || (int64_t)in->dims[3] * p->depth_multiplier != f->dims[3])
+        return false;
+    g->m = p->depth_multiplier;
+    g->in_c = in->dims[3];
+    g->in_h = in->dims[1];
+    g->in_w = in->dims[2];
+    g->oh = out->dims[1];
+    g->ow = out->dims[2];
+    g->pad_h = p->pad_h;
+    g->pad_w = p->pad_w;
+    g->stride_h = p->stride_h;
+    int64_t hp = (int64_t)(g->oh - 1) * p->stride_h +
+                 (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
+    int64_t wp = (int64_t)(g->ow - 1) * p->stride_w +
+                 (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
+    g->channels = f->dims[3];
+    g->cp = pl_fast_round_up(f->dims[3], PL_DW_PAD);
+    if ((uint64_t)hp * (uint64_t)wp * (uint64_t)g->cp > max_staged)
+        return false;
+    g->wp = (int32_t)wp;
+    g->rows = (int32_t)(hp - p->pad_h < g->in_h ? hp - p->pad_h : g->in_h);
+    g->cols = (int32_t)(wp - p->pad_w < g->in_w ? wp - p->pad_w : g->in_w);
+    g->rows = g->rows < 0 ? 0 : g->rows;
+    g->cols = g->cols < 0 ? 0 : g->cols;
+    g->step = (size_t)p->stride_w * (size_t)g->cp;
+    g->staged = (size_t)hp * (size_t)wp * (size_t)g->cp;
+    return true;
+}
 
 const pl_dw_s8 *pl_dw_s8_for(pl_isa isa)
 {
@@ -126,7 +160,7 @@ static bool pack_f32(const pl_dw_job *job, const float *w, const float *bias, fl
 /* Where input pixel (iy, ix)'s channels start in the staged batch. */
 static inline size_t staged_at(const dw_plan *pl, int32_t iy, int32_t ix)
 {
-    return ((size_t)(iy + pl->pad_h) * (size_t)pl->wp + (size_t)(ix + pl->pad_w)) *
+    return ((size_t)(iy + pl->g.pad_h) * (size_t)pl->g.wp + (size_t)(ix + pl->g.pad_w)) *
            (size_t)pl->job.cp;
 }
 
@@ -143,14 +177,14 @@ static void stage_row_expand_s8(const int8_t *s, int16_t *o, size_t cols, size_t
 
 static void stage_s8(const dw_plan *pl, const pl_dw_s8 *k, const int8_t *in)
 {
-    const size_t cin = (size_t)pl->in_c, row = (size_t)pl->in_w * cin, cp = (size_t)pl->job.cp;
-    for (int32_t iy = 0; iy < pl->rows; iy++) {
+    const size_t cin = (size_t)pl->g.in_c, row = (size_t)pl->g.in_w * cin, cp = (size_t)pl->job.cp;
+    for (int32_t iy = 0; iy < pl->g.rows; iy++) {
         const int8_t *s = in + (size_t)iy * row;
         int16_t *o = (int16_t *)pl->staged + staged_at(pl, iy, 0);
-        if (pl->m == 1 && k->stage != NULL)
-            k->stage(s, o, (size_t)pl->cols, cin, cp, pl->offset);
+        if (pl->g.m == 1 && k->stage != NULL)
+            k->stage(s, o, (size_t)pl->g.cols, cin, cp, pl->offset);
         else
-            stage_row_expand_s8(s, o, (size_t)pl->cols, cin, (size_t)pl->m, cp, pl->offset);
+            stage_row_expand_s8(s, o, (size_t)pl->g.cols, cin, (size_t)pl->g.m, cp, pl->offset);
     }
 }
 
@@ -172,48 +206,10 @@ static void stage_row_f32(const float *restrict s, float *restrict o, size_t col
 
 static void stage_f32(const dw_plan *pl, const float *in)
 {
-    const size_t cin = (size_t)pl->in_c, row = (size_t)pl->in_w * cin;
-    for (int32_t iy = 0; iy < pl->rows; iy++)
+    const size_t cin = (size_t)pl->g.in_c, row = (size_t)pl->g.in_w * cin;
+    for (int32_t iy = 0; iy < pl->g.rows; iy++)
         stage_row_f32(in + (size_t)iy * row, (float *)pl->staged + staged_at(pl, iy, 0),
-                      (size_t)pl->cols, cin, (size_t)pl->m, (size_t)pl->job.cp);
-}
-
-/* The geometry: staged extent, tap offsets, rows and columns copied. False when the fast
-** path does not apply. */
-static bool plan_geometry(const pl_depthwise_conv_op *d, const pl_tensor *in,
-                          const pl_tensor *f, const pl_tensor *out, dw_plan *pl,
-                          size_t *staged_elems)
-{
-    const pl_depthwise_conv_params *p = &d->p;
-    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || p->pad_h < 0 || p->pad_w < 0 ||
-        out->dims[1] <= 0 || out->dims[2] <= 0 || out->dims[3] != f->dims[3] ||
-        in->dims[3] * p->depth_multiplier != f->dims[3])
-        return false;
-    pl->m = p->depth_multiplier;
-    pl->in_c = in->dims[3];
-    pl->in_h = in->dims[1];
-    pl->in_w = in->dims[2];
-    pl->oh = out->dims[1];
-    pl->ow = out->dims[2];
-    pl->pad_h = p->pad_h;
-    pl->pad_w = p->pad_w;
-    pl->stride_h = p->stride_h;
-    int64_t hp = (int64_t)(pl->oh - 1) * p->stride_h +
-                 (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
-    int64_t wp = (int64_t)(pl->ow - 1) * p->stride_w +
-                 (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
-    pl->job.channels = f->dims[3];
-    pl->job.cp = pl_fast_round_up(f->dims[3], PL_DW_PAD);
-    if ((uint64_t)hp * (uint64_t)wp * (uint64_t)pl->job.cp > MAX_STAGED)
-        return false;
-    pl->wp = (int32_t)wp;
-    pl->rows = (int32_t)(hp - p->pad_h < pl->in_h ? hp - p->pad_h : pl->in_h);
-    pl->cols = (int32_t)(wp - p->pad_w < pl->in_w ? wp - p->pad_w : pl->in_w);
-    pl->rows = pl->rows < 0 ? 0 : pl->rows;
-    pl->cols = pl->cols < 0 ? 0 : pl->cols;
-    pl->job.step = (size_t)p->stride_w * (size_t)pl->job.cp;
-    *staged_elems = (size_t)hp * (size_t)wp * (size_t)pl->job.cp;
-    return true;
+                      (size_t)pl->g.cols, cin, (size_t)pl->g.m, (size_t)pl->job.cp);
 }
 
 /* Tap t's offset from its window's origin (the extra int8 tap repeats the last one). */
@@ -223,7 +219,7 @@ static void plan_taps(const pl_depthwise_conv_params *p, const pl_tensor *f, con
     for (int32_t t = 0; t < pl->job.taps; t++) {
         int32_t r = t < real_taps ? t : real_taps - 1;
         int32_t fy = r / f->dims[2], fx = r % f->dims[2];
-        tap_at[t] = ((size_t)fy * (size_t)p->dilation_h * (size_t)pl->wp +
+        tap_at[t] = ((size_t)fy * (size_t)p->dilation_h * (size_t)pl->g.wp +
                      (size_t)fx * (size_t)p->dilation_w) * (size_t)pl->job.cp;
     }
 }
@@ -245,9 +241,12 @@ static bool plan(pl_context *ctx, const pl_node *node)
         (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
         return false;
     dw_plan pl = {0};
-    size_t staged_elems;
-    if (!plan_geometry(d, &in, &f, &out, &pl, &staged_elems))
+    if (!pl_dw_geometry_of(&d->p, &in, &f, &out, MAX_STAGED, &pl.g))
         return false;
+    size_t staged_elems = pl.g.staged;
+    pl.job.channels = pl.g.channels;
+    pl.job.cp = pl.g.cp;
+    pl.job.step = pl.g.step;
     pl.f32 = d->type == PL_FLOAT32;
     int32_t real_taps = f.dims[1] * f.dims[2];
     pl.job.taps = pl.f32 ? real_taps : pl_fast_round_up(real_taps, 2);
@@ -297,22 +296,22 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     pl_isa isa = pl_fast_isa_of(node);
-    const size_t in_batch = (size_t)pl->in_h * (size_t)pl->in_w * (size_t)pl->in_c;
-    const size_t out_row = (size_t)pl->ow * (size_t)pl->job.channels;
-    const size_t row_step = (size_t)pl->stride_h * (size_t)pl->wp * (size_t)pl->job.cp;
+    const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;
+    const size_t out_row = (size_t)pl->g.ow * (size_t)pl->job.channels;
+    const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;
     for (int32_t b = 0; b < in.dims[0]; b++) {
-        size_t o = (size_t)b * (size_t)pl->oh * out_row;
+        size_t o = (size_t)b * (size_t)pl->g.oh * out_row;
         if (pl->f32) {
             const pl_dw_f32 *k = pl_dw_f32_for(isa);
             stage_f32(pl, (const float *)in.data + (size_t)b * in_batch);
-            for (int32_t oy = 0; oy < pl->oh; oy++, o += out_row)
-                k->run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->ow,
+            for (int32_t oy = 0; oy < pl->g.oh; oy++, o += out_row)
+                k->run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->g.ow,
                        (float *)out.data + o);
         } else {
             const pl_dw_s8 *k = pl_dw_s8_for(isa);
             stage_s8(pl, k, (const int8_t *)in.data + (size_t)b * in_batch);
-            for (int32_t oy = 0; oy < pl->oh; oy++, o += out_row)
-                k->run(&pl->job, (const int16_t *)pl->staged + (size_t)oy * row_step, pl->ow,
+            for (int32_t oy = 0; oy < pl->g.oh; oy++, o += out_row)
+                k->run(&pl->job, (const int16_t *)pl->staged + (size_t)oy * row_step, pl->g.ow,
                        (int8_t *)out.data + o);
         }
     }

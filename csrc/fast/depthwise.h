@@ -13,14 +13,32 @@
 #ifndef PL_FAST_DEPTHWISE_H
 #define PL_FAST_DEPTHWISE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "fast/inline.h"
+#include "kernels/conv/depthwise_conv.h"
 #include "picolite/pl_fast.h"
 
 /* Staged channels are padded to a multiple of this. */
 #define PL_DW_PAD 16
+
+/* Where a depthwise batch is staged with its padding written out: the staged extent
+** (wp wide), the input rows and columns that land in it, and the output points' step. */
+typedef struct pl_dw_geometry {
+    int32_t m, in_c, in_h, in_w, wp, pad_h, pad_w, stride_h, oh, ow;
+    int32_t rows, cols;   /* input rows and columns that land in the staged extent */
+    int32_t channels, cp; /* output channels; staged channels (a PL_DW_PAD multiple) */
+    size_t step;          /* between consecutive output points' window origins */
+    size_t staged;        /* staged elements of one batch */
+} pl_dw_geometry;
+
+/* The geometry of a depthwise node (NHWC input, 1HWC filter); false when the fast path does
+** not apply (odd shapes, or a staged batch above max_staged elements). */
+bool pl_dw_geometry_of(const pl_depthwise_conv_params *p, const pl_tensor *in,
+                       const pl_tensor *f, const pl_tensor *out, size_t max_staged,
+                       pl_dw_geometry *g);
 
 /* One row's job. Element offsets count staged elements (int16 or float). */
 typedef struct pl_dw_job {

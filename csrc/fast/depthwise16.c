@@ -5,6 +5,7 @@
 ** kernel. */
 #include <string.h>
 
+#include "fast/depthwise.h"
 #include "fast/depthwise16.h"
 #include "fast/gemm.h" /* pl_fast_round_up */
 #include "fast/s16.h"
@@ -15,8 +16,7 @@
 
 typedef struct dw16_plan {
     pl_dw16_job job;
-    int32_t m, in_c, in_h, in_w, wp, pad_h, pad_w, stride_h, oh, ow;
-    int32_t rows, cols; /* input rows and columns that land in the staged extent */
+    pl_dw_geometry g;
     int16_t *staged;    /* one batch, zero where it is padding */
 } dw16_plan;
 
@@ -73,44 +73,6 @@ static void pack(const pl_depthwise_conv_op *d, const pl_dw16_job *job, int32_t 
     }
 }
 
-/* The geometry: staged extent, tap offsets' stride, rows and columns copied. False when the
-** fast path does not apply. */
-static bool plan_geometry(const pl_depthwise_conv_params *p, const pl_tensor *in,
-                          const pl_tensor *f, const pl_tensor *out, dw16_plan *pl,
-                          size_t *staged_elems)
-{
-    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || p->pad_h < 0 || p->pad_w < 0 ||
-        out->dims[1] <= 0 || out->dims[2] <= 0 || out->dims[3] != f->dims[3] ||
-        f->dims[3] <= 0 ||
-        (int64_t)in->dims[3] * p->depth_multiplier != f->dims[3])
-        return false;
-    pl->m = p->depth_multiplier;
-    pl->in_c = in->dims[3];
-    pl->in_h = in->dims[1];
-    pl->in_w = in->dims[2];
-    pl->oh = out->dims[1];
-    pl->ow = out->dims[2];
-    pl->pad_h = p->pad_h;
-    pl->pad_w = p->pad_w;
-    pl->stride_h = p->stride_h;
-    int64_t hp = (int64_t)(pl->oh - 1) * p->stride_h +
-                 (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
-    int64_t wp = (int64_t)(pl->ow - 1) * p->stride_w +
-                 (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
-    pl->job.channels = f->dims[3];
-    pl->job.cp = pl_fast_round_up(f->dims[3], 16);
-    if ((uint64_t)hp * (uint64_t)wp * (uint64_t)pl->job.cp > MAX_STAGED)
-        return false;
-    pl->wp = (int32_t)wp;
-    pl->rows = (int32_t)(hp - p->pad_h < pl->in_h ? hp - p->pad_h : pl->in_h);
-    pl->cols = (int32_t)(wp - p->pad_w < pl->in_w ? wp - p->pad_w : pl->in_w);
-    pl->rows = pl->rows < 0 ? 0 : pl->rows;
-    pl->cols = pl->cols < 0 ? 0 : pl->cols;
-    pl->job.step = (size_t)p->stride_w * (size_t)pl->job.cp;
-    *staged_elems = (size_t)hp * (size_t)wp * (size_t)pl->job.cp;
-    return true;
-}
-
 bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
 {
     const pl_depthwise_conv_op *d = node->user_data;
@@ -125,9 +87,12 @@ bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
         (bias.index >= 0 && (bias.data == NULL || !bias.is_constant || bias.type != PL_INT64)))
         return false;
     dw16_plan pl = {0};
-    size_t staged_elems;
-    if (!plan_geometry(&d->p, &in, &f, &out, &pl, &staged_elems))
+    if (!pl_dw_geometry_of(&d->p, &in, &f, &out, MAX_STAGED, &pl.g))
         return false;
+    size_t staged_elems = pl.g.staged;
+    pl.job.channels = pl.g.channels;
+    pl.job.cp = pl.g.cp;
+    pl.job.step = pl.g.step;
     int64_t real_taps = (int64_t)f.dims[1] * f.dims[2];
     if (real_taps < 1 || real_taps > PL_DW16_MAX_TAPS)
         return false;
@@ -145,7 +110,7 @@ bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
     for (int32_t t = 0; t < pl.job.taps; t++) { /* the extra tap repeats the last one */
         int32_t r = t < real_taps ? t : (int32_t)real_taps - 1;
         int32_t fy = r / f.dims[2], fx = r % f.dims[2];
-        tap_at[t] = ((size_t)fy * (size_t)d->p.dilation_h * (size_t)pl.wp +
+        tap_at[t] = ((size_t)fy * (size_t)d->p.dilation_h * (size_t)pl.g.wp +
                      (size_t)fx * (size_t)d->p.dilation_w) * (size_t)pl.job.cp;
     }
     pl.job.tap_at = tap_at;
@@ -160,12 +125,12 @@ bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
 
 static void stage(const dw16_plan *pl, const int16_t *in)
 {
-    const size_t cin = (size_t)pl->in_c, m = (size_t)pl->m;
-    for (int32_t iy = 0; iy < pl->rows; iy++)
-        for (int32_t ix = 0; ix < pl->cols; ix++) {
-            const int16_t *s = in + ((size_t)iy * (size_t)pl->in_w + (size_t)ix) * cin;
-            int16_t *o = pl->staged + ((size_t)(iy + pl->pad_h) * (size_t)pl->wp +
-                                       (size_t)(ix + pl->pad_w)) * (size_t)pl->job.cp;
+    const size_t cin = (size_t)pl->g.in_c, m = (size_t)pl->g.m;
+    for (int32_t iy = 0; iy < pl->g.rows; iy++)
+        for (int32_t ix = 0; ix < pl->g.cols; ix++) {
+            const int16_t *s = in + ((size_t)iy * (size_t)pl->g.in_w + (size_t)ix) * cin;
+            int16_t *o = pl->staged + ((size_t)(iy + pl->g.pad_h) * (size_t)pl->g.wp +
+                                       (size_t)(ix + pl->g.pad_w)) * (size_t)pl->job.cp;
             if (m == 1)
                 memcpy(o, s, cin * sizeof(int16_t));
             else
@@ -182,14 +147,14 @@ pl_status pl_fast_depthwise16_invoke(pl_context *ctx, const pl_node *node, const
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     const pl_dw_s16 *k = pl_dw_s16_for(pl_fast_isa_of(node));
-    const size_t in_batch = (size_t)pl->in_h * (size_t)pl->in_w * (size_t)pl->in_c;
-    const size_t out_row = (size_t)pl->ow * (size_t)pl->job.channels;
-    const size_t row_step = (size_t)pl->stride_h * (size_t)pl->wp * (size_t)pl->job.cp;
+    const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;
+    const size_t out_row = (size_t)pl->g.ow * (size_t)pl->job.channels;
+    const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;
     for (int32_t b = 0; b < in.dims[0]; b++) {
-        size_t o = (size_t)b * (size_t)pl->oh * out_row;
+        size_t o = (size_t)b * (size_t)pl->g.oh * out_row;
         stage(pl, (const int16_t *)in.data + (size_t)b * in_batch);
-        for (int32_t oy = 0; oy < pl->oh; oy++, o += out_row)
-            k->run(&pl->job, pl->staged + (size_t)oy * row_step, pl->ow,
+        for (int32_t oy = 0; oy < pl->g.oh; oy++, o += out_row)
+            k->run(&pl->job, pl->staged + (size_t)oy * row_step, pl->g.ow,
                    (int16_t *)out.data + o);
     }
     return PL_OK;
