@@ -2,6 +2,7 @@
 in input order, whatever the workers, chunks and executors."""
 
 import concurrent.futures
+import sys
 
 import numpy as np
 import pytest
@@ -86,6 +87,23 @@ def test_evaluate_runs_on_a_callers_executor():
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         got = picolite.evaluate(str(CNN), x, executor=pool, chunk_size=2)[0]
     assert got.tobytes() == one_by_one(CNN, x)[0].tobytes()
+
+
+def test_evaluate_keeps_a_few_interpreters_per_thread():
+    """The kept pool's threads live on: each keeps only its most recent interpreters (closed
+    when dropped), so a session evaluating many models does not hold them all."""
+    module = sys.modules["picolite.evaluate"]  # the package's name is the function
+
+    arrays = samples(CNN, 4)
+    want = one_by_one(CNN, arrays)
+    variants = [dict(planner=p, kernels=k) for p in ("greedy", "linear", "bestfit")
+                for k in ("auto", "portable")]
+    for options in variants:  # workers=1 runs in this thread
+        got = picolite.evaluate(str(CNN), arrays, workers=1, **options)
+        assert np.array_equal(got[0], want[0])
+    kept = module._local.interpreters
+    assert len(kept) == module._KEPT_INTERPRETERS < len(variants)
+    assert all(not it._c.closed for it in kept.values())
 
 
 def test_evaluate_of_no_samples_is_empty():

@@ -11,6 +11,7 @@ build their interpreter once per worker process), so a data set spreads over a c
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import math
 import os
@@ -31,6 +32,7 @@ _local = threading.local()
 _pools: Dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
 
+_KEPT_INTERPRETERS = 4  # per thread
 _CHUNKS_PER_WORKER = 8  # enough chunks to balance uneven workers and to show progress
 _MAX_CHUNK = 512
 
@@ -51,14 +53,19 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 
 
 def _interpreter(key: Tuple[str, Tuple], content: bytes, options: Dict[str, Any]):
+    """This thread's interpreter for the model and options: the most recent few are kept
+    (the pool's threads live on, so an unbounded cache would hold every model evaluated)."""
     cache = getattr(_local, "interpreters", None)
     if cache is None:
-        cache = _local.interpreters = {}
+        cache = _local.interpreters = collections.OrderedDict()
     it = cache.get(key)
     if it is None:
         it = _api.Interpreter(model_content=content, **options)
         it.allocate_tensors()
         cache[key] = it
+        while len(cache) > _KEPT_INTERPRETERS:
+            cache.popitem(last=False)[1].close()
+    cache.move_to_end(key)
     return it
 
 
