@@ -691,7 +691,9 @@ class Interpreter:
         """Runs the model. RuntimeError "Invoke called on model that is not ready" before
         allocate_tensors(); refused (StateError, a RuntimeError) while numpy views from
         tensor() are alive, as in tf.lite. With profile=True the run is timed per node and
-        its picolite.profile.Profile is returned."""
+        its picolite.profile.Profile is returned. As in TFLM's arena, later tensors may
+        reuse an input's bytes once the model has read it: set the inputs before each
+        invoke (preserve_all_tensors=True keeps every tensor)."""
         if profile:
             from picolite.profile import profile as run_profiled
 

@@ -8,11 +8,13 @@ Every keyword LiteRT's Interpreter takes is accepted, with this meaning in picol
 
 - ``num_threads``: checked as LiteRT does (an int >= 1); one picolite interpreter runs on
   one thread (as TFLM on a microcontroller), so the value changes no result.
-- ``experimental_op_resolver_type``: any OpResolverType; every one means picolite's
-  kernels, which are bit-exact with LiteRT's BUILTIN_REF for integer models.
+- ``experimental_op_resolver_type``: any OpResolverType; BUILTIN_REF runs picolite's
+  portable kernels, the others its host fast paths (``kernels="auto"``); both are
+  bit-exact with LiteRT's BUILTIN_REF for integer models.
 - ``experimental_delegates``: picolite runs no delegates; None or an empty list only.
 - ``experimental_preserve_all_tensors``: every tensor readable after invoke() (linear
-  plan), as LiteRT.
+  plan), as LiteRT. Without it the arena is TFLM's: later tensors may reuse an input's
+  bytes once the model has read it, so set the inputs before each invoke().
 - ``experimental_disable_delegate_clustering``, ``experimental_default_delegate_latest_
   features``, ``experimental_disable_delegate_node_fusion``, ``experimental_force_delegate_
   node_profiling``: delegate settings, accepted and without effect (no delegates).
