@@ -19,16 +19,11 @@ typedef struct bmm_plan {
     int32_t *col_sums, *row_sums, *raw; /* int8 */
 } bmm_plan;
 
-static size_t align64(size_t n)
-{
-    return (n + 63) & ~(size_t)63;
-}
-
 /* Carves n bytes from *at. */
 static void *take(uint8_t **at, size_t n)
 {
     void *p = *at;
-    *at += align64(n);
+    *at += pl_fast_align64(n);
     return p;
 }
 
@@ -50,10 +45,10 @@ static bool plan(const pl_node *node)
                         : g8->packed_bytes(p->cols, (int32_t)kp);
     size_t rhs_t = p->adj_y ? 0 : cols * depth * elem;
     size_t lhs = f32 ? (p->adj_x ? rows * depth * elem : 0) : rows * kp;
-    size_t sums = f32 ? 0 : align64(cols * 4) + align64(rows * 4) + align64(rows * cols * 4);
-    size_t head = align64(sizeof(bmm_plan));
-    uint8_t *block = pl_fast_block_new(node, head + align64(packed) + align64(rhs_t) +
-                                                 align64(lhs) + sums);
+    size_t sums = f32 ? 0 : pl_fast_align64(cols * 4) + pl_fast_align64(rows * 4) + pl_fast_align64(rows * cols * 4);
+    size_t head = pl_fast_align64(sizeof(bmm_plan));
+    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + pl_fast_align64(rhs_t) +
+                                                 pl_fast_align64(lhs) + sums);
     if (block == NULL)
         return false;
     bmm_plan bp = {0};

@@ -11,8 +11,6 @@
 #include "kernels/conv/conv.h"
 #include "kernels/conv/conv_params.h"
 
-/* About this many bytes of gathered rows per product: they stay in the L2 cache. */
-enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 /* a multiple of every kernel's rows */ };
 
 typedef struct conv_plan {
     int32_t k, kp, n;  /* taps x input channels, k padded for int8, output channels */
@@ -24,11 +22,6 @@ typedef struct conv_plan {
     void *a;           /* rows x kp gathered taps */
     pl_s8_stage st;
 } conv_plan;
-
-static size_t align64(size_t n)
-{
-    return (n + 63) & ~(size_t)63;
-}
 
 /* n bytes of value v: short fills (a few taps of few channels) skip the call. */
 static inline void fill(uint8_t *dst, uint8_t v, size_t n)
@@ -194,20 +187,17 @@ static bool plan(pl_context *ctx, const pl_node *node)
     cp.pad = (uint8_t)(128 - d->p.input_offset);
     size_t elem = cp.f32 ? sizeof(float) : 1;
     size_t points = pl_tensor_count(&out) / (size_t)cp.n;
-    size_t rows = CHUNK_BYTES / ((size_t)cp.kp * elem) / ROW_STEP * ROW_STEP;
-    rows = rows < ROW_STEP ? ROW_STEP : rows;
-    size_t needed = (points + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
-    cp.rows = (int32_t)(rows < needed ? rows : needed);
+    cp.rows = pl_fast_chunk_rows((size_t)cp.kp * elem, points);
     int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
     size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
-    size_t arrays = cp.f32 ? 0 : align64(sizeof(int32_t) * 4 * (size_t)lanes);
-    size_t gathered = cp.direct ? 0 : align64((size_t)cp.rows * (size_t)cp.kp * elem);
-    size_t head = align64(sizeof cp);
-    uint8_t *block = pl_fast_block_new(node, head + align64(packed) + arrays + gathered);
+    size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * 4 * (size_t)lanes);
+    size_t gathered = cp.direct ? 0 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem);
+    size_t head = pl_fast_align64(sizeof cp);
+    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered);
     if (block == NULL)
         return false;
     cp.packed = block + head;
-    cp.a = block + head + align64(packed) + arrays;
+    cp.a = block + head + pl_fast_align64(packed) + arrays;
     if (cp.f32) {
         const float *w = f.data;
         for (size_t i = 0; i < (size_t)cp.n * (size_t)cp.k; i++)
@@ -219,7 +209,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         const pl_s8_requant q = {d->p.input_offset, d->p.multiplier, d->p.shift,
                                  d->p.output_offset, d->p.act_min, d->p.act_max};
         if (!pl_fast_s8_stage_init(&q, f.data, cp.n, cp.k, bias.data,
-                                   (int32_t *)(block + head + align64(packed)), lanes, &cp.st))
+                                   (int32_t *)(block + head + pl_fast_align64(packed)), lanes, &cp.st))
             return false;
     }
     memcpy(block, &cp, sizeof cp);

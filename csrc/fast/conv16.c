@@ -13,8 +13,6 @@
 #include "fast/s16.h"
 #include "kernels/conv/conv_params.h"
 
-/* About this many bytes of gathered rows per product: they stay in the L2 cache. */
-enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 /* a multiple of every kernel's rows */ };
 
 typedef struct conv16_plan {
     int32_t k, kp, n; /* taps x input channels, k rounded up to 4, output channels */
@@ -23,11 +21,6 @@ typedef struct conv16_plan {
     int16_t *a;       /* rows x kp gathered taps */
     pl_s16_stage st;
 } conv16_plan;
-
-static size_t align64(size_t n)
-{
-    return (n + 63) & ~(size_t)63;
-}
 
 static inline void zero16(int16_t *dst, size_t n)
 {
@@ -147,15 +140,12 @@ bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node)
     cp.k = f.dims[1] * f.dims[2] * f.dims[3];
     cp.kp = pl_fast_round_up(cp.k, 4);
     size_t points = pl_tensor_count(&out) / (size_t)cp.n;
-    size_t rows = CHUNK_BYTES / ((size_t)cp.kp * sizeof(int16_t)) / ROW_STEP * ROW_STEP;
-    rows = rows < ROW_STEP ? ROW_STEP : rows;
-    size_t needed = (points + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
-    cp.rows = (int32_t)(rows < needed ? rows : needed);
-    size_t packed = align64(g->packed_bytes(cp.n, cp.kp));
-    size_t a = align64((size_t)cp.rows * (size_t)cp.kp * sizeof(int16_t));
+    cp.rows = pl_fast_chunk_rows((size_t)cp.kp * sizeof(int16_t), points);
+    size_t packed = pl_fast_align64(g->packed_bytes(cp.n, cp.kp));
+    size_t a = pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * sizeof(int16_t));
     int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
-    size_t arrays = align64((4 * sizeof(int64_t) + 3 * sizeof(int32_t)) * (size_t)lanes);
-    size_t head = align64(sizeof cp);
+    size_t arrays = pl_fast_align64((4 * sizeof(int64_t) + 3 * sizeof(int32_t)) * (size_t)lanes);
+    size_t head = pl_fast_align64(sizeof cp);
     uint8_t *block = pl_fast_block_new(node, head + packed + a + arrays);
     if (block == NULL)
         return false;

@@ -91,11 +91,6 @@ const pl_dw_f32 *pl_dw_f32_for(pl_isa isa)
     return NULL;
 }
 
-static size_t align64(size_t n)
-{
-    return (n + 63) & ~(size_t)63;
-}
-
 static size_t s8_packed_bytes(int32_t taps, int32_t cp, int32_t group)
 {
     size_t full = (size_t)(cp / group), rest = (size_t)(cp % group);
@@ -259,15 +254,15 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t elem = pl.f32 ? sizeof(float) : sizeof(int16_t);
     size_t packed = pl.f32 ? sizeof(float) * (size_t)(pl.job.taps + 1) * (size_t)pl.job.cp
                            : s8_packed_bytes(pl.job.taps, pl.job.cp, k8->group);
-    size_t head = align64(sizeof pl), taps = align64(sizeof(size_t) * (size_t)pl.job.taps);
-    uint8_t *block = pl_fast_block_new(node, head + taps + align64(packed) + staged_elems * elem);
+    size_t head = pl_fast_align64(sizeof pl), taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
+    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + staged_elems * elem);
     if (block == NULL)
         return false;
     size_t *tap_at = (size_t *)(block + head);
     plan_taps(&d->p, &f, &pl, real_taps, tap_at);
     pl.job.tap_at = tap_at;
     pl.job.packed = block + head + taps;
-    pl.staged = block + head + taps + align64(packed);
+    pl.staged = block + head + taps + pl_fast_align64(packed);
     memset(pl.staged, 0, staged_elems * elem);
     bool ok = pl.f32 ? pack_f32(&pl.job, f.data, bias.data, (float *)(block + head + taps))
                      : pack_s8(d, &pl.job, real_taps, k8->group, f.data, bias.data,

@@ -30,11 +30,6 @@ const pl_dw_s16 *pl_dw_s16_for(pl_isa isa)
     return NULL;
 }
 
-static size_t align64(size_t n)
-{
-    return (n + 63) & ~(size_t)63;
-}
-
 /* Position of channel c's lane within its group of 16 (depthwise16.h's order). */
 static inline int32_t lane_of(int32_t c)
 {
@@ -101,8 +96,8 @@ bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
     pl.job.act_min = d->p.act_min;
     pl.job.act_max = d->p.act_max;
     size_t packed = (size_t)(pl.job.cp / 16) * pl_dw16_group_bytes(pl.job.taps);
-    size_t head = align64(sizeof pl), taps = align64(sizeof(size_t) * (size_t)pl.job.taps);
-    uint8_t *block = pl_fast_block_new(node, head + taps + align64(packed) +
+    size_t head = pl_fast_align64(sizeof pl), taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
+    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) +
                                                  staged_elems * sizeof(int16_t));
     if (block == NULL)
         return false;
@@ -115,7 +110,7 @@ bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
     }
     pl.job.tap_at = tap_at;
     pl.job.packed = block + head + taps;
-    pl.staged = (int16_t *)(block + head + taps + align64(packed));
+    pl.staged = (int16_t *)(block + head + taps + pl_fast_align64(packed));
     memset(pl.staged, 0, staged_elems * sizeof(int16_t));
     pack(d, &pl.job, (int32_t)real_taps, f.data, bias.index >= 0 ? bias.data : NULL,
          block + head + taps);

@@ -3,6 +3,9 @@
 #ifndef PL_FAST_FAST_H
 #define PL_FAST_FAST_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "picolite/pl_fast.h"
 
 static inline const pl_fast_registration *pl_fast_reg_of(const pl_node *node)
@@ -14,6 +17,24 @@ static inline const pl_fast_registration *pl_fast_reg_of(const pl_node *node)
 static inline pl_isa pl_fast_isa_of(const pl_node *node)
 {
     return pl_fast_reg_of(node)->owner->isa;
+}
+
+/* n rounded up to a multiple of 64 (host blocks are carved in cache lines). */
+static inline size_t pl_fast_align64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+/* Output points gathered per matrix product: about 64 KB of rows of row_bytes (they stay in
+** the L2 cache), a multiple of 24 (every kernel's row block divides it), no more than the
+** points need. */
+static inline int32_t pl_fast_chunk_rows(size_t row_bytes, size_t points)
+{
+    enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 };
+    size_t rows = CHUNK_BYTES / row_bytes / ROW_STEP * ROW_STEP;
+    size_t needed = (points + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
+    rows = rows < ROW_STEP ? ROW_STEP : rows;
+    return (int32_t)(rows < needed ? rows : needed);
 }
 
 /* Prepare: a new 64-byte-aligned host block of bytes for node, in place of any it had;

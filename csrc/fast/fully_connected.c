@@ -11,7 +11,6 @@
 #include "kernels/conv/conv_params.h"
 #include "kernels/conv/fully_connected.h"
 
-enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 /* a multiple of every kernel's rows */ };
 
 typedef struct fc_plan {
     int32_t kp;      /* int8: depth rounded up to 4 */
@@ -22,11 +21,6 @@ typedef struct fc_plan {
     uint8_t *a;      /* int8: rows x kp */
     int32_t *sums;   /* int8: rows x units */
 } fc_plan;
-
-static size_t align64(size_t n)
-{
-    return (n + 63) & ~(size_t)63;
-}
 
 static bool plan(pl_context *ctx, const pl_node *node)
 {
@@ -43,17 +37,14 @@ static bool plan(pl_context *ctx, const pl_node *node)
     fc_plan fp = {0};
     fp.f32 = d->type == PL_FLOAT32;
     fp.kp = fp.f32 ? p->depth : pl_fast_round_up(p->depth, 4);
-    size_t rows = CHUNK_BYTES / (size_t)fp.kp / ROW_STEP * ROW_STEP;
-    rows = rows < ROW_STEP ? ROW_STEP : rows;
-    size_t needed = ((size_t)p->batches + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
-    fp.rows = (int32_t)(rows < needed ? rows : needed);
+    fp.rows = pl_fast_chunk_rows((size_t)fp.kp, (size_t)p->batches);
     size_t packed = fp.f32 ? gf->packed_bytes(p->units, p->depth)
                            : g8->packed_bytes(p->units, fp.kp);
-    size_t fold = fp.f32 ? 0 : align64(sizeof(int32_t) * (size_t)p->units);
-    size_t a = fp.f32 ? 0 : align64((size_t)fp.rows * (size_t)fp.kp);
-    size_t sums = fp.f32 ? 0 : align64(sizeof(int32_t) * (size_t)fp.rows * (size_t)p->units);
-    size_t head = align64(sizeof fp);
-    uint8_t *block = pl_fast_block_new(node, head + align64(packed) + fold + a + sums);
+    size_t fold = fp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * (size_t)p->units);
+    size_t a = fp.f32 ? 0 : pl_fast_align64((size_t)fp.rows * (size_t)fp.kp);
+    size_t sums = fp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * (size_t)fp.rows * (size_t)p->units);
+    size_t head = pl_fast_align64(sizeof fp);
+    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + fold + a + sums);
     if (block == NULL)
         return false;
     fp.packed = block + head;
@@ -61,7 +52,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         gf->pack(f.data, p->units, p->depth, fp.packed);
     } else {
         const int8_t *w = f.data;
-        fp.fold = (int32_t *)(block + head + align64(packed));
+        fp.fold = (int32_t *)(block + head + pl_fast_align64(packed));
         fp.a = (uint8_t *)fp.fold + fold;
         fp.sums = (int32_t *)(fp.a + a);
         g8->pack(w, p->units, p->depth, fp.kp, fp.packed);

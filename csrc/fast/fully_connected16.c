@@ -11,7 +11,6 @@
 #include "kernels/conv/conv_params.h"
 #include "kernels/conv/fully_connected.h"
 
-enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 /* a multiple of every kernel's rows */ };
 
 typedef struct fc16_plan {
     int32_t kp;     /* depth rounded up to 4 */
@@ -20,11 +19,6 @@ typedef struct fc16_plan {
     int16_t *a;     /* rows x kp when the depth is not kp, else NULL */
     int64_t *sums;  /* rows x units */
 } fc16_plan;
-
-static size_t align64(size_t n)
-{
-    return (n + 63) & ~(size_t)63;
-}
 
 bool pl_fast_fully_connected16_plan(pl_context *ctx, const pl_node *node)
 {
@@ -39,15 +33,12 @@ bool pl_fast_fully_connected16_plan(pl_context *ctx, const pl_node *node)
         return false;
     fc16_plan fp = {0};
     fp.kp = pl_fast_round_up(p->depth, 4);
-    size_t rows = CHUNK_BYTES / ((size_t)fp.kp * sizeof(int16_t)) / ROW_STEP * ROW_STEP;
-    rows = rows < ROW_STEP ? ROW_STEP : rows;
-    size_t needed = ((size_t)p->batches + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
-    fp.rows = (int32_t)(rows < needed ? rows : needed);
+    fp.rows = pl_fast_chunk_rows((size_t)fp.kp * sizeof(int16_t), (size_t)p->batches);
     bool copy = fp.kp != p->depth;
-    size_t packed = align64(g->packed_bytes(p->units, fp.kp));
-    size_t a = copy ? align64((size_t)fp.rows * (size_t)fp.kp * sizeof(int16_t)) : 0;
-    size_t sums = align64((size_t)fp.rows * (size_t)p->units * sizeof(int64_t));
-    size_t head = align64(sizeof fp);
+    size_t packed = pl_fast_align64(g->packed_bytes(p->units, fp.kp));
+    size_t a = copy ? pl_fast_align64((size_t)fp.rows * (size_t)fp.kp * sizeof(int16_t)) : 0;
+    size_t sums = pl_fast_align64((size_t)fp.rows * (size_t)p->units * sizeof(int64_t));
+    size_t head = pl_fast_align64(sizeof fp);
     uint8_t *block = pl_fast_block_new(node, head + packed + a + sums);
     if (block == NULL)
         return false;

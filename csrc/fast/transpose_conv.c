@@ -14,8 +14,6 @@
 /* TRANSPOSE_CONV's inputs (schema order). */
 enum { IN_WEIGHTS = 1, IN_INPUT = 2, IN_BIAS = 3 };
 
-/* About this many bytes of gathered rows per product. */
-enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 };
 
 typedef struct tconv_plan {
     int32_t k, kp, n, rows; /* taps x input channels (k padded for int8), outputs, chunk */
@@ -25,11 +23,6 @@ typedef struct tconv_plan {
     void *a;
     pl_s8_stage st;
 } tconv_plan;
-
-static size_t align64(size_t n)
-{
-    return (n + 63) & ~(size_t)63;
-}
 
 /* Where the input pixel reaching output coordinate o through filter tap t lies along one
 ** axis, or -1 when none does (o + pad - t is not a multiple of the stride, or outside). */
@@ -109,22 +102,19 @@ static bool plan(pl_context *ctx, const pl_node *node)
     tp.pad = (uint8_t)(128 - d->p.input_offset);
     size_t elem = tp.f32 ? sizeof(float) : 1;
     size_t points = pl_tensor_count(&out) / (size_t)tp.n;
-    size_t rows = CHUNK_BYTES / ((size_t)tp.kp * elem) / ROW_STEP * ROW_STEP;
-    rows = rows < ROW_STEP ? ROW_STEP : rows;
-    size_t needed = (points + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
-    tp.rows = (int32_t)(rows < needed ? rows : needed);
+    tp.rows = pl_fast_chunk_rows((size_t)tp.kp * elem, points);
     int32_t lanes = pl_fast_round_up(tp.n, PL_FAST_LANES);
     size_t packed = tp.f32 ? gf->packed_bytes(tp.n, tp.k) : g8->packed_bytes(tp.n, tp.kp);
-    size_t arrays = tp.f32 ? 0 : align64(sizeof(int32_t) * 4 * (size_t)lanes);
-    size_t gathered = align64((size_t)tp.rows * (size_t)tp.kp * elem);
-    size_t reversed = align64((size_t)tp.n * (size_t)tp.k * elem);
-    size_t head = align64(sizeof tp);
-    uint8_t *block = pl_fast_block_new(node, head + align64(packed) + arrays + gathered +
+    size_t arrays = tp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * 4 * (size_t)lanes);
+    size_t gathered = pl_fast_align64((size_t)tp.rows * (size_t)tp.kp * elem);
+    size_t reversed = pl_fast_align64((size_t)tp.n * (size_t)tp.k * elem);
+    size_t head = pl_fast_align64(sizeof tp);
+    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered +
                                                  reversed);
     if (block == NULL)
         return false;
     tp.packed = block + head;
-    tp.a = block + head + align64(packed) + arrays;
+    tp.a = block + head + pl_fast_align64(packed) + arrays;
     uint8_t *w = (uint8_t *)tp.a + gathered; /* the reversed filter, read once here */
     reverse_taps(f.data, f.dims, elem, w);
     if (tp.f32) {
@@ -138,7 +128,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         const pl_s8_requant q = {d->p.input_offset, d->p.multiplier, d->p.shift,
                                  d->p.output_offset, d->p.act_min, d->p.act_max};
         if (!pl_fast_s8_stage_init(&q, (const int8_t *)w, tp.n, tp.k, bias.data,
-                                   (int32_t *)(block + head + align64(packed)), lanes, &tp.st))
+                                   (int32_t *)(block + head + pl_fast_align64(packed)), lanes, &tp.st))
             return false;
     }
     memcpy(block, &tp, sizeof tp);
