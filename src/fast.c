@@ -11,13 +11,13 @@ static void *host_alloc(void *self, size_t bytes)
     return PyMem_RawMalloc(bytes);
 }
 
-static void host_free(void *self, void *block)
+static void host_release(void *self, void *block)
 {
     (void)self;
     PyMem_RawFree(block);
 }
 
-static const pl_host_memory host_memory = {NULL, host_alloc, host_free};
+static const pl_host_memory host_memory = {NULL, host_alloc, host_release};
 
 static bool available(int isa)
 {

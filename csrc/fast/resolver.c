@@ -65,7 +65,7 @@ static const pl_registration *find(const void *self, int32_t builtin_code,
 pl_status pl_fast_resolver_init(pl_fast_resolver *r, const pl_resolver *base,
                                 const pl_host_memory *mem, pl_isa isa)
 {
-    if (r == NULL || base == NULL || mem == NULL || mem->alloc == NULL || mem->free == NULL ||
+    if (r == NULL || base == NULL || mem == NULL || mem->alloc == NULL || mem->release == NULL ||
         !pl_fast_isa_available(isa))
         return PL_ERR_ARG;
     memset(r, 0, sizeof *r);
@@ -121,7 +121,7 @@ static bool reserve(pl_fast_resolver *r)
         if (old[i].key != NULL)
             *lookup(r, old[i].key) = old[i];
     if (old != NULL)
-        r->mem.free(r->mem.self, old);
+        r->mem.release(r->mem.self, old);
     r->host_bytes += (capacity - old_capacity) * sizeof *slots;
     return true;
 }
@@ -129,7 +129,7 @@ static bool reserve(pl_fast_resolver *r)
 static void clear(pl_fast_resolver *r, pl_fast_slot *s)
 {
     if (s->raw != NULL)
-        r->mem.free(r->mem.self, s->raw);
+        r->mem.release(r->mem.self, s->raw);
     r->host_bytes -= s->bytes;
     s->raw = s->block = NULL;
     s->bytes = 0;
@@ -176,7 +176,7 @@ void pl_fast_resolver_release(pl_fast_resolver *r)
         if (r->slots[i].key != NULL)
             clear(r, &r->slots[i]);
     if (r->slots != NULL)
-        r->mem.free(r->mem.self, r->slots);
+        r->mem.release(r->mem.self, r->slots);
     r->slots = NULL;
     r->capacity = r->used = 0;
     r->host_bytes = 0;

@@ -35,13 +35,13 @@ static inline void *test_alloc(void *self, size_t bytes)
     return malloc(bytes);
 }
 
-static inline void test_free(void *self, void *block)
+static inline void test_release(void *self, void *block)
 {
     (void)self;
     free(block);
 }
 
-static const pl_host_memory host = {NULL, test_alloc, test_free};
+static const pl_host_memory host = {NULL, test_alloc, test_release};
 
 /* How many cases took the fast path (a host block), so a test cannot pass by falling back. */
 static int fast_cases;

@@ -1,7 +1,7 @@
 /* pl_fast.h - host fast paths: SIMD kernels behind runtime CPU dispatch (csrc/fast/).
 **
 **   pl_fast_resolver fast;
-**   pl_host_memory mem = {my_ctx, my_alloc, my_free};      // memory outside the arena
+**   pl_host_memory mem = {my_ctx, my_alloc, my_release};      // memory outside the arena
 **   pl_fast_resolver_init(&fast, pl_builtin_resolver(), &mem, pl_fast_best_isa());
 **   opt.resolver = pl_fast_resolver_get(&fast);
 **   ... pl_interp_create / allocate / invoke as usual ...
@@ -54,11 +54,12 @@ bool pl_fast_isa_available(pl_isa isa);
 /* "portable", "avx2", "avx512", "neon", "neon-dot", "sse4.1"; NULL past the end. */
 const char *pl_fast_isa_name(pl_isa isa);
 
-/* Memory outside the arena, from the host. alloc returns NULL when it cannot. */
+/* Memory outside the arena, from the host: alloc returns NULL when it cannot; release
+** gives back a block alloc returned. */
 typedef struct pl_host_memory {
     void *self;
     void *(*alloc)(void *self, size_t bytes);
-    void (*free)(void *self, void *block);
+    void (*release)(void *self, void *block);
 } pl_host_memory;
 
 /* Operators with a fast path. */
