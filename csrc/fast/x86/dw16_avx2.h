@@ -12,28 +12,40 @@
 
 enum { PL_DW16_POINTS = 4 }; /* output points per pass: their sums stay in registers */
 
-/* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g. */
-PL_FAST_INLINE void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
-                                     const uint8_t *g, int32_t c0, int8_t *out)
+/* The int32 sums of n (1..PL_DW16_POINTS) points, channels c0..c0+15 of int16 staged
+** values, over taps (even) whose int16 weight pairs start at g, VPMADDWD summing each
+** channel's pair of taps; lo/hi hold the unpack order. Returns what follows the weights. */
+PL_FAST_INLINE const uint8_t *pl_dw16_sums(int32_t taps, const size_t *tap_at, size_t step,
+                                          int32_t n, const int16_t *in, const uint8_t *g,
+                                          int32_t c0, __m256i *lo, __m256i *hi)
 {
-    __m256i lo[PL_DW16_POINTS], hi[PL_DW16_POINTS];
     PL_FAST_UNROLL
     for (int32_t r = 0; r < PL_DW16_POINTS; r++)
         lo[r] = hi[r] = _mm256_setzero_si256();
     const __m256i *w = (const __m256i *)g;
-    for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
+    for (int32_t t = 0; t < taps; t += 2, w += 2) {
         __m256i w_lo = _mm256_loadu_si256(w), w_hi = _mm256_loadu_si256(w + 1);
-        const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
+        const int16_t *x0 = in + tap_at[t] + c0, *x1 = in + tap_at[t + 1] + c0;
         PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++) {
-            size_t at = (size_t)r * job->step;
+            size_t at = (size_t)r * step;
             __m256i a = _mm256_loadu_si256((const __m256i *)(x0 + at));
             __m256i b = _mm256_loadu_si256((const __m256i *)(x1 + at));
             lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w_lo));
             hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w_hi));
         }
     }
-    const int32_t *arr = (const int32_t *)w; /* addend, mult, left, right: 16 each */
+    return (const uint8_t *)w;
+}
+
+/* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g. */
+PL_FAST_INLINE void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
+                                     const uint8_t *g, int32_t c0, int8_t *out)
+{
+    __m256i lo[PL_DW16_POINTS], hi[PL_DW16_POINTS];
+    /* addend, multiplier, left and right shifts: 16 each */
+    const int32_t *arr = (const int32_t *)(const void *)pl_dw16_sums(
+        job->taps, job->tap_at, job->step, n, in, g, c0, lo, hi);
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {

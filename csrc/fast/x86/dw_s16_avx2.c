@@ -6,9 +6,8 @@
 
 #include "fast/depthwise16.h"
 #include "fast/inline.h"
+#include "fast/x86/dw16_avx2.h"
 #include "fast/x86/stage16_avx2.h"
-
-enum { POINTS = 4 };
 
 /* 8 int32 sums (channel order of the arrays) through the stage: 8 int32 results. */
 static inline __m256i stage(__m256i acc, const int64_t *arr, const pl_dw16_job *job)
@@ -24,28 +23,14 @@ static inline __m256i stage(__m256i acc, const int64_t *arr, const pl_dw16_job *
     return _mm256_min_epi32(x, _mm256_set1_epi32(job->act_max));
 }
 
-/* n (1..POINTS) points from in on, channels c0..c0+15 with their packed group g. */
+/* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g. */
 PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *in,
                              const uint8_t *g, int32_t c0, int16_t *out)
 {
-    __m256i lo[POINTS], hi[POINTS];
-    PL_FAST_UNROLL
-    for (int32_t r = 0; r < POINTS; r++)
-        lo[r] = hi[r] = _mm256_setzero_si256();
-    const __m256i *w = (const __m256i *)g;
-    for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
-        __m256i w_lo = _mm256_loadu_si256(w), w_hi = _mm256_loadu_si256(w + 1);
-        const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < n; r++) {
-            size_t at = (size_t)r * job->step;
-            __m256i a = _mm256_loadu_si256((const __m256i *)(x0 + at));
-            __m256i b = _mm256_loadu_si256((const __m256i *)(x1 + at));
-            lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w_lo));
-            hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w_hi));
-        }
-    }
-    const int64_t *arr = (const int64_t *)w; /* bias, reduced, round, shift: 16 each */
+    __m256i lo[PL_DW16_POINTS], hi[PL_DW16_POINTS];
+    /* bias, reduced multiplier, rounding, shift (int64): 16 each */
+    const int64_t *arr = (const int64_t *)(const void *)pl_dw16_sums(
+        job->taps, job->tap_at, job->step, n, in, g, c0, lo, hi);
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
@@ -67,8 +52,8 @@ static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16
     const uint8_t *g = job->packed;
     for (int32_t c0 = 0; c0 < job->cp; c0 += 16, g += pl_dw16_group_bytes(job->taps)) {
         int32_t pt = 0;
-        for (; points - pt >= POINTS; pt += POINTS) /* constant n: registers */
-            points_at(job, POINTS, in + (size_t)pt * job->step, g, c0,
+        for (; points - pt >= PL_DW16_POINTS; pt += PL_DW16_POINTS) /* constant n: registers */
+            points_at(job, PL_DW16_POINTS, in + (size_t)pt * job->step, g, c0,
                       out + (size_t)pt * (size_t)job->channels);
         for (; pt < points; pt++)
             points_at(job, 1, in + (size_t)pt * job->step, g, c0,
