@@ -13,6 +13,7 @@
 #include "kernels/conv/transpose_conv.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/pool/pooling.h"
+#include "kernels/recurrent/lstm.h"
 #include "kernels/registry.h" /* pl_softmax_registration */
 
 typedef struct fast_op {
@@ -45,6 +46,8 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_TRANSPOSE_CONV] = {pl_transpose_conv_registration,
                                 pl_fast_transpose_conv_prepare,
                                 pl_fast_transpose_conv_invoke},
+    [PL_FAST_UNIDIRECTIONAL_SEQUENCE_LSTM] = {pl_unidirectional_sequence_lstm_registration,
+                                              pl_fast_lstm_prepare, pl_fast_lstm_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

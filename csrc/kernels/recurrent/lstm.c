@@ -11,26 +11,8 @@
 /* UnidirectionalSequenceLSTMOptions field ids (schema.fbs). */
 enum { OPT_ACTIVATION = 0, OPT_CELL_CLIP, OPT_PROJ_CLIP, OPT_TIME_MAJOR, OPT_ASYMMETRIC };
 
-/* Input tensor positions (lstm_shared.h). */
-enum {
-    IN_INPUT = 0,
-    IN_WX = 1,    /* 1..4: input-to-{input, forget, cell, output} weights */
-    IN_WH = 5,    /* 5..8: recurrent-to-gate weights */
-    IN_PEEP = 9,  /* 9..11: cell-to-{input, forget, output} weights */
-    IN_BIAS = 12, /* 12..15: gate biases */
-    IN_PROJ_W = 16,
-    IN_PROJ_B = 17,
-    IN_OUTPUT_STATE = 18,
-    IN_CELL_STATE = 19,
-    IN_LAYER_NORM = 20 /* 20..23 */
-};
 
-typedef struct op_data {
-    pl_lstm_params p;
-    pl_type type;
-    int32_t scratch; /* scratch handle for the projection, -1 without */
-    PL_SLOT(pl_lstm16_q *, q16); /* the 16x8 path's parameters, allocated only for it */
-} op_data;
+typedef pl_lstm_op op_data;
 
 /* Inlined copies of fixedpoint.c's SaturatingRoundingDoublingHighMul, RoundingDivideByPOT
 ** and MultiplyByQuantizedMultiplier (same bits): they run a dozen times per cell. */
@@ -209,17 +191,39 @@ static float dot_f32(const float *w, const float *x, int32_t n)
     return total;
 }
 
-/* (W_x x + bias) + W_h h (+ peephole), before the activation: LiteRT's order. */
+/* (W_x x + bias) + W_h h, before the peephole and the activation: LiteRT's order. */
 static float gate_f32(const pl_lstm_params *p, const pl_lstm_weights *w, int g, int32_t c,
-                      const float *x, const float *h, float cell)
+                      const float *x, const float *h)
 {
     const float *wx = (const float *)w->wx[g] + (size_t)c * (size_t)p->n_input;
     const float *wh = (const float *)w->wh[g] + (size_t)c * (size_t)p->n_output;
     float v = dot_f32(wx, x, p->n_input) + ((const float *)w->bias[g])[c];
-    v = dot_f32(wh, h, p->n_output) + v;
+    return dot_f32(wh, h, p->n_output) + v;
+}
+
+/* The gate's sum plus its peephole term. */
+static float peep_f32(const pl_lstm_weights *w, int g, int32_t c, float sum, float cell)
+{
     if (w->peep[g] != NULL)
-        v += ((const float *)w->peep[g])[c] * cell;
-    return v;
+        sum += ((const float *)w->peep[g])[c] * cell;
+    return sum;
+}
+
+float pl_lstm_f32_cell(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c,
+                       const float *sum, float *cell)
+{
+    float old = *cell;
+    float f = sigmoidf(peep_f32(w, PL_LSTM_GATE_F, c, sum[PL_LSTM_GATE_F], old));
+    float g = activate(p->activation, sum[PL_LSTM_GATE_C]);
+    float i = p->cifg ? 1.0f - f
+                      : sigmoidf(peep_f32(w, PL_LSTM_GATE_I, c, sum[PL_LSTM_GATE_I], old));
+    float next = f * old;
+    next += g * i;
+    if (p->cell_clip > 0.0f)
+        next = pl_fx_clamp_f32(next, -p->cell_clip, p->cell_clip);
+    *cell = next;
+    float o = sigmoidf(peep_f32(w, PL_LSTM_GATE_O, c, sum[PL_LSTM_GATE_O], next));
+    return o * activate(p->activation, next);
 }
 
 static void step_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float *x,
@@ -227,17 +231,10 @@ static void step_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const fl
 {
     float *hidden = p->projection ? scratch : out;
     for (int32_t c = 0; c < p->n_cell; c++) {
-        float f = sigmoidf(gate_f32(p, w, PL_LSTM_GATE_F, c, x, h, cell[c]));
-        float g = activate(p->activation, gate_f32(p, w, PL_LSTM_GATE_C, c, x, h, 0.0f));
-        float i = p->cifg ? 1.0f - f : sigmoidf(gate_f32(p, w, PL_LSTM_GATE_I, c, x, h,
-                                                          cell[c]));
-        float next = f * cell[c];
-        next += g * i;
-        if (p->cell_clip > 0.0f)
-            next = pl_fx_clamp_f32(next, -p->cell_clip, p->cell_clip);
-        cell[c] = next;
-        float o = sigmoidf(gate_f32(p, w, PL_LSTM_GATE_O, c, x, h, next));
-        hidden[c] = o * activate(p->activation, next);
+        float sum[PL_LSTM_GATES] = {0};
+        for (int g = p->cifg ? PL_LSTM_GATE_F : PL_LSTM_GATE_I; g < PL_LSTM_GATES; g++)
+            sum[g] = gate_f32(p, w, g, c, x, h);
+        hidden[c] = pl_lstm_f32_cell(p, w, c, sum, &cell[c]);
     }
     for (int32_t r = 0; p->projection && r < p->n_output; r++) {
         const float *pw = (const float *)w->proj_w + (size_t)r * (size_t)p->n_cell;
@@ -317,14 +314,18 @@ static inline void dot4_s8(const void *const *wg, int32_t c, const int16_t *rest
     sum[3] = (uint32_t)s3;
 }
 
-/* One gate's Q3.12 pre-activation from its raw input and recurrent sums: each product is
+int16_t pl_lstm_s8_input_part(const pl_lstm_params *p, int g, int32_t sum)
+{
+    return sat16(mul_qm(sum, p->gate[g].in_m, p->gate[g].in_s));
+}
+
+/* One gate's Q3.12 pre-activation from its input part and raw recurrent sum: each product is
 ** rescaled and added with saturation. */
 static inline int16_t gate_s8(const pl_lstm_params *p, const pl_lstm_weights *w, int g,
-                              int32_t c, const uint32_t *xs, const uint32_t *hs, int16_t cell)
+                              int32_t c, const int16_t *xin, const uint32_t *hs, int16_t cell)
 {
     const pl_lstm_gate_scale *s = &p->gate[g];
-    int32_t in = (int32_t)(xs[g] + (uint32_t)((const int32_t *)w->bias[g])[c]);
-    int32_t v = sat16(mul_qm(in, s->in_m, s->in_s));
+    int32_t v = xin[g];
     v = sat16_add(mul_qm((int32_t)hs[g], s->rec_m, s->rec_s), v);
     if (w->peep[g] != NULL) {
         int32_t prod = ((const int16_t *)w->peep[g])[c] * cell;
@@ -354,18 +355,35 @@ static int8_t hidden_s8(const pl_lstm_params *p, int16_t o, int16_t cell)
     return (int8_t)pl_fx_clamp(v, INT8_MIN, INT8_MAX);
 }
 
+int8_t pl_lstm_s8_cell(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c,
+                       const int16_t *xin, const uint32_t *hs, int16_t *cell)
+{
+    int16_t old = *cell;
+    int16_t f = logistic16(gate_s8(p, w, PL_LSTM_GATE_F, c, xin, hs, old), 3);
+    int16_t g = tanh16(gate_s8(p, w, PL_LSTM_GATE_C, c, xin, hs, 0), 3);
+    int16_t i = p->cifg ? 0 : logistic16(gate_s8(p, w, PL_LSTM_GATE_I, c, xin, hs, old), 3);
+    int16_t next = update_cell_s8(p, old, i, f, g);
+    *cell = next;
+    int16_t o = logistic16(gate_s8(p, w, PL_LSTM_GATE_O, c, xin, hs, next), 3);
+    return hidden_s8(p, o, next);
+}
+
+int8_t pl_lstm_s8_project(const pl_lstm_params *p, int32_t sum)
+{
+    int32_t v = pl_fx_clamp(mul_qm(sum, p->proj_m, p->proj_s) + p->state_zp, INT8_MIN,
+                            INT8_MAX);
+    if (p->q_proj_clip > 0)
+        v = pl_fx_clamp(v, -p->q_proj_clip, p->q_proj_clip);
+    return (int8_t)v;
+}
+
 static void project_s8(const pl_lstm_params *p, const pl_lstm_weights *w,
                        const int16_t *hidden_z, int8_t *out)
 {
     for (int32_t r = 0; r < p->n_output; r++) {
         const int8_t *pw = (const int8_t *)w->proj_w + (size_t)r * (size_t)p->n_cell;
         const int32_t *bias = w->proj_b != NULL ? (const int32_t *)w->proj_b + r : NULL;
-        int32_t acc = dot_s8(pw, hidden_z, p->n_cell, bias);
-        int32_t v = pl_fx_clamp(mul_qm(acc, p->proj_m, p->proj_s) + p->state_zp,
-                                INT8_MIN, INT8_MAX);
-        if (p->q_proj_clip > 0)
-            v = pl_fx_clamp(v, -p->q_proj_clip, p->q_proj_clip);
-        out[r] = (int8_t)v;
+        out[r] = pl_lstm_s8_project(p, dot_s8(pw, hidden_z, p->n_cell, bias));
     }
 }
 
@@ -380,15 +398,13 @@ static void step_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int
     offset_row(h, p->state_zp, p->n_output, hz);
     for (int32_t c = 0; c < p->n_cell; c++) {
         uint32_t xs[PL_LSTM_GATES], hs[PL_LSTM_GATES];
+        int16_t xin[PL_LSTM_GATES] = {0};
         dot4_s8(w->wx, c, xz, p->n_input, xs);
         dot4_s8(w->wh, c, hz, p->n_output, hs);
-        int16_t f = logistic16(gate_s8(p, w, PL_LSTM_GATE_F, c, xs, hs, cell[c]), 3);
-        int16_t g = tanh16(gate_s8(p, w, PL_LSTM_GATE_C, c, xs, hs, 0), 3);
-        int16_t i = p->cifg ? 0
-                            : logistic16(gate_s8(p, w, PL_LSTM_GATE_I, c, xs, hs, cell[c]), 3);
-        cell[c] = update_cell_s8(p, cell[c], i, f, g);
-        int16_t o = logistic16(gate_s8(p, w, PL_LSTM_GATE_O, c, xs, hs, cell[c]), 3);
-        hidden[c] = hidden_s8(p, o, cell[c]);
+        for (int g = p->cifg ? PL_LSTM_GATE_F : PL_LSTM_GATE_I; g < PL_LSTM_GATES; g++)
+            xin[g] = pl_lstm_s8_input_part(
+                p, g, (int32_t)(xs[g] + (uint32_t)((const int32_t *)w->bias[g])[c]));
+        hidden[c] = pl_lstm_s8_cell(p, w, c, xin, hs, &cell[c]);
     }
     if (p->projection) {
         offset_row(hidden, p->hidden_zp, p->n_cell, pz);
@@ -434,6 +450,10 @@ size_t pl_lstm_s8_scratch_bytes(const pl_lstm_params *p)
 
 /* ---- prepare ---- */
 
+/* The peephole input of each gate (the cell gate has none). */
+static const int32_t peep_input[PL_LSTM_GATES] = {PL_LSTM_IN_PEEP, PL_LSTM_IN_PEEP + 1, -1,
+                                                  PL_LSTM_IN_PEEP + 2};
+
 static pl_status optional(pl_context *ctx, const pl_node *node, uint32_t i, pl_tensor **t)
 {
     *t = NULL;
@@ -451,23 +471,22 @@ static pl_status required(pl_context *ctx, const pl_node *node, uint32_t i, pl_t
 
 static pl_status get_tensors(pl_context *ctx, const pl_node *node, pl_lstm_tensors *t)
 {
-    static const int32_t peep_input[PL_LSTM_GATES] = {IN_PEEP, IN_PEEP + 1, -1, IN_PEEP + 2};
-    PL_TRY(required(ctx, node, IN_INPUT, &t->in));
+    PL_TRY(required(ctx, node, PL_LSTM_IN_INPUT, &t->in));
     for (uint32_t g = 0; g < PL_LSTM_GATES; g++) {
         bool need = g != PL_LSTM_GATE_I;
-        PL_TRY(need ? required(ctx, node, IN_WX + g, &t->wx[g])
-                    : optional(ctx, node, IN_WX + g, &t->wx[g]));
-        PL_TRY(need ? required(ctx, node, IN_WH + g, &t->wh[g])
-                    : optional(ctx, node, IN_WH + g, &t->wh[g]));
-        PL_TRY(optional(ctx, node, IN_BIAS + g, &t->bias[g]));
+        PL_TRY(need ? required(ctx, node, PL_LSTM_IN_WX + g, &t->wx[g])
+                    : optional(ctx, node, PL_LSTM_IN_WX + g, &t->wx[g]));
+        PL_TRY(need ? required(ctx, node, PL_LSTM_IN_WH + g, &t->wh[g])
+                    : optional(ctx, node, PL_LSTM_IN_WH + g, &t->wh[g]));
+        PL_TRY(optional(ctx, node, PL_LSTM_IN_BIAS + g, &t->bias[g]));
         t->peep[g] = NULL;
         if (peep_input[g] >= 0)
             PL_TRY(optional(ctx, node, (uint32_t)peep_input[g], &t->peep[g]));
     }
-    PL_TRY(optional(ctx, node, IN_PROJ_W, &t->proj_w));
-    PL_TRY(optional(ctx, node, IN_PROJ_B, &t->proj_b));
-    PL_TRY(required(ctx, node, IN_OUTPUT_STATE, &t->out_state));
-    PL_TRY(required(ctx, node, IN_CELL_STATE, &t->cell_state));
+    PL_TRY(optional(ctx, node, PL_LSTM_IN_PROJ_W, &t->proj_w));
+    PL_TRY(optional(ctx, node, PL_LSTM_IN_PROJ_B, &t->proj_b));
+    PL_TRY(required(ctx, node, PL_LSTM_IN_OUTPUT_STATE, &t->out_state));
+    PL_TRY(required(ctx, node, PL_LSTM_IN_CELL_STATE, &t->cell_state));
     return ctx->get_tensor(ctx, pl_node_output(node, 0), &t->out);
 }
 
@@ -691,7 +710,7 @@ static pl_status check_layer_norm(pl_context *ctx, const pl_node *node)
     if (node->inputs.n != 20 && node->inputs.n != 24)
         return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: expects 20 or 24 "
                          "inputs (got %u)", node->inputs.n);
-    for (uint32_t i = IN_LAYER_NORM; i < node->inputs.n; i++) {
+    for (uint32_t i = PL_LSTM_IN_LAYER_NORM; i < node->inputs.n; i++) {
         if (pl_node_input(node, i) >= 0)
             return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: layer "
                              "normalisation is not supported");
@@ -746,13 +765,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status gather(pl_context *ctx, const pl_node *node, pl_lstm_weights *w)
 {
     pl_tensor e;
-    static const int32_t peep_input[PL_LSTM_GATES] = {IN_PEEP, IN_PEEP + 1, -1, IN_PEEP + 2};
     for (uint32_t g = 0; g < PL_LSTM_GATES; g++) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WX + g), &e));
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_WX + g), &e));
         w->wx[g] = e.data;
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WH + g), &e));
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_WH + g), &e));
         w->wh[g] = e.data;
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS + g), &e));
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_BIAS + g), &e));
         w->bias[g] = e.data;
         w->peep[g] = NULL;
         if (peep_input[g] >= 0) {
@@ -760,30 +778,40 @@ static pl_status gather(pl_context *ctx, const pl_node *node, pl_lstm_weights *w
             w->peep[g] = e.data;
         }
     }
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_PROJ_W), &e));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_PROJ_W), &e));
     w->proj_w = e.data;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_PROJ_B), &e));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_PROJ_B), &e));
     w->proj_b = e.data;
+    return PL_OK;
+}
+
+pl_status pl_lstm_data_get(pl_context *ctx, const pl_node *node, pl_lstm_data *d)
+{
+    pl_tensor in, state, cell, out;
+    PL_TRY(gather(ctx, node, &d->w));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_INPUT), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_OUTPUT_STATE), &state));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_CELL_STATE), &cell));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    d->in = in.data;
+    d->out_state = state.data;
+    d->cell_state = cell.data;
+    d->out = out.data;
     return PL_OK;
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
-    pl_lstm_weights w;
-    pl_tensor in, state, cell, out;
-    PL_TRY(gather(ctx, node, &w));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_OUTPUT_STATE), &state));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_CELL_STATE), &cell));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    pl_lstm_data t;
+    PL_TRY(pl_lstm_data_get(ctx, node, &t));
     void *scratch = d->scratch >= 0 ? ctx->get_scratch(ctx, d->scratch) : NULL;
     if (d->type == PL_FLOAT32)
-        pl_lstm_f32(&d->p, &w, in.data, state.data, cell.data, out.data, scratch);
+        pl_lstm_f32(&d->p, &t.w, t.in, t.out_state, t.cell_state, t.out, scratch);
     else if (d->type == PL_INT16)
-        pl_lstm_s16(&d->p, d->q16, &w, in.data, state.data, cell.data, out.data);
+        pl_lstm_s16(&d->p, d->q16, &t.w, t.in, t.out_state, t.cell_state, t.out);
     else
-        pl_lstm_s8(&d->p, &w, in.data, state.data, cell.data, out.data, scratch);
+        pl_lstm_s8(&d->p, &t.w, t.in, t.out_state, t.cell_state, t.out, scratch);
     return PL_OK;
 }
 

@@ -60,7 +60,59 @@ static inline size_t pl_lstm_row(const pl_lstm_params *p, int32_t b, int32_t t)
                          : (size_t)b * (size_t)p->steps + (size_t)t;
 }
 
+typedef struct pl_lstm16_q pl_lstm16_q; /* lstm16.h */
+
+/* The op data (node->user_data): what the fast path's prepare reads. */
+typedef struct pl_lstm_op {
+    pl_lstm_params p;
+    pl_type type;
+    int32_t scratch; /* scratch handle (float projection, int8), -1 without */
+    PL_SLOT(pl_lstm16_q *, q16); /* the 16x8 path's parameters, allocated only for it */
+} pl_lstm_op;
+
+/* Input tensor positions (lstm_shared.h). */
+enum {
+    PL_LSTM_IN_INPUT = 0,
+    PL_LSTM_IN_WX = 1,    /* 1..4: input-to-{input, forget, cell, output} weights */
+    PL_LSTM_IN_WH = 5,    /* 5..8: recurrent-to-gate weights */
+    PL_LSTM_IN_PEEP = 9,  /* 9..11: cell-to-{input, forget, output} weights */
+    PL_LSTM_IN_BIAS = 12, /* 12..15: gate biases */
+    PL_LSTM_IN_PROJ_W = 16,
+    PL_LSTM_IN_PROJ_B = 17,
+    PL_LSTM_IN_OUTPUT_STATE = 18,
+    PL_LSTM_IN_CELL_STATE = 19,
+    PL_LSTM_IN_LAYER_NORM = 20 /* 20..23 */
+};
+
+/* Invoke: the node's tensor data. */
+typedef struct pl_lstm_data {
+    pl_lstm_weights w;
+    const void *in;
+    void *out_state, *cell_state, *out;
+} pl_lstm_data;
+
+pl_status pl_lstm_data_get(pl_context *ctx, const pl_node *node, pl_lstm_data *d);
+
 const pl_registration *pl_unidirectional_sequence_lstm_registration(void);
+
+/* One cell's step from its gates' sums (sum[g] = (W_x x + bias) + W_h h, gate order above,
+** sum[GATE_I] ignored under CIFG): the peepholes, activations and the cell update in
+** LiteRT's order. Updates *cell, returns the hidden value. The portable and fast paths
+** share it, so their bits agree. */
+float pl_lstm_f32_cell(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c,
+                       const float *sum, float *cell);
+
+/* The int8 input part of gate g from its sum W_x (x - zp) + bias (wrapping int32):
+** rescaled to Q3.12 and saturated to int16. */
+int16_t pl_lstm_s8_input_part(const pl_lstm_params *p, int g, int32_t sum);
+
+/* One int8 cell's step: xin[g] the gates' input parts, hs[g] the raw recurrent sums
+** W_h (h - zp) (wrapping); as pl_lstm_f32_cell. Returns the hidden int8 value. */
+int8_t pl_lstm_s8_cell(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c,
+                       const int16_t *xin, const uint32_t *hs, int16_t *cell);
+
+/* A projected int8 output from its sum W_p (hidden - zp) + bias (wrapping int32). */
+int8_t pl_lstm_s8_project(const pl_lstm_params *p, int32_t sum);
 
 /* The whole sequence: in/out as the op's tensors, states updated in place. For float,
 ** scratch holds n_cell floats when there is a projection (else it may be NULL); for int8 it

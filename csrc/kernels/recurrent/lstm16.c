@@ -55,25 +55,33 @@ static int16_t sigmoid(int16_t x)
     return y;
 }
 
+int16_t pl_lstm16_cell(const pl_lstm16_q *q, const int16_t *act, int16_t *cell)
+{
+    int16_t kept = mul16(act[PL_LSTM_GATE_F], *cell, q->forget_m, q->forget_s, 0);
+    int16_t next = sat16((int32_t)kept + mul16(act[PL_LSTM_GATE_I], act[PL_LSTM_GATE_C],
+                                               q->update_m, q->update_s, 0));
+    if (q->cell_clip >= 0)
+        next = sat16(next > q->cell_clip ? q->cell_clip
+                                         : next < -q->cell_clip ? -q->cell_clip : next);
+    *cell = next;
+    int16_t t;
+    pl_tanh_s16(q->tanh_m, q->tanh_s, &next, &t, 1);
+    return mul16(t, act[PL_LSTM_GATE_O], q->hidden_m, q->hidden_s, q->hidden_zp);
+}
+
 /* One time step of one batch: every gate reads the old hidden state h, so the new row goes
 ** to out first and replaces h at the end (TFLM's order). */
 static void step_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
                      const int16_t *x, int16_t *h, int16_t *cell, int16_t *out)
 {
     for (int32_t c = 0; c < p->n_cell; c++) {
-        int16_t f = sigmoid(gate(p, q, w, PL_LSTM_GATE_F, c, x, h));
-        int16_t i = sigmoid(gate(p, q, w, PL_LSTM_GATE_I, c, x, h));
-        int16_t pre = gate(p, q, w, PL_LSTM_GATE_C, c, x, h), g, t;
-        pl_tanh_s16(0, 0, &pre, &g, 1); /* Q3.12 in: TFLM's cell_state_scale_power -12 */
-        int16_t kept = mul16(f, cell[c], q->forget_m, q->forget_s, 0);
-        int16_t next = sat16((int32_t)kept + mul16(i, g, q->update_m, q->update_s, 0));
-        if (q->cell_clip >= 0)
-            next = sat16(next > q->cell_clip ? q->cell_clip
-                                             : next < -q->cell_clip ? -q->cell_clip : next);
-        cell[c] = next;
-        int16_t o = sigmoid(gate(p, q, w, PL_LSTM_GATE_O, c, x, h));
-        pl_tanh_s16(q->tanh_m, q->tanh_s, &next, &t, 1);
-        out[c] = mul16(t, o, q->hidden_m, q->hidden_s, q->hidden_zp);
+        int16_t act[PL_LSTM_GATES];
+        int16_t pre = gate(p, q, w, PL_LSTM_GATE_C, c, x, h);
+        act[PL_LSTM_GATE_F] = sigmoid(gate(p, q, w, PL_LSTM_GATE_F, c, x, h));
+        act[PL_LSTM_GATE_I] = sigmoid(gate(p, q, w, PL_LSTM_GATE_I, c, x, h));
+        pl_tanh_s16(0, 0, &pre, &act[PL_LSTM_GATE_C], 1); /* Q3.12 in: TFLM's -12 power */
+        act[PL_LSTM_GATE_O] = sigmoid(gate(p, q, w, PL_LSTM_GATE_O, c, x, h));
+        out[c] = pl_lstm16_cell(q, act, &cell[c]);
     }
     memcpy(h, out, sizeof(int16_t) * (size_t)p->n_output);
 }

@@ -21,7 +21,7 @@ typedef struct pl_lstm16_gate {
     int32_t in_m, in_s, rec_m, rec_s;
 } pl_lstm16_gate;
 
-typedef struct pl_lstm16_q {
+struct pl_lstm16_q {
     pl_lstm16_gate gate[PL_LSTM_GATES];
     int32_t input_zp, hidden_zp;
     int32_t forget_m, forget_s; /* forget gate x cell state -> cell state */
@@ -29,13 +29,18 @@ typedef struct pl_lstm16_q {
     int32_t hidden_m, hidden_s; /* output gate x tanh(cell) -> hidden state */
     int32_t tanh_m, tanh_s;     /* tanh(cell state): TFLM's multiplier and shift */
     int32_t cell_clip;          /* -1: no clipping */
-} pl_lstm16_q;
+};
 
 /* Prepare of an int16-input node whose common checks passed: types, the standard-LSTM
 ** shape (every gate, nothing else) and the quantization; fills q. Fails with
 ** PL_ERR_UNSUPPORTED or PL_ERR_MODEL naming what TFLM's kernel would not run. */
 pl_status pl_lstm16_prepare(pl_context *ctx, const pl_lstm_tensors *t, const pl_lstm_params *p,
                             pl_lstm16_q *q);
+
+/* One cell's step from its activated gates (act[g] in gate order: sigmoid or, for the cell
+** gate, tanh of the Q3.12 sums): the cell update and the new hidden value, which it returns.
+** The portable and fast paths share it. */
+int16_t pl_lstm16_cell(const pl_lstm16_q *q, const int16_t *act, int16_t *cell);
 
 /* The whole sequence: in/out as the op's tensors, states updated in place. No scratch: the
 ** new hidden row is written to the output row, then copied to the state. */
