@@ -247,12 +247,10 @@ static void batch_f32(const lstm_plan *lp, const pl_lstm_params *p, const pl_gem
                    INFINITY, gh, gn);
             float *out = (float *)t->out + pl_lstm_row(p, b, t0 + s) * n_out;
             float *hidden = p->projection ? lp->hidden : out;
-            for (int32_t c = 0; c < p->n_cell; c++) {
-                float sum[PL_LSTM_GATES] = {0};
-                for (int32_t k = 0; k < lp->gates; k++)
-                    sum[lp->gate[k]] = gh[(size_t)k * (size_t)p->n_cell + (size_t)c];
-                hidden[c] = pl_lstm_f32_cell(p, &t->w, c, sum, &cell[c]);
-            }
+            float *gate[PL_LSTM_GATES] = {NULL};
+            for (int32_t k = 0; k < lp->gates; k++)
+                gate[lp->gate[k]] = gh + (size_t)k * (size_t)p->n_cell;
+            pl_lstm_f32_cells(p, &pl_lstm_f32_fmath, &t->w, 0, p->n_cell, gate, cell, hidden);
             if (p->projection) {
                 g->run(1, p->n_output, p->n_cell, hidden, (size_t)p->n_cell, lp->wp,
                        t->w.proj_b, -INFINITY, INFINITY, out, n_out);

@@ -178,9 +178,28 @@ static float activate(int32_t activation, float x)
     }
 }
 
-static float sigmoidf(float x)
+static void expf_row(const float *in, float *out, size_t n)
 {
-    return 1.0f / (1.0f + pl_fmath_expf(-x));
+    for (size_t i = 0; i < n; i++)
+        out[i] = pl_fmath_expf(in[i]);
+}
+
+static void tanhf_row(const float *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = pl_fmath_tanhf(in[i]);
+}
+
+const pl_lstm_f32_math pl_lstm_f32_fmath = {expf_row, tanhf_row};
+
+/* The activation of n values in place. */
+static void activate_row(const pl_lstm_f32_math *m, int32_t activation, float *v, int32_t n)
+{
+    if (activation == PL_ACT_TANH)
+        m->tanhf(v, v, (size_t)n);
+    else
+        for (int32_t j = 0; j < n; j++)
+            v[j] = activate(activation, v[j]);
 }
 
 static float dot_f32(const float *w, const float *x, int32_t n)
@@ -201,29 +220,43 @@ static float gate_f32(const pl_lstm_params *p, const pl_lstm_weights *w, int g, 
     return dot_f32(wh, h, p->n_output) + v;
 }
 
-/* The gate's sum plus its peephole term. */
-static float peep_f32(const pl_lstm_weights *w, int g, int32_t c, float sum, float cell)
+/* 1 / (1 + e^-v) of gate g's n sums in place, after its peephole term (cell, from cell
+** c0 on). */
+static void sigmoid_row(const pl_lstm_f32_math *m, const pl_lstm_weights *w, int g,
+                        int32_t c0, int32_t n, float *v, const float *cell)
 {
-    if (w->peep[g] != NULL)
-        sum += ((const float *)w->peep[g])[c] * cell;
-    return sum;
+    const float *peep = w->peep[g] != NULL ? (const float *)w->peep[g] + c0 : NULL;
+    for (int32_t j = 0; peep != NULL && j < n; j++)
+        v[j] += peep[j] * cell[j];
+    for (int32_t j = 0; j < n; j++)
+        v[j] = -v[j];
+    m->expf(v, v, (size_t)n);
+    for (int32_t j = 0; j < n; j++)
+        v[j] = 1.0f / (1.0f + v[j]);
 }
 
-float pl_lstm_f32_cell(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c,
-                       const float *sum, float *cell)
+void pl_lstm_f32_cells(const pl_lstm_params *p, const pl_lstm_f32_math *m,
+                       const pl_lstm_weights *w, int32_t c0, int32_t n, float *const *gate,
+                       float *cell, float *hidden)
 {
-    float old = *cell;
-    float f = sigmoidf(peep_f32(w, PL_LSTM_GATE_F, c, sum[PL_LSTM_GATE_F], old));
-    float g = activate(p->activation, sum[PL_LSTM_GATE_C]);
-    float i = p->cifg ? 1.0f - f
-                      : sigmoidf(peep_f32(w, PL_LSTM_GATE_I, c, sum[PL_LSTM_GATE_I], old));
-    float next = f * old;
-    next += g * i;
-    if (p->cell_clip > 0.0f)
-        next = pl_fx_clamp_f32(next, -p->cell_clip, p->cell_clip);
-    *cell = next;
-    float o = sigmoidf(peep_f32(w, PL_LSTM_GATE_O, c, sum[PL_LSTM_GATE_O], next));
-    return o * activate(p->activation, next);
+    float *f = gate[PL_LSTM_GATE_F], *g = gate[PL_LSTM_GATE_C], *o = gate[PL_LSTM_GATE_O];
+    float *i = gate[PL_LSTM_GATE_I];
+    sigmoid_row(m, w, PL_LSTM_GATE_F, c0, n, f, cell);
+    activate_row(m, p->activation, g, n);
+    if (!p->cifg)
+        sigmoid_row(m, w, PL_LSTM_GATE_I, c0, n, i, cell);
+    for (int32_t j = 0; j < n; j++) {
+        float next = f[j] * cell[j];
+        next += g[j] * (p->cifg ? 1.0f - f[j] : i[j]);
+        if (p->cell_clip > 0.0f)
+            next = pl_fx_clamp_f32(next, -p->cell_clip, p->cell_clip);
+        cell[j] = next;
+    }
+    sigmoid_row(m, w, PL_LSTM_GATE_O, c0, n, o, cell);
+    memcpy(hidden, cell, sizeof(float) * (size_t)n);
+    activate_row(m, p->activation, hidden, n);
+    for (int32_t j = 0; j < n; j++)
+        hidden[j] = o[j] * hidden[j];
 }
 
 static void step_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float *x,
@@ -232,9 +265,10 @@ static void step_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const fl
     float *hidden = p->projection ? scratch : out;
     for (int32_t c = 0; c < p->n_cell; c++) {
         float sum[PL_LSTM_GATES] = {0};
+        float *const rows[PL_LSTM_GATES] = {&sum[0], &sum[1], &sum[2], &sum[3]};
         for (int g = p->cifg ? PL_LSTM_GATE_F : PL_LSTM_GATE_I; g < PL_LSTM_GATES; g++)
             sum[g] = gate_f32(p, w, g, c, x, h);
-        hidden[c] = pl_lstm_f32_cell(p, w, c, sum, &cell[c]);
+        pl_lstm_f32_cells(p, &pl_lstm_f32_fmath, w, c, 1, rows, &cell[c], &hidden[c]);
     }
     for (int32_t r = 0; p->projection && r < p->n_output; r++) {
         const float *pw = (const float *)w->proj_w + (size_t)r * (size_t)p->n_cell;

@@ -95,12 +95,23 @@ pl_status pl_lstm_data_get(pl_context *ctx, const pl_node *node, pl_lstm_data *d
 
 const pl_registration *pl_unidirectional_sequence_lstm_registration(void);
 
-/* One cell's step from its gates' sums (sum[g] = (W_x x + bias) + W_h h, gate order above,
-** sum[GATE_I] ignored under CIFG): the peepholes, activations and the cell update in
-** LiteRT's order. Updates *cell, returns the hidden value. The portable and fast paths
-** share it, so their bits agree. */
-float pl_lstm_f32_cell(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c,
-                       const float *sum, float *cell);
+/* Rows of pl_fmath_expf and pl_fmath_tanhf (out[i] = f(in[i]), in == out allowed): the
+** portable loops, or vector copies giving the same bits. */
+typedef struct pl_lstm_f32_math {
+    void (*expf)(const float *in, float *out, size_t n);
+    void (*tanhf)(const float *in, float *out, size_t n);
+} pl_lstm_f32_math;
+
+extern const pl_lstm_f32_math pl_lstm_f32_fmath; /* loops over pl_fmath_expf/tanhf */
+
+/* The step of n cells from cell c0 on, from their gates' sums (gate[g][j] = (W_x x + bias)
+** + W_h h of cell c0 + j, gate order above, gate[GATE_I] unused under CIFG; overwritten):
+** the peepholes, activations (sigmoid as 1 / (1 + e^-v)) and the cell update, each value in
+** LiteRT's order. Updates cell[0..n), writes hidden[0..n). The portable (n = 1) and fast (a
+** whole row) paths share it, so their bits agree. */
+void pl_lstm_f32_cells(const pl_lstm_params *p, const pl_lstm_f32_math *m,
+                       const pl_lstm_weights *w, int32_t c0, int32_t n, float *const *gate,
+                       float *cell, float *hidden);
 
 /* The int8 input part of gate g from its sum W_x (x - zp) + bias (wrapping int32):
 ** rescaled to Q3.12 and saturated to int16. */
