@@ -34,6 +34,7 @@ typedef struct lstm_plan {
     void *ap;                    /* int8: the hidden row as the projection reads it */
     int32_t *proj;               /* int8: n_output projection sums */
     int16_t *act;                /* 16x8: gates x n_cell pre-activations, then activated */
+    pl_lstm_f32_math math;       /* float: the rows of exps and tanhs */
 } lstm_plan;
 
 enum { LIMIT = 1 << 24 }; /* weights and sums past this keep the portable kernel */
@@ -147,6 +148,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     lp.kx = f32 ? p->n_input : pl_fast_round_up(p->n_input, 4);
     lp.kh = f32 ? p->n_output : pl_fast_round_up(p->n_output, 4);
     lp.kp = f32 ? p->n_cell : pl_fast_round_up(p->n_cell, 4);
+    lp.math = pl_lstm_f32_fmath;
     lp.chunk = pl_fast_chunk_rows((size_t)lp.gn * ssize, (size_t)p->steps);
     const void *w_x[PL_LSTM_GATES], *w_h[PL_LSTM_GATES];
     const void *w_p = p->projection ? constant(ctx, node, PL_LSTM_IN_PROJ_W) : NULL;
@@ -250,7 +252,7 @@ static void batch_f32(const lstm_plan *lp, const pl_lstm_params *p, const pl_gem
             float *gate[PL_LSTM_GATES] = {NULL};
             for (int32_t k = 0; k < lp->gates; k++)
                 gate[lp->gate[k]] = gh + (size_t)k * (size_t)p->n_cell;
-            pl_lstm_f32_cells(p, &pl_lstm_f32_fmath, &t->w, 0, p->n_cell, gate, cell, hidden);
+            pl_lstm_f32_cells(p, &lp->math, &t->w, 0, p->n_cell, gate, cell, hidden);
             if (p->projection) {
                 g->run(1, p->n_output, p->n_cell, hidden, (size_t)p->n_cell, lp->wp,
                        t->w.proj_b, -INFINITY, INFINITY, out, n_out);
