@@ -1,41 +1,21 @@
-/* lstm.c - UNIDIRECTIONAL_SEQUENCE_LSTM's fast path, float32, int8 (8x8->16) and 16x8. The
-** input-to-gate products do not depend on the state: for a chunk of time steps of one batch
-** they are one matrix product (bias included for float, rescaled to the int16 input parts
-** for the integer paths, as LiteRT rescales the input and recurrent parts apart). Each step
-** then needs one recurrent product with the gates' weights stacked into one packed matrix
-** (for float its bias is the step's input sums: the reference's (W_x x + b) + W_h h, lane by
-** lane), and the cells, which run the portable kernel's own cell functions. Integer sums
-** are exact (zero points folded in with the weight sums). Weights must be constant; layer
-** norm is refused by the portable prepare; the rest keeps the portable kernel. */
+/* lstm.c - UNIDIRECTIONAL_SEQUENCE_LSTM's fast path: the plan (float32, int8 8x8->16 and
+** 16x8, whose steps are lstm16.c) and the float and int8 steps. The input-to-gate products
+** do not depend on the state: for a chunk of time steps of one batch they are one matrix
+** product (bias included for float, rescaled to the int16 input parts for the integer paths,
+** as LiteRT rescales the input and recurrent parts apart). Each step then needs one
+** recurrent product with the gates' weights stacked into one packed matrix (for float its
+** bias is the step's input sums: the reference's (W_x x + b) + W_h h, lane by lane), and
+** the cells, which run the portable kernel's own cell functions. Integer sums are exact
+** (zero points folded in with the weight sums). Weights must be constant; layer norm is
+** refused by the portable prepare; the rest keeps the portable kernel. */
 #include <math.h>
 #include <string.h>
 
 #include "fast/fast.h"
 #include "fast/gemm.h"
 #include "fast/gemm16.h"
-#include "kernels/activation/logistic_tanh.h"
+#include "fast/lstm.h"
 #include "kernels/common/fixedpoint.h"
-#include "kernels/recurrent/lstm16.h"
-
-typedef struct lstm_plan {
-    int32_t gates, gn;           /* gates present (3 under CIFG, else 4); gates x cells */
-    int32_t gate[PL_LSTM_GATES]; /* the gate of each block of n_cell columns */
-    int32_t kx, kh, kp;          /* depths as packed: input, state, hidden (int: to 4) */
-    int32_t chunk;               /* time steps per input product */
-    void *wx, *wh, *wp;          /* packed gate, recurrent and projection weights */
-    int64_t *fold_x, *fold_h, *fold_p; /* integer: - zero point (- 128 for int8) x row sums */
-    float *bias;                 /* float: the gates' biases, stacked (at invoke) */
-    void *a;                     /* integer: chunk input rows as the product reads them */
-    void *sums;                  /* chunk x gn input sums: float, int32 or int64 */
-    int16_t *xin;                /* integer: chunk x gn input parts */
-    void *ah;                    /* integer: the state row as the product reads it */
-    void *rec;                   /* gn recurrent sums */
-    void *hidden;                /* n_cell hidden values (projection) */
-    void *ap;                    /* int8: the hidden row as the projection reads it */
-    int32_t *proj;               /* int8: n_output projection sums */
-    int16_t *act;                /* 16x8: gates x n_cell pre-activations, then activated */
-    pl_lstm_f32_math math;       /* float: the rows of exps and tanhs */
-} lstm_plan;
 
 enum { LIMIT = 1 << 24 }; /* weights and sums past this keep the portable kernel */
 
@@ -62,7 +42,7 @@ static const void *constant(pl_context *ctx, const pl_node *node, uint32_t i)
 }
 
 /* The weights of the gates present (inputs first..first+3), false unless all constant. */
-static bool weights(pl_context *ctx, const pl_node *node, const lstm_plan *lp, uint32_t first,
+static bool weights(pl_context *ctx, const pl_node *node, const pl_lstm_plan *lp, uint32_t first,
                     const void **w)
 {
     for (int32_t s = 0; s < lp->gates; s++)
@@ -72,7 +52,7 @@ static bool weights(pl_context *ctx, const pl_node *node, const lstm_plan *lp, u
 }
 
 /* The gates' weights (n_cell rows of k each) stacked into stage. */
-static void stack(const lstm_plan *lp, const void *const *w, int32_t n_cell, int32_t k,
+static void stack(const pl_lstm_plan *lp, const void *const *w, int32_t n_cell, int32_t k,
                   size_t elem, uint8_t *stage)
 {
     size_t rows = (size_t)n_cell * (size_t)k * elem;
@@ -141,7 +121,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t elem = f32 ? sizeof(float) : s8 ? 1 : sizeof(int16_t); /* activations */
     size_t wsize = f32 ? sizeof(float) : 1;                      /* weights */
     size_t ssize = s8 || f32 ? 4 : sizeof(int64_t);               /* sums */
-    lstm_plan lp = {0};
+    pl_lstm_plan lp = {0};
     for (int32_t g = p->cifg ? PL_LSTM_GATE_F : PL_LSTM_GATE_I; g < PL_LSTM_GATES; g++)
         lp.gate[lp.gates++] = g;
     lp.gn = lp.gates * p->n_cell;
@@ -230,7 +210,7 @@ static size_t step_stride(const pl_lstm_params *p, size_t row)
     return p->time_major ? (size_t)p->batches * row : row;
 }
 
-static void batch_f32(const lstm_plan *lp, const pl_lstm_params *p, const pl_gemm_f32 *g,
+static void batch_f32(const pl_lstm_plan *lp, const pl_lstm_params *p, const pl_gemm_f32 *g,
                       const pl_lstm_data *t, int32_t b)
 {
     const size_t gn = (size_t)lp->gn, n_out = (size_t)p->n_output;
@@ -272,7 +252,7 @@ static void to_u8(const int8_t *x, int32_t n, int32_t kp, uint8_t *a)
     memset(a + n, 0, (size_t)(kp - n));
 }
 
-static void batch_s8(const lstm_plan *lp, const pl_lstm_params *p, const pl_gemm_s8 *g,
+static void batch_s8(const pl_lstm_plan *lp, const pl_lstm_params *p, const pl_gemm_s8 *g,
                      const pl_lstm_data *t, int32_t b)
 {
     const size_t gn = (size_t)lp->gn, n_out = (size_t)p->n_output, n_cell = (size_t)p->n_cell;
@@ -327,75 +307,9 @@ static void batch_s8(const lstm_plan *lp, const pl_lstm_params *p, const pl_gemm
     }
 }
 
-/* TFLM's 16x8 fully connected output: the exact sum plus bias (wrapping), rescaled, int16. */
-static int16_t fc16_out(int64_t sum, const int64_t *bias, int32_t m, int32_t s)
-{
-    uint64_t acc = (uint64_t)sum + (bias != NULL ? (uint64_t)*bias : 0u);
-    int32_t v = pl_fx_mul_by_qm64((int64_t)acc, m, s);
-    return (int16_t)pl_fx_clamp(v, INT16_MIN, INT16_MAX);
-}
-
-/* x padded with 0 to kp. */
-static void to_s16(const int16_t *x, int32_t n, int32_t kp, int16_t *a)
-{
-    memcpy(a, x, sizeof(int16_t) * (size_t)n);
-    memset(a + n, 0, sizeof(int16_t) * (size_t)(kp - n));
-}
-
-static void batch_s16(const lstm_plan *lp, const pl_lstm_params *p, const pl_lstm16_q *q,
-                      const pl_gemm_s16 *g, const pl_lstm_data *t, int32_t b)
-{
-    const size_t gn = (size_t)lp->gn, n_out = (size_t)p->n_output, n_cell = (size_t)p->n_cell;
-    int16_t *h = (int16_t *)t->out_state + (size_t)b * n_out;
-    int16_t *cell = (int16_t *)t->cell_state + (size_t)b * n_cell;
-    int64_t *raw = lp->sums, *rec = lp->rec;
-    int16_t *a = lp->a, *act = lp->act;
-    for (int32_t t0 = 0; t0 < p->steps; t0 += lp->chunk) {
-        int32_t rows = p->steps - t0 < lp->chunk ? p->steps - t0 : lp->chunk;
-        for (int32_t s = 0; s < rows; s++)
-            to_s16((const int16_t *)t->in + pl_lstm_row(p, b, t0 + s) * (size_t)p->n_input,
-                   p->n_input, lp->kx, a + (size_t)s * (size_t)lp->kx);
-        g->run(rows, lp->gn, lp->kx, a, (size_t)lp->kx, lp->wx, NULL, NULL, raw, gn);
-        for (int32_t k = 0; k < lp->gates; k++) {
-            const pl_lstm16_gate *sc = &q->gate[lp->gate[k]];
-            const int64_t *bias = t->w.bias[lp->gate[k]];
-            for (int32_t s = 0; s < rows; s++)
-                for (size_t c = 0, j = (size_t)k * n_cell; c < n_cell; c++, j++) {
-                    size_t o = (size_t)s * gn + j;
-                    lp->xin[o] = fc16_out(raw[o] + lp->fold_x[j], &bias[c], sc->in_m, sc->in_s);
-                }
-        }
-        for (int32_t s = 0; s < rows; s++) {
-            to_s16(h, p->n_output, lp->kh, lp->ah);
-            g->run(1, lp->gn, lp->kh, lp->ah, (size_t)lp->kh, lp->wh, NULL, NULL, rec, gn);
-            const int16_t *xin = lp->xin + (size_t)s * gn;
-            for (int32_t k = 0; k < lp->gates; k++) {
-                const pl_lstm16_gate *sc = &q->gate[lp->gate[k]];
-                for (size_t c = 0, j = (size_t)k * n_cell; c < n_cell; c++, j++) {
-                    int16_t r = fc16_out(rec[j] + lp->fold_h[j], NULL, sc->rec_m, sc->rec_s);
-                    act[j] = (int16_t)pl_fx_clamp((int32_t)xin[j] + r, INT16_MIN, INT16_MAX);
-                }
-                int16_t *row = act + (size_t)k * n_cell;
-                if (lp->gate[k] == PL_LSTM_GATE_C) /* Q3.12 in: TFLM's -12 power */
-                    pl_tanh_s16(0, 0, row, row, p->n_cell);
-                else
-                    pl_logistic_s16(0, 0, row, row, p->n_cell);
-            }
-            int16_t *out = (int16_t *)t->out + pl_lstm_row(p, b, t0 + s) * n_out;
-            for (size_t c = 0; c < n_cell; c++) {
-                int16_t a4[PL_LSTM_GATES];
-                for (int32_t k = 0; k < PL_LSTM_GATES; k++)
-                    a4[lp->gate[k]] = act[(size_t)k * n_cell + c];
-                out[c] = pl_lstm16_cell(q, a4, &cell[c]);
-            }
-            memcpy(h, out, sizeof(int16_t) * n_out);
-        }
-    }
-}
-
 pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node)
 {
-    lstm_plan *lp = pl_fast_block(node);
+    pl_lstm_plan *lp = pl_fast_block(node);
     if (lp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_lstm_op *d = node->user_data;
@@ -412,7 +326,7 @@ pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node)
         else if (d->type == PL_INT8)
             batch_s8(lp, p, pl_gemm_s8_for(isa), &t, b);
         else
-            batch_s16(lp, p, d->q16, pl_gemm_s16_for(isa), &t, b);
+            pl_fast_lstm16_batch(lp, p, d->q16, pl_gemm_s16_for(isa), &t, b);
     }
     return PL_OK;
 }
