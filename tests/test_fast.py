@@ -76,6 +76,21 @@ def test_conv_nets_hold_packed_weights_in_host_memory(kernels):
 
 
 @pytest.mark.skipif(not FAST_SETS, reason="this CPU has no fast kernel set")
+@pytest.mark.parametrize("kernels", FAST_SETS)
+def test_lstms_hold_packed_gate_weights_in_host_memory(kernels):
+    """The LSTM fast path packs the gates' weights: float32 on every set, 16x8 at least
+    on AVX2 and AVX-512 (which have the 16x8 product)."""
+    it = picolite.Interpreter(model_path=str(ZOO / "net_lstm_float32.tflite"), kernels=kernels)
+    it.allocate_tensors()
+    # the 4 x 12 x (8 + 12) float gate weights alone, beyond the dense layer's and the table's
+    assert it.host_memory_bytes > 4 * 12 * 20 * 4 + 4096
+    for path in sorted((ZOO / "lstm16x8").glob("*.tflite")):  # nothing but the LSTM
+        it = picolite.Interpreter(model_path=str(path), kernels=kernels)
+        it.allocate_tensors()
+        assert it.host_memory_bytes > 0 or kernels not in ("avx2", "avx512"), path.name
+
+
+@pytest.mark.skipif(not FAST_SETS, reason="this CPU has no fast kernel set")
 @pytest.mark.parametrize("path", MODELS, ids=model_id)
 def test_fast_kernels_equal_portable_kernels_and_arena(path):
     try:
