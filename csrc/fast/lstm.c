@@ -280,17 +280,16 @@ static void batch_s8(const pl_lstm_plan *lp, const pl_lstm_params *p, const pl_g
             g->run(1, lp->gn, lp->kh, lp->ah, (size_t)lp->kh, lp->wh, NULL, NULL, rec, gn);
             int8_t *out = (int8_t *)t->out + pl_lstm_row(p, b, t0 + s) * n_out;
             int8_t *hidden = p->projection ? lp->hidden : out;
-            const int16_t *xin = lp->xin + (size_t)s * gn;
-            for (size_t c = 0; c < n_cell; c++) {
-                int16_t x4[PL_LSTM_GATES] = {0};
-                uint32_t h4[PL_LSTM_GATES] = {0};
-                for (int32_t k = 0; k < lp->gates; k++) {
-                    size_t j = (size_t)k * n_cell + c;
-                    x4[lp->gate[k]] = xin[j];
-                    h4[lp->gate[k]] = (uint32_t)rec[j] + (uint32_t)lp->fold_h[j];
-                }
-                hidden[c] = pl_lstm_s8_cell(p, &t->w, (int32_t)c, x4, h4, &cell[c]);
+            uint32_t *sums = (uint32_t *)rec; /* the recurrent sums, zero points folded in */
+            for (size_t j = 0; j < gn; j++)
+                sums[j] += (uint32_t)lp->fold_h[j];
+            int16_t *gate[PL_LSTM_GATES] = {NULL};
+            const uint32_t *recs[PL_LSTM_GATES] = {NULL};
+            for (int32_t k = 0; k < lp->gates; k++) {
+                gate[lp->gate[k]] = lp->xin + (size_t)s * gn + (size_t)k * n_cell;
+                recs[lp->gate[k]] = sums + (size_t)k * n_cell;
             }
+            pl_lstm_s8_cells(p, &t->w, 0, p->n_cell, gate, recs, cell, hidden);
             if (p->projection) {
                 const int32_t *pb = t->w.proj_b;
                 to_u8(hidden, p->n_cell, lp->kp, lp->ap);

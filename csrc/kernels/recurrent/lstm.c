@@ -353,19 +353,26 @@ int16_t pl_lstm_s8_input_part(const pl_lstm_params *p, int g, int32_t sum)
     return sat16(mul_qm(sum, p->gate[g].in_m, p->gate[g].in_s));
 }
 
-/* One gate's Q3.12 pre-activation from its input part and raw recurrent sum: each product is
-** rescaled and added with saturation. */
-static inline int16_t gate_s8(const pl_lstm_params *p, const pl_lstm_weights *w, int g,
-                              int32_t c, const int16_t *xin, const uint32_t *hs, int16_t cell)
+/* Gate g's Q3.12 pre-activations of n cells from c0 on, in place over their input parts v:
+** the recurrent sum's and the peephole's products (with cell) each rescaled and added with
+** saturation. */
+static void gate_row_s8(const pl_lstm_params *p, const pl_lstm_weights *w, int g, int32_t c0,
+                        int32_t n, int16_t *v, const uint32_t *hs, const int16_t *cell)
 {
     const pl_lstm_gate_scale *s = &p->gate[g];
-    int32_t v = xin[g];
-    v = sat16_add(mul_qm((int32_t)hs[g], s->rec_m, s->rec_s), v);
-    if (w->peep[g] != NULL) {
-        int32_t prod = ((const int16_t *)w->peep[g])[c] * cell;
-        v = sat16_add(mul_qm(prod, s->cell_m, s->cell_s), v);
+    const int16_t *peep = w->peep[g] != NULL ? (const int16_t *)w->peep[g] + c0 : NULL;
+    for (int32_t j = 0; j < n; j++) {
+        int32_t x = sat16_add(mul_qm((int32_t)hs[j], s->rec_m, s->rec_s), v[j]);
+        if (peep != NULL)
+            x = sat16_add(mul_qm(peep[j] * cell[j], s->cell_m, s->cell_s), x);
+        v[j] = (int16_t)x;
     }
-    return (int16_t)v;
+}
+
+static void logistic_row(int16_t *v, int32_t n)
+{
+    for (int32_t j = 0; j < n; j++)
+        v[j] = logistic16(v[j], 3);
 }
 
 /* UpdateLstmCellInteger for one cell. */
@@ -389,17 +396,27 @@ static int8_t hidden_s8(const pl_lstm_params *p, int16_t o, int16_t cell)
     return (int8_t)pl_fx_clamp(v, INT8_MIN, INT8_MAX);
 }
 
-int8_t pl_lstm_s8_cell(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c,
-                       const int16_t *xin, const uint32_t *hs, int16_t *cell)
+void pl_lstm_s8_cells(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c0,
+                      int32_t n, int16_t *const *gate, const uint32_t *const *rec,
+                      int16_t *cell, int8_t *hidden)
 {
-    int16_t old = *cell;
-    int16_t f = logistic16(gate_s8(p, w, PL_LSTM_GATE_F, c, xin, hs, old), 3);
-    int16_t g = tanh16(gate_s8(p, w, PL_LSTM_GATE_C, c, xin, hs, 0), 3);
-    int16_t i = p->cifg ? 0 : logistic16(gate_s8(p, w, PL_LSTM_GATE_I, c, xin, hs, old), 3);
-    int16_t next = update_cell_s8(p, old, i, f, g);
-    *cell = next;
-    int16_t o = logistic16(gate_s8(p, w, PL_LSTM_GATE_O, c, xin, hs, next), 3);
-    return hidden_s8(p, o, next);
+    int16_t *f = gate[PL_LSTM_GATE_F], *g = gate[PL_LSTM_GATE_C], *o = gate[PL_LSTM_GATE_O];
+    int16_t *i = gate[PL_LSTM_GATE_I];
+    gate_row_s8(p, w, PL_LSTM_GATE_F, c0, n, f, rec[PL_LSTM_GATE_F], cell);
+    logistic_row(f, n);
+    gate_row_s8(p, w, PL_LSTM_GATE_C, c0, n, g, rec[PL_LSTM_GATE_C], cell);
+    for (int32_t j = 0; j < n; j++)
+        g[j] = tanh16(g[j], 3);
+    if (!p->cifg) {
+        gate_row_s8(p, w, PL_LSTM_GATE_I, c0, n, i, rec[PL_LSTM_GATE_I], cell);
+        logistic_row(i, n);
+    }
+    for (int32_t j = 0; j < n; j++)
+        cell[j] = update_cell_s8(p, cell[j], p->cifg ? 0 : i[j], f[j], g[j]);
+    gate_row_s8(p, w, PL_LSTM_GATE_O, c0, n, o, rec[PL_LSTM_GATE_O], cell);
+    logistic_row(o, n);
+    for (int32_t j = 0; j < n; j++)
+        hidden[j] = hidden_s8(p, o[j], cell[j]);
 }
 
 int8_t pl_lstm_s8_project(const pl_lstm_params *p, int32_t sum)
@@ -438,7 +455,9 @@ static void step_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int
         for (int g = p->cifg ? PL_LSTM_GATE_F : PL_LSTM_GATE_I; g < PL_LSTM_GATES; g++)
             xin[g] = pl_lstm_s8_input_part(
                 p, g, (int32_t)(xs[g] + (uint32_t)((const int32_t *)w->bias[g])[c]));
-        hidden[c] = pl_lstm_s8_cell(p, w, c, xin, hs, &cell[c]);
+        int16_t *const gates[PL_LSTM_GATES] = {&xin[0], &xin[1], &xin[2], &xin[3]};
+        const uint32_t *const rec[PL_LSTM_GATES] = {&hs[0], &hs[1], &hs[2], &hs[3]};
+        pl_lstm_s8_cells(p, w, c, 1, gates, rec, &cell[c], &hidden[c]);
     }
     if (p->projection) {
         offset_row(hidden, p->hidden_zp, p->n_cell, pz);

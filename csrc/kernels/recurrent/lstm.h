@@ -117,10 +117,12 @@ void pl_lstm_f32_cells(const pl_lstm_params *p, const pl_lstm_f32_math *m,
 ** rescaled to Q3.12 and saturated to int16. */
 int16_t pl_lstm_s8_input_part(const pl_lstm_params *p, int g, int32_t sum);
 
-/* One int8 cell's step: xin[g] the gates' input parts, hs[g] the raw recurrent sums
-** W_h (h - zp) (wrapping); as pl_lstm_f32_cell. Returns the hidden int8 value. */
-int8_t pl_lstm_s8_cell(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c,
-                       const int16_t *xin, const uint32_t *hs, int16_t *cell);
+/* The int8 step of n cells from c0 on, as pl_lstm_f32_cells: gate[g][j] holds the gate's
+** input part (overwritten), rec[g][j] its raw recurrent sum W_h (h - zp) (wrapping);
+** gate[GATE_I] and rec[GATE_I] unused under CIFG. Writes the hidden int8 values. */
+void pl_lstm_s8_cells(const pl_lstm_params *p, const pl_lstm_weights *w, int32_t c0,
+                      int32_t n, int16_t *const *gate, const uint32_t *const *rec,
+                      int16_t *cell, int8_t *hidden);
 
 /* A projected int8 output from its sum W_p (hidden - zp) + bias (wrapping int32). */
 int8_t pl_lstm_s8_project(const pl_lstm_params *p, int32_t sum);
