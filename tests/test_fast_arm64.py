@@ -26,7 +26,7 @@ TOOLS = ("clang", "aarch64-linux-gnu-ld", "aarch64-linux-gnu-objdump", "qemu-aar
          "ninja")
 FAST_OBJECTS = Path("CMakeFiles/picolite_fast.dir/csrc/fast/arm")
 FAST_TESTS = sorted(p.stem for p in (ROOT / "tests" / "c").glob("test_fast*.c"))
-OPS = ("conv", "fully connected", "depthwise", "elementwise", "batch matmul")
+OPS = ("conv", "fully connected", "depthwise", "elementwise", "batch matmul", "pool")
 FUSED = {"fmla", "fmls", "fmadd", "fmsub", "fnmadd", "fnmsub"}
 
 
@@ -70,7 +70,7 @@ def _run(build: Path, cpu: str) -> str:
 
 def _fast_cases(text: str) -> dict:
     """{(instruction set, operator): cases that took the fast path} from test_fast's lines."""
-    line = r"^  (\S+): (conv|fully connected|elementwise|batch matmul) (\d+) fast cases$"
+    line = r"^  (\S+): (conv|fully connected|elementwise|batch matmul|pool) (\d+) fast cases$"
     cases = {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
     # depthwise counts the cases with an output: every one of them must be fast
     for m in re.finditer(r"^  (\S+): depthwise (\d+) of (\d+) cases fast$", text, re.M):
