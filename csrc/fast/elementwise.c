@@ -20,8 +20,8 @@ typedef enum ew_kind { EW_S8, EW_S16, EW_F32 } ew_kind;
 typedef struct ew_plan {
     ew_kind kind;
     pl_ew_f32_op op;
-    int32_t small;            /* 0: flat; 1 or 2: that input repeats */
-    size_t count, period;     /* output elements; the repeating input's */
+    int32_t small;        /* 0: flat; 1 or 2: that input repeats */
+    size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
 } ew_plan;
 
@@ -107,7 +107,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     int32_t op = node->builtin_code;
     pl.small = broadcast_form(&a, &b, &o);
     pl.count = pl_tensor_count(&o);
-    pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl_tensor_count(&b);
+    pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl.small == 2 ? pl_tensor_count(&b) : 0;
     pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
     pl.op = op == OP_ADD ? PL_EW_ADD : op == OP_SUB ? PL_EW_SUB : PL_EW_MUL;
     bool ok = pl.small >= 0 && (pl.kind == EW_F32 || quantize(node->user_data, op, &pl));
