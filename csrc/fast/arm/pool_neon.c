@@ -1,6 +1,6 @@
-/* pool_neon.c - the pooling windows with NEON (see pool.h): int8 maxima 16 channels per
-** vector, int16 maxima 8, int8 and int16 sums 8 per step in two int32 vectors, floats 4 per
-** vector; channels past the last whole step one at a time with the reference's scalar
+/* pool_neon.c - the pooling windows with NEON (see pool.h): int8 maxima 16 channels per vector
+** (then 8), int16 maxima 8 (then 4), int8 and int16 sums 8 per step in two int32 vectors, floats 4
+** per vector; channels past the last whole step one at a time with the reference's scalar
 ** arithmetic. */
 #include <arm_neon.h>
 #include <float.h>
@@ -78,6 +78,14 @@ static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
                 m = vmaxq_s8(m, vld1q_s8(TAP(x, w, r, k) + c));
         vst1q_s8(out + c, vminq_s8(vmaxq_s8(m, vdupq_n_s8((int8_t)lo)), vdupq_n_s8((int8_t)hi)));
     }
+    if (w->depth - c >= 8) { /* half a vector: 8 channels are common in small nets */
+        int8x8_t m = vdup_n_s8(INT8_MIN);
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                m = vmax_s8(m, vld1_s8(TAP(x, w, r, k) + c));
+        vst1_s8(out + c, vmin_s8(vmax_s8(m, vdup_n_s8((int8_t)lo)), vdup_n_s8((int8_t)hi)));
+        c += 8;
+    }
     MAX_TAIL(int8_t, INT8_MIN)
 }
 
@@ -121,6 +129,14 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
                 m = vmaxq_s16(m, vld1q_s16(TAP(x, w, r, k) + c));
         m = vminq_s16(vmaxq_s16(m, vdupq_n_s16((int16_t)lo)), vdupq_n_s16((int16_t)hi));
         vst1q_s16(out + c, m);
+    }
+    if (w->depth - c >= 4) { /* half a vector */
+        int16x4_t m = vdup_n_s16(INT16_MIN);
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                m = vmax_s16(m, vld1_s16(TAP(x, w, r, k) + c));
+        vst1_s16(out + c, vmin_s16(vmax_s16(m, vdup_n_s16((int16_t)lo)), vdup_n_s16((int16_t)hi)));
+        c += 4;
     }
     MAX_TAIL(int16_t, INT16_MIN)
 }

@@ -1,8 +1,8 @@
-/* pool_avx2.c - the pooling windows with AVX2 (see pool.h): int8 maxima 32 channels per
-** vector, int16 maxima 16, int8 and int16 sums 8 per vector in int32 lanes, floats 8 per
-** vector; channels past the last whole vector one at a time with the reference's scalar
-** arithmetic. Built with -mavx2 -mfma (and -ffp-contract=off); run only when the CPU has
-** them. */
+/* pool_avx2.c - the pooling windows with AVX2 (see pool.h): int8 maxima 32 channels per vector
+** (then 8 per half SSE vector), int16 maxima 16 (then 8), int8 and int16 sums 8 per vector in
+** int32 lanes, floats 8 per vector; channels past the last whole vector one at a time with the
+** reference's scalar arithmetic. Built with -mavx2 -mfma (and -ffp-contract=off); run only when
+** the CPU has them. */
 #include <float.h>
 #include <immintrin.h>
 #include <string.h>
@@ -49,6 +49,14 @@ static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         m = _mm256_max_epi8(m, _mm256_set1_epi8((int8_t)lo));
         m = _mm256_min_epi8(m, _mm256_set1_epi8((int8_t)hi));
         _mm256_storeu_si256((__m256i *)(out + c), m);
+    }
+    for (; w->depth - c >= 8; c += 8) { /* 8 channels are common in small nets */
+        __m128i m = _mm_set1_epi8(INT8_MIN);
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                m = _mm_max_epi8(m, _mm_loadl_epi64((const __m128i *)(TAP(x, w, r, k) + c)));
+        m = _mm_min_epi8(_mm_max_epi8(m, _mm_set1_epi8((int8_t)lo)), _mm_set1_epi8((int8_t)hi));
+        _mm_storel_epi64((__m128i *)(out + c), m);
     }
     for (; c < w->depth; c++) {
         int32_t m = INT8_MIN;
@@ -106,6 +114,15 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         m = _mm256_max_epi16(m, _mm256_set1_epi16((int16_t)lo));
         m = _mm256_min_epi16(m, _mm256_set1_epi16((int16_t)hi));
         _mm256_storeu_si256((__m256i *)(out + c), m);
+    }
+    for (; w->depth - c >= 8; c += 8) { /* 8 channels are common in small nets */
+        __m128i m = _mm_set1_epi16(INT16_MIN);
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                m = _mm_max_epi16(m, _mm_loadu_si128((const __m128i *)(TAP(x, w, r, k) + c)));
+        m = _mm_min_epi16(_mm_max_epi16(m, _mm_set1_epi16((int16_t)lo)),
+                          _mm_set1_epi16((int16_t)hi));
+        _mm_storeu_si128((__m128i *)(out + c), m);
     }
     for (; c < w->depth; c++) {
         int32_t m = INT16_MIN;
