@@ -36,9 +36,12 @@ typedef struct pl_dw_s16 {
     void (*run)(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out);
 } pl_dw_s16;
 
-/* NULL when isa has no such kernels in this build (AVX-512 runs the 256-bit rows). */
+/* NULL when isa has no such kernels in this build (AVX-512 runs the 256-bit rows,
+** NEON_DOT NEON's). */
 const pl_dw_s16 *pl_dw_s16_for(pl_isa isa);
 
 extern const pl_dw_s16 pl_dw_s16_avx2;
+extern const pl_dw_s16 pl_dw_s16_sse41;
+extern const pl_dw_s16 pl_dw_s16_neon;
 
 #endif

@@ -41,5 +41,7 @@ const pl_gemm_s16 *pl_gemm_s16_for(pl_isa isa);
 
 extern const pl_gemm_s16 pl_gemm_s16_avx512;
 extern const pl_gemm_s16 pl_gemm_s16_avx2;
+extern const pl_gemm_s16 pl_gemm_s16_sse41;
+extern const pl_gemm_s16 pl_gemm_s16_neon; /* NEON_DOT's too: SDOT has no int16 form */
 
 #endif
