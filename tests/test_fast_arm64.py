@@ -28,7 +28,6 @@ TOOLS = ("clang", "aarch64-linux-gnu-ld", "aarch64-linux-gnu-objdump", "qemu-aar
 FAST_OBJECTS = Path("CMakeFiles/picolite_fast.dir/csrc/fast/arm")
 FAST_TESTS = sorted(p.stem for p in (ROOT / "tests" / "c").glob("test_fast*.c"))
 OPS = ("conv", "fully connected", "depthwise", "elementwise", "batch matmul")
-OPS16 = ("conv", "fully connected", "depthwise")
 FUSED = {"fmla", "fmls", "fmadd", "fmsub", "fnmadd", "fnmsub"}
 
 
@@ -79,6 +78,9 @@ def _fast_cases(text: str) -> dict:
         assert m.group(2) == m.group(3), m.group(0)
         cases[(m.group(1), "depthwise")] = int(m.group(2))
     return cases
+
+
+OPS16 = ("conv", "fully connected", "depthwise")
 
 
 def _fast_cases16(text: str) -> dict:

@@ -56,30 +56,47 @@ static inline __m128i load(const void *p)
     return _mm_loadu_si128((const __m128i *)p);
 }
 
-/* total (4 int64 in memory) += the 4 int32 lanes of acc. */
-static inline void widen_add(int64_t *total, __m128i acc)
+/* total (4 int64 in memory) = the 4 int32 lanes of acc, + total unless first. */
+static inline void widen_add(int64_t *total, __m128i acc, bool first)
 {
-    _mm_storeu_si128((__m128i *)total, _mm_add_epi64(load(total), _mm_cvtepi32_epi64(acc)));
-    _mm_storeu_si128((__m128i *)(total + 2),
-                     _mm_add_epi64(load(total + 2), _mm_cvtepi32_epi64(_mm_srli_si128(acc, 8))));
+    __m128i lo = _mm_cvtepi32_epi64(acc), hi = _mm_cvtepi32_epi64(_mm_srli_si128(acc, 8));
+    if (!first) {
+        lo = _mm_add_epi64(lo, load(total));
+        hi = _mm_add_epi64(hi, load(total + 2));
+    }
+    _mm_storeu_si128((__m128i *)total, lo);
+    _mm_storeu_si128((__m128i *)(total + 2), hi);
 }
 
-/* Row sums of channels n0..n0+7 (in memory) through the stage into out. */
-static inline void finish(const int64_t *total, const panel_stage *ps, int32_t n0,
-                          int32_t count, int16_t *out)
+/* A row's sums of channels n0..n0+7: the last block's int32 lo (channels 0-3) and hi
+** (4-7), plus the earlier blocks' int64 total unless NULL; into sums, or through the stage
+** into out. */
+static inline void finish(__m128i lo, __m128i hi, const int64_t *total, const panel_stage *ps,
+                          int32_t n0, int32_t count, int16_t *out, int64_t *sums)
 {
+    __m128i q[4] = {_mm_cvtepi32_epi64(lo), _mm_cvtepi32_epi64(_mm_srli_si128(lo, 8)),
+                    _mm_cvtepi32_epi64(hi), _mm_cvtepi32_epi64(_mm_srli_si128(hi, 8))};
+    for (int32_t j = 0; j < 4 && total != NULL; j++)
+        q[j] = _mm_add_epi64(q[j], load(total + 2 * j));
+    if (ps == NULL) {
+        int64_t tmp[NR];
+        for (int32_t j = 0; j < 4; j++)
+            _mm_storeu_si128((__m128i *)(tmp + 2 * j), q[j]);
+        memcpy(sums, tmp, sizeof(int64_t) * (size_t)count);
+        return;
+    }
     const pl_s16_stage *st = ps->st;
     __m128i v[2];
     for (int32_t h = 0; h < 2; h++) {
         int32_t c = n0 + 4 * h;
-        __m128i lo = load(total + 4 * h), hi = load(total + 4 * h + 2);
+        __m128i a = q[2 * h], b = q[2 * h + 1];
         if (st->acc64) {
-            v[h] = pl_stage64_sse41(lo, hi, st->bias + c, st->reduced + c, st->round + c,
+            v[h] = pl_stage64_sse41(a, b, st->bias + c, st->reduced + c, st->round + c,
                                     st->shift + c);
         } else {
-            lo = _mm_add_epi64(lo, load(st->bias + c));
-            hi = _mm_add_epi64(hi, load(st->bias + c + 2));
-            v[h] = pl_rescale_sse41(pl_low32_sse41(lo, hi), &ps->q[h]);
+            a = _mm_add_epi64(a, load(st->bias + c));
+            b = _mm_add_epi64(b, load(st->bias + c + 2));
+            v[h] = pl_rescale_sse41(pl_low32_sse41(a, b), &ps->q[h]);
         }
         v[h] = pl_clamp_sse41(v[h], st->out_offset, st->act_min, st->act_max);
     }
@@ -88,20 +105,28 @@ static inline void finish(const int64_t *total, const panel_stage *ps, int32_t n
     memcpy(out, tmp, sizeof(int16_t) * (size_t)count);
 }
 
-/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. */
+/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. The last
+** block's int32 sums stay in registers; only deeper rows keep int64 totals in memory. */
 PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
                           const int16_t *panel, const panel_stage *ps, int32_t n0, int32_t n,
                           int16_t *out, int64_t *sums, size_t ldo)
 {
     int64_t total[MR][NR];
-    memset(total, 0, sizeof total);
+    __m128i lo[MR], hi[MR];
     a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < MR; r++)
+        lo[r] = hi[r] = _mm_setzero_si128();
     for (int32_t k0 = 0; k0 < kp; k0 += PL_S16_BLOCK) {
         int32_t k1 = kp - k0 < PL_S16_BLOCK ? kp : k0 + PL_S16_BLOCK;
-        __m128i lo[MR], hi[MR];
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < MR; r++)
-            lo[r] = hi[r] = _mm_setzero_si128();
+        if (k0 > 0) { /* the previous block's sums into the totals */
+            PL_FAST_UNROLL
+            for (int32_t r = 0; r < rows; r++) {
+                widen_add(total[r], lo[r], k0 == PL_S16_BLOCK);
+                widen_add(total[r] + 4, hi[r], k0 == PL_S16_BLOCK);
+                lo[r] = hi[r] = _mm_setzero_si128();
+            }
+        }
         for (int32_t k = k0; k < k1; k += 4) {
             const __m128i *w = (const __m128i *)(panel + (size_t)k * NR);
             __m128i w01lo = load(w), w01hi = load(w + 1), w23lo = load(w + 2),
@@ -116,20 +141,13 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a
                 hi[r] = _mm_add_epi32(hi[r], _mm_madd_epi16(p23, w23hi));
             }
         }
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < rows; r++) {
-            widen_add(total[r], lo[r]);
-            widen_add(total[r] + 4, hi[r]);
-        }
     }
     int32_t count = n - n0 >= NR ? NR : n - n0;
     PL_FAST_UNROLL
     for (int32_t r = 0; r < rows; r++) {
         size_t row = (size_t)(m0 + r) * ldo + (size_t)n0;
-        if (ps != NULL)
-            finish(total[r], ps, n0, count, out + row);
-        else
-            memcpy(sums + row, total[r], sizeof(int64_t) * (size_t)count);
+        finish(lo[r], hi[r], kp > PL_S16_BLOCK ? total[r] : NULL, ps, n0, count,
+               ps != NULL ? out + row : NULL, ps != NULL ? NULL : sums + row);
     }
 }
 
