@@ -48,15 +48,30 @@ static void stage_of(const pl_s16_stage *st, int32_t n0, panel_stage *ps)
     }
 }
 
-/* Row sums of channels n0..n0+15 (in memory) through the stage into out. */
-static inline void finish(const int64_t *total, const panel_stage *ps, int32_t n0,
-                          int32_t count, int16_t *out)
+/* A row's sums of channels n0..n0+15: the last block's int32 acc plus the earlier blocks'
+** int64 total unless NULL; into sums, or through the stage into out. */
+static inline void finish(const int32x4_t acc[4], const int64_t *total, const panel_stage *ps,
+                          int32_t n0, int32_t count, int16_t *out, int64_t *sums)
 {
+    int64x2_t q[8];
+    for (int32_t h = 0; h < 4; h++) {
+        q[2 * h] = vmovl_s32(vget_low_s32(acc[h]));
+        q[2 * h + 1] = vmovl_high_s32(acc[h]);
+    }
+    for (int32_t j = 0; j < 8 && total != NULL; j++)
+        q[j] = vaddq_s64(q[j], vld1q_s64(total + 2 * j));
+    if (ps == NULL) {
+        int64_t tmp[NR];
+        for (int32_t j = 0; j < 8; j++)
+            vst1q_s64(tmp + 2 * j, q[j]);
+        memcpy(sums, tmp, sizeof(int64_t) * (size_t)count);
+        return;
+    }
     const pl_s16_stage *st = ps->st;
     int16x4_t words[4];
     for (int32_t h = 0; h < 4; h++) {
         int32_t c = n0 + 4 * h;
-        int64x2_t lo = vld1q_s64(total + 4 * h), hi = vld1q_s64(total + 4 * h + 2);
+        int64x2_t lo = q[2 * h], hi = q[2 * h + 1];
         int32x4_t v;
         if (st->acc64) {
             v = pl_stage64_neon(lo, hi, st->bias + c, st->reduced + c, st->round + c,
@@ -84,32 +99,42 @@ static inline void finish(const int64_t *total, const panel_stage *ps, int32_t n
         (acc)[3] = vmlal_high_lane_s16((acc)[3], (w)[2 * (LANE) + 1], (x), (LANE));          \
     } while (0)
 
-/* total (16 int64 in memory) += the 16 int32 lanes of acc. */
-static inline void widen_add(int64_t *total, const int32x4_t acc[4])
+/* total (16 int64 in memory) = the 16 int32 lanes of acc, + total unless first. */
+static inline void widen_add(int64_t *total, const int32x4_t acc[4], bool first)
 {
     for (int32_t h = 0; h < 4; h++) {
         int64_t *t = total + 4 * h;
-        vst1q_s64(t, vaddw_s32(vld1q_s64(t), vget_low_s32(acc[h])));
-        vst1q_s64(t + 2, vaddw_high_s32(vld1q_s64(t + 2), acc[h]));
+        int64x2_t lo = vmovl_s32(vget_low_s32(acc[h])), hi = vmovl_high_s32(acc[h]);
+        vst1q_s64(t, first ? lo : vaddq_s64(lo, vld1q_s64(t)));
+        vst1q_s64(t + 2, first ? hi : vaddq_s64(hi, vld1q_s64(t + 2)));
     }
 }
 
-/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. */
+/* rows (1..MR) rows of a from row m0 on against one panel: channels n0.. of n. The last
+** block's int32 sums stay in registers; only deeper rows keep int64 totals in memory. */
 PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a, size_t lda,
                           const int16_t *panel, const panel_stage *ps, int32_t n0, int32_t n,
                           int16_t *out, int64_t *sums, size_t ldo)
 {
     int64_t total[MR][NR];
-    memset(total, 0, sizeof total);
+    int32x4_t acc[MR][4];
     a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < MR; r++)
+        PL_FAST_UNROLL
+        for (int32_t h = 0; h < 4; h++)
+            acc[r][h] = vdupq_n_s32(0);
     for (int32_t k0 = 0; k0 < kp; k0 += PL_S16_BLOCK) {
         int32_t k1 = kp - k0 < PL_S16_BLOCK ? kp : k0 + PL_S16_BLOCK;
-        int32x4_t acc[MR][4];
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < MR; r++)
+        if (k0 > 0) { /* the previous block's sums into the totals */
             PL_FAST_UNROLL
-            for (int32_t h = 0; h < 4; h++)
-                acc[r][h] = vdupq_n_s32(0);
+            for (int32_t r = 0; r < rows; r++) {
+                widen_add(total[r], acc[r], k0 == PL_S16_BLOCK);
+                PL_FAST_UNROLL
+                for (int32_t h = 0; h < 4; h++)
+                    acc[r][h] = vdupq_n_s32(0);
+            }
+        }
         for (int32_t k = k0; k < k1; k += 4) {
             const int16_t *p = panel + (size_t)k * NR;
             int16x8_t w[8];
@@ -125,18 +150,13 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a
                 MAC_LANE(acc[r], w, x, 3);
             }
         }
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < rows; r++)
-            widen_add(total[r], acc[r]);
     }
     int32_t count = n - n0 >= NR ? NR : n - n0;
     PL_FAST_UNROLL
     for (int32_t r = 0; r < rows; r++) {
         size_t row = (size_t)(m0 + r) * ldo + (size_t)n0;
-        if (ps != NULL)
-            finish(total[r], ps, n0, count, out + row);
-        else
-            memcpy(sums + row, total[r], sizeof(int64_t) * (size_t)count);
+        finish(acc[r], kp > PL_S16_BLOCK ? total[r] : NULL, ps, n0, count,
+               ps != NULL ? out + row : NULL, ps != NULL ? NULL : sums + row);
     }
 }
 
