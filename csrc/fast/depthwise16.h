@@ -7,6 +7,7 @@
 #ifndef PL_FAST_DEPTHWISE16_H
 #define PL_FAST_DEPTHWISE16_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ typedef struct pl_dw16_job {
     int32_t channels, cp;  /* output channels; staged channels (a multiple of 16) */
     const void *packed;    /* groups of 16 channels, PL_DW16_GROUP_BYTES(taps) each */
     int32_t out_offset, act_min, act_max;
+    bool narrow;           /* every sum + bias fits in int32 (pl_s16_narrow) */
 } pl_dw16_job;
 
 /* One group of 16 channels: per tap pair, two vectors of int16 weight pairs in the order

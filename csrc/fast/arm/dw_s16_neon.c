@@ -12,9 +12,10 @@
 
 enum { POINTS = 2 }; /* output points per pass: their sums stay in registers */
 
-/* n (1..POINTS) points from in on, channels c0..c0+15 with their packed group g. */
+/* n (1..POINTS) points from in on, channels c0..c0+15 with their packed group g (narrow:
+** job->narrow, a constant). */
 PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *in,
-                              const uint8_t *g, int32_t c0, int16_t *out)
+                              const uint8_t *g, int32_t c0, int16_t *out, bool narrow)
 {
     int32x4_t a[POINTS][4], b[POINTS][4]; /* per channel: tap t's, tap t + 1's sums */
     PL_FAST_UNROLL
@@ -52,7 +53,7 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
             int32x4_t s = vpaddq_s32(a[r][h], b[r][h]);
             int32x4_t v = pl_stage64_neon(vmovl_s32(vget_low_s32(s)), vmovl_high_s32(s),
                                           arr + 4 * h, arr + 16 + 4 * h, arr + 32 + 4 * h,
-                                          arr + 48 + 4 * h);
+                                          arr + 48 + 4 * h, narrow);
             words[h] = vqmovn_s32(pl_clamp_neon(v, job->out_offset, job->act_min,
                                                 job->act_max));
         }
@@ -64,18 +65,27 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
     }
 }
 
-static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
+PL_FAST_INLINE void rows(const pl_dw16_job *job, const int16_t *in, int32_t points,
+                         int16_t *out, bool narrow)
 {
     const uint8_t *g = job->packed;
     for (int32_t c0 = 0; c0 < job->cp; c0 += 16, g += pl_dw16_group_bytes(job->taps)) {
         int32_t pt = 0;
         for (; points - pt >= POINTS; pt += POINTS) /* constant n: registers */
             points_at(job, POINTS, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels);
+                      out + (size_t)pt * (size_t)job->channels, narrow);
         for (; pt < points; pt++)
             points_at(job, 1, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels);
+                      out + (size_t)pt * (size_t)job->channels, narrow);
     }
+}
+
+static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
+{
+    if (job->narrow) /* the stage's multiply chosen once per row */
+        rows(job, in, points, out, true);
+    else
+        rows(job, in, points, out, false);
 }
 
 const pl_dw_s16 pl_dw_s16_neon = {run};

@@ -75,7 +75,7 @@ static inline void finish(const int32x4_t acc[4], const int64_t *total, const pa
         int32x4_t v;
         if (st->acc64) {
             v = pl_stage64_neon(lo, hi, st->bias + c, st->reduced + c, st->round + c,
-                                st->shift + c);
+                                st->shift + c, st->narrow);
         } else {
             lo = vaddq_s64(lo, vld1q_s64(st->bias + c));
             hi = vaddq_s64(hi, vld1q_s64(st->bias + c + 2));

@@ -5,6 +5,7 @@
 #define PL_FAST_ARM_STAGE16_NEON_H
 
 #include <arm_neon.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* t * r mod 2^64 per lane: the low halves' full product plus the cross products' low
@@ -20,16 +21,19 @@ static inline int64x2_t pl_mul64_neon(int64x2_t t, int64x2_t r)
 }
 
 /* 4 int64 sums (lo, hi) + bias through TFLite's 64-bit rescale, (t * reduced + round) >>
-** shift (shift 1..63), truncated to int32, from the arrays' entries 0..3. */
+** shift (shift 1..63), truncated to int32, from the arrays' entries 0..3; with narrow (t
+** fits in int32, as reduced does) the product is one SMULL. */
 static inline int32x4_t pl_stage64_neon(int64x2_t lo, int64x2_t hi, const int64_t *bias,
                                         const int64_t *reduced, const int64_t *round,
-                                        const int64_t *shift)
+                                        const int64_t *shift, bool narrow)
 {
     int64x2_t t[2] = {vaddq_s64(lo, vld1q_s64(bias)), vaddq_s64(hi, vld1q_s64(bias + 2))};
     int32x2_t half[2];
     for (int32_t h = 0; h < 2; h++) {
-        int64x2_t p = vaddq_s64(pl_mul64_neon(t[h], vld1q_s64(reduced + 2 * h)),
-                                vld1q_s64(round + 2 * h));
+        int64x2_t r = vld1q_s64(reduced + 2 * h);
+        int64x2_t prod = narrow ? vmull_s32(vmovn_s64(t[h]), vmovn_s64(r))
+                                : pl_mul64_neon(t[h], r);
+        int64x2_t p = vaddq_s64(prod, vld1q_s64(round + 2 * h));
         half[h] = vmovn_s64(vshlq_s64(p, vnegq_s64(vld1q_s64(shift + 2 * h))));
     }
     return vcombine_s32(half[0], half[1]);

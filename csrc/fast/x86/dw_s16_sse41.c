@@ -15,18 +15,19 @@ enum { POINTS = 2 }; /* output points per pass: their sums stay in registers */
 
 /* 4 int32 sums at entry `at` of the arrays (bias, reduced multiplier, rounding, shift: 16
 ** int64 each) through the stage: 4 int32 results. */
-static inline __m128i stage(__m128i acc, const int64_t *arr, int32_t at,
-                            const pl_dw16_job *job)
+PL_FAST_INLINE __m128i stage(__m128i acc, const int64_t *arr, int32_t at,
+                             const pl_dw16_job *job, bool narrow)
 {
     __m128i v = pl_stage64_sse41(_mm_cvtepi32_epi64(acc),
                                  _mm_cvtepi32_epi64(_mm_srli_si128(acc, 8)), arr + at,
-                                 arr + 16 + at, arr + 32 + at, arr + 48 + at);
+                                 arr + 16 + at, arr + 32 + at, arr + 48 + at, narrow);
     return pl_clamp_sse41(v, job->out_offset, job->act_min, job->act_max);
 }
 
-/* n (1..POINTS) points from in on, channels c0..c0+15 with their packed group g. */
+/* n (1..POINTS) points from in on, channels c0..c0+15 with their packed group g (narrow:
+** job->narrow, a constant). */
 PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *in,
-                              const uint8_t *g, int32_t c0, int16_t *out)
+                              const uint8_t *g, int32_t c0, int16_t *out, bool narrow)
 {
     __m128i acc[POINTS][4]; /* channels 0-3, 8-11, 4-7, 12-15 */
     PL_FAST_UNROLL
@@ -56,7 +57,7 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
     for (int32_t r = 0; r < n; r++) {
         __m128i v[4];
         for (int32_t h = 0; h < 4; h++)
-            v[h] = stage(acc[r][h], arr, 4 * h, job);
+            v[h] = stage(acc[r][h], arr, 4 * h, job, narrow);
         int16_t tmp[16], *o = out + (size_t)r * (size_t)job->channels + c0;
         _mm_storeu_si128((__m128i *)tmp, _mm_packs_epi32(v[0], v[2]));
         _mm_storeu_si128((__m128i *)(tmp + 8), _mm_packs_epi32(v[1], v[3]));
@@ -64,18 +65,27 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
     }
 }
 
-static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
+PL_FAST_INLINE void rows(const pl_dw16_job *job, const int16_t *in, int32_t points,
+                         int16_t *out, bool narrow)
 {
     const uint8_t *g = job->packed;
     for (int32_t c0 = 0; c0 < job->cp; c0 += 16, g += pl_dw16_group_bytes(job->taps)) {
         int32_t pt = 0;
         for (; points - pt >= POINTS; pt += POINTS) /* constant n: registers */
             points_at(job, POINTS, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels);
+                      out + (size_t)pt * (size_t)job->channels, narrow);
         for (; pt < points; pt++)
             points_at(job, 1, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels);
+                      out + (size_t)pt * (size_t)job->channels, narrow);
     }
+}
+
+static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
+{
+    if (job->narrow) /* the stage's multiply chosen once per row */
+        rows(job, in, points, out, true);
+    else
+        rows(job, in, points, out, false);
 }
 
 const pl_dw_s16 pl_dw_s16_sse41 = {run};

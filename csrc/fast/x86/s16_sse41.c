@@ -92,7 +92,7 @@ static inline void finish(__m128i lo, __m128i hi, const int64_t *total, const pa
         __m128i a = q[2 * h], b = q[2 * h + 1];
         if (st->acc64) {
             v[h] = pl_stage64_sse41(a, b, st->bias + c, st->reduced + c, st->round + c,
-                                    st->shift + c);
+                                    st->shift + c, st->narrow);
         } else {
             a = _mm_add_epi64(a, load(st->bias + c));
             b = _mm_add_epi64(b, load(st->bias + c + 2));
