@@ -116,7 +116,8 @@ bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
     pl.job.act_max = d->p.act_max;
     pl.job.narrow = pl_s16_narrow(real_taps, bias_max(&bias, pl.job.channels));
     size_t packed = (size_t)(pl.job.cp / 16) * pl_dw16_group_bytes(pl.job.taps);
-    size_t head = pl_fast_align64(sizeof pl), taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
+    size_t head = pl_fast_align64(sizeof pl);
+    size_t taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
     uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) +
                                                  staged_elems * sizeof(int16_t));
     if (block == NULL)
