@@ -45,6 +45,14 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_TRANSPOSE_CONV] = {pl_transpose_conv_registration,
                                 pl_fast_transpose_conv_prepare,
                                 pl_fast_transpose_conv_invoke},
+    [PL_FAST_HARD_SWISH] = {pl_hard_swish_registration, pl_fast_lut8_prepare,
+                            pl_fast_lut8_invoke},
+    [PL_FAST_LEAKY_RELU] = {pl_leaky_relu_registration, pl_fast_lut8_prepare,
+                            pl_fast_lut8_invoke},
+    [PL_FAST_RELU] = {pl_relu_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
+    [PL_FAST_RELU6] = {pl_relu6_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
+    [PL_FAST_RELU_N1_TO_1] = {pl_relu_n1_to_1_registration, pl_fast_lut8_prepare,
+                              pl_fast_lut8_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,
