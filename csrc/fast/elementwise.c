@@ -1,6 +1,10 @@
-/* elementwise.c - ADD, SUB and MUL's fast path (see elementwise.h): int8 and float32 when
-** both inputs have the output's element count (then the broadcast walk is flat). Anything
-** else (broadcasting, int16, uint8, int32, int64) keeps the portable kernel. */
+/* elementwise.c - ADD, SUB and MUL's fast path (see elementwise.h): int8, int16 (16x8) and
+** float32 when both inputs have the output's element count (a flat walk), or when one has
+** it and the other repeats along the output's last axes (a scalar, or [C] against
+** [N, H, W, C]): that one is repeated into a stack buffer and the flat loops run over
+** chunks starting at a repeat, so each element meets the operand the broadcast walk gives
+** it. Anything else (other broadcasts, int16 power-of-two ADD/SUB, uint8, int32, int64)
+** keeps the portable kernel. */
 #include <string.h>
 
 #include "fast/elementwise.h"
@@ -9,9 +13,15 @@
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18 }; /* builtin codes */
 
+enum { REP_BYTES = 4096 }; /* the repeated input's stack buffer */
+
+typedef enum ew_kind { EW_S8, EW_S16, EW_F32 } ew_kind;
+
 typedef struct ew_plan {
-    bool f32;
+    ew_kind kind;
     pl_ew_f32_op op;
+    int32_t small;        /* 0: flat; 1 or 2: that input repeats */
+    size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
 } ew_plan;
 
@@ -42,29 +52,65 @@ static bool split(int32_t mult, int32_t shift, pl_ew_scale *s)
     return mult != INT32_MIN;
 }
 
+/* True when t's shape, leading 1s dropped, is out's last dims: the broadcast walk then
+** reads t in order, over and over (a single element always qualifies). */
+static bool repeats_along_last(const pl_tensor *t, const pl_tensor *out)
+{
+    int32_t lead = 0;
+    while (lead < t->ndims && t->dims[lead] == 1)
+        lead++;
+    int32_t rank = t->ndims - lead;
+    if (rank > out->ndims)
+        return false;
+    for (int32_t k = 0; k < rank; k++)
+        if (t->dims[lead + k] != out->dims[out->ndims - rank + k])
+            return false;
+    return true;
+}
+
+/* 0: flat; 1 or 2: that input repeats; -1: a broadcast the fast path leaves alone. */
+static int32_t broadcast_form(const pl_tensor *a, const pl_tensor *b, const pl_tensor *o)
+{
+    size_t n = pl_tensor_count(o), na = pl_tensor_count(a), nb = pl_tensor_count(b);
+    if (na == n && nb == n)
+        return 0;
+    if (na == n && nb > 0 && repeats_along_last(b, o))
+        return 2;
+    if (nb == n && na > 0 && repeats_along_last(a, o))
+        return 1;
+    return -1;
+}
+
+static bool quantize(const pl_elementwise_op *d, int32_t op, ew_plan *pl)
+{
+    const pl_add_params *p = &d->q;
+    pl->q = (pl_ew_q){p->input1_offset, p->input2_offset, op == OP_MUL ? 0 : p->left_shift,
+                      {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, p->output_offset, p->act_min,
+                      p->act_max};
+    if (pl->kind == EW_S16 && op != OP_MUL && d->pot)
+        return false;
+    return split(p->output_multiplier, p->output_shift, &pl->q.out) &&
+           (op == OP_MUL || (split(p->input1_multiplier, p->input1_shift, &pl->q.in1) &&
+                             split(p->input2_multiplier, p->input2_shift, &pl->q.in2)));
+}
+
 static bool plan(pl_context *ctx, const pl_node *node)
 {
-    const pl_elementwise_op *d = node->user_data;
     pl_tensor a, b, o;
     if (pl_ew_for(pl_fast_isa_of(node)) == NULL ||
         ctx->get_eval(ctx, pl_node_input(node, 0), &a) != PL_OK ||
         ctx->get_eval(ctx, pl_node_input(node, 1), &b) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &o) != PL_OK ||
-        (o.type != PL_INT8 && o.type != PL_FLOAT32) || pl_tensor_count(&a) != pl_tensor_count(&o) ||
-        pl_tensor_count(&b) != pl_tensor_count(&o))
+        (o.type != PL_INT8 && o.type != PL_INT16 && o.type != PL_FLOAT32))
         return false;
     ew_plan pl = {0};
     int32_t op = node->builtin_code;
-    pl.f32 = o.type == PL_FLOAT32;
+    pl.small = broadcast_form(&a, &b, &o);
+    pl.count = pl_tensor_count(&o);
+    pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl.small == 2 ? pl_tensor_count(&b) : 0;
+    pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
     pl.op = op == OP_ADD ? PL_EW_ADD : op == OP_SUB ? PL_EW_SUB : PL_EW_MUL;
-    const pl_add_params *p = &d->q;
-    pl.q = (pl_ew_q){p->input1_offset, p->input2_offset, op == OP_MUL ? 0 : p->left_shift,
-                     {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, p->output_offset, p->act_min,
-                     p->act_max};
-    bool ok = pl.f32 || (split(p->output_multiplier, p->output_shift, &pl.q.out) &&
-                         (op == OP_MUL ||
-                          (split(p->input1_multiplier, p->input1_shift, &pl.q.in1) &&
-                           split(p->input2_multiplier, p->input2_shift, &pl.q.in2))));
+    bool ok = pl.small >= 0 && (pl.kind == EW_F32 || quantize(node->user_data, op, &pl));
     void *block = ok ? pl_fast_block_new(node, sizeof pl) : NULL;
     if (block == NULL)
         return false;
@@ -80,25 +126,66 @@ pl_status pl_fast_elementwise_prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
+static size_t element_bytes(ew_kind kind)
+{
+    return kind == EW_F32 ? sizeof(float) : kind == EW_S16 ? sizeof(int16_t) : 1;
+}
+
+/* The flat loop over n elements of a and b. */
+static void run_flat(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op *d,
+                     const void *a, const void *b, size_t n, void *out)
+{
+    bool mul = pl->op == PL_EW_MUL;
+    if (pl->kind == EW_F32)
+        k->f32(pl->op, a, b, n, d->f_min, d->f_max, out);
+    else if (pl->kind == EW_S16)
+        (mul ? k->mul_s16 : k->add_s16)(&pl->q, a, b, n, out);
+    else
+        (mul ? k->mul_s8 : k->add_s8)(&pl->q, a, b, n, out);
+}
+
+/* The repeating input copied whole as often as REP_BYTES holds it (used in place when it
+** alone is larger), then the flat loop over chunks of that many output elements. */
+static void run_repeated(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op *d,
+                         const unsigned char *a, const unsigned char *b, unsigned char *out)
+{
+    _Alignas(64) unsigned char rep[REP_BYTES];
+    const size_t es = element_bytes(pl->kind), bytes = pl->period * es;
+    const unsigned char *small = pl->small == 1 ? a : b, *big = pl->small == 1 ? b : a;
+    size_t chunk = pl->period;
+    if (bytes <= REP_BYTES) {
+        size_t total = REP_BYTES / bytes * bytes, filled = bytes;
+        memcpy(rep, small, bytes);
+        for (; filled < total; filled *= 2) /* doubling: a scalar takes a dozen copies */
+            memcpy(rep + filled, rep, filled < total - filled ? filled : total - filled);
+        small = rep;
+        chunk = total / es;
+    }
+    for (size_t i = 0; i < pl->count; i += chunk) {
+        size_t n = pl->count - i < chunk ? pl->count - i : chunk;
+        const unsigned char *x = big + i * es;
+        run_flat(pl, k, d, pl->small == 1 ? small : x, pl->small == 1 ? x : small, n,
+                 out + i * es);
+    }
+}
+
 pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
 {
     const ew_plan *pl = pl_fast_block(node);
     if (pl == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
-    const pl_elementwise_op *d = node->user_data;
     pl_tensor a, b, o;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
-    size_t n = pl_tensor_count(&o);
-    if (pl_tensor_count(&a) != n || pl_tensor_count(&b) != n)
+    size_t na = pl_tensor_count(&a), nb = pl_tensor_count(&b);
+    if (pl_tensor_count(&o) != pl->count || na != (pl->small == 1 ? pl->period : pl->count) ||
+        nb != (pl->small == 2 ? pl->period : pl->count))
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
     const pl_ew *k = pl_ew_for(pl_fast_isa_of(node));
-    if (pl->f32)
-        k->f32(pl->op, a.data, b.data, n, d->f_min, d->f_max, o.data);
-    else if (pl->op == PL_EW_MUL)
-        k->mul_s8(&pl->q, a.data, b.data, n, o.data);
+    if (pl->small == 0)
+        run_flat(pl, k, node->user_data, a.data, b.data, pl->count, o.data);
     else
-        k->add_s8(&pl->q, a.data, b.data, n, o.data);
+        run_repeated(pl, k, node->user_data, a.data, b.data, o.data);
     return PL_OK;
 }

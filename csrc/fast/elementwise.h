@@ -1,11 +1,13 @@
-/* elementwise.h - the flat elementwise loops the fast ADD, SUB and MUL run (inputs and
-** output of one element count: no broadcasting), one table per instruction set.
+/* elementwise.h - the flat elementwise loops the fast ADD, SUB and MUL run (two inputs and
+** an output of n elements each; elementwise.c repeats a broadcast input into a buffer), one
+** table per instruction set.
 **
-** int8 ADD/SUB are TFLite's AddElementwise on every lane: (x + offset) << left_shift, each
-** input rescaled, summed, rescaled to the output, + its offset, clamped; SUB is ADD with
-** input 2's multiplier negated, as the portable kernel does. int8 MUL rescales (x + off1) *
-** (y + off2). Every rescale is TFLite's MultiplyByQuantizedMultiplier, bit for bit. float32
-** is one IEEE operation per element, then the clamp, as the reference. */
+** int8 and int16 ADD/SUB are TFLite's AddElementwise on every lane: (x + offset) <<
+** left_shift (20 for int8, 15 for int16), each input rescaled, summed, rescaled to the
+** output, + its offset, clamped; SUB is ADD with input 2's multiplier negated, as the
+** portable kernel does. MUL rescales (x + off1) * (y + off2). Every rescale is TFLite's
+** MultiplyByQuantizedMultiplier, bit for bit. float32 is one IEEE operation per element,
+** then the clamp, as the reference. */
 #ifndef PL_FAST_ELEMENTWISE_H
 #define PL_FAST_ELEMENTWISE_H
 
@@ -30,6 +32,10 @@ typedef enum pl_ew_f32_op { PL_EW_ADD, PL_EW_SUB, PL_EW_MUL } pl_ew_f32_op;
 typedef struct pl_ew {
     void (*add_s8)(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out);
     void (*mul_s8)(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out);
+    void (*add_s16)(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out);
+    void (*mul_s16)(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out);
     void (*f32)(pl_ew_f32_op op, const float *a, const float *b, size_t n, float lo, float hi,
                 float *out);
 } pl_ew;

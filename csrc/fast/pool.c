@@ -1,7 +1,7 @@
-/* pool.c - AVERAGE_POOL_2D and MAX_POOL_2D's fast path, int8 and float32 (see pool.h): the
-** window of each output point clipped as the reference clips it, then one table call.
-** int16 and uint8 keep the portable kernel, as does an int8 average over windows too large
-** for the exact float division. */
+/* pool.c - AVERAGE_POOL_2D and MAX_POOL_2D's fast path, int8, int16 and float32 (see
+** pool.h): the window of each output point clipped as the reference clips it, then one
+** table call. uint8 keeps the portable kernel, as do windows too large for the exact
+** division (PL_POOL_MAX_COUNT). */
 #include <string.h>
 
 #include "fast/fast.h"
@@ -19,6 +19,11 @@ const pl_pool *pl_pool_for(pl_isa isa)
         return &pl_pool_avx512;
     if (isa == PL_ISA_AVX2)
         return &pl_pool_avx2;
+    if (isa == PL_ISA_SSE41)
+        return &pl_pool_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return &pl_pool_neon;
 #endif
     (void)isa;
     return NULL;
@@ -50,7 +55,7 @@ static bool plan(pl_context *ctx, const pl_node *node, bool average)
     const pl_pooling_op *d = node->user_data;
     const pl_pooling_params *p = &d->p;
     pl_tensor in, out;
-    if ((d->type != PL_INT8 && d->type != PL_FLOAT32) ||
+    if ((d->type != PL_INT8 && d->type != PL_INT16 && d->type != PL_FLOAT32) ||
         pl_pool_for(pl_fast_isa_of(node)) == NULL ||
         ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK || in.ndims != 4 ||
@@ -86,6 +91,22 @@ pl_status pl_fast_max_pool_prepare(pl_context *ctx, pl_node *node)
     return prepare(ctx, node, false);
 }
 
+/* One output point, every channel: the table's kernel for the node's type. */
+static void point(const pl_pool *k, const pl_pooling_op *d, bool average,
+                  const pl_pool_window *w, const void *x, size_t at, void *out, size_t o)
+{
+    const pl_pooling_params *p = &d->p;
+    if (d->type == PL_FLOAT32)
+        (average ? k->avg_f32 : k->max_f32)(w, (const float *)x + at, p->f_act_min,
+                                             p->f_act_max, (float *)out + o);
+    else if (d->type == PL_INT16)
+        (average ? k->avg_s16 : k->max_s16)(w, (const int16_t *)x + at, p->act_min,
+                                             p->act_max, (int16_t *)out + o);
+    else
+        (average ? k->avg_s8 : k->max_s8)(w, (const int8_t *)x + at, p->act_min, p->act_max,
+                                           (int8_t *)out + o);
+}
+
 pl_status pl_fast_pool_invoke(pl_context *ctx, pl_node *node)
 {
     const pool_plan *pl = pl_fast_block(node);
@@ -111,14 +132,7 @@ pl_status pl_fast_pool_invoke(pl_context *ctx, pl_node *node)
                 w.cols = fx1 - fx0;
                 size_t at = (((size_t)b * (size_t)in_h + (size_t)(y0 + fy0)) * (size_t)in_w +
                              (size_t)(x0 + fx0)) * (size_t)depth;
-                if (d->type == PL_FLOAT32)
-                    (pl->average ? k->avg_f32 : k->max_f32)(&w, (const float *)in.data + at,
-                                                             p->f_act_min, p->f_act_max,
-                                                             (float *)out.data + o);
-                else
-                    (pl->average ? k->avg_s8 : k->max_s8)(&w, (const int8_t *)in.data + at,
-                                                           p->act_min, p->act_max,
-                                                           (int8_t *)out.data + o);
+                point(k, d, pl->average, &w, in.data, at, out.data, o);
             }
         }
     return PL_OK;

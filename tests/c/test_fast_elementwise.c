@@ -1,7 +1,10 @@
 /* test_fast_elementwise.c - ADD, SUB and MUL's host fast paths against the portable kernel
-** on random element counts, scales, zero points and activations: int8 outputs byte for
-** byte, float32 bit for bit (special values included); broadcasting keeps the portable
-** kernel. Every instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
+** on random shapes, scales, zero points and activations: int8 and int16 (16x8) outputs
+** byte for byte, float32 bit for bit (special values included). Equal shapes, a scalar on
+** either side and an input repeating along the last axes ([C], [1,1,1,C], [W,C] against
+** [N,H,W,C]) take the fast path; other broadcasts and int16 power-of-two ADD/SUB keep the
+** portable kernel. Every instruction set this CPU runs is tested; CI runs this under ASan
+** and UBSan. */
 #include <math.h>
 #include <string.h>
 
@@ -11,7 +14,7 @@
 #include "kernel_tests.h"
 #include "kernels/elementwise/elementwise.h"
 
-enum { ADD = 0, SUB = 41, MUL = 18, MAX_N = 700 };
+enum { ADD = 0, SUB = 41, MUL = 18, MAX_N = 9000 };
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
@@ -25,59 +28,175 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
 static const pl_resolver portable = {portable_find, NULL};
 
 static int8_t a8[MAX_N], b8[MAX_N], out8[2][MAX_N];
+static int16_t a16[MAX_N], b16[MAX_N], out16[2][MAX_N];
 static float a32[MAX_N], b32[MAX_N], out32[2][MAX_N];
 
+/* How input shapes relate: the fast forms first, then one it leaves to the portable kernel. */
+typedef enum form {
+    SAME,       /* a, b and out alike */
+    SCALAR_B,   /* b one element */
+    SCALAR_A,
+    LAST_B,     /* b repeats along out's last axes */
+    LAST_A,
+    LONG_B,     /* b alone larger than the repeat buffer */
+    OTHER,      /* b [N,1,1,C]: portable */
+    FORMS
+} form;
+
 typedef struct ew_case {
-    int32_t op, act, n, b_len; /* b_len: input 2's count (1 broadcasts) */
-    bool f32;
+    int32_t op, act;
+    form form;
+    pl_type type;
+    bool pot; /* int16 power-of-two scales: portable for ADD and SUB */
+    int32_t out_nd, out_dims[4], a_nd, a_dims[4], b_nd, b_dims[4];
     float s1, s2, so;
     int64_t z1, z2, zo;
 } ew_case;
+
+static size_t count(int32_t nd, const int32_t *dims)
+{
+    size_t n = 1;
+    for (int32_t k = 0; k < nd; k++)
+        n *= (size_t)dims[k];
+    return n;
+}
+
+/* The small input for a LAST form: [C], [1,1,1,C], [W,C] or [1,H,W,C]. */
+static void last_axes(const ew_case *c, int32_t *nd, int32_t *dims)
+{
+    const int32_t *o = c->out_dims;
+    switch (between(0, 3)) {
+    case 0:
+        *nd = 1, dims[0] = o[3];
+        break;
+    case 1:
+        *nd = 4, dims[0] = dims[1] = dims[2] = 1, dims[3] = o[3];
+        break;
+    case 2:
+        *nd = 2, dims[0] = o[2], dims[1] = o[3];
+        break;
+    default:
+        *nd = 4, dims[0] = 1, dims[1] = o[1], dims[2] = o[2], dims[3] = o[3];
+    }
+}
+
+static void shapes(ew_case *c)
+{
+    int32_t *o = c->out_dims;
+    c->out_nd = 4;
+    o[0] = between(1, 2), o[1] = between(1, 5), o[2] = between(1, 8), o[3] = between(1, 40);
+    if (c->form == LONG_B)
+        o[0] = 1, o[1] = 2, o[2] = 1, o[3] = between(4097, MAX_N / 2);
+    if (c->form == OTHER)
+        o[0] = 2, o[1] = between(2, 5);
+    c->a_nd = c->b_nd = 4;
+    memcpy(c->a_dims, o, sizeof c->a_dims);
+    memcpy(c->b_dims, o, sizeof c->b_dims);
+    int32_t *small_nd = c->form == SCALAR_A || c->form == LAST_A ? &c->a_nd : &c->b_nd;
+    int32_t *small = c->form == SCALAR_A || c->form == LAST_A ? c->a_dims : c->b_dims;
+    if (c->form == SCALAR_A || c->form == SCALAR_B) {
+        *small_nd = between(0, 2);
+        small[0] = small[1] = 1;
+    } else if (c->form == LAST_A || c->form == LAST_B) {
+        last_axes(c, small_nd, small);
+    } else if (c->form == LONG_B) {
+        *small_nd = 1, small[0] = o[3];
+    } else if (c->form == OTHER) {
+        small[1] = small[2] = 1;
+    }
+}
+
+static int16_t random_s16(void)
+{
+    switch (between(0, 7)) { /* the extremes often: saturation and the widest shifts */
+    case 0:
+        return INT16_MIN;
+    case 1:
+        return INT16_MAX;
+    default:
+        return (int16_t)between(INT16_MIN, INT16_MAX);
+    }
+}
+
+static void quantization(ew_case *c)
+{
+    bool s16 = c->type == PL_INT16;
+    c->s1 = 0.005f + (float)between(1, 100) / 400.0f;
+    c->s2 = 0.005f + (float)between(1, 100) / 400.0f;
+    c->so = 0.01f + (float)between(1, 100) / (c->op == MUL ? 50.0f : 200.0f);
+    if (s16 && c->op == MUL)
+        c->so *= (float)between(1, 2000); /* from saturating to fine */
+    int32_t zmax = s16 ? (c->op == MUL || between(0, 1) ? 0 : 300) : 127;
+    c->z1 = zmax ? between(-zmax - 1, zmax) : 0;
+    c->z2 = zmax ? between(-zmax - 1, zmax) : 0;
+    c->zo = zmax ? between(-zmax - 1, zmax) : 0;
+    if (c->pot) {
+        c->s1 = 1.0f / 4096.0f, c->s2 = 1.0f / 1024.0f, c->so = 1.0f / 1024.0f;
+        c->z1 = c->z2 = c->zo = 0;
+    }
+}
 
 static void random_case(ew_case *c)
 {
     c->op = (int32_t[]){ADD, SUB, MUL}[between(0, 2)];
     c->act = (int32_t[]){0, 1, 3}[between(0, 2)];
-    c->n = between(1, MAX_N);
-    c->b_len = between(0, 9) == 0 ? 1 : c->n;
-    c->f32 = between(0, 2) == 0;
-    c->s1 = 0.005f + (float)between(1, 100) / 400.0f;
-    c->s2 = 0.005f + (float)between(1, 100) / 400.0f;
-    c->so = 0.01f + (float)between(1, 100) / (c->op == MUL ? 50.0f : 200.0f);
-    c->z1 = between(-128, 127);
-    c->z2 = between(-128, 127);
-    c->zo = between(-128, 127);
-    for (int32_t i = 0; i < c->n; i++) {
+    c->form = between(0, 3) ? (form)between(0, LAST_A) : (form)between(0, FORMS - 1);
+    c->type = (pl_type[]){PL_INT8, PL_INT16, PL_FLOAT32}[between(0, 2)];
+    /* TFLite has no broadcasting power-of-two ADD */
+    c->pot = c->type == PL_INT16 && (c->op == SUB || (c->op == ADD && c->form == SAME)) &&
+             between(0, 9) == 0;
+    shapes(c);
+    quantization(c);
+    size_t na = count(c->a_nd, c->a_dims), nb = count(c->b_nd, c->b_dims);
+    for (size_t i = 0; i < MAX_N; i++) {
         a8[i] = (int8_t)between(-128, 127);
         b8[i] = (int8_t)between(-128, 127);
+        a16[i] = random_s16();
+        b16[i] = random_s16();
         a32[i] = unit() * 8.0f;
         b32[i] = unit() * 8.0f;
     }
-    if (c->f32 && c->n > 4) { /* the clamp and the operations on special values */
-        a32[0] = NAN;
-        a32[1] = INFINITY;
-        b32[2] = -INFINITY;
-        a32[3] = -0.0f;
-        b32[3] = 0.0f;
+    if (c->type == PL_FLOAT32) { /* the clamp and the operations on special values */
+        a32[between(0, (int32_t)na - 1)] = NAN;
+        a32[between(0, (int32_t)na - 1)] = INFINITY;
+        b32[between(0, (int32_t)nb - 1)] = -INFINITY;
+        a32[between(0, (int32_t)na - 1)] = -0.0f;
     }
+}
+
+static bool expect_fast(const ew_case *c)
+{
+    return c->form != OTHER && !c->pot;
+}
+
+static void *data(pl_type type, int which, int slot)
+{
+    if (type == PL_FLOAT32)
+        return which == 0 ? a32 : which == 1 ? b32 : out32[slot];
+    if (type == PL_INT16)
+        return which == 0 ? (void *)a16 : which == 1 ? (void *)b16 : (void *)out16[slot];
+    return which == 0 ? a8 : which == 1 ? b8 : out8[slot];
 }
 
 static pl_status run_case(const ew_case *c, const pl_registration *reg, int slot)
 {
     kh_setup();
-    int32_t da[1] = {c->n}, db[1] = {c->b_len}, ins[2], outs[1];
-    if (c->f32) {
-        ins[0] = kt_tensor_f32(1, da, a32, (size_t)c->n);
-        ins[1] = kt_tensor_f32(1, db, b32, (size_t)c->b_len);
-        outs[0] = kt_tensor_f32(1, da, out32[slot], (size_t)c->n);
-    } else {
-        ins[0] = kh_tensor(PL_INT8, 1, da, a8, (size_t)c->n, &c->s1, &c->z1, 1, 0);
-        ins[1] = kh_tensor(PL_INT8, 1, db, b8, (size_t)c->b_len, &c->s2, &c->z2, 1, 0);
-        outs[0] = kh_tensor(PL_INT8, 1, da, out8[slot], (size_t)c->n, &c->so, &c->zo, 1, 0);
+    size_t es = c->type == PL_FLOAT32 ? 4 : c->type == PL_INT16 ? 2 : 1;
+    const int32_t *dims[3] = {c->a_dims, c->b_dims, c->out_dims};
+    const int32_t nds[3] = {c->a_nd, c->b_nd, c->out_nd};
+    const float scales[3] = {c->s1, c->s2, c->so};
+    const int64_t zps[3] = {c->z1, c->z2, c->zo};
+    int32_t t[3];
+    for (int k = 0; k < 3; k++) {
+        size_t bytes = count(nds[k], dims[k]) * es;
+        void *p = data(c->type, k, slot);
+        t[k] = c->type == PL_FLOAT32
+                   ? kh_tensor(PL_FLOAT32, nds[k], dims[k], p, bytes, NULL, NULL, 0, 0)
+                   : kh_tensor(c->type, nds[k], dims[k], p, bytes, &scales[k], &zps[k], 1, 0);
     }
     kt_opts o;
     const int32_t fields[1] = {c->act};
-    return kh_run(reg, ins, 2, outs, 1, kt_make_opts(&o, fields, 1));
+    return kh_run(reg, t, 2, t + 2, 1, kt_make_opts(&o, fields, 1));
 }
 
 static bool case_matches(pl_fast_resolver *r, const ew_case *c)
@@ -91,17 +210,16 @@ static bool case_matches(pl_fast_resolver *r, const ew_case *c)
     bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
     fast_cases += took_fast;
     pl_fast_resolver_release(r);
-    if (took_fast == (c->b_len != c->n)) {
-        fprintf(stderr, "op %d n %d: fast path %d with input 2 of %d\n", c->op, c->n,
-                took_fast, c->b_len);
-        return false;
-    }
-    bool same = c->f32 ? memcmp(out32[0], out32[1], sizeof(float) * (size_t)c->n) == 0
-                       : memcmp(out8[0], out8[1], (size_t)c->n) == 0;
-    if (!same)
-        fprintf(stderr, "elementwise differs: op %d %s n %d act %d zp %d/%d/%d\n", c->op,
-                c->f32 ? "f32" : "int8", c->n, c->act, (int)c->z1, (int)c->z2, (int)c->zo);
-    return same;
+    size_t es = c->type == PL_FLOAT32 ? 4 : c->type == PL_INT16 ? 2 : 1;
+    size_t bytes = count(c->out_nd, c->out_dims) * es;
+    bool same = memcmp(data(c->type, 2, 0), data(c->type, 2, 1), bytes) == 0;
+    if (!same || took_fast != expect_fast(c))
+        fprintf(stderr, "elementwise %s: op %d type %s form %d out %dx%dx%dx%d act %d zp "
+                "%d/%d/%d fast %d\n", same ? "path" : "differs", c->op,
+                pl_type_name(c->type), c->form, c->out_dims[0], c->out_dims[1],
+                c->out_dims[2], c->out_dims[3], c->act, (int)c->z1, (int)c->z2, (int)c->zo,
+                took_fast);
+    return same && took_fast == expect_fast(c);
 }
 
 static void elementwise_fast_paths_equal_portable(void)
@@ -113,7 +231,7 @@ static void elementwise_fast_paths_equal_portable(void)
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
         int failures = 0;
         fast_cases = 0;
-        for (int n = 0; n < 600; n++) {
+        for (int n = 0; n < 900; n++) {
             ew_case c;
             random_case(&c);
             failures += !case_matches(&r, &c);
@@ -121,7 +239,7 @@ static void elementwise_fast_paths_equal_portable(void)
         pl_fast_resolver_release(&r);
         printf("  %s: elementwise %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
         CHECK_EQ(failures, 0);
-        CHECK(fast_cases > 450);
+        CHECK(fast_cases > 700);
     }
 }
 

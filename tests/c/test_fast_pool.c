@@ -1,6 +1,8 @@
 /* test_fast_pool.c - AVERAGE_POOL_2D and MAX_POOL_2D's host fast paths against the
 ** portable kernel on randomized shapes, windows, strides, paddings, activations and zero
-** points: int8 outputs byte for byte, float32 bit for bit (NaN and infinities included).
+** points: int8 and int16 (16x8) outputs bit for bit (int16 extremes included), float32 bit
+** for bit (NaN and infinities included; where two NaNs meet in a sum, which payload wins is
+** the compiler's operand order, so NaNs compare as NaN).
 ** Every instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
 #include <math.h>
 #include <string.h>
@@ -26,11 +28,12 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
 static const pl_resolver portable = {portable_find, NULL};
 
 static int8_t in8[MAX_N], out8[2][MAX_N];
+static int16_t in16[MAX_N], out16[2][MAX_N];
 static float in32[MAX_N], out32[2][MAX_N];
 
 typedef struct pool_case {
     int32_t code, batch, h, w, depth, fh, fw, sh, sw, padding, act;
-    bool f32;
+    pl_type type;
     float scale;
     int64_t zp;
 } pool_case;
@@ -48,15 +51,19 @@ static void random_case(pool_case *c)
     c->sw = between(1, 3);
     c->padding = between(0, 1);
     c->act = (int32_t[]){0, 1, 3}[between(0, 2)];
-    c->f32 = between(0, 2) == 0;
-    c->scale = 0.01f + (float)between(1, 100) / 200.0f;
-    c->zp = between(-128, 127);
+    c->type = (pl_type[]){PL_INT8, PL_INT16, PL_FLOAT32}[between(0, 2)];
+    c->scale = (0.01f + (float)between(1, 100) / 200.0f) /
+               (c->type == PL_INT16 ? 256.0f : 1.0f);
+    c->zp = c->type == PL_INT16 ? 0 : between(-128, 127);
     size_t n = (size_t)c->batch * (size_t)(c->h * c->w * c->depth);
+    /* int16 inputs now and then all at an extreme: the largest sums and the clamp */
+    int32_t extreme = between(0, 7) == 0 ? (between(0, 1) ? INT16_MIN : INT16_MAX) : 0;
     for (size_t i = 0; i < n; i++) {
         in8[i] = (int8_t)between(-128, 127);
+        in16[i] = (int16_t)(extreme ? extreme : between(INT16_MIN, INT16_MAX));
         in32[i] = unit() * 6.0f;
     }
-    if (c->f32 && n > 4 && between(0, 3) == 0) {
+    if (c->type == PL_FLOAT32 && n > 4 && between(0, 3) == 0) {
         in32[between(0, (int32_t)n - 1)] = NAN;
         in32[between(0, (int32_t)n - 1)] = INFINITY;
         in32[between(0, (int32_t)n - 1)] = -INFINITY;
@@ -70,9 +77,12 @@ static pl_status run_case(const pool_case *c, const pl_registration *reg, int sl
     int32_t ind[4] = {c->batch, c->h, c->w, c->depth}, ins[1], outs[1];
     size_t n_in = (size_t)c->batch * (size_t)(c->h * c->w * c->depth);
     size_t n_out = (size_t)od[0] * (size_t)(od[1] * od[2] * od[3]);
-    if (c->f32) {
+    if (c->type == PL_FLOAT32) {
         ins[0] = kt_tensor_f32(4, ind, in32, n_in);
         outs[0] = kt_tensor_f32(4, od, out32[slot], n_out);
+    } else if (c->type == PL_INT16) {
+        ins[0] = kh_tensor(PL_INT16, 4, ind, in16, 2 * n_in, &c->scale, &c->zp, 1, 0);
+        outs[0] = kh_tensor(PL_INT16, 4, od, out16[slot], 2 * n_out, &c->scale, &c->zp, 1, 0);
     } else {
         ins[0] = kh_tensor(PL_INT8, 4, ind, in8, n_in, &c->scale, &c->zp, 1, 0);
         outs[0] = kh_tensor(PL_INT8, 4, od, out8[slot], n_out, &c->scale, &c->zp, 1, 0);
@@ -80,6 +90,15 @@ static pl_status run_case(const pool_case *c, const pl_registration *reg, int sl
     kt_opts o;
     const int32_t fields[6] = {c->padding, c->sw, c->sh, c->fw, c->fh, c->act};
     return kh_run(reg, ins, 1, outs, 1, kt_make_opts(&o, fields, 6));
+}
+
+/* Bit for bit, except that any two NaNs are alike. */
+static bool same_f32(const float *x, const float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&x[i], &y[i], sizeof(float)) != 0 && !(isnan(x[i]) && isnan(y[i])))
+            return false;
+    return true;
 }
 
 /* 1: equal on the fast path, 0: not run (no output), -1: failed. */
@@ -98,11 +117,13 @@ static int case_matches(pl_fast_resolver *r, const pool_case *c)
     }
     bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
     pl_fast_resolver_release(r);
-    bool same = c->f32 ? memcmp(out32[0], out32[1], sizeof(float) * n_out) == 0
-                       : memcmp(out8[0], out8[1], n_out) == 0;
+    bool same = c->type == PL_FLOAT32 ? same_f32(out32[0], out32[1], n_out)
+              : c->type == PL_INT16   ? memcmp(out16[0], out16[1], 2 * n_out) == 0
+                                      : memcmp(out8[0], out8[1], n_out) == 0;
     if (!same || !took_fast) {
-        fprintf(stderr, "pool %s: %s %dx%dx%dx%d f %dx%d s %d,%d pad %d act %d fast %d\n",
-                same ? "fell back" : "differs", c->code == AVG ? "avg" : "max", c->batch, c->h,
+        fprintf(stderr, "pool %s: %s %s %dx%dx%dx%d f %dx%d s %d,%d pad %d act %d fast %d\n",
+                same ? "fell back" : "differs", c->code == AVG ? "avg" : "max",
+                pl_type_name(c->type), c->batch, c->h,
                 c->w, c->depth, c->fh, c->fw, c->sh, c->sw, c->padding, c->act, took_fast);
         return -1;
     }
@@ -112,9 +133,9 @@ static int case_matches(pl_fast_resolver *r, const pool_case *c)
 static void pool_fast_paths_equal_portable(void)
 {
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        /* a set without pooling kernels (SSE4.1, NEON) runs the portable kernel */
-        if (!pl_fast_isa_available((pl_isa)isa) || pl_pool_for((pl_isa)isa) == NULL)
+        if (!pl_fast_isa_available((pl_isa)isa))
             continue;
+        CHECK(pl_pool_for((pl_isa)isa) != NULL);
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
         int failures = 0;

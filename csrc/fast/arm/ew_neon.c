@@ -1,5 +1,5 @@
-/* ew_neon.c - the flat elementwise loops with NEON (see elementwise.h), 8 elements per step
-** in two vectors; the last few go through a zero-padded copy. */
+/* ew_neon.c - the flat elementwise loops with NEON (see elementwise.h): int8 and int16 8
+** elements per step in two vectors, float32 4; the last few go through a zero-padded copy. */
 #include <arm_neon.h>
 #include <string.h>
 
@@ -37,74 +37,96 @@ static inline int32x4_t rescale(int32x4_t x, const scale4 *s)
     return pl_neon_rescale(x, s->mult, s->left, s->neg_right);
 }
 
-/* 8 bytes widened to two int32 vectors. */
-static inline void load8(const int8_t *p, int32x4_t *lo, int32x4_t *hi)
+/* 8 elements widened to two int32 vectors. */
+static inline void load_s8(const int8_t *p, int32x4_t *lo, int32x4_t *hi)
 {
     int16x8_t w = vmovl_s8(vld1_s8(p));
     *lo = vmovl_s16(vget_low_s16(w));
     *hi = vmovl_s16(vget_high_s16(w));
 }
 
-/* + the output offset, clamp, narrow, store 8 bytes. */
-static inline void finish8(const q4 *v, int32x4_t lo, int32x4_t hi, int8_t *out)
+static inline void load_s16(const int16_t *p, int32x4_t *lo, int32x4_t *hi)
 {
-    lo = vminq_s32(vmaxq_s32(vaddq_s32(lo, v->out_offset), v->act_min), v->act_max);
-    hi = vminq_s32(vmaxq_s32(vaddq_s32(hi, v->out_offset), v->act_min), v->act_max);
+    int16x8_t w = vld1q_s16(p);
+    *lo = vmovl_s16(vget_low_s16(w));
+    *hi = vmovl_s16(vget_high_s16(w));
+}
+
+/* Narrowed with saturation (the lanes are clamped to the activation range already). */
+static inline void store_s8(int8_t *out, int32x4_t lo, int32x4_t hi)
+{
     vst1_s8(out, vqmovn_s16(vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi))));
+}
+
+static inline void store_s16(int16_t *out, int32x4_t lo, int32x4_t hi)
+{
+    vst1q_s16(out, vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi)));
+}
+
+/* + the output offset, clamp. */
+static inline int32x4_t finish(const q4 *v, int32x4_t raw)
+{
+    return vminq_s32(vmaxq_s32(vaddq_s32(raw, v->out_offset), v->act_min), v->act_max);
 }
 
 static inline int32x4_t add4(const q4 *v, int32x4_t a, int32x4_t b)
 {
     int32x4_t x = vshlq_s32(vaddq_s32(a, v->off1), v->left_shift);
     int32x4_t y = vshlq_s32(vaddq_s32(b, v->off2), v->left_shift);
-    return rescale(vaddq_s32(rescale(x, &v->in1), rescale(y, &v->in2)), &v->out);
+    return finish(v, rescale(vaddq_s32(rescale(x, &v->in1), rescale(y, &v->in2)), &v->out));
 }
 
 static inline int32x4_t mul4(const q4 *v, int32x4_t a, int32x4_t b)
 {
-    return rescale(vmulq_s32(vaddq_s32(a, v->off1), vaddq_s32(b, v->off2)), &v->out);
+    return finish(v, rescale(vmulq_s32(vaddq_s32(a, v->off1), vaddq_s32(b, v->off2)),
+                             &v->out));
 }
 
-static inline void add8(const q4 *v, const int8_t *a, const int8_t *b, int8_t *out)
-{
-    int32x4_t a0, a1, b0, b1;
-    load8(a, &a0, &a1);
-    load8(b, &b0, &b1);
-    finish8(v, add4(v, a0, b0), add4(v, a1, b1), out);
-}
+/* OP4 on 8 elements of a and b, in two vectors, stored to out. */
+#define STEP(LOAD, STORE, OP4, a, b, out)                                                 \
+    do {                                                                                  \
+        int32x4_t a0_, a1_, b0_, b1_;                                                     \
+        LOAD(a, &a0_, &a1_);                                                              \
+        LOAD(b, &b0_, &b1_);                                                              \
+        STORE(out, OP4(&v, a0_, b0_), OP4(&v, a1_, b1_));                                 \
+    } while (0)
 
-static inline void mul8(const q4 *v, const int8_t *a, const int8_t *b, int8_t *out)
-{
-    int32x4_t a0, a1, b0, b1;
-    load8(a, &a0, &a1);
-    load8(b, &b0, &b1);
-    finish8(v, mul4(v, a0, b0), mul4(v, a1, b1), out);
-}
-
-/* Runs OP8 on every whole step, then on a zero-padded copy of the rest. */
-#define FLAT_S8(OP8)                                                                      \
+/* Runs OP4 on every whole step of T, then on a zero-padded copy of the rest. */
+#define FLAT(T, LOAD, STORE, OP4)                                                         \
     do {                                                                                  \
         const q4 v = splat(q);                                                            \
         size_t i = 0;                                                                     \
         for (; n - i >= L; i += L)                                                        \
-            OP8(&v, a + i, b + i, out + i);                                               \
+            STEP(LOAD, STORE, OP4, a + i, b + i, out + i);                                \
         if (i < n) {                                                                      \
-            int8_t ta[L] = {0}, tb[L] = {0}, to[L];                                       \
-            memcpy(ta, a + i, n - i);                                                     \
-            memcpy(tb, b + i, n - i);                                                     \
-            OP8(&v, ta, tb, to);                                                          \
-            memcpy(out + i, to, n - i);                                                   \
+            T ta[L] = {0}, tb[L] = {0}, to[L];                                            \
+            memcpy(ta, a + i, sizeof(T) * (n - i));                                       \
+            memcpy(tb, b + i, sizeof(T) * (n - i));                                       \
+            STEP(LOAD, STORE, OP4, ta, tb, to);                                           \
+            memcpy(out + i, to, sizeof(T) * (n - i));                                     \
         }                                                                                 \
     } while (0)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT_S8(add8);
+    FLAT(int8_t, load_s8, store_s8, add4);
 }
 
 static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT_S8(mul8);
+    FLAT(int8_t, load_s8, store_s8, mul4);
+}
+
+static void add_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out)
+{
+    FLAT(int16_t, load_s16, store_s16, add4);
+}
+
+static void mul_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out)
+{
+    FLAT(int16_t, load_s16, store_s16, mul4);
 }
 
 /* The operation (one IEEE operation), then the reference's clamp as it compares (x < lo ?
@@ -134,4 +156,4 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
     }
 }
 
-const pl_ew pl_ew_neon = {add_s8, mul_s8, f32};
+const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32};

@@ -1,6 +1,6 @@
 /* ew_avx2.c - the flat elementwise loops with AVX2 (see elementwise.h), 8 elements per
-** vector; the last few go through a zero-padded copy. Built with -mavx2 -mfma (and
-** -ffp-contract=off); run only when the CPU has them. */
+** vector (int8, int16 and float32 alike); the last few go through a zero-padded copy.
+** Built with -mavx2 -mfma (and -ffp-contract=off); run only when the CPU has them. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -37,18 +37,30 @@ static inline __m256i rescale(__m256i x, const scale8 *s)
     return pl_rescale_avx2(x, s->mult, s->left, s->right);
 }
 
-static inline __m256i load8(const int8_t *p)
+static inline __m256i load_s8(const int8_t *p)
 {
     int64_t v;
     memcpy(&v, p, sizeof v);
     return _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(v));
 }
 
-static inline void store8(int8_t *p, __m256i v)
+static inline __m256i load_s16(const int16_t *p)
+{
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* The lanes are clamped to the activation range, so the saturating packs keep them. */
+static inline void store_s8(int8_t *p, __m256i v)
 {
     __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     int64_t bytes = _mm_cvtsi128_si64(_mm_packs_epi16(words, words));
     memcpy(p, &bytes, sizeof bytes);
+}
+
+static inline void store_s16(int16_t *p, __m256i v)
+{
+    __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storeu_si128((__m128i *)p, words);
 }
 
 static inline __m256i finish(const q8 *v, __m256i raw)
@@ -57,44 +69,56 @@ static inline __m256i finish(const q8 *v, __m256i raw)
     return _mm256_min_epi32(_mm256_max_epi32(raw, v->act_min), v->act_max);
 }
 
-static inline void add8(const q8 *v, const int8_t *a, const int8_t *b, int8_t *out)
+static inline __m256i add8(const q8 *v, __m256i a, __m256i b)
 {
-    __m256i x = _mm256_sllv_epi32(_mm256_add_epi32(load8(a), v->off1), v->left_shift);
-    __m256i y = _mm256_sllv_epi32(_mm256_add_epi32(load8(b), v->off2), v->left_shift);
+    __m256i x = _mm256_sllv_epi32(_mm256_add_epi32(a, v->off1), v->left_shift);
+    __m256i y = _mm256_sllv_epi32(_mm256_add_epi32(b, v->off2), v->left_shift);
     __m256i sum = _mm256_add_epi32(rescale(x, &v->in1), rescale(y, &v->in2));
-    store8(out, finish(v, rescale(sum, &v->out)));
+    return finish(v, rescale(sum, &v->out));
 }
 
-static inline void mul8(const q8 *v, const int8_t *a, const int8_t *b, int8_t *out)
+static inline __m256i mul8(const q8 *v, __m256i a, __m256i b)
 {
-    __m256i x = _mm256_add_epi32(load8(a), v->off1), y = _mm256_add_epi32(load8(b), v->off2);
-    store8(out, finish(v, rescale(_mm256_mullo_epi32(x, y), &v->out)));
+    __m256i x = _mm256_add_epi32(a, v->off1), y = _mm256_add_epi32(b, v->off2);
+    return finish(v, rescale(_mm256_mullo_epi32(x, y), &v->out));
 }
 
-/* Runs OP8 on every whole vector, then on a zero-padded copy of the rest. */
-#define FLAT_S8(OP8)                                                                      \
+/* Runs OP8 on every whole vector of T, then on a zero-padded copy of the rest. */
+#define FLAT(T, LOAD, STORE, OP8)                                                         \
     do {                                                                                  \
         const q8 v = splat(q);                                                            \
         size_t i = 0;                                                                     \
         for (; n - i >= L; i += L)                                                        \
-            OP8(&v, a + i, b + i, out + i);                                               \
+            STORE(out + i, OP8(&v, LOAD(a + i), LOAD(b + i)));                            \
         if (i < n) {                                                                      \
-            int8_t ta[L] = {0}, tb[L] = {0}, to[L];                                       \
-            memcpy(ta, a + i, n - i);                                                     \
-            memcpy(tb, b + i, n - i);                                                     \
-            OP8(&v, ta, tb, to);                                                          \
-            memcpy(out + i, to, n - i);                                                   \
+            T ta[L] = {0}, tb[L] = {0}, to[L];                                            \
+            memcpy(ta, a + i, sizeof(T) * (n - i));                                       \
+            memcpy(tb, b + i, sizeof(T) * (n - i));                                       \
+            STORE(to, OP8(&v, LOAD(ta), LOAD(tb)));                                       \
+            memcpy(out + i, to, sizeof(T) * (n - i));                                     \
         }                                                                                 \
     } while (0)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT_S8(add8);
+    FLAT(int8_t, load_s8, store_s8, add8);
 }
 
 static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT_S8(mul8);
+    FLAT(int8_t, load_s8, store_s8, mul8);
+}
+
+static void add_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out)
+{
+    FLAT(int16_t, load_s16, store_s16, add8);
+}
+
+static void mul_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out)
+{
+    FLAT(int16_t, load_s16, store_s16, mul8);
 }
 
 /* One vector: the operation, then the reference's clamp (MAXPS/MINPS give their second
@@ -123,4 +147,4 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
     }
 }
 
-const pl_ew pl_ew_avx2 = {add_s8, mul_s8, f32};
+const pl_ew pl_ew_avx2 = {add_s8, mul_s8, add_s16, mul_s16, f32};

@@ -1,7 +1,7 @@
 /* ew_avx512.c - the flat elementwise loops with AVX-512 (see elementwise.h), 16 elements
-** per vector, the last few through masked loads and stores. Built with -mavx512f
-** -mavx512bw -mavx512vl -mavx512vnni (and -ffp-contract=off); run only when the CPU has
-** them. */
+** per vector (int8, int16 and float32 alike), the last few through masked loads and
+** stores. Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni (and -ffp-contract=off);
+** run only when the CPU has them. */
 #include <immintrin.h>
 
 #include "fast/elementwise.h"
@@ -37,9 +37,25 @@ static inline __m512i rescale(__m512i x, const scale16 *s)
     return pl_rescale_avx512(x, s->mult, s->left, s->right);
 }
 
-static inline __m512i load16(const int8_t *p, __mmask16 m)
+static inline __m512i load_s8(const int8_t *p, __mmask16 m)
 {
     return _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, p));
+}
+
+static inline __m512i load_s16(const int16_t *p, __mmask16 m)
+{
+    return _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, p));
+}
+
+/* The lanes are clamped to the activation range, so the truncating narrows keep them. */
+static inline void store_s8(int8_t *p, __mmask16 m, __m512i v)
+{
+    _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(v));
+}
+
+static inline void store_s16(int16_t *p, __mmask16 m, __m512i v)
+{
+    _mm256_mask_storeu_epi16(p, m, _mm512_cvtepi32_epi16(v));
 }
 
 static inline __m512i finish(const q16 *v, __m512i raw)
@@ -48,22 +64,18 @@ static inline __m512i finish(const q16 *v, __m512i raw)
     return _mm512_min_epi32(_mm512_max_epi32(raw, v->act_min), v->act_max);
 }
 
-static inline void add16(const q16 *v, const int8_t *a, const int8_t *b, int8_t *out,
-                         __mmask16 m)
+static inline __m512i add16(const q16 *v, __m512i a, __m512i b)
 {
-    __m512i x = _mm512_sllv_epi32(_mm512_add_epi32(load16(a, m), v->off1), v->left_shift);
-    __m512i y = _mm512_sllv_epi32(_mm512_add_epi32(load16(b, m), v->off2), v->left_shift);
+    __m512i x = _mm512_sllv_epi32(_mm512_add_epi32(a, v->off1), v->left_shift);
+    __m512i y = _mm512_sllv_epi32(_mm512_add_epi32(b, v->off2), v->left_shift);
     __m512i sum = _mm512_add_epi32(rescale(x, &v->in1), rescale(y, &v->in2));
-    _mm_mask_storeu_epi8(out, m, _mm512_cvtepi32_epi8(finish(v, rescale(sum, &v->out))));
+    return finish(v, rescale(sum, &v->out));
 }
 
-static inline void mul16(const q16 *v, const int8_t *a, const int8_t *b, int8_t *out,
-                         __mmask16 m)
+static inline __m512i mul16(const q16 *v, __m512i a, __m512i b)
 {
-    __m512i x = _mm512_add_epi32(load16(a, m), v->off1);
-    __m512i y = _mm512_add_epi32(load16(b, m), v->off2);
-    __m512i r = finish(v, rescale(_mm512_mullo_epi32(x, y), &v->out));
-    _mm_mask_storeu_epi8(out, m, _mm512_cvtepi32_epi8(r));
+    __m512i x = _mm512_add_epi32(a, v->off1), y = _mm512_add_epi32(b, v->off2);
+    return finish(v, rescale(_mm512_mullo_epi32(x, y), &v->out));
 }
 
 static inline __mmask16 tail(size_t left)
@@ -71,18 +83,36 @@ static inline __mmask16 tail(size_t left)
     return left >= L ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
 }
 
+/* Runs OP16 on every vector, the last one masked. */
+#define FLAT(LOAD, STORE, OP16)                                                           \
+    do {                                                                                  \
+        const q16 v = splat(q);                                                           \
+        for (size_t i = 0; i < n; i += L) {                                               \
+            __mmask16 m = tail(n - i);                                                    \
+            STORE(out + i, m, OP16(&v, LOAD(a + i, m), LOAD(b + i, m)));                  \
+        }                                                                                 \
+    } while (0)
+
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    const q16 v = splat(q);
-    for (size_t i = 0; i < n; i += L)
-        add16(&v, a + i, b + i, out + i, tail(n - i));
+    FLAT(load_s8, store_s8, add16);
 }
 
 static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    const q16 v = splat(q);
-    for (size_t i = 0; i < n; i += L)
-        mul16(&v, a + i, b + i, out + i, tail(n - i));
+    FLAT(load_s8, store_s8, mul16);
+}
+
+static void add_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out)
+{
+    FLAT(load_s16, store_s16, add16);
+}
+
+static void mul_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out)
+{
+    FLAT(load_s16, store_s16, mul16);
 }
 
 /* The operation, then the reference's clamp (VMAXPS/VMINPS give their second operand on
@@ -100,4 +130,4 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
     }
 }
 
-const pl_ew pl_ew_avx512 = {add_s8, mul_s8, f32};
+const pl_ew pl_ew_avx512 = {add_s8, mul_s8, add_s16, mul_s16, f32};

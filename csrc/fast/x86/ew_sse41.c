@@ -1,7 +1,7 @@
 /* ew_sse41.c - the flat elementwise loops with SSE4.1 (see elementwise.h), 4 elements per
-** vector; the last few go through a zero-padded copy. Every lane of a loop shares its
-** scales, so SSE's shifts by one count serve the rescale. Built with -msse4.1 (and
-** -ffp-contract=off); run only when the CPU has it. */
+** vector (int8, int16 and float32 alike); the last few go through a zero-padded copy. Every
+** lane of a loop shares its scales, so SSE's shifts by one count serve the rescale. Built
+** with -msse4.1 (and -ffp-contract=off); run only when the CPU has it. */
 #include <smmintrin.h>
 #include <string.h>
 
@@ -51,18 +51,29 @@ static inline __m128i rescale(__m128i x, const scale4 *s)
     return _mm_sub_epi32(_mm_sra_epi32(high, s->right), up);
 }
 
-static inline __m128i load4(const int8_t *p)
+static inline __m128i load_s8(const int8_t *p)
 {
     int32_t v;
     memcpy(&v, p, sizeof v);
     return _mm_cvtepi8_epi32(_mm_cvtsi32_si128(v));
 }
 
-static inline void store4(int8_t *p, __m128i v)
+static inline __m128i load_s16(const int16_t *p)
+{
+    return _mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
+/* The lanes are clamped to the activation range, so the saturating packs keep them. */
+static inline void store_s8(int8_t *p, __m128i v)
 {
     __m128i words = _mm_packs_epi32(v, v);
     int32_t bytes = _mm_cvtsi128_si32(_mm_packs_epi16(words, words));
     memcpy(p, &bytes, sizeof bytes);
+}
+
+static inline void store_s16(int16_t *p, __m128i v)
+{
+    _mm_storel_epi64((__m128i *)p, _mm_packs_epi32(v, v));
 }
 
 static inline __m128i finish(const q4 *v, __m128i raw)
@@ -71,44 +82,56 @@ static inline __m128i finish(const q4 *v, __m128i raw)
     return _mm_min_epi32(_mm_max_epi32(raw, v->act_min), v->act_max);
 }
 
-static inline void add4(const q4 *v, const int8_t *a, const int8_t *b, int8_t *out)
+static inline __m128i add4(const q4 *v, __m128i a, __m128i b)
 {
-    __m128i x = _mm_sll_epi32(_mm_add_epi32(load4(a), v->off1), v->left_shift);
-    __m128i y = _mm_sll_epi32(_mm_add_epi32(load4(b), v->off2), v->left_shift);
+    __m128i x = _mm_sll_epi32(_mm_add_epi32(a, v->off1), v->left_shift);
+    __m128i y = _mm_sll_epi32(_mm_add_epi32(b, v->off2), v->left_shift);
     __m128i sum = _mm_add_epi32(rescale(x, &v->in1), rescale(y, &v->in2));
-    store4(out, finish(v, rescale(sum, &v->out)));
+    return finish(v, rescale(sum, &v->out));
 }
 
-static inline void mul4(const q4 *v, const int8_t *a, const int8_t *b, int8_t *out)
+static inline __m128i mul4(const q4 *v, __m128i a, __m128i b)
 {
-    __m128i x = _mm_add_epi32(load4(a), v->off1), y = _mm_add_epi32(load4(b), v->off2);
-    store4(out, finish(v, rescale(_mm_mullo_epi32(x, y), &v->out)));
+    __m128i x = _mm_add_epi32(a, v->off1), y = _mm_add_epi32(b, v->off2);
+    return finish(v, rescale(_mm_mullo_epi32(x, y), &v->out));
 }
 
-/* Runs OP4 on every whole vector, then on a zero-padded copy of the rest. */
-#define FLAT_S8(OP4)                                                                      \
+/* Runs OP4 on every whole vector of T, then on a zero-padded copy of the rest. */
+#define FLAT(T, LOAD, STORE, OP4)                                                         \
     do {                                                                                  \
         const q4 v = splat(q);                                                            \
         size_t i = 0;                                                                     \
         for (; n - i >= L; i += L)                                                        \
-            OP4(&v, a + i, b + i, out + i);                                               \
+            STORE(out + i, OP4(&v, LOAD(a + i), LOAD(b + i)));                            \
         if (i < n) {                                                                      \
-            int8_t ta[L] = {0}, tb[L] = {0}, to[L];                                       \
-            memcpy(ta, a + i, n - i);                                                     \
-            memcpy(tb, b + i, n - i);                                                     \
-            OP4(&v, ta, tb, to);                                                          \
-            memcpy(out + i, to, n - i);                                                   \
+            T ta[L] = {0}, tb[L] = {0}, to[L];                                            \
+            memcpy(ta, a + i, sizeof(T) * (n - i));                                       \
+            memcpy(tb, b + i, sizeof(T) * (n - i));                                       \
+            STORE(to, OP4(&v, LOAD(ta), LOAD(tb)));                                       \
+            memcpy(out + i, to, sizeof(T) * (n - i));                                     \
         }                                                                                 \
     } while (0)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT_S8(add4);
+    FLAT(int8_t, load_s8, store_s8, add4);
 }
 
 static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT_S8(mul4);
+    FLAT(int8_t, load_s8, store_s8, mul4);
+}
+
+static void add_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out)
+{
+    FLAT(int16_t, load_s16, store_s16, add4);
+}
+
+static void mul_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,
+                    int16_t *out)
+{
+    FLAT(int16_t, load_s16, store_s16, mul4);
 }
 
 /* One vector: the operation, then the reference's clamp (MAXPS/MINPS give their second
@@ -136,4 +159,4 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
     }
 }
 
-const pl_ew pl_ew_sse41 = {add_s8, mul_s8, f32};
+const pl_ew pl_ew_sse41 = {add_s8, mul_s8, add_s16, mul_s16, f32};

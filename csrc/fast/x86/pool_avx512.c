@@ -1,7 +1,8 @@
 /* pool_avx512.c - the pooling windows with AVX-512 (see pool.h): int8 maxima 64 channels
-** per vector, int8 sums 16 per vector in int32 lanes, floats 16 per vector; the last
-** channels through masked loads and stores. Built with -mavx512f -mavx512bw -mavx512vl
-** -mavx512vnni (and -ffp-contract=off); run only when the CPU has them. */
+** per vector, int16 maxima 32, int8 and int16 sums 16 per vector in int32 lanes, floats
+** 16 per vector; the last channels through masked loads and stores. Built with -mavx512f
+** -mavx512bw -mavx512vl -mavx512vnni (and -ffp-contract=off); run only when the CPU has
+** them. */
 #include <float.h>
 #include <immintrin.h>
 
@@ -65,6 +66,56 @@ static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
     }
 }
 
+static inline __mmask32 mask32(int32_t left)
+{
+    return left >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << left) - 1);
+}
+
+static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32_t hi,
+                    int16_t *out)
+{
+    for (int32_t c = 0; c < w->depth; c += 32) {
+        __mmask32 m = mask32(w->depth - c);
+        __m512i v = _mm512_set1_epi16(INT16_MIN);
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                v = _mm512_max_epi16(v, _mm512_maskz_loadu_epi16(m, TAP(x, w, r, k) + c));
+        v = _mm512_max_epi16(v, _mm512_set1_epi16((int16_t)lo));
+        v = _mm512_min_epi16(v, _mm512_set1_epi16((int16_t)hi));
+        _mm512_mask_storeu_epi16(out + c, m, v);
+    }
+}
+
+/* 8 lanes of num / count truncated: in double both are exact and the quotient, within
+** 2^-37 of the true one, never crosses an integer it does not reach (count < 2^16). */
+static inline __m256i divide8(__m256i num, __m512d count)
+{
+    return _mm512_cvttpd_epi32(_mm512_div_pd(_mm512_cvtepi32_pd(num), count));
+}
+
+static void avg_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32_t hi,
+                    int16_t *out)
+{
+    const int32_t count = w->rows * w->cols;
+    const __m512d dcount = _mm512_set1_pd((double)count);
+    const __m512i half = _mm512_set1_epi32(count / 2), zero = _mm512_setzero_si512();
+    for (int32_t c = 0; c < w->depth; c += 16) {
+        __mmask16 m = mask16(w->depth - c);
+        __m512i acc = zero;
+        for (int32_t r = 0; r < w->rows; r++)
+            for (int32_t k = 0; k < w->cols; k++)
+                acc = _mm512_add_epi32(acc, _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(
+                                                m, TAP(x, w, r, k) + c)));
+        __mmask16 pos = _mm512_cmpgt_epi32_mask(acc, zero);
+        __m512i num = _mm512_mask_add_epi32(_mm512_sub_epi32(acc, half), pos, acc, half);
+        __m512i q = _mm512_inserti64x4(
+            _mm512_castsi256_si512(divide8(_mm512_castsi512_si256(num), dcount)),
+            divide8(_mm512_extracti64x4_epi64(num, 1), dcount), 1);
+        q = _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
+        _mm256_mask_storeu_epi16(out + c, m, _mm512_cvtepi32_epi16(q));
+    }
+}
+
 static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
 {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
@@ -92,4 +143,4 @@ static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi,
     }
 }
 
-const pl_pool pl_pool_avx512 = {max_s8, avg_s8, max_f32, avg_f32};
+const pl_pool pl_pool_avx512 = {max_s8, avg_s8, max_s16, avg_s16, max_f32, avg_f32};

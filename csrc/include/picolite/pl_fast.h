@@ -14,9 +14,10 @@
 ** one up and the portable kernel otherwise. Integer results are bit-exact with the portable
 ** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
 ** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D, BATCH_MATMUL
-** (int8, float32), ADD, SUB, MUL (int8, float32, same element counts), AVERAGE_POOL_2D,
-** MAX_POOL_2D (int8, float32), SOFTMAX (int8 input), UNIDIRECTIONAL_SEQUENCE_LSTM (float32,
-** int8, 16x8); any other case runs the portable kernel.
+** (int8, float32), ADD, SUB, MUL (int8, int16, float32; same element counts, or one input a
+** scalar or repeating along the output's last axes), AVERAGE_POOL_2D, MAX_POOL_2D (int8,
+** int16, float32), SOFTMAX (int8 input), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8);
+** any other case runs the portable kernel.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
 ** keeps that interpreter's host blocks); not thread-safe across interpreters. */
 #ifndef PL_FAST_H
@@ -76,6 +77,11 @@ enum {
     PL_FAST_SOFTMAX,
     PL_FAST_BATCH_MATMUL,
     PL_FAST_TRANSPOSE_CONV,
+    PL_FAST_HARD_SWISH,
+    PL_FAST_LEAKY_RELU,
+    PL_FAST_RELU,
+    PL_FAST_RELU6,
+    PL_FAST_RELU_N1_TO_1,
     PL_FAST_UNIDIRECTIONAL_SEQUENCE_LSTM,
     PL_FAST_OP_COUNT
 };
