@@ -13,7 +13,7 @@
 #include "kernels/conv/transpose_conv.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/pool/pooling.h"
-#include "kernels/registry.h" /* pl_softmax_registration */
+#include "kernels/registry.h" /* pl_softmax_, pl_logistic_, pl_tanh_registration */
 
 typedef struct fast_op {
     const pl_registration *(*portable)(void);
@@ -45,6 +45,9 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_TRANSPOSE_CONV] = {pl_transpose_conv_registration,
                                 pl_fast_transpose_conv_prepare,
                                 pl_fast_transpose_conv_invoke},
+    [PL_FAST_LOGISTIC] = {pl_logistic_registration, pl_fast_logistic_prepare,
+                          pl_fast_logistic_tanh_invoke},
+    [PL_FAST_TANH] = {pl_tanh_registration, pl_fast_tanh_prepare, pl_fast_logistic_tanh_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,
