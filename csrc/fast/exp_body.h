@@ -134,15 +134,17 @@ static void softmax_rows(float beta, const float *in, float *out, size_t outer, 
     const vf b = f_set(beta);
     for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
         const vf max = f_set(row_max(in, depth));
+        float sum = 0.0f, t[W] = {0};
         size_t c = 0;
-        for (; depth - c >= W; c += W)
+        for (; depth - c >= W; c += W) {
             f_store(out + c, exp_lanes(f_mul(f_sub(f_load(in + c), max), b)));
-        float t[W] = {0};
+            for (int j = 0; j < W; j++) /* overlaps the next vector's exps */
+                sum += out[c + (size_t)j];
+        }
         memcpy(t, in + c, sizeof(float) * (depth - c));
         f_store(t, exp_lanes(f_mul(f_sub(f_load(t), max), b)));
         memcpy(out + c, t, sizeof(float) * (depth - c));
-        float sum = 0.0f;
-        for (c = 0; c < depth; c++)
+        for (; c < depth; c++)
             sum += out[c];
         const vf s = f_set(sum);
         for (c = 0; depth - c >= W; c += W)
