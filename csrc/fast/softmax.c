@@ -1,19 +1,35 @@
-/* softmax.c - SOFTMAX's fast path. int8 input (int8 or int16 output): the exps of the 256
-** possible differences to the row maximum computed once at prepare into the host block, then
-** the portable kernel's own row arithmetic reading them (pl_softmax_s8_exps), so the bits
-** are the reference's; no vectors: rows are short (classes), the exp was the cost. float32:
-** the vector exp of exp.h, bit for bit pl_fmath_expf, in the portable kernel's steps. */
-#include <string.h>
-
+/* softmax.c - SOFTMAX's fast path. int8 and int16 input: the exps of the possible
+** differences to the row maximum computed once at prepare into the host block (256 for
+** int8; for int16 up to 65536, as many as differ before the scaled difference clamps), then
+** the portable kernel's own row arithmetic reading them (pl_softmax_s8_exps,
+** pl_softmax_s16_exps), so the bits are the reference's; no vectors: rows are short
+** (classes), the exp was the cost. float32: the vector exp of exp.h, bit for bit
+** pl_fmath_expf, in the portable kernel's steps. */
 #include "fast/exp.h"
 #include "fast/fast.h"
 #include "kernels/activation/softmax.h"
 
-/* The host block: the float kernels, or the int8 exps. */
+/* The host block: this header, then the int8 or int16 exps it points to. */
 typedef struct softmax_plan {
-    const pl_exp_kernels *f32;
-    int32_t exps[PL_SOFTMAX_EXPS];
+    const pl_exp_kernels *f32; /* float32 */
+    const int32_t *exps8;      /* int8 input: PL_SOFTMAX_EXPS */
+    const int16_t *exps16;     /* int16: n16 */
+    int32_t n16;
 } softmax_plan;
+
+/* A block of the header and bytes of exps after it (NULL when the host gives none). */
+static softmax_plan *new_plan(const pl_node *node, size_t bytes)
+{
+    softmax_plan *pl = pl_fast_block_new(node, pl_fast_align64(sizeof *pl) + bytes);
+    if (pl != NULL)
+        *pl = (softmax_plan){NULL, NULL, NULL, 0};
+    return pl;
+}
+
+static void *after(softmax_plan *pl)
+{
+    return (char *)pl + pl_fast_align64(sizeof *pl);
+}
 
 static bool plan(pl_context *ctx, const pl_node *node)
 {
@@ -23,20 +39,22 @@ static bool plan(pl_context *ctx, const pl_node *node)
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
     const pl_exp_kernels *k = pl_exp_for(pl_fast_isa_of(node));
-    if (in.type == PL_FLOAT32 && k != NULL) {
-        softmax_plan *pl = pl_fast_block_new(node, sizeof pl->f32);
-        if (pl != NULL)
-            pl->f32 = k;
-        return pl != NULL;
+    softmax_plan *pl = NULL;
+    if (in.type == PL_FLOAT32 && k != NULL && (pl = new_plan(node, 0)) != NULL) {
+        pl->f32 = k;
+    } else if (in.type == PL_INT8 && (out.type == PL_INT8 || out.type == PL_INT16) &&
+               (pl = new_plan(node, sizeof(int32_t) * PL_SOFTMAX_EXPS)) != NULL) {
+        pl_softmax_exp_table(&d->p, after(pl));
+        pl->exps8 = after(pl);
+    } else if (in.type == PL_INT16 && out.type == PL_INT16) {
+        int32_t n = pl_softmax_s16_exp_count(&d->p);
+        if ((pl = new_plan(node, sizeof(int16_t) * (size_t)n)) == NULL)
+            return false;
+        pl_softmax_s16_exp_table(&d->p, after(pl), n);
+        pl->exps16 = after(pl);
+        pl->n16 = n;
     }
-    if (in.type != PL_INT8 || (out.type != PL_INT8 && out.type != PL_INT16))
-        return false;
-    softmax_plan *pl = pl_fast_block_new(node, sizeof *pl);
-    if (pl == NULL)
-        return false;
-    pl->f32 = NULL;
-    pl_softmax_exp_table(&d->p, pl->exps);
-    return true;
+    return pl != NULL;
 }
 
 pl_status pl_fast_softmax_prepare(pl_context *ctx, pl_node *node)
@@ -60,9 +78,11 @@ pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
     size_t outer = depth == 0 ? 0 : pl_tensor_count(&in) / depth;
     if (pl->f32 != NULL)
         pl->f32->softmax(d->p.beta, in.data, out.data, outer, depth);
+    else if (pl->exps16 != NULL)
+        pl_softmax_s16_exps(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
     else if (out.type == PL_INT8)
-        pl_softmax_s8_exps(&d->p, pl->exps, in.data, out.data, outer, depth);
+        pl_softmax_s8_exps(&d->p, pl->exps8, in.data, out.data, outer, depth);
     else
-        pl_softmax_s8_s16_exps(&d->p, pl->exps, in.data, out.data, outer, depth);
+        pl_softmax_s8_s16_exps(&d->p, pl->exps8, in.data, out.data, outer, depth);
     return PL_OK;
 }

@@ -1,5 +1,5 @@
 /* test_fast_softmax.c - SOFTMAX's host fast path (int8 input with int8 or int16 output,
-** float32) against the portable kernel on random rows, input scales, zero points and betas,
+** int16, float32) against the portable kernel on random rows, input scales, zero points and betas,
 ** byte for byte; float rows and betas include infinities, NaNs, subnormals and huge logits.
 ** Every instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
 #include <float.h>
@@ -25,11 +25,12 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
 static const pl_resolver portable = {portable_find, NULL};
 
 static int8_t in8[MAX_N];
+static int16_t in16[MAX_N];
 static int16_t out16[2][MAX_N];
 static float in32[MAX_N], out32[2][MAX_N];
 
 typedef struct sm_case {
-    int32_t outer, depth, kind; /* kind 0: int8 -> int8, 1: int8 -> int16, 2: float32 */
+    int32_t outer, depth, kind; /* 0: int8 -> int8, 1: int8 -> int16, 2: float32, 3: int16 */
     float beta, scale;
     int64_t zp;
 } sm_case;
@@ -44,6 +45,9 @@ static pl_status run_case(const sm_case *c, const pl_registration *reg, int slot
     if (c->kind == 2) {
         ins[0] = kt_tensor_f32(2, dims, in32, n);
         outs[0] = kt_tensor_f32(2, dims, out32[slot], n);
+    } else if (c->kind == 3) {
+        ins[0] = kh_tensor(PL_INT16, 2, dims, in16, n * 2, &c->scale, &c->zp, 1, 0);
+        outs[0] = kh_tensor(PL_INT16, 2, dims, out16[slot], n * 2, &out_scale, &out_zp, 1, 0);
     } else {
         ins[0] = kh_tensor(PL_INT8, 2, dims, in8, n, &c->scale, &c->zp, 1, 0);
         outs[0] = kh_tensor(c->kind == 0 ? PL_INT8 : PL_INT16, 2, dims, out16[slot],
@@ -104,6 +108,17 @@ static float float_beta(void)
     return r < sizeof special / sizeof special[0] ? special[r] : (float)between(1, 40) / 10.0f;
 }
 
+/* int16: input scales from 1e-5 to 1 (the largest wrap the scaled differences, as TFLite's
+** int32 arithmetic does), zero point 0; values over the whole range or a narrow one. */
+static void int16_case(sm_case *c)
+{
+    c->scale = powf(10.0f, -(float)between(0, 50) / 10.0f);
+    c->zp = 0;
+    int32_t spread = between(0, 1) ? 65535 : between(1, 2000), lo = between(-32768, 32767 - spread);
+    for (int32_t i = 0; i < c->outer * c->depth; i++)
+        in16[i] = (int16_t)between(lo, lo + spread);
+}
+
 static void softmax_fast_path_equals_portable(void)
 {
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
@@ -114,7 +129,7 @@ static void softmax_fast_path_equals_portable(void)
         int failures = 0;
         fast_cases = 0;
         for (int k = 0; k < 400; k++) {
-            sm_case c = {between(1, 6), between(1, 500), between(0, 2),
+            sm_case c = {between(1, 6), between(1, 500), between(0, 3),
                          (float)between(1, 40) / 10.0f, 0.01f + (float)between(1, 300) / 1000.0f,
                          between(-128, 127)};
             if (c.outer * c.depth > MAX_N)
@@ -126,6 +141,8 @@ static void softmax_fast_path_equals_portable(void)
                 in8[i] = (int8_t)between(-128, 127);
                 in32[i] = specials ? logit() : unit() * 10.0f;
             }
+            if (c.kind == 3)
+                int16_case(&c);
             failures += !case_matches(&r, &c);
         }
         pl_fast_resolver_release(&r);

@@ -161,8 +161,23 @@ static int32_t clz32(uint32_t x)
     return n;
 }
 
-void pl_softmax_s16(const pl_softmax_params *p, const int16_t *in, int16_t *out,
-                    size_t outer, size_t depth)
+int32_t pl_softmax_s16_exp_count(const pl_softmax_params *p)
+{
+    int16_t last = exp_s16(p, -(PL_SOFTMAX_S16_EXPS - 1));
+    int32_t n = PL_SOFTMAX_S16_EXPS;
+    while (n > 1 && exp_s16(p, -(n - 2)) == last)
+        n--;
+    return n;
+}
+
+void pl_softmax_s16_exp_table(const pl_softmax_params *p, int16_t *exps, int32_t n)
+{
+    for (int32_t d = 0; d < n; d++)
+        exps[d] = exp_s16(p, -d);
+}
+
+void pl_softmax_s16_exps(const pl_softmax_params *p, const int16_t *exps, int32_t n_exps,
+                         const int16_t *in, int16_t *out, size_t outer, size_t depth)
 {
     for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
         int32_t max = INT16_MIN, sum = 0;
@@ -170,7 +185,8 @@ void pl_softmax_s16(const pl_softmax_params *p, const int16_t *in, int16_t *out,
             max = in[c] > max ? in[c] : max;
         /* the exps are cached in the output row, as TFLite does */
         for (size_t c = 0; c < depth; c++) {
-            out[c] = exp_s16(p, in[c] - max);
+            int32_t d = max - in[c];
+            out[c] = exps == NULL ? exp_s16(p, -d) : exps[d < n_exps ? d : n_exps - 1];
             sum += out[c];
         }
         int32_t headroom_plus_one = clz32((uint32_t)sum);
@@ -185,6 +201,12 @@ void pl_softmax_s16(const pl_softmax_params *p, const int16_t *in, int16_t *out,
             out[c] = (int16_t)pl_fx_clamp(r, 0, INT16_MAX);
         }
     }
+}
+
+void pl_softmax_s16(const pl_softmax_params *p, const int16_t *in, int16_t *out,
+                    size_t outer, size_t depth)
+{
+    pl_softmax_s16_exps(p, NULL, 0, in, out, outer, depth);
 }
 
 static double exp_fn(double x)
