@@ -2,27 +2,51 @@
 ** differences to the row maximum computed once at prepare into the host block (256 for
 ** int8; for int16 up to 65536, as many as differ before the scaled difference clamps), then
 ** the portable kernel's own row arithmetic reading them (pl_softmax_s8_exps,
-** pl_softmax_s16_exps), so the bits are the reference's; no vectors: rows are short
-** (classes), the exp was the cost. float32: the vector exp of exp.h, bit for bit
-** pl_fmath_expf, in the portable kernel's steps. */
+** pl_softmax_s16_exps), so the bits are the reference's: int8 without vectors (rows are
+** short, the exp was the cost), int16 by gathers on AVX2 and AVX-512 (softmax16.h). float32:
+** the vector exp of exp.h, bit for bit pl_fmath_expf, in the portable kernel's steps. */
 #include "fast/exp.h"
 #include "fast/fast.h"
+#include "fast/softmax16.h"
 #include "kernels/activation/softmax.h"
 
 /* The host block: this header, then the int8 or int16 exps it points to. */
 typedef struct softmax_plan {
     const pl_exp_kernels *f32; /* float32 */
     const int32_t *exps8;      /* int8 input: PL_SOFTMAX_EXPS */
-    const int16_t *exps16;     /* int16: n16 */
+    const int16_t *exps16;     /* int16: n16, then a 0 (padding for the gathers) */
     int32_t n16;
+    pl_softmax16_rows rows16; /* int16 with vectors, NULL: the portable row */
 } softmax_plan;
+
+/* The vector int16 rows for isa, NULL for none. */
+static pl_softmax16_rows rows16_for(pl_isa isa)
+{
+#if defined(PL_FAST_X86)
+    if (isa == PL_ISA_AVX512)
+        return pl_softmax16_avx512;
+    if (isa == PL_ISA_AVX2)
+        return pl_softmax16_avx2;
+#endif
+    (void)isa;
+    return NULL;
+}
+
+/* The vector rows when every exp is >= 0 (then their int32 products fit). */
+static pl_softmax16_rows rows16_if_positive(pl_isa isa, const int16_t *exps, int32_t n)
+{
+    for (int32_t d = 0; d < n; d++)
+        if (exps[d] < 0)
+            return NULL;
+    return rows16_for(isa);
+}
 
 /* A block of the header and bytes of exps after it (NULL when the host gives none). */
 static softmax_plan *new_plan(const pl_node *node, size_t bytes)
 {
     softmax_plan *pl = pl_fast_block_new(node, pl_fast_align64(sizeof *pl) + bytes);
     if (pl != NULL)
-        *pl = (softmax_plan){NULL, NULL, NULL, 0};
+        *pl = (softmax_plan){NULL, NULL, NULL, 0, NULL};
     return pl;
 }
 
@@ -48,11 +72,14 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl->exps8 = after(pl);
     } else if (in.type == PL_INT16 && out.type == PL_INT16) {
         int32_t n = pl_softmax_s16_exp_count(&d->p);
-        if ((pl = new_plan(node, sizeof(int16_t) * (size_t)n)) == NULL)
+        if ((pl = new_plan(node, sizeof(int16_t) * ((size_t)n + 1))) == NULL)
             return false;
-        pl_softmax_s16_exp_table(&d->p, after(pl), n);
-        pl->exps16 = after(pl);
+        int16_t *exps = after(pl);
+        pl_softmax_s16_exp_table(&d->p, exps, n);
+        exps[n] = 0;
+        pl->exps16 = exps;
         pl->n16 = n;
+        pl->rows16 = rows16_if_positive(pl_fast_isa_of(node), exps, n);
     }
     return pl != NULL;
 }
@@ -78,6 +105,8 @@ pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
     size_t outer = depth == 0 ? 0 : pl_tensor_count(&in) / depth;
     if (pl->f32 != NULL)
         pl->f32->softmax(d->p.beta, in.data, out.data, outer, depth);
+    else if (pl->rows16 != NULL)
+        pl->rows16(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
     else if (pl->exps16 != NULL)
         pl_softmax_s16_exps(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
     else if (out.type == PL_INT8)
