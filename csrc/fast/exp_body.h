@@ -141,17 +141,22 @@ static void softmax_rows(float beta, const float *in, float *out, size_t outer, 
             for (int j = 0; j < W; j++) /* overlaps the next vector's exps */
                 sum += out[c + (size_t)j];
         }
-        memcpy(t, in + c, sizeof(float) * (depth - c));
-        f_store(t, exp_lanes(f_mul(f_sub(f_load(t), max), b)));
-        memcpy(out + c, t, sizeof(float) * (depth - c));
+        size_t tail = depth - c;
+        if (tail > 0) {
+            memcpy(t, in + c, sizeof(float) * tail);
+            f_store(t, exp_lanes(f_mul(f_sub(f_load(t), max), b)));
+            memcpy(out + c, t, sizeof(float) * tail);
+        }
         for (; c < depth; c++)
             sum += out[c];
         const vf s = f_set(sum);
         for (c = 0; depth - c >= W; c += W)
             f_store(out + c, f_div(f_load(out + c), s));
-        memcpy(t, out + c, sizeof(float) * (depth - c));
-        f_store(t, f_div(f_load(t), s));
-        memcpy(out + c, t, sizeof(float) * (depth - c));
+        if (tail > 0) {
+            memcpy(t, out + c, sizeof(float) * tail);
+            f_store(t, f_div(f_load(t), s));
+            memcpy(out + c, t, sizeof(float) * tail);
+        }
     }
 }
 

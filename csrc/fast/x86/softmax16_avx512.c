@@ -64,6 +64,10 @@ static void scale_row(int16_t *out, size_t depth, int16_t recip, int32_t right_s
 void pl_softmax16_avx512(const pl_softmax_params *p, const int16_t *exps, int32_t n,
                          const int16_t *in, int16_t *out, size_t outer, size_t depth)
 {
+    if (depth < 16) { /* AVX2's rows fill their vectors (every AVX-512 CPU has AVX2) */
+        pl_softmax16_avx2(p, exps, n, in, out, outer, depth);
+        return;
+    }
     for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
         int32_t sum = exps_row(exps, n, row_max(in, depth), in, out, depth), right_shift;
         int16_t recip = pl_softmax_s16_recip(p, sum, &right_shift);

@@ -15,8 +15,8 @@
 ** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
 ** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D, BATCH_MATMUL
 ** (int8, float32), ADD, SUB, MUL (int8, float32, same element counts), AVERAGE_POOL_2D,
-** MAX_POOL_2D (int8, float32), SOFTMAX (int8 input, float32), LOGISTIC and TANH (float32);
-** any other case runs the portable kernel.
+** MAX_POOL_2D (int8, float32), SOFTMAX (int8 input, int16, float32), LOGISTIC and TANH
+** (float32); any other case runs the portable kernel.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
 ** keeps that interpreter's host blocks); not thread-safe across interpreters. */
 #ifndef PL_FAST_H
