@@ -1,7 +1,7 @@
 """Invoke speed: picolite (fast paths and portable kernels) against LiteRT (reference and
 default kernels, one thread) and TFLM, one run.
 
-    python benchmarks/bench_invoke.py [MODEL ...] [--n 200] [--shared]
+    python benchmarks/bench_invoke.py [MODEL ...] [--n 200] [--shared] [--kernels sse4.1]
 
 Timings on a shared machine are noisy, so each model's runtimes run interleaved in the same
 process and the table reports ratios (peer time / picolite time; > 1 means picolite is
@@ -10,6 +10,8 @@ checked against LiteRT's reference kernels (integers equal, float32 within 1e-5)
 summary gives the geometric mean of LiteRT default / picolite per model type (int8 and
 float32 by the model's tensors, 16x8 apart). Without arguments it runs the zoo's nets and
 TFLM's example models from ../shared; --shared adds every model under ../shared/models.
+--kernels runs picolite's column on one kernel set (picolite.kernel_sets()) instead of the
+best this CPU has.
 """
 
 import argparse
@@ -67,10 +69,10 @@ def litert_survives(path, kind):
     return r.returncode >= 0  # an exception exits 1 (handled in-process), a crash by signal
 
 
-def runtimes(path, probe_litert):
+def runtimes(path, probe_litert, fast="auto"):
     """name -> interpreter for every runtime that loads the model."""
     out = {}
-    for name, kernels in [("picolite", "auto"), ("portable", "portable")]:
+    for name, kernels in [("picolite", fast), ("portable", "portable")]:
         it = picolite.Interpreter(model_path=str(path), kernels=kernels)
         it.allocate_tensors()
         out[name] = it
@@ -116,11 +118,11 @@ def exact(ours, ref):
     return True
 
 
-def bench(path, n, probe_litert):
+def bench(path, n, probe_litert, fast="auto"):
     probe = picolite.Interpreter(model_path=str(path))
     details = probe.get_input_details()
     inputs = random_inputs(details, seed=1)
-    its = runtimes(path, probe_litert)
+    its = runtimes(path, probe_litert, fast)
     for name in [n for n in its if n not in ("picolite", "portable")]:
         try:  # a peer that loads the model may still refuse to run it: leave it out
             set_inputs(name, its[name], details, inputs)
@@ -146,13 +148,15 @@ def main():
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--shared", action="store_true",
                         help="every model in ../shared (LiteRT is probed in a child process)")
+    parser.add_argument("--kernels", default="auto", choices=["auto", *picolite.kernel_sets()],
+                        help="picolite's kernel set (default: the best this CPU runs)")
     args = parser.parse_args()
     print(f"{'model':40s} {'kind':>7s} " + " ".join(f"{n + ' us':>13s}" for n in NAMES) +
           "  exact  ratios (peer/picolite)")
     ratios = {}
     for path in args.models or default_models(args.shared):
         try:
-            us, same, kind, kernels = bench(path, args.n, args.shared)
+            us, same, kind, kernels = bench(path, args.n, args.shared, args.kernels)
         except (picolite.Error, ValueError, RuntimeError) as e:
             print(f"{path.name:40s} not run: {str(e).splitlines()[0][:80]}")
             continue

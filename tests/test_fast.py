@@ -76,6 +76,16 @@ def test_conv_nets_hold_packed_weights_in_host_memory(kernels):
 
 
 @pytest.mark.skipif(not FAST_SETS, reason="this CPU has no fast kernel set")
+@pytest.mark.parametrize("kernels", FAST_SETS)
+def test_16x8_conv_nets_take_the_fast_paths_on_every_set(kernels):
+    it = picolite.Interpreter(model_path=str(ZOO / "net_ds_cnn_kws_int16x8.tflite"),
+                              kernels=kernels)
+    it.allocate_tensors()
+    # the four CONV_2D filters and three DEPTHWISE_CONV_2D ones, packed as int16
+    assert it.host_memory_bytes > 2 * (32 * 10 * 4 + 3 * 32 * 32 + 3 * 9 * 32)
+
+
+@pytest.mark.skipif(not FAST_SETS, reason="this CPU has no fast kernel set")
 @pytest.mark.parametrize("path", MODELS, ids=model_id)
 def test_fast_kernels_equal_portable_kernels_and_arena(path):
     try:

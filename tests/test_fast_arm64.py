@@ -2,7 +2,8 @@
 cross-built with clang for aarch64-linux-gnu (cmake/aarch64-linux-gnu.cmake: Debian's arm64
 C library, libgcc and binutils) and run by qemu-user on two emulated CPUs: "max" has the
 dot-product extension (the NEON and NEON-DOT kernels both run against the portable ones),
-"cortex-a53" has not (the detection leaves NEON alone).
+"cortex-a53" has not (the detection leaves NEON alone). The 16x8 kernels (test_fast_s16)
+run on both sets: SDOT has no int16 form, so NEON-DOT takes NEON's.
 
 The objects are also read: the float32 kernel multiplies and adds apart (FMUL, FADD; no
 fused FMLA, which would round differently from the reference), the int8 kernels use SMLAL
@@ -79,17 +80,33 @@ def _fast_cases(text: str) -> dict:
     return cases
 
 
+OPS16 = ("conv", "fully connected", "depthwise")
+
+
+def _fast_cases16(text: str) -> dict:
+    """{(instruction set, operator): 16x8 cases that took the fast path} from test_fast_s16."""
+    line = r"^  (\S+): 16x8 (conv|fully connected|depthwise) (\d+) fast cases"
+    return {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
+
+
 def test_dot_product_cpu_runs_neon_and_neon_dot(build):
-    cases = _fast_cases(_run(build, "max"))
+    text = _run(build, "max")
+    cases = _fast_cases(text)
     assert set(cases) == {(isa, op) for isa in ("neon", "neon-dot")
                           for op in OPS}
     # test_fast itself requires most cases to take the fast path; checked here too
     assert all(n > 200 for n in cases.values()), cases
+    cases16 = _fast_cases16(text)
+    assert set(cases16) == {(isa, op) for isa in ("neon", "neon-dot") for op in OPS16}
+    assert all(n > 200 for n in cases16.values()), cases16
 
 
 def test_cpu_without_dot_product_runs_plain_neon(build):
-    cases = _fast_cases(_run(build, "cortex-a53"))
-    assert set(cases) == {("neon", op) for op in OPS}
+    text = _run(build, "cortex-a53")
+    assert set(_fast_cases(text)) == {("neon", op) for op in OPS}
+    cases16 = _fast_cases16(text)
+    assert set(cases16) == {("neon", op) for op in OPS16}
+    assert all(n > 200 for n in cases16.values()), cases16
 
 
 def _mnemonics(build: Path, obj: Path) -> dict:
@@ -112,6 +129,10 @@ def test_kernels_use_the_intended_instructions(build):
     s8 = _mnemonics(build, FAST_OBJECTS / "s8_neon.c.o")
     assert s8.get("smlal", 0) >= 16 and s8.get("smlal2", 0) >= 16, s8
     assert _mnemonics(build, FAST_OBJECTS / "s8_neondot.c.o").get("sdot", 0) >= 16
+    s16 = _mnemonics(build, FAST_OBJECTS / "s16_neon.c.o")
+    assert s16.get("smlal", 0) >= 16 and s16.get("smlal2", 0) >= 16, s16
+    dw16 = _mnemonics(build, FAST_OBJECTS / "dw_s16_neon.c.o")
+    assert dw16.get("smlal", 0) >= 8 and dw16.get("smlal2", 0) >= 8, dw16
 
 
 def test_portable_float_kernels_are_not_fused(build):

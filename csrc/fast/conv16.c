@@ -85,15 +85,16 @@ static void gather(const pl_conv_params *p, const conv16_plan *cp, const int32_t
 }
 
 /* The stage's arrays (lanes entries each, from arrays on): TFLite's 16x8 rescale split for
-** vectors as pl_fx_mul_by_qm64 and pl_fx_mul_by_qm compute it. False when a 32-bit
-** multiplier could saturate (never from TFLite's rounding). */
-static bool plan_stage(const pl_conv_op *d, const pl_tensor *bias, int32_t n, int32_t lanes,
-                       void *arrays, pl_s16_stage *st)
+** vectors as pl_fx_mul_by_qm64 and pl_fx_mul_by_qm compute it, for sums of k products.
+** False when a 32-bit multiplier could saturate (never from TFLite's rounding). */
+static bool plan_stage(const pl_conv_op *d, const pl_tensor *bias, int32_t n, int32_t k,
+                       int32_t lanes, void *arrays, pl_s16_stage *st)
 {
     int64_t *b64 = arrays, *reduced = b64 + lanes, *round = reduced + lanes,
             *shift = round + lanes;
     int32_t *mult = (int32_t *)(shift + lanes), *left = mult + lanes, *right = left + lanes;
     memset(arrays, 0, (4 * sizeof(int64_t) + 3 * sizeof(int32_t)) * (size_t)lanes);
+    int64_t bias_max = 0;
     for (int32_t c = 0; c < n; c++) {
         if (bias->index >= 0 && bias->type == PL_INT64) {
             memcpy(&b64[c], (const int64_t *)bias->data + c, sizeof(int64_t));
@@ -102,6 +103,8 @@ static bool plan_stage(const pl_conv_op *d, const pl_tensor *bias, int32_t n, in
             memcpy(&b32, (const int32_t *)bias->data + c, sizeof b32);
             b64[c] = b32;
         }
+        int64_t mag = b64[c] < -(int64_t)INT32_MAX ? INT64_MAX : b64[c] < 0 ? -b64[c] : b64[c];
+        bias_max = mag > bias_max ? mag : bias_max;
         int32_t m = d->p.multiplier[c], sh = d->p.shift[c];
         reduced[c] = m < 0x7FFF0000 ? ((int64_t)m + (1 << 15)) >> 16 : 0x7FFF;
         int64_t total = 15 - (int64_t)sh;
@@ -115,7 +118,7 @@ static bool plan_stage(const pl_conv_op *d, const pl_tensor *bias, int32_t n, in
     }
     *st = (pl_s16_stage){b64, reduced, round, shift, mult, left, right,
                          d->bias_type == PL_INT64, d->p.output_offset, d->p.act_min,
-                         d->p.act_max};
+                         d->p.act_max, pl_s16_narrow(k, bias_max)};
     return true;
 }
 
@@ -152,7 +155,7 @@ bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node)
     cp.packed = block + head;
     cp.a = (int16_t *)(block + head + packed);
     g->pack(f.data, cp.n, cp.k, cp.kp, cp.packed);
-    if (!plan_stage(d, &bias, cp.n, lanes, block + head + packed + a, &cp.st))
+    if (!plan_stage(d, &bias, cp.n, cp.k, lanes, block + head + packed + a, &cp.st))
         return false;
     memcpy(block, &cp, sizeof cp);
     return true;

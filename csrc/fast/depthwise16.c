@@ -8,6 +8,7 @@
 #include "fast/depthwise.h"
 #include "fast/depthwise16.h"
 #include "fast/gemm.h" /* pl_fast_round_up */
+#include "fast/gemm16.h" /* pl_s16_narrow */
 #include "fast/s16.h"
 #include "kernels/conv/depthwise_conv.h"
 
@@ -25,6 +26,11 @@ const pl_dw_s16 *pl_dw_s16_for(pl_isa isa)
 #if defined(PL_FAST_X86)
     if (isa == PL_ISA_AVX512 || isa == PL_ISA_AVX2)
         return &pl_dw_s16_avx2;
+    if (isa == PL_ISA_SSE41)
+        return &pl_dw_s16_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return &pl_dw_s16_neon;
 #endif
     (void)isa;
     return NULL;
@@ -68,6 +74,19 @@ static void pack(const pl_depthwise_conv_op *d, const pl_dw16_job *job, int32_t 
     }
 }
 
+/* The largest magnitude of the int64 bias's n entries (0 without a bias). */
+static int64_t bias_max(const pl_tensor *bias, int32_t n)
+{
+    int64_t most = 0;
+    for (int32_t c = 0; c < n && bias->index >= 0; c++) {
+        int64_t b;
+        memcpy(&b, (const int64_t *)bias->data + c, sizeof b);
+        int64_t mag = b < -(int64_t)INT32_MAX ? INT64_MAX : b < 0 ? -b : b;
+        most = mag > most ? mag : most;
+    }
+    return most;
+}
+
 bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
 {
     const pl_depthwise_conv_op *d = node->user_data;
@@ -95,8 +114,10 @@ bool pl_fast_depthwise16_plan(pl_context *ctx, const pl_node *node)
     pl.job.out_offset = d->p.output_offset;
     pl.job.act_min = d->p.act_min;
     pl.job.act_max = d->p.act_max;
+    pl.job.narrow = pl_s16_narrow(real_taps, bias_max(&bias, pl.job.channels));
     size_t packed = (size_t)(pl.job.cp / 16) * pl_dw16_group_bytes(pl.job.taps);
-    size_t head = pl_fast_align64(sizeof pl), taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
+    size_t head = pl_fast_align64(sizeof pl);
+    size_t taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
     uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) +
                                                  staged_elems * sizeof(int16_t));
     if (block == NULL)

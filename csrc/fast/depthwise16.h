@@ -7,6 +7,7 @@
 #ifndef PL_FAST_DEPTHWISE16_H
 #define PL_FAST_DEPTHWISE16_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ typedef struct pl_dw16_job {
     int32_t channels, cp;  /* output channels; staged channels (a multiple of 16) */
     const void *packed;    /* groups of 16 channels, PL_DW16_GROUP_BYTES(taps) each */
     int32_t out_offset, act_min, act_max;
+    bool narrow;           /* every sum + bias fits in int32 (pl_s16_narrow) */
 } pl_dw16_job;
 
 /* One group of 16 channels: per tap pair, two vectors of int16 weight pairs in the order
@@ -36,9 +38,12 @@ typedef struct pl_dw_s16 {
     void (*run)(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out);
 } pl_dw_s16;
 
-/* NULL when isa has no such kernels in this build (AVX-512 runs the 256-bit rows). */
+/* NULL when isa has no such kernels in this build (AVX-512 runs the 256-bit rows,
+** NEON_DOT NEON's). */
 const pl_dw_s16 *pl_dw_s16_for(pl_isa isa);
 
 extern const pl_dw_s16 pl_dw_s16_avx2;
+extern const pl_dw_s16 pl_dw_s16_sse41;
+extern const pl_dw_s16 pl_dw_s16_neon;
 
 #endif

@@ -66,6 +66,8 @@ pl_status pl_fast_batch_matmul_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_transpose_conv_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node);

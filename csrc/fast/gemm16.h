@@ -19,13 +19,22 @@ enum { PL_S16_BLOCK = 256 };
 ** + bias (int64, wrapping); with acc64 the 64-bit rescale, (t * reduced + round) >> shift
 ** (arithmetic, the int64 product wrapping) truncated to int32; else t truncated to int32 and
 ** the 32-bit rescale split as pl_s8_stage's (mult never INT32_MIN); then + out_offset and
-** the clamp. */
+** the clamp. narrow (false unless set) promises every t fits in int32 (the plan's bound on
+** the sums and the bias), so t * reduced (|reduced| <= 2^15) is one signed 32x32 multiply. */
 typedef struct pl_s16_stage {
     const int64_t *bias, *reduced, *round, *shift;
     const int32_t *mult, *left, *right;
     bool acc64;
     int32_t out_offset, act_min, act_max;
+    bool narrow;
 } pl_s16_stage;
+
+/* Whether every t = sum + bias fits in int32 when the sums run over k products of an int16
+** and an int8 (each at most 2^22 in size) and every bias lies in [-bias_max, bias_max]. */
+static inline bool pl_s16_narrow(int64_t k, int64_t bias_max)
+{
+    return k <= (1 << 9) && bias_max <= INT32_MAX - k * (1 << 22);
+}
 
 typedef struct pl_gemm_s16 {
     size_t (*packed_bytes)(int32_t n, int32_t kp);
@@ -41,5 +50,7 @@ const pl_gemm_s16 *pl_gemm_s16_for(pl_isa isa);
 
 extern const pl_gemm_s16 pl_gemm_s16_avx512;
 extern const pl_gemm_s16 pl_gemm_s16_avx2;
+extern const pl_gemm_s16 pl_gemm_s16_sse41;
+extern const pl_gemm_s16 pl_gemm_s16_neon; /* NEON_DOT's too: SDOT has no int16 form */
 
 #endif

@@ -1,5 +1,6 @@
 /* test_kernels_reduce.c - REDUCE_MAX/MIN/ALL/ANY and L2_POOL_2D: TFLite's identities for
-** empty reductions, NaN never winning, logical folds, the L2 window clipped to the image. */
+** empty reductions, NaN never winning, logical folds, the L2 window clipped to the image;
+** the MEAN/SUM sums equal an element-by-element walk for every shape and axis set. */
 #include <float.h>
 #include <math.h> /* NAN and sqrtf */
 #include <stdbool.h>
@@ -73,8 +74,82 @@ static void l2_pool_averages_squares_of_in_image_taps(void)
              PL_ERR_UNSUPPORTED);
 }
 
+/* p for reducing dims over the axes in mask, as prepare fills it. */
+static void plan_of(pl_reduce_params *p, int32_t ndims, const int32_t *dims, uint32_t mask)
+{
+    size_t stride = 1;
+    p->ndims = ndims;
+    p->reduced = 1;
+    for (int32_t d = ndims - 1; d >= 0; d--) {
+        bool red = (mask >> d) & 1u;
+        p->dims[d] = dims[d];
+        p->out_stride[d] = red ? 0 : stride;
+        stride *= red ? 1 : (size_t)dims[d];
+        p->reduced *= red ? dims[d] : 1;
+    }
+    p->out_count = stride;
+}
+
+/* Output slot of element i (row-major), from its coordinates. */
+static size_t slot_of(const pl_reduce_params *p, size_t i)
+{
+    size_t slot = 0;
+    for (int32_t d = p->ndims - 1; d >= 0; d--) {
+        size_t coord = i % (size_t)p->dims[d];
+        i /= (size_t)p->dims[d];
+        slot += coord * p->out_stride[d];
+    }
+    return slot;
+}
+
+static void sums_follow_the_element_walk_for_every_axis_set(void)
+{
+    enum { MAX_N = 4 * 5 * 3 * 4 * 2 };
+    static const int32_t shapes[][5] = {{1, 4, 5, 3, 0}, {2, 3, 1, 4, 0}, {4, 5, 3, 4, 2},
+                                        {3, 1, 1, 5, 0}, {1, 1, 1, 1, 0}, {2, 0, 3, 2, 0}};
+    static const int32_t ranks[] = {4, 4, 5, 4, 4, 4};
+    float xf[MAX_N], accf[MAX_N], wantf[MAX_N];
+    int16_t x16[MAX_N];
+    int32_t acc[MAX_N], want[MAX_N];
+    for (size_t i = 0; i < MAX_N; i++) {
+        x16[i] = (int16_t)((int32_t)(i * 7919u % 65536u) - 32768);
+        xf[i] = (float)x16[i] * 1.37e-3f + 1e7f * (float)(i % 3 == 0); /* order-sensitive */
+    }
+    for (size_t s = 0; s < sizeof ranks / sizeof ranks[0]; s++) {
+        for (uint32_t mask = 0; mask < (1u << ranks[s]); mask++) {
+            pl_reduce_params p;
+            plan_of(&p, ranks[s], shapes[s], mask);
+            size_t n = 1;
+            for (int32_t d = 0; d < ranks[s]; d++)
+                n *= (size_t)shapes[s][d];
+            memset(wantf, 0, sizeof wantf);
+            memset(want, 0, sizeof want);
+            for (size_t i = 0; i < n; i++) {
+                wantf[slot_of(&p, i)] += xf[i];
+                want[slot_of(&p, i)] += x16[i];
+            }
+            pl_reduce_sum_f32(&p, xf, accf);
+            CHECK(memcmp(accf, wantf, p.out_count * sizeof *accf) == 0);
+            pl_reduce_sum_s32(&p, x16, PL_INT16, acc);
+            CHECK(memcmp(acc, want, p.out_count * sizeof *acc) == 0);
+            const int8_t *x8 = (const int8_t *)x16; /* the same bytes as int8 and uint8 */
+            memset(want, 0, sizeof want);
+            for (size_t i = 0; i < n; i++)
+                want[slot_of(&p, i)] += x8[i];
+            pl_reduce_sum_s32(&p, x8, PL_INT8, acc);
+            CHECK(memcmp(acc, want, p.out_count * sizeof *acc) == 0);
+            memset(want, 0, sizeof want);
+            for (size_t i = 0; i < n; i++)
+                want[slot_of(&p, i)] += (uint8_t)x8[i];
+            pl_reduce_sum_s32(&p, x8, PL_UINT8, acc);
+            CHECK(memcmp(acc, want, p.out_count * sizeof *acc) == 0);
+        }
+    }
+}
+
 int main(void)
 {
+    RUN(sums_follow_the_element_walk_for_every_axis_set);
     RUN(reduce_max_skips_nan_and_min_keeps_identity_on_empty_axis);
     RUN(reduce_all_and_any_fold_bools);
     RUN(l2_pool_averages_squares_of_in_image_taps);

@@ -10,22 +10,24 @@
 #include "fast/x86/stage16_avx2.h"
 
 /* 8 int32 sums (channel order of the arrays) through the stage: 8 int32 results. */
-static inline __m256i stage(__m256i acc, const int64_t *arr, const pl_dw16_job *job)
+PL_FAST_INLINE __m256i stage(__m256i acc, const int64_t *arr, const pl_dw16_job *job,
+                             bool narrow)
 {
     __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(acc));
     __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(acc, 1));
     lo = _mm256_add_epi64(lo, _mm256_loadu_si256((const __m256i *)arr));
     hi = _mm256_add_epi64(hi, _mm256_loadu_si256((const __m256i *)(arr + 4)));
-    __m256i x = pl_low32_avx2(pl_rescale64_avx2(lo, arr + 16, arr + 32, arr + 48),
-                              pl_rescale64_avx2(hi, arr + 20, arr + 36, arr + 52));
+    __m256i x = pl_low32_avx2(pl_rescale64_avx2(lo, arr + 16, arr + 32, arr + 48, narrow),
+                              pl_rescale64_avx2(hi, arr + 20, arr + 36, arr + 52, narrow));
     x = _mm256_add_epi32(x, _mm256_set1_epi32(job->out_offset));
     x = _mm256_max_epi32(x, _mm256_set1_epi32(job->act_min));
     return _mm256_min_epi32(x, _mm256_set1_epi32(job->act_max));
 }
 
-/* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g. */
+/* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g
+** (narrow: job->narrow, a constant). */
 PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *in,
-                             const uint8_t *g, int32_t c0, int16_t *out)
+                             const uint8_t *g, int32_t c0, int16_t *out, bool narrow)
 {
     __m256i lo[PL_DW16_POINTS], hi[PL_DW16_POINTS];
     /* bias, reduced multiplier, rounding, shift (int64): 16 each */
@@ -35,7 +37,8 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         /* the halves' lanes interleave back into channel order */
-        __m256i v = _mm256_packs_epi32(stage(lo[r], arr, job), stage(hi[r], arr + 8, job));
+        __m256i v = _mm256_packs_epi32(stage(lo[r], arr, job, narrow),
+                                       stage(hi[r], arr + 8, job, narrow));
         int16_t *o = out + (size_t)r * (size_t)job->channels + c0;
         if (count == 16) {
             _mm256_storeu_si256((__m256i *)o, v);
@@ -47,18 +50,27 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
     }
 }
 
-static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
+PL_FAST_INLINE void rows(const pl_dw16_job *job, const int16_t *in, int32_t points,
+                         int16_t *out, bool narrow)
 {
     const uint8_t *g = job->packed;
     for (int32_t c0 = 0; c0 < job->cp; c0 += 16, g += pl_dw16_group_bytes(job->taps)) {
         int32_t pt = 0;
         for (; points - pt >= PL_DW16_POINTS; pt += PL_DW16_POINTS) /* constant n: registers */
             points_at(job, PL_DW16_POINTS, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels);
+                      out + (size_t)pt * (size_t)job->channels, narrow);
         for (; pt < points; pt++)
             points_at(job, 1, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels);
+                      out + (size_t)pt * (size_t)job->channels, narrow);
     }
+}
+
+static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
+{
+    if (job->narrow) /* the stage's multiply chosen once per row */
+        rows(job, in, points, out, true);
+    else
+        rows(job, in, points, out, false);
 }
 
 const pl_dw_s16 pl_dw_s16_avx2 = {run};

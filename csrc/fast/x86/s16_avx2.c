@@ -56,8 +56,9 @@ static inline void finish(const int64_t *total, const pl_s16_stage *st, int32_t 
     __m256i x;
     if (st->acc64)
         x = pl_low32_avx2(
-            pl_rescale64_avx2(lo, st->reduced + n0, st->round + n0, st->shift + n0),
-            pl_rescale64_avx2(hi, st->reduced + n0 + 4, st->round + n0 + 4, st->shift + n0 + 4));
+            pl_rescale64_avx2(lo, st->reduced + n0, st->round + n0, st->shift + n0, st->narrow),
+            pl_rescale64_avx2(hi, st->reduced + n0 + 4, st->round + n0 + 4, st->shift + n0 + 4,
+                              st->narrow));
     else
         x = pl_rescale_avx2(pl_low32_avx2(lo, hi), load(st->mult + n0), load(st->left + n0),
                             load(st->right + n0));

@@ -37,11 +37,13 @@ static inline __m512i mul64(__m512i t, __m512i r)
     return _mm512_add_epi64(_mm512_mul_epu32(t, r), _mm512_slli_epi64(cross, 32));
 }
 
-/* TFLite's 64-bit rescale of 8 lanes, truncated to int32. */
+/* TFLite's 64-bit rescale of 8 lanes, truncated to int32; with narrow (t fits in int32, as
+** reduced does) one signed 32x32 multiply. */
 static inline __m256i rescale64(__m512i t, const int64_t *reduced, const int64_t *round,
-                                const int64_t *shift)
+                                const int64_t *shift, bool narrow)
 {
-    __m512i p = _mm512_add_epi64(mul64(t, _mm512_loadu_si512(reduced)),
+    __m512i r = _mm512_loadu_si512(reduced);
+    __m512i p = _mm512_add_epi64(narrow ? _mm512_mul_epi32(t, r) : mul64(t, r),
                                  _mm512_loadu_si512(round));
     return _mm512_cvtepi64_epi32(_mm512_srav_epi64(p, _mm512_loadu_si512(shift)));
 }
@@ -56,8 +58,9 @@ static inline void finish(__m512i lo, __m512i hi, const pl_s16_stage *st, int32_
     if (st->acc64) {
         x = _mm512_inserti64x4(
             _mm512_castsi256_si512(rescale64(lo, st->reduced + n0, st->round + n0,
-                                             st->shift + n0)),
-            rescale64(hi, st->reduced + n0 + 8, st->round + n0 + 8, st->shift + n0 + 8), 1);
+                                             st->shift + n0, st->narrow)),
+            rescale64(hi, st->reduced + n0 + 8, st->round + n0 + 8, st->shift + n0 + 8,
+                      st->narrow), 1);
     } else {
         x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(lo)),
                                _mm512_cvtepi64_epi32(hi), 1);

@@ -4,6 +4,7 @@
 #define PL_FAST_X86_STAGE16_AVX2_H
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* t * r mod 2^64 per lane (AVX2 has no 64-bit low multiply): three 32x32 products. */
@@ -14,13 +15,14 @@ static inline __m256i pl_mul64_avx2(__m256i t, __m256i r)
     return _mm256_add_epi64(_mm256_mul_epu32(t, r), _mm256_slli_epi64(cross, 32));
 }
 
-/* TFLite's 64-bit rescale of 4 lanes, (t * reduced + round) >> shift: the arithmetic
-** shift from the logical one (AVX2 has no VPSRAVQ). */
+/* TFLite's 64-bit rescale of 4 lanes, (t * reduced + round) >> shift: with narrow (t fits
+** in int32, as reduced does) one signed 32x32 multiply; the arithmetic shift from the
+** logical one (AVX2 has no VPSRAVQ). */
 static inline __m256i pl_rescale64_avx2(__m256i t, const int64_t *reduced,
-                                        const int64_t *round, const int64_t *shift)
+                                        const int64_t *round, const int64_t *shift, bool narrow)
 {
     __m256i r = _mm256_loadu_si256((const __m256i *)reduced);
-    __m256i p = _mm256_add_epi64(pl_mul64_avx2(t, r),
+    __m256i p = _mm256_add_epi64(narrow ? _mm256_mul_epi32(t, r) : pl_mul64_avx2(t, r),
                                  _mm256_loadu_si256((const __m256i *)round));
     __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
     __m256i s = _mm256_loadu_si256((const __m256i *)shift);

@@ -15,13 +15,6 @@
 enum { RELU_CODE = 19, RELU_N1_TO_1_CODE = 20, RELU6_CODE = 21, LEAKY_RELU_CODE = 98,
        HARD_SWISH_CODE = 117 };
 
-/* One op is one of these: they share the memory. */
-typedef union opdata {
-    pl_relu_params relu;
-    pl_leaky_relu_params leaky;
-    pl_hard_swish_params hs;
-} opdata;
-
 /* ---- ReLU family ------------------------------------------------------------------- */
 
 void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi)
@@ -67,7 +60,7 @@ static int32_t relu_bound(float f, const pl_act_q *q)
     return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
-static pl_status relu_prepare_q(pl_context *ctx, opdata *d, const pl_tensor *in,
+static pl_status relu_prepare_q(pl_context *ctx, pl_activation_op *d, const pl_tensor *in,
                                 const pl_tensor *out, float lo, float hi)
 {
     pl_act_q iq, oq;
@@ -127,7 +120,7 @@ static pl_status relu_n1_to_1_prepare(pl_context *ctx, pl_node *node)
 
 static pl_status relu_invoke_range(pl_context *ctx, pl_node *node, float lo, float hi)
 {
-    const opdata *d = node->user_data;
+    const pl_activation_op *d = node->user_data;
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
@@ -200,7 +193,7 @@ void pl_leaky_relu_s16(const pl_leaky_relu_params *p, const int16_t *in, int16_t
 
 static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
 {
-    pl_leaky_relu_params *p = &((opdata *)node->user_data)->leaky;
+    pl_leaky_relu_params *p = &((pl_activation_op *)node->user_data)->leaky;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     p->alpha = pl_table_f32(&node->options, 0, 0.0f);
@@ -237,7 +230,7 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
 
 static pl_status leaky_relu_invoke(pl_context *ctx, pl_node *node)
 {
-    const pl_leaky_relu_params *p = &((const opdata *)node->user_data)->leaky;
+    const pl_leaky_relu_params *p = &((const pl_activation_op *)node->user_data)->leaky;
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
@@ -340,7 +333,7 @@ static int16_t to_q15(int32_t m)
 
 static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
 {
-    pl_hard_swish_params *p = &((opdata *)node->user_data)->hs;
+    pl_hard_swish_params *p = &((pl_activation_op *)node->user_data)->hs;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     if (in->type != out->type ||
@@ -371,7 +364,7 @@ static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
 
 static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
 {
-    const pl_hard_swish_params *p = &((const opdata *)node->user_data)->hs;
+    const pl_hard_swish_params *p = &((const pl_activation_op *)node->user_data)->hs;
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
@@ -390,7 +383,7 @@ static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
 static pl_status act_init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
+    return ctx->alloc_persistent(ctx, sizeof(pl_activation_op), user_data);
 }
 
 const pl_registration *pl_relu_registration(void)

@@ -74,6 +74,13 @@ typedef struct pl_hard_swish_params {
     int32_t output_exponent;
 } pl_hard_swish_params;
 
+/* The op data of these kernels: one op uses one member. */
+typedef union pl_activation_op {
+    pl_relu_params relu;
+    pl_leaky_relu_params leaky;
+    pl_hard_swish_params hs;
+} pl_activation_op;
+
 /* Float clamps: out = min(max(in, lo), hi) (RELU: hi = +inf). */
 void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi);
 /* Quantized ReluX: requantize to the output scale, then clamp to [act_min, act_max]. */

@@ -31,11 +31,59 @@ typedef struct op_data {
     int32_t scratch;           /* int32 sums of the quantized paths */
 } op_data;
 
+/* The reduction as [outer][reduced][inner] blocks when the reduced dims are adjacent (size-1
+** dims aside): global pooling, a last-axis mean. Each output slot then takes its elements
+** in the same order as the element-by-element walk, a whole row of inner slots at a time. */
+typedef struct block_shape {
+    size_t outer, reduced, inner;
+} block_shape;
+
+static bool as_blocks(const pl_reduce_params *p, block_shape *b)
+{
+    size_t n[3] = {1, 1, 1};
+    int part = 0; /* 0: kept dims before the reduced ones, 1: reduced, 2: kept after */
+    for (int32_t d = 0; d < p->ndims; d++) {
+        if (p->dims[d] == 1)
+            continue;
+        bool red = p->out_stride[d] == 0;
+        if (part == 0 && red)
+            part = 1;
+        else if (part == 1 && !red)
+            part = 2;
+        else if (part == 2 && red)
+            return false;
+        n[part] *= (size_t)p->dims[d];
+    }
+    b->outer = n[0];
+    b->reduced = part == 0 ? 1 : n[1];
+    b->inner = n[2];
+    return true;
+}
+
+/* acc[o][c] += x[o][r][c] over r, in r order; WIDEN converts one element. */
+#define SUM_BLOCKS(b, acc, x, WIDEN)                                                      \
+    do {                                                                              \
+        for (size_t o_ = 0; o_ < (b).outer; o_++) {                                   \
+            for (size_t r_ = 0; r_ < (b).reduced; r_++) {                             \
+                const size_t row_ = (o_ * (b).reduced + r_) * (b).inner;              \
+                for (size_t c_ = 0; c_ < (b).inner; c_++)                             \
+                    (acc)[o_ * (b).inner + c_] += WIDEN((x)[row_ + c_]);              \
+            }                                                                         \
+        }                                                                             \
+    } while (0)
+
+#define AS_IS(v) (v)
+#define AS_U32(v) ((uint32_t)(v))
+
 void pl_reduce_sum_f32(const pl_reduce_params *p, const float *in, float *acc)
 {
     for (size_t k = 0; k < p->out_count; k++)
         acc[k] = 0.0f;
-    PL_REDUCE_FOR_EACH(p, acc[slot] += in[i]);
+    block_shape b;
+    if (as_blocks(p, &b))
+        SUM_BLOCKS(b, acc, in, AS_IS);
+    else
+        PL_REDUCE_FOR_EACH(p, acc[slot] += in[i]);
 }
 
 void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
@@ -44,15 +92,26 @@ void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
     memset(acc, 0, p->out_count * sizeof *acc);
     /* int32 sums as LiteRT's, wrapping (defined) where a huge reduction would overflow */
     uint32_t *u = (uint32_t *)acc;
+    block_shape b;
+    bool blocks = as_blocks(p, &b);
     if (type == PL_UINT8) {
         const uint8_t *x = in;
-        PL_REDUCE_FOR_EACH(p, u[slot] += x[i]);
+        if (blocks)
+            SUM_BLOCKS(b, u, x, AS_U32);
+        else
+            PL_REDUCE_FOR_EACH(p, u[slot] += x[i]);
     } else if (type == PL_INT8) {
         const int8_t *x = in;
-        PL_REDUCE_FOR_EACH(p, u[slot] += (uint32_t)x[i]);
+        if (blocks)
+            SUM_BLOCKS(b, u, x, AS_U32);
+        else
+            PL_REDUCE_FOR_EACH(p, u[slot] += (uint32_t)x[i]);
     } else {
         const int16_t *x = in;
-        PL_REDUCE_FOR_EACH(p, u[slot] += (uint32_t)x[i]);
+        if (blocks)
+            SUM_BLOCKS(b, u, x, AS_U32);
+        else
+            PL_REDUCE_FOR_EACH(p, u[slot] += (uint32_t)x[i]);
     }
 }
 

@@ -1,0 +1,131 @@
+/* test_fast_lut8.c - the table fast path of 8-bit HARD_SWISH, LEAKY_RELU, RELU, RELU6 and
+** RELU_N1_TO_1 against the portable kernels, byte for byte, on random scales, zero points
+** and alphas with every input byte present; float32 and int16 keep the portable kernels.
+** Every instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
+#include <string.h>
+
+#include "fast_harness.h"
+#include "harness.h"
+#include "kernel_harness.h"
+#include "kernel_tests.h"
+#include "kernels/registry.h"
+
+enum { N = 700, OPS = 5 };
+
+static const int32_t codes[OPS] = {117, 98, 19, 21, 20};
+
+static const pl_registration *portable_of(int32_t code)
+{
+    switch (code) {
+    case 117: return pl_hard_swish_registration();
+    case 98: return pl_leaky_relu_registration();
+    case 19: return pl_relu_registration();
+    case 21: return pl_relu6_registration();
+    case 20: return pl_relu_n1_to_1_registration();
+    default: return NULL;
+    }
+}
+
+static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
+                                            uint32_t len, int32_t version)
+{
+    (void)self, (void)name, (void)len, (void)version;
+    return portable_of(code);
+}
+
+static const pl_resolver portable = {portable_find, NULL};
+
+static uint8_t in8[N * 2], out8[2][N * 2];
+static float in32[N], out32[2][N];
+
+typedef struct lut_case {
+    int32_t code;
+    pl_type type; /* PL_INT8, PL_UINT8, PL_INT16 or PL_FLOAT32 */
+    float in_scale, out_scale, alpha;
+    int64_t in_zp, out_zp;
+} lut_case;
+
+static pl_status run_case(const lut_case *c, const pl_registration *reg, int slot)
+{
+    kh_setup();
+    int32_t dims[2] = {2, N / 2}, ins[1], outs[1];
+    if (c->type == PL_FLOAT32) {
+        ins[0] = kt_tensor_f32(2, dims, in32, N);
+        outs[0] = kt_tensor_f32(2, dims, out32[slot], N);
+    } else {
+        size_t bytes = c->type == PL_INT16 ? 2 * N : N;
+        ins[0] = kh_tensor(c->type, 2, dims, in8, bytes, &c->in_scale, &c->in_zp, 1, 0);
+        outs[0] = kh_tensor(c->type, 2, dims, out8[slot], bytes, &c->out_scale, &c->out_zp,
+                            1, 0);
+    }
+    kt_opts o;
+    int32_t alpha_bits;
+    memcpy(&alpha_bits, &c->alpha, sizeof alpha_bits);
+    return kh_run(reg, ins, 1, outs, 1, c->code == 98 ? kt_make_opts(&o, &alpha_bits, 1) : NULL);
+}
+
+static bool case_matches(pl_fast_resolver *r, const lut_case *c)
+{
+    pl_status want = run_case(c, portable_of(c->code), 0);
+    pl_status got = run_case(c, r->resolver.find(r, c->code, NULL, 0, 1), 1);
+    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    pl_fast_resolver_release(r);
+    if (want != got) {
+        fprintf(stderr, "op %d: portable %d, fast %d\n", c->code, want, got);
+        return false;
+    }
+    if (want != PL_OK) /* refused alike (e.g. a HARD_SWISH scale ratio above one) */
+        return !took_fast;
+    fast_cases += took_fast;
+    bool bytes = c->type == PL_INT8 || c->type == PL_UINT8;
+    bool same = c->type == PL_FLOAT32 ? memcmp(out32[0], out32[1], sizeof out32[0]) == 0
+                                      : memcmp(out8[0], out8[1], bytes ? N : 2 * N) == 0;
+    if (!same || took_fast != bytes)
+        fprintf(stderr, "op %d type %s scales %g/%g zps %d/%d alpha %g: %s\n", c->code,
+                pl_type_name(c->type), (double)c->in_scale, (double)c->out_scale,
+                (int)c->in_zp, (int)c->out_zp, (double)c->alpha,
+                same ? "wrong path" : "differs");
+    return same && took_fast == bytes;
+}
+
+static void byte_activations_equal_portable(void)
+{
+    static const pl_type types[] = {PL_INT8, PL_INT8, PL_UINT8, PL_INT16, PL_FLOAT32};
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0;
+        fast_cases = 0;
+        for (int k = 0; k < 300; k++) {
+            lut_case c = {codes[between(0, OPS - 1)], types[between(0, 4)],
+                          0.005f + (float)between(1, 400) / 4000.0f,
+                          0.005f + (float)between(1, 400) / 4000.0f,
+                          (float)between(-300, 300) / 100.0f, 0, 0};
+            if (c.type == PL_INT8) {
+                c.in_zp = between(-128, 127);
+                c.out_zp = between(-128, 127);
+            } else if (c.type == PL_UINT8) {
+                c.in_zp = between(0, 255);
+                c.out_zp = between(0, 255);
+            }
+            for (int i = 0; i < 2 * N; i++)
+                in8[i] = (uint8_t)(i < 256 ? i : between(0, 255));
+            for (int i = 0; i < N; i++)
+                in32[i] = unit() * 8.0f;
+            failures += !case_matches(&r, &c);
+        }
+        pl_fast_resolver_release(&r);
+        printf("  %s: byte activations %d fast cases\n", pl_fast_isa_name((pl_isa)isa),
+               fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK(fast_cases > 80);
+    }
+}
+
+int main(void)
+{
+    RUN(byte_activations_equal_portable);
+    return HARNESS_END();
+}
