@@ -70,5 +70,8 @@ pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lstm_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node);
 
 #endif

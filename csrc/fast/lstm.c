@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fast/exp.h"
 #include "fast/fast.h"
 #include "fast/gemm.h"
 #include "fast/gemm16.h"
@@ -128,7 +129,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     lp.kx = f32 ? p->n_input : pl_fast_round_up(p->n_input, 4);
     lp.kh = f32 ? p->n_output : pl_fast_round_up(p->n_output, 4);
     lp.kp = f32 ? p->n_cell : pl_fast_round_up(p->n_cell, 4);
-    lp.math = pl_lstm_f32_fmath;
+    const pl_exp_kernels *e = pl_exp_for(pl_fast_isa_of(node)); /* the same bits, by lanes */
+    lp.math = e != NULL ? (pl_lstm_f32_math){e->expf, e->tanhf} : pl_lstm_f32_fmath;
     lp.chunk = pl_fast_chunk_rows((size_t)lp.gn * ssize, (size_t)p->steps);
     const void *w_x[PL_LSTM_GATES], *w_h[PL_LSTM_GATES];
     const void *w_p = p->projection ? constant(ctx, node, PL_LSTM_IN_PROJ_W) : NULL;

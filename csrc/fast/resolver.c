@@ -14,7 +14,7 @@
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/pool/pooling.h"
 #include "kernels/recurrent/lstm.h"
-#include "kernels/registry.h" /* pl_softmax_registration */
+#include "kernels/registry.h" /* pl_softmax_, pl_logistic_, pl_tanh_registration */
 
 typedef struct fast_op {
     const pl_registration *(*portable)(void);
@@ -56,6 +56,9 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                               pl_fast_lut8_invoke},
     [PL_FAST_UNIDIRECTIONAL_SEQUENCE_LSTM] = {pl_unidirectional_sequence_lstm_registration,
                                               pl_fast_lstm_prepare, pl_fast_lstm_invoke},
+    [PL_FAST_LOGISTIC] = {pl_logistic_registration, pl_fast_logistic_prepare,
+                          pl_fast_logistic_tanh_invoke},
+    [PL_FAST_TANH] = {pl_tanh_registration, pl_fast_tanh_prepare, pl_fast_logistic_tanh_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

@@ -1,27 +1,87 @@
-/* softmax.c - SOFTMAX's fast path for int8 input (int8 or int16 output): the exps of the
-** 256 possible differences to the row maximum computed once at prepare into the host block,
-** then the portable kernel's own row arithmetic reading them (pl_softmax_s8_exps), so the
-** bits are the reference's. No vectors: rows are short (classes), the exp was the cost.
-** float32 keeps the portable kernel: its exps are of any float (no table), and a vector exp
-** would have to repeat pl_fmath_expf's double arithmetic step for step. */
-#include <string.h>
-
+/* softmax.c - SOFTMAX's fast path. int8 and int16 input: the exps of the possible
+** differences to the row maximum computed once at prepare into the host block (256 for
+** int8; for int16 up to 65536, as many as differ before the scaled difference clamps), then
+** the portable kernel's own row arithmetic reading them (pl_softmax_s8_exps,
+** pl_softmax_s16_exps), so the bits are the reference's: int8 without vectors (rows are
+** short, the exp was the cost), int16 by gathers on AVX2 and AVX-512 (softmax16.h). float32:
+** the vector exp of exp.h, bit for bit pl_fmath_expf, in the portable kernel's steps. */
+#include "fast/exp.h"
 #include "fast/fast.h"
+#include "fast/softmax16.h"
 #include "kernels/activation/softmax.h"
+
+/* The host block: this header, then the int8 or int16 exps it points to. */
+typedef struct softmax_plan {
+    const pl_exp_kernels *f32; /* float32 */
+    const int32_t *exps8;      /* int8 input: PL_SOFTMAX_EXPS */
+    const int16_t *exps16;     /* int16: n16, then a 0 (padding for the gathers) */
+    int32_t n16;
+    pl_softmax16_rows rows16; /* int16 with vectors, NULL: the portable row */
+} softmax_plan;
+
+/* The vector int16 rows for isa, NULL for none. */
+static pl_softmax16_rows rows16_for(pl_isa isa)
+{
+#if defined(PL_FAST_X86)
+    if (isa == PL_ISA_AVX512)
+        return pl_softmax16_avx512;
+    if (isa == PL_ISA_AVX2)
+        return pl_softmax16_avx2;
+#endif
+    (void)isa;
+    return NULL;
+}
+
+/* The vector rows when every exp is >= 0 (then their int32 products fit). */
+static pl_softmax16_rows rows16_if_positive(pl_isa isa, const int16_t *exps, int32_t n)
+{
+    for (int32_t d = 0; d < n; d++)
+        if (exps[d] < 0)
+            return NULL;
+    return rows16_for(isa);
+}
+
+/* A block of the header and bytes of exps after it (NULL when the host gives none). */
+static softmax_plan *new_plan(const pl_node *node, size_t bytes)
+{
+    softmax_plan *pl = pl_fast_block_new(node, pl_fast_align64(sizeof *pl) + bytes);
+    if (pl != NULL)
+        *pl = (softmax_plan){NULL, NULL, NULL, 0, NULL};
+    return pl;
+}
+
+static void *after(softmax_plan *pl)
+{
+    return (char *)pl + pl_fast_align64(sizeof *pl);
+}
 
 static bool plan(pl_context *ctx, const pl_node *node)
 {
     const pl_softmax_op *d = node->user_data;
     pl_tensor in, out;
     if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
-        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK || in.type != PL_INT8 ||
-        (out.type != PL_INT8 && out.type != PL_INT16))
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
-    int32_t *exps = pl_fast_block_new(node, sizeof(int32_t) * PL_SOFTMAX_EXPS);
-    if (exps == NULL)
-        return false;
-    pl_softmax_exp_table(&d->p, exps);
-    return true;
+    const pl_exp_kernels *k = pl_exp_for(pl_fast_isa_of(node));
+    softmax_plan *pl = NULL;
+    if (in.type == PL_FLOAT32 && k != NULL && (pl = new_plan(node, 0)) != NULL) {
+        pl->f32 = k;
+    } else if (in.type == PL_INT8 && (out.type == PL_INT8 || out.type == PL_INT16) &&
+               (pl = new_plan(node, sizeof(int32_t) * PL_SOFTMAX_EXPS)) != NULL) {
+        pl_softmax_exp_table(&d->p, after(pl));
+        pl->exps8 = after(pl);
+    } else if (in.type == PL_INT16 && out.type == PL_INT16) {
+        int32_t n = pl_softmax_s16_exp_count(&d->p);
+        if ((pl = new_plan(node, sizeof(int16_t) * ((size_t)n + 1))) == NULL)
+            return false;
+        int16_t *exps = after(pl);
+        pl_softmax_s16_exp_table(&d->p, exps, n);
+        exps[n] = 0;
+        pl->exps16 = exps;
+        pl->n16 = n;
+        pl->rows16 = rows16_if_positive(pl_fast_isa_of(node), exps, n);
+    }
+    return pl != NULL;
 }
 
 pl_status pl_fast_softmax_prepare(pl_context *ctx, pl_node *node)
@@ -34,8 +94,8 @@ pl_status pl_fast_softmax_prepare(pl_context *ctx, pl_node *node)
 
 pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
 {
-    const int32_t *exps = pl_fast_block(node);
-    if (exps == NULL)
+    const softmax_plan *pl = pl_fast_block(node);
+    if (pl == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_softmax_op *d = node->user_data;
     pl_tensor in, out;
@@ -43,9 +103,15 @@ pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     size_t depth = (size_t)in.dims[in.ndims - 1];
     size_t outer = depth == 0 ? 0 : pl_tensor_count(&in) / depth;
-    if (out.type == PL_INT8)
-        pl_softmax_s8_exps(&d->p, exps, in.data, out.data, outer, depth);
+    if (pl->f32 != NULL)
+        pl->f32->softmax(d->p.beta, in.data, out.data, outer, depth);
+    else if (pl->rows16 != NULL)
+        pl->rows16(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
+    else if (pl->exps16 != NULL)
+        pl_softmax_s16_exps(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
+    else if (out.type == PL_INT8)
+        pl_softmax_s8_exps(&d->p, pl->exps8, in.data, out.data, outer, depth);
     else
-        pl_softmax_s8_s16_exps(&d->p, exps, in.data, out.data, outer, depth);
+        pl_softmax_s8_s16_exps(&d->p, pl->exps8, in.data, out.data, outer, depth);
     return PL_OK;
 }

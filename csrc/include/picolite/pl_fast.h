@@ -13,11 +13,13 @@
 ** precomputation into host memory from the hook. Invoke takes the SIMD path when prepare set
 ** one up and the portable kernel otherwise. Integer results are bit-exact with the portable
 ** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
-** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D, BATCH_MATMUL
-** (int8, float32), ADD, SUB, MUL (int8, int16, float32; same element counts, or one input a
-** scalar or repeating along the output's last axes), AVERAGE_POOL_2D, MAX_POOL_2D (int8,
-** int16, float32), SOFTMAX (int8 input), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8);
-** any other case runs the portable kernel.
+** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D (int8, 16x8,
+** float32), TRANSPOSE_CONV, BATCH_MATMUL (int8, float32), ADD, SUB, MUL (int8, int16,
+** float32; same element counts, or one input a scalar or repeating along the output's last
+** axes), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), SOFTMAX (int8 input, int16,
+** float32), LOGISTIC and TANH (float32), HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1
+** (int8, uint8: a table), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8); any other case
+** runs the portable kernel.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
 ** keeps that interpreter's host blocks); not thread-safe across interpreters. */
 #ifndef PL_FAST_H
@@ -83,6 +85,8 @@ enum {
     PL_FAST_RELU6,
     PL_FAST_RELU_N1_TO_1,
     PL_FAST_UNIDIRECTIONAL_SEQUENCE_LSTM,
+    PL_FAST_LOGISTIC,
+    PL_FAST_TANH,
     PL_FAST_OP_COUNT
 };
 

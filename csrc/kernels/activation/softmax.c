@@ -161,30 +161,62 @@ static int32_t clz32(uint32_t x)
     return n;
 }
 
-void pl_softmax_s16(const pl_softmax_params *p, const int16_t *in, int16_t *out,
-                    size_t outer, size_t depth)
+int32_t pl_softmax_s16_exp_count(const pl_softmax_params *p)
+{
+    int16_t last = exp_s16(p, -(PL_SOFTMAX_S16_EXPS - 1));
+    int32_t n = PL_SOFTMAX_S16_EXPS;
+    while (n > 1 && exp_s16(p, -(n - 2)) == last)
+        n--;
+    return n;
+}
+
+void pl_softmax_s16_exp_table(const pl_softmax_params *p, int16_t *exps, int32_t n)
+{
+    for (int32_t d = 0; d < n; d++)
+        exps[d] = exp_s16(p, -d);
+}
+
+int16_t pl_softmax_s16_recip(const pl_softmax_params *p, int32_t sum, int32_t *right_shift)
+{
+    int32_t headroom_plus_one = clz32((uint32_t)sum);
+    int32_t shifted = (int32_t)((((int64_t)sum << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+    /* the table takes x = sum - 1, recentered from [0, 65535] to [-32768, 32767] */
+    int32_t centered = pl_fx_clamp(shifted - ((1 << 15) + (1 << 16)), INT16_MIN, INT16_MAX);
+    *right_shift = 31 - headroom_plus_one;
+    return pl_lut_lookup_s16((int16_t)centered, p->recip_lut);
+}
+
+void pl_softmax_s16_scale(int16_t *out, size_t depth, int16_t recip, int32_t right_shift)
+{
+    int64_t round = (int64_t)1 << (right_shift - 1);
+    for (size_t c = 0; c < depth; c++) {
+        int32_t r = (int32_t)(((int64_t)out[c] * recip + round) >> right_shift);
+        out[c] = (int16_t)pl_fx_clamp(r, 0, INT16_MAX);
+    }
+}
+
+void pl_softmax_s16_exps(const pl_softmax_params *p, const int16_t *exps, int32_t n_exps,
+                         const int16_t *in, int16_t *out, size_t outer, size_t depth)
 {
     for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
-        int32_t max = INT16_MIN, sum = 0;
+        int32_t max = INT16_MIN, sum = 0, right_shift;
         for (size_t c = 0; c < depth; c++)
             max = in[c] > max ? in[c] : max;
         /* the exps are cached in the output row, as TFLite does */
         for (size_t c = 0; c < depth; c++) {
-            out[c] = exp_s16(p, in[c] - max);
+            int32_t d = max - in[c];
+            out[c] = exps == NULL ? exp_s16(p, -d) : exps[d < n_exps ? d : n_exps - 1];
             sum += out[c];
         }
-        int32_t headroom_plus_one = clz32((uint32_t)sum);
-        int32_t shifted = (int32_t)((((int64_t)sum << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
-        /* the table takes x = sum - 1, recentered from [0, 65535] to [-32768, 32767] */
-        int32_t centered = pl_fx_clamp(shifted - ((1 << 15) + (1 << 16)), INT16_MIN, INT16_MAX);
-        int16_t recip = pl_lut_lookup_s16((int16_t)centered, p->recip_lut);
-        int32_t right_shift = 31 - headroom_plus_one;
-        int64_t round = (int64_t)1 << (right_shift - 1);
-        for (size_t c = 0; c < depth; c++) {
-            int32_t r = (int32_t)(((int64_t)out[c] * recip + round) >> right_shift);
-            out[c] = (int16_t)pl_fx_clamp(r, 0, INT16_MAX);
-        }
+        int16_t recip = pl_softmax_s16_recip(p, sum, &right_shift);
+        pl_softmax_s16_scale(out, depth, recip, right_shift);
     }
+}
+
+void pl_softmax_s16(const pl_softmax_params *p, const int16_t *in, int16_t *out,
+                    size_t outer, size_t depth)
+{
+    pl_softmax_s16_exps(p, NULL, 0, in, out, outer, depth);
 }
 
 static double exp_fn(double x)

@@ -42,6 +42,20 @@ void pl_softmax_s8_exps(const pl_softmax_params *p, const int32_t *exps, const i
 void pl_softmax_s8_s16_exps(const pl_softmax_params *p, const int32_t *exps,
                             const int8_t *in, int16_t *out, size_t outer, size_t depth);
 
+/* int16 input: the differences to the row maximum lie in [-65535, 0]; the host fast path
+** keeps their exps in a table too. exp_count gives its length n (from n - 1 on, every
+** difference's exp is the same: the scaled difference is clamped), exp_table fills exps[d],
+** the exp of -d for d < n, and the _exps form reads it (NULL: computed, as pl_softmax_s16). */
+#define PL_SOFTMAX_S16_EXPS 65536
+int32_t pl_softmax_s16_exp_count(const pl_softmax_params *p);
+void pl_softmax_s16_exp_table(const pl_softmax_params *p, int16_t *exps, int32_t n);
+void pl_softmax_s16_exps(const pl_softmax_params *p, const int16_t *exps, int32_t n_exps,
+                         const int16_t *in, int16_t *out, size_t outer, size_t depth);
+/* The int16 row's last steps, for the fast path's vector rows: from the sum of the row's
+** exps, the reciprocal and its right shift; then each exp times it, shifted, clamped. */
+int16_t pl_softmax_s16_recip(const pl_softmax_params *p, int32_t sum, int32_t *right_shift);
+void pl_softmax_s16_scale(int16_t *out, size_t depth, int16_t recip, int32_t right_shift);
+
 /* SOFTMAX's op data (read by the host fast paths too). */
 typedef struct pl_softmax_op {
     pl_softmax_params p;

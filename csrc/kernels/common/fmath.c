@@ -5,13 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ln 2 split so that k * LN2_HI is exact for |k| < 2^11 (Cody-Waite reduction). */
-#define LN2_HI 6.93147180369123816490e-01
-#define LN2_LO 1.90821492927058770002e-10
-#define INV_LN2 1.44269504088896338700e+00
-
-/* 1/n! for n = 1..14. */
-static const double inverse_factorial[14] = {
+const double pl_fmath_inverse_factorial[PL_FMATH_TERMS] = {
     1.0, 0.5, 0.16666666666666666, 0.041666666666666664, 0.008333333333333333,
     0.001388888888888889, 0.0001984126984126984, 2.48015873015873e-05,
     2.7557319223985893e-06, 2.755731922398589e-07, 2.505210838544172e-08,
@@ -22,17 +16,17 @@ static const double inverse_factorial[14] = {
 ** by Horner on the coefficients (multiplies only: a division per term cost ten times more). */
 static double expm1_reduced(double r)
 {
-    double p = inverse_factorial[13];
-    for (int n = 12; n >= 0; n--)
-        p = p * r + inverse_factorial[n];
+    double p = pl_fmath_inverse_factorial[PL_FMATH_TERMS - 1];
+    for (int n = PL_FMATH_TERMS - 2; n >= 0; n--)
+        p = p * r + pl_fmath_inverse_factorial[n];
     return p * r;
 }
 
 /* e^y = 2^k (1 + *m) with *m = expm1(r), r = y - k ln2, for |y| <= 300. */
 static int reduce(double y, double *m)
 {
-    double k = floor(y * INV_LN2 + 0.5);
-    *m = expm1_reduced((y - k * LN2_HI) - k * LN2_LO);
+    double k = floor(y * PL_FMATH_INV_LN2 + 0.5);
+    *m = expm1_reduced((y - k * PL_FMATH_LN2_HI) - k * PL_FMATH_LN2_LO);
     return (int)k;
 }
 

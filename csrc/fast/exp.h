@@ -1,0 +1,36 @@
+/* exp.h - float32 SOFTMAX, LOGISTIC and TANH with vector copies of pl_fmath_expf and
+** pl_fmath_tanhf (kernels/common/fmath.c), one table per instruction set.
+**
+** The vector exp and tanh repeat the scalar ones' double arithmetic operation for operation
+** (a double lane per float, Cody-Waite reduction, Horner on 1/n!, no fused multiply-add:
+** built with -ffp-contract=off), so every float input gives the scalar's bits, NaN payloads
+** included (tests/c/test_fast_exp.c checks every float bit pattern). Around them each kernel
+** does the portable kernel's float steps in its order: elementwise steps per lane, the
+** softmax sum sequentially. */
+#ifndef PL_FAST_EXP_H
+#define PL_FAST_EXP_H
+
+#include <stddef.h>
+
+#include "picolite/pl_fast.h"
+
+typedef struct pl_exp_kernels {
+    /* out[i] = pl_fmath_expf(in[i]) */
+    void (*expf)(const float *in, float *out, size_t n);
+    /* out[i] = pl_fmath_tanhf(in[i]) (pl_tanh_f32) */
+    void (*tanhf)(const float *in, float *out, size_t n);
+    /* pl_logistic_f32 */
+    void (*logistic)(const float *in, float *out, size_t n);
+    /* pl_softmax_f32: outer rows of depth values */
+    void (*softmax)(float beta, const float *in, float *out, size_t outer, size_t depth);
+} pl_exp_kernels;
+
+/* NULL when isa has no such kernels in this build. */
+const pl_exp_kernels *pl_exp_for(pl_isa isa);
+
+extern const pl_exp_kernels pl_exp_avx512;
+extern const pl_exp_kernels pl_exp_avx2;
+extern const pl_exp_kernels pl_exp_sse41;
+extern const pl_exp_kernels pl_exp_neon; /* NEON_DOT's too */
+
+#endif

@@ -1,0 +1,50 @@
+/* logistic_tanh.c - LOGISTIC and TANH's fast path for float32: the vector exp and tanh of
+** exp.h, bit for bit pl_logistic_f32 and pl_tanh_f32. The host block holds the kernel; the
+** integer types keep the portable kernels (a table lookup per element already). */
+#include "fast/exp.h"
+#include "fast/fast.h"
+
+typedef void (*lanes_fn)(const float *in, float *out, size_t n);
+
+static bool plan(pl_context *ctx, const pl_node *node, bool is_tanh)
+{
+    pl_tensor in;
+    const pl_exp_kernels *k = pl_exp_for(pl_fast_isa_of(node));
+    if (k == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        in.type != PL_FLOAT32)
+        return false;
+    lanes_fn *block = pl_fast_block_new(node, sizeof *block);
+    if (block != NULL)
+        *block = is_tanh ? k->tanhf : k->logistic;
+    return block != NULL;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node, bool is_tanh)
+{
+    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
+    if (!plan(ctx, node, is_tanh))
+        pl_fast_block_drop(node);
+    return PL_OK;
+}
+
+pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node)
+{
+    return prepare(ctx, node, false);
+}
+
+pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node)
+{
+    return prepare(ctx, node, true);
+}
+
+pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
+{
+    const lanes_fn *block = pl_fast_block(node);
+    if (block == NULL)
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    (*block)(in.data, out.data, pl_tensor_count(&in));
+    return PL_OK;
+}

@@ -1,0 +1,82 @@
+/* exp_avx512.c - exp.h's kernels with AVX-512F: 16 floats per vector, widened to two vectors
+** of 8 doubles for the exp and tanh (exp_body.h). Built with -mavx512f (and the rest of the
+** AVX512 set) and -ffp-contract=off; run only when the CPU has them. */
+#include <immintrin.h>
+#include <stdint.h>
+
+enum { W = 16 };
+
+typedef __m512 vf;
+typedef __mmask16 fmask;
+typedef __m512d vd;
+typedef __mmask8 dmask;
+
+static inline vf f_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void f_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+static inline vf f_set(float x) { return _mm512_set1_ps(x); }
+static inline vf f_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+static inline vf f_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+static inline vf f_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+static inline vf f_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+static inline vf f_neg(vf a)
+{
+    __m512i sign = _mm512_set1_epi32(INT32_MIN);
+    return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), sign));
+}
+static inline vf f_abs(vf a)
+{
+    __m512i sign = _mm512_set1_epi32(INT32_MIN);
+    return _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(a)));
+}
+static inline fmask f_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+static inline fmask f_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+static inline fmask f_nan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+static inline vf f_select(fmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
+
+static inline vd d_lo(vf a) { return _mm512_cvtps_pd(_mm512_castps512_ps256(a)); }
+static inline vd d_hi(vf a)
+{
+    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
+}
+static inline vf f_of(vd lo, vd hi)
+{
+    __m512d l = _mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(l, _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+}
+
+static inline vd d_set(double x) { return _mm512_set1_pd(x); }
+static inline vd d_add(vd a, vd b) { return _mm512_add_pd(a, b); }
+static inline vd d_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
+static inline vd d_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
+static inline vd d_div(vd a, vd b) { return _mm512_div_pd(a, b); }
+static inline vd d_abs(vd a)
+{
+    __m512i sign = _mm512_set1_epi64(INT64_MIN);
+    return _mm512_castsi512_pd(_mm512_andnot_si512(sign, _mm512_castpd_si512(a)));
+}
+static inline vd d_floor(vd a) { return _mm512_roundscale_pd(a, _MM_FROUND_FLOOR); }
+static inline dmask d_eq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+static inline vd d_select(dmask m, vd a, vd b) { return _mm512_mask_blend_pd(m, b, a); }
+
+/* The exponent field k + 1023 (VCVTPD2DQ gives INT32_MIN for what does not fit). */
+static inline vd d_pow2(vd k)
+{
+    __m512i e = _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_cvtpd_epi32(k)),
+                                 _mm512_set1_epi64(1023));
+    return _mm512_castsi512_pd(_mm512_slli_epi64(e, 52));
+}
+
+#include "fast/exp_body.h"
+
+/* Rows shorter than a vector take AVX2's rows (every AVX-512 CPU has AVX2): half the lanes
+** idle instead of three quarters. */
+static void softmax_rows_512(float beta, const float *in, float *out, size_t outer,
+                             size_t depth)
+{
+    if (depth < W)
+        pl_exp_avx2.softmax(beta, in, out, outer, depth);
+    else
+        softmax_rows(beta, in, out, outer, depth);
+}
+
+const pl_exp_kernels pl_exp_avx512 = {expf_n, tanhf_n, logistic_n, softmax_rows_512};

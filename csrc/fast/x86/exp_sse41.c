@@ -1,0 +1,50 @@
+/* exp_sse41.c - exp.h's kernels with SSE4.1: 4 floats per vector, widened to two vectors of 2
+** doubles for the exp and tanh (exp_body.h). Built with -msse4.1 and -ffp-contract=off; run
+** only when the CPU has it. */
+#include <smmintrin.h>
+
+enum { W = 4 };
+
+typedef __m128 vf;
+typedef __m128 fmask;
+typedef __m128d vd;
+typedef __m128d dmask;
+
+static inline vf f_load(const float *p) { return _mm_loadu_ps(p); }
+static inline void f_store(float *p, vf v) { _mm_storeu_ps(p, v); }
+static inline vf f_set(float x) { return _mm_set1_ps(x); }
+static inline vf f_add(vf a, vf b) { return _mm_add_ps(a, b); }
+static inline vf f_sub(vf a, vf b) { return _mm_sub_ps(a, b); }
+static inline vf f_mul(vf a, vf b) { return _mm_mul_ps(a, b); }
+static inline vf f_div(vf a, vf b) { return _mm_div_ps(a, b); }
+static inline vf f_neg(vf a) { return _mm_xor_ps(a, _mm_set1_ps(-0.0f)); }
+static inline vf f_abs(vf a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
+static inline fmask f_gt(vf a, vf b) { return _mm_cmpgt_ps(a, b); }
+static inline fmask f_lt(vf a, vf b) { return _mm_cmplt_ps(a, b); }
+static inline fmask f_nan(vf a) { return _mm_cmpunord_ps(a, a); }
+static inline vf f_select(fmask m, vf a, vf b) { return _mm_blendv_ps(b, a, m); }
+
+static inline vd d_lo(vf a) { return _mm_cvtps_pd(a); }
+static inline vd d_hi(vf a) { return _mm_cvtps_pd(_mm_movehl_ps(a, a)); }
+static inline vf f_of(vd lo, vd hi) { return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi)); }
+
+static inline vd d_set(double x) { return _mm_set1_pd(x); }
+static inline vd d_add(vd a, vd b) { return _mm_add_pd(a, b); }
+static inline vd d_sub(vd a, vd b) { return _mm_sub_pd(a, b); }
+static inline vd d_mul(vd a, vd b) { return _mm_mul_pd(a, b); }
+static inline vd d_div(vd a, vd b) { return _mm_div_pd(a, b); }
+static inline vd d_abs(vd a) { return _mm_andnot_pd(_mm_set1_pd(-0.0), a); }
+static inline vd d_floor(vd a) { return _mm_round_pd(a, _MM_FROUND_FLOOR); }
+static inline dmask d_eq(vd a, vd b) { return _mm_cmpeq_pd(a, b); }
+static inline vd d_select(dmask m, vd a, vd b) { return _mm_blendv_pd(b, a, m); }
+
+/* The exponent field k + 1023 (CVTPD2DQ gives INT32_MIN for what does not fit). */
+static inline vd d_pow2(vd k)
+{
+    __m128i e = _mm_add_epi64(_mm_cvtepi32_epi64(_mm_cvtpd_epi32(k)), _mm_set1_epi64x(1023));
+    return _mm_castsi128_pd(_mm_slli_epi64(e, 52));
+}
+
+#include "fast/exp_body.h"
+
+const pl_exp_kernels pl_exp_sse41 = {expf_n, tanhf_n, logistic_n, softmax_rows};
