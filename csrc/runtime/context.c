@@ -33,7 +33,7 @@ static const char *op_name_of(const pl_interp *it, uint32_t node)
     return pl_model_builtin_name(oc.builtin_code);
 }
 
-pl_status pl_context_phase_error(pl_interp *it, const char *call, const char *allowed)
+pl_status(pl_context_phase_error)(pl_interp *it, const char *call, const char *allowed)
 {
     return pl_error_set(it->err, PL_ERR_STATE, "node %d: %s is only allowed during %s",
                         (int)it->current_node, call, allowed);
