@@ -13,12 +13,13 @@
 /* Node visits the walk may make: a model whose subgraphs call each other in a deep tree
 ** would otherwise take exponential time to plan. */
 #define MAX_SCOPES (1 << 24)
+#define ALL UINT32_MAX
 
 typedef struct walk {
     const pl_interp *it;
     int32_t *first;
     int32_t *last;
-    int64_t target;   /* the one index recomputed, or -1: every index, slot = index */
+    uint32_t target;  /* the one index recomputed, or ALL: every index, slot = index */
     uint8_t *on_path; /* per subgraph; NULL when recomputing an allocated model */
     pl_error *err;
     int32_t scope;
@@ -29,8 +30,8 @@ typedef struct walk {
 static void mark(walk *w, uint32_t index, bool create, bool use)
 {
     uint32_t slot = index;
-    if (w->target >= 0) {
-        if (index != (uint64_t)w->target)
+    if (w->target != ALL) {
+        if (index != w->target)
             return;
         slot = 0;
     }
@@ -159,7 +160,7 @@ static void preserve(walk *w, uint32_t slots)
 
 pl_status pl_life_mark(pl_interp *it, int32_t *first, int32_t *last, uint8_t *on_path)
 {
-    walk w = {it, first, last, -1, on_path, it->err, 0, 0, false};
+    walk w = {it, first, last, ALL, on_path, it->err, 0, 0, false};
     uint32_t slots = it->all_tensors + it->scratch_count;
     for (uint32_t i = 0; i < slots; i++)
         first[i] = last[i] = -1;
