@@ -184,14 +184,8 @@ static pl_status shape_signature(pl_context *ctx, int32_t index, int32_t *ndims,
     return PL_OK;
 }
 
-void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap)
+void(pl_context_format_dims)(int32_t ndims, const int32_t *dims, char *buf, size_t cap)
 {
-#ifdef PL_NO_MESSAGES
-    (void)ndims, (void)dims;
-    if (cap > 0)
-        buf[0] = '\0'; /* as pl_fmt's empty texts, without a call per dim */
-    return;
-#endif
     size_t n = pl_fmt(buf, cap, "[");
     for (int32_t i = 0; i < ndims && i < PL_MAX_DIMS && n < cap; i++)
         n += pl_fmt(buf + n, cap - n, i == 0 ? "%d" : ", %d", (int)dims[i]);

@@ -282,8 +282,13 @@ pl_status pl_context_phase_error(pl_interp *it, const char *call, const char *al
 pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
                                const char *what);
 
-/* "[1, 2, 3]" into buf (truncated to cap, always NUL-terminated when cap > 0). */
+/* "[1, 2, 3]" into buf (truncated to cap, always NUL-terminated when cap > 0); empty
+** without a call in a PL_NO_MESSAGES build, whose messages never show it. */
 void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap);
+#ifdef PL_NO_MESSAGES
+#define pl_context_format_dims(ndims, dims, buf, cap) \
+    ((void)(ndims), (void)(dims), (void)(cap), (buf)[0] = '\0')
+#endif
 
 /* The op name of node index ("CONV_2D", or the registration's name) into buf. */
 void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t cap);
