@@ -134,7 +134,7 @@ static pl_status check_id(pl_interp *it, int32_t id)
 {
     if (id < 0 || (uint32_t)id >= it->resource_count)
         return PL_CTX_FAIL(it->ctx, PL_ERR_MODEL, "resource variable %d does not exist "
-                              "(%u variables)", (int)id, (unsigned)it->resource_count);
+                           "(%u variables)", (int)id, (unsigned)it->resource_count);
     return PL_OK;
 }
 
