@@ -102,7 +102,6 @@ static pl_status walk_node(walk *w, const pl_subgraph *sg, uint32_t k, uint32_t 
     mark_list(w, op.outputs, base, true, false);
     int32_t start = w->scope;
     PL_TRY(walk_callees(w, sg, k, n));
-    pl_model_operator(&w->it->model, sg, n, &op);
     mark_list(w, op.inputs, base, false, true);
     mark_list(w, op.outputs, base, false, true);
     mark_scratch(w, k, n, start);
