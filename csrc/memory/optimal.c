@@ -157,7 +157,8 @@ static void local_search(search *s, uint64_t current)
     if (s->n - s->fixed < 2)
         return;
     uint64_t per_step = (uint64_t)s->n * s->n + 1;
-    uint64_t steps = WORK_BUDGET / per_step;
+    /* in 32 bits: a 64-bit division would link libgcc's on a 32-bit device */
+    uint32_t steps = per_step > WORK_BUDGET ? 0 : WORK_BUDGET / (uint32_t)per_step;
     if (steps > MAX_STEPS)
         steps = MAX_STEPS;
     int done = 0;

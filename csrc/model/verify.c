@@ -27,10 +27,10 @@ typedef struct vstate {
     pl_vec buffers, opcodes, subgraphs;
     /* what is being checked, for messages: "[subgraph sg ]kind[ index]" */
     const char *kind;
-    int64_t sg, index;
+    int32_t sg, index; /* a vector holds fewer than 2^30 elements: the file is under 4 GB */
 } vstate;
 
-static void at(vstate *v, const char *kind, int64_t sg, int64_t index)
+static void at(vstate *v, const char *kind, int32_t sg, int32_t index)
 {
     v->kind = kind;
     v->sg = sg;
@@ -41,9 +41,9 @@ static void prefix(const vstate *v, char *buf, size_t cap)
 {
     char sg[32] = "", index[16] = "";
     if (v->sg >= 0)
-        pl_fmt(sg, sizeof sg, "subgraph %lld ", (long long)v->sg);
+        pl_fmt(sg, sizeof sg, "subgraph %d ", (int)v->sg);
     if (v->index >= 0)
-        pl_fmt(index, sizeof index, " %lld", (long long)v->index);
+        pl_fmt(index, sizeof index, " %d", (int)v->index);
     pl_fmt(buf, cap, "%s%s%s", sg, v->kind, index);
 }
 
@@ -117,30 +117,51 @@ static pl_status elem_table(vstate *v, pl_vec vec, uint32_t i, pl_table *t)
     return charge_table(v, t);
 }
 
-static pl_status field_table(vstate *v, const pl_table *t, uint32_t field, const char *name,
-                             pl_table *out)
+/* How a field is checked, as data: a scalar of `kind` bytes (1, 2, 4 or 8), a vector of
+** elements of (kind & 15) bytes, a string or a table. The found vector or table is read
+** again with fb.h's plain readers once checked, so a rule has no output. */
+#define F_VEC 0x10u
+#define F_STR 0x20u
+#define F_TABLE 0x40u
+
+typedef struct field_rule {
+    uint8_t field, kind;
+    const char *name;
+} field_rule;
+
+#define RULES(list) list, sizeof list / sizeof *list
+
+/* One field: inside the bytes and aligned; a vector or table also charged to the budget
+** (a table by its vtable entries, a vector by its elements unless they are bytes). */
+static pl_status check_field(vstate *v, const pl_table *t, uint32_t field, uint32_t kind,
+                             const char *name)
 {
-    PL_TRY(wrap(v, pl_fb_check_table_field(t, field, out, &v->scratch), name));
-    return out->buf != NULL ? charge_table(v, out) : PL_OK;
+    pl_status s;
+    uint64_t units = 0;
+    if (kind & F_VEC) {
+        pl_vec vec;
+        s = pl_fb_check_vec_field(t, field, kind & 15u, &vec, &v->scratch);
+        units = 1u + ((kind & 15u) == 1 ? 0 : vec.n);
+    } else if (kind == F_STR) {
+        pl_bytes str;
+        s = pl_fb_check_str_field(t, field, &str, &v->scratch);
+    } else if (kind == F_TABLE) {
+        pl_table sub;
+        s = pl_fb_check_table_field(t, field, &sub, &v->scratch);
+        units = sub.buf != NULL ? 1u + sub.vt_bytes / 2u : 0;
+    } else {
+        s = pl_fb_check_field(t, field, kind, &v->scratch);
+    }
+    PL_TRY(wrap(v, s, name));
+    return charge(v, units); /* 0 units never fail: work stays within budget */
 }
 
-static pl_status field_vec(vstate *v, const pl_table *t, uint32_t field, uint32_t elem,
-                           const char *name, pl_vec *out)
+/* The rules in order: the first failing field names the cause. */
+static pl_status check_fields(vstate *v, const pl_table *t, const field_rule *rules, size_t n)
 {
-    PL_TRY(wrap(v, pl_fb_check_vec_field(t, field, elem, out, &v->scratch), name));
-    return charge(v, 1u + (elem == 1 ? 0 : out->n));
-}
-
-static pl_status field_str(vstate *v, const pl_table *t, uint32_t field, const char *name)
-{
-    pl_bytes s;
-    return wrap(v, pl_fb_check_str_field(t, field, &s, &v->scratch), name);
-}
-
-static pl_status field_scalar(vstate *v, const pl_table *t, uint32_t field, uint32_t width,
-                              const char *name)
-{
-    return wrap(v, pl_fb_check_field(t, field, width, &v->scratch), name);
+    for (size_t i = 0; i < n; i++)
+        PL_TRY(check_field(v, t, rules[i].field, rules[i].kind, rules[i].name));
+    return PL_OK;
 }
 
 /* ---- model header and buffers ---- */
@@ -172,15 +193,18 @@ static pl_status verify_external(vstate *v, uint64_t offset, uint64_t size, cons
     return PL_OK;
 }
 
+static const field_rule buffer_rules[] = {
+    {PL_F_BUFFER_DATA, F_VEC | 1, "data"},
+    {PL_F_BUFFER_OFFSET, 8, "offset"},
+    {PL_F_BUFFER_SIZE, 8, "size"},
+};
+
 static pl_status verify_buffer(vstate *v, uint32_t i)
 {
     pl_table t;
-    pl_vec data;
     at(v, "buffer", -1, i);
     PL_TRY(elem_table(v, v->buffers, i, &t));
-    PL_TRY(field_vec(v, &t, PL_F_BUFFER_DATA, 1, "data", &data));
-    PL_TRY(field_scalar(v, &t, PL_F_BUFFER_OFFSET, 8, "offset"));
-    PL_TRY(field_scalar(v, &t, PL_F_BUFFER_SIZE, 8, "size"));
+    PL_TRY(check_fields(v, &t, RULES(buffer_rules)));
     return verify_external(v, pl_fb_u64(&t, PL_F_BUFFER_OFFSET, 0),
                            pl_fb_u64(&t, PL_F_BUFFER_SIZE, 0), "data");
 }
@@ -208,15 +232,19 @@ static uint64_t buffer_bytes(const vstate *v, uint32_t b)
 
 /* ---- operator codes ---- */
 
+static const field_rule opcode_rules[] = {
+    {PL_F_OPCODE_DEPRECATED_BUILTIN, 1, "deprecated_builtin_code"},
+    {PL_F_OPCODE_CUSTOM_CODE, F_STR, "custom_code"},
+    {PL_F_OPCODE_VERSION, 4, "version"},
+    {PL_F_OPCODE_BUILTIN, 4, "builtin_code"},
+};
+
 static pl_status verify_opcode(vstate *v, uint32_t i)
 {
     pl_table t;
     at(v, "operator code", -1, i);
     PL_TRY(elem_table(v, v->opcodes, i, &t));
-    PL_TRY(field_scalar(v, &t, PL_F_OPCODE_DEPRECATED_BUILTIN, 1, "deprecated_builtin_code"));
-    PL_TRY(field_str(v, &t, PL_F_OPCODE_CUSTOM_CODE, "custom_code"));
-    PL_TRY(field_scalar(v, &t, PL_F_OPCODE_VERSION, 4, "version"));
-    PL_TRY(field_scalar(v, &t, PL_F_OPCODE_BUILTIN, 4, "builtin_code"));
+    PL_TRY(check_fields(v, &t, RULES(opcode_rules)));
     int32_t dep = pl_table_i8(&t, PL_F_OPCODE_DEPRECATED_BUILTIN, 0);
     int32_t code = pl_table_i32(&t, PL_F_OPCODE_BUILTIN, 0);
     code = dep > code ? dep : code;
@@ -349,20 +377,24 @@ static pl_status verify_zero_points(vstate *v, pl_vec zp, int32_t type)
 /* Quantization as TFLM's allocator reads it: one zero point may serve every scale, the
 ** details union is ignored (an unknown type too), and quantized_dimension matters only with
 ** more than one scale, inside the shape. */
+static const field_rule quant_rules[] = {
+    {PL_F_QUANT_MIN, F_VEC | 4, "quantization min"},
+    {PL_F_QUANT_MAX, F_VEC | 4, "quantization max"},
+    {PL_F_QUANT_SCALE, F_VEC | 4, "quantization scale"},
+    {PL_F_QUANT_ZERO_POINT, F_VEC | 8, "quantization zero_point"},
+    {PL_F_QUANT_DETAILS_TYPE, 1, "quantization details_type"},
+    {PL_F_QUANT_DETAILS, F_TABLE, "quantization details"},
+    {PL_F_QUANT_QUANTIZED_DIMENSION, 4, "quantized_dimension"},
+};
+
 static pl_status verify_quant(vstate *v, const pl_table *tensor, pl_vec shape, int32_t type)
 {
-    pl_table q, details;
-    pl_vec scale, zp, unused;
-    PL_TRY(field_table(v, tensor, PL_F_TENSOR_QUANTIZATION, "quantization", &q));
+    PL_TRY(check_field(v, tensor, PL_F_TENSOR_QUANTIZATION, F_TABLE, "quantization"));
+    pl_table q = pl_fb_subtable(tensor, PL_F_TENSOR_QUANTIZATION);
     if (q.buf == NULL)
         return PL_OK;
-    PL_TRY(field_vec(v, &q, PL_F_QUANT_MIN, 4, "quantization min", &unused));
-    PL_TRY(field_vec(v, &q, PL_F_QUANT_MAX, 4, "quantization max", &unused));
-    PL_TRY(field_vec(v, &q, PL_F_QUANT_SCALE, 4, "quantization scale", &scale));
-    PL_TRY(field_vec(v, &q, PL_F_QUANT_ZERO_POINT, 8, "quantization zero_point", &zp));
-    PL_TRY(field_scalar(v, &q, PL_F_QUANT_DETAILS_TYPE, 1, "quantization details_type"));
-    PL_TRY(field_table(v, &q, PL_F_QUANT_DETAILS, "quantization details", &details));
-    PL_TRY(field_scalar(v, &q, PL_F_QUANT_QUANTIZED_DIMENSION, 4, "quantized_dimension"));
+    PL_TRY(check_fields(v, &q, RULES(quant_rules)));
+    pl_vec scale = pl_fb_vec(&q, PL_F_QUANT_SCALE), zp = pl_fb_vec(&q, PL_F_QUANT_ZERO_POINT);
     /* fewer zero points than scales would be read past their vector */
     if (zp.n > 1 && zp.n < scale.n)
         return fail_field(v, "quantization", "%u zero points for %u scales", zp.n, scale.n);
@@ -373,18 +405,22 @@ static pl_status verify_quant(vstate *v, const pl_table *tensor, pl_vec shape, i
     return PL_OK;
 }
 
+static const field_rule tensor_rules[] = {
+    {PL_F_TENSOR_SHAPE, F_VEC | 4, "shape"},
+    {PL_F_TENSOR_TYPE, 1, "type"},
+    {PL_F_TENSOR_BUFFER, 4, "buffer"},
+    {PL_F_TENSOR_NAME, F_STR, "name"},
+    {PL_F_TENSOR_IS_VARIABLE, 1, "is_variable"},
+    {PL_F_TENSOR_SPARSITY, F_TABLE, "sparsity"},
+    {PL_F_TENSOR_SHAPE_SIGNATURE, F_VEC | 4, "shape_signature"},
+    {PL_F_TENSOR_HAS_RANK, 1, "has_rank"},
+};
+
 static pl_status verify_tensor_fields(vstate *v, const pl_table *t, pl_vec *shape)
 {
-    pl_vec sig;
-    pl_table sparsity;
-    PL_TRY(field_vec(v, t, PL_F_TENSOR_SHAPE, 4, "shape", shape));
-    PL_TRY(field_scalar(v, t, PL_F_TENSOR_TYPE, 1, "type"));
-    PL_TRY(field_scalar(v, t, PL_F_TENSOR_BUFFER, 4, "buffer"));
-    PL_TRY(field_str(v, t, PL_F_TENSOR_NAME, "name"));
-    PL_TRY(field_scalar(v, t, PL_F_TENSOR_IS_VARIABLE, 1, "is_variable"));
-    PL_TRY(field_table(v, t, PL_F_TENSOR_SPARSITY, "sparsity", &sparsity));
-    PL_TRY(field_vec(v, t, PL_F_TENSOR_SHAPE_SIGNATURE, 4, "shape_signature", &sig));
-    PL_TRY(field_scalar(v, t, PL_F_TENSOR_HAS_RANK, 1, "has_rank"));
+    PL_TRY(check_fields(v, t, RULES(tensor_rules)));
+    *shape = pl_fb_vec(t, PL_F_TENSOR_SHAPE);
+    pl_vec sig = pl_fb_vec(t, PL_F_TENSOR_SHAPE_SIGNATURE);
     PL_TRY(verify_dims(v, *shape, 0, "shape"));
     PL_TRY(verify_dims(v, sig, -1, "shape_signature"));
     if (sig.n != 0 && sig.n != shape->n)
@@ -397,7 +433,7 @@ static pl_status verify_tensor(vstate *v, pl_vec tensors, uint32_t sg, uint32_t 
 {
     pl_table t;
     pl_vec shape;
-    at(v, "tensor", sg == 0 ? -1 : (int64_t)sg, i);
+    at(v, "tensor", sg == 0 ? -1 : (int32_t)sg, (int32_t)i);
     PL_TRY(elem_table(v, tensors, i, &t));
     PL_TRY(verify_tensor_fields(v, &t, &shape));
     int32_t type = pl_table_i8(&t, PL_F_TENSOR_TYPE, 0);
@@ -474,12 +510,12 @@ static pl_status check_subgraph(vstate *v, const char *name, uint32_t field, int
 static pl_status verify_option_field(vstate *v, const pl_table *opt, const char *name,
                                      uint32_t field, uint32_t kind)
 {
-    pl_vec vec;
     if (kind == OPT_SUBGRAPH) {
-        PL_TRY(field_scalar(v, opt, field, 4, name));
+        PL_TRY(check_field(v, opt, field, 4, name));
         return check_subgraph(v, name, field, pl_table_i32(opt, field, 0));
     }
-    PL_TRY(field_vec(v, opt, field, kind == OPT_SUBGRAPHS ? 4 : kind, name, &vec));
+    PL_TRY(check_field(v, opt, field, F_VEC | (kind == OPT_SUBGRAPHS ? 4 : kind), name));
+    pl_vec vec = pl_fb_vec(opt, field);
     for (uint32_t i = 0; kind == OPT_SUBGRAPHS && i < vec.n; i++)
         PL_TRY(check_subgraph(v, name, field, pl_vec_i32(vec, i)));
     return PL_OK;
@@ -490,8 +526,9 @@ static pl_status verify_option_table(vstate *v, const pl_table *op, uint32_t whi
 {
     const char *name = which == 1 ? "builtin_options" : "builtin_options_2";
     int32_t type = pl_table_u8(op, which == 1 ? PL_F_OP_OPTIONS_TYPE : PL_F_OP_OPTIONS2_TYPE, 0);
-    pl_table opt;
-    PL_TRY(field_table(v, op, which == 1 ? PL_F_OP_OPTIONS : PL_F_OP_OPTIONS2, name, &opt));
+    uint32_t field = which == 1 ? PL_F_OP_OPTIONS : PL_F_OP_OPTIONS2;
+    PL_TRY(check_field(v, op, field, F_TABLE, name));
+    pl_table opt = pl_fb_subtable(op, field);
     for (size_t k = 0; opt.buf != NULL && k < sizeof option_fields / sizeof *option_fields;
          k++) {
         if (option_fields[k].which == which && option_fields[k].type == type)
@@ -505,28 +542,34 @@ static pl_status verify_option_table(vstate *v, const pl_table *op, uint32_t whi
 ** as tables, and kernels read fields only through bounds-checked accessors. */
 static pl_status verify_options(vstate *v, const pl_table *op)
 {
-    PL_TRY(field_scalar(v, op, PL_F_OP_OPTIONS_TYPE, 1, "builtin_options_type"));
-    PL_TRY(field_scalar(v, op, PL_F_OP_OPTIONS2_TYPE, 1, "builtin_options_2_type"));
+    static const field_rule rules[] = {
+        {PL_F_OP_OPTIONS_TYPE, 1, "builtin_options_type"},
+        {PL_F_OP_OPTIONS2_TYPE, 1, "builtin_options_2_type"},
+    };
+    PL_TRY(check_fields(v, op, RULES(rules)));
     PL_TRY(verify_option_table(v, op, 1));
     return verify_option_table(v, op, 2);
 }
 
+static const field_rule op_rules[] = {
+    {PL_F_OP_OPCODE_INDEX, 4, "opcode_index"},
+    {PL_F_OP_INPUTS, F_VEC | 4, "inputs"},
+    {PL_F_OP_OUTPUTS, F_VEC | 4, "outputs"},
+    {PL_F_OP_CUSTOM_OPTIONS, F_VEC | 1, "custom_options"},
+    {PL_F_OP_CUSTOM_OPTIONS_FORMAT, 1, "custom_options_format"},
+    {PL_F_OP_MUTATING_VARIABLES, F_VEC | 1, "mutating_variable_inputs"},
+    {PL_F_OP_INTERMEDIATES, F_VEC | 4, "intermediates"},
+    {PL_F_OP_LARGE_CUSTOM_OFFSET, 8, "large_custom_options_offset"},
+    {PL_F_OP_LARGE_CUSTOM_SIZE, 8, "large_custom_options_size"},
+    {PL_F_OP_DEBUG_METADATA, 4, "debug_metadata_index"},
+};
+
 static pl_status verify_op_fields(vstate *v, const pl_table *t, uint32_t n_tensors)
 {
-    pl_vec in, out, inter, unused;
-    PL_TRY(field_scalar(v, t, PL_F_OP_OPCODE_INDEX, 4, "opcode_index"));
-    PL_TRY(field_vec(v, t, PL_F_OP_INPUTS, 4, "inputs", &in));
-    PL_TRY(field_vec(v, t, PL_F_OP_OUTPUTS, 4, "outputs", &out));
-    PL_TRY(field_vec(v, t, PL_F_OP_CUSTOM_OPTIONS, 1, "custom_options", &unused));
-    PL_TRY(field_scalar(v, t, PL_F_OP_CUSTOM_OPTIONS_FORMAT, 1, "custom_options_format"));
-    PL_TRY(field_vec(v, t, PL_F_OP_MUTATING_VARIABLES, 1, "mutating_variable_inputs", &unused));
-    PL_TRY(field_vec(v, t, PL_F_OP_INTERMEDIATES, 4, "intermediates", &inter));
-    PL_TRY(field_scalar(v, t, PL_F_OP_LARGE_CUSTOM_OFFSET, 8, "large_custom_options_offset"));
-    PL_TRY(field_scalar(v, t, PL_F_OP_LARGE_CUSTOM_SIZE, 8, "large_custom_options_size"));
-    PL_TRY(field_scalar(v, t, PL_F_OP_DEBUG_METADATA, 4, "debug_metadata_index"));
-    PL_TRY(verify_indices(v, in, n_tensors, "input", 1));
-    PL_TRY(verify_indices(v, out, n_tensors, "output", 0));
-    return verify_indices(v, inter, n_tensors, "intermediate", 0);
+    PL_TRY(check_fields(v, t, RULES(op_rules)));
+    PL_TRY(verify_indices(v, pl_fb_vec(t, PL_F_OP_INPUTS), n_tensors, "input", 1));
+    PL_TRY(verify_indices(v, pl_fb_vec(t, PL_F_OP_OUTPUTS), n_tensors, "output", 0));
+    return verify_indices(v, pl_fb_vec(t, PL_F_OP_INTERMEDIATES), n_tensors, "intermediate", 0);
 }
 
 /* Constants are read in place from the caller's (const) model bytes: an operator that
@@ -569,19 +612,24 @@ static pl_status verify_operator(vstate *v, pl_vec ops, uint32_t sg, uint32_t i,
 
 /* ---- subgraphs ---- */
 
+static const field_rule subgraph_rules[] = {
+    {PL_F_SUBGRAPH_TENSORS, F_VEC | 4, "tensors"},
+    {PL_F_SUBGRAPH_INPUTS, F_VEC | 4, "inputs"},
+    {PL_F_SUBGRAPH_OUTPUTS, F_VEC | 4, "outputs"},
+    {PL_F_SUBGRAPH_OPERATORS, F_VEC | 4, "operators"},
+    {PL_F_SUBGRAPH_NAME, F_STR, "name"},
+};
+
 static pl_status verify_subgraph(vstate *v, uint32_t sg)
 {
     pl_table t;
-    pl_vec tensors, in, out, ops;
     at(v, "subgraph", -1, sg);
     PL_TRY(elem_table(v, v->subgraphs, sg, &t));
-    PL_TRY(field_vec(v, &t, PL_F_SUBGRAPH_TENSORS, 4, "tensors", &tensors));
-    PL_TRY(field_vec(v, &t, PL_F_SUBGRAPH_INPUTS, 4, "inputs", &in));
-    PL_TRY(field_vec(v, &t, PL_F_SUBGRAPH_OUTPUTS, 4, "outputs", &out));
-    PL_TRY(field_vec(v, &t, PL_F_SUBGRAPH_OPERATORS, 4, "operators", &ops));
-    PL_TRY(field_str(v, &t, PL_F_SUBGRAPH_NAME, "name"));
-    PL_TRY(verify_indices(v, in, tensors.n, "input", 0));
-    PL_TRY(verify_indices(v, out, tensors.n, "output", 0));
+    PL_TRY(check_fields(v, &t, RULES(subgraph_rules)));
+    pl_vec tensors = pl_fb_vec(&t, PL_F_SUBGRAPH_TENSORS);
+    pl_vec ops = pl_fb_vec(&t, PL_F_SUBGRAPH_OPERATORS);
+    PL_TRY(verify_indices(v, pl_fb_vec(&t, PL_F_SUBGRAPH_INPUTS), tensors.n, "input", 0));
+    PL_TRY(verify_indices(v, pl_fb_vec(&t, PL_F_SUBGRAPH_OUTPUTS), tensors.n, "output", 0));
     for (uint32_t i = 0; i < tensors.n; i++)
         PL_TRY(verify_tensor(v, tensors, sg, i));
     for (uint32_t i = 0; i < ops.n; i++)
@@ -595,22 +643,25 @@ static pl_status verify_metadata(vstate *v, pl_vec metadata, uint32_t i)
 {
     pl_table t;
     at(v, "metadata", -1, i);
+    static const field_rule rules[] = {
+        {PL_F_METADATA_NAME, F_STR, "name"},
+        {PL_F_METADATA_BUFFER, 4, "buffer"},
+    };
     PL_TRY(elem_table(v, metadata, i, &t));
-    PL_TRY(field_str(v, &t, PL_F_METADATA_NAME, "name"));
     /* an out-of-range buffer is not refused: readers skip the entry, as LiteRT does */
-    return field_scalar(v, &t, PL_F_METADATA_BUFFER, 4, "buffer");
+    return check_fields(v, &t, RULES(rules));
 }
 
 static pl_status verify_tensor_maps(vstate *v, const pl_table *sig, uint32_t field,
                                     const char *name, uint32_t n_tensors)
 {
-    pl_vec maps;
     pl_table t;
-    PL_TRY(field_vec(v, sig, field, 4, name, &maps));
+    PL_TRY(check_field(v, sig, field, F_VEC | 4, name));
+    pl_vec maps = pl_fb_vec(sig, field);
     for (uint32_t j = 0; j < maps.n; j++) {
         PL_TRY(elem_table(v, maps, j, &t));
-        PL_TRY(field_str(v, &t, PL_F_TENSORMAP_NAME, name));
-        PL_TRY(field_scalar(v, &t, PL_F_TENSORMAP_TENSOR, 4, name));
+        PL_TRY(check_field(v, &t, PL_F_TENSORMAP_NAME, F_STR, name));
+        PL_TRY(check_field(v, &t, PL_F_TENSORMAP_TENSOR, 4, name));
         uint32_t x = pl_fb_u32(&t, PL_F_TENSORMAP_TENSOR, 0);
         if (x >= n_tensors)
             return fail_field(v, name, "entry %u is tensor %u, out of range (%u tensors)", j, x,
@@ -624,10 +675,10 @@ static pl_status verify_signature(vstate *v, pl_vec sigs, uint32_t i)
     pl_table t;
     at(v, "signature", -1, i);
     PL_TRY(elem_table(v, sigs, i, &t));
-    PL_TRY(field_str(v, &t, PL_F_SIGNATURE_KEY, "signature_key"));
+    PL_TRY(check_field(v, &t, PL_F_SIGNATURE_KEY, F_STR, "signature_key"));
     if (pl_table_field(&t, PL_F_SIGNATURE_KEY) == 0) /* LiteRT refuses the model too */
         return fail(v, "no signature_key: a signature must be named");
-    PL_TRY(field_scalar(v, &t, PL_F_SIGNATURE_SUBGRAPH, 4, "subgraph_index"));
+    PL_TRY(check_field(v, &t, PL_F_SIGNATURE_SUBGRAPH, 4, "subgraph_index"));
     uint32_t sg = pl_fb_u32(&t, PL_F_SIGNATURE_SUBGRAPH, 0);
     if (sg >= v->subgraphs.n)
         return fail(v, "subgraph %u out of range (%u subgraphs)", sg, v->subgraphs.n);
@@ -639,17 +690,25 @@ static pl_status verify_signature(vstate *v, pl_vec sigs, uint32_t i)
 
 /* ---- the model ---- */
 
+static const field_rule model_rules[] = {
+    {PL_F_MODEL_VERSION, 4, "version"},
+    {PL_F_MODEL_OPERATOR_CODES, F_VEC | 4, "operator_codes"},
+    {PL_F_MODEL_SUBGRAPHS, F_VEC | 4, "subgraphs"},
+    {PL_F_MODEL_DESCRIPTION, F_STR, "description"},
+    {PL_F_MODEL_BUFFERS, F_VEC | 4, "buffers"},
+    {PL_F_MODEL_METADATA_BUFFER, F_VEC | 4, "metadata_buffer"},
+    {PL_F_MODEL_METADATA, F_VEC | 4, "metadata"},
+    {PL_F_MODEL_SIGNATURE_DEFS, F_VEC | 4, "signature_defs"},
+};
+
 static pl_status verify_root(vstate *v, const pl_table *root, pl_vec *metadata, pl_vec *sigs)
 {
-    pl_vec unused;
-    PL_TRY(field_scalar(v, root, PL_F_MODEL_VERSION, 4, "version"));
-    PL_TRY(field_vec(v, root, PL_F_MODEL_OPERATOR_CODES, 4, "operator_codes", &v->opcodes));
-    PL_TRY(field_vec(v, root, PL_F_MODEL_SUBGRAPHS, 4, "subgraphs", &v->subgraphs));
-    PL_TRY(field_str(v, root, PL_F_MODEL_DESCRIPTION, "description"));
-    PL_TRY(field_vec(v, root, PL_F_MODEL_BUFFERS, 4, "buffers", &v->buffers));
-    PL_TRY(field_vec(v, root, PL_F_MODEL_METADATA_BUFFER, 4, "metadata_buffer", &unused));
-    PL_TRY(field_vec(v, root, PL_F_MODEL_METADATA, 4, "metadata", metadata));
-    PL_TRY(field_vec(v, root, PL_F_MODEL_SIGNATURE_DEFS, 4, "signature_defs", sigs));
+    PL_TRY(check_fields(v, root, RULES(model_rules)));
+    v->opcodes = pl_fb_vec(root, PL_F_MODEL_OPERATOR_CODES);
+    v->subgraphs = pl_fb_vec(root, PL_F_MODEL_SUBGRAPHS);
+    v->buffers = pl_fb_vec(root, PL_F_MODEL_BUFFERS);
+    *metadata = pl_fb_vec(root, PL_F_MODEL_METADATA);
+    *sigs = pl_fb_vec(root, PL_F_MODEL_SIGNATURE_DEFS);
     if (v->subgraphs.n == 0)
         return fail(v, "no subgraphs");
     return PL_OK;

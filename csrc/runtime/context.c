@@ -33,7 +33,7 @@ static const char *op_name_of(const pl_interp *it, uint32_t node)
     return pl_model_builtin_name(oc.builtin_code);
 }
 
-pl_status pl_context_phase_error(pl_interp *it, const char *call, const char *allowed)
+pl_status(pl_context_phase_error)(pl_interp *it, const char *call, const char *allowed)
 {
     return pl_error_set(it->err, PL_ERR_STATE, "node %d: %s is only allowed during %s",
                         (int)it->current_node, call, allowed);
@@ -184,14 +184,8 @@ static pl_status shape_signature(pl_context *ctx, int32_t index, int32_t *ndims,
     return PL_OK;
 }
 
-void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap)
+void(pl_context_format_dims)(int32_t ndims, const int32_t *dims, char *buf, size_t cap)
 {
-#ifdef PL_NO_MESSAGES
-    (void)ndims, (void)dims;
-    if (cap > 0)
-        buf[0] = '\0'; /* as pl_fmt's empty texts, without a call per dim */
-    return;
-#endif
     size_t n = pl_fmt(buf, cap, "[");
     for (int32_t i = 0; i < ndims && i < PL_MAX_DIMS && n < cap; i++)
         n += pl_fmt(buf + n, cap - n, i == 0 ? "%d" : ", %d", (int)dims[i]);

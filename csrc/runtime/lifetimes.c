@@ -13,12 +13,13 @@
 /* Node visits the walk may make: a model whose subgraphs call each other in a deep tree
 ** would otherwise take exponential time to plan. */
 #define MAX_SCOPES (1 << 24)
+#define ALL UINT32_MAX
 
 typedef struct walk {
     const pl_interp *it;
     int32_t *first;
     int32_t *last;
-    int64_t target;   /* the one index recomputed, or -1: every index, slot = index */
+    uint32_t target;  /* the one index recomputed, or ALL: every index, slot = index */
     uint8_t *on_path; /* per subgraph; NULL when recomputing an allocated model */
     pl_error *err;
     int32_t scope;
@@ -29,8 +30,8 @@ typedef struct walk {
 static void mark(walk *w, uint32_t index, bool create, bool use)
 {
     uint32_t slot = index;
-    if (w->target >= 0) {
-        if (index != (uint64_t)w->target)
+    if (w->target != ALL) {
+        if (index != w->target)
             return;
         slot = 0;
     }
@@ -101,7 +102,6 @@ static pl_status walk_node(walk *w, const pl_subgraph *sg, uint32_t k, uint32_t 
     mark_list(w, op.outputs, base, true, false);
     int32_t start = w->scope;
     PL_TRY(walk_callees(w, sg, k, n));
-    pl_model_operator(&w->it->model, sg, n, &op);
     mark_list(w, op.inputs, base, false, true);
     mark_list(w, op.outputs, base, false, true);
     mark_scratch(w, k, n, start);
@@ -159,7 +159,7 @@ static void preserve(walk *w, uint32_t slots)
 
 pl_status pl_life_mark(pl_interp *it, int32_t *first, int32_t *last, uint8_t *on_path)
 {
-    walk w = {it, first, last, -1, on_path, it->err, 0, 0, false};
+    walk w = {it, first, last, ALL, on_path, it->err, 0, 0, false};
     uint32_t slots = it->all_tensors + it->scratch_count;
     for (uint32_t i = 0; i < slots; i++)
         first[i] = last[i] = -1;

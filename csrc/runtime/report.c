@@ -59,10 +59,8 @@ pl_status pl_interp_tensor(const pl_interp *it, uint32_t index, pl_tensor_info *
     out->name_len = v.name.n;
     out->type = v.type;
     copy_dims(v.shape, &out->ndims, out->dims);
-    if (v.shape_signature.n > 0)
-        copy_dims(v.shape_signature, &out->ndims_signature, out->dims_signature);
-    else
-        copy_dims(v.shape, &out->ndims_signature, out->dims_signature);
+    copy_dims(v.shape_signature.n > 0 ? v.shape_signature : v.shape, &out->ndims_signature,
+              out->dims_signature);
     out->bytes = pl_alloc_tensor_bytes(it, index);
     out->is_variable = v.is_variable;
     out->scale = v.scale;

@@ -110,15 +110,15 @@ static pl_status var_handle(pl_context *ctx, int32_t output, pl_bytes container,
         return pl_context_phase_error(it, "var_handle", "prepare");
     if (output < 0 || (uint32_t)output >= it->tensor_count ||
         it->tensors[output].type != PL_RESOURCE || it->tensors[output].loc == PL_LOC_MODEL)
-        return ctx->fail(ctx, PL_ERR_MODEL, "output tensor %d is not a RESOURCE tensor",
-                         (int)output);
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "output tensor %d is not a RESOURCE tensor",
+                           (int)output);
     if (shared_name.p == NULL)
-        return ctx->fail(ctx, PL_ERR_MODEL, "the variable has no shared_name");
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "the variable has no shared_name");
     int32_t id = find(it, container, shared_name);
     if (id < 0) {
         if (it->resource_count >= it->resource_capacity)
-            return ctx->fail(ctx, PL_ERR_MODEL, "more than %u resource variables",
-                             (unsigned)it->resource_capacity);
+            return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "more than %u resource variables",
+                               (unsigned)it->resource_capacity);
         id = (int32_t)it->resource_count++;
         it->resources[id] = (pl_resource_record){offset_of(it, container),
                                                  offset_of(it, shared_name), PL_NO_OFFSET,
@@ -133,8 +133,8 @@ static pl_status var_handle(pl_context *ctx, int32_t output, pl_bytes container,
 static pl_status check_id(pl_interp *it, int32_t id)
 {
     if (id < 0 || (uint32_t)id >= it->resource_count)
-        return it->ctx->fail(it->ctx, PL_ERR_MODEL, "resource variable %d does not exist "
-                            "(%u variables)", (int)id, (unsigned)it->resource_count);
+        return PL_CTX_FAIL(it->ctx, PL_ERR_MODEL, "resource variable %d does not exist "
+                           "(%u variables)", (int)id, (unsigned)it->resource_count);
     return PL_OK;
 }
 
@@ -148,8 +148,8 @@ static pl_status var_allocate(pl_context *ctx, int32_t id, const pl_tensor *valu
     if (r->data != PL_NO_OFFSET)
         return PL_OK;
     if (value->bytes > UINT32_MAX)
-        return ctx->fail(ctx, PL_ERR_MODEL, "resource variable %d: %zu bytes", (int)id,
-                         value->bytes);
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "resource variable %d: %zu bytes", (int)id,
+                           value->bytes);
     void *p;
     PL_TRY(pl_alloc_tail(it, PL_CAT_RESOURCE, value->bytes, PL_ARENA_ALIGN, &p));
     it->rec.cat[PL_CAT_RESOURCE][2]--; /* the category counts variables, not allocations */
@@ -171,8 +171,8 @@ static pl_status var_data(pl_context *ctx, int32_t id, void **data, size_t *byte
     PL_TRY(check_id(it, id));
     const pl_resource_record *r = &it->resources[id];
     if (r->data == PL_NO_OFFSET)
-        return ctx->fail(ctx, PL_ERR_MODEL, "resource variable %d is read before any "
-                         "ASSIGN_VARIABLE gave it a buffer", (int)id);
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "resource variable %d is read before any "
+                           "ASSIGN_VARIABLE gave it a buffer", (int)id);
     *data = pl_arena_base(it->arena) + r->data;
     *bytes = r->bytes;
     return PL_OK;

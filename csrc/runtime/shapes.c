@@ -9,28 +9,12 @@
 ** resized (ctx->fold), since a planned arena has no room for TFLite's dynamic tensors. */
 #include "state.h"
 
-#include <stdarg.h>
 #include <string.h>
-
-#include "base/fmt.h"
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
     for (int b = 0; b < 4; b++)
         p[b] = (uint8_t)(v >> (8 * b));
-}
-
-/* Formats a failure of the node being prepared (op and node named by the context). */
-static pl_status node_fail(pl_interp *it, pl_status status, const char *fmt, ...)
-{
-    char what[PL_ERROR_CAPACITY];
-    va_list ap;
-    va_start(ap, fmt);
-    pl_fmt_v(what, sizeof what, fmt, ap);
-    va_end(ap);
-    if (it->current_node < 0)
-        return pl_error_set(it->err, status, "%s", what);
-    return pl_context_fail_node(it, (uint32_t)it->current_node, status, what);
 }
 
 /* ndims dims in the tail, little-endian as the model's; *offset is their arena offset. */
@@ -71,12 +55,12 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
     int32_t bad;
     char want[96], have[96];
     if (ndims < 0 || ndims > PL_MAX_DIMS)
-        return node_fail(it, PL_ERR_MODEL, "output tensor %d: rank %d (at most %d)",
-                         (int)index, (int)ndims, PL_MAX_DIMS);
+        return PL_CTX_FAIL(it->ctx, PL_ERR_MODEL, "output tensor %d: rank %d (at most %d)",
+                           (int)index, (int)ndims, PL_MAX_DIMS);
     pl_context_format_dims(ndims, dims, want, sizeof want);
     if (!sized(r->type, ndims, dims, 0, &bad))
-        return node_fail(it, PL_ERR_MODEL, "output tensor %d: shape %s %s", (int)index, want,
-                         bad >= 0 ? "has a negative dim" : "needs more than 4 GiB");
+        return PL_CTX_FAIL(it->ctx, PL_ERR_MODEL, "output tensor %d: shape %s %s", (int)index,
+                           want, bad >= 0 ? "has a negative dim" : "needs more than 4 GiB");
     pl_tensor cur;
     pl_context_eval(it, index, &cur);
     bool same = cur.ndims == ndims;
@@ -86,8 +70,8 @@ pl_status pl_shapes_set(pl_interp *it, int32_t index, int32_t ndims, const int32
         return PL_OK;
     pl_context_format_dims(cur.ndims, cur.dims, have, sizeof have);
     if (!pl_interp_resized(it) || (r->flags & PL_EVAL_CONSTANT))
-        return node_fail(it, PL_ERR_MODEL, "output tensor %d has shape %s, the operator "
-                         "computes %s", (int)index, have, want);
+        return PL_CTX_FAIL(it->ctx, PL_ERR_MODEL, "output tensor %d has shape %s, the "
+                           "operator computes %s", (int)index, have, want);
     return pl_shapes_take(it, index, ndims, dims);
 }
 

@@ -267,12 +267,28 @@ void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out);
 /* PL_ERR_STATE naming the callback and the phases it is allowed in. */
 pl_status pl_context_phase_error(pl_interp *it, const char *call, const char *allowed);
 
+/* ctx->fail from the runtime's own callbacks. A PL_NO_MESSAGES build passes no text, as
+** pl_error_set (pl_status.h): the arguments are not evaluated and the strings take no flash. */
+#ifdef PL_NO_MESSAGES
+#define pl_context_phase_error(it, call, allowed) \
+    ((void)sizeof(pl_error_unused((call), (allowed))), pl_error_status((it)->err, PL_ERR_STATE))
+#define PL_CTX_FAIL(ctx, status, ...) \
+    ((void)sizeof(pl_error_unused(__VA_ARGS__)), (ctx)->fail((ctx), (status), ""))
+#else
+#define PL_CTX_FAIL(ctx, status, ...) (ctx)->fail((ctx), (status), __VA_ARGS__)
+#endif
+
 /* Records a failure of node index, prefixing the message with the node and op. */
 pl_status pl_context_fail_node(pl_interp *it, uint32_t index, pl_status status,
                                const char *what);
 
-/* "[1, 2, 3]" into buf (truncated to cap, always NUL-terminated when cap > 0). */
+/* "[1, 2, 3]" into buf (truncated to cap, always NUL-terminated when cap > 0); empty
+** without a call in a PL_NO_MESSAGES build, whose messages never show it. */
 void pl_context_format_dims(int32_t ndims, const int32_t *dims, char *buf, size_t cap);
+#ifdef PL_NO_MESSAGES
+#define pl_context_format_dims(ndims, dims, buf, cap) \
+    ((void)(ndims), (void)(dims), (void)(cap), (buf)[0] = '\0')
+#endif
 
 /* The op name of node index ("CONV_2D", or the registration's name) into buf. */
 void pl_context_op_name(const pl_interp *it, uint32_t index, char *buf, size_t cap);

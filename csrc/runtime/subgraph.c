@@ -176,8 +176,8 @@ static pl_status take_input(pl_context *ctx, int32_t k, uint32_t i, int32_t t,
     pl_context_eval(it, t, &to);
     pl_subgraph_select(it, caller);
     if (to.type != from->type)
-        return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d input %u is %s, the node gives %s",
-                         (int)k, (unsigned)i, pl_type_name(to.type), pl_type_name(from->type));
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "subgraph %d input %u is %s, the node gives %s",
+                           (int)k, (unsigned)i, pl_type_name(to.type), pl_type_name(from->type));
     bool same = to.ndims == from->ndims;
     for (int32_t d = 0; same && d < to.ndims; d++)
         same = to.dims[d] == from->dims[d];
@@ -187,9 +187,9 @@ static pl_status take_input(pl_context *ctx, int32_t k, uint32_t i, int32_t t,
         char want[96], have[96];
         pl_context_format_dims(from->ndims, from->dims, want, sizeof want);
         pl_context_format_dims(to.ndims, to.dims, have, sizeof have);
-        return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d was prepared with input %u of shape "
-                         "%s, this node gives %s (one memory plan holds one shape per "
-                         "tensor)", (int)k, (unsigned)i, have, want);
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "subgraph %d was prepared with input %u of shape "
+                           "%s, this node gives %s (one memory plan holds one shape per "
+                           "tensor)", (int)k, (unsigned)i, have, want);
     }
     pl_subgraph_select(it, (uint32_t)k);
     pl_status s = pl_shapes_take(it, t, from->ndims, from->dims);
@@ -206,14 +206,14 @@ static pl_status check_nesting(pl_context *ctx, int32_t k, pl_vec inputs, const 
                             "before get_tensor and request_scratch (the subgraph's nodes reuse "
                             "the temp section)", (int)it->current_node, (int)k);
     if (it->subgraphs == NULL || it->subgraphs[k].prepared == PL_PREPARE_UNDER_WAY)
-        return ctx->fail(ctx, PL_ERR_MODEL, "control flow invokes subgraph %d, which is being "
-                         "prepared (recursion)", (int)k);
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "control flow invokes subgraph %d, which is being "
+                           "prepared (recursion)", (int)k);
     if (it->depth >= PL_MAX_SUBGRAPH_DEPTH)
-        return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d: control flow nested deeper than %d "
-                         "subgraphs", (int)k, PL_MAX_SUBGRAPH_DEPTH);
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "subgraph %d: control flow nested deeper than %d "
+                           "subgraphs", (int)k, PL_MAX_SUBGRAPH_DEPTH);
     if (inputs.n != sg->inputs.n)
-        return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d has %u inputs, the node gives %u",
-                         (int)k, (unsigned)sg->inputs.n, (unsigned)inputs.n);
+        return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "subgraph %d has %u inputs, the node gives %u",
+                           (int)k, (unsigned)sg->inputs.n, (unsigned)inputs.n);
     return PL_OK;
 }
 
@@ -247,9 +247,9 @@ static pl_status prepare_subgraph(pl_context *ctx, int32_t k, pl_vec inputs)
         int32_t from = pl_vec_i32(inputs, i), t = pl_vec_i32(sg.inputs, i);
         pl_tensor v;
         if (from < 0 || (uint32_t)from >= it->tensor_count || t < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "subgraph %d input %u: the node's tensor %d "
-                             "or the subgraph's %d is absent", (int)k, (unsigned)i, (int)from,
-                             (int)t);
+            return PL_CTX_FAIL(ctx, PL_ERR_MODEL, "subgraph %d input %u: the node's tensor %d "
+                               "or the subgraph's %d is absent", (int)k, (unsigned)i, (int)from,
+                               (int)t);
         pl_context_eval(it, from, &v);
         PL_TRY(take_input(ctx, k, i, t, &v, prepared));
     }

@@ -1,7 +1,9 @@
 /* firmware_options.c - the core built with the firmware options (CMakeLists.txt): a model
 ** that needs a left-out feature is refused with PL_ERR_UNSUPPORTED naming the option, and a
-** model that needs none of them runs. Built twice (tests/c/CMakeLists.txt): with PL_NO_RESIZE,
-** PL_NO_RESOURCE_VARIABLES and PL_NO_INTEGRITY, and with PL_SINGLE_SUBGRAPH. */
+** model that needs none of them runs. Built three times (tests/c/CMakeLists.txt): with
+** PL_NO_RESIZE, PL_NO_RESOURCE_VARIABLES and PL_NO_INTEGRITY; with PL_SINGLE_SUBGRAPH; and as
+** the trimmed runtime (PL_NO_VERIFIER, PL_NO_MESSAGES, PL_GREEDY_ONLY), whose seal names no
+** record but still refuses any damage. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include "harness.h"
 #include "picolite/picolite.h"
+#include "runtime/state.h"
 
 static _Alignas(16) uint8_t arena[256 * 1024];
 
@@ -46,6 +49,7 @@ static pl_status allocate(const char *rel, pl_error *err, pl_interp **out, uint8
     return s != PL_OK ? s : pl_interp_allocate(*out);
 }
 
+#if defined(PL_NO_RESIZE) || defined(PL_NO_RESOURCE_VARIABLES) || defined(PL_SINGLE_SUBGRAPH)
 static void refuses(const char *rel, const char *option)
 {
     pl_error err;
@@ -60,6 +64,7 @@ static void refuses(const char *rel, const char *option)
     CHECK_EQ(s, PL_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(err.msg, option);
 }
+#endif
 
 /* A fixed-shape one-subgraph model needs none of the left-out features. */
 static void runs_a_plain_model(void)
@@ -114,9 +119,50 @@ static void refuses_several_subgraphs(void)
 }
 #endif
 
+#ifdef PL_NO_MESSAGES
+/* Without messages the seal keeps no per-record sums (they only named the damage): a flipped
+** byte in any record array or anywhere in the sealed tail still fails check and invoke. */
+static void damage_fails_by_status(void)
+{
+    pl_error err, mine;
+    pl_interp *it;
+    uint8_t *model;
+    CHECK_EQ(allocate("net_cnn_int8.tflite", &err, &it, &model), PL_OK);
+    uint8_t *records[] = {(uint8_t *)&it->tensor_records[1].shape,
+                          (uint8_t *)&it->node_records[0].opcode, (uint8_t *)&it->regs[0],
+                          (uint8_t *)&it->opcode_count};
+    for (size_t k = 0; k < sizeof records / sizeof *records; k++) {
+        *records[k] ^= 0x21;
+        CHECK_EQ(pl_integrity_check(it, &mine), PL_ERR_STATE);
+        CHECK_EQ(pl_interp_invoke(it), PL_ERR_STATE);
+        *records[k] ^= 0x21;
+        CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
+    }
+    pl_recording rec;
+    CHECK_EQ(pl_interp_recording(it, &rec), PL_OK);
+    size_t caught = 0, tried = 0;
+    for (size_t at = sizeof arena - rec.tail; at < sizeof arena; at += 13) {
+        if (arena + at >= (uint8_t *)it && arena + at < (uint8_t *)(it + 1))
+            continue; /* the record: its pointers are flipped above by field */
+        arena[at] ^= 0xff;
+        caught += pl_integrity_check(it, &mine) == PL_ERR_STATE;
+        tried++;
+        arena[at] ^= 0xff;
+    }
+    CHECK(tried > 10);
+    CHECK_EQ(caught, tried);
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    pl_interp_destroy(it);
+    free(model);
+}
+#endif
+
 int main(void)
 {
     RUN(runs_a_plain_model);
+#ifdef PL_NO_MESSAGES
+    RUN(damage_fails_by_status);
+#endif
 #ifdef PL_NO_RESIZE
     RUN(refuses_resize_and_dynamic_dims);
 #endif
