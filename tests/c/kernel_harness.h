@@ -13,17 +13,19 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "picolite/pl_kernel.h"
 
 #define KH_MAX_TENSORS 32
+#define KH_MAX_QUANT 512 /* scales and zero points per tensor */
 #define KH_POOL_BYTES (1u << 20)
 
 typedef struct kh_state {
     pl_tensor tensors[KH_MAX_TENSORS];
-    float scales[KH_MAX_TENSORS][64];
-    int32_t zero_points[KH_MAX_TENSORS][64];
+    float scales[KH_MAX_TENSORS][KH_MAX_QUANT];
+    int32_t zero_points[KH_MAX_TENSORS][KH_MAX_QUANT];
     int32_t count;
     _Alignas(16) uint8_t pool[KH_POOL_BYTES];
     size_t pool_used;
@@ -164,6 +166,11 @@ static inline int32_t kh_tensor(pl_type type, int32_t ndims, const int32_t *dims
                          size_t bytes, const float *scales, const int64_t *zero_points,
                          uint32_t qcount, int32_t qdim)
 {
+    if (kh.count >= KH_MAX_TENSORS || qcount > KH_MAX_QUANT) {
+        fprintf(stderr, "kh_tensor: the harness holds %d tensors of %d scales\n",
+                KH_MAX_TENSORS, KH_MAX_QUANT);
+        abort();
+    }
     int32_t i = kh.count++;
     pl_tensor *t = &kh.tensors[i];
     memset(t, 0, sizeof *t);

@@ -22,18 +22,21 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
 
 static const pl_resolver portable = {portable_find, NULL};
 
-enum { MAX_IN = 30 * 300, MAX_F = 40 * 5 * 5 * 24, MAX_OUT = 2 * 12 * 12 * 40 };
+/* Up to 300 output channels: a matrix product's few last rows run against several panels
+** of channels at once, which takes more than a few panels to reach. */
+enum { MAX_OC = 300 };
+enum { MAX_IN = 30 * 300, MAX_F = MAX_OC * 5 * 5 * 24, MAX_OUT = 2 * 12 * 12 * MAX_OC };
 
 typedef struct conv_case {
     int32_t batch, h, w, ic, oc, kh, kw, stride_h, stride_w, dil_h, dil_w, padding, act;
     bool f32, bias, per_channel;
     int32_t in_zp, out_zp;
-    float in_scale, out_scale, f_scale[40];
+    float in_scale, out_scale, f_scale[MAX_OC];
 } conv_case;
 
 static int8_t in8[MAX_IN], f8[MAX_F], out8[2][MAX_OUT];
-static float in32[MAX_IN], f32[MAX_F], out32[2][MAX_OUT], bias32f[40];
-static int32_t bias32[40];
+static float in32[MAX_IN], f32[MAX_F], out32[2][MAX_OUT], bias32f[MAX_OC];
+static int32_t bias32[MAX_OC];
 
 static void random_conv(conv_case *c)
 {
@@ -42,7 +45,7 @@ static void random_conv(conv_case *c)
     c->h = between(1, 12);
     c->w = between(1, 12);
     c->ic = between(1, 24);
-    c->oc = between(1, 40);
+    c->oc = between(0, 4) == 0 ? between(41, MAX_OC) : between(1, 40);
     c->kh = between(1, 5);
     c->kw = between(1, 5);
     c->stride_h = between(1, 3);
@@ -88,8 +91,8 @@ static pl_status run_conv(const conv_case *c, const pl_registration *reg, int sl
     size_t n_in = (size_t)c->batch * (size_t)(c->h * c->w * c->ic);
     size_t n_f = (size_t)c->oc * (size_t)(c->kh * c->kw * c->ic);
     size_t n_out = (size_t)od[0] * (size_t)(od[1] * od[2] * od[3]);
-    float bias_scale[40];
-    int64_t zeros[40] = {0}, in_zp = c->in_zp, out_zp = c->out_zp;
+    float bias_scale[MAX_OC];
+    int64_t zeros[MAX_OC] = {0}, in_zp = c->in_zp, out_zp = c->out_zp;
     uint32_t nscales = c->per_channel ? (uint32_t)c->oc : 1u;
     for (int32_t k = 0; k < c->oc; k++)
         bias_scale[k] = c->in_scale * c->f_scale[c->per_channel ? k : 0];
@@ -168,12 +171,12 @@ static void conv_fast_paths_equal_portable(void)
 /* FULLY_CONNECTED: batches x depth by units, weights per-tensor or per-unit. */
 static bool fc_case_matches(pl_fast_resolver *r, bool is_f32)
 {
-    int32_t batches = between(1, 30), depth = between(1, 300), units = between(1, 40);
+    int32_t batches = between(1, 30), depth = between(1, 300), units = between(0, 2) == 0 ? between(41, MAX_OC) : between(1, 40);
     bool per_channel = between(0, 1) == 1, with_bias = between(0, 3) != 0;
     int32_t act = (int32_t[]){0, 1, 3}[between(0, 2)];
     float in_scale = 0.02f + (float)between(1, 50) / 500.0f, out_scale = 0.6f + 0.5f * unit();
-    float f_scale[40], bias_scale[40];
-    int64_t zeros[40] = {0}, in_zp = between(-128, 127), out_zp = between(-128, 127);
+    float f_scale[MAX_OC], bias_scale[MAX_OC];
+    int64_t zeros[MAX_OC] = {0}, in_zp = between(-128, 127), out_zp = between(-128, 127);
     for (int32_t k = 0; k < units; k++) {
         f_scale[k] = 0.001f + 0.02f * (float)between(1, 100) / 100.0f;
         bias_scale[k] = in_scale * f_scale[per_channel ? k : 0];

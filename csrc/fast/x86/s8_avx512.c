@@ -41,42 +41,74 @@ static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_
     _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(acc));
 }
 
-/* rows (1..MR) rows of a from row m0 on against one panel. */
-PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
-                         const int8_t *panel, const pl_s8_stage *st, int32_t n0, int32_t n,
-                         int8_t *out, int32_t *raw, size_t ldo)
+/* rows rows of a from row m0 on against `panels` panels from channel n0 on (rows * panels
+** <= MR): a sum per row and panel, so that even one row keeps several VPDPBUSD in flight. */
+PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t kp,
+                         const uint8_t *a, size_t lda, const int8_t *panel,
+                         const pl_s8_stage *st, int32_t n0, int32_t n, int8_t *out,
+                         int32_t *raw, size_t ldo)
 {
     __m512i acc[MR];
     a += (size_t)m0 * lda;
     PL_FAST_UNROLL
-    for (int32_t r = 0; r < MR; r++)
-        acc[r] = _mm512_setzero_si512();
+    for (int32_t i = 0; i < MR; i++)
+        acc[i] = _mm512_setzero_si512();
     for (int32_t k = 0; k < kp; k += 4) {
-        __m512i w = _mm512_loadu_si512(panel + (size_t)k * NR);
+        __m512i x[MR];
         PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++) {
-            int32_t x;
-            __builtin_memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
-            acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32(x), w);
+            int32_t bytes;
+            __builtin_memcpy(&bytes, a + (size_t)r * lda + (size_t)k, 4);
+            x[r] = _mm512_set1_epi32(bytes);
+        }
+        PL_FAST_UNROLL
+        for (int32_t j = 0; j < panels; j++) {
+            __m512i w = _mm512_loadu_si512(panel + ((size_t)j * (size_t)kp + (size_t)k) * NR);
+            PL_FAST_UNROLL
+            for (int32_t r = 0; r < rows; r++)
+                acc[r * panels + j] = _mm512_dpbusd_epi32(acc[r * panels + j], x[r], w);
         }
     }
     PL_FAST_UNROLL
     for (int32_t r = 0; r < rows; r++)
-        finish(acc[r], st, n0, n, out, raw, (size_t)(m0 + r) * ldo);
+        PL_FAST_UNROLL
+        for (int32_t j = 0; j < panels; j++)
+            finish(acc[r * panels + j], st, n0 + j * NR, n, out, raw, (size_t)(m0 + r) * ldo);
+}
+
+/* rows (a constant) rows from m0 on against every panel, MR / rows panels at a time. */
+PL_FAST_INLINE void rows_by_panels(int32_t rows, int32_t m0, int32_t n, int32_t kp,
+                                  const uint8_t *a, size_t lda, const int8_t *packed,
+                                  const pl_s8_stage *st, int8_t *out, int32_t *raw, size_t ldo)
+{
+    const int32_t wide = MR / rows;
+    int32_t n0 = 0;
+    for (; n - n0 > (wide - 1) * NR; n0 += wide * NR)
+        block(rows, wide, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n, out,
+              raw, ldo);
+    for (; n0 < n; n0 += NR)
+        block(rows, 1, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n, out, raw,
+              ldo);
 }
 
 static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
                 const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
                 size_t ldo)
 {
-    for (int32_t m0 = 0; m0 < m; m0 += MR)
-        for (int32_t n0 = 0; n0 < n; n0 += NR) {
-            const int8_t *panel = (const int8_t *)packed + (size_t)n0 * (size_t)kp;
-            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
-                block(MR, m0, kp, a, lda, panel, st, n0, n, out, raw, ldo);
+    int32_t m0 = 0;
+    for (; m - m0 >= MR; m0 += MR)
+        rows_by_panels(MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+    /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
+    ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
+    for (int32_t rows = 4; rows >= 1; rows /= 2)
+        if (m - m0 >= rows) {
+            if (rows == 4)
+                rows_by_panels(4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+            else if (rows == 2)
+                rows_by_panels(2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
             else
-                for (int32_t r = m0; r < m; r++)
-                    block(1, r, kp, a, lda, panel, st, n0, n, out, raw, ldo);
+                rows_by_panels(1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+            m0 += rows;
         }
 }
 
