@@ -1,6 +1,7 @@
-/* logistic_tanh.c - LOGISTIC and TANH's fast path for float32: the vector exp and tanh of
-** exp.h, bit for bit pl_logistic_f32 and pl_tanh_f32. The host block holds the kernel; the
-** integer types keep the portable kernels (a table lookup per element already). */
+/* logistic_tanh.c - LOGISTIC and TANH's fast path: for float32 the vector exp and tanh of
+** exp.h, bit for bit pl_logistic_f32 and pl_tanh_f32 (the host block holds the kernel); for
+** int8 and uint8 the portable kernel's own table read by lut8.c's vector lookup; int16 keeps
+** the portable kernel. */
 #include "fast/exp.h"
 #include "fast/fast.h"
 
@@ -19,8 +20,17 @@ static bool plan(pl_context *ctx, const pl_node *node, bool is_tanh)
     return block != NULL;
 }
 
+static bool is_byte(pl_context *ctx, const pl_node *node)
+{
+    pl_tensor in;
+    return ctx->get_eval(ctx, pl_node_input(node, 0), &in) == PL_OK &&
+           (in.type == PL_INT8 || in.type == PL_UINT8);
+}
+
 static pl_status prepare(pl_context *ctx, pl_node *node, bool is_tanh)
 {
+    if (is_byte(ctx, node))
+        return pl_fast_lut8_prepare(ctx, node);
     PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
     if (!plan(ctx, node, is_tanh))
         pl_fast_block_drop(node);
@@ -39,6 +49,8 @@ pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node)
 
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
 {
+    if (is_byte(ctx, node))
+        return pl_fast_lut8_invoke(ctx, node);
     const lanes_fn *block = pl_fast_block(node);
     if (block == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);

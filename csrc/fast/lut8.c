@@ -1,13 +1,44 @@
 /* lut8.c - 8-bit activations whose output byte depends on the input byte alone (quantized
-** HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1): prepare runs the portable arithmetic
-** once on all 256 inputs into the host block, invoke looks each byte up. The table holds
-** the portable kernel's own results, so the bits are the reference's; the arena is not
-** touched (TFLM computes these per element). */
+** HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1; LOGISTIC and TANH through
+** logistic_tanh.c): prepare runs the portable arithmetic once on all 256 inputs into the host
+** block (LOGISTIC and TANH: copies the portable kernel's own table), invoke looks each byte
+** up, with vector shuffles where the CPU has them. The table holds the portable kernel's own
+** results, so the bits are the reference's; the arena is not touched (TFLM computes the
+** first five per element). */
+#include <string.h>
+
 #include "fast/fast.h"
+#include "fast/lut8.h"
 #include "kernels/activation/activations.h"
+#include "kernels/activation/logistic_tanh.h"
 #include "kernels/registry.h"
 
 enum { TABLE = 256 };
+
+typedef struct lut8_plan {
+    pl_lut8_fn lookup;
+    uint8_t table[TABLE];
+} lut8_plan;
+
+static void lookup_scalar(const uint8_t table[256], const uint8_t *in, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = table[in[i]];
+}
+
+pl_lut8_fn pl_lut8_for(pl_isa isa)
+{
+#if defined(PL_FAST_X86)
+    __builtin_cpu_init();
+    if (isa == PL_ISA_AVX512 && __builtin_cpu_supports("avx512vbmi"))
+        return pl_lut8_avx512vbmi;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return pl_lut8_neon;
+#endif
+    (void)isa;
+    return lookup_scalar;
+}
 
 /* The portable kernel of node's operator on the 256 inputs of type t (index = input
 ** byte), false for operators and types without a table. */
@@ -39,6 +70,8 @@ static bool fill(const pl_node *node, pl_type t, uint8_t *table)
             pl_relu_u8(&d->relu, bytes, table, TABLE);
         else
             pl_relu_s8(&d->relu, s8, t8, TABLE);
+    } else if (base == pl_logistic_registration() || base == pl_tanh_registration()) {
+        memcpy(table, pl_logistic_tanh_table(node), TABLE);
     } else {
         return false;
     }
@@ -54,11 +87,11 @@ static bool plan(pl_context *ctx, const pl_node *node)
     uint8_t table[TABLE];
     if (!fill(node, in.type, table))
         return false;
-    uint8_t *block = pl_fast_block_new(node, TABLE);
-    if (block == NULL)
+    lut8_plan *lp = pl_fast_block_new(node, sizeof *lp);
+    if (lp == NULL)
         return false;
-    for (int i = 0; i < TABLE; i++)
-        block[i] = table[i];
+    lp->lookup = pl_lut8_for(pl_fast_isa_of(node));
+    memcpy(lp->table, table, TABLE);
     return true;
 }
 
@@ -72,16 +105,12 @@ pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node)
 
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
 {
-    const uint8_t *table = pl_fast_block(node);
-    if (table == NULL)
+    const lut8_plan *lp = pl_fast_block(node);
+    if (lp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    const uint8_t *x = in.data;
-    uint8_t *y = out.data;
-    size_t n = pl_tensor_count(&in);
-    for (size_t i = 0; i < n; i++)
-        y[i] = table[x[i]];
+    lp->lookup(lp->table, in.data, out.data, pl_tensor_count(&in));
     return PL_OK;
 }

@@ -1,7 +1,7 @@
-/* test_fast_logistic_tanh.c - LOGISTIC and TANH's host fast path (float32) against the
-** portable kernels through the fast resolver, bit for bit, on random shapes whose values
-** include infinities, NaNs, subnormals and the saturation points; int8 keeps the portable
-** kernel. Every instruction set this CPU runs is tested. */
+/* test_fast_logistic_tanh.c - LOGISTIC and TANH's host fast paths (float32: the vector exp;
+** int8: the kernel's table read by the vector lookup) against the portable kernels through
+** the fast resolver, bit for bit, on random shapes whose values include infinities, NaNs,
+** subnormals and the saturation points. Every instruction set this CPU runs is tested. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -58,7 +58,7 @@ static pl_status run(const pl_registration *reg, int32_t rows, int32_t cols, int
     return kh_run(reg, &in, 1, &out, 1, NULL);
 }
 
-/* Portable and fast agree byte for byte, and the fast one took its path (float32 only). */
+/* Portable and fast agree byte for byte, and the fast one took its path. */
 static bool case_matches(pl_fast_resolver *r, int32_t code, int32_t rows, int32_t cols, int kind)
 {
     if (run(portable_find(NULL, code, NULL, 0, 1), rows, cols, kind, 0) != PL_OK ||
@@ -72,10 +72,10 @@ static bool case_matches(pl_fast_resolver *r, int32_t code, int32_t rows, int32_
     size_t n = (size_t)rows * (size_t)cols;
     bool same = kind == 0 ? memcmp(out32[0], out32[1], n * sizeof(float)) == 0
                           : memcmp(out8[0], out8[1], n) == 0;
-    if (!same || took_fast != (kind == 0))
+    if (!same || !took_fast)
         fprintf(stderr, "op %d kind %d %dx%d: %s\n", (int)code, kind, (int)rows, (int)cols,
                 same ? "wrong path" : "differs");
-    return same && took_fast == (kind == 0);
+    return same && took_fast;
 }
 
 static void logistic_tanh_fast_paths_equal_portable(void)
@@ -100,7 +100,7 @@ static void logistic_tanh_fast_paths_equal_portable(void)
         pl_fast_resolver_release(&r);
         printf("  %s: logistic/tanh %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
         CHECK_EQ(failures, 0);
-        CHECK_EQ(fast_cases, floats);
+        CHECK_EQ(fast_cases, 200);
         CHECK(floats > 100);
     }
 }

@@ -17,8 +17,9 @@
 ** float32), TRANSPOSE_CONV, BATCH_MATMUL (int8, float32), ADD, SUB, MUL (int8, int16,
 ** float32; same element counts, or one input a scalar or repeating along the output's last
 ** axes), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), SOFTMAX (int8 input, int16,
-** float32), LOGISTIC and TANH (float32), HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1
-** (int8, uint8: a table), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8); any other case
+** float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's table), HARD_SWISH,
+** LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read 64 bytes per
+** step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8); any other case
 ** runs the portable kernel.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
 ** keeps that interpreter's host blocks); not thread-safe across interpreters. */

@@ -211,6 +211,12 @@ static pl_status tanh_prepare(pl_context *ctx, pl_node *node)
     return prepare_common(ctx, node, true);
 }
 
+const uint8_t *pl_logistic_tanh_table(const pl_node *node)
+{
+    const opdata *d = node->user_data;
+    return (const uint8_t *)d->lut;
+}
+
 static pl_status invoke_common(pl_context *ctx, pl_node *node, bool is_tanh)
 {
     const opdata *d = node->user_data;

@@ -24,4 +24,8 @@ void pl_logistic_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, 
 void pl_tanh_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, int16_t *out,
                  size_t n);
 
+/* A prepared int8 or uint8 LOGISTIC or TANH node's table, indexed by the input byte (only
+** those types have one): what the host fast path reads with vector lookups. */
+const uint8_t *pl_logistic_tanh_table(const pl_node *node);
+
 #endif
