@@ -5,48 +5,7 @@
 #include <arm_neon.h>
 #include <float.h>
 
-#include "fast/pool.h"
-
-/* The pixel of tap (r, c) of the window. */
-#define TAP(x, w, r, c) ((x) + (size_t)(r) * (w)->row_stride + (size_t)(c) * (size_t)(w)->depth)
-
-static inline int32_t clamp(int32_t v, int32_t lo, int32_t hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* The reference's clamp: x < lo ? lo : x, then y > hi ? hi : y. */
-static inline float clampf(float v, float lo, float hi)
-{
-    float y = v < lo ? lo : v;
-    return y > hi ? hi : y;
-}
-
-/* TFLite's average, rounded half away from zero (count > 0). */
-static inline int32_t rounded_average(int32_t acc, int32_t count)
-{
-    return acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-}
-
-/* Channels c.. of an integer window one at a time: the reference's maximum from FIRST. */
-#define MAX_TAIL(T, FIRST)                                                                \
-    for (; c < w->depth; c++) {                                                           \
-        int32_t m = FIRST;                                                                \
-        for (int32_t r = 0; r < w->rows; r++)                                             \
-            for (int32_t k = 0; k < w->cols; k++)                                         \
-                m = m < TAP(x, w, r, k)[c] ? TAP(x, w, r, k)[c] : m;                      \
-        out[c] = (T)clamp(m, lo, hi);                                                     \
-    }
-
-/* ... and the reference's rounded average. */
-#define AVG_TAIL(T)                                                                       \
-    for (; c < w->depth; c++) {                                                           \
-        int32_t acc = 0;                                                                  \
-        for (int32_t r = 0; r < w->rows; r++)                                             \
-            for (int32_t k = 0; k < w->cols; k++)                                         \
-                acc += TAP(x, w, r, k)[c];                                                \
-        out[c] = (T)clamp(rounded_average(acc, w->rows * w->cols), lo, hi);               \
-    }
+#include "fast/pool_tail.h"
 
 /* The sums + count / 2 away from zero: the numerators of the rounded averages. */
 static inline int32x4_t numerators(int32x4_t acc, int32x4_t half)
@@ -75,18 +34,18 @@ static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         int8x16_t m = vdupq_n_s8(INT8_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = vmaxq_s8(m, vld1q_s8(TAP(x, w, r, k) + c));
+                m = vmaxq_s8(m, vld1q_s8(PL_POOL_TAP(x, w, r, k) + c));
         vst1q_s8(out + c, vminq_s8(vmaxq_s8(m, vdupq_n_s8((int8_t)lo)), vdupq_n_s8((int8_t)hi)));
     }
     if (w->depth - c >= 8) { /* half a vector: 8 channels are common in small nets */
         int8x8_t m = vdup_n_s8(INT8_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = vmax_s8(m, vld1_s8(TAP(x, w, r, k) + c));
+                m = vmax_s8(m, vld1_s8(PL_POOL_TAP(x, w, r, k) + c));
         vst1_s8(out + c, vmin_s8(vmax_s8(m, vdup_n_s8((int8_t)lo)), vdup_n_s8((int8_t)hi)));
         c += 8;
     }
-    MAX_TAIL(int8_t, INT8_MIN)
+    pl_pool_max_tail_s8(w, x, c, lo, hi, out);
 }
 
 /* num / count truncated (FCVTZS): |num| < 2^24 and the quotient below 256, so the float
@@ -107,7 +66,7 @@ static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         int32x4_t acc0 = vdupq_n_s32(0), acc1 = acc0;
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++) {
-                int16x8_t v = vmovl_s8(vld1_s8(TAP(x, w, r, k) + c));
+                int16x8_t v = vmovl_s8(vld1_s8(PL_POOL_TAP(x, w, r, k) + c));
                 acc0 = vaddw_s16(acc0, vget_low_s16(v));
                 acc1 = vaddw_high_s16(acc1, v);
             }
@@ -115,7 +74,7 @@ static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         int32x4_t q1 = clamp4(divide_f32(numerators(acc1, half), fcount), lo, hi);
         vst1_s8(out + c, vqmovn_s16(vcombine_s16(vqmovn_s32(q0), vqmovn_s32(q1))));
     }
-    AVG_TAIL(int8_t)
+    pl_pool_avg_tail_s8(w, x, c, lo, hi, out);
 }
 
 static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32_t hi,
@@ -126,7 +85,7 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         int16x8_t m = vdupq_n_s16(INT16_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = vmaxq_s16(m, vld1q_s16(TAP(x, w, r, k) + c));
+                m = vmaxq_s16(m, vld1q_s16(PL_POOL_TAP(x, w, r, k) + c));
         m = vminq_s16(vmaxq_s16(m, vdupq_n_s16((int16_t)lo)), vdupq_n_s16((int16_t)hi));
         vst1q_s16(out + c, m);
     }
@@ -134,11 +93,11 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         int16x4_t m = vdup_n_s16(INT16_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = vmax_s16(m, vld1_s16(TAP(x, w, r, k) + c));
+                m = vmax_s16(m, vld1_s16(PL_POOL_TAP(x, w, r, k) + c));
         vst1_s16(out + c, vmin_s16(vmax_s16(m, vdup_n_s16((int16_t)lo)), vdup_n_s16((int16_t)hi)));
         c += 4;
     }
-    MAX_TAIL(int16_t, INT16_MIN)
+    pl_pool_max_tail_s16(w, x, c, lo, hi, out);
 }
 
 /* num / count truncated in double: both are exact and the quotient, within 2^-37 of the
@@ -161,7 +120,7 @@ static void avg_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         int32x4_t acc0 = vdupq_n_s32(0), acc1 = acc0;
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++) {
-                int16x8_t v = vld1q_s16(TAP(x, w, r, k) + c);
+                int16x8_t v = vld1q_s16(PL_POOL_TAP(x, w, r, k) + c);
                 acc0 = vaddw_s16(acc0, vget_low_s16(v));
                 acc1 = vaddw_high_s16(acc1, v);
             }
@@ -169,7 +128,7 @@ static void avg_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         int32x4_t q1 = clamp4(divide_f64(numerators(acc1, half), dcount), lo, hi);
         vst1q_s16(out + c, vcombine_s16(vqmovn_s32(q0), vqmovn_s32(q1)));
     }
-    AVG_TAIL(int16_t)
+    pl_pool_avg_tail_s16(w, x, c, lo, hi, out);
 }
 
 static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
@@ -180,18 +139,12 @@ static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi,
         float32x4_t m = vdupq_n_f32(-FLT_MAX);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++) {
-                float32x4_t v = vld1q_f32(TAP(x, w, r, k) + c);
+                float32x4_t v = vld1q_f32(PL_POOL_TAP(x, w, r, k) + c);
                 m = vbslq_f32(vcltq_f32(m, v), v, m); /* m < x ? x : m: NaN never taken */
             }
         vst1q_f32(out + c, clamp_f32(m, vlo, vhi));
     }
-    for (; c < w->depth; c++) {
-        float m = -FLT_MAX;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                m = m < TAP(x, w, r, k)[c] ? TAP(x, w, r, k)[c] : m;
-        out[c] = clampf(m, lo, hi);
-    }
+    pl_pool_max_tail_f32(w, x, c, lo, hi, out);
 }
 
 static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
@@ -203,16 +156,10 @@ static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi,
         float32x4_t t = vdupq_n_f32(0.0f);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                t = vaddq_f32(t, vld1q_f32(TAP(x, w, r, k) + c));
+                t = vaddq_f32(t, vld1q_f32(PL_POOL_TAP(x, w, r, k) + c));
         vst1q_f32(out + c, clamp_f32(vdivq_f32(t, vcount), vlo, vhi));
     }
-    for (; c < w->depth; c++) {
-        float t = 0.0f;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                t += TAP(x, w, r, k)[c];
-        out[c] = clampf(t / count, lo, hi);
-    }
+    pl_pool_avg_tail_f32(w, x, c, lo, hi, out);
 }
 
 const pl_pool pl_pool_neon = {max_s8, avg_s8, max_s16, avg_s16, max_f32, avg_f32};

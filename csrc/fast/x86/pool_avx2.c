@@ -7,28 +7,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "fast/pool.h"
-
-/* The pixel of tap (r, c) of the window. */
-#define TAP(x, w, r, c) ((x) + (size_t)(r) * (w)->row_stride + (size_t)(c) * (size_t)(w)->depth)
-
-static inline int32_t clamp(int32_t v, int32_t lo, int32_t hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* The reference's clamp: x < lo ? lo : x, then y > hi ? hi : y. */
-static inline float clampf(float v, float lo, float hi)
-{
-    float y = v < lo ? lo : v;
-    return y > hi ? hi : y;
-}
-
-/* TFLite's average, rounded half away from zero (count > 0). */
-static inline int32_t rounded_average(int32_t acc, int32_t count)
-{
-    return acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-}
+#include "fast/pool_tail.h"
 
 /* MAXPS/MINPS give their second operand on NaN or equal values, so min(hi, max(lo, v)) is
 ** the reference's clamp. */
@@ -45,7 +24,8 @@ static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         __m256i m = _mm256_set1_epi8(INT8_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = _mm256_max_epi8(m, _mm256_loadu_si256((const __m256i *)(TAP(x, w, r, k) + c)));
+                m = _mm256_max_epi8(m, _mm256_loadu_si256(
+                           (const __m256i *)(PL_POOL_TAP(x, w, r, k) + c)));
         m = _mm256_max_epi8(m, _mm256_set1_epi8((int8_t)lo));
         m = _mm256_min_epi8(m, _mm256_set1_epi8((int8_t)hi));
         _mm256_storeu_si256((__m256i *)(out + c), m);
@@ -54,17 +34,12 @@ static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         __m128i m = _mm_set1_epi8(INT8_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = _mm_max_epi8(m, _mm_loadl_epi64((const __m128i *)(TAP(x, w, r, k) + c)));
+                m = _mm_max_epi8(m, _mm_loadl_epi64(
+                           (const __m128i *)(PL_POOL_TAP(x, w, r, k) + c)));
         m = _mm_min_epi8(_mm_max_epi8(m, _mm_set1_epi8((int8_t)lo)), _mm_set1_epi8((int8_t)hi));
         _mm_storel_epi64((__m128i *)(out + c), m);
     }
-    for (; c < w->depth; c++) {
-        int32_t m = INT8_MIN;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                m = m < TAP(x, w, r, k)[c] ? TAP(x, w, r, k)[c] : m;
-        out[c] = (int8_t)clamp(m, lo, hi);
-    }
+    pl_pool_max_tail_s8(w, x, c, lo, hi, out);
 }
 
 static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t hi,
@@ -81,7 +56,7 @@ static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++) {
                 int64_t v;
-                memcpy(&v, TAP(x, w, r, k) + c, sizeof v);
+                memcpy(&v, PL_POOL_TAP(x, w, r, k) + c, sizeof v);
                 acc = _mm256_add_epi32(acc, _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(v)));
             }
         __m256i pos = _mm256_cmpgt_epi32(acc, zero);
@@ -93,13 +68,7 @@ static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         int64_t bytes = _mm_cvtsi128_si64(_mm_packs_epi16(words, words));
         memcpy(out + c, &bytes, sizeof bytes);
     }
-    for (; c < w->depth; c++) {
-        int32_t acc = 0;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                acc += TAP(x, w, r, k)[c];
-        out[c] = (int8_t)clamp(rounded_average(acc, count), lo, hi);
-    }
+    pl_pool_avg_tail_s8(w, x, c, lo, hi, out);
 }
 
 static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32_t hi,
@@ -110,7 +79,8 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         __m256i m = _mm256_set1_epi16(INT16_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = _mm256_max_epi16(m, _mm256_loadu_si256((const __m256i *)(TAP(x, w, r, k) + c)));
+                m = _mm256_max_epi16(m, _mm256_loadu_si256(
+                           (const __m256i *)(PL_POOL_TAP(x, w, r, k) + c)));
         m = _mm256_max_epi16(m, _mm256_set1_epi16((int16_t)lo));
         m = _mm256_min_epi16(m, _mm256_set1_epi16((int16_t)hi));
         _mm256_storeu_si256((__m256i *)(out + c), m);
@@ -119,18 +89,13 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         __m128i m = _mm_set1_epi16(INT16_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = _mm_max_epi16(m, _mm_loadu_si128((const __m128i *)(TAP(x, w, r, k) + c)));
+                m = _mm_max_epi16(m, _mm_loadu_si128(
+                           (const __m128i *)(PL_POOL_TAP(x, w, r, k) + c)));
         m = _mm_min_epi16(_mm_max_epi16(m, _mm_set1_epi16((int16_t)lo)),
                           _mm_set1_epi16((int16_t)hi));
         _mm_storeu_si128((__m128i *)(out + c), m);
     }
-    for (; c < w->depth; c++) {
-        int32_t m = INT16_MIN;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                m = m < TAP(x, w, r, k)[c] ? TAP(x, w, r, k)[c] : m;
-        out[c] = (int16_t)clamp(m, lo, hi);
-    }
+    pl_pool_max_tail_s16(w, x, c, lo, hi, out);
 }
 
 /* 4 lanes of num / count truncated: in double both are exact and the quotient, within
@@ -152,7 +117,7 @@ static void avg_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
                 acc = _mm256_add_epi32(acc, _mm256_cvtepi16_epi32(_mm_loadu_si128(
-                                                (const __m128i *)(TAP(x, w, r, k) + c))));
+                                                (const __m128i *)(PL_POOL_TAP(x, w, r, k) + c))));
         __m256i pos = _mm256_cmpgt_epi32(acc, zero);
         __m256i num = _mm256_blendv_epi8(_mm256_sub_epi32(acc, half),
                                          _mm256_add_epi32(acc, half), pos);
@@ -163,13 +128,7 @@ static void avg_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
                                         _mm256_extracti128_si256(q, 1));
         _mm_storeu_si128((__m128i *)(out + c), words);
     }
-    for (; c < w->depth; c++) {
-        int32_t acc = 0;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                acc += TAP(x, w, r, k)[c];
-        out[c] = (int16_t)clamp(rounded_average(acc, count), lo, hi);
-    }
+    pl_pool_avg_tail_s16(w, x, c, lo, hi, out);
 }
 
 static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
@@ -180,16 +139,10 @@ static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi,
         __m256 m = _mm256_set1_ps(-FLT_MAX);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++) /* MAXPS(x, m): m < x ? x : m */
-                m = _mm256_max_ps(_mm256_loadu_ps(TAP(x, w, r, k) + c), m);
+                m = _mm256_max_ps(_mm256_loadu_ps(PL_POOL_TAP(x, w, r, k) + c), m);
         _mm256_storeu_ps(out + c, clamp_ps(m, vlo, vhi));
     }
-    for (; c < w->depth; c++) {
-        float m = -FLT_MAX;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                m = m < TAP(x, w, r, k)[c] ? TAP(x, w, r, k)[c] : m;
-        out[c] = clampf(m, lo, hi);
-    }
+    pl_pool_max_tail_f32(w, x, c, lo, hi, out);
 }
 
 static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
@@ -201,16 +154,10 @@ static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi,
         __m256 t = _mm256_setzero_ps();
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                t = _mm256_add_ps(t, _mm256_loadu_ps(TAP(x, w, r, k) + c));
+                t = _mm256_add_ps(t, _mm256_loadu_ps(PL_POOL_TAP(x, w, r, k) + c));
         _mm256_storeu_ps(out + c, clamp_ps(_mm256_div_ps(t, _mm256_set1_ps(count)), vlo, vhi));
     }
-    for (; c < w->depth; c++) {
-        float t = 0.0f;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                t += TAP(x, w, r, k)[c];
-        out[c] = clampf(t / count, lo, hi);
-    }
+    pl_pool_avg_tail_f32(w, x, c, lo, hi, out);
 }
 
 const pl_pool pl_pool_avx2 = {max_s8, avg_s8, max_s16, avg_s16, max_f32, avg_f32};

@@ -6,10 +6,7 @@
 #include <float.h>
 #include <immintrin.h>
 
-#include "fast/pool.h"
-
-/* The pixel of tap (r, c) of the window. */
-#define TAP(x, w, r, c) ((x) + (size_t)(r) * (w)->row_stride + (size_t)(c) * (size_t)(w)->depth)
+#include "fast/pool_tail.h"
 
 static inline __mmask64 mask64(int32_t left)
 {
@@ -36,7 +33,7 @@ static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         __m512i v = _mm512_set1_epi8(INT8_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                v = _mm512_max_epi8(v, _mm512_maskz_loadu_epi8(m, TAP(x, w, r, k) + c));
+                v = _mm512_max_epi8(v, _mm512_maskz_loadu_epi8(m, PL_POOL_TAP(x, w, r, k) + c));
         v = _mm512_max_epi8(v, _mm512_set1_epi8((int8_t)lo));
         v = _mm512_min_epi8(v, _mm512_set1_epi8((int8_t)hi));
         _mm512_mask_storeu_epi8(out + c, m, v);
@@ -57,7 +54,7 @@ static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
                 acc = _mm512_add_epi32(acc, _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(
-                                                m, TAP(x, w, r, k) + c)));
+                                                m, PL_POOL_TAP(x, w, r, k) + c)));
         __mmask16 pos = _mm512_cmpgt_epi32_mask(acc, zero);
         __m512i num = _mm512_mask_add_epi32(_mm512_sub_epi32(acc, half), pos, acc, half);
         __m512i q = _mm512_cvttps_epi32(_mm512_div_ps(_mm512_cvtepi32_ps(num), fcount));
@@ -79,7 +76,7 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         __m512i v = _mm512_set1_epi16(INT16_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                v = _mm512_max_epi16(v, _mm512_maskz_loadu_epi16(m, TAP(x, w, r, k) + c));
+                v = _mm512_max_epi16(v, _mm512_maskz_loadu_epi16(m, PL_POOL_TAP(x, w, r, k) + c));
         v = _mm512_max_epi16(v, _mm512_set1_epi16((int16_t)lo));
         v = _mm512_min_epi16(v, _mm512_set1_epi16((int16_t)hi));
         _mm512_mask_storeu_epi16(out + c, m, v);
@@ -105,7 +102,7 @@ static void avg_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
                 acc = _mm512_add_epi32(acc, _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(
-                                                m, TAP(x, w, r, k) + c)));
+                                                m, PL_POOL_TAP(x, w, r, k) + c)));
         __mmask16 pos = _mm512_cmpgt_epi32_mask(acc, zero);
         __m512i num = _mm512_mask_add_epi32(_mm512_sub_epi32(acc, half), pos, acc, half);
         __m512i q = _mm512_inserti64x4(
@@ -124,7 +121,7 @@ static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi,
         __m512 v = _mm512_set1_ps(-FLT_MAX);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++) /* VMAXPS(x, v): v < x ? x : v */
-                v = _mm512_max_ps(_mm512_maskz_loadu_ps(m, TAP(x, w, r, k) + c), v);
+                v = _mm512_max_ps(_mm512_maskz_loadu_ps(m, PL_POOL_TAP(x, w, r, k) + c), v);
         _mm512_mask_storeu_ps(out + c, m, clamp_ps(v, vlo, vhi));
     }
 }
@@ -138,7 +135,7 @@ static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi,
         __m512 t = _mm512_setzero_ps();
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(m, TAP(x, w, r, k) + c));
+                t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(m, PL_POOL_TAP(x, w, r, k) + c));
         _mm512_mask_storeu_ps(out + c, m, clamp_ps(_mm512_div_ps(t, count), vlo, vhi));
     }
 }

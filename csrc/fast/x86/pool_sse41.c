@@ -6,48 +6,7 @@
 #include <smmintrin.h>
 #include <string.h>
 
-#include "fast/pool.h"
-
-/* The pixel of tap (r, c) of the window. */
-#define TAP(x, w, r, c) ((x) + (size_t)(r) * (w)->row_stride + (size_t)(c) * (size_t)(w)->depth)
-
-static inline int32_t clamp(int32_t v, int32_t lo, int32_t hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* The reference's clamp: x < lo ? lo : x, then y > hi ? hi : y. */
-static inline float clampf(float v, float lo, float hi)
-{
-    float y = v < lo ? lo : v;
-    return y > hi ? hi : y;
-}
-
-/* TFLite's average, rounded half away from zero (count > 0). */
-static inline int32_t rounded_average(int32_t acc, int32_t count)
-{
-    return acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-}
-
-/* Channels c.. of an integer window one at a time: the reference's maximum from FIRST. */
-#define MAX_TAIL(T, FIRST)                                                                \
-    for (; c < w->depth; c++) {                                                           \
-        int32_t m = FIRST;                                                                \
-        for (int32_t r = 0; r < w->rows; r++)                                             \
-            for (int32_t k = 0; k < w->cols; k++)                                         \
-                m = m < TAP(x, w, r, k)[c] ? TAP(x, w, r, k)[c] : m;                      \
-        out[c] = (T)clamp(m, lo, hi);                                                     \
-    }
-
-/* ... and the reference's rounded average. */
-#define AVG_TAIL(T)                                                                       \
-    for (; c < w->depth; c++) {                                                           \
-        int32_t acc = 0;                                                                  \
-        for (int32_t r = 0; r < w->rows; r++)                                             \
-            for (int32_t k = 0; k < w->cols; k++)                                         \
-                acc += TAP(x, w, r, k)[c];                                                \
-        out[c] = (T)clamp(rounded_average(acc, w->rows * w->cols), lo, hi);               \
-    }
+#include "fast/pool_tail.h"
 
 /* The sums + count / 2 away from zero: the numerators of the rounded averages. */
 static inline __m128i numerators(__m128i acc, __m128i half)
@@ -71,7 +30,8 @@ static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         __m128i m = _mm_set1_epi8(INT8_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = _mm_max_epi8(m, _mm_loadu_si128((const __m128i *)(TAP(x, w, r, k) + c)));
+                m = _mm_max_epi8(m, _mm_loadu_si128(
+                           (const __m128i *)(PL_POOL_TAP(x, w, r, k) + c)));
         m = _mm_min_epi8(_mm_max_epi8(m, _mm_set1_epi8((int8_t)lo)), _mm_set1_epi8((int8_t)hi));
         _mm_storeu_si128((__m128i *)(out + c), m);
     }
@@ -79,12 +39,13 @@ static void max_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         __m128i m = _mm_set1_epi8(INT8_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = _mm_max_epi8(m, _mm_loadl_epi64((const __m128i *)(TAP(x, w, r, k) + c)));
+                m = _mm_max_epi8(m, _mm_loadl_epi64(
+                           (const __m128i *)(PL_POOL_TAP(x, w, r, k) + c)));
         m = _mm_min_epi8(_mm_max_epi8(m, _mm_set1_epi8((int8_t)lo)), _mm_set1_epi8((int8_t)hi));
         _mm_storel_epi64((__m128i *)(out + c), m);
         c += 8;
     }
-    MAX_TAIL(int8_t, INT8_MIN)
+    pl_pool_max_tail_s8(w, x, c, lo, hi, out);
 }
 
 static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t hi,
@@ -101,7 +62,7 @@ static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++) {
                 int32_t v;
-                memcpy(&v, TAP(x, w, r, k) + c, sizeof v);
+                memcpy(&v, PL_POOL_TAP(x, w, r, k) + c, sizeof v);
                 acc = _mm_add_epi32(acc, _mm_cvtepi8_epi32(_mm_cvtsi32_si128(v)));
             }
         __m128 num = _mm_cvtepi32_ps(numerators(acc, half));
@@ -111,7 +72,7 @@ static void avg_s8(const pl_pool_window *w, const int8_t *x, int32_t lo, int32_t
         int32_t bytes = _mm_cvtsi128_si32(_mm_packs_epi16(words, words));
         memcpy(out + c, &bytes, sizeof bytes);
     }
-    AVG_TAIL(int8_t)
+    pl_pool_avg_tail_s8(w, x, c, lo, hi, out);
 }
 
 static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32_t hi,
@@ -122,7 +83,8 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         __m128i m = _mm_set1_epi16(INT16_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = _mm_max_epi16(m, _mm_loadu_si128((const __m128i *)(TAP(x, w, r, k) + c)));
+                m = _mm_max_epi16(m, _mm_loadu_si128(
+                           (const __m128i *)(PL_POOL_TAP(x, w, r, k) + c)));
         m = _mm_min_epi16(_mm_max_epi16(m, _mm_set1_epi16((int16_t)lo)),
                           _mm_set1_epi16((int16_t)hi));
         _mm_storeu_si128((__m128i *)(out + c), m);
@@ -131,13 +93,14 @@ static void max_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         __m128i m = _mm_set1_epi16(INT16_MIN);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                m = _mm_max_epi16(m, _mm_loadl_epi64((const __m128i *)(TAP(x, w, r, k) + c)));
+                m = _mm_max_epi16(m, _mm_loadl_epi64(
+                           (const __m128i *)(PL_POOL_TAP(x, w, r, k) + c)));
         m = _mm_min_epi16(_mm_max_epi16(m, _mm_set1_epi16((int16_t)lo)),
                           _mm_set1_epi16((int16_t)hi));
         _mm_storel_epi64((__m128i *)(out + c), m);
         c += 4;
     }
-    MAX_TAIL(int16_t, INT16_MIN)
+    pl_pool_max_tail_s16(w, x, c, lo, hi, out);
 }
 
 /* 2 lanes of num / count truncated: in double both are exact and the quotient, within
@@ -159,14 +122,14 @@ static void avg_s16(const pl_pool_window *w, const int16_t *x, int32_t lo, int32
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
                 acc = _mm_add_epi32(acc, _mm_cvtepi16_epi32(_mm_loadl_epi64(
-                                             (const __m128i *)(TAP(x, w, r, k) + c))));
+                                             (const __m128i *)(PL_POOL_TAP(x, w, r, k) + c))));
         __m128i num = numerators(acc, half);
         __m128i q = _mm_unpacklo_epi64(divide2(num, dcount),
                                        divide2(_mm_srli_si128(num, 8), dcount));
         q = _mm_min_epi32(_mm_max_epi32(q, _mm_set1_epi32(lo)), _mm_set1_epi32(hi));
         _mm_storel_epi64((__m128i *)(out + c), _mm_packs_epi32(q, q));
     }
-    AVG_TAIL(int16_t)
+    pl_pool_avg_tail_s16(w, x, c, lo, hi, out);
 }
 
 static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
@@ -177,16 +140,10 @@ static void max_f32(const pl_pool_window *w, const float *x, float lo, float hi,
         __m128 m = _mm_set1_ps(-FLT_MAX);
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++) /* MAXPS(x, m): m < x ? x : m */
-                m = _mm_max_ps(_mm_loadu_ps(TAP(x, w, r, k) + c), m);
+                m = _mm_max_ps(_mm_loadu_ps(PL_POOL_TAP(x, w, r, k) + c), m);
         _mm_storeu_ps(out + c, clamp_ps(m, vlo, vhi));
     }
-    for (; c < w->depth; c++) {
-        float m = -FLT_MAX;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                m = m < TAP(x, w, r, k)[c] ? TAP(x, w, r, k)[c] : m;
-        out[c] = clampf(m, lo, hi);
-    }
+    pl_pool_max_tail_f32(w, x, c, lo, hi, out);
 }
 
 static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi, float *out)
@@ -198,16 +155,10 @@ static void avg_f32(const pl_pool_window *w, const float *x, float lo, float hi,
         __m128 t = _mm_setzero_ps();
         for (int32_t r = 0; r < w->rows; r++)
             for (int32_t k = 0; k < w->cols; k++)
-                t = _mm_add_ps(t, _mm_loadu_ps(TAP(x, w, r, k) + c));
+                t = _mm_add_ps(t, _mm_loadu_ps(PL_POOL_TAP(x, w, r, k) + c));
         _mm_storeu_ps(out + c, clamp_ps(_mm_div_ps(t, vcount), vlo, vhi));
     }
-    for (; c < w->depth; c++) {
-        float t = 0.0f;
-        for (int32_t r = 0; r < w->rows; r++)
-            for (int32_t k = 0; k < w->cols; k++)
-                t += TAP(x, w, r, k)[c];
-        out[c] = clampf(t / count, lo, hi);
-    }
+    pl_pool_avg_tail_f32(w, x, c, lo, hi, out);
 }
 
 const pl_pool pl_pool_sse41 = {max_s8, avg_s8, max_s16, avg_s16, max_f32, avg_f32};
