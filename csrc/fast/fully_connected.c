@@ -18,6 +18,7 @@ typedef struct fc_plan {
     bool f32;
     void *packed;
     int32_t *fold;   /* int8: (input offset - 128) * the unit's weight sum, mod 2^32 */
+    double *scale;   /* int8: the unit's output scale */
     uint8_t *a;      /* int8: rows x kp */
     int32_t *sums;   /* int8: rows x units */
 } fc_plan;
@@ -41,10 +42,12 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t packed = fp.f32 ? gf->packed_bytes(p->units, p->depth)
                            : g8->packed_bytes(p->units, fp.kp);
     size_t fold = fp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * (size_t)p->units);
+    size_t scale = fp.f32 ? 0 : pl_fast_align64(sizeof(double) * (size_t)p->units);
     size_t a = fp.f32 ? 0 : pl_fast_align64((size_t)fp.rows * (size_t)fp.kp);
     size_t sums = fp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * (size_t)fp.rows * (size_t)p->units);
     size_t head = pl_fast_align64(sizeof fp);
-    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + fold + a + sums);
+    uint8_t *block =
+        pl_fast_block_new(node, head + pl_fast_align64(packed) + fold + scale + a + sums);
     if (block == NULL)
         return false;
     fp.packed = block + head;
@@ -53,7 +56,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     } else {
         const int8_t *w = f.data;
         fp.fold = (int32_t *)(block + head + pl_fast_align64(packed));
-        fp.a = (uint8_t *)fp.fold + fold;
+        fp.scale = (double *)((uint8_t *)fp.fold + fold);
+        fp.a = (uint8_t *)fp.scale + scale;
         fp.sums = (int32_t *)(fp.a + a);
         g8->pack(w, p->units, p->depth, fp.kp, fp.packed);
         for (int32_t u = 0; u < p->units; u++) {
@@ -61,6 +65,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
             for (int32_t i = 0; i < p->depth; i++)
                 sum += w[(size_t)u * (size_t)p->depth + (size_t)i];
             fp.fold[u] = (int32_t)(uint32_t)(int64_t)((p->input_offset - 128) * sum);
+            fp.scale[u] = p->scale[p->per_channel ? u : 0];
         }
     }
     memcpy(block, &fp, sizeof fp);
@@ -81,6 +86,8 @@ static void invoke_s8(const fc_plan *fp, const pl_fully_connected_params *p,
                       int8_t *out)
 {
     const size_t depth = (size_t)p->depth, units = (size_t)p->units;
+    const pl_fc_output o = {fp->fold, bias, fp->scale, p->output_offset, p->act_min,
+                            p->act_max};
     for (int32_t b0 = 0; b0 < p->batches; b0 += fp->rows) {
         int32_t rows = p->batches - b0 < fp->rows ? p->batches - b0 : fp->rows;
         for (int32_t r = 0; r < rows; r++) {
@@ -92,13 +99,9 @@ static void invoke_s8(const fc_plan *fp, const pl_fully_connected_params *p,
         }
         g8->run(rows, p->units, fp->kp, fp->a, (size_t)fp->kp, fp->packed, NULL, NULL,
                 fp->sums, units);
-        for (int32_t r = 0; r < rows; r++) {
-            const int32_t *s = fp->sums + (size_t)r * units;
-            int8_t *o = out + (size_t)(b0 + r) * units;
-            for (int32_t u = 0; u < p->units; u++)
-                o[u] = pl_fully_connected_s8_output(
-                    p, (int32_t)((uint32_t)s[u] + (uint32_t)fp->fold[u]), bias, u);
-        }
+        for (int32_t r = 0; r < rows; r++)
+            g8->fc_output(&o, fp->sums + (size_t)r * units, p->units,
+                          out + (size_t)(b0 + r) * units);
     }
 }
 

@@ -46,6 +46,30 @@ bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, i
                            const int32_t *bias, int32_t *arrays, int32_t lanes,
                            pl_s8_stage *st);
 
+/* FULLY_CONNECTED's int8 output, rounded in double as LiteRT's reference does: out[u] =
+** clamp(offset + round_half_away((double)(sums[u] + fold[u] + bias[u]) * scale[u])) for u < n,
+** the int32 additions wrapping (bias may be NULL). Saturating the rounded value to int32 before
+** the offset, as the reference does, changes nothing once it is clamped to an 8-bit range. */
+typedef struct pl_fc_output {
+    const int32_t *fold, *bias;
+    const double *scale;
+    int32_t offset, act_min, act_max;
+} pl_fc_output;
+
+/* One unit of pl_fc_output with scalar arithmetic (the vector versions' last few units). */
+static inline int8_t pl_fc_output_one(const pl_fc_output *o, int32_t sum, int32_t u)
+{
+    uint32_t acc = (uint32_t)sum + (uint32_t)o->fold[u];
+    if (o->bias != NULL)
+        acc += (uint32_t)o->bias[u];
+    double x = (double)(int32_t)acc * o->scale[u];
+    double t = x > -0x1p52 && x < 0x1p52 ? (double)(int64_t)x : x; /* truncated */
+    t += x - t >= 0.5 ? 1.0 : x - t <= -0.5 ? -1.0 : 0.0;
+    t += (double)o->offset;
+    t = t < (double)o->act_min ? (double)o->act_min : t;
+    return (int8_t)(t > (double)o->act_max ? (double)o->act_max : t);
+}
+
 typedef struct pl_gemm_s8 {
     size_t (*packed_bytes)(int32_t n, int32_t kp);
     void (*pack)(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed);
@@ -53,6 +77,8 @@ typedef struct pl_gemm_s8 {
     void (*run)(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
                 const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
                 size_t ldo);
+    /* pl_fc_output over one row of n sums */
+    void (*fc_output)(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out);
 } pl_gemm_s8;
 
 typedef struct pl_gemm_f32 {
@@ -77,5 +103,6 @@ extern const pl_gemm_f32 pl_gemm_f32_sse41;
 extern const pl_gemm_s8 pl_gemm_s8_neon_dot;
 extern const pl_gemm_s8 pl_gemm_s8_neon;
 extern const pl_gemm_f32 pl_gemm_f32_neon; /* NEON_DOT's too: SDOT is integer only */
+void pl_fc_output_neon(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out);
 
 #endif

@@ -8,6 +8,7 @@
 #include "kernel_tests.h"
 #include "kernels/common/padding.h"
 #include "kernels/conv/conv.h"
+#include "fast/gemm.h"
 #include "kernels/conv/fully_connected.h"
 #include "picolite/pl_fast.h"
 
@@ -246,6 +247,53 @@ static void fully_connected_fast_paths_equal_portable(void)
     }
 }
 
+/* FULLY_CONNECTED's int8 output stage of every set against the portable kernel's, on the
+** values where rounding in double is delicate: scales that put sums exactly on halves, sums
+** and folds at the int32 limits (their additions wrap), saturating results, every tail. */
+static void fc_output_rounds_as_the_portable_kernel(void)
+{
+    static const double scales[] = {0.5, 0.25, 0.75, 1.0, 1.5, 3.0, 0x1p-20, 1.0 / 3, 0.1};
+    static const int32_t extremes[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1,
+                                       INT32_MAX};
+    enum { UNITS = 41 };
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        const pl_gemm_s8 *g8 = pl_gemm_s8_for((pl_isa)isa);
+        if (g8 == NULL || !pl_fast_isa_available((pl_isa)isa))
+            continue;
+        int failures = 0;
+        for (int k = 0; k < 400; k++) {
+            int32_t n = between(1, UNITS), sums[UNITS], fold[UNITS], bias[UNITS];
+            double scale[UNITS];
+            int8_t want[UNITS], got[UNITS];
+            for (int32_t u = 0; u < n; u++) {
+                bool edge = between(0, 3) == 0;
+                sums[u] = edge ? extremes[between(0, 6)] : between(-40000, 40000);
+                fold[u] = between(0, 5) == 0 ? extremes[between(0, 6)] : between(-9000, 9000);
+                bias[u] = between(-20000, 20000);
+                scale[u] = between(0, 2) ? scales[between(0, 8)] : 0.001 * unit();
+            }
+            bool with_bias = between(0, 1) == 1;
+            pl_fully_connected_params p = {0};
+            p.units = n;
+            p.output_offset = between(-128, 127);
+            p.act_min = between(0, 1) ? -128 : between(-128, 0);
+            p.act_max = between(0, 1) ? 127 : between(0, 127);
+            p.scale = scale;
+            p.per_channel = true;
+            for (int32_t u = 0; u < n; u++)
+                want[u] = pl_fully_connected_s8_output(
+                    &p, (int32_t)((uint32_t)sums[u] + (uint32_t)fold[u]),
+                    with_bias ? bias : NULL, u);
+            const pl_fc_output o = {fold, with_bias ? bias : NULL, scale, p.output_offset,
+                                    p.act_min, p.act_max};
+            g8->fc_output(&o, sums, n, got);
+            failures += memcmp(want, got, (size_t)n) != 0;
+        }
+        printf("  %s: fully connected output stage\n", pl_fast_isa_name((pl_isa)isa));
+        CHECK_EQ(failures, 0);
+    }
+}
+
 /* The portable "instruction set" hands out the base registrations unchanged. */
 static void portable_isa_keeps_the_base_registrations(void)
 {
@@ -262,5 +310,6 @@ int main(void)
     RUN(portable_isa_keeps_the_base_registrations);
     RUN(conv_fast_paths_equal_portable);
     RUN(fully_connected_fast_paths_equal_portable);
+    RUN(fc_output_rounds_as_the_portable_kernel);
     return HARNESS_END();
 }

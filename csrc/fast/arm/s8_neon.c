@@ -90,4 +90,24 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
     }
 }
 
-const pl_gemm_s8 pl_gemm_s8_neon = {packed_bytes, pack, run};
+/* 2 units per step in double lanes (FRINTA rounds half away from zero), the last alone. */
+void pl_fc_output_neon(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)
+{
+    const float64x2_t off = vdupq_n_f64((double)o->offset);
+    const float64x2_t lo = vdupq_n_f64((double)o->act_min), hi = vdupq_n_f64((double)o->act_max);
+    int32_t u = 0;
+    for (; n - u >= 2; u += 2) {
+        int32x2_t acc = vadd_s32(vld1_s32(sums + u), vld1_s32(o->fold + u));
+        if (o->bias != NULL)
+            acc = vadd_s32(acc, vld1_s32(o->bias + u));
+        float64x2_t x = vmulq_f64(vcvtq_f64_s64(vmovl_s32(acc)), vld1q_f64(o->scale + u));
+        float64x2_t t = vminq_f64(vmaxq_f64(vaddq_f64(vrndaq_f64(x), off), lo), hi);
+        int64x2_t q = vcvtq_s64_f64(t);
+        out[u] = (int8_t)vgetq_lane_s64(q, 0);
+        out[u + 1] = (int8_t)vgetq_lane_s64(q, 1);
+    }
+    for (; u < n; u++)
+        out[u] = pl_fc_output_one(o, sums[u], u);
+}
+
+const pl_gemm_s8 pl_gemm_s8_neon = {packed_bytes, pack, run, pl_fc_output_neon};

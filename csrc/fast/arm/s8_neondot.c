@@ -92,4 +92,4 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
     }
 }
 
-const pl_gemm_s8 pl_gemm_s8_neon_dot = {packed_bytes, pack, run};
+const pl_gemm_s8 pl_gemm_s8_neon_dot = {packed_bytes, pack, run, pl_fc_output_neon};

@@ -129,4 +129,33 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
         }
 }
 
-const pl_gemm_s8 pl_gemm_s8_avx2 = {packed_bytes, pack, run};
+/* 4 units per step in double lanes, the last few one by one. */
+static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)
+{
+    const __m256d half = _mm256_set1_pd(0.5), one = _mm256_set1_pd(1.0);
+    const __m256d off = _mm256_set1_pd((double)o->offset);
+    const __m256d lo = _mm256_set1_pd((double)o->act_min), hi = _mm256_set1_pd((double)o->act_max);
+    int32_t u = 0;
+    for (; n - u >= 4; u += 4) {
+        __m128i acc = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(sums + u)),
+                                    _mm_loadu_si128((const __m128i *)(o->fold + u)));
+        if (o->bias != NULL)
+            acc = _mm_add_epi32(acc, _mm_loadu_si128((const __m128i *)(o->bias + u)));
+        __m256d x = _mm256_mul_pd(_mm256_cvtepi32_pd(acc), _mm256_loadu_pd(o->scale + u));
+        /* half away from zero: truncated, then one step where the rest reaches a half */
+        __m256d t = _mm256_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        __m256d rest = _mm256_sub_pd(x, t);
+        __m256d up = _mm256_and_pd(_mm256_cmp_pd(rest, half, _CMP_GE_OQ), one);
+        __m256d down = _mm256_and_pd(_mm256_cmp_pd(rest, _mm256_sub_pd(_mm256_setzero_pd(), half),
+                                                   _CMP_LE_OQ), one);
+        t = _mm256_sub_pd(_mm256_add_pd(t, up), down);
+        t = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(t, off), lo), hi);
+        __m128i words = _mm_packs_epi32(_mm256_cvttpd_epi32(t), _mm_setzero_si128());
+        int32_t bytes = _mm_cvtsi128_si32(_mm_packs_epi16(words, words));
+        memcpy(out + u, &bytes, 4);
+    }
+    for (; u < n; u++)
+        out[u] = pl_fc_output_one(o, sums[u], u);
+}
+
+const pl_gemm_s8 pl_gemm_s8_avx2 = {packed_bytes, pack, run, fc_output};

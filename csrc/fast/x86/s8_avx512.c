@@ -112,4 +112,28 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
         }
 }
 
-const pl_gemm_s8 pl_gemm_s8_avx512 = {packed_bytes, pack, run};
+/* 8 units per step in double lanes, the last ones masked (their lanes compute zeros). */
+static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)
+{
+    const __m512d half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0);
+    const __m512d off = _mm512_set1_pd((double)o->offset);
+    const __m512d lo = _mm512_set1_pd((double)o->act_min), hi = _mm512_set1_pd((double)o->act_max);
+    for (int32_t u = 0; u < n; u += 8) {
+        __mmask8 m = n - u >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - u)) - 1u);
+        __m256i acc = _mm256_add_epi32(_mm256_maskz_loadu_epi32(m, sums + u),
+                                       _mm256_maskz_loadu_epi32(m, o->fold + u));
+        if (o->bias != NULL)
+            acc = _mm256_add_epi32(acc, _mm256_maskz_loadu_epi32(m, o->bias + u));
+        __m512d x = _mm512_mul_pd(_mm512_cvtepi32_pd(acc), _mm512_maskz_loadu_pd(m, o->scale + u));
+        /* half away from zero: truncated, then one step where the rest reaches a half */
+        __m512d t = _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        __m512d rest = _mm512_sub_pd(x, t);
+        t = _mm512_mask_add_pd(t, _mm512_cmp_pd_mask(rest, half, _CMP_GE_OQ), t, one);
+        t = _mm512_mask_sub_pd(t, _mm512_cmp_pd_mask(rest, _mm512_sub_pd(_mm512_setzero_pd(), half),
+                                                     _CMP_LE_OQ), t, one);
+        t = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(t, off), lo), hi);
+        _mm_mask_storeu_epi8(out + u, m, _mm256_cvtepi32_epi8(_mm512_cvttpd_epi32(t)));
+    }
+}
+
+const pl_gemm_s8 pl_gemm_s8_avx512 = {packed_bytes, pack, run, fc_output};

@@ -120,4 +120,32 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
     }
 }
 
-const pl_gemm_s8 pl_gemm_s8_sse41 = {packed_bytes, pack, run};
+/* 2 units per step in double lanes, the last one alone. */
+static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)
+{
+    const __m128d half = _mm_set1_pd(0.5), one = _mm_set1_pd(1.0);
+    const __m128d off = _mm_set1_pd((double)o->offset);
+    const __m128d lo = _mm_set1_pd((double)o->act_min), hi = _mm_set1_pd((double)o->act_max);
+    int32_t u = 0;
+    for (; n - u >= 2; u += 2) {
+        __m128i acc = _mm_add_epi32(_mm_loadl_epi64((const __m128i *)(sums + u)),
+                                    _mm_loadl_epi64((const __m128i *)(o->fold + u)));
+        if (o->bias != NULL)
+            acc = _mm_add_epi32(acc, _mm_loadl_epi64((const __m128i *)(o->bias + u)));
+        __m128d x = _mm_mul_pd(_mm_cvtepi32_pd(acc), _mm_loadu_pd(o->scale + u));
+        /* half away from zero: truncated, then one step where the rest reaches a half */
+        __m128d t = _mm_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        __m128d rest = _mm_sub_pd(x, t);
+        __m128d up = _mm_and_pd(_mm_cmpge_pd(rest, half), one);
+        __m128d down = _mm_and_pd(_mm_cmple_pd(rest, _mm_sub_pd(_mm_setzero_pd(), half)), one);
+        t = _mm_sub_pd(_mm_add_pd(t, up), down);
+        t = _mm_min_pd(_mm_max_pd(_mm_add_pd(t, off), lo), hi);
+        __m128i q = _mm_cvttpd_epi32(t);
+        out[u] = (int8_t)_mm_cvtsi128_si32(q);
+        out[u + 1] = (int8_t)_mm_extract_epi32(q, 1);
+    }
+    for (; u < n; u++)
+        out[u] = pl_fc_output_one(o, sums[u], u);
+}
+
+const pl_gemm_s8 pl_gemm_s8_sse41 = {packed_bytes, pack, run, fc_output};
