@@ -83,6 +83,10 @@ static void put_double(out *o, double v)
         put_str(o, "inf", 3);
         return;
     }
+    if (v == 0) { /* no digit to normalise: the loops below would print six zeros */
+        put(o, '0');
+        return;
+    }
     int exp10 = 0;
     while (v >= 1e6) {
         v /= 10;

@@ -84,7 +84,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const pl_gemm_s8 *g8 = pl_gemm_s8_for(isa);
     const pl_gemm_f32 *gf = pl_gemm_f32_for(isa);
     pl_tensor in, f, bias, out;
-    if ((d->type != PL_INT8 && d->type != PL_FLOAT32) || g8 == NULL || gf == NULL ||
+    if ((d->type != PL_INT8 && d->type != PL_FLOAT32) || d->hybrid || g8 == NULL || gf == NULL ||
         ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in) != PL_OK ||
         ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS), &f) != PL_OK ||
         ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias) != PL_OK ||

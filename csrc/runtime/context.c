@@ -117,8 +117,10 @@ static pl_status get_tensor(pl_context *ctx, int32_t index, pl_tensor **out)
         if (zp < INT32_MIN || zp > INT32_MAX)
             return pl_error_set(it->err, PL_ERR_MODEL, "tensor %d: zero point %lld (channel "
                                 "%u) is outside int32", (int)index, (long long)zp, i);
-        /* Multipliers are scale ratios: a zero, negative, infinite or NaN scale has none. */
-        if (!(s > 0.0f && s <= FLT_MAX))
+        /* Multipliers are scale ratios: a zero, negative, infinite or NaN scale has none.
+        ** But a constant's zero scale is a pruned channel's (all-zero weights and bias in
+        ** 16x8 models): as numerators they give multiplier 0, as in TFLite. */
+        if (!(s > 0.0f && s <= FLT_MAX) && !(s == 0.0f && t->is_constant))
             return pl_error_set(it->err, PL_ERR_MODEL, "tensor %d: scale %g (channel %u) is "
                                 "not a positive finite number", (int)index, (double)s, i);
         scale[i] = s;

@@ -35,6 +35,8 @@ static void formats_doubles_like_g(void)
     char buf[32];
     pl_fmt(buf, sizeof buf, "%g %g %g %g", 0.5, 1234.0, 1e-7, 0.00390625);
     CHECK(strcmp(buf, "0.5 1234 1e-07 0.00390625") == 0 || strcmp(buf, "0.5 1234 1e-7 0.00390625") == 0);
+    pl_fmt(buf, sizeof buf, "%g %g", 0.0, 100.0);
+    CHECK(strcmp(buf, "0 100") == 0);
 }
 
 static void formats_precision_strings(void)

@@ -1,9 +1,11 @@
 /* test_kernels_compare.c - the compare family by hand: int8 comparisons by real value across
 ** quantizations, int16 ordering on stored integers (LiteRT), broadcasting and the output
-** shape, bool EQUAL, the logical ops, SELECT_V2's three-way broadcast, and refusals. */
+** shape, bool EQUAL, the logical ops, SELECT_V2's three-way broadcast, SELECT's element,
+** scalar and row choices, and refusals. */
 #include <stdbool.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "harness.h"
 #include "kernel_harness.h"
@@ -165,6 +167,42 @@ static void select_v2_broadcasts_three_ways(void)
     CHECK_EQ(kh_run(pl_select_v2_registration(), in, 3, &out, 1, NULL), PL_ERR_MODEL);
 }
 
+/* SELECT (version one): an elementwise condition, a scalar one, a vector choosing rows, and
+** the broadcast SELECT_V2 takes refused. */
+static void select_v1_picks_elements_all_or_rows(void)
+{
+    int32_t dx[2] = {2, 3}, dv[1] = {2}, dbad[2] = {1, 3};
+    bool ce[6] = {true, false, true, false, false, true}, cs[1] = {false}, cr[2] = {false, true};
+    int16_t x[6] = {1, 2, 3, 4, 5, 6}, y[6] = {-1, -2, -3, -4, -5, -6}, o[6];
+    const int16_t want_e[6] = {1, -2, 3, -4, -5, 6}, want_r[6] = {-1, -2, -3, 4, 5, 6};
+    kh_setup();
+    int32_t in[3] = {tq(PL_BOOL, 2, dx, ce, 6, 0, 0), tq(PL_INT16, 2, dx, x, 12, 0, 0),
+                     tq(PL_INT16, 2, dx, y, 12, 0, 0)};
+    int32_t out = tq(PL_INT16, 2, dx, o, sizeof o, 0, 0);
+    CHECK_EQ(kh_run(pl_select_registration(), in, 3, &out, 1, NULL), PL_OK);
+    CHECK(memcmp(o, want_e, sizeof o) == 0);
+    kh_setup(); /* scalar condition: all of y */
+    in[0] = tq(PL_BOOL, 0, dx, cs, 1, 0, 0);
+    in[1] = tq(PL_INT16, 2, dx, x, 12, 0, 0);
+    in[2] = tq(PL_INT16, 2, dx, y, 12, 0, 0);
+    out = tq(PL_INT16, 2, dx, o, sizeof o, 0, 0);
+    CHECK_EQ(kh_run(pl_select_registration(), in, 3, &out, 1, NULL), PL_OK);
+    CHECK(memcmp(o, y, sizeof o) == 0);
+    kh_setup(); /* a condition per row */
+    in[0] = tq(PL_BOOL, 1, dv, cr, 2, 0, 0);
+    in[1] = tq(PL_INT16, 2, dx, x, 12, 0, 0);
+    in[2] = tq(PL_INT16, 2, dx, y, 12, 0, 0);
+    out = tq(PL_INT16, 2, dx, o, sizeof o, 0, 0);
+    CHECK_EQ(kh_run(pl_select_registration(), in, 3, &out, 1, NULL), PL_OK);
+    CHECK(memcmp(o, want_r, sizeof o) == 0);
+    kh_setup(); /* a condition of shape (1, 3) would broadcast in SELECT_V2 only */
+    in[0] = tq(PL_BOOL, 2, dbad, ce, 3, 0, 0);
+    in[1] = tq(PL_INT16, 2, dx, x, 12, 0, 0);
+    in[2] = tq(PL_INT16, 2, dx, y, 12, 0, 0);
+    out = tq(PL_INT16, 2, dx, o, sizeof o, 0, 0);
+    CHECK_EQ(kh_run(pl_select_registration(), in, 3, &out, 1, NULL), PL_ERR_MODEL);
+}
+
 int main(void)
 {
     RUN(int8_compares_real_values_across_scales);
@@ -174,5 +212,6 @@ int main(void)
     RUN(compare_refuses_hostile_inputs);
     RUN(logical_ops_broadcast);
     RUN(select_v2_broadcasts_three_ways);
+    RUN(select_v1_picks_elements_all_or_rows);
     return HARNESS_END();
 }

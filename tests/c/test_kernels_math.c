@@ -153,6 +153,21 @@ static void log_softmax_int8_flat_row(void)
     CHECK_EQ(kh_run(pl_log_softmax_registration(), &i, 1, &out, 1, NULL), PL_ERR_UNSUPPORTED);
 }
 
+/* 4096 or more values near the maximum: the sum of exps wraps past 2^31 as in TFLite, and
+** its log takes TFLite's saturating shifts there. Expectations: LiteRT BUILTIN_REF (2.3.0)
+** on the same row (a 5000-wide int8 LOG_SOFTMAX converted by TensorFlow). */
+static void log_softmax_int8_row_past_4096(void)
+{
+    static int8_t in[5000], o[5000];
+    for (int k = 0; k < 5000; k++)
+        in[k] = k < 4096 ? 5 : -128;
+    kh_setup();
+    int32_t i = t1(PL_INT8, 5000, in, 5000, 0.023333702f, 0);
+    int32_t out = t1(PL_INT8, 5000, o, 5000, 0.0625f, 127);
+    CHECK_EQ(kh_run(pl_log_softmax_registration(), &i, 1, &out, 1, NULL), PL_OK);
+    CHECK(o[0] == -9 && o[4095] == -9 && o[4096] == -59 && o[4999] == -59);
+}
+
 static void add_n_wraps_and_checks_shapes(void)
 {
     int32_t a[2] = {INT32_MAX, 1}, b[2] = {1, 2}, c[2] = {0, 3}, o[2];
@@ -227,6 +242,7 @@ int main(void)
     RUN(squared_difference_int8);
     RUN(l2_normalization_int8);
     RUN(log_softmax_int8_flat_row);
+    RUN(log_softmax_int8_row_past_4096);
     RUN(add_n_wraps_and_checks_shapes);
     RUN(add_n_int8_follows_tflm);
     RUN(squared_difference_int16);

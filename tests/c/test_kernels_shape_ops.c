@@ -16,6 +16,7 @@
 #include "kernels/shape/reverse.h"
 #include "kernels/shape/shape_op.h"
 #include "kernels/shape/slice.h"
+#include "kernels/shape/tile.h"
 
 static int32_t tensor(pl_type type, int32_t ndims, const int32_t *dims, void *data,
                       size_t bytes, bool is_const)
@@ -202,6 +203,38 @@ static void space_to_batch_pads_with_zero_point(void)
     CHECK(got[0] == -3 && got[1] == 6 && got[2] == 5 && got[3] == -3);
 }
 
+/* TILE: a 2x3 int16 input by (2, 2) is 4x6, row r column c holding x[r % 2][c % 3]; an
+** INT64 multiples vector works the same; a negative multiple is refused. */
+static void tile_repeats_each_axis(void)
+{
+    static const int32_t di[] = {2, 3}, dm[] = {2}, dout[] = {4, 6};
+    int16_t x[6] = {1, 2, 3, 4, 5, 6}, got[24];
+    int32_t mult[2] = {2, 2};
+    kh_setup();
+    int32_t in[2] = {tensor(PL_INT16, 2, di, x, sizeof x, false),
+                     tensor(PL_INT32, 1, dm, mult, sizeof mult, true)};
+    int32_t out[1] = {tensor(PL_INT16, 2, dout, got, sizeof got, false)};
+    CHECK_EQ(kh_run(pl_tile_registration(), in, 2, out, 1, NULL), PL_OK);
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 6; c++)
+            CHECK_EQ(got[r * 6 + c], x[(r % 2) * 3 + c % 3]);
+    int64_t mult64[2] = {1, 3};
+    static const int32_t dout2[] = {2, 9};
+    kh_setup();
+    in[0] = tensor(PL_INT16, 2, di, x, sizeof x, false);
+    in[1] = tensor(PL_INT64, 1, dm, mult64, sizeof mult64, true);
+    out[0] = tensor(PL_INT16, 2, dout2, got, 18 * sizeof got[0], false);
+    CHECK_EQ(kh_run(pl_tile_registration(), in, 2, out, 1, NULL), PL_OK);
+    CHECK(got[0] == 1 && got[3] == 1 && got[8] == 3 && got[9] == 4 && got[17] == 6);
+    mult[0] = -1;
+    kh_setup();
+    in[0] = tensor(PL_INT16, 2, di, x, sizeof x, false);
+    in[1] = tensor(PL_INT32, 1, dm, mult, sizeof mult, true);
+    out[0] = tensor(PL_INT16, 2, dout, got, sizeof got, false);
+    CHECK_EQ(kh_run(pl_tile_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
+    CHECK_STR_CONTAINS(kh.message, "negative");
+}
+
 int main(void)
 {
     RUN(shape_writes_input_dims_as_int64);
@@ -214,5 +247,6 @@ int main(void)
     RUN(mirror_pad_reflect_and_limit);
     RUN(reverse_refuses_repeated_axis);
     RUN(space_to_batch_pads_with_zero_point);
+    RUN(tile_repeats_each_axis);
     return HARNESS_END();
 }

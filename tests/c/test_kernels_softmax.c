@@ -3,6 +3,7 @@
 ** Quantized expectations are LiteRT's own outputs (BUILTIN_REF, ai-edge-litert 2.3.0) for
 ** the same tensors; float ones are computed by hand. */
 #include <math.h>
+#include <string.h>
 
 #include "harness.h"
 #include "kernel_harness.h"
@@ -90,6 +91,29 @@ static void softmax_s8_to_s16_matches_litert(void)
         CHECK_EQ(y[i], want[i]);
 }
 
+/* Rows of 512 or more equal values: TFLite's arithmetic asks for a rounding shift of 32 or
+** more (its reference aborts there); each 1/n below 1/512 rounds to the lowest output, as
+** LiteRT's optimized kernels give. A row of 300 (shift 31) keeps its 1/300 -> 1. */
+static void softmax_s8_wide_flat_rows_round_to_zero(void)
+{
+    static int8_t x[1000], y[1000];
+    const int32_t widths[3] = {1000, 600, 300};
+    const int8_t want[3] = {-128, -128, -127};
+    for (int w = 0; w < 3; w++) {
+        kh_setup();
+        int32_t dims[2] = {1, widths[w]};
+        float si = 0.02f, so = 1.0f / 256;
+        int64_t zi = -1, zo = -128;
+        memset(x, 5, sizeof x);
+        memset(y, 99, sizeof y);
+        int32_t in = kh_tensor(PL_INT8, 2, dims, x, (size_t)widths[w], &si, &zi, 1, 0);
+        int32_t out = kh_tensor(PL_INT8, 2, dims, y, (size_t)widths[w], &so, &zo, 1, 0);
+        CHECK_EQ(run1(beta_1, sizeof beta_1, in, out), PL_OK);
+        for (int32_t i = 0; i < widths[w]; i++)
+            CHECK_EQ(y[i], want[w]);
+    }
+}
+
 static void softmax_s16_uses_exp_table(void)
 {
     kh_setup();
@@ -152,6 +176,7 @@ int main(void)
     RUN(softmax_s8_matches_litert);
     RUN(softmax_s8_beta_half_per_row);
     RUN(softmax_s8_to_s16_matches_litert);
+    RUN(softmax_s8_wide_flat_rows_round_to_zero);
     RUN(softmax_s16_uses_exp_table);
     RUN(softmax_rejects_int8_output_off_1_over_256);
     RUN(softmax_rejects_float_to_int8);

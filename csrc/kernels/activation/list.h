@@ -5,6 +5,7 @@
 
 #define PL_ACTIVATION_KERNELS(X) \
     X(ELU, 111, elu) \
+    X(GELU, 150, gelu) \
     X(HARD_SWISH, 117, hard_swish) \
     X(L2_NORMALIZATION, 11, l2_normalization) \
     X(LEAKY_RELU, 98, leaky_relu) \

@@ -74,6 +74,12 @@ static int32_t value_s8(const pl_softmax_params *p, const int32_t *exps, int32_t
 {
     if (diff < p->diff_min)
         return lo;
+    /* A row whose sum of exps reaches 2^28 (512 or more values near its maximum) makes the
+    ** exponent 32 to 34 with 8-bit outputs: TFLite's RoundingDivideByPOT asserts exponent
+    ** <= 31 there and aborts. The quotient of the non-negative product by 2^32 or more
+    ** rounds to 0 (and the int32 shift would be undefined), so the value is lo. */
+    if (exponent > 31)
+        return lo;
     int32_t unsat = pl_fx_rdbpot(pl_fx_srdhm(scale, exp_at(p, exps, diff)), exponent);
     return pl_fx_clamp(unsat + lo, lo, hi);
 }

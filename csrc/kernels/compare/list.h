@@ -13,6 +13,7 @@
     X(LOGICAL_NOT, 87, logical_not) \
     X(LOGICAL_OR, 84, logical_or) \
     X(NOT_EQUAL, 72, not_equal) \
+    X(SELECT, 64, select) \
     X(SELECT_V2, 123, select_v2) \
 
 #endif

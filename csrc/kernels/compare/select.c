@@ -1,11 +1,11 @@
-/* select.c - SELECT_V2 (see select.h). */
+/* select.c - SELECT and SELECT_V2 (see select.h). */
 #include "select.h"
 
 #include <string.h>
 
 #include "kernels/common/broadcast.h"
 
-enum { OP_SELECT_V2 = 123 };
+enum { OP_SELECT = 64, OP_SELECT_V2 = 123 };
 
 /* The broadcast shape of condition, x and y: right-aligned, a 1 repeats. */
 static bool three_way_shape(const pl_tensor *const t[3], int32_t *ndims,
@@ -29,7 +29,8 @@ static bool three_way_shape(const pl_tensor *const t[3], int32_t *ndims,
     return true;
 }
 
-static pl_status prepare(pl_context *ctx, pl_node *node)
+/* The four tensors, checked for count and types. */
+static pl_status get_io(pl_context *ctx, pl_node *node, pl_tensor *t[4])
 {
     int32_t idx[4] = {pl_node_input(node, 0), pl_node_input(node, 1), pl_node_input(node, 2),
                       pl_node_output(node, 0)};
@@ -37,7 +38,6 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         idx[2] < 0 || idx[3] < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "needs 3 inputs and 1 output, got %u and %u",
                          (unsigned)node->inputs.n, (unsigned)node->outputs.n);
-    pl_tensor *t[4];
     for (int k = 0; k < 4; k++)
         PL_TRY(ctx->get_tensor(ctx, idx[k], &t[k]));
     if (t[0]->type != PL_BOOL)
@@ -47,6 +47,58 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_MODEL, "x %s, y %s and output %s: needs one type",
                          pl_type_name(t[1]->type), pl_type_name(t[2]->type),
                          pl_type_name(t[3]->type));
+    return PL_OK;
+}
+
+static bool same_shape(const pl_tensor *a, const pl_tensor *b)
+{
+    if (a->ndims != b->ndims)
+        return false;
+    for (int32_t d = 0; d < a->ndims; d++)
+        if (a->dims[d] != b->dims[d])
+            return false;
+    return true;
+}
+
+static pl_status prepare_v1(pl_context *ctx, pl_node *node)
+{
+    pl_tensor *t[4];
+    PL_TRY(get_io(ctx, node, t));
+    bool rows = t[0]->ndims == 0 ||
+                (t[0]->ndims == 1 && t[1]->ndims > 0 && t[0]->dims[0] == t[1]->dims[0]);
+    if (!same_shape(t[1], t[2]) || (!same_shape(t[0], t[1]) && !rows))
+        return ctx->fail(ctx, PL_ERR_MODEL, "x and y (ranks %d, %d) need one shape, and the "
+                         "condition (rank %d) that shape, a scalar or x's first dimension",
+                         (int)t[1]->ndims, (int)t[2]->ndims, (int)t[0]->ndims);
+    return pl_set_output_shape(ctx, t[3], t[1]->ndims, t[1]->dims);
+}
+
+/* Condition element i chooses slice i of x or y (one element each when the shapes match). */
+static pl_status invoke_v1(pl_context *ctx, pl_node *node)
+{
+    pl_tensor t[4];
+    for (uint32_t k = 0; k < 3; k++)
+        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t[k]));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &t[3]));
+    size_t rows = pl_tensor_count(&t[0]), count = pl_tensor_count(&t[3]);
+    if (count == 0)
+        return PL_OK;
+    if (rows == 0 || count % rows != 0 || pl_tensor_count(&t[1]) != count ||
+        pl_tensor_count(&t[2]) != count)
+        return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
+    const uint8_t *cond = t[0].data;
+    size_t bytes = count / rows * pl_type_size(t[3].type);
+    const uint8_t *x = t[1].data, *y = t[2].data;
+    uint8_t *out = t[3].data;
+    for (size_t i = 0; i < rows; i++)
+        memcpy(out + i * bytes, (cond[i] ? x : y) + i * bytes, bytes);
+    return PL_OK;
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    pl_tensor *t[4];
+    PL_TRY(get_io(ctx, node, t));
     int32_t ndims, dims[PL_BCAST_MAX_DIMS];
     if (!three_way_shape((const pl_tensor *const *)t, &ndims, dims))
         return ctx->fail(ctx, PL_ERR_MODEL,
@@ -93,6 +145,13 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         }
     }
     return PL_OK;
+}
+
+const pl_registration *pl_select_registration(void)
+{
+    static const pl_registration r = {"SELECT", OP_SELECT, NULL, NULL, prepare_v1, invoke_v1,
+                                      NULL};
+    return &r;
 }
 
 const pl_registration *pl_select_v2_registration(void)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/hybrid.h"
 #include "kernels/conv/uint8.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
@@ -236,6 +237,55 @@ void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_
 #undef BLOCK_FN
 }
 
+static inline void block_hybrid(const pl_depthwise_conv_params *p, const float *filter_scale,
+                                float batch_scale, const int32_t *in_dims, const int8_t *in,
+                                const int32_t *f_dims, const int8_t *filter, const float *bias,
+                                int32_t out_d, int32_t oy, int32_t ox, int32_t c, int32_t n,
+                                float *out)
+{
+    const int32_t m = p->depth_multiplier, mode = block_mode(m, c, n), xc = c / m;
+    const int16_t off = (int16_t)p->input_offset;
+    int32_t acc[BLOCK_S8];
+    for (int32_t k = 0; k < n; k++)
+        acc[k] = 0;
+    const int8_t *restrict x0 = in;
+    const int8_t *restrict w0 = filter + c;
+#define TAP(i_, f_) tap_s8(mode, m, c, xc, n, off, acc, w0 + (f_), x0 + (i_))
+    FOR_EACH_TAP(p, in_dims, f_dims, out_d, 0, oy, ox, TAP);
+#undef TAP
+    for (int32_t k = 0; k < n; k++) {
+        /* LiteRT's order: the two scales multiply first */
+        float v = (float)acc[k] * (filter_scale[c + k] * batch_scale);
+        if (bias != NULL)
+            v += bias[c + k];
+        out[c + k] = pl_fx_clamp_f32(v, p->f_act_min, p->f_act_max);
+    }
+}
+
+void pl_depthwise_conv_hybrid(const pl_depthwise_conv_params *p, const float *filter_scale,
+                              const int32_t *in_dims, const float *in, const int32_t *f_dims,
+                              const int8_t *filter, const float *bias, const int32_t *out_dims,
+                              float *out, int8_t *scratch)
+{
+    const int32_t in_size = in_dims[1] * in_dims[2] * in_dims[3];
+    const size_t out_size = (size_t)out_dims[1] * (size_t)out_dims[2] * (size_t)out_dims[3];
+    const int32_t one_out[4] = {1, out_dims[1], out_dims[2], out_dims[3]};
+    pl_depthwise_conv_params pb = *p;
+    for (int32_t b = 0; b < in_dims[0]; b++) {
+        float sf = 1.0f;
+        int32_t zp = 0;
+        pl_hybrid_quantize_asymmetric(in + (size_t)b * (size_t)in_size, in_size, scratch, &sf,
+                                      &zp);
+        pb.input_offset = -zp;
+        float *ob = out + (size_t)b * out_size;
+#define BLOCK_FN(b_, oy_, ox_, c_, n_, o_)                                                \
+    block_hybrid(&pb, filter_scale, sf, in_dims, scratch, f_dims, filter, bias, out_dims[3], \
+                 oy_, ox_, c_, n_, ob + (o_))
+        FOR_EACH_BLOCK(one_out, pb.depth_multiplier, BLOCK_S8, BLOCK_FN);
+#undef BLOCK_FN
+    }
+}
+
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
@@ -288,7 +338,8 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
 static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
                              const pl_tensor *bias, const pl_tensor *out)
 {
-    pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    /* float input with an int8 filter is hybrid */
+    pl_type want_f = in->type == PL_FLOAT32 && f->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type &&
               pl_convq_bias_type_ok(in->type, bias, false);
@@ -299,6 +350,21 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
                          pl_type_name(f->type), bias ? pl_type_name(bias->type) : "none",
                          pl_type_name(out->type));
     return PL_OK;
+}
+
+/* LiteRT reads one filter scale per output channel (a single scale serves one channel
+** only). */
+static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
+                                pl_depthwise_conv_op *d)
+{
+    if (f->q.count != (uint32_t)f->dims[3])
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: the hybrid filter needs "
+                         "one scale per output channel (%d), got %u", f->dims[3], f->q.count);
+    PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[3], f->q.count > 1 ? 3 : 0,
+                                   &d->filter_scale));
+    d->hybrid = true;
+    size_t batch = pl_tensor_count(in) / (size_t)in->dims[0];
+    return ctx->request_scratch(ctx, batch, &d->scratch);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
@@ -312,7 +378,10 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_types(ctx, in, f, bias, out));
     PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
     d->type = in->type;
+    d->hybrid = false;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    if (in->type == PL_FLOAT32 && f->type == PL_INT8)
+        return prepare_hybrid(ctx, in, f, d);
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_convq q;
@@ -337,7 +406,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     memcpy(in_dims, v.in.dims, sizeof in_dims);
     memcpy(f_dims, v.f.dims, sizeof f_dims);
     memcpy(out_dims, v.out.dims, sizeof out_dims);
-    if (d->type == PL_FLOAT32)
+    if (d->hybrid) {
+        int8_t *scratch = ctx->get_scratch(ctx, d->scratch);
+        if (scratch == NULL)
+            return ctx->fail(ctx, PL_ERR_STATE, "DEPTHWISE_CONV_2D: scratch buffer %d missing",
+                             d->scratch);
+        pl_depthwise_conv_hybrid(&d->p, d->filter_scale, in_dims, v.in.data, f_dims, v.f.data,
+                                 v.bias.data, out_dims, v.out.data, scratch);
+    } else if (d->type == PL_FLOAT32)
         pl_depthwise_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
                               out_dims, v.out.data);
     else if (d->type == PL_UINT8)

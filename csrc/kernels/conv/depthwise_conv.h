@@ -3,6 +3,7 @@
 #ifndef PL_KERNELS_DEPTHWISE_CONV_H
 #define PL_KERNELS_DEPTHWISE_CONV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "picolite/pl_kernel.h"
@@ -29,12 +30,25 @@ void pl_depthwise_conv_s16(const pl_depthwise_conv_params *p, const int32_t *in_
                            const int16_t *in, const int32_t *f_dims, const int8_t *filter,
                            const int64_t *bias, const int32_t *out_dims, int16_t *out);
 
+/* Hybrid (float input and output, int8 filter with a scale per output channel): LiteRT's
+** EvalHybridPerChannel. Each batch is quantized asymmetrically into scratch (one batch's
+** in_dims[1] * in_dims[2] * in_dims[3] bytes), the taps sum (q - zero point) * filter in
+** int32, then acc * (filter scale * batch scale) + bias and the float clamp. bias may be
+** NULL. */
+void pl_depthwise_conv_hybrid(const pl_depthwise_conv_params *p, const float *filter_scale,
+                              const int32_t *in_dims, const float *in, const int32_t *f_dims,
+                              const int8_t *filter, const float *bias, const int32_t *out_dims,
+                              float *out, int8_t *scratch);
+
 /* DEPTHWISE_CONV_2D's op data: what prepare decided, read by invoke (and by the host fast
 ** paths). */
 typedef struct pl_depthwise_conv_op {
     pl_depthwise_conv_params p;
+    PL_SLOT(const float *, filter_scale); /* hybrid: one per output channel */
     pl_type type;
     int32_t filter_offset; /* uint8: minus the filter zero point */
+    int32_t scratch;       /* hybrid: the quantized batch */
+    bool hybrid;           /* float input and output, int8 filter */
 } pl_depthwise_conv_op;
 
 const pl_registration *pl_depthwise_conv_registration(void);

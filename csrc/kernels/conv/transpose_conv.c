@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/hybrid.h"
 #include "kernels/conv/uint8.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
@@ -132,6 +133,36 @@ void pl_transpose_conv_s16(const pl_transpose_conv_params *p, const int32_t *in_
     }
 }
 
+void pl_transpose_conv_hybrid(const pl_transpose_conv_params *p, const float *filter_scale,
+                              bool per_channel, const int32_t *in_dims, const float *in,
+                              const int32_t *f_dims, const int8_t *filter, const float *bias,
+                              const int32_t *out_dims, float *out, int8_t *scratch)
+{
+    size_t n = count4(out_dims);
+    for (size_t k = 0; k < n; k++)
+        out[k] = 0.0f;
+    const int32_t one_in[4] = {1, in_dims[1], in_dims[2], in_dims[3]};
+    const int32_t one_out[4] = {1, out_dims[1], out_dims[2], out_dims[3]};
+    const size_t in_size = count4(one_in), out_size = count4(one_out);
+    const size_t depth = (size_t)out_dims[3];
+    for (int32_t batch = 0; batch < in_dims[0]; batch++) {
+        float sf = 1.0f;
+        int32_t zp = 0;
+        pl_hybrid_quantize_asymmetric(in + (size_t)batch * in_size, (int32_t)in_size, scratch,
+                                      &sf, &zp);
+        float *ob = out + (size_t)batch * out_size;
+#define ACC_HYBRID(o, i, f)                                                               \
+    ob[o] += (float)((scratch[i] - zp) * filter[f]) *                                     \
+             filter_scale[per_channel ? (o) % depth : 0] * sf
+        SCATTER(p, one_in, f_dims, one_out, ACC_HYBRID);
+#undef ACC_HYBRID
+    }
+    for (size_t k = 0; k < n; k++) {
+        float v = bias != NULL ? out[k] + bias[k % depth] : out[k];
+        out[k] = pl_fx_clamp_f32(v, p->f_act_min, p->f_act_max);
+    }
+}
+
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
@@ -157,7 +188,8 @@ static pl_status read_options(pl_context *ctx, const pl_node *node,
 static pl_status check_types(pl_context *ctx, const pl_tensor *shape, const pl_tensor *f,
                              const pl_tensor *in, const pl_tensor *bias, const pl_tensor *out)
 {
-    pl_type want_f = in->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    /* float input with int8 weights is hybrid */
+    pl_type want_f = in->type == PL_FLOAT32 && f->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
               f->type == want_f && out->type == in->type && shape->type == PL_INT32;
     ok = (ok && pl_convq_bias_type_ok(in->type, bias, true)) ||
@@ -237,7 +269,14 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_shapes(ctx, shape, f, in, bias, out, padding, &d->p));
     d->type = in->type;
     d->bias64 = bias != NULL && bias->type == PL_INT64;
+    d->hybrid = in->type == PL_FLOAT32 && f->type == PL_INT8;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    if (d->hybrid) { /* LiteRT spreads a single weight scale over every channel */
+        PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[0], 0, &d->filter_scale));
+        d->hybrid_per_channel = f->q.count > 1;
+        return ctx->request_scratch(ctx, pl_tensor_count(in) / (size_t)in->dims[0],
+                                    &d->scratch);
+    }
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_convq q;
@@ -261,7 +300,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS), &f));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    if (d->type == PL_FLOAT32) {
+    if (d->type == PL_FLOAT32 && !d->hybrid) {
         pl_transpose_conv_f32(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
                               out.data);
         return PL_OK;
@@ -270,7 +309,11 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     if (scratch == NULL)
         return ctx->fail(ctx, PL_ERR_STATE, "TRANSPOSE_CONV: scratch buffer %d missing",
                          d->scratch);
-    if (d->type == PL_UINT8)
+    if (d->hybrid)
+        pl_transpose_conv_hybrid(&d->p, d->filter_scale, d->hybrid_per_channel, in.dims,
+                                 in.data, f.dims, f.data, bias.data, out.dims, out.data,
+                                 scratch);
+    else if (d->type == PL_UINT8)
         pl_transpose_conv_u8(&d->p, d->filter_offset, in.dims, in.data, f.dims, f.data,
                              bias.data, out.dims, out.data, scratch);
     else if (d->type == PL_INT8)

@@ -43,11 +43,23 @@ void pl_transpose_conv_s16(const pl_transpose_conv_params *p, const int32_t *in_
                            const void *bias, bool bias64, const int32_t *out_dims,
                            int16_t *out, int64_t *scratch);
 
+/* Hybrid (float input and output, int8 weights): LiteRT's HybridTransposeConv. Each batch
+** is quantized asymmetrically into scratch (one batch's in_dims[1] * in_dims[2] *
+** in_dims[3] bytes); every product (q - zero point) * weight is scaled to float, times the
+** channel's weight scale (filter_scale[0] for all when !per_channel) then the batch's, and
+** summed in the scatter order; then + bias and the float clamp. bias may be NULL. */
+void pl_transpose_conv_hybrid(const pl_transpose_conv_params *p, const float *filter_scale,
+                              bool per_channel, const int32_t *in_dims, const float *in,
+                              const int32_t *f_dims, const int8_t *filter, const float *bias,
+                              const int32_t *out_dims, float *out, int8_t *scratch);
+
 /* TRANSPOSE_CONV's op data (read by the host fast paths too). */
 typedef struct pl_transpose_conv_op {
     pl_transpose_conv_params p;
+    PL_SLOT(const float *, filter_scale); /* hybrid: one, or one per output channel */
     pl_type type;
     bool bias64;
+    bool hybrid, hybrid_per_channel; /* hybrid: float input and output, int8 weights */
     int32_t scratch;
     int32_t filter_offset; /* uint8: minus the weights' zero point */
 } pl_transpose_conv_op;

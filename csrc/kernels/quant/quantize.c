@@ -18,6 +18,10 @@ typedef struct opdata {
     float scale1;       /* the per-tensor case points scale/zero_point here */
     int32_t zero_point1;
     pl_requant_params rq;
+    /* DEQUANTIZE of a constant into a variable tensor: LiteRT dequantizes a constant once
+    ** (its output persists), so a kernel that updates the variable in place (an LSTM's
+    ** state, in float16-weight models) carries it from invoke to invoke. */
+    bool once, done;
 } opdata;
 
 static size_t channel_of(const pl_quant_layout *l, size_t i)
@@ -270,6 +274,9 @@ static pl_status dequantize_prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "DEQUANTIZE: input type %s with output type %s is not supported",
                          pl_type_name(in->type), pl_type_name(out->type));
+    opdata *d = node->user_data;
+    d->once = in->is_constant && out->is_variable;
+    d->done = false;
     if (in->type == PL_FLOAT16)
         return PL_OK;
     if (in->q.count < 1)
@@ -277,12 +284,15 @@ static pl_status dequantize_prepare(pl_context *ctx, pl_node *node)
     if (in->type == PL_INT16 && in->q.count > 1)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "DEQUANTIZE: per-channel int16 is not supported");
-    return keep_quant(ctx, node->user_data, in);
+    return keep_quant(ctx, d, in);
 }
 
 static pl_status dequantize_invoke(pl_context *ctx, pl_node *node)
 {
-    const opdata *d = node->user_data;
+    opdata *d = node->user_data;
+    if (d->once && d->done)
+        return PL_OK;
+    d->done = true;
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));

@@ -26,6 +26,7 @@
     X(SPLIT_V, 102, split_v) \
     X(SQUEEZE, 43, squeeze) \
     X(STRIDED_SLICE, 45, strided_slice) \
+    X(TILE, 69, tile) \
     X(TRANSPOSE, 39, transpose) \
     X(UNPACK, 88, unpack) \
 

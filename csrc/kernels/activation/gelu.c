@@ -1,0 +1,128 @@
+/* gelu.c - GELU (see gelu.h). */
+#include "gelu.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+#include "kernels/common/fixedpoint.h"
+#include "kernels/common/lut.h"
+#include "kernels/elementwise/binary.h"
+
+enum { OP_GELU = 150, OPT_APPROXIMATE = 0 };
+
+/* 1/sqrt(2), and sqrt(2/pi) as TFLite takes it: the double product rounded to float. */
+#define SQRT1_2 0.70710678118654752440
+#define SQRT_2_OVER_PI ((float)(1.12837916709551257390 * SQRT1_2))
+
+float pl_gelu_f32(float x)
+{
+    return 0.5f * x * erfcf(x * (float)-SQRT1_2); /* erfc: no cancellation for x << 0 */
+}
+
+float pl_gelu_approx_f32(float x)
+{
+    return 0.5f * x * (1.0f + tanhf(SQRT_2_OVER_PI * (x + 0.044715f * x * x * x)));
+}
+
+/* TFLite LUTPopulate<int16_t> with a float transform: pl_lut_populate_s16's samples, in
+** float arithmetic throughout. */
+static void populate_s16_f32(float input_scale, int32_t input_zero_point, float output_scale,
+                             int32_t output_zero_point, float (*fn)(float),
+                             int16_t lut[PL_LUT_S16_SIZE])
+{
+    const float input_min = input_scale * (float)(-32768 - input_zero_point);
+    const float input_max = input_scale * (float)(32767 - input_zero_point);
+    const float output_min = output_scale * (float)(-32768 - output_zero_point);
+    const float output_max = output_scale * (float)(32767 - output_zero_point);
+    const float step = (input_max - input_min) / 512;
+    const float half_step = step / 2;
+    const float inv = 65536.0f / (output_max - output_min);
+    for (int i = 0; i < 512; i++) {
+        float val = fn(input_min + (float)i * step);
+        float val_mid = fn(input_min + (float)i * step + half_step);
+        float val_next = fn(input_min + (float)(i + 1) * step);
+        float sample = pl_fx_roundf(val * inv);
+        float interp = pl_fx_roundf((val_next * inv + pl_fx_roundf(val * inv)) / 2);
+        float mid = pl_fx_roundf(val_mid * inv);
+        /* bias each sample by half the interpolation error at the midpoint */
+        float v = sample - pl_fx_roundf((interp - mid) / 2);
+        lut[i] = (int16_t)(v < -32768.0f ? -32768.0f : v > 32767.0f ? 32767.0f : v);
+    }
+    float last = pl_fx_roundf(fn(input_max) * inv);
+    lut[512] = (int16_t)(last < -32768.0f ? -32768.0f : last > 32767.0f ? 32767.0f : last);
+}
+
+/* The table, allocated in prepare: float GELU needs no arena bytes. */
+typedef struct op_data {
+    PL_SLOT(void *, lut);
+    bool approximate;
+} op_data;
+
+static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
+{
+    (void)node;
+    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
+}
+
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    pl_tensor *in, *out;
+    PL_TRY(pl_unary_prepare(ctx, node, &in, &out));
+    pl_type t = in->type;
+    if (out->type != t ||
+        (t != PL_FLOAT32 && t != PL_INT8 && t != PL_UINT8 && t != PL_INT16))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input %s, output %s is not supported",
+                         pl_type_name(t), pl_type_name(out->type));
+    op_data *d = node->user_data;
+    d->approximate = pl_table_i8(&node->options, OPT_APPROXIMATE, 0) != 0;
+    if (t == PL_FLOAT32)
+        return PL_OK;
+    if (in->q.count == 0 || out->q.count == 0 || !(in->q.scale[0] > 0.0f) ||
+        !(out->q.scale[0] > 0.0f) || !isfinite(in->q.scale[0]) || !isfinite(out->q.scale[0]))
+        return ctx->fail(ctx, PL_ERR_MODEL, "%s input and output need positive scales",
+                         pl_type_name(t));
+    float (*fn)(float) = d->approximate ? pl_gelu_approx_f32 : pl_gelu_f32;
+    float si = in->q.scale[0], so = out->q.scale[0];
+    int32_t zi = (int32_t)in->q.zero_point[0], zo = (int32_t)out->q.zero_point[0];
+    size_t bytes = t == PL_INT16 ? PL_LUT_S16_SIZE * sizeof(int16_t) : 256;
+    if (d->lut == NULL)
+        PL_TRY(ctx->alloc_persistent(ctx, bytes, &d->lut));
+    if (t == PL_INT8)
+        pl_lut_populate_s8(si, zi, so, zo, fn, d->lut);
+    else if (t == PL_UINT8)
+        pl_lut_populate_u8(si, zi, so, zo, fn, d->lut);
+    else
+        populate_s16_f32(si, zi, so, zo, fn, d->lut);
+    return PL_OK;
+}
+
+static pl_status invoke(pl_context *ctx, pl_node *node)
+{
+    const op_data *d = node->user_data;
+    pl_tensor in, out;
+    size_t n;
+    PL_TRY(pl_unary_eval(ctx, node, &in, &out, &n));
+    if (in.type == PL_FLOAT32) {
+        const float *x = in.data;
+        float *y = out.data;
+        for (size_t i = 0; i < n; i++)
+            y[i] = d->approximate ? pl_gelu_approx_f32(x[i]) : pl_gelu_f32(x[i]);
+    } else if (in.type == PL_INT16) {
+        const int16_t *x = in.data;
+        int16_t *y = out.data;
+        for (size_t i = 0; i < n; i++)
+            y[i] = pl_lut_lookup_s16(x[i], d->lut);
+    } else { /* int8 tables are indexed by the byte, as uint8 ones */
+        const uint8_t *x = in.data, *lut = d->lut;
+        uint8_t *y = out.data;
+        for (size_t i = 0; i < n; i++)
+            y[i] = lut[x[i]];
+    }
+    return PL_OK;
+}
+
+const pl_registration *pl_gelu_registration(void)
+{
+    static const pl_registration r = {"GELU", OP_GELU, init, NULL, prepare, invoke, NULL};
+    return &r;
+}
