@@ -48,8 +48,17 @@ static inline void copy_flipped(uint8_t *dst, const int8_t *src, size_t n)
         dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
 }
 
-/* Bytes past the gathered rows that a short run's 16-byte copy may write into. */
+/* Bytes past the gathered rows that a short run's whole copy (int8: 16 bytes, float: quads)
+** or a short row's padding (16 bytes) may write into. */
 enum { SPILL = 16 };
+
+/* 16 bytes of v: a short window row's padding, written whole before its in-bounds taps. */
+static inline void fill16(uint8_t *dst, uint8_t v)
+{
+    uint64_t bytes = 0x0101010101010101ull * v;
+    memcpy(dst, &bytes, 8);
+    memcpy(dst + 8, &bytes, 8);
+}
 
 /* copy_flipped of a run of n <= 16 bytes as one 16-byte copy (src has 16 readable bytes, dst
 ** 16 writable): the bytes past n land where the next run, the row's padding (zeroed after it)
@@ -65,19 +74,32 @@ static inline void copy16_flipped(uint8_t *dst, const int8_t *src)
     memcpy(dst + 8, &hi, 8);
 }
 
+/* A run of floats as whole quads (the same room rules, at most 3 floats past the run). */
+static inline void copy_quads_f32(float *dst, const float *src, size_t quads)
+{
+    for (size_t i = 0; i < quads; i++)
+        memcpy(dst + 4 * i, src + 4 * i, 4 * sizeof(float));
+}
+
 /* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
 static inline void gather_row_s8(const pl_conv_params *p, const window *w, const int32_t *in_dims,
                           const int8_t *in, int32_t fy, int32_t kw, uint8_t pad,
                           uint8_t *row)
 {
     const size_t ic = (size_t)in_dims[3];
+    /* a short row is padded whole first (the rows have SPILL bytes of room past them) */
+    const bool short_row = (size_t)kw * ic <= 16;
+    if (short_row)
+        fill16(row, pad);
     if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
-        fill(row, pad, (size_t)kw * ic);
+        if (!short_row)
+            fill(row, pad, (size_t)kw * ic);
         return;
     }
     size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
     const int8_t *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
-    fill(row, pad, (size_t)w->fx0 * ic);
+    if (!short_row)
+        fill(row, pad, (size_t)w->fx0 * ic);
     if (p->dilation_w == 1) {
         copy_flipped(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
                      (size_t)(w->fx1 - w->fx0) * ic);
@@ -86,7 +108,8 @@ static inline void gather_row_s8(const pl_conv_params *p, const window *w, const
             copy_flipped(row + (size_t)fx * ic,
                          line + (size_t)(w->x0 + fx * p->dilation_w) * ic, ic);
     }
-    fill(row + (size_t)w->fx1 * ic, pad, (size_t)(kw - w->fx1) * ic);
+    if (!short_row)
+        fill(row + (size_t)w->fx1 * ic, pad, (size_t)(kw - w->fx1) * ic);
 }
 
 static void gather_s8(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
@@ -162,21 +185,28 @@ static inline void gather_row_f32(const pl_conv_params *p, const window *w,
 }
 
 static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
-                       const float *in, const int32_t *f_dims, const int32_t *out_dims,
-                       size_t first, int32_t rows)
+                       const float *in, size_t in_count, const int32_t *f_dims,
+                       const int32_t *out_dims, size_t first, int32_t rows)
 {
     const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
+    const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
+    const size_t last_run = (size_t)((f_dims[1] - 1) * p->dilation_h) * line;
     point_walk k = walk_from(out_dims, first);
     for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
         window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         float *row = (float *)cp->a + (size_t)r * (size_t)cp->k;
         if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
             p->dilation_w == 1) { /* the whole window inside: one run per filter row */
-            const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
-            const float *src = in + ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
-                               (size_t)w.x0 * (size_t)in_dims[3];
-            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
-                copy_f32(row, src + (size_t)(fy * p->dilation_h) * line, span);
+            size_t at = ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
+                        (size_t)w.x0 * (size_t)in_dims[3];
+            const float *src = in + at;
+            const size_t quads = (span + 3) / 4;
+            if (span <= 16 && at + last_run + 4 * quads <= in_count) /* few channels */
+                for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                    copy_quads_f32(row, src + (size_t)(fy * p->dilation_h) * line, quads);
+            else
+                for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
+                    copy_f32(row, src + (size_t)(fy * p->dilation_h) * line, span);
             continue;
         }
         for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
@@ -275,7 +305,8 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
         }
         const float *a = cp->direct ? (const float *)v.in.data + first * (size_t)cp->k : cp->a;
         if (!cp->direct)
-            gather_f32(&d->p, cp, v.in.dims, v.in.data, v.f.dims, v.out.dims, first, rows);
+            gather_f32(&d->p, cp, v.in.dims, v.in.data, pl_tensor_count(&v.in), v.f.dims,
+                       v.out.dims, first, rows);
         pl_gemm_f32_for(isa)->run(rows, cp->n, cp->k, a, (size_t)cp->k, cp->packed,
                                   v.bias.data, d->p.f_act_min, d->p.f_act_max,
                                   (float *)v.out.data + o, (size_t)cp->n);
