@@ -226,7 +226,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl_isa isa = pl_fast_isa_of(node);
     const pl_dw_s8 *k8 = pl_dw_s8_for(isa);
     pl_tensor in, f, bias, out;
-    if ((d->type != PL_INT8 && d->type != PL_FLOAT32) || d->hybrid || k8 == NULL ||
+    if ((d->type != PL_INT8 && d->type != PL_FLOAT32) || d->p.hybrid || k8 == NULL ||
         pl_dw_f32_for(isa) == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
         ctx->get_eval(ctx, pl_node_input(node, 1), &f) != PL_OK ||
         ctx->get_eval(ctx, pl_node_input(node, 2), &bias) != PL_OK ||

@@ -361,8 +361,8 @@ static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *in, const pl_t
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: the hybrid filter needs "
                          "one scale per output channel (%d), got %u", f->dims[3], f->q.count);
     PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[3], f->q.count > 1 ? 3 : 0,
-                                   &d->filter_scale));
-    d->hybrid = true;
+                                   &d->p.filter_scale));
+    d->p.hybrid = true;
     size_t batch = pl_tensor_count(in) / (size_t)in->dims[0];
     return ctx->request_scratch(ctx, batch, &d->scratch);
 }
@@ -378,7 +378,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_types(ctx, in, f, bias, out));
     PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
     d->type = in->type;
-    d->hybrid = false;
+    d->p.hybrid = false;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
         return prepare_hybrid(ctx, in, f, d);
@@ -406,12 +406,12 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     memcpy(in_dims, v.in.dims, sizeof in_dims);
     memcpy(f_dims, v.f.dims, sizeof f_dims);
     memcpy(out_dims, v.out.dims, sizeof out_dims);
-    if (d->hybrid) {
+    if (d->p.hybrid) {
         int8_t *scratch = ctx->get_scratch(ctx, d->scratch);
         if (scratch == NULL)
             return ctx->fail(ctx, PL_ERR_STATE, "DEPTHWISE_CONV_2D: scratch buffer %d missing",
                              d->scratch);
-        pl_depthwise_conv_hybrid(&d->p, d->filter_scale, in_dims, v.in.data, f_dims, v.f.data,
+        pl_depthwise_conv_hybrid(&d->p, d->p.filter_scale, in_dims, v.in.data, f_dims, v.f.data,
                                  v.bias.data, out_dims, v.out.data, scratch);
     } else if (d->type == PL_FLOAT32)
         pl_depthwise_conv_f32(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,

@@ -9,14 +9,22 @@
 #include "picolite/pl_kernel.h"
 
 /* Precomputed in prepare. Input/output NHWC, filter 1HWC with C = in depth * multiplier;
-** multiplier/shift hold one entry per output channel. */
+** multiplier/shift hold one entry per output channel, as does filter_scale for a hybrid
+** node (float input and output, int8 filter), which has no integer rescale: they share
+** memory, as the op lives in the arena (the hybrid flag fills the padding before them). */
 typedef struct pl_depthwise_conv_params {
     int32_t stride_w, stride_h, dilation_w, dilation_h, pad_w, pad_h, depth_multiplier;
     int32_t input_offset, output_offset; /* -input zero point, output zero point */
     int32_t act_min, act_max;
     float f_act_min, f_act_max;
-    PL_SLOT(const int32_t *, multiplier);
-    PL_SLOT(const int32_t *, shift);
+    bool hybrid;
+    union {
+        struct {
+            PL_SLOT(const int32_t *, multiplier);
+            PL_SLOT(const int32_t *, shift);
+        };
+        PL_SLOT(const float *, filter_scale); /* hybrid */
+    };
 } pl_depthwise_conv_params;
 
 /* bias may be NULL. */
@@ -44,11 +52,11 @@ void pl_depthwise_conv_hybrid(const pl_depthwise_conv_params *p, const float *fi
 ** paths). */
 typedef struct pl_depthwise_conv_op {
     pl_depthwise_conv_params p;
-    PL_SLOT(const float *, filter_scale); /* hybrid: one per output channel */
     pl_type type;
-    int32_t filter_offset; /* uint8: minus the filter zero point */
-    int32_t scratch;       /* hybrid: the quantized batch */
-    bool hybrid;           /* float input and output, int8 filter */
+    union {
+        int32_t filter_offset; /* uint8: minus the filter zero point */
+        int32_t scratch;       /* hybrid: the quantized batch */
+    };
 } pl_depthwise_conv_op;
 
 const pl_registration *pl_depthwise_conv_registration(void);
