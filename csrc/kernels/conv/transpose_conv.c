@@ -272,7 +272,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     d->hybrid = in->type == PL_FLOAT32 && f->type == PL_INT8;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (d->hybrid) { /* LiteRT spreads a single weight scale over every channel */
-        PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[0], 0, &d->filter_scale));
+        PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[0], 0, &d->p.filter_scale));
         d->hybrid_per_channel = f->q.count > 1;
         return ctx->request_scratch(ctx, pl_tensor_count(in) / (size_t)in->dims[0],
                                     &d->scratch);
@@ -310,7 +310,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_STATE, "TRANSPOSE_CONV: scratch buffer %d missing",
                          d->scratch);
     if (d->hybrid)
-        pl_transpose_conv_hybrid(&d->p, d->filter_scale, d->hybrid_per_channel, in.dims,
+        pl_transpose_conv_hybrid(&d->p, d->p.filter_scale, d->hybrid_per_channel, in.dims,
                                  in.data, f.dims, f.data, bias.data, out.dims, out.data,
                                  scratch);
     else if (d->type == PL_UINT8)

@@ -17,8 +17,13 @@ typedef struct pl_transpose_conv_params {
         struct { int32_t act_min, act_max; };   /* quantized clamp */
         struct { float f_act_min, f_act_max; }; /* float clamp */
     };
-    PL_SLOT(const int32_t *, multiplier);
-    PL_SLOT(const int32_t *, shift);
+    union { /* a hybrid node has no integer rescale: its weight scales take the slots */
+        struct {
+            PL_SLOT(const int32_t *, multiplier);
+            PL_SLOT(const int32_t *, shift);
+        };
+        PL_SLOT(const float *, filter_scale); /* hybrid: one, or one per output channel */
+    };
 } pl_transpose_conv_params;
 
 /* bias may be NULL. The quantized ones use scratch: one int32 (s8) or int64 (s16) per
@@ -56,7 +61,6 @@ void pl_transpose_conv_hybrid(const pl_transpose_conv_params *p, const float *fi
 /* TRANSPOSE_CONV's op data (read by the host fast paths too). */
 typedef struct pl_transpose_conv_op {
     pl_transpose_conv_params p;
-    PL_SLOT(const float *, filter_scale); /* hybrid: one, or one per output channel */
     pl_type type;
     bool bias64;
     bool hybrid, hybrid_per_channel; /* hybrid: float input and output, int8 weights */

@@ -17,11 +17,15 @@ typedef struct opdata {
     PL_SLOT(const int32_t *, zero_point);
     float scale1;       /* the per-tensor case points scale/zero_point here */
     int32_t zero_point1;
-    pl_requant_params rq;
-    /* DEQUANTIZE of a constant into a variable tensor: LiteRT dequantizes a constant once
-    ** (its output persists), so a kernel that updates the variable in place (an LSTM's
-    ** state, in float16-weight models) carries it from invoke to invoke. */
-    bool once, done;
+    union {
+        pl_requant_params rq; /* QUANTIZE of an integer input */
+        /* DEQUANTIZE of a constant into a variable tensor: LiteRT dequantizes a constant
+        ** once (its output persists), so a kernel that updates the variable in place (an
+        ** LSTM's state, in float16-weight models) carries it from invoke to invoke. */
+        struct {
+            bool once, done;
+        };
+    };
 } opdata;
 
 static size_t channel_of(const pl_quant_layout *l, size_t i)
