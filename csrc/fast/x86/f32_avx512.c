@@ -89,16 +89,16 @@ static void run(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
         rows_by_panels(MR, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
     /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
     ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
-    for (int32_t rows = 4; rows >= 1; rows /= 2)
-        if (m - m0 >= rows) {
-            if (rows == 4)
-                rows_by_panels(4, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
-            else if (rows == 2)
-                rows_by_panels(2, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
-            else
-                rows_by_panels(1, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
-            m0 += rows;
-        }
+    if (m - m0 >= 4) {
+        rows_by_panels(4, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
+        m0 += 4;
+    }
+    if (m - m0 >= 2) {
+        rows_by_panels(2, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
+        m0 += 2;
+    }
+    if (m > m0)
+        rows_by_panels(1, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
 }
 
 const pl_gemm_f32 pl_gemm_f32_avx512 = {packed_bytes, pack, run};

@@ -100,16 +100,16 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
         rows_by_panels(MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
     /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
     ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
-    for (int32_t rows = 4; rows >= 1; rows /= 2)
-        if (m - m0 >= rows) {
-            if (rows == 4)
-                rows_by_panels(4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-            else if (rows == 2)
-                rows_by_panels(2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-            else
-                rows_by_panels(1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-            m0 += rows;
-        }
+    if (m - m0 >= 4) {
+        rows_by_panels(4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        m0 += 4;
+    }
+    if (m - m0 >= 2) {
+        rows_by_panels(2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        m0 += 2;
+    }
+    if (m > m0)
+        rows_by_panels(1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
 }
 
 /* 8 units per step in double lanes, the last ones masked (their lanes compute zeros). */
