@@ -86,8 +86,7 @@ static void invoke_s8(const fc_plan *fp, const pl_fully_connected_params *p,
                       int8_t *out)
 {
     const size_t depth = (size_t)p->depth, units = (size_t)p->units;
-    const pl_fc_output o = {fp->fold, bias, fp->scale, p->output_offset, p->act_min,
-                            p->act_max};
+    const pl_fc_output o = {p, fp->fold, bias, fp->scale};
     for (int32_t b0 = 0; b0 < p->batches; b0 += fp->rows) {
         int32_t rows = p->batches - b0 < fp->rows ? p->batches - b0 : fp->rows;
         for (int32_t r = 0; r < rows; r++) {

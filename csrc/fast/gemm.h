@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "fast/inline.h"
+#include "kernels/conv/fully_connected.h"
 #include "picolite/pl_fast.h"
 
 /* Channel arrays are padded to this many entries (the widest vector). */
@@ -46,28 +47,22 @@ bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, i
                            const int32_t *bias, int32_t *arrays, int32_t lanes,
                            pl_s8_stage *st);
 
-/* FULLY_CONNECTED's int8 output, rounded in double as LiteRT's reference does: out[u] =
-** clamp(offset + round_half_away((double)(sums[u] + fold[u] + bias[u]) * scale[u])) for u < n,
-** the int32 additions wrapping (bias may be NULL). Saturating the rounded value to int32 before
-** the offset, as the reference does, changes nothing once it is clamped to an 8-bit range. */
+/* FULLY_CONNECTED's int8 output, rounded in double as LiteRT's reference does (the vector
+** versions of pl_fully_connected_s8_output, which their last few units call): out[u] =
+** clamp(offset + round_half_away((double)(sums[u] + fold[u] + bias[u]) * scale[u])) for
+** u < n, the int32 additions wrapping (bias may be NULL); scale holds p's scale for every
+** unit, per-tensor or not. Saturating the rounded value to int32 before the offset, as the
+** reference does, changes nothing once it is clamped to an 8-bit range. */
 typedef struct pl_fc_output {
+    const pl_fully_connected_params *p;
     const int32_t *fold, *bias;
     const double *scale;
-    int32_t offset, act_min, act_max;
 } pl_fc_output;
 
-/* One unit of pl_fc_output with scalar arithmetic (the vector versions' last few units). */
 static inline int8_t pl_fc_output_one(const pl_fc_output *o, int32_t sum, int32_t u)
 {
-    uint32_t acc = (uint32_t)sum + (uint32_t)o->fold[u];
-    if (o->bias != NULL)
-        acc += (uint32_t)o->bias[u];
-    double x = (double)(int32_t)acc * o->scale[u];
-    double t = x > -0x1p52 && x < 0x1p52 ? (double)(int64_t)x : x; /* truncated */
-    t += x - t >= 0.5 ? 1.0 : x - t <= -0.5 ? -1.0 : 0.0;
-    t += (double)o->offset;
-    t = t < (double)o->act_min ? (double)o->act_min : t;
-    return (int8_t)(t > (double)o->act_max ? (double)o->act_max : t);
+    return pl_fully_connected_s8_output(o->p, (int32_t)((uint32_t)sum + (uint32_t)o->fold[u]),
+                                        o->bias, u);
 }
 
 typedef struct pl_gemm_s8 {

@@ -284,8 +284,7 @@ static void fc_output_rounds_as_the_portable_kernel(void)
                 want[u] = pl_fully_connected_s8_output(
                     &p, (int32_t)((uint32_t)sums[u] + (uint32_t)fold[u]),
                     with_bias ? bias : NULL, u);
-            const pl_fc_output o = {fold, with_bias ? bias : NULL, scale, p.output_offset,
-                                    p.act_min, p.act_max};
+            const pl_fc_output o = {&p, fold, with_bias ? bias : NULL, scale};
             g8->fc_output(&o, sums, n, got);
             failures += memcmp(want, got, (size_t)n) != 0;
         }

@@ -93,8 +93,9 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
 /* 2 units per step in double lanes (FRINTA rounds half away from zero), the last alone. */
 void pl_fc_output_neon(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)
 {
-    const float64x2_t off = vdupq_n_f64((double)o->offset);
-    const float64x2_t lo = vdupq_n_f64((double)o->act_min), hi = vdupq_n_f64((double)o->act_max);
+    const float64x2_t off = vdupq_n_f64((double)o->p->output_offset);
+    const float64x2_t lo = vdupq_n_f64((double)o->p->act_min);
+    const float64x2_t hi = vdupq_n_f64((double)o->p->act_max);
     int32_t u = 0;
     for (; n - u >= 2; u += 2) {
         int32x2_t acc = vadd_s32(vld1_s32(sums + u), vld1_s32(o->fold + u));

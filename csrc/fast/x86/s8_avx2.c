@@ -133,8 +133,9 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
 static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)
 {
     const __m256d half = _mm256_set1_pd(0.5), one = _mm256_set1_pd(1.0);
-    const __m256d off = _mm256_set1_pd((double)o->offset);
-    const __m256d lo = _mm256_set1_pd((double)o->act_min), hi = _mm256_set1_pd((double)o->act_max);
+    const __m256d off = _mm256_set1_pd((double)o->p->output_offset);
+    const __m256d lo = _mm256_set1_pd((double)o->p->act_min);
+    const __m256d hi = _mm256_set1_pd((double)o->p->act_max);
     int32_t u = 0;
     for (; n - u >= 4; u += 4) {
         __m128i acc = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(sums + u)),

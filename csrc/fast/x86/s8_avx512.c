@@ -116,8 +116,9 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
 static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)
 {
     const __m512d half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0);
-    const __m512d off = _mm512_set1_pd((double)o->offset);
-    const __m512d lo = _mm512_set1_pd((double)o->act_min), hi = _mm512_set1_pd((double)o->act_max);
+    const __m512d off = _mm512_set1_pd((double)o->p->output_offset);
+    const __m512d lo = _mm512_set1_pd((double)o->p->act_min);
+    const __m512d hi = _mm512_set1_pd((double)o->p->act_max);
     for (int32_t u = 0; u < n; u += 8) {
         __mmask8 m = n - u >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - u)) - 1u);
         __m256i acc = _mm256_add_epi32(_mm256_maskz_loadu_epi32(m, sums + u),

@@ -124,8 +124,8 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
 static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)
 {
     const __m128d half = _mm_set1_pd(0.5), one = _mm_set1_pd(1.0);
-    const __m128d off = _mm_set1_pd((double)o->offset);
-    const __m128d lo = _mm_set1_pd((double)o->act_min), hi = _mm_set1_pd((double)o->act_max);
+    const __m128d off = _mm_set1_pd((double)o->p->output_offset);
+    const __m128d lo = _mm_set1_pd((double)o->p->act_min), hi = _mm_set1_pd((double)o->p->act_max);
     int32_t u = 0;
     for (; n - u >= 2; u += 2) {
         __m128i acc = _mm_add_epi32(_mm_loadl_epi64((const __m128i *)(sums + u)),
