@@ -1,4 +1,5 @@
 /* cpu.c - which instruction sets this build has kernels for and this CPU runs. */
+#include "fast/fast.h"
 #include "picolite/pl_fast.h"
 
 #if defined(PL_FAST_ARM64) && defined(__linux__)
@@ -30,6 +31,15 @@ static bool x86_has(pl_isa isa)
     return isa == PL_ISA_AVX512 && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
            __builtin_cpu_supports("avx512vnni");
+}
+#endif
+
+#if defined(PL_FAST_X86)
+/* AVX-512 VBMI (VPERMI2B), which the avx512 set does not require: the byte tables use it. */
+bool pl_fast_x86_has_vbmi(void)
+{
+    __builtin_cpu_init();
+    return x86_has(PL_ISA_AVX512) && __builtin_cpu_supports("avx512vbmi");
 }
 #endif
 

@@ -49,14 +49,15 @@ pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node)
 
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
 {
-    if (is_byte(ctx, node))
-        return pl_fast_lut8_invoke(ctx, node);
-    const lanes_fn *block = pl_fast_block(node);
+    const void *block = pl_fast_block(node);
     if (block == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    (*block)(in.data, out.data, pl_tensor_count(&in));
+    if (in.type == PL_FLOAT32) /* else lut8's plan: a table of the 8-bit types */
+        (*(const lanes_fn *)block)(in.data, out.data, pl_tensor_count(&in));
+    else
+        pl_fast_lut8_apply(node, &in, &out);
     return PL_OK;
 }

@@ -29,8 +29,7 @@ static void lookup_scalar(const uint8_t table[256], const uint8_t *in, uint8_t *
 pl_lut8_fn pl_lut8_for(pl_isa isa)
 {
 #if defined(PL_FAST_X86)
-    __builtin_cpu_init();
-    if (isa == PL_ISA_AVX512 && __builtin_cpu_supports("avx512vbmi"))
+    if (isa == PL_ISA_AVX512 && pl_fast_x86_has_vbmi())
         return pl_lut8_avx512vbmi;
 #elif defined(PL_FAST_ARM64)
     if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
@@ -103,14 +102,19 @@ pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
+void pl_fast_lut8_apply(const pl_node *node, const pl_tensor *in, pl_tensor *out)
 {
     const lut8_plan *lp = pl_fast_block(node);
-    if (lp == NULL)
+    lp->lookup(lp->table, in->data, out->data, pl_tensor_count(in));
+}
+
+pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
+{
+    if (pl_fast_block(node) == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    lp->lookup(lp->table, in.data, out.data, pl_tensor_count(&in));
+    pl_fast_lut8_apply(node, &in, &out);
     return PL_OK;
 }

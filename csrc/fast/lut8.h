@@ -16,7 +16,7 @@ typedef void (*pl_lut8_fn)(const uint8_t table[256], const uint8_t *in, uint8_t 
 pl_lut8_fn pl_lut8_for(pl_isa isa);
 
 /* AVX-512 VBMI (VPERMI2B: a 128-byte table per instruction); checked apart from the avx512
-** set, which does not require it. */
+** set, which does not require it (pl_fast_x86_has_vbmi). */
 void pl_lut8_avx512vbmi(const uint8_t table[256], const uint8_t *in, uint8_t *out, size_t n);
 /* NEON TBL/TBX over four 64-byte quarters. */
 void pl_lut8_neon(const uint8_t table[256], const uint8_t *in, uint8_t *out, size_t n);
