@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "kernels/common/fixedpoint.h"
 #include "kernels/common/lut.h"
 #include "kernels/elementwise/binary.h"
 
@@ -22,34 +21,6 @@ float pl_gelu_f32(float x)
 float pl_gelu_approx_f32(float x)
 {
     return 0.5f * x * (1.0f + tanhf(SQRT_2_OVER_PI * (x + 0.044715f * x * x * x)));
-}
-
-/* TFLite LUTPopulate<int16_t> with a float transform: pl_lut_populate_s16's samples, in
-** float arithmetic throughout. */
-static void populate_s16_f32(float input_scale, int32_t input_zero_point, float output_scale,
-                             int32_t output_zero_point, float (*fn)(float),
-                             int16_t lut[PL_LUT_S16_SIZE])
-{
-    const float input_min = input_scale * (float)(-32768 - input_zero_point);
-    const float input_max = input_scale * (float)(32767 - input_zero_point);
-    const float output_min = output_scale * (float)(-32768 - output_zero_point);
-    const float output_max = output_scale * (float)(32767 - output_zero_point);
-    const float step = (input_max - input_min) / 512;
-    const float half_step = step / 2;
-    const float inv = 65536.0f / (output_max - output_min);
-    for (int i = 0; i < 512; i++) {
-        float val = fn(input_min + (float)i * step);
-        float val_mid = fn(input_min + (float)i * step + half_step);
-        float val_next = fn(input_min + (float)(i + 1) * step);
-        float sample = pl_fx_roundf(val * inv);
-        float interp = pl_fx_roundf((val_next * inv + pl_fx_roundf(val * inv)) / 2);
-        float mid = pl_fx_roundf(val_mid * inv);
-        /* bias each sample by half the interpolation error at the midpoint */
-        float v = sample - pl_fx_roundf((interp - mid) / 2);
-        lut[i] = (int16_t)(v < -32768.0f ? -32768.0f : v > 32767.0f ? 32767.0f : v);
-    }
-    float last = pl_fx_roundf(fn(input_max) * inv);
-    lut[512] = (int16_t)(last < -32768.0f ? -32768.0f : last > 32767.0f ? 32767.0f : last);
 }
 
 /* The table, allocated in prepare: float GELU needs no arena bytes. */
@@ -92,7 +63,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     else if (t == PL_UINT8)
         pl_lut_populate_u8(si, zi, so, zo, fn, d->lut);
     else
-        populate_s16_f32(si, zi, so, zo, fn, d->lut);
+        pl_lut_populate_s16_f32(si, zi, so, zo, fn, d->lut);
     return PL_OK;
 }
 

@@ -40,6 +40,11 @@ void pl_lut_populate_u8(float input_scale, int32_t input_zero_point, float outpu
 void pl_lut_populate_s16(double input_scale, int32_t input_zero_point, double output_scale,
                          int32_t output_zero_point, double (*fn)(double),
                          int16_t lut[PL_LUT_S16_SIZE]);
+/* The same with a float transform, in float arithmetic throughout (TFLite's
+** LUTPopulate<int16_t> instantiated for float, as its GELU builds its table). */
+void pl_lut_populate_s16_f32(float input_scale, int32_t input_zero_point, float output_scale,
+                             int32_t output_zero_point, float (*fn)(float),
+                             int16_t lut[PL_LUT_S16_SIZE]);
 
 /* TFLite LUTLookup for int16: the top 9 bits index, the low 7 interpolate. */
 static inline int16_t pl_lut_lookup_s16(int16_t value, const int16_t *lut)
