@@ -321,7 +321,7 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     pl_vec offline;
     uint8_t *on_path;
     size_t slots = (size_t)it->all_tensors + it->scratch_count;
-    pl_planner planner = it->preserve_all_tensors ? PL_PLANNER_LINEAR : it->opt.planner;
+    pl_planner planner = it->preserve_all_tensors ? PL_PLANNER_LINEAR : (pl_planner)it->opt.planner;
     PL_TRY(offline_offsets(it, &offline, it->err));
     PL_TRY(temp(it, slots * sizeof(int32_t), _Alignof(int32_t), (void **)&w.first));
     PL_TRY(temp(it, slots * sizeof(int32_t), _Alignof(int32_t), (void **)&w.last));

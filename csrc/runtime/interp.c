@@ -8,7 +8,8 @@
 
 pl_interp_options pl_interp_defaults(void)
 {
-    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL, NULL, 0, PL_DEFAULT_LOOP_BUDGET};
+    pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL, NULL, 0, PL_DEFAULT_LOOP_BUDGET,
+                             PL_TARGET_PICOLITE};
     return opt;
 }
 
@@ -28,6 +29,8 @@ static pl_status check_args(const void *model, const pl_interp_options *opt, voi
                             (unsigned)opt->input_shape_count);
     if ((unsigned)opt->planner >= PL_PLANNER_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "create: unknown planner %d", (int)opt->planner);
+    if ((unsigned)opt->target >= PL_TARGET_COUNT)
+        return pl_error_set(err, PL_ERR_ARG, "create: unknown target %d", (int)opt->target);
     return PL_OK;
 }
 
@@ -58,10 +61,11 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     it->model = m;
     it->arena = a;
     it->opt.resolver = opt->resolver;
-    it->opt.planner = opt->planner;
+    it->opt.planner = (uint8_t)opt->planner;
     it->preserve_all_tensors = opt->preserve_all_tensors;
     it->requests = PL_NO_OFFSET;
     it->opt.loop_budget = opt->loop_budget;
+    it->opt.arith = (uint8_t)pl_target_arith(opt->target);
     it->phase = PL_PHASE_CREATED;
     it->current_node = -1;
     it->subgraph_count = pl_model_subgraph_count(&m);

@@ -100,7 +100,8 @@ typedef struct pl_reg_slot {
 ** is a flag of the interpreter). */
 typedef struct pl_interp_kept {
     PL_SLOT(const pl_resolver *, resolver);
-    pl_planner planner;
+    uint8_t planner; /* pl_planner */
+    uint8_t arith;   /* pl_arith: the target's, for every kernel's context */
     uint32_t loop_budget;
 } pl_interp_kept;
 

@@ -8,6 +8,7 @@
 #include "pl_plan.h"
 #include "pl_kernel.h"
 #include "pl_interp.h"
+#include "pl_target.h"
 
 #define PL_VERSION_MAJOR 0
 #define PL_VERSION_MINOR 1

@@ -20,6 +20,7 @@
 #include "pl_kernel.h"
 #include "pl_plan.h"
 #include "pl_status.h"
+#include "pl_target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +51,9 @@ typedef struct pl_interp_options {
     const pl_input_shape *input_shapes;
     uint32_t input_shape_count;
     uint32_t loop_budget; /* WHILE iterations per node and invoke; 0 is refused */
+    /* The firmware whose arithmetic the kernels reproduce (pl_target.h); the arena is
+    ** always picolite's own. Default PL_TARGET_PICOLITE (TFLM's integer arithmetic). */
+    pl_target target;
 } pl_interp_options;
 
 pl_interp_options pl_interp_defaults(void);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pl_status.h"
+#include "pl_target.h"
 #include "pl_types.h"
 #include "pl_view.h"
 
@@ -126,6 +127,10 @@ struct pl_context {
     ** shape_only, read no input data); later kernels then see the outputs as constants.
     ** Otherwise it does nothing. Invoke writes the same values again. */
     pl_status (*fold)(pl_context *ctx, pl_node *node, bool shape_only);
+
+    /* The arithmetic to reproduce where the firmwares' kernels differ (pl_target.h): read
+    ** at prepare, kept in the op data. */
+    pl_arith arith;
 
     /* --- control flow (IF, WHILE, CALL_ONCE): subgraphs by model index --- */
     /* WHILE iterations one node may run per invoke (pl_interp_options.loop_budget). */

@@ -1,0 +1,49 @@
+/* pl_target.h - the firmware whose bytes and arena a run predicts.
+**
+** A target is data, not a fork of the runtime: the arithmetic its kernels do where the peers
+** differ (pl_arith, which picolite's kernels read from the context) and the allocator whose
+** arena figures are reported. The host always runs picolite's own arena; a TFLM target's
+** figures are computed from a model of TFLM's allocator (see ARCHITECTURE.md). */
+#ifndef PL_TARGET_H
+#define PL_TARGET_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pl_target {
+    PL_TARGET_PICOLITE = 0,      /* picolite's own runtime on a 32-bit MCU: TFLM's arithmetic */
+    PL_TARGET_TFLM,              /* TFLM, reference kernels, 32-bit Cortex-M */
+    PL_TARGET_TFLM_X86_64,       /* TFLM, reference kernels, 64-bit host (tflite-micro wheel) */
+    PL_TARGET_LITERT,            /* LiteRT's reference kernels (BUILTIN_REF) */
+    PL_TARGET_TFLM_CMSIS_NN,     /* TFLM + CMSIS-NN, DSP extension (M4, M7, M33) */
+    PL_TARGET_TFLM_CMSIS_NN_MVE, /* TFLM + CMSIS-NN, Helium (M55, M85) */
+    PL_TARGET_TFLM_CMSIS_NN_NODSP, /* TFLM + CMSIS-NN, no DSP extension (M0, M0+, M3) */
+    PL_TARGET_COUNT
+} pl_target;
+
+/* The arithmetic a kernel reproduces where the firmwares' kernels differ. Most operators
+** compute the same bytes on every target and never look. */
+typedef enum pl_arith {
+    PL_ARITH_TFLM = 0,     /* TFLM's reference kernels: integer rescaling everywhere */
+    PL_ARITH_LITERT,       /* LiteRT's reference kernels */
+    PL_ARITH_CMSIS_NN_DSP, /* CMSIS-NN as built for a core with the DSP extension */
+    PL_ARITH_CMSIS_NN_MVE, /* CMSIS-NN with Helium */
+    PL_ARITH_CMSIS_NN_NODSP
+} pl_arith;
+
+/* The target's name as the Python API and the CLI spell it ("tflm", "tflm-x86-64",
+** "picolite", "litert", "tflm-cmsis-nn", ...); NULL for a value out of range. */
+const char *pl_target_name(pl_target target);
+
+/* The target named name (NUL-terminated); -1 when no target has that name. */
+int pl_target_from_name(const char *name);
+
+/* The arithmetic the kernels do for target. */
+pl_arith pl_target_arith(pl_target target);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
