@@ -167,3 +167,28 @@ pl_py_planner(pl_py_state *st, const char *name, pl_planner *out)
     }
     return 0;
 }
+
+int
+pl_py_target(const char *name, pl_target *out)
+{
+    int t = pl_target_from_name(name);
+    if (t < 0) {
+        PyObject *names = PyList_New(0);
+        for (int k = 0; names != NULL && k < PL_TARGET_COUNT; k++) {
+            PyObject *n = PyUnicode_FromString(pl_target_name((pl_target)k));
+            if (n == NULL || PyList_Append(names, n) < 0) {
+                Py_XDECREF(n);
+                Py_CLEAR(names);
+                break;
+            }
+            Py_DECREF(n);
+        }
+        if (names != NULL) {
+            PyErr_Format(PyExc_ValueError, "unknown target '%s': one of %R", name, names);
+            Py_DECREF(names);
+        }
+        return -1;
+    }
+    *out = (pl_target)t;
+    return 0;
+}

@@ -118,9 +118,11 @@ raise_error(pl_py_interp *self, pl_status s, const pl_error *err)
 /* Creating verifies the model: release the GIL for it, the arena is already marked ours.
 ** self->error outlives the C interpreter, which records every later error there. */
 static int
-create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_budget)
+create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_budget,
+       pl_target target)
 {
     self->opt = pl_interp_defaults();
+    self->opt.target = target;
     self->opt.resolver = pl_builtin_resolver();
     self->opt.planner = planner;
     self->opt.preserve_all_tensors = preserve != 0;
@@ -159,18 +161,22 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors",
                              "loop_budget", "input_shapes", "custom_ops", "custom_adapter",
-                             "kernels", NULL};
+                             "kernels", "target", NULL};
     pl_py_state *st = PyType_GetModuleState(type);
     PyObject *model = NULL, *arena = NULL, *shapes = Py_None, *custom_ops = Py_None;
     PyObject *adapter = Py_None;
-    const char *planner_name = "greedy", *kernels = "auto";
+    const char *planner_name = "greedy", *kernels = "auto", *target_name = "tflm";
     int preserve = 0;
     unsigned long loop_budget = PL_DEFAULT_LOOP_BUDGET;
     pl_planner planner;
+    pl_target target;
     int isa = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkOOOs:_Interpreter", kwlist, &model,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkOOOss:_Interpreter", kwlist, &model,
                                      st->arena_type, &arena, &planner_name, &preserve,
-                                     &loop_budget, &shapes, &custom_ops, &adapter, &kernels))
+                                     &loop_budget, &shapes, &custom_ops, &adapter, &kernels,
+                                     &target_name))
+        return NULL;
+    if (pl_py_target(target_name, &target) < 0)
         return NULL;
     if (pl_py_kernels_parse(kernels, &isa) < 0)
         return NULL;
@@ -206,7 +212,7 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     if (PyObject_GetBuffer(model, &self->model, PyBUF_SIMPLE) < 0 ||
         pl_py_shapes_parse(shapes, &self->shapes) < 0 ||
-        create(self, planner, preserve, loop_budget) < 0) {
+        create(self, planner, preserve, loop_budget, target) < 0) {
         Py_DECREF(self);
         return NULL;
     }

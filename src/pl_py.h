@@ -115,6 +115,8 @@ PyObject *pl_py_raise(pl_py_state *st, pl_status status, const pl_error *err);
 PyObject *pl_py_state_error(pl_py_state *st, const char *fmt, ...);
 /* Parses a planner name into *out; -1 with ValueError naming the known planners. */
 int pl_py_planner(pl_py_state *st, const char *name, pl_planner *out);
+/* The target named name ("tflm", "litert", ...), or -1 with a ValueError listing them. */
+int pl_py_target(const char *name, pl_target *out);
 
 /* arena.c */
 int pl_py_arena_init(PyObject *m, pl_py_state *st);

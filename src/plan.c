@@ -250,6 +250,20 @@ planners(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
     return t;
 }
 
+static PyObject *
+targets(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
+{
+    PyObject *t = PyTuple_New(PL_TARGET_COUNT);
+    for (int k = 0; t != NULL && k < PL_TARGET_COUNT; k++) {
+        PyObject *name = PyUnicode_FromString(pl_target_name((pl_target)k));
+        if (name == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, k, name);
+    }
+    return t;
+}
+
 PyMethodDef pl_py_plan_methods[] = {
     {"required_arena_size", (PyCFunction)(void (*)(void))required_arena_size,
      METH_VARARGS | METH_KEYWORDS,
@@ -258,5 +272,6 @@ PyMethodDef pl_py_plan_methods[] = {
     {"plan_memory", (PyCFunction)(void (*)(void))plan_memory, METH_VARARGS | METH_KEYWORDS,
      "plan_memory(buffers, planner='greedy') -> (offsets, total, lower_bound, planner)."},
     {"planners", planners, METH_NOARGS, "The planner names, in pl_planner order."},
+    {"targets", targets, METH_NOARGS, "The target names, in pl_target order."},
     {NULL, NULL, 0, NULL},
 };

@@ -11,6 +11,7 @@
 from picolite._picolite import __version__
 from picolite._api import (
     PLANNERS,
+    TARGETS,
     AllocationReport,
     Arena,
     ArenaTooSmallError,
@@ -36,6 +37,7 @@ from picolite.offline_plan import write_offline_plan
 __all__ = [
     "__version__",
     "PLANNERS",
+    "TARGETS",
     "AllocationReport",
     "Arena",
     "ArenaTooSmallError",

@@ -29,6 +29,8 @@ StateError = _c.StateError
 
 #: Planner names, in the C enum's order.
 PLANNERS: Tuple[str, ...] = tuple(_c.planners())
+# The firmwares whose bytes (and, for TFLM targets, arena) picolite predicts: pl_target.h.
+TARGETS: Tuple[str, ...] = tuple(_c.targets())
 
 ModelLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 
@@ -587,7 +589,7 @@ class Interpreter:
                  experimental_preserve_all_tensors: bool = False,
                  loop_budget: int = 1_000_000,
                  custom_ops: Optional[Dict[str, Any]] = None,
-                 kernels: str = "auto"):
+                 kernels: str = "auto", target: str = "tflm"):
         if model_path is None and model_content is None:
             raise ValueError("`model_path` or `model_content` must be specified.")
         if model_path is not None and model_content is not None:
@@ -612,7 +614,7 @@ class Interpreter:
         self._loop_budget = int(loop_budget)
         try:
             self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
-                                      self._loop_budget, kernels=kernels,
+                                      self._loop_budget, kernels=kernels, target=target,
                                       **_custom_kwargs(custom_ops))
         except ModelError as e:  # LiteRT's words first for a model that fails verification
             e.args = (f"The model is not a valid Flatbuffer buffer: {e}",) + e.args[1:]
@@ -620,6 +622,7 @@ class Interpreter:
         self._model_content = content  # bytes: what picolite.plot re-plans with planners=
         self._planner = planner
         self._kernels = kernels
+        self._target = target  # validated by the C constructor above
         self._preserve = bool(preserve_all_tensors)
         self._shapes: Dict[int, Tuple[int, ...]] = {}  # input position -> resized shape
         self._resized = False  # a resize waits for allocate_tensors()
@@ -677,11 +680,12 @@ class Interpreter:
         try:
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
                                       self._preserve, self._loop_budget, kernels=self._kernels,
-                                      input_shapes=list(shapes.items()),
+                                      target=self._target, input_shapes=list(shapes.items()),
                                       **_custom_kwargs(self._custom_ops))
         except (Error, ValueError):
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
                                       self._preserve, self._loop_budget, kernels=self._kernels,
+                                      target=self._target,
                                       input_shapes=list(self._shapes.items()),
                                       **_custom_kwargs(self._custom_ops))
             raise
