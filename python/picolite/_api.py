@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from picolite import _picolite as _c
+from picolite._batch import run_batch
 
 Arena = _c.Arena
 Error = _c.Error
@@ -726,8 +727,6 @@ class Interpreter:
         ``(N, *shape)`` or ``(N, *shape[1:])`` for a batch dimension of 1. A runtime error
         carries ``.sample``. State carries from sample to sample, as with invoke() in a loop.
         See :func:`picolite.evaluate` for a data set on every core."""
-        from picolite.evaluate import run_batch
-
         return run_batch(self, inputs)
 
     def reset(self) -> None:
