@@ -1,8 +1,8 @@
 """Many samples through one interpreter in one GIL-free C call: the stacking rules shared by
 ``Interpreter.invoke_batch`` and :func:`picolite.evaluate`.
 
-It reads the interpreter only through its details and its C object, so the interpreter can
-call it and evaluate can build on it without either importing the other.
+It reads the interpreter only through the core's details and its C object, so the
+interpreter can call it and evaluate can build on it without either importing the other.
 """
 
 from __future__ import annotations
@@ -62,7 +62,9 @@ def run_batch(it: Any, inputs: Any, independent: bool = False
     """``it.invoke_batch(inputs)``: every sample through one allocated interpreter in one
     GIL-free C call; one stacked array per output (layout as :func:`picolite.evaluate`). With
     ``independent`` the interpreter is reset before each sample (state never carries)."""
-    in_details, out_details = it.get_input_details(), it.get_output_details()
+    # the core's own details: each audience's get_input_details() has its own form
+    in_details = [it._details(i) for i in it._c.inputs()]
+    out_details = [it._details(i) for i in it._c.outputs()]
     arrays = [np.ascontiguousarray(a) for a in as_input_list(inputs, in_details)]
     n, squeezed = sample_layout(in_details, arrays)
     outputs = [np.empty((n,) + stacked_shape(d, squeezed), dtype=d["dtype"])

@@ -17,11 +17,13 @@ import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from picolite import _api
+from picolite._errors import Error
+from picolite._model import ModelLike, read_model
+from picolite._unified import Interpreter
 from picolite._batch import as_input_list, run_batch, sample_layout, stacked_shape
 
 # (model digest, options) -> Interpreter, per thread: an interpreter is never shared.
@@ -60,7 +62,7 @@ def _interpreter(key: Tuple[str, Tuple], content: bytes, options: Dict[str, Any]
         cache = _local.interpreters = collections.OrderedDict()
     it = cache.get(key)
     if it is None:
-        it = _api.Interpreter(model_content=content, **options)
+        it = Interpreter(model_content=content, **options)
         it.allocate_tensors()
         cache[key] = it
         while len(cache) > _KEPT_INTERPRETERS:
@@ -75,7 +77,7 @@ def _run_chunk(key, content, options, start, arrays):
     it = _interpreter(key, content, options)
     try:
         return run_batch(it, arrays, independent=True)
-    except _api.Error as e:
+    except Error as e:
         if hasattr(e, "sample"):
             e.sample += start
         raise
@@ -93,7 +95,7 @@ def _progress_bar(progress: Optional[bool], total: int, chunks: int):
     return tqdm(total=total, unit="sample", desc="picolite.evaluate")
 
 
-def evaluate(model: _api.ModelLike, inputs: Any, *, workers: Optional[int] = None,
+def evaluate(model: ModelLike, inputs: Any, *, workers: Optional[int] = None,
              executor: Any = None, chunk_size: Optional[int] = None,
              progress: Optional[bool] = None, **options: Any) -> List[np.ndarray]:
     """Runs every sample of ``inputs`` through ``model`` and returns one stacked array per
@@ -110,8 +112,8 @@ def evaluate(model: _api.ModelLike, inputs: Any, *, workers: Optional[int] = Non
     not depend on chunks or workers (run a stream through ``Interpreter.invoke_batch``).
     A runtime error is raised with ``.sample``, the index of the sample that failed.
     """
-    content = _api._read_model(model)
-    probe = _api.Interpreter(model_content=content, **options)
+    content = read_model(model)
+    probe = Interpreter(model_content=content, **options)
     probe.allocate_tensors()
     in_details, out_details = probe.get_input_details(), probe.get_output_details()
     arrays = as_input_list(inputs, in_details)

@@ -209,7 +209,7 @@ def compare_with_tflite(model, inputs=None, *, layers: bool = False,
     stateful models are compared over several invocations. ``layers=True`` also compares
     every intermediate tensor (preserve-all-tensors on both sides).
     """
-    from picolite import Interpreter
+    from picolite._unified import Interpreter
 
     data = _model_bytes(model)
     name = model if isinstance(model, str) else os.fspath(model) if isinstance(
