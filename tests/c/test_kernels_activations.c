@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "kernel_harness.h"
+#include "kernels/common/fmath.h"
 #include "kernels/registry.h"
 
 /* LeakyReluOptions{alpha: 0.2} as the flatbuffer builder writes it. */
@@ -196,12 +197,16 @@ static void logistic_s8_table_and_s16_interpolation(void)
     CHECK_ALL(z, general, 9);
 }
 
+/* The reference's cutoffs: e^x below -9 (1 + e^-x would lose e^x's low bits: the relative
+** error reached 1.2e-4 near -16), exactly 1 above 16.619..., 1 / (1 + e^-x) between. */
 static void logistic_f32_is_one_over_one_plus_exp(void)
 {
-    float x[4] = {0.0f, 2.0f, -2.0f, 500.0f}, y[4];
-    CHECK_EQ(run_f32(pl_logistic_registration(), x, y, 4, NULL), PL_OK);
+    float x[8] = {0.0f, 2.0f, -2.0f, 500.0f, -9.5f, -16.0f, -9.0f, 16.7f}, y[8];
+    CHECK_EQ(run_f32(pl_logistic_registration(), x, y, 8, NULL), PL_OK);
     CHECK(y[0] == 0.5f && fabsf(y[1] - 0.88079708f) < 1e-7f);
     CHECK(fabsf(y[2] - 0.11920292f) < 1e-7f && y[3] == 1.0f);
+    CHECK(y[4] == pl_fmath_expf(-9.5f) && y[5] == pl_fmath_expf(-16.0f));
+    CHECK(y[6] == 1.0f / (1.0f + pl_fmath_expf(9.0f)) && y[7] == 1.0f);
 }
 
 static void logistic_rejects_int8_output_scale(void)
