@@ -74,9 +74,25 @@ static void relu_s8_requantizes_then_clamps(void)
     CHECK_EQ(run_s8(pl_relu_registration(), 0.1f, 5, 0.05f, -128, y, NULL), PL_OK);
     const int8_t want[9] = {-128, -128, -128, -128, -128, -128, -98, -10, 116};
     CHECK_ALL(y, want, 9);
+    kh_ctx.arith = PL_ARITH_LITERT;
     CHECK_EQ(run_s8(pl_relu6_registration(), 0.1f, 5, 0.05f, -128, y, NULL), PL_OK);
+    kh_ctx.arith = PL_ARITH_TFLM;
     const int8_t want6[9] = {-128, -128, -128, -128, -128, -128, -98, -10, -8};
     CHECK_ALL(y, want6, 9);
+}
+
+/* TFLM's RELU6 never rescales: the input clamped to its zero point (5) and to 6 on the
+** input's scale (5 + 6 / 0.1 = 65), whatever the output's scale and zero point. */
+static void relu6_tflm_clamps_on_the_input_scale(void)
+{
+    int8_t y[9];
+    CHECK_EQ(run_s8(pl_relu6_registration(), 0.1f, 5, 0.05f, -128, y, NULL), PL_OK);
+    const int8_t want[9] = {5, 5, 5, 5, 5, 5, 20, 64, 65};
+    CHECK_ALL(y, want, 9);
+    int16_t z[9];
+    CHECK_EQ(run_s16(pl_relu6_registration(), 0.001f, 0.0007f, z, NULL), PL_OK);
+    const int16_t want16[9] = {0, 0, 0, 0, 0, 100, 4096, 6000, 6000};
+    CHECK_ALL(z, want16, 9);
 }
 
 static void relu_s16_matches_litert(void)
@@ -245,6 +261,7 @@ static void tanh_rejects_int16_output_scale(void)
 int main(void)
 {
     RUN(relu_s8_requantizes_then_clamps);
+    RUN(relu6_tflm_clamps_on_the_input_scale);
     RUN(relu_s16_matches_litert);
     RUN(relu_float_family_clamps);
     RUN(relu_n1_to_1_rejects_int16);
