@@ -103,6 +103,8 @@ static bool supported(const pl_lstm_op *d, pl_isa isa)
         return false;
     if (d->type == PL_FLOAT32)
         return pl_gemm_f32_for(isa) != NULL;
+    if (d->type == PL_INT8 && d->q16 != NULL) /* TFLM's int8 LSTM: portable only */
+        return false;
     if (d->type == PL_INT8) /* x - zp must fit the portable kernel's int16 rows */
         return pl_gemm_s8_for(isa) != NULL && p->input_zp >= INT8_MIN &&
                p->input_zp <= INT8_MAX && p->state_zp >= INT8_MIN && p->state_zp <= INT8_MAX;
