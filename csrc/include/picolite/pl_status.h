@@ -81,8 +81,15 @@ pl_status pl_error_status(pl_error *err, pl_status status);
 ** sizeof sees them, so they still count as used), and the strings take no flash.
 ** Statuses and err->required/available stay exact. pl_error_unused is never defined. */
 int pl_error_unused(const char *fmt, ...);
+/* pl_error_status, inline so that the compiler sees the status come back: it then knows a
+** failing callee returns nonzero (no "maybe uninitialized" in optimized builds). */
+static inline pl_status pl_error_status_inline(pl_error *err, pl_status status)
+{
+    pl_error_status(err, status);
+    return status;
+}
 #define pl_error_set(err, status, ...) \
-    ((void)sizeof(pl_error_unused(__VA_ARGS__)), pl_error_status((err), (status)))
+    ((void)sizeof(pl_error_unused(__VA_ARGS__)), pl_error_status_inline((err), (status)))
 #endif
 
 /* A short stable name for a status ("ok", "model", "arena", ...). */
