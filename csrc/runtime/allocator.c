@@ -471,6 +471,9 @@ static pl_status allocate_all_variables(pl_interp *it)
     return PL_OK;
 }
 
+/* The head starts zeroed, as a device's arena in .bss does: what prepare left there (its
+** temp records) or the memory held before is never an output, and a kernel that keeps state
+** in an output (CIRCULAR_BUFFER's older slots) starts from zeros whatever the arena held. */
 pl_status pl_alloc_finish(pl_interp *it)
 {
     uint32_t head = 0;
@@ -478,6 +481,7 @@ pl_status pl_alloc_finish(pl_interp *it)
     PL_TRY(plan(it, &head));
     pl_arena_reset_temp(it->arena);
     PL_TRY(pl_arena_resize_head(it->arena, head, it->err));
+    memset(pl_arena_base(it->arena), 0, pl_arena_head_size(it->arena));
     return allocate_all_variables(it);
 }
 
