@@ -54,6 +54,10 @@ typedef struct pl_error {
     char op_name[PL_OP_NAME_CAPACITY];
     char msg[PL_ERROR_CAPACITY];
     pl_seal seal; /* pl_interp_create resets it; pl_error_clear keeps it */
+    /* the host's interrupt check during invoke (pl_interp_set_poll); create resets it,
+    ** pl_error_clear keeps it */
+    int (*poll)(void *poll_ctx);
+    void *poll_ctx;
 } pl_error;
 
 /* Propagate a failure to the caller. */
