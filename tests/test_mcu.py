@@ -42,6 +42,8 @@ MODELS = {
     "trimmed_kws_int8": ("net_ds_cnn_kws_int8.tflite", "trimmed"),
     "minimal_kws_int8": ("net_ds_cnn_kws_int8.tflite", "minimal"),
     "minimal_lstm_int8": ("net_lstm_int8.tflite", "minimal"),
+    # shape_signature [-1, 16] (most Keras exports): run at the model's shapes, as TFLM does
+    "minimal_dynamic_int8": ("resize/keras2_mlp_int8.tflite", "minimal"),
     "signal_energy": ("signal/energy_257.tflite", "full"),  # a CUSTOM operator, by name
     # control flow: the exported resolver registers the body's operators too
     "while_float32": ("subgraphs/while_float32.tflite", "full"),
@@ -53,7 +55,6 @@ MODELS = {
 REFUSED = {
     "refused_resource_int8": "subgraphs/stream_ring_int8.tflite",  # VAR_HANDLE, CALL_ONCE
     "refused_while_float32": "subgraphs/while_float32.tflite",  # control flow: 3 subgraphs
-    "refused_dynamic_int8": "resize/keras2_mlp_int8.tflite",  # shape_signature [-1, 16]
 }
 
 # Budgets at -Os on Cortex-M4F, bytes of .text linked into the cnn_int8 firmware (full) and

@@ -158,16 +158,13 @@ static bool dynamic_input(const pl_interp *it, uint32_t i)
     return false;
 }
 
+/* Without resize (PL_NO_RESIZE) a dynamic dim is ignored and the model runs at its own
+** (placeholder) shapes, as TFLM runs most Keras exports (batch -1); a kernel whose shape
+** differs from the model's then fails its prepare, naming both. */
 pl_status pl_shapes_apply_requests(pl_interp *it)
 {
     for (uint32_t i = 0; i < it->sg.inputs.n && !it->resized; i++)
         it->resized = dynamic_input(it, i);
-#ifdef PL_NO_RESIZE
-    if (it->resized)
-        return pl_error_set(it->err, PL_ERR_UNSUPPORTED, "a subgraph input has a dynamic dim "
-                            "(shape_signature -1): resizing is not in this build "
-                            "(PL_NO_RESIZE); convert the model with fixed input shapes");
-#endif
     const pl_input_request *req = requests_of(it);
     for (uint32_t i = 0; req != NULL && i < it->sg.inputs.n; i++) {
         int32_t t = pl_vec_i32(it->sg.inputs, i);

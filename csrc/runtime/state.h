@@ -196,8 +196,13 @@ void pl_subgraph_mark_callees(pl_interp *it);
 
 /* --- interp.c --- */
 
-/* Runs node n of the current subgraph; a failure names the node. PL_ABORTED passes through
-** unrecorded: the kernel ended the invocation early (not an error). */
+/* The host's poll (pl_interp_set_poll) before node n of the current subgraph: PL_ERR_STATE
+** "invoke interrupted" when it asks to stop. */
+pl_status pl_interp_poll(pl_interp *it, uint32_t n);
+
+/* Runs node n of the current subgraph, after the host's poll; a failure names the node.
+** PL_ABORTED passes through unrecorded: the kernel ended the invocation early (not an
+** error). */
 pl_status pl_interp_run_node(pl_interp *it, uint32_t n);
 
 /* Prepares every node of the current subgraph, unless it was prepared already (its record's
