@@ -66,6 +66,7 @@ class Layer:
 
     index: int
     op: str
+    dtype: str  # the first input's type: the kernel variant that runs
     input_shapes: List[List[int]]
     output_shapes: List[List[int]]
     params: int
@@ -350,7 +351,8 @@ def layers_of(it: "picolite.Interpreter") -> Tuple[List[Layer], int, int, int]:
         macs = layer_macs(o["op_name"], [f["shape"] if f else None for f in ins],
                           [f["shape"] for f in outs], const)
         live, extent = _live(plan, t)
-        layers.append(Layer(int(o["index"]), o["op_name"],
+        dtype = np.dtype(o["operand_types"][0]).name if o.get("operand_types") else ""
+        layers.append(Layer(int(o["index"]), o["op_name"], dtype,
                             [f["shape"] for f in ins if f is not None],
                             [f["shape"] for f in outs], p, macs, wb, act, live, extent))
     return layers, params, weight_bytes, len(ops)
@@ -408,3 +410,51 @@ def _required(content: bytes, target: str) -> int:
         return picolite.required_arena_size(content, target=target)  # once it takes one
     except TypeError:
         return picolite.required_arena_size(content)
+
+
+# --- command line ---------------------------------------------------------------------
+
+def main(argv: Sequence[str]) -> int:
+    """``picolite analyze MODEL [--target T] [--json | --html] [--measure]``."""
+    import argparse
+    import sys
+
+    from picolite import measure as measuring
+
+    p = argparse.ArgumentParser(prog="picolite analyze",
+                                description="Per layer: operator, shapes, parameters, MACs, "
+                                "weight and activation bytes, arena live; flash and RAM on "
+                                "the target; time on Cortex-M (estimated, or measured under "
+                                "QEMU with --measure).")
+    p.add_argument("model", help="the .tflite file")
+    p.add_argument("--target", default="tflm", choices=picolite.TARGETS,
+                   help="the firmware the figures are for (default: tflm)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    out.add_argument("--html", action="store_true", help="print an HTML page")
+    p.add_argument("--measure", action="store_true",
+                   help="build the firmware with picolite's runtime and count its "
+                        "instructions under QEMU (arm-none-eabi-gcc, qemu-system-arm)")
+    p.add_argument("--cpu", default="cortex-m4f", choices=sorted(measuring.CPUS))
+    p.add_argument("--opt", default=DEFAULT_OPT, choices=measuring.OPTS,
+                   help="optimization level of the code sizes and the measured build")
+    p.add_argument("--runtime", default="trimmed", choices=sorted(measuring.RUNTIMES),
+                   help="picolite's core: full, trimmed (default) or minimal")
+    p.add_argument("--clock", type=float, default=120.0, metavar="MHZ",
+                   help="the CPU clock for milliseconds (default: 120)")
+    p.add_argument("--source", default=None, help="picolite's source tree (for --measure)")
+    args = p.parse_args(list(argv))
+    try:
+        a = analyze(args.model, args.target, cpu=args.cpu, opt=args.opt, runtime=args.runtime,
+                    measure=args.measure, clock_mhz=args.clock, source=args.source)
+    except measuring.MeasureError as e:
+        print(f"picolite analyze: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(a.to_json(indent=1))
+    elif args.html:
+        print(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(a.model)}"
+              f"</title></head><body>{a.to_html()}</body></html>")
+    else:
+        print(a)
+    return 0

@@ -94,9 +94,22 @@ def stack(table: Dict[str, Any], target: str, cpu: str, runtime: str) -> int:
     return int(max(s.get("invoke", 0), s.get("allocate", 0)))
 
 
-def layer_estimate(costs: Dict[str, Any], op: str, macs: int, act_bytes: int) -> float:
-    c = costs.get(op) or costs.get("*", {"per_mac": 0.0, "per_byte": 0.0, "fixed": 0.0})
-    return c["fixed"] + c["per_mac"] * macs + c["per_byte"] * act_bytes
+def op_key(layer: Any) -> str:
+    """The cost table's key of a layer: operator and input type (CONV_2D/int8)."""
+    return f"{layer.op}/{layer.dtype}"
+
+
+_NO_COST = {"per_mac": 0.0, "per_byte": 0.0, "fixed": 0.0}
+
+
+def layer_estimate(costs: Dict[str, Any], layer: Any) -> float:
+    """Instructions of one layer: its operator and type's fitted line; an operator seen with
+    another type only takes that type's line, one never seen counts 0."""
+    c = costs.get(op_key(layer))
+    if c is None:
+        c = next((v for k, v in sorted(costs.items()) if k.split("/")[0] == layer.op),
+                 _NO_COST)
+    return c["fixed"] + c["per_mac"] * layer.macs + c["per_byte"] * layer.activation_bytes
 
 
 def estimate(table: Dict[str, Any], layers: Sequence[Any], cpu: str,
@@ -106,8 +119,7 @@ def estimate(table: Dict[str, Any], layers: Sequence[Any], cpu: str,
     t = table.get("instructions", {}).get(cpu)
     if t is None:
         return None
-    per_layer = [int(round(layer_estimate(t["ops"], x.op, x.macs, x.activation_bytes)))
-                 for x in layers]
+    per_layer = [int(round(layer_estimate(t["ops"], x))) for x in layers]
     total = sum(per_layer) + int(t.get("invoke_fixed", 0))
     return {"cpu": cpu, "layer_instructions": per_layer, "invoke_instructions": total,
             "error_pct": float(t.get("error_pct", 0.0)), **milliseconds(total, clock_mhz)}
