@@ -32,6 +32,8 @@ from picolite._api import (
     supported_ops,
 )
 from picolite.evaluate import evaluate
+from picolite.analyze import analyze
+from picolite.validate import validate
 from picolite.offline_plan import write_offline_plan
 
 __all__ = [
@@ -56,6 +58,8 @@ __all__ = [
     "plan_memory",
     "required_arena_size",
     "evaluate",
+    "analyze",
+    "validate",
     "write_offline_plan",
 ]
 

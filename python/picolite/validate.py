@@ -36,7 +36,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
-import picolite
+from picolite._public import Interpreter, evaluate
 
 METRICS = ("rmse", "mae", "l2r", "cos", "nse", "mean", "std", "top1")
 ModelLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
@@ -340,7 +340,7 @@ def _name(model: Any) -> str:
 
 
 def _details(content: bytes, target: str):
-    it = picolite.Interpreter(model_content=content, target=target)
+    it = Interpreter(model_content=content, target=target)
     return it.get_input_details(), it.get_output_details()
 
 
@@ -384,7 +384,7 @@ def validate(model: ModelLike, data: Any, reference: Any = "litert", *,
     if not samples:
         raise ValueError("validate: the data set is empty")
     arrays = _stack(samples, ins)
-    got = picolite.evaluate(content, arrays, workers=workers, progress=progress,
+    got = evaluate(content, arrays, workers=workers, progress=progress,
                             target=target, **options)
     got = _squeeze(got, outs)
     ref_name = reference if isinstance(reference, str) else "given outputs"
@@ -397,7 +397,7 @@ def validate(model: ModelLike, data: Any, reference: Any = "litert", *,
         rins, routs = _details(ref_content, "tflm")
         real = _real_inputs(samples, ins)
         rarrays = [np.stack([_fit(s[i], d, True) for s in real]) for i, d in enumerate(rins)]
-        ref = _squeeze(picolite.evaluate(ref_content, rarrays, workers=workers,
+        ref = _squeeze(evaluate(ref_content, rarrays, workers=workers,
                                          progress=progress), routs)
         ref_real = [dequantize(r, d) for r, d in zip(ref, routs)]
     else:
@@ -509,7 +509,7 @@ class LayerReport:
 
 
 def _graph(content: bytes):
-    it = picolite.Interpreter(model_content=content, preserve_all_tensors=True)
+    it = Interpreter(model_content=content, preserve_all_tensors=True)
     it.allocate_tensors()
     return it, it._get_ops_details(), it.get_tensor_details()
 
