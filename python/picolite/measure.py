@@ -104,7 +104,7 @@ def _sources(src: Path) -> List[Path]:
 
 
 def _digest(src: Path, flags: Sequence[str]) -> str:
-    h = hashlib.sha256(" ".join(flags).encode())
+    h = hashlib.sha256(" ".join(flags).replace(str(src), "SRC").encode())  # any checkout
     for p in sorted((src / "csrc").rglob("*")):
         if p.suffix in (".c", ".h") and "fast" not in p.parts:
             h.update(str(p.relative_to(src)).encode())

@@ -149,6 +149,7 @@ class Golden:
         --picolite-update-goldens). ``tolerances``: metric -> bound, per output (rmse, mae,
         l2r, max_abs, mean, std: at most; cos, nse, top1: at least); default identical
         outputs. ``arena``: "equal" (default), "no-larger" or "ignore"."""
+        __tracebackhide__ = True  # a mismatch shows the test's line, not the plugin's
         from picolite.validate import load_samples, metrics
 
         content = bytes(model) if isinstance(model, (bytes, bytearray, memoryview)) else \
