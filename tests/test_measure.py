@@ -74,12 +74,16 @@ def test_flash_table_matches_the_firmware(measured, name):
     assert a.flash["total"] <= text <= a.flash["total"] * 1.03 + 2048, (a.flash, text)
 
 
-def test_cortex_m3(toolchain):
-    m = measure.measure(ZOO / "net_ds_cnn_kws_int8.tflite", cpu="cortex-m3", source=str(ROOT))
+@pytest.mark.parametrize("cpu", ["cortex-m3", "cortex-m55"])
+def test_other_cores(toolchain, cpu):
+    """Cortex-M3 (MPS2 AN385: no DSP extension, soft float) and Cortex-M55 (MPS3 AN547,
+    its own memory map and system counter): the same model, counts of the same order."""
+    m = measure.measure(ZOO / "net_ds_cnn_kws_int8.tflite", cpu=cpu, source=str(ROOT))
     m4 = measure.measure(ZOO / "net_ds_cnn_kws_int8.tflite", cpu="cortex-m4f",
                          source=str(ROOT))
-    # no DSP instructions and soft float on the M3: more instructions for the same work
-    assert m["invoke_instructions"] > m4["invoke_instructions"] * 0.9
+    assert m["board"] == measure.CPUS[cpu]["board"]
+    assert 0.5 < m["invoke_instructions"] / m4["invoke_instructions"] < 2.0
+    assert len(m["layer_instructions"]) == len(m4["layer_instructions"])
 
 
 def test_cli_measure_json(toolchain):

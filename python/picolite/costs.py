@@ -12,8 +12,9 @@ arm-none-eabi-gcc, run under QEMU) and holds:
 - ``stack[cpu][runtime]``: the deepest invoke and allocate stacks measured over the zoo.
 - ``instructions[cpu]``: per operator, instructions per MAC, per activation byte and per
   call, fitted to per-layer counts measured under QEMU, and the estimate's error on the zoo.
-- ``tflm[cpu]``: TFLM's own figures for a TFLM target: its core (the framework objects of
-  ``libtensorflow-microlite.a``) and each kernel's objects, measured with arm-none-eabi-size.
+- ``tflm[cpu]``: TFLM's own figures for a TFLM target, the same way from TFLM firmware
+  (reference kernels, release build) linked by ``../shared/tflm-oracle``: its core, its
+  input sections and each operator's sections; and the deepest stack measured there.
 """
 
 from __future__ import annotations
@@ -25,17 +26,15 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 TABLE = Path(__file__).resolve().parent / "data" / "costs.json"
 
-# Cycles per instruction on the Cortex-M4 running TFLM's int8 kernels. QEMU counts
-# instructions, not cycles; the range converts. Source: Arm, "Cortex-M4 Technical Reference
-# Manual" r0p1 (DDI 0439B), section 3.3 "Instruction set summary": most data-processing
-# instructions take 1 cycle, a load 2 (1 when pipelined with the next), a multiply-
-# accumulate 1, a branch 1 + the pipeline refill (1-3); code running from flash with wait
-# states and no cache takes more. 1.0 is the floor, 1.6 a typical figure for kernels whose
-# inner loops mix loads, MACs and branches (measured: MLPerf Tiny's STM32L4R5 latencies
-# against QEMU's instruction counts of the same models, README "Time on the target").
-CPI = (1.0, 1.6)
-CPI_SOURCE = ("Cortex-M4 TRM (Arm DDI 0439B) 3.3 instruction timings; upper end fitted to "
-              "MLPerf Tiny v0.5 STM32L4R5 latencies")
+# Cycles per instruction on a Cortex-M4 (or M3): QEMU counts instructions, not cycles, and this
+# range converts. Source: Arm, "Cortex-M4 Processor Technical Reference Manual" r0p1 (ARM DDI
+# 0439B), 3.3.1 "Cortex-M4 instructions": a single-issue pipeline where data processing and
+# multiply-accumulate take 1 cycle, a load 2 (1 when pipelined with the next load or store)
+# and a taken branch 1 + 1..3 cycles of pipeline refill. 1.0 is the floor; 1.5 is picolite's
+# estimate for int8 kernel loops (about a third loads, one instruction in eight a branch) run
+# from flash without wait states (an STM32L4 at 120 MHz needs its ART accelerator for that).
+CPI = (1.0, 1.5)
+CPI_SOURCE = "Cortex-M4 TRM (ARM DDI 0439B) 3.3.1 instruction timings"
 
 
 @functools.lru_cache(maxsize=1)
@@ -50,35 +49,37 @@ def _target_family(target: str) -> str:
     return "tflm" if target.startswith("tflm") else "picolite"
 
 
-def flash(table: Dict[str, Any], target: str, ops: Sequence[str], model_bytes: int,
-          cpu: str, opt: str, runtime: str) -> Tuple[Dict[str, Any], List[str]]:
-    """Flash = model + the kernels the model uses + the core, for the target's firmware:
-    TFLM's for a TFLM target, picolite's runtime otherwise."""
-    notes: List[str] = []
-    if _target_family(target) == "tflm" and cpu in table.get("tflm", {}):
-        t = table["tflm"][cpu]
-        sizes = [t["kernels"].get(op) for op in ops]
-        for op, size in zip(ops, sizes):
-            if size is None:
-                notes.append(f"no TFLM code size for {op}: counted as 0")
-        kernels = sum(s for s in sizes if s is not None) + t.get("shared_kernel_code", 0)
-        return ({"total": model_bytes + kernels + t["core"], "model": model_bytes,
-                 "kernels": kernels, "core": t["core"], "runtime": "tflm", "cpu": cpu,
-                 "opt": t.get("opt", "Os/O2"), "source": t.get("source", "")}, notes)
-    if _target_family(target) == "tflm":
-        notes.append("no TFLM code sizes in the table: picolite's runtime shown")
-    rows = table.get("picolite", {}).get(cpu, {}).get(opt)
-    if rows is None:
-        notes.append(f"no code sizes for {cpu} -{opt} in the table")
-        return ({"total": model_bytes, "model": model_bytes, "kernels": 0, "core": 0,
-                 "runtime": runtime, "cpu": cpu, "opt": opt, "source": "none"}, notes)
+def _union(rows: Dict[str, Any], ops: Sequence[str], notes: List[str]) -> int:
+    """The bytes of the union of the operators' linked sections (shared code counts once)."""
     sections: set = set()
     for op in ops:
         if op not in rows["kernels"]:
             notes.append(f"no code size for {op}: counted as 0")
             continue
         sections.update(rows["kernels"][op])
-    kernels = sum(rows["sections"][s] for s in sections)
+    return sum(rows["sections"][s] for s in sections)
+
+
+def flash(table: Dict[str, Any], target: str, ops: Sequence[str], model_bytes: int,
+          cpu: str, opt: str, runtime: str) -> Tuple[Dict[str, Any], List[str]]:
+    """Flash = model + the kernels the model uses + the core, for the target's firmware:
+    TFLM's (reference kernels, its own flags: core -Os, kernels -O2) for a TFLM target,
+    picolite's runtime otherwise."""
+    notes: List[str] = []
+    if _target_family(target) == "tflm" and cpu in table.get("tflm", {}):
+        rows = table["tflm"][cpu]
+        kernels = _union(rows, ops, notes)
+        return ({"total": model_bytes + kernels + rows["core"], "model": model_bytes,
+                 "kernels": kernels, "core": rows["core"], "runtime": "tflm", "cpu": cpu,
+                 "opt": rows.get("opt", "Os/O2"), "source": rows.get("source", "")}, notes)
+    if _target_family(target) == "tflm":
+        notes.append(f"no TFLM code sizes for {cpu} in the table: picolite's runtime shown")
+    rows = table.get("picolite", {}).get(cpu, {}).get(opt)
+    if rows is None:
+        notes.append(f"no code sizes for {cpu} -{opt} in the table")
+        return ({"total": model_bytes, "model": model_bytes, "kernels": 0, "core": 0,
+                 "runtime": runtime, "cpu": cpu, "opt": opt, "source": "none"}, notes)
+    kernels = _union(rows, ops, notes)
     core = rows["core"][runtime]
     return ({"total": model_bytes + kernels + core, "model": model_bytes, "kernels": kernels,
              "core": core, "runtime": f"picolite {runtime}", "cpu": cpu, "opt": opt,

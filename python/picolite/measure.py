@@ -6,9 +6,10 @@ arm-none-eabi-gcc for the CPU at ``-Os`` or ``-O2`` into a cached static library
 is exported with :func:`picolite.export.export_c` (a resolver of its kernels only) and linked
 with ``data/mcu/measure_main.c`` and the board support of ``tests/mcu/`` (startup,
 semihosting, stack painting). QEMU runs it with ``-icount shift=0`` (one instruction, one
-nanosecond of virtual time) and the CMSDK timer at 25 MHz gives 40 instructions a tick, read
-around every node by the interpreter's profiler: instructions per layer and per invoke, exact
-to a tick. These are instructions, not cycles: :data:`picolite.costs.CPI` converts.
+nanosecond of virtual time) on MPS2 AN386 (Cortex-M4F), AN385 (Cortex-M3) or MPS3 AN547
+(Cortex-M55, ``data/mcu/an547.ld``); a timer at 25 MHz (40 instructions a tick; the AN547's
+system counter at 32 MHz, 31.25), read around every node by the interpreter's profiler,
+gives the instructions per layer and per invoke, exact to a tick. These are instructions, not cycles: :data:`picolite.costs.CPI` converts.
 
 Building needs picolite's C sources (a clone or an sdist: ``source=`` or the environment's
 ``PICOLITE_SOURCE``, else the folders above the working directory and the package are
@@ -30,15 +31,18 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 PACKAGE_DATA = Path(__file__).resolve().parent / "data" / "mcu"
-INSTRUCTIONS_PER_TICK = 40  # 1 GHz of virtual time (icount shift=0) over the 25 MHz timer
 TOOLS = ("arm-none-eabi-gcc", "arm-none-eabi-ar", "arm-none-eabi-size", "qemu-system-arm")
 
 CPUS: Dict[str, Dict[str, Any]] = {
-    "cortex-m4f": {"board": "mps2-an386",
+    "cortex-m4f": {"board": "mps2-an386", "per_tick": 40.0, "ld": None, "defines": [],
                    "flags": ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
                              "-mfpu=fpv4-sp-d16"]},
-    "cortex-m3": {"board": "mps2-an385",
+    "cortex-m3": {"board": "mps2-an385", "per_tick": 40.0, "ld": None, "defines": [],
                   "flags": ["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"]},
+    # Helium (MVE) and the FPU: the compiler may vectorize the portable kernels' loops
+    "cortex-m55": {"board": "mps3-an547", "per_tick": 31.25, "ld": "an547.ld",
+                   "defines": ["-DPL_MEASURE_AN547"],
+                   "flags": ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"]},
 }
 # picolite's runtimes (README "On a microcontroller"): the firmware options each defines.
 RUNTIMES: Dict[str, List[str]] = {
@@ -162,13 +166,14 @@ def link_firmware(lib: Path, export_dir: Path, name: str, cpu: str, opt: str,
     board = src / "tests" / "mcu"
     flags = compile_flags(src, cpu, opt, "full")
     elf, mapfile = export_dir / f"{name}.elf", export_dir / f"{name}.map"
-    cmd = ["arm-none-eabi-gcc", *flags, f"-I{board}", f"-I{export_dir}",
+    ld = PACKAGE_DATA / CPUS[cpu]["ld"] if CPUS[cpu]["ld"] else board / "mps2.ld"
+    cmd = ["arm-none-eabi-gcc", *flags, *CPUS[cpu]["defines"], f"-I{board}", f"-I{export_dir}",
            f"-DPL_MCU_MODEL={name}", f"-DPL_MCU_MODEL_UPPER={name.upper()}",
            f'-DPL_MCU_HEADER="{name}.h"', f"-DPL_MEASURE_NODES={max(nodes, 1)}",
            str(PACKAGE_DATA / "measure_main.c"), str(export_dir / f"{name}.c"),
            str(export_dir / "input.c"), str(board / "startup.c"), str(board / "stack.c"),
            str(lib), "-lm", "-nostartfiles", "--specs=nano.specs", "-Wl,--gc-sections",
-           f"-T{board / 'mps2.ld'}", f"-Wl,-Map={mapfile}", "-o", str(elf)]
+           f"-T{ld}", f"-Wl,-Map={mapfile}", "-o", str(elf)]
     _run(cmd, f"linking {name}")
     return elf, mapfile
 
@@ -250,12 +255,13 @@ def measure(model: Any, cpu: str = "cortex-m4f", opt: str = "Os", runtime: str =
         elf, _ = link_firmware(lib, out, "model", cpu, opt, nodes, source)
         figures = run_firmware(elf, cpu)
         sections = section_sizes(elf)
-    per_layer = [figures["nodes"].get(i, 0) * INSTRUCTIONS_PER_TICK for i in range(nodes)]
-    invoke = figures["invoke_ticks"] * INSTRUCTIONS_PER_TICK
+    tick = CPUS[cpu]["per_tick"]
+    per_layer = [round(figures["nodes"].get(i, 0) * tick) for i in range(nodes)]
+    invoke = round(figures["invoke_ticks"] * tick)
     return {"cpu": cpu, "board": CPUS[cpu]["board"], "opt": opt, "runtime": runtime,
             "layer_instructions": per_layer, "invoke_instructions": invoke,
-            "allocate_instructions": figures["allocate_ticks"] * INSTRUCTIONS_PER_TICK,
-            "resolution": INSTRUCTIONS_PER_TICK, "stack_invoke": figures.get("stack_invoke"),
+            "allocate_instructions": round(figures["allocate_ticks"] * tick),
+            "resolution": tick, "stack_invoke": figures.get("stack_invoke"),
             "stack_allocate": figures.get("stack_allocate"),
             "firmware_text": sections.get(".text", 0), "firmware_sections": sections,
             **costs.milliseconds(invoke, clock_mhz)}

@@ -1,8 +1,8 @@
 /* measure_main.c - the firmware of `picolite analyze --measure`: one exported model
-** (picolite export-c) run on QEMU's MPS2 boards under -icount shift=0, where every
-** instruction takes one nanosecond of virtual time.
+** (picolite export-c) run on QEMU's MPS2 boards (and the MPS3 AN547) under -icount
+** shift=0, where every instruction takes one nanosecond of virtual time.
 **
-** The CMSDK APB timer 0 counts down at 25 MHz: one tick is 40 instructions. The
+** A timer at 25 MHz (32 MHz on the AN547) gives 40 (31.25) instructions a tick. The
 ** interpreter's profiler reads it around every node, so the firmware prints the ticks of
 ** each node, of the whole invoke and of create + allocate, and the stack high-water marks,
 ** over semihosting (picolite/measure.py reads them). The code-size table links the same
@@ -21,9 +21,17 @@
 #define MODEL_RESOLVER CAT(PL_MCU_MODEL, _resolver)
 #define ARENA_SIZE CAT(PL_MCU_MODEL_UPPER, _ARENA_SIZE)
 
+#if defined(PL_MEASURE_AN547)
+/* SSE-300's system counter: counts up at 32 MHz (31.25 instructions a tick); its control
+** frame (Secure) at 0x58100000, the count's low word read at 0x58101000. */
+#define COUNTER_CTRL (*(volatile uint32_t *)0x58100000u)
+#define COUNTER_VALUE (*(volatile uint32_t *)0x58101000u)
+#else
+/* MPS2's CMSDK APB timer 0: counts down at 25 MHz (40 instructions a tick). */
 #define TIMER_CTRL (*(volatile uint32_t *)0x40000000u)
 #define TIMER_VALUE (*(volatile uint32_t *)0x40000004u)
 #define TIMER_RELOAD (*(volatile uint32_t *)0x40000008u)
+#endif
 
 extern const unsigned char pl_mcu_input[];
 extern const size_t pl_mcu_input_size;
@@ -38,7 +46,11 @@ int main(void);
 static uint64_t ticks(void *ctx)
 {
     (void)ctx;
+#if defined(PL_MEASURE_AN547)
+    return (uint64_t)COUNTER_VALUE;
+#else
     return (uint64_t)(0xFFFFFFFFu - TIMER_VALUE); /* counts down from the reload value */
+#endif
 }
 
 static char *put_str(char *p, const char *s)
@@ -109,9 +121,13 @@ int main(void)
     pl_interp *it;
     pl_interp_options opt = pl_interp_defaults();
     opt.resolver = MODEL_RESOLVER();
+#if defined(PL_MEASURE_AN547)
+    COUNTER_CTRL = 1u; /* CNTCR.EN */
+#else
     TIMER_RELOAD = 0xFFFFFFFFu;
     TIMER_VALUE = 0xFFFFFFFFu;
     TIMER_CTRL = 1u; /* enable, no interrupt */
+#endif
     pl_mcu_stack_paint(pl_mcu_sp());
     uint64_t start = ticks(NULL);
     if (pl_interp_create(MODEL_DATA, MODEL_SIZE, &opt, arena, sizeof arena, &it, &err))
