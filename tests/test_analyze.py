@@ -243,3 +243,24 @@ def test_plot():
     matplotlib.use("Agg")
     ax = picolite.analyze(ZOO / "net_cnn_int8.tflite").plot()
     assert ax.get_ylabel() == "MACs"
+
+
+def test_tflm_flash_from_tflms_own_firmware():
+    """For a TFLM target: TFLM's core and kernels, measured from TFLM firmware linked by the
+    oracle; the union of the operators' sections was that firmware's to the byte on the
+    models the table records."""
+    from picolite import costs
+
+    table = costs.load()
+    if "tflm" not in table:
+        pytest.skip("the costs table has no TFLM figures")
+    rows = table["tflm"]["cortex-m4f"]
+    for name, check in rows["checks"].items():
+        assert check["predicted"] == check["linked"] and not check["missing"], name
+    a = picolite.analyze(MLPERF / "kws_ref_model.tflite", target="tflm")
+    assert a.flash["runtime"] == "tflm" and a.flash["core"] == rows["core"]
+    assert a.flash["kernels"] + a.flash["core"] == rows["checks"]["mlperf_kws_ref_model"][
+        "linked"]
+    assert a.stack == rows["stack"]
+    b = picolite.analyze(MLPERF / "kws_ref_model.tflite", target="picolite")
+    assert b.flash["runtime"] == "picolite trimmed"

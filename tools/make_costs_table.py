@@ -42,7 +42,15 @@ from picolite import _picolite  # noqa: E402  (the kernel table, as export-c rea
 
 TABLE = ROOT / "python" / "picolite" / "data" / "costs.json"
 CUSTOM = 32
-FLASH_SECTIONS = (".text", ".rodata", ".data", ".ARM")
+FLASH_SECTIONS = (".text", ".rodata", ".data", ".ARM.exidx", ".ARM.extab")  # what flash holds
+
+
+def dump(table: Dict[str, Any]) -> str:
+    """JSON with every list of numbers or short pairs on one line (the table stays diffable
+    and a third of the size)."""
+    text = json.dumps(table, indent=1, sort_keys=True)
+    return re.sub(r"\[\s*([^\[\]{}]*?)\s*\]",
+                  lambda m: "[" + re.sub(r"\s*\n\s*", " ", m.group(1)) + "]", text) + "\n"
 
 
 def _stub(out: Path, kernels: Sequence[Tuple[int, str, str]]) -> None:
@@ -113,8 +121,19 @@ def code_sizes(cpu: str, opt: str) -> Dict[str, Any]:
         per_op[k[1]] = sorted(added)
     print(f"{cpu} -{opt}: core {cores}, {len(per_op)} kernels, "
           f"{sum(sections.values())} B of kernel code in all", flush=True)
-    return {"core": cores, "sections": dict(sorted(sections.items())),
-            "kernels": dict(sorted(per_op.items()))}
+    names = sorted(sections)
+    index = {n: i for i, n in enumerate(names)}
+    return {"core": cores, "sections": [[short_name(n), sections[n]] for n in names],
+            "kernels": {op: sorted(index[s] for s in secs) for op, secs in sorted(per_op.items())}}
+
+
+def short_name(key: str) -> str:
+    """'libpicolite.a(kernels__conv__conv.c.o):.text.f' -> 'kernels/conv/conv:.text.f'
+    (libc_nano.a(lib_a-memcpy.o) -> libc_nano/lib_a-memcpy)."""
+    obj, section = key.split(":", 1)
+    obj = obj.replace("libpicolite.a(", "").replace(".c.o)", "").replace("__", "/")
+    obj = re.sub(r"^(lib\w+)\.a\((.*)\.o\)$", r"\1/\2", obj)
+    return f"{obj}:{section}"
 
 
 def zoo_models() -> List[Path]:
@@ -228,13 +247,13 @@ def main(argv: Sequence[str] = ()) -> int:
         for cpu in args.cpus:
             for opt in args.opts:
                 table.setdefault("picolite", {}).setdefault(cpu, {})[opt] = code_sizes(cpu, opt)
-                TABLE.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+                TABLE.write_text(dump(table))
     if not args.skip_instructions:
         extra = [Path(x) for x in args.extra]
         ins, stacks = instruction_costs("cortex-m4f", extra)
         table.setdefault("instructions", {})["cortex-m4f"] = ins
         table.setdefault("stack", {}).setdefault("cortex-m4f", {})["trimmed"] = stacks
-    TABLE.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    TABLE.write_text(dump(table))
     print(f"wrote {TABLE}")
     return 0
 
