@@ -399,10 +399,11 @@ def analyze(model: ModelLike, target: str = "tflm", *, cpu: str = "cortex-m4f",
     it = _interpreter(content, target)
     layers, params, weight_bytes, _ = layers_of(it)
     rec = it.allocations()
-    arena = _required(content, target)
+    arena, arena_note = _required(content, target)
     kernels = sorted({layer.op for layer in layers} | _subgraph_ops(it))
     table = costs.load()
     flash, notes = costs.flash(table, target, kernels, len(content), cpu, opt, runtime)
+    notes += [arena_note] if arena_note else []
     stack = costs.stack(table, target, cpu, runtime)
     a = Analysis(model=name, target=target, model_bytes=len(content), layers=layers,
                  params=params, macs=sum(layer.macs for layer in layers),
@@ -431,11 +432,15 @@ def _subgraph_ops(it: Interpreter) -> set:
         return set()
 
 
-def _required(content: bytes, target: str) -> int:
+def _required(content: bytes, target: str) -> Tuple[int, str]:
+    """The exact arena for the target's firmware, and a note when this build of picolite
+    can only give its own runtime's."""
     try:
-        return required_arena_size(content, target=target)  # once it takes one
-    except TypeError:
-        return required_arena_size(content)
+        return required_arena_size(content, target=target), ""
+    except TypeError:  # required_arena_size without targets: picolite's own arena
+        note = "" if target == "picolite" else \
+            f"arena: picolite's runtime's figure (no {target} arena model in this build)"
+        return required_arena_size(content), note
 
 
 # --- command line ---------------------------------------------------------------------
