@@ -7,8 +7,8 @@ arm-none-eabi-gcc, run under QEMU) and holds:
 - ``picolite[cpu][opt]``: the core's bytes (code, constants and initialized data linked
   into a firmware with no kernel, for the ``full``, ``trimmed`` and ``minimal`` runtimes),
   every linked input section as ``[name, bytes]``, and per operator the indices of the
-  sections its kernel adds to a core-only firmware. A model's kernels are the *union* of its operators' sections, so code two
-  kernels share counts once.
+  sections its kernel adds to a core-only firmware. A model's kernels are the *union* of
+  its operators' sections, so code two kernels share counts once.
 - ``stack[cpu][runtime]``: the deepest invoke and allocate stacks measured over the zoo.
 - ``instructions[cpu]``: per operator, instructions per MAC, per activation byte and per
   call, fitted to per-layer counts measured under QEMU, and the estimate's error on the zoo.

@@ -9,7 +9,8 @@ semihosting, stack painting). QEMU runs it with ``-icount shift=0`` (one instruc
 nanosecond of virtual time) on MPS2 AN386 (Cortex-M4F), AN385 (Cortex-M3) or MPS3 AN547
 (Cortex-M55, ``data/mcu/an547.ld``); a timer at 25 MHz (40 instructions a tick; the AN547's
 system counter at 32 MHz, 31.25), read around every node by the interpreter's profiler,
-gives the instructions per layer and per invoke, exact to a tick. These are instructions, not cycles: :data:`picolite.costs.CPI` converts.
+gives the instructions per layer and per invoke, exact to a tick. These are instructions,
+not cycles: :data:`picolite.costs.CPI` converts.
 
 Building needs picolite's C sources (a clone or an sdist: ``source=`` or the environment's
 ``PICOLITE_SOURCE``, else the folders above the working directory and the package are

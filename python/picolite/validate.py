@@ -32,7 +32,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -100,8 +100,9 @@ def _qparams(detail: Dict[str, Any]):
         int(q["quantized_dimension"])
 
 
-def dequantize(x: np.ndarray, detail: Dict[str, Any], batch_axis: bool = True) -> np.ndarray:
-    """Real values of a tensor (or of samples of it): (q - zero_point) * scale."""
+def dequantize(x: np.ndarray, detail: Dict[str, Any]) -> np.ndarray:
+    """Real values of a tensor, or of samples of it (a leading batch axis): (q - zero_point)
+    * scale, per channel along the quantized dimension."""
     qp = _qparams(detail)
     if qp is None:
         return np.asarray(x, np.float64)
@@ -205,7 +206,7 @@ def _real_inputs(samples, details) -> List[List[np.ndarray]]:
             x = np.asarray(x)
             if np.issubdtype(x.dtype, np.integer) and x.dtype == np.dtype(d["dtype"]) and \
                     _qparams(d) is not None:
-                row.append(dequantize(x, d, batch_axis=False))
+                row.append(dequantize(x, d))
             else:
                 row.append(x.astype(np.float64))
         out.append(row)
@@ -344,7 +345,7 @@ def _details(content: bytes, target: str):
     return it.get_input_details(), it.get_output_details()
 
 
-def _litert_outputs(content: bytes, arrays: List[np.ndarray], progress: Any) -> List[np.ndarray]:
+def _litert_outputs(content: bytes, arrays: List[np.ndarray]) -> List[np.ndarray]:
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
     ref = Interpreter(model_content=content,
@@ -389,7 +390,7 @@ def validate(model: ModelLike, data: Any, reference: Any = "litert", *,
     got = _squeeze(got, outs)
     ref_name = reference if isinstance(reference, str) else "given outputs"
     if isinstance(reference, str) and reference == "litert":
-        ref = _squeeze(_litert_outputs(content, arrays, progress), outs)
+        ref = _squeeze(_litert_outputs(content, arrays), outs)
         ref_real = [dequantize(r, d) for r, d in zip(ref, outs)]
     elif isinstance(reference, (str, os.PathLike, bytes, bytearray)):
         ref_content = _read(reference)
@@ -559,7 +560,7 @@ def layer_errors(model: ModelLike, float_model: ModelLike, data: Any = None, *,
         qit.invoke()
         fit.invoke()
         for k, (o, q, f) in enumerate(pairs):
-            qv = dequantize(qit.get_tensor(q["index"]), q, batch_axis=False)
+            qv = dequantize(qit.get_tensor(q["index"]), q)
             fv = np.asarray(fit.get_tensor(f["index"]), np.float64)
             acc.setdefault(k, []).append((qv.ravel(), fv.ravel()))
     rows = []
