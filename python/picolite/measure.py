@@ -265,4 +265,5 @@ def measure(model: Any, cpu: str = "cortex-m4f", opt: str = "Os", runtime: str =
             "resolution": tick, "stack_invoke": figures.get("stack_invoke"),
             "stack_allocate": figures.get("stack_allocate"),
             "firmware_text": sections.get(".text", 0), "firmware_sections": sections,
+            "input_bytes": len(data),  # the input held in the firmware's flash
             **costs.milliseconds(invoke, clock_mhz)}
