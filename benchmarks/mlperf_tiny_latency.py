@@ -1,7 +1,7 @@
 """MLPerf Tiny's four benchmark models on Cortex-M: picolite's instruction counts measured
 under QEMU (picolite.measure) and estimated from the cost table (picolite.costs), beside
-MLPerf Tiny's published latencies of the v0.5 reference submission (TFLM 2.3.1 on an
-STM32L4R5 at 120 MHz).
+MLPerf Tiny's published latencies of the v0.5 reference submission (TFLM 2.3.1 with
+CMSIS-NN, on an STM32L4R5 at 120 MHz).
 
     python benchmarks/mlperf_tiny_latency.py [--cpu cortex-m4f] [--opt Os] [--markdown]
 
@@ -15,8 +15,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODELS = ROOT / "tests" / "models" / "mlperf_tiny"
 
-# MLPerf Tiny v0.5, closed division, the reference submission (TFLM 2.3.1, STM32L4R5ZI
-# Nucleo at 120 MHz): latency in ms.
+# MLPerf Tiny v0.5, closed division, the reference submission (TFLM 2.3.1 built with
+# CMSIS-NN, STM32L4R5ZI Nucleo at 120 MHz): latency in ms.
 PUBLISHED = {"ad01_int8": ("anomaly detection", 10.1),
              "kws_ref_model": ("keyword spotting", 181.9),
              "vww_96_int8": ("visual wake words", 600.6),
@@ -44,7 +44,8 @@ def main(argv):
         rows.append((task, a.macs, n, est, 100.0 * (est - n) / n, n / (args.clock * 1e3),
                      ms, ms * args.clock * 1e3 / n))
     head = ("| benchmark | MACs | measured instructions | estimated | estimate error | "
-            f"ms at CPI 1, {args.clock:g} MHz | MLPerf v0.5 reference (TFLM 2.3.1) ms | "
+            f"ms at CPI 1, {args.clock:g} MHz | MLPerf v0.5 reference (TFLM 2.3.1, CMSIS-NN) "
+            "ms | "
             "MLPerf cycles / picolite instructions |")
     print(head)
     print("|" + "---|" * 8)
