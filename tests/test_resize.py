@@ -78,7 +78,7 @@ def test_models_have_a_dynamic_batch():
 def test_resized_outputs_match_litert(entry, batch):
     path = path_of(entry["file"])
     shape = batch_shape(entry, batch)
-    ours, ref = resized(path, shape), litert_resized(path, shape)
+    ours, ref = resized(path, shape, target="litert"), litert_resized(path, shape)
     for seed in range(2):
         x = random_inputs(ours.get_input_details(), seed)[0]
         assert x.shape == tuple(shape)
@@ -284,7 +284,7 @@ def test_every_zoo_model_resized_matches_litert(entry, grow):
     path = str((ZOO / entry["file"]).resolve())
     ref = make_interpreter(path)
     shapes = [grow(d["shape"]) for d in ref.get_input_details()]
-    ours = picolite.Interpreter(model_path=path)
+    ours = picolite.Interpreter(model_path=path, target="litert")
     for d, shape in zip(ours.get_input_details(), shapes):
         ours.resize_tensor_input(d["index"], shape)
     try:
@@ -323,7 +323,7 @@ def test_slice_keeps_an_output_shape_the_model_fixes():
     ref = make_interpreter(SLICE_4D)
     ref.resize_tensor_input(0, fits)
     ref.allocate_tensors()
-    ours = picolite.Interpreter(model_path=SLICE_4D)
+    ours = picolite.Interpreter(model_path=SLICE_4D, target="litert")
     ours.resize_tensor_input(0, fits)
     x = np.random.RandomState(0).uniform(-1, 1, fits).astype(np.float32)
     run(ours, [x])

@@ -8,10 +8,11 @@
 #include "kernels/activation/logistic_tanh.h"
 #include "kernels/common/fixedpoint.h"
 
-/* TFLM's 16x8 fully connected output: the exact sum plus bias (wrapping), rescaled, int16. */
-static int16_t fc16_out(int64_t sum, const int64_t *bias, int32_t m, int32_t s)
+/* TFLM's 16x8 fully connected output: the exact sum plus bias (wrapping), rescaled, int16.
+** The bias (NULL: none) is int64 element 'i' of a model buffer, maybe only 4-byte aligned. */
+static int16_t fc16_out(int64_t sum, const void *bias, size_t i, int32_t m, int32_t s)
 {
-    uint64_t acc = (uint64_t)sum + (bias != NULL ? (uint64_t)*bias : 0u);
+    uint64_t acc = (uint64_t)sum + (bias != NULL ? (uint64_t)pl_load_i64(bias, i) : 0u);
     int32_t v = pl_fx_mul_by_qm64((int64_t)acc, m, s);
     return (int16_t)pl_fx_clamp(v, INT16_MIN, INT16_MAX);
 }
@@ -40,11 +41,12 @@ void pl_fast_lstm16_batch(const pl_lstm_plan *lp, const pl_lstm_params *p,
         g->run(rows, lp->gn, lp->kx, a, (size_t)lp->kx, lp->wx, NULL, NULL, raw, gn);
         for (int32_t k = 0; k < lp->gates; k++) {
             const pl_lstm16_gate *sc = &q->gate[lp->gate[k]];
-            const int64_t *bias = t->w.bias[lp->gate[k]];
+            const void *bias = t->w.bias[lp->gate[k]];
             for (int32_t s = 0; s < rows; s++)
                 for (size_t c = 0, j = (size_t)k * n_cell; c < n_cell; c++, j++) {
                     size_t o = (size_t)s * gn + j;
-                    lp->xin[o] = fc16_out(raw[o] + lp->fold_x[j], &bias[c], sc->in_m, sc->in_s);
+                    lp->xin[o] = fc16_out(raw[o] + lp->fold_x[j], bias, c, sc->in_m,
+                                           sc->in_s);
                 }
         }
         for (int32_t s = 0; s < rows; s++) {
@@ -54,7 +56,7 @@ void pl_fast_lstm16_batch(const pl_lstm_plan *lp, const pl_lstm_params *p,
             for (int32_t k = 0; k < lp->gates; k++) {
                 const pl_lstm16_gate *sc = &q->gate[lp->gate[k]];
                 for (size_t c = 0, j = (size_t)k * n_cell; c < n_cell; c++, j++) {
-                    int16_t r = fc16_out(rec[j] + lp->fold_h[j], NULL, sc->rec_m, sc->rec_s);
+                    int16_t r = fc16_out(rec[j] + lp->fold_h[j], NULL, 0, sc->rec_m, sc->rec_s);
                     act[j] = (int16_t)pl_fx_clamp((int32_t)xin[j] + r, INT16_MIN, INT16_MAX);
                 }
                 int16_t *row = act + (size_t)k * n_cell;

@@ -8,6 +8,9 @@
 
 #include <string.h>
 
+#include "base/fmt.h"
+#include "memory/planners.h"
+
 #define OFFLINE_METADATA "OfflineMemoryAllocation"
 
 static size_t align_up(size_t n, size_t a)
@@ -201,6 +204,24 @@ static bool shapes_changed(const pl_interp *it)
     return false;
 }
 
+/* Subgraph k and index i of the tensor with global record index g. */
+static void global_tensor(const pl_interp *it, uint32_t g, uint32_t *k, uint32_t *i)
+{
+    *k = 0;
+    while (*k + 1 < it->subgraph_count && pl_subgraph_rec(it, *k + 1).tensor_base <= g)
+        (*k)++;
+    *i = g - pl_subgraph_rec(it, *k).tensor_base;
+}
+
+/* PL_ERR_MODEL naming the metadata and tensor g (global index), then why. */
+static pl_status offline_fail(const pl_interp *it, pl_error *err, uint32_t g, const char *why)
+{
+    uint32_t k, i;
+    global_tensor(it, g, &k, &i);
+    return pl_error_set(err, PL_ERR_MODEL, "metadata %s: tensor %u of subgraph %u %s",
+                        OFFLINE_METADATA, (unsigned)i, (unsigned)k, why);
+}
+
 /* Offline offsets from the model's metadata, or an empty view when it has none: one per
 ** tensor of every subgraph, in subgraph order, as TFLM reads them. An offline plan shares
 ** memory between tensors, so preserve-all-tensors (every tensor kept) skips it; so does a
@@ -225,6 +246,14 @@ static pl_status offline_offsets(const pl_interp *it, pl_vec *out, pl_error *err
                             (unsigned)it->all_tensors);
     out->p = b.p + 12;
     out->n = it->all_tensors;
+    for (uint32_t g = 0; g < out->n; g++) {
+        char why[PL_ERROR_CAPACITY / 2];
+        if (pl_vec_i32(*out, g) >= -1)
+            continue;
+        pl_fmt(why, sizeof why, "has offset %d: only -1 (planned on the device) may be "
+               "negative", (int)pl_vec_i32(*out, g));
+        return offline_fail(it, err, g, why);
+    }
     return PL_OK;
 }
 
@@ -235,13 +264,30 @@ typedef struct plan_work {
     uint32_t count;
 } plan_work;
 
-static void collect_tensors(pl_interp *it, plan_work *w, pl_vec offline, uint32_t base)
+/* A fixed offset must suit the tensor's loads: a multiple of its element size (4 for a
+** STRING's int32 header), since a device may fault on a misaligned load. */
+static pl_status check_fixed_alignment(const pl_interp *it, uint32_t base, uint32_t i,
+                                       int32_t fixed)
+{
+    pl_type type = (pl_type)it->tensors[i].type;
+    size_t align = type == PL_STRING ? 4u : pl_type_size(type);
+    if (fixed < 0 || align <= 1 || (size_t)fixed % align == 0)
+        return PL_OK;
+    char why[PL_ERROR_CAPACITY / 2];
+    pl_fmt(why, sizeof why, "(%s) has offset %d: it must be a multiple of %zu, its element "
+           "size (a misaligned load may fault on a device)", pl_type_name(type), (int)fixed,
+           align);
+    return offline_fail(it, it->err, base + i, why);
+}
+
+static pl_status collect_tensors(pl_interp *it, plan_work *w, pl_vec offline, uint32_t base)
 {
     for (uint32_t i = 0; i < it->tensor_count; i++) {
         if (!needs_planning(it, i, w->first + base))
             continue;
         pl_plan_buffer *b = &w->bufs[w->count++];
         int32_t fixed = offline.n > 0 ? pl_vec_i32(offline, base + i) : -1;
+        PL_TRY(check_fixed_alignment(it, base, i, fixed));
         b->size = (uint32_t)align_up(pl_alloc_tensor_bytes(it, i), PL_ARENA_ALIGN);
         b->first = w->first[base + i];
         b->last = w->last[base + i];
@@ -249,6 +295,7 @@ static void collect_tensors(pl_interp *it, plan_work *w, pl_vec offline, uint32_
         b->flags = pl_alloc_is_io(it, (int32_t)i) ? PL_PLAN_IO : 0;
         b->offset = 0;
     }
+    return PL_OK;
 }
 
 static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
@@ -258,7 +305,7 @@ static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
         uint32_t base = pl_subgraph_rec(it, k).tensor_base;
         pl_subgraph_select(it, k);
         PL_TRY(check_sources(it, w->first + base, w->last + base));
-        collect_tensors(it, w, offline, base);
+        PL_TRY(collect_tensors(it, w, offline, base));
     }
     for (uint32_t s = 0; s < it->scratch_count; s++) {
         pl_plan_buffer *b = &w->bufs[w->count++];
@@ -270,6 +317,66 @@ static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
         b->offset = 0;
     }
     pl_subgraph_select(it, 0);
+    return PL_OK;
+}
+
+/* The global index of the tensor of planned buffer n (the tensors' buffers come first, in
+** record order). */
+static uint32_t buffer_tensor(pl_interp *it, const plan_work *w, uint32_t n)
+{
+    uint32_t seen = 0, found = UINT32_MAX;
+    for (uint32_t k = 0; k < it->subgraph_count && found == UINT32_MAX; k++) {
+        uint32_t base = pl_subgraph_rec(it, k).tensor_base;
+        pl_subgraph_select(it, k);
+        for (uint32_t i = 0; i < it->tensor_count && found == UINT32_MAX; i++)
+            if (needs_planning(it, i, w->first + base) && seen++ == n)
+                found = base + i;
+    }
+    pl_subgraph_select(it, 0);
+    return found;
+}
+
+/* Fixed buffers a and b live at once sharing bytes? TFLM would let them overwrite each
+** other; no planner can repair it. */
+static bool fixed_overlap(const pl_plan_buffer *a, const pl_plan_buffer *b)
+{
+    uint64_t a0 = (uint64_t)a->offline_offset, b0 = (uint64_t)b->offline_offset;
+    return b->offline_offset >= 0 && a->size > 0 && b->size > 0 &&
+           pl_plan_overlap_in_time(a, b) && a0 < b0 + b->size && b0 < a0 + a->size;
+}
+
+/* The fixed buffers as a whole: each inside twice the bytes all planned buffers take end to
+** end (room for any gaps a plan leaves; a hostile offset must not make the host reserve a
+** gigabyte), no two live at once sharing bytes. */
+static pl_status check_fixed(pl_interp *it, const plan_work *w)
+{
+    char why[PL_ERROR_CAPACITY / 2];
+    uint64_t total = 0;
+    for (uint32_t n = 0; n < w->count; n++)
+        total += w->bufs[n].size;
+    for (uint32_t n = 0; n < w->count; n++) {
+        const pl_plan_buffer *a = &w->bufs[n];
+        if (a->offline_offset < 0)
+            continue;
+        if ((uint64_t)a->offline_offset + a->size > 2u * total) {
+            pl_fmt(why, sizeof why, "at offset %d (+%u bytes) ends past twice the %llu bytes "
+                   "of all %u planned buffers: no plan needs such a gap",
+                   (int)a->offline_offset, (unsigned)a->size, (unsigned long long)total,
+                   (unsigned)w->count);
+            return offline_fail(it, it->err, buffer_tensor(it, w, n), why);
+        }
+        for (uint32_t m = n + 1; m < w->count; m++) {
+            const pl_plan_buffer *b = &w->bufs[m];
+            if (!fixed_overlap(a, b))
+                continue;
+            uint32_t k, i;
+            global_tensor(it, buffer_tensor(it, w, m), &k, &i);
+            pl_fmt(why, sizeof why, "at [%d, +%u) and tensor %u of subgraph %u at [%d, +%u) "
+                   "are live at once and overlap", (int)a->offline_offset, (unsigned)a->size,
+                   (unsigned)i, (unsigned)k, (int)b->offline_offset, (unsigned)b->size);
+            return offline_fail(it, it->err, buffer_tensor(it, w, n), why);
+        }
+    }
     return PL_OK;
 }
 
@@ -330,6 +437,8 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     PL_TRY(temp(it, slots * sizeof(pl_plan_buffer), _Alignof(pl_plan_buffer),
                 (void **)&w.bufs));
     PL_TRY(collect_buffers(it, &w, offline));
+    if (offline.n > 0)
+        PL_TRY(check_fixed(it, &w));
     size_t need = pl_plan_scratch_size(planner, w.count);
     void *scratch;
     PL_TRY(temp(it, need, PL_ARENA_ALIGN, &scratch));

@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 import picolite
+from picolite._model import read_model
 
 DEMO_MODEL = pathlib.Path(__file__).resolve().parent / "data" / "demo.tflite"
 
@@ -201,7 +202,7 @@ def bench(it: picolite.Interpreter, content: bytes, inputs: Sequence[np.ndarray]
 
 def gather(args: argparse.Namespace) -> Dict[str, Any]:
     path = args.model or str(DEMO_MODEL)
-    content = picolite._api._read_model(path)
+    content = read_model(path)
     required = picolite.required_arena_size(content, planner=args.planner)
     it = picolite.Interpreter(model_content=content, planner=args.planner,
                               arena_size=args.arena_size or required)

@@ -18,7 +18,10 @@ written in front of the original bytes, which follow unchanged, shifted by a mul
 import struct
 from typing import List, Optional, Tuple, Union
 
-from picolite._api import Interpreter, ModelError, ModelLike, PLANNERS, _read_model
+from picolite._errors import ModelError
+from picolite._model import ModelLike, read_model
+from picolite._reports import PLANNERS
+from picolite._unified import Interpreter
 
 NAME = b"OfflineMemoryAllocation"
 _MODEL_FIELDS = 8  # version, operator_codes, subgraphs, description, buffers,
@@ -201,7 +204,7 @@ def write_offline_plan(model: ModelLike, planner: str = "optimal") -> bytes:
     ``planner``'s tensor offsets; an existing entry is replaced (the plan is computed without
     it). The device then uses this plan without running a planner: the head it needs is the
     plan's, plus any scratch buffers that do not fit around the fixed tensors."""
-    content = _read_model(model)
+    content = read_model(model)
     Interpreter(model_content=content)  # verifies the model before anything else reads it
     r = _Reader(content)
     fields = r.fields(r.u32(0)) + [0] * _MODEL_FIELDS

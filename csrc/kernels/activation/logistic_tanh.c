@@ -26,9 +26,12 @@ void pl_logistic_f32(const float *in, float *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         float v = in[i];
-        if (!isnan(v))
-            v = v < -100.0f ? -100.0f : v > 100.0f ? 100.0f : v;
-        out[i] = 1.0f / (1.0f + pl_fmath_expf(-v));
+        if (v > PL_LOGISTIC_F32_UPPER)
+            out[i] = 1.0f;
+        else if (v < PL_LOGISTIC_F32_LOWER) /* 1 + e^-v would round e^v's bits away */
+            out[i] = pl_fmath_expf(v);
+        else
+            out[i] = 1.0f / (1.0f + pl_fmath_expf(-v));
     }
 }
 

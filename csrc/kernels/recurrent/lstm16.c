@@ -18,14 +18,15 @@ static int16_t sat16(int64_t v)
 }
 
 /* One output of a 16x8 fully connected op: sum w * (x - zp) + bias in int64 (wrapping on a
-** hostile bias, as TFLite's int64 does), requantized and clamped to int16. */
+** hostile bias, as TFLite's int64 does), requantized and clamped to int16. The bias (NULL:
+** none) is int64 element 'i' of a model buffer, which may be only 4-byte aligned. */
 static int16_t fc16(const int8_t *w, const int16_t *x, int32_t n, int32_t zp,
-                    const int64_t *bias, int32_t m, int32_t s)
+                    const void *bias, size_t i, int32_t m, int32_t s)
 {
     int64_t sum = 0; /* |w * (x - zp)| < 2^24: no overflow below 2^39 columns */
     for (int32_t k = 0; k < n; k++)
         sum += (int32_t)w[k] * ((int32_t)x[k] - zp);
-    uint64_t acc = (uint64_t)sum + (bias != NULL ? (uint64_t)*bias : 0u);
+    uint64_t acc = (uint64_t)sum + (bias != NULL ? (uint64_t)pl_load_i64(bias, i) : 0u);
     return sat16(pl_fx_mul_by_qm64((int64_t)acc, m, s));
 }
 
@@ -42,9 +43,9 @@ static int16_t gate(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm
     const pl_lstm16_gate *s = &q->gate[g];
     const int8_t *wx = (const int8_t *)w->wx[g] + (size_t)c * (size_t)p->n_input;
     const int8_t *wh = (const int8_t *)w->wh[g] + (size_t)c * (size_t)p->n_output;
-    int16_t in = fc16(wx, x, p->n_input, q->input_zp, (const int64_t *)w->bias[g] + c,
-                      s->in_m, s->in_s);
-    int16_t rec = fc16(wh, h, p->n_output, q->hidden_zp, NULL, s->rec_m, s->rec_s);
+    int16_t in = fc16(wx, x, p->n_input, q->input_zp, w->bias[g], (size_t)c, s->in_m,
+                      s->in_s);
+    int16_t rec = fc16(wh, h, p->n_output, q->hidden_zp, NULL, 0, s->rec_m, s->rec_s);
     return sat16((int32_t)in + rec);
 }
 
