@@ -48,7 +48,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from picolite._public import TARGETS, Interpreter, required_arena_size
+from picolite._core import TARGETS, required_arena_size
+from picolite._unified import Interpreter
 
 ModelLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 

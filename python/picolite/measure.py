@@ -223,7 +223,7 @@ def _random(detail: Dict[str, Any], rng: np.random.Generator) -> np.ndarray:
 
 
 def _inputs(content: bytes, seed: int) -> Tuple[bytes, int]:
-    from picolite._public import Interpreter
+    from picolite._unified import Interpreter
 
     it = Interpreter(model_content=content)
     it.allocate_tensors()

@@ -36,7 +36,8 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
-from picolite._public import Interpreter, evaluate
+from picolite._unified import Interpreter
+from picolite.evaluate import evaluate
 
 METRICS = ("rmse", "mae", "l2r", "cos", "nse", "mean", "std", "top1")
 ModelLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
