@@ -17,6 +17,8 @@ from picolite._reports import (PLANNERS, AllocationReport, MemoryPlan, PlannedBu
                                plan_memory)
 from picolite._unified import Interpreter
 from picolite.evaluate import evaluate
+from picolite.analyze import analyze
+from picolite.validate import validate
 from picolite.offline_plan import write_offline_plan
 
 __all__ = [
@@ -41,6 +43,8 @@ __all__ = [
     "plan_memory",
     "required_arena_size",
     "evaluate",
+    "analyze",
+    "validate",
     "write_offline_plan",
 ]
 

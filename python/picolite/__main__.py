@@ -10,6 +10,8 @@ runs (one name a line, or a JSON list) and exits.
 Subcommands for a device build:
   python -m picolite export-c MODEL [--name NAME] [--out-dir DIR] [--planner P]
       NAME.c + NAME.h: the model array, a resolver of its kernels only, the exact arena size
+  python -m picolite analyze MODEL [--target T] [--json | --html] [--measure]
+      per layer: params, MACs, bytes, arena live; flash, RAM and time on the target
   python -m picolite plan MODEL --write OUT [--planner P]
       OUT: MODEL with P's plan (default optimal) as its OfflineMemoryAllocation metadata
 """
@@ -325,7 +327,13 @@ def _plan(argv: Sequence[str]) -> int:
     return 0
 
 
-_SUBCOMMANDS = {"export-c": _export_c, "plan": _plan}
+def _analyze(argv: Sequence[str]) -> int:
+    from picolite.analyze import main as analyze_main
+
+    return analyze_main(argv)
+
+
+_SUBCOMMANDS = {"export-c": _export_c, "plan": _plan, "analyze": _analyze}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
