@@ -179,3 +179,43 @@ def test_rescaled_one_op_models_equal_the_wheel(entry, runtime):
             compared += 1
     if compared == 0:
         pytest.skip("no rescaled copy that both sides run")
+
+
+REFERENCE = SHARED_MODELS / "reference_outputs"
+
+
+def reference_runs():
+    """TFLM's recorded runs in ../shared/models/tflm/reference_outputs: model names."""
+    if not REFERENCE.is_dir():
+        return []
+    return sorted({p.name.split(".inv")[0] for p in REFERENCE.glob("*.inv*.bin")})
+
+
+@pytest.mark.parametrize("name", reference_runs())
+def test_tflm_recorded_outputs(name):
+    """TFLM's own recorded outputs (LCG inputs, invocation after invocation, state kept):
+    target="tflm" gives them byte for byte (float32 within 1e-5)."""
+    import numpy as np
+
+    rel = name.replace("__", "/")
+    path = SHARED_MODELS / rel
+    if not path.exists():
+        path = SHARED_MODELS / rel.replace("/models/", "/")
+    ours = picolite.Interpreter(model_path=str(path), target="tflm")
+    ours.allocate_tensors()
+    details = ours.get_input_details()
+    k = 0
+    while (REFERENCE / f"{name}.inv{k}.input0.bin").exists():
+        for i, d in enumerate(details):
+            x = np.fromfile(REFERENCE / f"{name}.inv{k}.input{i}.bin", dtype=d["dtype"])
+            ours.set_tensor(d["index"], x.reshape(d["shape"]))
+        ours.invoke()
+        for o, d in enumerate(ours.get_output_details()):
+            got = ours.get_tensor(d["index"]).ravel()
+            want = np.fromfile(REFERENCE / f"{name}.inv{k}.output{o}.bin", dtype=got.dtype)
+            if got.dtype.kind == "f":
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+            else:
+                assert got.tobytes() == want.tobytes(), f"invocation {k}, output {o}"
+        k += 1
+    assert k > 0
