@@ -21,11 +21,14 @@ from picolite.testing import random_inputs
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ZOO = ROOT / "tests" / "models"
 SHARED = ROOT.parent / "shared" / "models" / "tflm"
-DEFAULT = [ZOO / "mlperf_tiny" / "ad01_int8.tflite", ZOO / "mlperf_tiny" / "kws_ref_model.tflite",
+DEFAULT = [ZOO / "mlperf_tiny" / "ad01_int8.tflite",
+           ZOO / "mlperf_tiny" / "kws_ref_model.tflite",
            ZOO / "net_mlp_int8.tflite", ZOO / "net_autoencoder_int8.tflite",
            ZOO / "fully_connected_in64_out16_relu_int8.tflite",
-           ZOO / "net_ds_cnn_kws_int16x8.tflite", ZOO / "fully_connected_in32_out10_int16x8.tflite",
-           ZOO / "net_lstm_int8.tflite", SHARED / "examples" / "mnist_lstm" / "trained_lstm_int8.tflite",
+           ZOO / "net_ds_cnn_kws_int16x8.tflite",
+           ZOO / "fully_connected_in32_out10_int16x8.tflite",
+           ZOO / "net_lstm_int8.tflite",
+           SHARED / "examples" / "mnist_lstm" / "trained_lstm_int8.tflite",
            SHARED / "examples" / "dtln" / "dtln_noise_suppression.tflite"]
 
 

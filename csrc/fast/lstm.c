@@ -1,8 +1,9 @@
-/* lstm.c - UNIDIRECTIONAL_SEQUENCE_LSTM's fast path: the plan (float32, int8 8x8->16 and
-** TFLM's integer LSTMs, whose steps are lstm16.c) and the float and int8 steps. The input-to-gate products
-** do not depend on the state: for a chunk of time steps of one batch they are one matrix
-** product (bias included for float, rescaled to the int16 input parts for the integer paths,
-** as LiteRT rescales the input and recurrent parts apart). Each step then needs one
+/* lstm.c - UNIDIRECTIONAL_SEQUENCE_LSTM's fast path: the plan (float32, LiteRT's int8
+** 8x8->16 and TFLM's integer LSTMs, whose steps are lstm16.c) and the float and int8 steps.
+** The input-to-gate products do not depend on the state: for a chunk of time steps of one
+** batch they are one matrix product (bias included for float, rescaled to the int16 input
+** parts for the integer paths, as both references rescale the input and recurrent parts
+** apart). Each step then needs one
 ** recurrent product with the gates' weights stacked into one packed matrix (for float its
 ** bias is the step's input sums: the reference's (W_x x + b) + W_h h, lane by lane), and
 ** the cells, which run the portable kernel's own cell functions. Integer sums are exact
