@@ -21,17 +21,19 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tflm_survey  # noqa: E402
 
 
-def rescaled(data, rng):
-    """The model bytes with every quantized tensor's scales multiplied by a random factor."""
+def rescaled(data, rng, keep_outputs=False):
+    """The model bytes with every quantized tensor's scales multiplied by a random factor
+    (the model outputs' kept when keep_outputs: operators that fix them stay runnable)."""
     import flatbuffers
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
     m = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
     for sg in m.subgraphs:
         factor = {}
+        outputs = set(sg.outputs) if keep_outputs and sg.outputs is not None else set()
         for i, t in enumerate(sg.tensors):
             q = t.quantization
-            if q is None or q.scale is None or len(q.scale) == 0:
+            if q is None or q.scale is None or len(q.scale) == 0 or i in outputs:
                 continue
             factor[i] = float(np.exp(rng.uniform(np.log(0.25), np.log(4.0))))
         for op in sg.operators:  # a bias (int32/int64) keeps input scale x weight scale
@@ -53,6 +55,8 @@ def main():
     ap.add_argument("--only", help="only models whose path contains this")
     ap.add_argument("--target", default="tflm-x86-64")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keep-outputs", action="store_true",
+                    help="leave the model outputs' scales (SOFTMAX, LOGISTIC fix them)")
     args = ap.parse_args()
     sys.path.insert(0, str(tflm_survey.ROOT / "tests"))
     from conftest import zoo_manifest
@@ -68,7 +72,7 @@ def main():
         data = (tflm_survey.ZOO / e["file"]).read_bytes()
         for k in range(args.variants):
             p = out / f"{pathlib.Path(e['file']).stem}__v{k}.tflite"
-            p.write_bytes(rescaled(data, rng))
+            p.write_bytes(rescaled(data, rng, args.keep_outputs))
             paths.append(str(p))
     records = tflm_survey.run_all(paths, args.target)
     tflm_survey.summarize(records)

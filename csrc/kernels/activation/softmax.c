@@ -235,6 +235,17 @@ static double one_over_one_plus_x_fn(double x)
     return 1.0 / (1.0 + x);
 }
 
+/* TFLM's transforms are float lambdas: LUTPopulate<int16_t> instantiated for float. */
+static float exp_fn_f32(float x)
+{
+    return pl_fmath_expf(x);
+}
+
+static float one_over_one_plus_x_fn_f32(float x)
+{
+    return 1.0f / (1.0f + x);
+}
+
 /* PreprocessSoftmaxScaling with 5 integer bits, and CalculateInputRadius for diff_min. */
 static pl_status prepare_s8(pl_context *ctx, pl_softmax_op *d, float input_scale)
 {
@@ -253,8 +264,10 @@ static pl_status prepare_s8(pl_context *ctx, pl_softmax_op *d, float input_scale
     return PL_OK;
 }
 
+/* int16: LiteRT's tables are LUTPopulate<int16_t> over double transforms; TFLM's (tflm)
+** over float ones (its lambdas take float), with std::exp's float overload. */
 static pl_status prepare_s16(pl_context *ctx, pl_softmax_op *d, const pl_act_q *in,
-                             const pl_act_q *out)
+                             const pl_act_q *out, bool tflm)
 {
     if (in->zero_point != 0 || out->zero_point != 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
@@ -264,15 +277,23 @@ static pl_status prepare_s16(pl_context *ctx, pl_softmax_op *d, const pl_act_q *
     void *mem;
     PL_TRY(ctx->alloc_persistent(ctx, 2 * PL_LUT_S16_SIZE * sizeof(int16_t), &mem));
     int16_t *luts = mem;
-    const double range = 65535.0;
-    pl_lut_populate_s16(10.0 / range, 32767, 2.0 / range, 0, exp_fn, luts);
-    pl_lut_populate_s16(1.0 / range, -32768, 2.0 / range, 0, one_over_one_plus_x_fn,
-                        luts + PL_LUT_S16_SIZE);
+    if (tflm) { /* float tables, and the scale product in double */
+        const float range = 65535.0f;
+        pl_lut_populate_s16_f32(10.0f / range, 32767, 2.0f / range, 0, exp_fn_f32, luts);
+        pl_lut_populate_s16_f32(1.0f / range, -32768, 2.0f / range, 0,
+                                one_over_one_plus_x_fn_f32, luts + PL_LUT_S16_SIZE);
+    } else {
+        const double range = 65535.0;
+        pl_lut_populate_s16(10.0 / range, 32767, 2.0 / range, 0, exp_fn, luts);
+        pl_lut_populate_s16(1.0 / range, -32768, 2.0 / range, 0, one_over_one_plus_x_fn,
+                            luts + PL_LUT_S16_SIZE);
+    }
     d->p.exp_lut = luts;
     d->p.recip_lut = luts + PL_LUT_S16_SIZE;
-    /* the product is float in TFLite (scale * beta), then divided in double */
-    float scale_beta = in->scale * d->p.beta;
-    pl_fx_quantize_multiplier((double)scale_beta / (10.0 / 65535.0), &d->p.input_multiplier,
+    /* LiteRT: the scale product in float, then divided in double */
+    double scale_beta = tflm ? (double)in->scale * (double)d->p.beta
+                             : (double)(in->scale * d->p.beta);
+    pl_fx_quantize_multiplier(scale_beta / (10.0 / 65535.0), &d->p.input_multiplier,
                               &d->p.input_left_shift);
     return PL_OK;
 }
@@ -334,7 +355,8 @@ static pl_status softmax_prepare(pl_context *ctx, pl_node *node)
     PL_TRY(pl_act_quant(ctx, in, &iq));
     PL_TRY(pl_act_quant(ctx, out, &oq));
     PL_TRY(check_output(ctx, in, out, &oq));
-    return in->type == PL_INT16 ? prepare_s16(ctx, d, &iq, &oq) : prepare_s8(ctx, d, iq.scale);
+    return in->type == PL_INT16 ? prepare_s16(ctx, d, &iq, &oq, ctx->arith != PL_ARITH_LITERT)
+                                : prepare_s8(ctx, d, iq.scale);
 }
 
 static pl_status softmax_invoke(pl_context *ctx, pl_node *node)
