@@ -20,6 +20,8 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tflm_survey  # noqa: E402
 
+INTEGER_TYPES = ("int8", "int16x8", "int16")
+
 
 def rescaled(data, rng, keep_outputs=False):
     """The model bytes with every quantized tensor's scales multiplied by a random factor
@@ -65,7 +67,7 @@ def main():
     out = pathlib.Path(tempfile.mkdtemp(prefix="tflm_scale_fuzz_"))
     paths = []
     for e in zoo_manifest():
-        if e.get("family") != "single_op" or e.get("type") not in ("int8", "int16x8"):
+        if e.get("family") != "single_op" or e.get("type") not in INTEGER_TYPES:
             continue
         if args.only and args.only not in e["file"]:
             continue

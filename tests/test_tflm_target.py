@@ -133,7 +133,7 @@ def fuzz_module():
 
 def one_op_models():
     return [e for e in zoo_manifest()
-            if e.get("family") == "single_op" and e.get("type") in ("int8", "int16x8")]
+            if e.get("family") == "single_op" and e.get("type") in ("int8", "int16x8", "int16")]
 
 
 @pytest.mark.parametrize("entry", one_op_models(), ids=lambda e: e["file"])

@@ -240,8 +240,7 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
                          oq.zero_point);
     /* float as LiteRT and TFLM 90b983c, double as the wheel's TFLM */
     bool wide = pl_arith_wide(ctx->arith);
-    double alpha_real = wide ? (double)iq.scale * (double)p->alpha / (double)oq.scale
-                             : (double)(iq.scale * p->alpha / oq.scale);
+    double alpha_real = pl_fx_ratio3(iq.scale, p->alpha, oq.scale, wide);
     /* a negative alpha keeps its sign apart: the multiplier itself must be >= 0 */
     p->negative_alpha = alpha_real < 0;
     pl_fx_quantize_multiplier(fabs(alpha_real), &p->multiplier_alpha, &p->shift_alpha);

@@ -68,8 +68,7 @@ static pl_status prepare_s8(pl_context *ctx, opdata *d, const pl_tensor *in,
     PL_TRY(pl_act_quant(ctx, out, &oq));
     /* float quotients as LiteRT, double ones as TFLM (every release) */
     bool wide = ctx->arith != PL_ARITH_LITERT;
-    double real_2 = wide ? (double)iq.scale * (double)aq.scale / (double)oq.scale
-                         : (double)(iq.scale * aq.scale / oq.scale);
+    double real_2 = pl_fx_ratio3(iq.scale, aq.scale, oq.scale, wide);
     pl_fx_quantize_multiplier(pl_fx_ratio(iq.scale, oq.scale, wide), &d->p.multiplier_1,
                               &d->p.shift_1);
     pl_fx_quantize_multiplier(real_2, &d->p.multiplier_2, &d->p.shift_2);

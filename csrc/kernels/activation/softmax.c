@@ -291,8 +291,8 @@ static pl_status prepare_s16(pl_context *ctx, pl_softmax_op *d, const pl_act_q *
     d->p.exp_lut = luts;
     d->p.recip_lut = luts + PL_LUT_S16_SIZE;
     /* LiteRT: the scale product in float, then divided in double */
-    double scale_beta = tflm ? (double)in->scale * (double)d->p.beta
-                             : (double)(in->scale * d->p.beta);
+    double scale_beta = pl_fx_pick(tflm, (double)in->scale * (double)d->p.beta,
+                                   (double)(in->scale * d->p.beta));
     pl_fx_quantize_multiplier(scale_beta / (10.0 / 65535.0), &d->p.input_multiplier,
                               &d->p.input_left_shift);
     return PL_OK;

@@ -28,6 +28,11 @@ float pl_fx_roundf(float x)
     return t;
 }
 
+double pl_fx_pick(int wide, double wide_value, double narrow_value)
+{
+    return wide ? wide_value : narrow_value;
+}
+
 void pl_fx_quantize_multiplier(double multiplier, int32_t *quantized, int32_t *shift)
 {
     /* 0, or not finite (only hostile scales or options give inf or NaN): a defined 0 */

@@ -24,13 +24,24 @@ void pl_fx_channel_multipliers(float in_scale, const float *filter_scales, uint3
                                float out_scale, int32_t channels, int32_t *multiplier,
                                int32_t *shift);
 
+/* wide ? wide_value : narrow_value, out of line: both are computed before the call, so the
+** caller's conversions are never predicated (arm-none-eabi-gcc 12 predicates a VCVT as
+** "vcvtne", which gas refuses for Cortex-M55, where MVE's VCVTN makes it ambiguous). */
+double pl_fx_pick(int wide, double wide_value, double narrow_value);
+
 /* A multiplier's ratio num / den as the firmware computes it. LiteRT's kernels (and TFLM's
 ** up to 90b983c) divide the float scales in float and widen the quotient; the wheel's TFLM
 ** widens both scales and divides in double (wide: pl_arith_wide). The two differ in the
 ** last bits, so the rescaled results differ by one at near-ties. */
 static inline double pl_fx_ratio(float num, float den, int wide)
 {
-    return wide ? (double)num / (double)den : (double)(num / den);
+    return pl_fx_pick(wide, (double)num / (double)den, (double)(num / den));
+}
+
+/* a * b / c the same way: in float then widened, or widened then in double (wide). */
+static inline double pl_fx_ratio3(float a, float b, float c, int wide)
+{
+    return pl_fx_pick(wide, (double)a * (double)b / (double)c, (double)(a * b / c));
 }
 
 /* gemmlowp SaturatingRoundingDoublingHighMul. */

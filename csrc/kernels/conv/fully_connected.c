@@ -303,9 +303,10 @@ static pl_status prepare_scales(pl_context *ctx, const pl_tensor *in, const pl_t
         float product = in->q.scale[0] * f->q.scale[0];
         int32_t *pairs = slots;
         for (uint32_t c = 0; c < n; c++) {
-            double ratio = narrow ? (double)product / (double)out->q.scale[0]
-                                  : (double)in->q.scale[0] * (double)f->q.scale[c] /
-                                        (double)out->q.scale[0];
+            double ratio = pl_fx_pick(!narrow, (double)in->q.scale[0] *
+                                                   (double)f->q.scale[c] /
+                                                   (double)out->q.scale[0],
+                                      (double)product / (double)out->q.scale[0]);
             pl_fx_quantize_multiplier(ratio, &pairs[2 * c], &pairs[2 * c + 1]);
         }
         p->rescale = pairs;

@@ -242,11 +242,10 @@ static pl_status prepare_add_general(pl_context *ctx, const pl_tensor *const t[3
     double twice_max = (double)twice;
     double m1 = (double)s1 / twice_max, m2 = (double)s2 / twice_max;
     double mo = twice_max / (double)scaled_out;
-    if (op == OP_SUB && ctx->arith != PL_ARITH_LITERT && !pl_arith_wide(ctx->arith)) {
-        m1 = (double)(s1 / twice);
-        m2 = (double)(s2 / twice);
-        mo = (double)(twice / scaled_out);
-    }
+    bool wide = op != OP_SUB || ctx->arith == PL_ARITH_LITERT || pl_arith_wide(ctx->arith);
+    m1 = pl_fx_pick(wide, m1, (double)(s1 / twice));
+    m2 = pl_fx_pick(wide, m2, (double)(s2 / twice));
+    mo = pl_fx_pick(wide, mo, (double)(twice / scaled_out));
     PL_TRY(small_multiplier(ctx, m1, &p->input1_multiplier, &p->input1_shift));
     PL_TRY(small_multiplier(ctx, m2, &p->input2_multiplier, &p->input2_shift));
     PL_TRY(small_multiplier(ctx, mo, &p->output_multiplier, &p->output_shift));
@@ -300,8 +299,7 @@ static pl_status prepare_mul_q(pl_context *ctx, const pl_tensor *const t[3], pl_
         (p->input1_offset != 0 || p->input2_offset != 0 || p->output_offset != 0))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "int16 MUL needs zero points of 0");
     float s1 = t[0]->q.scale[0], s2 = t[1]->q.scale[0], so = t[2]->q.scale[0];
-    double m = ctx->arith == PL_ARITH_LITERT ? (double)(s1 * s2 / so)
-                                             : (double)s1 * (double)s2 / (double)so;
+    double m = pl_fx_ratio3(s1, s2, so, ctx->arith != PL_ARITH_LITERT);
     pl_fx_quantize_multiplier(m, &p->output_multiplier, &p->output_shift);
     return PL_OK;
 }

@@ -171,9 +171,9 @@ static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
                            f_log_or_min, d->table);
     else if (op == OP_RSQRT) /* float sqrt and product, or all in double (the wheel's) */
         pl_fx_quantize_multiplier(
-            pl_arith_wide(ctx->arith)
-                ? 1. / (sqrt((double)d->input_scale) * (double)d->output_scale)
-                : 1. / (double)(sqrtf(d->input_scale) * d->output_scale),
+            pl_fx_pick(pl_arith_wide(ctx->arith),
+                       1. / (sqrt((double)d->input_scale) * (double)d->output_scale),
+                       1. / (double)(sqrtf(d->input_scale) * d->output_scale)),
             &d->multiplier, &d->shift);
     return PL_OK;
 }

@@ -193,8 +193,8 @@ static pl_status check_quant(pl_context *ctx, const pl_lstm_tensors *t)
 static void fc_multiplier(const pl_tensor *x, const pl_tensor *w, bool wide, int32_t *m,
                           int32_t *s)
 {
-    double product = wide ? (double)x->q.scale[0] * (double)w->q.scale[0]
-                          : (double)(x->q.scale[0] * w->q.scale[0]);
+    double product = pl_fx_pick(wide, (double)x->q.scale[0] * (double)w->q.scale[0],
+                                 (double)(x->q.scale[0] * w->q.scale[0]));
     pl_fx_quantize_multiplier(product / (double)GATE_SCALE, m, s);
 }
 

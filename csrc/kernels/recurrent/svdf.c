@@ -243,8 +243,7 @@ static bool per_tensor(const pl_tensor *t)
 /* a * b / c of the tensors' scales, in float then widened, or in double (wide). */
 static double scale3(const pl_tensor *a, const pl_tensor *b, const pl_tensor *c, bool wide)
 {
-    float sa = a->q.scale[0], sb = b->q.scale[0], sc = c->q.scale[0];
-    return wide ? (double)sa * (double)sb / (double)sc : (double)(sa * sb / sc);
+    return pl_fx_ratio3(a->q.scale[0], b->q.scale[0], c->q.scale[0], wide);
 }
 
 /* LiteRT's and TFLM 90b983c's effective scales are float products, widened to double for
