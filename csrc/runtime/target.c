@@ -9,7 +9,7 @@ static const struct {
 } targets[PL_TARGET_COUNT] = {
     [PL_TARGET_PICOLITE] = {"picolite", PL_ARITH_TFLM},
     [PL_TARGET_TFLM] = {"tflm", PL_ARITH_TFLM},
-    [PL_TARGET_TFLM_X86_64] = {"tflm-x86-64", PL_ARITH_TFLM},
+    [PL_TARGET_TFLM_X86_64] = {"tflm-x86-64", PL_ARITH_TFLM_WIDE}, /* the wheel's release */
     [PL_TARGET_LITERT] = {"litert", PL_ARITH_LITERT},
     [PL_TARGET_TFLM_CMSIS_NN] = {"tflm-cmsis-nn", PL_ARITH_CMSIS_NN_DSP},
     [PL_TARGET_TFLM_CMSIS_NN_MVE] = {"tflm-cmsis-nn-mve", PL_ARITH_CMSIS_NN_MVE},

@@ -188,11 +188,13 @@ static pl_status check_quant(pl_context *ctx, const pl_lstm_tensors *t)
     return PL_OK;
 }
 
-/* TFLM's GetQuantizedConvolutionMultipler: the scale product in double (TFLM's releases
-** before late 2026 took it in float). */
-static void fc_multiplier(const pl_tensor *x, const pl_tensor *w, int32_t *m, int32_t *s)
+/* TFLM's GetQuantizedConvolutionMultipler: the scale product in float (TFLM 90b983c), or
+** in double (wide: the wheel's release). */
+static void fc_multiplier(const pl_tensor *x, const pl_tensor *w, bool wide, int32_t *m,
+                          int32_t *s)
 {
-    double product = (double)x->q.scale[0] * (double)w->q.scale[0];
+    double product = wide ? (double)x->q.scale[0] * (double)w->q.scale[0]
+                          : (double)(x->q.scale[0] * w->q.scale[0]);
     pl_fx_quantize_multiplier(product / (double)GATE_SCALE, m, s);
 }
 
@@ -224,8 +226,9 @@ pl_status pl_lstm16_prepare(pl_context *ctx, const pl_lstm_tensors *t, const pl_
     float cell_scale = t->cell_state->q.scale[0];
     PL_TRY(cell_tanh(ctx, cell_scale, q));
     for (int g = 0; g < PL_LSTM_GATES; g++) {
-        fc_multiplier(t->in, t->wx[g], &q->gate[g].in_m, &q->gate[g].in_s);
-        fc_multiplier(t->out_state, t->wh[g], &q->gate[g].rec_m, &q->gate[g].rec_s);
+        bool wide = pl_arith_wide(ctx->arith);
+        fc_multiplier(t->in, t->wx[g], wide, &q->gate[g].in_m, &q->gate[g].in_s);
+        fc_multiplier(t->out_state, t->wh[g], wide, &q->gate[g].rec_m, &q->gate[g].rec_s);
     }
     mul_multiplier(ACT_SCALE, cell_scale, cell_scale, &q->forget_m, &q->forget_s);
     mul_multiplier(ACT_SCALE, ACT_SCALE, cell_scale, &q->update_m, &q->update_s);
