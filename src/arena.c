@@ -70,7 +70,9 @@ pl_py_arena_new(pl_py_state *st, size_t size)
     if (a->raw == NULL) {
         a->data = NULL;
         Py_DECREF(a);
-        return (pl_py_arena *)PyErr_NoMemory();
+        PyErr_Format(PyExc_MemoryError, "picolite: cannot allocate an arena of %zu bytes",
+                     size);
+        return NULL;
     }
     uintptr_t p = (uintptr_t)a->raw;
     a->data = (uint8_t *)a->raw + ((ALIGN - p % ALIGN) % ALIGN);

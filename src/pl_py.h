@@ -100,6 +100,8 @@ typedef struct pl_py_interp {
 #ifdef PL_HAVE_FAST
     pl_fast_resolver fast; /* when isa != 0: wraps the resolver, holds the host blocks */
 #endif
+    uint64_t polled;       /* when the invoke's poll last ran Python's signal handlers (ns) */
+    PyObject *interrupt;   /* strong: what a signal handler raised to stop an invoke, or NULL */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
@@ -182,6 +184,12 @@ PyObject *pl_py_io_get(pl_py_interp *self, PyObject *arg);
 /* Drops the table (close, dealloc); io_traverse visits its numpy objects. */
 void pl_py_io_clear(pl_py_interp *self);
 int pl_py_io_traverse(const pl_py_interp *self, visitproc visit, void *arg);
+
+/* interrupt.c: Ctrl-C during invoke. arm sets the poll on self->it (after every create);
+** reraise raises what a signal handler raised to stop the last call and returns 1 (0: none). */
+int pl_py_interrupt_poll(void *self);
+void pl_py_interrupt_arm(pl_py_interp *self);
+int pl_py_interrupt_reraise(pl_py_interp *self);
 
 /* profile.c: _picolite._profile(interp, runs) -> runs x nodes uint64 nanoseconds (bytes) */
 PyObject *pl_py_profile(PyObject *module, PyObject *args);

@@ -247,3 +247,30 @@ def test_an_offset_past_every_tensor_together_is_refused():
         _allocated(data)
     with pytest.raises(picolite.ModelError):
         picolite.required_arena_size(data)
+
+
+SUBGRAPHS = sorted((ZOO / "subgraphs").glob("*.tflite"))
+
+
+@pytest.mark.parametrize("path", SUBGRAPHS, ids=lambda p: p.name)
+def test_control_flow_models_get_a_plan_of_every_subgraph(path):
+    """WHILE, IF and CALL_ONCE models share one plan over their subgraphs, whose offsets the
+    entry lists in subgraph order (write_offline_plan raised IndexError on them)."""
+    from picolite.testing import random_inputs
+
+    planned = picolite.Interpreter(model_content=picolite.write_offline_plan(path, "optimal"),
+                                   planner="greedy")
+    plain = picolite.Interpreter(str(path), planner="optimal")
+    outs = []
+    for it in (plain, planned):
+        it.allocate_tensors()
+        details = it.get_input_details()
+        for d, x in zip(details, random_inputs(details, seed=7)):
+            it.set_tensor(d["index"], x)
+        it.invoke()
+        outs.append([it.get_tensor(d["index"]).tobytes() for d in it.get_output_details()])
+    assert outs[0] == outs[1]
+    assert all(b.offline_offset == b.offset for b in planned.memory_plan().buffers)
+    assert [(b.subgraph, b.tensor, b.offset) for b in planned.memory_plan().buffers] == \
+        [(b.subgraph, b.tensor, b.offset) for b in plain.memory_plan().buffers]
+    assert planned.allocations().head == plain.allocations().head

@@ -9,6 +9,9 @@ picolite's own: the arena is re-planned exactly, a shape the model cannot take n
 """
 
 import json
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -350,3 +353,42 @@ def test_a_refused_shape_leaves_the_previous_one():
         it.resize_tensor_input(0, [1 << 16, 1 << 16])
     it.allocate_tensors()  # the previous shapes, re-planned
     assert list(it.get_output_details()[0]["shape"]) == [4, 4]
+
+
+# --- large resizes: the host's memory, never a bare MemoryError --------------------------
+
+LARGE = textwrap.dedent("""
+    import resource, sys
+    limit = int(sys.argv[2]) << 20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # a host with this much memory
+    import picolite
+    model, rows = sys.argv[1], 1 << 23  # [8388608, 16] float32: 940 MB of arena
+    try:
+        it = picolite.Interpreter(model)
+        it.resize_tensor_input(0, [rows, 16])
+        it.allocate_tensors()
+        print("allocated", it.arena_used_bytes())
+        del it
+        print("sized", picolite.required_arena_size(model, input_shapes=[[rows, 16]]))
+    except MemoryError as e:
+        print("MemoryError", e)
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux sets it")
+@pytest.mark.parametrize("limit_mib, expect", [(1536, "allocated 939524848"),
+                                               (1024, "MemoryError picolite: sizing")])
+def test_sizing_a_large_resize_asks_for_what_it_needs(limit_mib, expect):
+    """Sizing grew its work buffer to twice what the run reported and doubled again: 1.9 GB
+    for a 940 MB arena, then 8, 16 and a refused 32 GiB for larger ones, ending in a bare
+    MemoryError(''). It now asks for the reported need and an eighth; when even that fails,
+    the MemoryError says how many bytes."""
+    model = str(ZOO / "resize" / "keras2_mlp_float32.tflite")
+    r = subprocess.run([sys.executable, "-c", LARGE, model, str(limit_mib)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith(expect), r.stdout
+    if expect.startswith("allocated"):
+        assert "sized 939524848" in r.stdout
+    else:
+        assert "bytes, which the host could not allocate" in r.stdout

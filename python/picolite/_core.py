@@ -107,6 +107,16 @@ def _check_shape(got: Tuple[int, ...], expected: Tuple[int, ...], index: int) ->
                              f"{e} for dimension {j} of input {index}.{both}")
 
 
+def _checked_loop_budget(value: Any) -> int:
+    """WHILE iterations per invoke, every loop together: an integer in 1..2**32-1 (1.5 is a
+    TypeError, -1 and 2**64 ValueErrors naming them, as the C side checks again)."""
+    n = as_index(value, "loop_budget")
+    if not 1 <= n <= 0xFFFFFFFF:
+        raise ValueError(f"loop_budget must be in 1..4294967295 (WHILE iterations per "
+                         f"invoke), got {n}")
+    return n
+
+
 class InterpreterCore:
     """picolite's interpreter without either peer's method names (see the module docstring);
     the constructor is picolite.Interpreter's."""
@@ -129,6 +139,7 @@ class InterpreterCore:
             raise TypeError(f"arena must be a picolite.Arena, got {type(arena).__name__}")
         # tf.lite's spelling, so code written for it runs unchanged
         preserve_all_tensors = bool(preserve_all_tensors or experimental_preserve_all_tensors)
+        self._loop_budget = _checked_loop_budget(loop_budget)
         content = (read_model(model_path) if model_path is not None
                    else content_bytes(model_content))
         self._auto_arena = arena_size is None and arena is None  # grows with resizes
@@ -140,7 +151,6 @@ class InterpreterCore:
                                                                  preserve_all_tensors,
                                                                  custom_ops, target=target)
             arena = Arena(_arena_bytes(arena_size))
-        self._loop_budget = int(loop_budget)
         try:
             self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
                                       self._loop_budget, kernels=kernels, target=target,
