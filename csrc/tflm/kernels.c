@@ -8,7 +8,7 @@
 /* The reference kernels, family by family. */
 static const pl_tflm_kernel_set *const reference[] = {
     &pl_tflm_kernels_math, &pl_tflm_kernels_nn, &pl_tflm_kernels_shape,
-    &pl_tflm_kernels_state, &pl_tflm_kernels_custom,
+    &pl_tflm_kernels_state, &pl_tflm_kernels_custom, &pl_tflm_kernels_signal,
 };
 
 static bool same_name(const char *name, pl_bytes custom)

@@ -113,6 +113,7 @@ extern const pl_tflm_kernel_set pl_tflm_kernels_math;     /* elementwise, activa
 extern const pl_tflm_kernel_set pl_tflm_kernels_nn;       /* conv, fc, pooling, softmax */
 extern const pl_tflm_kernel_set pl_tflm_kernels_shape;    /* reshapes, slices, gathers */
 extern const pl_tflm_kernel_set pl_tflm_kernels_state;    /* recurrent, variables, control */
-extern const pl_tflm_kernel_set pl_tflm_kernels_custom;   /* Signal library and customs */
+extern const pl_tflm_kernel_set pl_tflm_kernels_custom;   /* CIRCULAR_BUFFER, detection, decode */
+extern const pl_tflm_kernel_set pl_tflm_kernels_signal;   /* the Signal library */
 
 #endif
