@@ -46,6 +46,14 @@ def model_list():
     return out
 
 
+def shown(path):
+    """The path relative to the repository's parent (where zoo and shared meet), if inside."""
+    try:
+        return str(pathlib.Path(path).resolve().relative_to(ROOT.parent))
+    except ValueError:
+        return str(path)
+
+
 def samples(details):
     from picolite.testing import random_inputs
 
@@ -90,7 +98,7 @@ def survey_one(path, target):
     import picolite
     from tflite_micro.python.tflite_micro import runtime
 
-    rec = {"model": str(pathlib.Path(path).relative_to(ROOT.parent)), "status": "ok"}
+    rec = {"model": shown(path), "status": "ok"}
     try:
         ours = picolite.Interpreter(model_path=path, target=target, preserve_all_tensors=True)
         ours.allocate_tensors()
@@ -206,7 +214,7 @@ def run_all(paths, target):
                 current = None
         proc.wait()
         if current is not None:  # the child died inside this model
-            done.append({"model": str(pathlib.Path(current).relative_to(ROOT.parent)),
+            done.append({"model": shown(current),
                          "status": f"crash ({proc.returncode})"})
             todo.remove(current)
     return done
