@@ -19,7 +19,7 @@ from picolite import _picolite as _c
 from picolite._batch import run_batch
 from picolite._custom import custom_kwargs
 from picolite._errors import ArenaTooSmallError, Error, ModelError, StateError, as_index
-from picolite._model import (DTYPES, STRING, InputShapes, ModelLike, content_bytes,
+from picolite._model import (DTYPES, HANDLES, STRING, InputShapes, ModelLike, content_bytes,
                              read_model, shape_pairs, string_array, string_buffer,
                              tensor_details, type_name)
 from picolite._reports import AllocationReport, MemoryPlan, PlannedBuffer, html_table
@@ -404,6 +404,8 @@ class InterpreterCore:
 
     def _get(self, tensor_index: int) -> np.ndarray:
         info = self._info(tensor_index)
+        if info["type"] in HANDLES:  # a resource or variant handle: LiteRT gives None
+            return np.array(None, dtype=object)
         if info["type"] == STRING:
             return string_array(self._c.get_bytes(info["index"]), tuple(info["shape"]),
                                 info["index"])
