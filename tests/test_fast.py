@@ -19,7 +19,7 @@ MODELS = sorted(ZOO.glob("**/*.tflite")) + sorted((SHARED / "models").glob("**/*
 def run(path, kernels, inputs):
     """(outputs, arena figures, plan offsets, host bytes) of one invoke, or the error text."""
     try:
-        it = picolite.Interpreter(model_path=str(path), kernels=kernels)
+        it = picolite.Interpreter(model_path=str(path), kernels=kernels, target="picolite")
         it.allocate_tensors()
         for d, x in zip(it.get_input_details(), inputs):
             it.set_tensor(d["index"], x)
@@ -94,7 +94,7 @@ def test_lstms_hold_packed_gate_weights_in_host_memory(kernels):
     # the 4 x 12 x (8 + 12) float gate weights alone, beyond the dense layer's and the table's
     assert it.host_memory_bytes > 4 * 12 * 20 * 4 + 4096
     for path in sorted((ZOO / "lstm16x8").glob("*.tflite")):  # nothing but the LSTM
-        it = picolite.Interpreter(model_path=str(path), kernels=kernels)
+        it = picolite.Interpreter(model_path=str(path), kernels=kernels, target="picolite")
         it.allocate_tensors()
         assert it.host_memory_bytes > 0, path.name
 

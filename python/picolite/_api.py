@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from picolite import _picolite as _c
+from picolite import targets as _targets
 
 Arena = _c.Arena
 Error = _c.Error
@@ -184,17 +185,32 @@ def kernel_sets() -> List[str]:
 def required_arena_size(model: ModelLike, planner: str = "greedy",
                         preserve_all_tensors: bool = False,
                         input_shapes: Optional[InputShapes] = None,
-                        custom_ops: Optional[Dict[str, Any]] = None) -> int:
-    """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
-    allocate_tensors() succeeds with exactly this many bytes and fails with one less.
+                        custom_ops: Optional[Dict[str, Any]] = None,
+                        target: str = "tflm") -> int:
+    """The exact minimum arena, in bytes, for ``model`` (a path or bytes) on ``target``:
+    allocation succeeds with exactly this many bytes and fails with one less.
+    ``target="tflm"`` (the default) is TFLM's AllocateTensors on a 32-bit Cortex-M with its
+    reference kernels, ``"tflm-x86-64"`` TFLM as the tflite-micro wheel runs it (see
+    :mod:`picolite.targets`), ``"picolite"`` picolite's own runtime with ``planner``.
     The figure is for a 16-byte-aligned buffer (``Arena(size)`` always is); a wrapped buffer
     starting k bytes past a 16-byte boundary needs (16 - k) % 16 bytes more.
 
     ``input_shapes`` sizes the model with its inputs resized as resize_tensor_input() would
     resize them: one shape (or None) per input, or a dict {input position: shape}.
     ``custom_ops``: as for :class:`Interpreter` (their outputs are planned like any tensor)."""
-    return _c.required_arena_size(_read_model(model), planner, preserve_all_tensors,
-                                  _shape_pairs(input_shapes), **_custom_kwargs(custom_ops))
+    _check_target(target)
+    content, shapes = _read_model(model), _shape_pairs(input_shapes)
+    own = _c.required_arena_size(content, planner, preserve_all_tensors, shapes,
+                                 **_custom_kwargs(custom_ops))
+    if not _targets.is_tflm(target):
+        return own
+    _targets.check_plan(target, planner, preserve_all_tensors)
+    return _targets.required(content, target, own, shapes, _custom_kwargs(custom_ops))
+
+
+def _check_target(target: str) -> None:
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
 
 
 class CustomOp:
@@ -398,10 +414,11 @@ class AllocationReport:
             for name, used, requested, count in rec["categories"]
         }
         self._text = text
+        self.target: str = rec.get("target", "picolite")
 
     def to_dict(self) -> Dict[str, Any]:
         keys = ("total", "head", "tail", "head_tensors", "head_scratch", "temp_high_water",
-                "required", "lower_bound", "planner", "arena_size")
+                "required", "lower_bound", "planner", "arena_size", "target")
         d = {k: getattr(self, k) for k in keys}
         d["categories"] = {k: dict(v) for k, v in self.categories.items()}
         return d
@@ -411,7 +428,8 @@ class AllocationReport:
 
     def __repr__(self) -> str:
         return (f"<AllocationReport total={self.total} head={self.head} tail={self.tail} "
-                f"lower_bound={self.lower_bound} planner={self.planner!r}>")
+                f"lower_bound={self.lower_bound} planner={self.planner!r} "
+                f"target={self.target!r}>")
 
     def _repr_html_(self) -> str:
         summary = _html_table(
@@ -605,11 +623,21 @@ class Interpreter:
         self._auto_arena = arena_size is None and arena is None  # grows with resizes
         self._deferred: Optional[BaseException] = None
         self._custom_ops = custom_ops
+        # a TFLM target's arena_size is the firmware's: checked against TFLM's minimum, while
+        # the host runs picolite's own arena, at least as large as picolite needs (an Arena
+        # passed in is the host's own buffer)
+        self._firmware_arena: Optional[int] = None
+        if _targets.is_tflm(target) and arena_size is not None:
+            self._firmware_arena = _arena_bytes(arena_size)
         if arena is None:
             if arena_size is None:
                 arena_size, self._deferred = _default_arena_size(content, planner,
                                                                  preserve_all_tensors,
                                                                  custom_ops)
+            elif self._firmware_arena is not None:
+                arena_size = _targets.host_arena(content, target, self._firmware_arena,
+                                                 planner, preserve_all_tensors,
+                                                 _custom_kwargs(custom_ops))
             arena = Arena(_arena_bytes(arena_size))
         self._loop_budget = int(loop_budget)
         try:
@@ -646,6 +674,8 @@ class Interpreter:
                 raise
             raise self._deferred from None
         self._resized = False
+        if self._firmware_arena is not None:
+            _targets.check_firmware_arena(self._c, self._target, self._firmware_arena)
 
     def resize_tensor_input(self, input_index: int, tensor_size: Any,
                             strict: bool = False) -> None:
@@ -988,12 +1018,16 @@ class Interpreter:
 
     def arena_used_bytes(self) -> int:
         """head + tail after allocate_tensors(), as TFLM's C++
-        MicroInterpreter::arena_used_bytes() (TFLM's Python interpreter has no such call)."""
+        MicroInterpreter::arena_used_bytes() (TFLM's Python interpreter has no such call):
+        the target's (a TFLM target's own figure, for the arena_size given or a large one),
+        picolite's own arena for target="picolite"."""
+        if _targets.is_tflm(self._target):
+            return self._tflm()["arena_used_bytes"]
         return self._c.recording()["total"]
 
     def print_allocations(self) -> None:
-        """Prints TFLM's RecordingMicroAllocator report."""
-        print(self._c.recording_text())
+        """Prints TFLM's RecordingMicroAllocator report (see :meth:`allocations`)."""
+        print(str(self.allocations()), end="")
 
     def profile(self, n: int = 10, *, warmup: int = 1) -> Any:
         """Per-op times of ``n`` invokes with the current inputs, timed in C without the
@@ -1076,7 +1110,18 @@ class Interpreter:
     # --- reports ---------------------------------------------------------------------
 
     def allocations(self) -> AllocationReport:
+        """The arena report of the target: for a TFLM target, TFLM's RecordingMicroAllocator
+        breakdown (``str()`` prints its lines, then picolite's own labelled [picolite]);
+        for target="picolite", picolite's own arena."""
+        if _targets.is_tflm(self._target):
+            return AllocationReport(*_targets.report(self._tflm(), self._c.recording_text()))
         return AllocationReport(self._c.recording(), self._c.recording_text())
+
+    def _tflm(self) -> Dict[str, Any]:
+        """The TFLM target's figures for this allocated model and the firmware's arena."""
+        if not self._c.allocated:
+            raise StateError("the memory report needs allocate_tensors() first")
+        return _targets.figures(self._c, self._target, self._firmware_arena or 0)
 
     def memory_plan(self) -> MemoryPlan:
         rec = self._c.recording()
