@@ -82,16 +82,16 @@ def _outputs(it, x):
 def test_written_plan_is_read_back_at_its_offsets(tmp_path):
     path = _written(tmp_path)
     fixed = offline_offsets(path)
-    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal")
+    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal", target="picolite")
     optimal.allocate_tensors()
     for b in optimal.memory_plan().buffers:
         if b.tensor >= 0:
             assert fixed[b.tensor] == b.offset
     # the device's greedy planner now lands on the optimal head
-    it = picolite.Interpreter(model_path=str(path), planner="greedy")
+    it = picolite.Interpreter(model_path=str(path), planner="greedy", target="picolite")
     it.allocate_tensors()
     assert it.allocations().head == optimal.allocations().head
-    plain = picolite.Interpreter(model_path=str(MOBILENET))
+    plain = picolite.Interpreter(model_path=str(MOBILENET), target="picolite")
     plain.allocate_tensors()
     assert it.allocations().head < plain.allocations().head
     x = np.random.default_rng(3).integers(-128, 128, it.get_input_details()[0]["shape"],
@@ -163,7 +163,7 @@ def test_tflm_uses_the_written_plan(tmp_path, capfd):
         m = re.search(r"Arena allocation head (\d+) bytes", "".join(capfd.readouterr()))
         heads.append(int(m.group(1)))
     assert outs[0] == outs[1]
-    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal")
+    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal", target="picolite")
     optimal.allocate_tensors()
     assert heads[1] == optimal.allocations().head < heads[0]
 

@@ -86,12 +86,12 @@ def test_without_the_op_it_is_unsupported():
 
 def test_outputs_are_planned_in_the_arena():
     ops = {"TimesTwo": TimesTwo()}
-    need = picolite.required_arena_size(custom_then_add(), custom_ops=ops)
+    need = picolite.required_arena_size(custom_then_add(), custom_ops=ops, target="picolite")
     assert (run(picolite.Interpreter(model_content=custom_then_add(), arena_size=need,
-                                     custom_ops=ops)) == X * 4).all()
+                                     custom_ops=ops, target="picolite")) == X * 4).all()
     with pytest.raises(picolite.ArenaTooSmallError):
         picolite.Interpreter(model_content=custom_then_add(), arena_size=need - 1,
-                             custom_ops=ops).allocate_tensors()
+                             custom_ops=ops, target="picolite").allocate_tensors()
 
 
 def test_returned_arrays_are_checked_and_copied():

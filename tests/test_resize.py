@@ -103,9 +103,9 @@ def test_required_arena_size_is_exact_for_the_new_shape(entry):
     path = path_of(entry["file"])
     shape = batch_shape(entry, 32)
     resized(path, shape)  # skips a model needing an operator picolite lacks
-    need = picolite.required_arena_size(path, input_shapes=[shape])
-    assert need > picolite.required_arena_size(path)
-    it = resized(path, shape, arena=picolite.Arena(need))
+    need = picolite.required_arena_size(path, input_shapes=[shape], target="picolite")
+    assert need > picolite.required_arena_size(path, target="picolite")
+    it = resized(path, shape, arena=picolite.Arena(need), target="picolite")
     assert it.allocations().total <= need
     it = picolite.Interpreter(model_path=path, arena=picolite.Arena(need - 1))
     it.resize_tensor_input(it.get_input_details()[0]["index"], shape)
@@ -120,7 +120,8 @@ def test_default_arena_grows_with_the_resize():
     it.allocate_tensors()
     it.resize_tensor_input(it.get_input_details()[0]["index"], [32, 16])
     it.allocate_tensors()
-    assert it.arena.size == picolite.required_arena_size(MLP, input_shapes={0: [32, 16]})
+    assert it.arena.size == picolite.required_arena_size(MLP, input_shapes={0: [32, 16]},
+                                                         target="picolite")
     assert it.arena.size > small
 
 

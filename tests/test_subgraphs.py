@@ -62,7 +62,7 @@ def test_while_loop_budget_overrun_is_a_clear_error():
 
 
 def test_resource_variables_have_their_own_category():
-    it = picolite.Interpreter(str(SUB / "stream_ring_float32.tflite"))
+    it = picolite.Interpreter(str(SUB / "stream_ring_float32.tflite"), target="picolite")
     it.allocate_tensors()
     text = str(it.allocations())
     assert re.search(r"'Resource variable data' used \d+ bytes .* for 1 resource variables",

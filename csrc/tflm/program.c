@@ -128,13 +128,15 @@ static pl_status node_of(pl_tflm_program *p, uint32_t k, uint32_t i, pl_tflm_nod
     if (*kernel != NULL)
         return PL_OK;
     if (oc.builtin_code == PL_BUILTIN_CUSTOM)
-        return pl_error_set(p->err, PL_ERR_UNSUPPORTED, "TFLM arena: custom operator '%.*s' "
-                            "(subgraph %u node %u) has no TFLM footprint in picolite's table",
+        return pl_error_set(p->err, PL_ERR_UNSUPPORTED, "TFLM registers no custom operator "
+                            "'%.*s' (subgraph %u node %u): a TFLM firmware cannot run this "
+                            "model (target 'picolite' sizes picolite's own arena)",
                             (int)oc.custom_code.n, (const char *)oc.custom_code.p,
                             (unsigned)k, (unsigned)i);
-    return pl_error_set(p->err, PL_ERR_UNSUPPORTED, "TFLM arena: operator %s (subgraph %u "
-                        "node %u) has no TFLM footprint in picolite's table",
-                        pl_model_builtin_name(oc.builtin_code), (unsigned)k, (unsigned)i);
+    return pl_error_set(p->err, PL_ERR_UNSUPPORTED, "TFLM has no kernel for %s (subgraph %u "
+                        "node %u): a TFLM firmware cannot run this model (target 'picolite' "
+                        "sizes picolite's own arena)", pl_model_builtin_name(oc.builtin_code),
+                        (unsigned)k, (unsigned)i);
 }
 
 /* The three passes over every operator: builtin data, init, prepare. */

@@ -123,9 +123,9 @@ def planner_table(content: bytes) -> List[Dict[str, Any]]:
     rows = []
     for name in picolite.PLANNERS:
         try:
-            required = picolite.required_arena_size(content, planner=name)
+            required = picolite.required_arena_size(content, planner=name, target="picolite")
             it = picolite.Interpreter(model_content=content, arena_size=required,
-                                      planner=name)
+                                      planner=name, target="picolite")
             it.allocate_tensors()
             rec = it.allocations()
             rows.append({"planner": name, "head": rec.head, "lower_bound": rec.lower_bound,
@@ -205,9 +205,9 @@ def bench(it: picolite.Interpreter, content: bytes, inputs: Sequence[np.ndarray]
 def gather(args: argparse.Namespace) -> Dict[str, Any]:
     path = args.model or str(DEMO_MODEL)
     content = read_model(path)
-    required = picolite.required_arena_size(content, planner=args.planner)
+    required = picolite.required_arena_size(content, planner=args.planner, target="picolite")
     it = picolite.Interpreter(model_content=content, planner=args.planner,
-                              arena_size=args.arena_size or required)
+                              arena_size=args.arena_size or required, target="picolite")
     it.allocate_tensors()
     report: Dict[str, Any] = {"model": os.fspath(path), "model_bytes": len(content),
                               "required_arena_size": required,
@@ -335,7 +335,7 @@ def _plan(argv: Sequence[str]) -> int:
     args = p.parse_args(argv)
     data = picolite.write_offline_plan(args.model, args.planner)
     pathlib.Path(args.write).write_bytes(data)
-    it = picolite.Interpreter(model_content=data)
+    it = picolite.Interpreter(model_content=data, target="picolite")
     it.allocate_tensors()
     print(f"wrote {args.write}: {args.planner} plan, head {it.allocations().head} bytes")
     return 0

@@ -437,14 +437,10 @@ def _subgraph_ops(it: Interpreter) -> set:
 
 
 def _required(content: bytes, target: str) -> Tuple[int, str]:
-    """The exact arena for the target's firmware, and a note when this build of picolite
-    can only give its own runtime's."""
-    try:
-        return required_arena_size(content, target=target), ""
-    except TypeError:  # required_arena_size without targets: picolite's own arena
-        note = "" if target == "picolite" else \
-            f"arena: picolite's runtime's figure (no {target} arena model in this build)"
-        return required_arena_size(content), note
+    """The exact arena for the target's firmware, and a note on whose figure it is."""
+    note = ("arena: picolite's runtime running LiteRT's kernels (LiteRT's own arena is "
+            "not modelled)" if target == "litert" else "")
+    return required_arena_size(content, target=target), note
 
 
 # --- command line ---------------------------------------------------------------------
