@@ -203,7 +203,7 @@ tensor_memory(pl_py_interp *self, PyObject *arg, bool kept, pl_tensor_info *ti)
                      "Interpreter with preserve_all_tensors=True to read it", index, ti);
         return -1;
     }
-    if (ti->data != NULL)
+    if (ti->data != NULL || (self->allocated && ti->bytes == 0)) /* empty: nothing to reach */
         return 0;
     if (!self->allocated) {
         PyErr_SetString(PyExc_ValueError, "Tensor data is null. Run allocate_tensors() first");
@@ -251,7 +251,8 @@ pl_py_access_set_bytes(pl_py_interp *self, PyObject *args)
                      value.len, ti.bytes);
         goto done;
     }
-    memcpy(ti.data, value.buf, ti.bytes);
+    if (ti.bytes > 0) /* an empty tensor (a dim resized to 0) may have no memory */
+        memcpy(ti.data, value.buf, ti.bytes);
     result = Py_NewRef(Py_None);
 done:
     PyBuffer_Release(&value);

@@ -154,6 +154,32 @@ create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_
         raise_error(self, s, err);
         return -1;
     }
+    pl_py_interrupt_arm(self); /* Ctrl-C stops a long invoke (interrupt.c) */
+    return 0;
+}
+
+/* WHILE iterations per invoke: an integer in 1..2^32-1 (a float, -1 or 2^64 named as given,
+** never wrapped or truncated). */
+static int
+parse_loop_budget(PyObject *obj, unsigned long *out)
+{
+    if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "loop_budget must be an integer, got %s %R",
+                     Py_TYPE(obj)->tp_name, obj);
+        return -1;
+    }
+    PyObject *n = PyNumber_Index(obj);
+    if (n == NULL)
+        return -1;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(n, &overflow);
+    if (!(v == -1 && PyErr_Occurred()) && (overflow != 0 || v < 1 || v > UINT32_MAX))
+        PyErr_Format(PyExc_ValueError, "loop_budget must be in 1..%lu (WHILE iterations per "
+                     "invoke), got %R", (unsigned long)UINT32_MAX, n);
+    Py_DECREF(n);
+    if (PyErr_Occurred())
+        return -1;
+    *out = (unsigned long)v;
     return 0;
 }
 
@@ -168,22 +194,22 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     PyObject *adapter = Py_None;
     const char *planner_name = "greedy", *kernels = "auto", *target_name = "tflm";
     int preserve = 0;
+    PyObject *budget = NULL;
     unsigned long loop_budget = PL_DEFAULT_LOOP_BUDGET;
     pl_planner planner;
     pl_target target;
     int isa = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spkOOOss:_Interpreter", kwlist, &model,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spOOOOss:_Interpreter", kwlist, &model,
                                      st->arena_type, &arena, &planner_name, &preserve,
-                                     &loop_budget, &shapes, &custom_ops, &adapter, &kernels,
+                                     &budget, &shapes, &custom_ops, &adapter, &kernels,
                                      &target_name))
         return NULL;
     if (pl_py_target(target_name, &target) < 0)
         return NULL;
     if (pl_py_kernels_parse(kernels, &isa) < 0)
         return NULL;
-    if (loop_budget == 0 || loop_budget > UINT32_MAX)
-        return PyErr_Format(PyExc_ValueError, "loop_budget must be in 1..%lu, got %lu",
-                            (unsigned long)UINT32_MAX, loop_budget);
+    if (budget != NULL && parse_loop_budget(budget, &loop_budget) < 0)
+        return NULL;
     if (pl_py_planner(st, planner_name, &planner) < 0)
         return NULL;
     pl_py_interp *self = PyObject_GC_New(pl_py_interp, type);
@@ -196,6 +222,8 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->busy = false;
     self->allocated = false;
     self->exports = 0;
+    self->polled = 0;
+    self->interrupt = NULL;
     memset(&self->prof, 0, sizeof self->prof);
     self->arena = (pl_py_arena *)Py_NewRef(arena);
     self->custom = NULL;
@@ -244,6 +272,7 @@ interp_traverse(pl_py_interp *self, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(self));
     Py_VISIT(self->arena);
     Py_VISIT(self->model.obj);
+    Py_VISIT(self->interrupt);
     int r = pl_py_io_traverse(self, visit, arg);
     return r != 0 ? r : pl_py_custom_traverse(self->custom, visit, arg);
 }
@@ -255,6 +284,7 @@ interp_clear(pl_py_interp *self)
     pl_py_custom_free(self->custom); /* after shut: the interpreter resolved through it */
     self->custom = NULL;
     Py_CLEAR(self->arena);
+    Py_CLEAR(self->interrupt);
     if (self->model.obj != NULL)
         PyBuffer_Release(&self->model);
     pl_py_shapes_free(&self->shapes);
@@ -275,6 +305,8 @@ PyObject *
 pl_py_interp_raise(pl_py_interp *self, pl_status s)
 {
     if (pl_py_custom_reraise(self->custom)) /* a Python operator's own exception */
+        return NULL;
+    if (pl_py_interrupt_reraise(self)) /* a signal handler's (Ctrl-C) */
         return NULL;
     return raise_error(self, s, &self->error); /* the record create gave the interpreter */
 }

@@ -100,6 +100,8 @@ typedef struct pl_py_interp {
 #ifdef PL_HAVE_FAST
     pl_fast_resolver fast; /* when isa != 0: wraps the resolver, holds the host blocks */
 #endif
+    uint64_t polled;       /* when the invoke's poll last ran Python's signal handlers (ns) */
+    PyObject *interrupt;   /* strong: what a signal handler raised to stop an invoke, or NULL */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
@@ -183,6 +185,12 @@ PyObject *pl_py_io_get(pl_py_interp *self, PyObject *arg);
 void pl_py_io_clear(pl_py_interp *self);
 int pl_py_io_traverse(const pl_py_interp *self, visitproc visit, void *arg);
 
+/* interrupt.c: Ctrl-C during invoke. arm sets the poll on self->it (after every create);
+** reraise raises what a signal handler raised to stop the last call and returns 1 (0: none). */
+int pl_py_interrupt_poll(void *self);
+void pl_py_interrupt_arm(pl_py_interp *self);
+int pl_py_interrupt_reraise(pl_py_interp *self);
+
 /* profile.c: _picolite._profile(interp, runs) -> runs x nodes uint64 nanoseconds (bytes) */
 PyObject *pl_py_profile(PyObject *module, PyObject *args);
 /* _Interpreter.set_profiling(on) and node_ns(): the nodes' times of each later invoke */
@@ -192,6 +200,10 @@ PyObject *pl_py_profile_node_ns(pl_py_interp *self, PyObject *ignored);
 /* batch.c: _picolite._invoke_batch(interp, inputs, input_indices, outputs, output_indices,
 ** reset=False) -> samples run; each buffer holds the samples of one tensor back to back. */
 PyObject *pl_py_invoke_batch(PyObject *module, PyObject *args);
+
+/* tflm_arena.c: _picolite.tflm_arena(interp, target, arena_size=0) -> a TFLM target's arena
+** figures (dict); ArenaTooSmallError when arena_size is below its minimum. */
+PyObject *pl_py_tflm_arena(PyObject *module, PyObject *args, PyObject *kwargs);
 
 /* custom.c: operators written in Python (custom_ops={"Name": op}) */
 /* A resolver for the operators of the dict ops (name -> object), the builtin kernels behind

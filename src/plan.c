@@ -7,6 +7,9 @@
 
 /* Grows the work buffer only as far as the sizing run says it needs; never a search. */
 #define MAX_ATTEMPTS 8
+/* The largest work buffer worth trying: a 32-bit arena's largest usable size plus the bytes
+** an unaligned buffer loses (pl_arena_create takes no more). */
+#define WORK_MAX ((size_t)0xFFFFFFF0u + 16u)
 
 static pl_status
 size_once(const Py_buffer *model, const pl_interp_options *opt, size_t work_size,
@@ -35,11 +38,20 @@ pl_py_required_size(const Py_buffer *model, const pl_interp_options *opt, size_t
     *nomem = 0;
     pl_error_clear(err);
     for (int i = 0; i < MAX_ATTEMPTS && s == PL_ERR_ARENA && !*nomem; i++) {
-        if (i > 0)
-            work = 2 * work > 2 * err->required ? 2 * work : 2 * err->required;
+        if (i > 0) {
+            /* what the failing call needed, an eighth more for the calls after it; the sizing
+            ** run touches only the records and temp, so the rest stays untouched memory */
+            size_t need = err->required;
+            if (work >= WORK_MAX || need > WORK_MAX - 16u)
+                break; /* no arena can hold it: the arena error says how much it needs */
+            work = need > work ? need + need / 8 : 2 * work;
+            work = work < WORK_MAX ? work : WORK_MAX;
+        }
         pl_error_clear(err);
         s = size_once(model, opt, work, required, err, nomem);
     }
+    if (*nomem)
+        err->required = work; /* for the MemoryError's message */
     return s;
 }
 
@@ -78,7 +90,8 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     opt.input_shape_count = shapes.count;
     pl_status s = pl_py_required_size(&model, &opt, &required, &err, &nomem);
     if (nomem)
-        PyErr_NoMemory();
+        PyErr_Format(PyExc_MemoryError, "picolite: sizing the arena needs a work buffer of "
+                     "%zu bytes, which the host could not allocate", err.required);
     else if (s != PL_OK && !pl_py_custom_reraise(custom)) /* an operator's own exception */
         pl_py_raise(st, s, &err);
     else if (s == PL_OK)
@@ -125,8 +138,10 @@ parse_buffers(PyObject *seq, uint32_t *count)
         return NULL;
     }
     pl_plan_buffer *bufs = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *bufs);
-    if (bufs == NULL)
-        return (pl_plan_buffer *)PyErr_NoMemory();
+    if (bufs == NULL) {
+        PyErr_Format(PyExc_MemoryError, "picolite: cannot allocate the list of %zd buffers", n);
+        return NULL;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (parse_buffer(PySequence_Fast_GET_ITEM(seq, i), i, &bufs[i]) < 0) {
             PyMem_Free(bufs);
@@ -184,6 +199,7 @@ compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t n, uint32_t *total,
     void *scratch = need != SIZE_MAX ? PyMem_RawMalloc(need > 0 ? need : 1) : NULL;
     if (scratch == NULL) {
         *nomem = 1;
+        err->required = need; /* for the MemoryError's message */
         return PL_ERR_ARG;
     }
     pl_status s;
@@ -224,7 +240,9 @@ plan_memory(PyObject *module, PyObject *args, PyObject *kwds)
     PyObject *exc = NULL;
     pl_status s = compute(planner, bufs, n, &total, &lower, &exc, &err, &nomem);
     if (nomem) {
-        PyErr_NoMemory();
+        PyErr_Format(PyExc_MemoryError, "picolite: planning %u buffers with %s needs %zu "
+                     "bytes of scratch, which the host could not allocate", (unsigned)n,
+                     planner_name, err.required);
     } else if (exc != NULL) {
         PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
         Py_DECREF(exc);

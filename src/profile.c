@@ -74,7 +74,7 @@ pl_py_profile(PyObject *module, PyObject *args)
     self->busy = false;
     PyObject *bytes = NULL;
     if (s != PL_OK)
-        pl_py_raise(st, s, pl_interp_error(self->it));
+        pl_py_interp_raise(self, s); /* Ctrl-C as KeyboardInterrupt, the rest as mapped */
     else
         bytes = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(count * sizeof *out));
     PyMem_RawFree(out);

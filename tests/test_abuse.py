@@ -109,7 +109,7 @@ def test_tensor_index_must_be_an_integer(bad):
 
 
 def test_misaligned_wrapped_buffer_error_states_the_slack():
-    need = picolite.required_arena_size(MODEL)
+    need = picolite.required_arena_size(MODEL, target="picolite")
     raw = np.zeros(need + 64, np.uint8)
     start = (16 - raw.ctypes.data % 16) % 16 + 3  # 3 bytes past a 16-byte boundary
     with pytest.raises(picolite.ArenaTooSmallError, match="must hold") as e:
@@ -119,7 +119,7 @@ def test_misaligned_wrapped_buffer_error_states_the_slack():
 
 
 def test_misaligned_wrapped_buffer_of_required_plus_slack_fits():
-    need = picolite.required_arena_size(MODEL)
+    need = picolite.required_arena_size(MODEL, target="picolite")
     raw = np.zeros(need + 64, np.uint8)
     start = (16 - raw.ctypes.data % 16) % 16 + 3
     it = picolite.Interpreter(MODEL, arena=picolite.Arena(raw[start:start + need + 13]))

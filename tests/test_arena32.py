@@ -72,8 +72,8 @@ def figures32(tmp_path_factory):
 def host_figures(path):
     """(status, required, head, tail) from the host's Python API; status 0 when it allocates."""
     try:
-        required = picolite.required_arena_size(str(path))
-        it = picolite.Interpreter(model_path=str(path), arena_size=required)
+        required = picolite.required_arena_size(str(path), target="picolite")
+        it = picolite.Interpreter(model_path=str(path), arena_size=required, target="picolite")
         it.allocate_tensors()
     except picolite.Error:
         return (1, 0, 0, 0)

@@ -36,7 +36,7 @@ def test_text_report_has_every_section(add_path, capsys):
 
 def test_json_report(add_path, capsys):
     r = run_json(capsys, add_path)
-    assert r["required_arena_size"] == picolite.required_arena_size(add_path)
+    assert r["required_arena_size"] == picolite.required_arena_size(add_path, target="picolite")
     assert r["arena_size"] == r["required_arena_size"]
     assert [o["op_name"] for o in r["ops"]] == ["ADD"]
     assert r["inputs"][0]["quantization"]["zero_point"] == [-2]

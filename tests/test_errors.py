@@ -84,11 +84,11 @@ def test_exactly_required_succeeds(add):
 
 @pytest.mark.parametrize("planner", picolite.PLANNERS)
 def test_sweep_for_every_planner(add, planner):
-    need = picolite.required_arena_size(add, planner=planner)
-    allocate(add, arena_size=need, planner=planner)
+    need = picolite.required_arena_size(add, planner=planner, target="picolite")
+    allocate(add, arena_size=need, planner=planner, target="picolite")
     for size in range(need - 64, need, 16):
         with pytest.raises(picolite.ArenaTooSmallError) as info:
-            allocate(add, arena_size=size, planner=planner)
+            allocate(add, arena_size=size, planner=planner, target="picolite")
         assert info.value.required == need
 
 

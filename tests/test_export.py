@@ -22,7 +22,7 @@ def exported(tmp_path):
 def test_arena_constant_is_the_exact_size(exported):
     _, h = exported
     size = int(re.search(r"#define CNN_ARENA_SIZE (\d+)u", h).group(1))
-    assert size == picolite.required_arena_size(MODEL)
+    assert size == picolite.required_arena_size(MODEL, target="picolite")
     assert "#define CNN_PLANNER PL_PLANNER_GREEDY" in h
 
 
@@ -73,8 +73,8 @@ def test_planner_changes_the_constant(tmp_path):
     path = ZOO / "net_mobilenet_v1_025_int8.tflite"
     _, h = export_c(path, tmp_path, "m", planner="optimal")
     size = int(re.search(r"#define M_ARENA_SIZE (\d+)u", h.read_text()).group(1))
-    assert size == picolite.required_arena_size(path, "optimal") < \
-        picolite.required_arena_size(path)
+    assert size == picolite.required_arena_size(path, "optimal", target="picolite") < \
+        picolite.required_arena_size(path, target="picolite")
     with pytest.raises(ValueError, match="planner"):
         export_c(path, tmp_path, "m", planner="fast")
 

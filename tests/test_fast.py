@@ -95,7 +95,7 @@ def test_lstms_hold_packed_gate_weights_in_host_memory(kernels):
     # the 4 x 12 x (8 + 12) float gate weights alone, beyond the dense layer's and the table's
     assert it.host_memory_bytes > 4 * 12 * 20 * 4 + 4096
     for path in sorted((ZOO / "lstm16x8").glob("*.tflite")):  # nothing but the LSTM
-        it = picolite.Interpreter(model_path=str(path), kernels=kernels)
+        it = picolite.Interpreter(model_path=str(path), kernels=kernels, target="picolite")
         it.allocate_tensors()
         assert it.host_memory_bytes > 0, path.name
 

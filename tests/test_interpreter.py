@@ -26,7 +26,7 @@ def hello(hello_path):
 
 @pytest.fixture
 def it(hello):
-    interp = picolite.Interpreter(model_content=hello)
+    interp = picolite.Interpreter(model_content=hello, target="picolite")
     interp.allocate_tensors()
     return interp
 
@@ -98,7 +98,7 @@ def test_model_content_any_bytes_like(hello, kind):
 
 def test_default_arena_is_exactly_the_required_size(hello):
     interp = picolite.Interpreter(model_content=hello)
-    assert interp.arena.size == picolite.required_arena_size(hello)
+    assert interp.arena.size == picolite.required_arena_size(hello, target="picolite")
     interp.allocate_tensors()
 
 
@@ -488,7 +488,7 @@ def test_memory_plan_to_dict_html_repr(it):
 def test_every_planner_gives_the_same_outputs(hello, planner):
     outs = []
     for p in ("greedy", planner):
-        interp = picolite.Interpreter(model_content=hello, planner=p)
+        interp = picolite.Interpreter(model_content=hello, planner=p, target="picolite")
         interp.allocate_tensors()
         interp.set_input(np.array([[100]], np.int8), 0)
         interp.invoke()

@@ -82,16 +82,16 @@ def _outputs(it, x):
 def test_written_plan_is_read_back_at_its_offsets(tmp_path):
     path = _written(tmp_path)
     fixed = offline_offsets(path)
-    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal")
+    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal", target="picolite")
     optimal.allocate_tensors()
     for b in optimal.memory_plan().buffers:
         if b.tensor >= 0:
             assert fixed[b.tensor] == b.offset
     # the device's greedy planner now lands on the optimal head
-    it = picolite.Interpreter(model_path=str(path), planner="greedy")
+    it = picolite.Interpreter(model_path=str(path), planner="greedy", target="picolite")
     it.allocate_tensors()
     assert it.allocations().head == optimal.allocations().head
-    plain = picolite.Interpreter(model_path=str(MOBILENET))
+    plain = picolite.Interpreter(model_path=str(MOBILENET), target="picolite")
     plain.allocate_tensors()
     assert it.allocations().head < plain.allocations().head
     x = np.random.default_rng(3).integers(-128, 128, it.get_input_details()[0]["shape"],
@@ -163,7 +163,7 @@ def test_tflm_uses_the_written_plan(tmp_path, capfd):
         m = re.search(r"Arena allocation head (\d+) bytes", "".join(capfd.readouterr()))
         heads.append(int(m.group(1)))
     assert outs[0] == outs[1]
-    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal")
+    optimal = picolite.Interpreter(model_path=str(MOBILENET), planner="optimal", target="picolite")
     optimal.allocate_tensors()
     assert heads[1] == optimal.allocations().head < heads[0]
 
@@ -247,3 +247,30 @@ def test_an_offset_past_every_tensor_together_is_refused():
         _allocated(data)
     with pytest.raises(picolite.ModelError):
         picolite.required_arena_size(data)
+
+
+SUBGRAPHS = sorted((ZOO / "subgraphs").glob("*.tflite"))
+
+
+@pytest.mark.parametrize("path", SUBGRAPHS, ids=lambda p: p.name)
+def test_control_flow_models_get_a_plan_of_every_subgraph(path):
+    """WHILE, IF and CALL_ONCE models share one plan over their subgraphs, whose offsets the
+    entry lists in subgraph order (write_offline_plan raised IndexError on them)."""
+    from picolite.testing import random_inputs
+
+    planned = picolite.Interpreter(model_content=picolite.write_offline_plan(path, "optimal"),
+                                   planner="greedy")
+    plain = picolite.Interpreter(str(path), planner="optimal")
+    outs = []
+    for it in (plain, planned):
+        it.allocate_tensors()
+        details = it.get_input_details()
+        for d, x in zip(details, random_inputs(details, seed=7)):
+            it.set_tensor(d["index"], x)
+        it.invoke()
+        outs.append([it.get_tensor(d["index"]).tobytes() for d in it.get_output_details()])
+    assert outs[0] == outs[1]
+    assert all(b.offline_offset == b.offset for b in planned.memory_plan().buffers)
+    assert [(b.subgraph, b.tensor, b.offset) for b in planned.memory_plan().buffers] == \
+        [(b.subgraph, b.tensor, b.offset) for b in plain.memory_plan().buffers]
+    assert planned.allocations().head == plain.allocations().head

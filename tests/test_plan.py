@@ -118,8 +118,8 @@ def test_bytearray_and_memoryview(shared_models):
 @pytest.mark.parametrize("planner", picolite.PLANNERS)
 def test_required_size_matches_the_report(shared_models, planner):
     data = (shared_models / ADD).read_bytes()
-    n = picolite.required_arena_size(data, planner=planner)
-    it = picolite.Interpreter(model_content=data, arena_size=n, planner=planner)
+    n = picolite.required_arena_size(data, planner=planner, target="picolite")
+    it = picolite.Interpreter(model_content=data, arena_size=n, planner=planner, target="picolite")
     it.allocate_tensors()
     assert it.allocations().required == n
     assert it.arena_used_bytes() <= n
@@ -127,21 +127,22 @@ def test_required_size_matches_the_report(shared_models, planner):
 
 def test_preserve_all_tensors_size_is_exact_too(shared_models):
     data = (shared_models / HELLO).read_bytes()
-    n = picolite.required_arena_size(data, preserve_all_tensors=True)
-    it = picolite.Interpreter(model_content=data, arena_size=n, preserve_all_tensors=True)
+    n = picolite.required_arena_size(data, preserve_all_tensors=True, target="picolite")
+    it = picolite.Interpreter(model_content=data, arena_size=n, preserve_all_tensors=True,
+                              target="picolite")
     it.allocate_tensors()
     with pytest.raises(picolite.ArenaTooSmallError) as info:
         picolite.Interpreter(model_content=data, arena_size=n - 16,
-                             preserve_all_tensors=True).allocate_tensors()
+                             preserve_all_tensors=True, target="picolite").allocate_tensors()
     assert info.value.required == n
 
 
 def test_required_size_is_at_least_head_plus_tail(shared_models):
     data = (shared_models / ADD).read_bytes()
-    it = picolite.Interpreter(model_content=data)
+    it = picolite.Interpreter(model_content=data, target="picolite")
     it.allocate_tensors()
     rec = it.allocations()
-    assert picolite.required_arena_size(data) >= rec.head + rec.tail
+    assert picolite.required_arena_size(data, target="picolite") >= rec.head + rec.tail
 
 
 def test_plan_of_a_model_is_at_the_lower_bound_for_optimal(shared_models):

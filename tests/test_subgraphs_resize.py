@@ -107,8 +107,8 @@ def test_called_subgraphs_take_the_callers_shapes(name):
 def test_required_arena_size_is_exact_after_the_resize(name):
     path = str(SUB / name)
     shapes = batch_of(ours(path).get_input_details(), 17)
-    need = picolite.required_arena_size(path, input_shapes=shapes)
-    it = picolite.Interpreter(model_path=path, arena=picolite.Arena(need))
+    need = picolite.required_arena_size(path, input_shapes=shapes, target="picolite")
+    it = picolite.Interpreter(model_path=path, arena=picolite.Arena(need), target="picolite")
     for d, shape in zip(it.get_input_details(), shapes):
         it.resize_tensor_input(d["index"], shape)
     it.allocate_tensors()

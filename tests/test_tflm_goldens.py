@@ -6,7 +6,8 @@ bytes ("inputs": hex strings, or objects with "hex", one per model input; or per
 "invokes"[k]["inputs"]) and each invoke's output bytes ("invokes"[k]["outputs"], hex). picolite
 with target="tflm" must give the same bytes for integer outputs. Float outputs may differ in
 their last bit where TFLM calls the firmware's libm (newlib's expf and tanhf are not correctly
-rounded; picolite's are, on every platform): they must lie within FLOAT_ULPS.
+rounded; picolite's are, on every platform): they must lie within FLOAT_ULPS, or within
+FLOAT_ABS where a recurrence carries such a last bit on (the float LSTM's cell state).
 
 Every JSON file under tests/goldens/tflm/ is read at run time; with none the test skips.
 """
@@ -22,14 +23,25 @@ from conftest import ROOT, SHARED_MODELS, ZOO
 
 GOLDENS = ROOT / "tests" / "goldens" / "tflm"
 FLOAT_ULPS = 2
+FLOAT_ABS = 1e-5  # the project's bound where a float target computes otherwise
 
 
 def golden_files():
-    return sorted(GOLDENS.rglob("*.json")) if GOLDENS.is_dir() else []
+    """Every run's golden (refused.json lists the models TFLM would not run)."""
+    if not GOLDENS.is_dir():
+        return []
+    return sorted(p for p in GOLDENS.rglob("*.json") if p.name != "refused.json")
 
 
 def model_path(name):
-    """The golden's model: as written, or relative to the repository, the zoo or ../shared."""
+    """The golden's model: "zoo:<path under tests/models>", "shared:<path under
+    ../shared/models/tflm>", or a path as written, relative to the repository or a bare
+    file name found once in the zoo or ../shared."""
+    prefix, _, rest = name.partition(":")
+    if prefix == "zoo" and rest:
+        return (ZOO / rest).resolve()
+    if prefix == "shared" and rest:
+        return SHARED_MODELS / rest
     p = pathlib.Path(name)
     for base in (None, ROOT, ZOO, SHARED_MODELS, ROOT.parent):
         q = p if base is None else base / p
@@ -73,8 +85,10 @@ def ulps(a, b):
 def test_tflm_target_reproduces_the_firmware(path):
     golden = json.loads(path.read_text())
     model = model_path(golden["model"])
-    if model is None:
-        pytest.skip(f"{golden['model']} is not in this checkout")
+    if model is None or not model.is_file():
+        if golden["model"].startswith("zoo:"):  # the zoo ships with the repository
+            pytest.fail(f"{golden['model']}: the zoo model of this golden is missing")
+        pytest.skip(f"{golden['model']} is not in this checkout (../shared is absent)")
     if not golden.get("ok", True) or not golden.get("invokes"):
         pytest.skip("the firmware run failed: nothing to reproduce")
     ours = picolite.Interpreter(model_path=str(model), target="tflm")
@@ -92,8 +106,10 @@ def test_tflm_target_reproduces_the_firmware(path):
             want = np.frombuffer(bytes.fromhex(hex_of(item)), dtype=mine.dtype)
             got = mine.ravel()
             if mine.dtype.kind == "f":
-                assert ulps(got, want) <= FLOAT_ULPS, (
-                    f"invoke {k}, output {o}: {ulps(got, want)} ulp from TFLM's firmware")
+                off = float(np.abs(got.astype(np.float64) - want).max()) if got.size else 0.0
+                assert ulps(got, want) <= FLOAT_ULPS or off <= FLOAT_ABS, (
+                    f"invoke {k}, output {o}: {ulps(got, want)} ulp ({off:.3g}) from TFLM's "
+                    f"firmware")
                 continue
             assert got.tobytes() == want.tobytes(), (
                 f"invoke {k}, output {o}: {np.count_nonzero(got != want)} of {got.size} "

@@ -481,7 +481,8 @@ pl_status pl_alloc_finish(pl_interp *it)
     PL_TRY(plan(it, &head));
     pl_arena_reset_temp(it->arena);
     PL_TRY(pl_arena_resize_head(it->arena, head, it->err));
-    memset(pl_arena_base(it->arena), 0, pl_arena_head_size(it->arena));
+    if (!it->sizing) /* a sizing run's head may be gigabytes of memory never touched */
+        memset(pl_arena_base(it->arena), 0, pl_arena_head_size(it->arena));
     return allocate_all_variables(it);
 }
 

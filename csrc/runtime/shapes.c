@@ -229,9 +229,9 @@ pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
     pl_model_tensor(&it->model, &it->sg, (uint32_t)t, &v);
     char want[96];
     pl_context_format_dims(ndims, dims, want, sizeof want);
-    if (!sized(v.type, ndims, dims, 1, &bad))
+    if (!sized(v.type, ndims, dims, 0, &bad))
         return pl_error_set(it->err, PL_ERR_ARG, "resize_input: input %u: shape %s %s", input,
-                            want, bad >= 0 ? "has a dim below 1" : "needs more than 4 GiB");
+                            want, bad >= 0 ? "has a negative dim" : "needs more than 4 GiB");
     if (strict)
         PL_TRY(check_strict(it, input, &v, ndims, dims));
     bool same = v.shape.n == (uint32_t)ndims;

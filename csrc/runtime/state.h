@@ -160,6 +160,7 @@ struct pl_interp {
     bool failed;
     bool resized; /* an input was resized or has a dynamic dim: shapes may change */
     bool preserve_all_tensors; /* linear plan, every tensor kept (no offline plan) */
+    bool sizing; /* pl_required_arena_size's run: no tensor is ever read, the head not zeroed */
 };
 /* A new field changes this figure: keep the slots first and the 32-bit build equal to the
 ** host's (tests/test_arena32.py). */

@@ -19,10 +19,11 @@ from picolite import _picolite as _c
 from picolite._batch import run_batch
 from picolite._custom import custom_kwargs
 from picolite._errors import ArenaTooSmallError, Error, ModelError, StateError, as_index
-from picolite._model import (DTYPES, STRING, InputShapes, ModelLike, content_bytes,
+from picolite._model import (DTYPES, HANDLES, STRING, InputShapes, ModelLike, content_bytes,
                              read_model, shape_pairs, string_array, string_buffer,
                              tensor_details, type_name)
 from picolite._reports import AllocationReport, MemoryPlan, PlannedBuffer, html_table
+from picolite import targets as _targets
 
 Arena = _c.Arena
 # The firmwares whose bytes (and, for TFLM targets, arena) picolite predicts: pl_target.h.
@@ -50,18 +51,25 @@ def required_arena_size(model: ModelLike, planner: str = "greedy",
                         input_shapes: Optional[InputShapes] = None,
                         custom_ops: Optional[Dict[str, Any]] = None,
                         target: str = "tflm") -> int:
-    """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
-    allocate_tensors() succeeds with exactly this many bytes and fails with one less.
+    """The exact minimum arena, in bytes, for ``model`` (a path or bytes) on ``target``:
+    allocation succeeds with exactly this many bytes and fails with one less.
+    ``target="tflm"`` (the default) is TFLM's AllocateTensors on a 32-bit Cortex-M with its
+    reference kernels, ``"tflm-x86-64"`` TFLM as the tflite-micro wheel runs it (see
+    :mod:`picolite.targets`), ``"picolite"`` picolite's own runtime with ``planner``
+    (``"litert"``: picolite's own runtime running LiteRT's kernels).
     The figure is for a 16-byte-aligned buffer (``Arena(size)`` always is); a wrapped buffer
     starting k bytes past a 16-byte boundary needs (16 - k) % 16 bytes more.
 
     ``input_shapes`` sizes the model with its inputs resized as resize_tensor_input() would
     resize them: one shape (or None) per input, or a dict {input position: shape}.
-    ``custom_ops``: as for :class:`Interpreter` (their outputs are planned like any tensor).
-    ``target``: as for :class:`Interpreter` (a target's kernels may keep other op data)."""
-    return _c.required_arena_size(read_model(model), planner, preserve_all_tensors,
-                                  shape_pairs(input_shapes), **custom_kwargs(custom_ops),
-                                  target=target)
+    ``custom_ops``: as for :class:`Interpreter` (their outputs are planned like any tensor)."""
+    content, shapes = read_model(model), shape_pairs(input_shapes)
+    own = _c.required_arena_size(content, planner, preserve_all_tensors, shapes,
+                                 **custom_kwargs(custom_ops), target=target)
+    if not _targets.is_tflm(target):
+        return own
+    _targets.check_plan(target, planner, preserve_all_tensors)
+    return _targets.required(content, target, own, shapes, custom_kwargs(custom_ops))
 
 
 def _default_arena_size(content, planner: str, preserve: bool,
@@ -107,6 +115,16 @@ def _check_shape(got: Tuple[int, ...], expected: Tuple[int, ...], index: int) ->
                              f"{e} for dimension {j} of input {index}.{both}")
 
 
+def _checked_loop_budget(value: Any) -> int:
+    """WHILE iterations per invoke, every loop together: an integer in 1..2**32-1 (1.5 is a
+    TypeError, -1 and 2**64 ValueErrors naming them, as the C side checks again)."""
+    n = as_index(value, "loop_budget")
+    if not 1 <= n <= 0xFFFFFFFF:
+        raise ValueError(f"loop_budget must be in 1..4294967295 (WHILE iterations per "
+                         f"invoke), got {n}")
+    return n
+
+
 class InterpreterCore:
     """picolite's interpreter without either peer's method names (see the module docstring);
     the constructor is picolite.Interpreter's."""
@@ -129,18 +147,28 @@ class InterpreterCore:
             raise TypeError(f"arena must be a picolite.Arena, got {type(arena).__name__}")
         # tf.lite's spelling, so code written for it runs unchanged
         preserve_all_tensors = bool(preserve_all_tensors or experimental_preserve_all_tensors)
+        self._loop_budget = _checked_loop_budget(loop_budget)
         content = (read_model(model_path) if model_path is not None
                    else content_bytes(model_content))
         self._auto_arena = arena_size is None and arena is None  # grows with resizes
         self._deferred: Optional[BaseException] = None
         self._custom_ops = custom_ops
+        # a TFLM target's arena_size is the firmware's: checked against TFLM's minimum, while
+        # the host runs picolite's own arena, at least as large as picolite needs (an Arena
+        # passed in is the host's own buffer)
+        self._firmware_arena: Optional[int] = None
+        if _targets.is_tflm(target) and arena_size is not None:
+            self._firmware_arena = _arena_bytes(arena_size)
         if arena is None:
             if arena_size is None:
                 arena_size, self._deferred = _default_arena_size(content, planner,
                                                                  preserve_all_tensors,
                                                                  custom_ops, target=target)
+            elif self._firmware_arena is not None:
+                arena_size = _targets.host_arena(content, target, self._firmware_arena,
+                                                 planner, preserve_all_tensors,
+                                                 custom_kwargs(custom_ops))
             arena = Arena(_arena_bytes(arena_size))
-        self._loop_budget = int(loop_budget)
         try:
             self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
                                       self._loop_budget, kernels=kernels, target=target,
@@ -176,6 +204,8 @@ class InterpreterCore:
                 raise
             raise self._deferred from None
         self._resized = False
+        if self._firmware_arena is not None:
+            _targets.check_firmware_arena(self._c, self._target, self._firmware_arena)
 
     def _recreate(self, arena: Arena, shapes: Optional[Dict[int, Tuple[int, ...]]] = None
                   ) -> None:
@@ -394,6 +424,8 @@ class InterpreterCore:
 
     def _get(self, tensor_index: int) -> np.ndarray:
         info = self._info(tensor_index)
+        if info["type"] in HANDLES:  # a resource or variant handle: LiteRT gives None
+            return np.array(None, dtype=object)
         if info["type"] == STRING:
             return string_array(self._c.get_bytes(info["index"]), tuple(info["shape"]),
                                 info["index"])
@@ -414,7 +446,18 @@ class InterpreterCore:
     # --- picolite's own: reports, profile ------------------------------------------
 
     def allocations(self) -> AllocationReport:
+        """The arena report of the target: for a TFLM target, TFLM's RecordingMicroAllocator
+        breakdown (``str()`` prints its lines, then picolite's own labelled [picolite]);
+        for target="picolite", picolite's own arena."""
+        if _targets.is_tflm(self._target):
+            return AllocationReport(*_targets.report(self._tflm(), self._c.recording_text()))
         return AllocationReport(self._c.recording(), self._c.recording_text())
+
+    def _tflm(self) -> Dict[str, Any]:
+        """The TFLM target's figures for this allocated model and the firmware's arena."""
+        if not self._c.allocated:
+            raise StateError("the memory report needs allocate_tensors() first")
+        return _targets.figures(self._c, self._target, self._firmware_arena or 0)
 
     def memory_plan(self) -> MemoryPlan:
         rec = self._c.recording()
@@ -430,7 +473,11 @@ class InterpreterCore:
 
     def arena_used_bytes(self) -> int:
         """head + tail after allocate_tensors(), as TFLM's C++
-        MicroInterpreter::arena_used_bytes() (TFLM's Python interpreter has no such call)."""
+        MicroInterpreter::arena_used_bytes() (TFLM's Python interpreter has no such call):
+        the target's (a TFLM target's own figure, for the arena_size given or a large one),
+        picolite's own arena for target="picolite"."""
+        if _targets.is_tflm(self._target):
+            return self._tflm()["arena_used_bytes"]
         return self._c.recording()["total"]
 
     def profile(self, n: int = 10, *, warmup: int = 1) -> Any:

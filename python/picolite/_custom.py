@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from picolite._errors import StateError, as_index
+from picolite._errors import as_index
 from picolite._model import DTYPES
 
 
@@ -22,9 +21,10 @@ class CustomOp:
     ``data``: the values of a constant input, else None) and returns one ``(shape, dtype)``
     per output; the dtype must be the model's, the shape is checked as a builtin kernel's is.
     It may be called more than once (sizing runs), so keep it free of side effects.
-    ``invoke(inputs, outputs)`` gets read-only numpy views of the inputs and writable views
-    of the outputs over the arena: write the results into ``outputs`` (or return one array
-    per output, checked for shape and dtype and copied in). Do not keep the views.
+    ``invoke(inputs, outputs)`` gets read-only arrays of the inputs and writable arrays of
+    the outputs (holding the outputs' current bytes): write the results into ``outputs`` (or
+    return one array per output, checked for shape and dtype), and they are copied into the
+    arena when invoke returns. The arrays are copies, so keeping one is harmless.
     Exceptions raised in either propagate out of allocate_tensors() / invoke() unchanged."""
 
     def prepare(self, inputs: List["TensorSpec"]) -> List[Tuple[Tuple[int, ...], Any]]:
@@ -74,32 +74,22 @@ def _custom_call(op: Any, name: str, phase: str, inputs: List[Tuple[Any, int, Tu
     if phase == "prepare":
         return _custom_prepare(op, name, inputs, outputs)
     mems = [m for m, _, _ in inputs + outputs]
-    # every view derived from a root array keeps it as its base: a root referenced more
-    # after the call than before is a view the operator kept
-    roots = [_np_root(m, t, name) for m, t, _ in inputs + outputs]
-    refs = _refcounts(roots)
     try:
-        views = [r.reshape(s) for r, (_, _, s) in zip(roots, inputs + outputs)]
-        ins, outs = views[:len(inputs)], views[len(inputs):]
+        # copies: an array the operator keeps is its own, never a pointer into the arena
+        # (which a later invoke reuses and close() frees)
+        ins = [_np_view(m, t, s, name).copy() for m, t, s in inputs]
+        for a in ins:
+            a.flags.writeable = False
+        outs = [_np_view(m, t, s, name).copy() for m, t, s in outputs]
         result = op.invoke(ins, outs)
         if result is not None:
             _copy_results(name, list(result), outs)
-    except BaseException:
-        for m in mems:  # the traceback may hold views: they see released memory
+        for (m, t, s), o in zip(outputs, outs):
+            np.copyto(_np_view(m, t, s, name), o)
+    finally:
+        for m in mems:  # the arena is reachable through no object once the call returns
             m.release()
-        raise
-    views = ins = outs = result = None
-    kept = _refcounts(roots) != refs
-    for m in mems:
-        m.release()
-    if kept:
-        raise StateError(f"custom operator {name} kept a numpy view of its tensors after "
-                         f"invoke(); copy what you need to keep")
     return None
-
-
-def _refcounts(objs: List[Any]) -> List[int]:
-    return [sys.getrefcount(o) for o in objs]
 
 
 def _custom_prepare(op: Any, name: str, inputs: List[Tuple[Any, int, Tuple[int, ...]]],

@@ -35,6 +35,13 @@ TYPE_NAMES: Dict[Any, str] = {
 }
 
 STRING = 5  # TensorType STRING
+HANDLES = (13, 14)  # RESOURCE, VARIANT: LiteRT shows them as numpy.object_, valued None
+
+
+def details_dtype(ttype: int) -> Any:
+    """The dtype tensor details show for a TensorType, as LiteRT's (RESOURCE and VARIANT
+    handles are numpy.object_)."""
+    return np.object_ if ttype in HANDLES else DTYPES.get(ttype)
 
 
 def type_name(dtype: np.dtype) -> str:
@@ -68,7 +75,7 @@ def content_bytes(content: Any) -> bytes:
 
 def checked_dims(tensor_size: Any, what: str) -> Tuple[int, ...]:
     """tensor_size as LiteRT reads it (any 1-D int sequence or array), checked for what
-    picolite can hold: rank <= 8, every dim >= 1."""
+    picolite can hold: rank <= 8, every dim >= 0 (0: an empty tensor, as LiteRT takes)."""
     arr = np.asarray(tensor_size)
     if arr.ndim != 1:
         raise ValueError(f"Shape should be 1D instead of {arr.ndim}.")
@@ -78,10 +85,10 @@ def checked_dims(tensor_size: Any, what: str) -> Tuple[int, ...]:
     dims = tuple(int(d) for d in arr.astype(np.int64))
     if len(dims) > 8:
         raise ResizeError(f"{what}: rank {len(dims)} is above picolite's limit of 8")
-    bad = [k for k, d in enumerate(dims) if d < 1]
+    bad = [k for k, d in enumerate(dims) if d < 0]
     if bad:
         raise ResizeError(f"{what}: shape {list(dims)} has dim {bad[0]} = {dims[bad[0]]}; "
-                          f"picolite needs every dim to be at least 1")
+                          f"a dim must be at least 0")
     return dims
 
 
@@ -115,7 +122,7 @@ def tensor_details(info: Dict[str, Any]) -> Dict[str, Any]:
         "index": info["index"],
         "shape": np.array(info["shape"], dtype=np.int32),
         "shape_signature": np.array(info["shape_signature"], dtype=np.int32),
-        "dtype": DTYPES.get(info["type"]),
+        "dtype": details_dtype(info["type"]),
         "quantization": legacy,
         "quantization_parameters": params,
         "sparsity_parameters": {},

@@ -66,10 +66,11 @@ class AllocationReport:
             for name, used, requested, count in rec["categories"]
         }
         self._text = text
+        self.target: str = rec.get("target", "picolite")
 
     def to_dict(self) -> Dict[str, Any]:
         keys = ("total", "head", "tail", "head_tensors", "head_scratch", "temp_high_water",
-                "required", "lower_bound", "planner", "arena_size")
+                "required", "lower_bound", "planner", "arena_size", "target")
         d = {k: getattr(self, k) for k in keys}
         d["categories"] = {k: dict(v) for k, v in self.categories.items()}
         return d
@@ -79,7 +80,8 @@ class AllocationReport:
 
     def __repr__(self) -> str:
         return (f"<AllocationReport total={self.total} head={self.head} tail={self.tail} "
-                f"lower_bound={self.lower_bound} planner={self.planner!r}>")
+                f"lower_bound={self.lower_bound} planner={self.planner!r} "
+                f"target={self.target!r}>")
 
     def _repr_html_(self) -> str:
         summary = html_table(

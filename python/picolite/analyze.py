@@ -131,24 +131,27 @@ class Analysis:
 
     def summary_lines(self) -> List[str]:
         f = self.flash
+        opt = f.get("opt", "?")
+        opt = f"-{opt}" if opt in ("Os", "O2") else opt
         lines = [f"model {self.model} ({self.model_bytes} B), target {self.target}: "
                  f"{len(self.layers)} layers, {self.macs:,} MACs, {self.params:,} parameters "
                  f"({self.weight_bytes:,} B of weights)",
                  f"flash {f.get('total', 0):,} B = model {self.model_bytes:,} + kernels "
                  f"{f.get('kernels', 0):,} + core {f.get('core', 0):,} "
-                 f"({f.get('runtime', '?')}, {f.get('cpu', '?')} -{f.get('opt', '?')}, "
+                 f"({f.get('runtime', '?')}, {f.get('cpu', '?')}, {opt}; "
                  f"{f.get('source', '')})",
                  f"RAM {self.ram:,} B = arena {self.arena:,} (head {self.arena_head:,}, tail "
                  f"{self.arena_tail:,}) + stack {self.stack:,}"]
         if self.measured:
             m = self.measured
-            lines.append(f"measured on {m['cpu']} (QEMU, -{m['opt']}): "
+            lines.append(f"measured with picolite's runtime on {m['cpu']} (QEMU, -{m['opt']}): "
                          f"{m['invoke_instructions']:,} instructions per invoke, "
                          f"{_ms_range(m)}")
         elif self.estimate:
             e = self.estimate
-            lines.append(f"estimated on {e['cpu']}: {e['invoke_instructions']:,} instructions "
-                         f"per invoke (+-{e['error_pct']:.0f} % on the zoo), {_ms_range(e)}")
+            lines.append(f"estimated for picolite's runtime on {e['cpu']}: "
+                         f"{e['invoke_instructions']:,} instructions per invoke (mean error "
+                         f"{e['error_pct']:.0f} % on the zoo), {_ms_range(e)}")
         lines.extend(f"note: {n}" for n in self.notes)
         return lines
 
@@ -434,14 +437,10 @@ def _subgraph_ops(it: Interpreter) -> set:
 
 
 def _required(content: bytes, target: str) -> Tuple[int, str]:
-    """The exact arena for the target's firmware, and a note when this build of picolite
-    can only give its own runtime's."""
-    try:
-        return required_arena_size(content, target=target), ""
-    except TypeError:  # required_arena_size without targets: picolite's own arena
-        note = "" if target == "picolite" else \
-            f"arena: picolite's runtime's figure (no {target} arena model in this build)"
-        return required_arena_size(content), note
+    """The exact arena for the target's firmware, and a note on whose figure it is."""
+    note = ("arena: picolite's runtime running LiteRT's kernels (LiteRT's own arena is "
+            "not modelled)" if target == "litert" else "")
+    return required_arena_size(content, target=target), note
 
 
 # --- command line ---------------------------------------------------------------------

@@ -54,6 +54,22 @@ def _pool(workers: int) -> ThreadPoolExecutor:
         return pool
 
 
+def _options_key(options: Dict[str, Any]) -> Tuple:
+    """The options as a cache key: values by equality where they are hashable, by identity
+    where not (custom_ops={name: op}: the cached interpreter holds the operators, so an
+    identity stays theirs while it is cached)."""
+    def part(value: Any) -> Any:
+        if isinstance(value, dict):
+            return ("dict", tuple(sorted((repr(k), part(v)) for k, v in value.items())))
+        try:
+            hash(value)
+        except TypeError:
+            return ("id", id(value))
+        return value
+
+    return tuple(sorted((k, part(v)) for k, v in options.items()))
+
+
 def _interpreter(key: Tuple[str, Tuple], content: bytes, options: Dict[str, Any]):
     """This thread's interpreter for the model and options: the most recent few are kept
     (the pool's threads live on, so an unbounded cache would hold every model evaluated)."""
@@ -127,7 +143,7 @@ def evaluate(model: ModelLike, inputs: Any, *, workers: Optional[int] = None,
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     outputs = [np.empty((n,) + stacked_shape(d, squeezed), dtype=d["dtype"])
                for d in out_details]
-    key = (hashlib.sha256(content).hexdigest(), tuple(sorted(options.items())))
+    key = (hashlib.sha256(content).hexdigest(), _options_key(options))
     starts = list(range(0, n, chunk_size))
     bar = _progress_bar(progress, n, len(starts))
     if executor is None and workers > 1 and len(starts) > 1:

@@ -147,7 +147,7 @@ def export_c(model: ModelLike, out_dir: Union[str, Path] = ".", name: str = "",
     name = c_identifier(name)
     source = Path(model).name if isinstance(model, (str, Path)) else "model bytes"
     kernels = model_kernels(content)
-    arena = required_arena_size(content, planner)
+    arena = required_arena_size(content, planner, target="picolite")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     c_path, h_path = out / f"{name}.c", out / f"{name}.h"

@@ -239,9 +239,15 @@ class SignatureRunner:
         for name, value in kwargs.items():
             if name not in self._inputs:
                 raise ValueError(f"Invalid Input name ({name}) for SignatureDef")
+        values = {name: np.asarray(value) for name, value in kwargs.items()}
+        if self._subgraph == 0:  # as LiteRT: each input takes its value's shape (an empty
+            for name, value in values.items():  # one included); re-planned only if changed
+                index = self._inputs[name]
+                if list(self._it._get_tensor_details(index, 0)["shape"]) != list(value.shape):
+                    self._it.resize_tensor_input(index, value.shape)
         self._it.allocate_tensors()
-        for name, value in kwargs.items():
-            self._it.set_tensor(self._inputs[name], np.asarray(value), self._subgraph)
+        for name, value in values.items():
+            self._it.set_tensor(self._inputs[name], value, self._subgraph)
         self.invoke()
         return {n: self._it.get_tensor(t, self._subgraph) for n, t in self._outputs.items()}
 

@@ -40,10 +40,13 @@ CPUS: Dict[str, Dict[str, Any]] = {
                              "-mfpu=fpv4-sp-d16"]},
     "cortex-m3": {"board": "mps2-an385", "per_tick": 40.0, "ld": None, "defines": [],
                   "flags": ["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"]},
-    # Helium (MVE) and the FPU: the compiler may vectorize the portable kernels' loops
+    # Helium (MVE) and the FPU: the compiler may vectorize the portable kernels' loops. No
+    # if-conversion: with MVE on, Debian's binutils 2.40 refuses the conditional
+    # VCVTNE.F64.F32 that gcc 12 puts in an IT block (activations.c's rounding).
     "cortex-m55": {"board": "mps3-an547", "per_tick": 31.25, "ld": "an547.ld",
                    "defines": ["-DPL_MEASURE_AN547"],
-                   "flags": ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"]},
+                   "flags": ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard",
+                             "-fno-if-conversion", "-fno-if-conversion2"]},
 }
 # picolite's runtimes (README "On a microcontroller"): the firmware options each defines.
 RUNTIMES: Dict[str, List[str]] = {

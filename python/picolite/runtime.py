@@ -148,8 +148,8 @@ class TFLMMethods(InterpreterCore):
                 "tensor_data": self._get_tensor(info["index"], subgraph_index=subgraph_index)}
 
     def print_allocations(self) -> None:
-        """Prints TFLM's RecordingMicroAllocator report."""
-        print(self._c.recording_text())
+        """Prints TFLM's RecordingMicroAllocator report (see :meth:`allocations`)."""
+        print(str(self.allocations()), end="")
 
     def reset(self) -> None:
         """Zeroes the variable tensors and resets the kernels (TFLM's reset)."""

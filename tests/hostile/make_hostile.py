@@ -13,6 +13,9 @@ wheel ships), like tests/models/signal/make_signal.py.
 - zero_point_2_40.tflite: ADD float32 whose input's quantization has the zero point 2**40
   (int64 in the schema; the verifier refuses it on an int8 tensor already).
 - custom_name_not_utf8.tflite: a CUSTOM operator whose name is the bytes ff fe.
+- sum_dynamic_float32.tflite: SUM over axis 0 of x (float32, shape [1], signature [-1]),
+  signature "serving_default" (x -> output_0): the model of LiteRT's testEmptyInputTensor,
+  which runs it on an input of shape [0].
 
     python tests/hostile/make_hostile.py
 """
@@ -150,8 +153,34 @@ def custom_name_not_utf8():
     return m.pack("picolite hostile: a custom op name that is not UTF-8")
 
 
+def sum_dynamic():
+    m = Model()
+    g = Subgraph(m, "main")
+    x = g.tensor("x", [1], S.TensorType.FLOAT32)
+    g.sg.tensors[x].shapeSignature = [-1]
+    axis = g.tensor("axis", [1], data=np.int32([0]))
+    y = g.tensor("output_0", [], S.TensorType.FLOAT32)
+    r = S.ReducerOptionsT()
+    r.keepDims = False
+    g.op(OP.SUM, [x, axis], [y], S.BuiltinOptions.ReducerOptions, r)
+    g.io([x], [y])
+    sig = S.SignatureDefT()
+    sig.signatureKey, sig.subgraphIndex = "serving_default", 0
+    tin, tout = S.TensorMapT(), S.TensorMapT()
+    tin.name, tin.tensorIndex, tout.name, tout.tensorIndex = "x", x, "output_0", y
+    sig.inputs, sig.outputs = [tin], [tout]
+    mt = S.ModelT()
+    mt.version, mt.operatorCodes, mt.subgraphs = 3, m.codes, m.subgraphs
+    mt.buffers, mt.signatureDefs = m.buffers, [sig]
+    mt.description = "picolite hostile: SUM of a dynamic input"
+    b = Builder(1024)
+    b.Finish(mt.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
 def main():
     for name, make in (("nested_while_int32", nested_while),
+                       ("sum_dynamic_float32", sum_dynamic),
                        ("scale_without_zero_point", scale_without_zero_point),
                        ("zero_point_2_40", zero_point_2_40),
                        ("custom_name_not_utf8", custom_name_not_utf8)):

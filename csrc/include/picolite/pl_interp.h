@@ -70,7 +70,7 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
 ** allocate; allocate then runs every kernel's prepare on the shapes that follow from it and
 ** plans the arena for them. strict: only dims whose shape_signature is -1 may differ
 ** (ResizeInputTensorStrict). The dims are copied (into the tail: a model never resized
-** costs nothing). Errors: PL_ERR_ARG (input index, rank above PL_MAX_DIMS, a dim below 1,
+** costs nothing). Errors: PL_ERR_ARG (input index, rank above PL_MAX_DIMS, a negative dim,
 ** more than 4 GiB, strict refusal), PL_ERR_STATE (after allocate), PL_ERR_ARENA. A shape
 ** the model cannot take fails allocate, naming the op and the node. */
 pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,

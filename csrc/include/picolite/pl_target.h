@@ -54,6 +54,11 @@ const char *pl_target_name(pl_target target);
 /* The target named name (NUL-terminated); -1 when no target has that name. */
 int pl_target_from_name(const char *name);
 
+/* Nonzero when picolite reproduces the target's bytes (and, for TFLM targets, its arena):
+** the CMSIS-NN targets are named for the API but refused until they are proven against
+** their firmware. */
+int pl_target_modelled(pl_target target);
+
 /* The arithmetic the kernels do for target. */
 pl_arith pl_target_arith(pl_target target);
 

@@ -168,9 +168,8 @@ static pl_status prepare_s16(pl_context *ctx, opdata *d, const char *op, bool is
 ** paths) stay a table lookup. */
 static void tflm_table_s8(float input_scale, int32_t input_zp, bool is_tanh, int8_t lut[256])
 {
-    int exponent = 0;
-    double q = frexp((double)input_scale * (double)(1 << 27), &exponent);
-    int32_t shift = exponent;
+    int shift = 0; /* frexp's int: int32_t is long on arm-none-eabi */
+    double q = frexp((double)input_scale * (double)(1 << 27), &shift);
     double r = pl_fx_round(q * 2147483648.0);
     int32_t m = r >= 2147483647.0 ? INT32_MAX : (int32_t)r; /* a carry to 2^31 saturates */
     /* CalculateInputRadius: floor(15 * 2^27 / 2^shift), saturated */
