@@ -78,12 +78,12 @@ REFUSED = {
 # (26812, 15326, 11528). What is left is measured in the README ("On a
 # microcontroller"): 12 KB full and 6 KB trimmed would need features out.
 CORE = ("base", "model", "memory", "runtime")
-FULL_CORE_TEXT_BUDGET = 26 * 1024 + 384
+FULL_CORE_TEXT_BUDGET = 27 * 1024 + 384  # 27,684 B: targets, Ctrl-C polls, plan checks
 TRIMMED_CORE_TEXT_BUDGET = 15 * 1024 + 256
 MINIMAL_CORE_TEXT_BUDGET = 11 * 1024 + 512
 # Stack below the caller's frame, per call (allocate, invoke), for every model.
 STACK_BUDGET = 1040  # invoke of every model (conv nets included; 1,028 at most this round)
-ALLOCATE_STACK_BUDGET = 1536  # create + allocate: the verifier's message buffers
+ALLOCATE_STACK_BUDGET = 1568  # create + allocate: the verifier's message buffers (1,556)
 
 
 def _missing_tools():
@@ -113,7 +113,7 @@ def _input_c(data: bytes) -> str:
 def _host_run(content: bytes, seed: int):
     """The host's inputs (bytes), outputs after two invokes (bytes each, as the firmware:
     variable tensors carry state) and arena figures for one model."""
-    it = picolite.Interpreter(model_content=content)
+    it = picolite.Interpreter(model_content=content, target="picolite")
     it.allocate_tensors()
     rng = np.random.default_rng(seed)
     inputs = [random_input(d, rng) for d in it.get_input_details()]
@@ -123,7 +123,8 @@ def _host_run(content: bytes, seed: int):
     it.invoke()
     outputs = [it.get_tensor(d["index"]).tobytes() for d in it.get_output_details()]
     rep = it.allocations()
-    arena = {"required": picolite.required_arena_size(content), "head": rep.head,
+    arena = {"required": picolite.required_arena_size(content, target="picolite"),
+             "head": rep.head,
              "tail": rep.tail}
     return b"".join(x.tobytes() for x in inputs), outputs, arena
 
@@ -268,8 +269,8 @@ def _object_folders():
     """Object name (file.c.obj) -> its csrc folder, e.g. memory or kernels/conv."""
     folders = {}
     for src in (ROOT / "csrc").rglob("*.c"):
-        if "fast" in src.relative_to(ROOT / "csrc").parts:
-            continue  # the host fast paths are never built for a device
+        if {"fast", "tflm"} & set(src.relative_to(ROOT / "csrc").parts):
+            continue  # host only: the fast paths, the model of TFLM's allocator
         obj = src.name + ".obj"
         folder = src.parent.relative_to(ROOT / "csrc").as_posix()
         assert folders.setdefault(obj, folder) == folder, f"two sources named {src.name}"
