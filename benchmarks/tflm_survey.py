@@ -88,7 +88,7 @@ def diff(a, b):
 def dtype_name(t):
     import numpy as np
 
-    return "none" if t is None else np.dtype(t).name
+    return "none" if t is None or t is np.object_ else np.dtype(t).name
 
 
 def survey_one(path, target):
@@ -142,8 +142,11 @@ def survey_one(path, target):
 
 
 def compare_tensor(ours, theirs, t, tensors):
-    """diff() of tensor t on both sides, or True when one side does not keep it."""
-    if tensors[t]["dtype"] is None:
+    """diff() of tensor t on both sides, or True when one side does not keep it (a resource
+    handle, numpy.object_: the wheel's GetTensor crashes on one)."""
+    import numpy as np
+
+    if tensors[t]["dtype"] in (None, np.object_):
         return True
     try:
         return diff(ours.get_tensor(t), theirs.GetTensor(t, 0)["tensor_data"])

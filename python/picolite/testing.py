@@ -227,8 +227,10 @@ def compare_with_tflite(model, inputs=None, *, layers: bool = False,
     made = _producers(ours._get_ops_details()) if layers else {}
     tensor_details = ours.get_tensor_details() if layers else []
     names = [d["name"] for d in tensor_details]
-    # RESOURCE handles (VAR_HANDLE's output) hold a variable id, not data to compare
-    made = {t: v for t, v in made.items() if tensor_details[t]["dtype"] is not None}
+    # RESOURCE handles (VAR_HANDLE's output: numpy.object_, read as None as in LiteRT) hold a
+    # variable id, not data to compare
+    made = {t: v for t, v in made.items()
+            if tensor_details[t]["dtype"] not in (None, np.object_)}
     for s, sample in enumerate(_samples(inputs, details, samples)):
         if len(sample) != len(details):
             raise ValueError(f"sample {s} has {len(sample)} arrays, the model has "
