@@ -16,6 +16,7 @@ from picolite._errors import (ArenaTooSmallError, Error, ModelError, ResizeError
 from picolite._reports import (PLANNERS, AllocationReport, MemoryPlan, PlannedBuffer, PlanResult,
                                plan_memory)
 from picolite._unified import Interpreter
+from picolite.csource import c_flags, c_include_dirs, c_sources
 from picolite.evaluate import evaluate
 from picolite.offline_plan import write_offline_plan
 
@@ -37,6 +38,9 @@ __all__ = [
     "StateError",
     "TensorSpec",
     "UnsupportedOpError",
+    "c_flags",
+    "c_include_dirs",
+    "c_sources",
     "kernel_sets",
     "plan_memory",
     "required_arena_size",
