@@ -89,6 +89,8 @@ static PyMethodDef version_method[] = {
      "_invoke_batch(interp, inputs, input_indices, outputs, output_indices, reset=False): runs "
      "the samples of the input buffers into the output buffers without the GIL; returns the "
      "count."},
+    {"tflm_arena", (PyCFunction)(void (*)(void))pl_py_tflm_arena, METH_VARARGS | METH_KEYWORDS,
+     "tflm_arena(interp, target, arena_size=0): a TFLM target's arena figures (dict)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -201,6 +201,10 @@ PyObject *pl_py_profile_node_ns(pl_py_interp *self, PyObject *ignored);
 ** reset=False) -> samples run; each buffer holds the samples of one tensor back to back. */
 PyObject *pl_py_invoke_batch(PyObject *module, PyObject *args);
 
+/* tflm_arena.c: _picolite.tflm_arena(interp, target, arena_size=0) -> a TFLM target's arena
+** figures (dict); ArenaTooSmallError when arena_size is below its minimum. */
+PyObject *pl_py_tflm_arena(PyObject *module, PyObject *args, PyObject *kwargs);
+
 /* custom.c: operators written in Python (custom_ops={"Name": op}) */
 /* A resolver for the operators of the dict ops (name -> object), the builtin kernels behind
 ** them; adapter is picolite._custom._custom_call. NULL with an exception set. */

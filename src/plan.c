@@ -59,10 +59,10 @@ static PyObject *
 required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"model", "planner", "preserve_all_tensors", "input_shapes",
-                             "custom_ops", "custom_adapter", NULL};
+                             "custom_ops", "custom_adapter", "target", NULL};
     pl_py_state *st = PyModule_GetState(module);
     Py_buffer model = {0};
-    const char *planner_name = "greedy";
+    const char *planner_name = "greedy", *target_name = "tflm";
     int preserve = 0, nomem = 0;
     PyObject *result = NULL, *shape_arg = Py_None, *custom_ops = Py_None, *adapter = Py_None;
     pl_py_custom *custom = NULL;
@@ -71,11 +71,13 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     opt.resolver = pl_builtin_resolver();
     size_t required = 0;
     pl_error err;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spOOO:required_arena_size", kwlist,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spOOOs:required_arena_size", kwlist,
                                      &model, &planner_name, &preserve, &shape_arg, &custom_ops,
-                                     &adapter))
+                                     &adapter, &target_name))
         return NULL;
-    if (pl_py_planner(st, planner_name, &opt.planner) < 0 ||
+    /* the target's kernels may keep different op data (TFLM's int8 LSTM) */
+    if (pl_py_target(target_name, &opt.target) < 0 ||
+        pl_py_planner(st, planner_name, &opt.planner) < 0 ||
         pl_py_shapes_parse(shape_arg, &shapes) < 0)
         goto done;
     if (custom_ops != Py_None) {

@@ -31,6 +31,11 @@ static pl_status check_args(const void *model, const pl_interp_options *opt, voi
         return pl_error_set(err, PL_ERR_ARG, "create: unknown planner %d", (int)opt->planner);
     if ((unsigned)opt->target >= PL_TARGET_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "create: unknown target %d", (int)opt->target);
+    if (!pl_target_modelled(opt->target))
+        return pl_error_set(err, PL_ERR_UNSUPPORTED,
+                            "create: target %s is named but not modelled yet: its kernels' "
+                            "bytes and arena are not proven against that firmware",
+                            pl_target_name(opt->target));
     return PL_OK;
 }
 

@@ -18,6 +18,8 @@ from picolite._reports import (PLANNERS, AllocationReport, MemoryPlan, PlannedBu
 from picolite._unified import Interpreter
 from picolite.csource import c_flags, c_include_dirs, c_sources
 from picolite.evaluate import evaluate
+from picolite.analyze import analyze
+from picolite.validate import validate
 from picolite.offline_plan import write_offline_plan
 
 __all__ = [
@@ -45,6 +47,8 @@ __all__ = [
     "plan_memory",
     "required_arena_size",
     "evaluate",
+    "analyze",
+    "validate",
     "write_offline_plan",
 ]
 

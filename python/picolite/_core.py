@@ -48,7 +48,8 @@ def kernel_sets() -> List[str]:
 def required_arena_size(model: ModelLike, planner: str = "greedy",
                         preserve_all_tensors: bool = False,
                         input_shapes: Optional[InputShapes] = None,
-                        custom_ops: Optional[Dict[str, Any]] = None) -> int:
+                        custom_ops: Optional[Dict[str, Any]] = None,
+                        target: str = "tflm") -> int:
     """The exact minimum arena, in bytes, for ``model`` (a path or bytes) with ``planner``:
     allocate_tensors() succeeds with exactly this many bytes and fails with one less.
     The figure is for a 16-byte-aligned buffer (``Arena(size)`` always is); a wrapped buffer
@@ -56,14 +57,16 @@ def required_arena_size(model: ModelLike, planner: str = "greedy",
 
     ``input_shapes`` sizes the model with its inputs resized as resize_tensor_input() would
     resize them: one shape (or None) per input, or a dict {input position: shape}.
-    ``custom_ops``: as for :class:`Interpreter` (their outputs are planned like any tensor)."""
+    ``custom_ops``: as for :class:`Interpreter` (their outputs are planned like any tensor).
+    ``target``: as for :class:`Interpreter` (a target's kernels may keep other op data)."""
     return _c.required_arena_size(read_model(model), planner, preserve_all_tensors,
-                                  shape_pairs(input_shapes), **custom_kwargs(custom_ops))
+                                  shape_pairs(input_shapes), **custom_kwargs(custom_ops),
+                                  target=target)
 
 
 def _default_arena_size(content, planner: str, preserve: bool,
-                        custom_ops: Optional[Dict[str, Any]], shapes=None
-                        ) -> Tuple[int, Optional[BaseException]]:
+                        custom_ops: Optional[Dict[str, Any]], shapes=None,
+                        target: str = "tflm") -> Tuple[int, Optional[BaseException]]:
     """The exact arena the model needs (with its inputs resized to ``shapes``, (position,
     dims) pairs), and None. When allocation cannot run at all (an op picolite does not
     support, a kernel refusing its tensors, a shape the model cannot take), an arena that is
@@ -72,7 +75,7 @@ def _default_arena_size(content, planner: str, preserve: bool,
     ArenaTooSmallError that only the stand-in size caused."""
     try:
         return _c.required_arena_size(content, planner, preserve, shapes,
-                                      **custom_kwargs(custom_ops)), None
+                                      **custom_kwargs(custom_ops), target=target), None
     except ArenaTooSmallError:
         raise
     except Exception as e:  # a picolite error, or a Python operator's own
@@ -146,7 +149,7 @@ class InterpreterCore:
             if arena_size is None:
                 arena_size, self._deferred = _default_arena_size(content, planner,
                                                                  preserve_all_tensors,
-                                                                 custom_ops)
+                                                                 custom_ops, target=target)
             arena = Arena(_arena_bytes(arena_size))
         try:
             self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
@@ -172,7 +175,8 @@ class InterpreterCore:
         if self._resized and self._auto_arena and not self._c.allocated:
             need, self._deferred = _default_arena_size(self._model_content, self._planner,
                                                        self._preserve, self._custom_ops,
-                                                       list(self._shapes.items()))
+                                                       list(self._shapes.items()),
+                                                       self._target)
             if need > self._c.arena.size:
                 self._recreate(Arena(need))
         try:

@@ -3,7 +3,8 @@
 ** without bias), clips, activations, zero points and scales: int8 and 16x8 byte for byte,
 ** float32 bit for bit (NaN, infinities and -0 among the inputs). Every instruction set this
 ** CPU runs is tested; cases whose instruction set has no 16x8 product, or whose weights are
-** not constant, must keep the portable kernel. CI runs this under ASan and UBSan. */
+** not constant, must keep the portable kernel. Half the int8 cases run in TFLM's arithmetic
+** (TFLM's own int8 LSTM), the others in LiteRT's. CI runs this under ASan and UBSan. */
 #include <math.h>
 #include <string.h>
 
@@ -48,6 +49,7 @@ typedef struct lstm_case {
     int32_t batches, steps, n_input, n_cell, n_output, activation;
     bool time_major, cifg, peephole, projection, proj_bias, constant;
     float cell_clip, proj_clip;
+    bool tflm8; /* int8 in TFLM's arithmetic (its own integer LSTM), else LiteRT's */
 } lstm_case;
 
 static void random_case(lstm_case *c)
@@ -59,7 +61,8 @@ static void random_case(lstm_case *c)
     c->n_input = between(1, MAX_DIM);
     c->n_cell = between(0, 15) == 0 ? BIG_CELL : between(1, MAX_DIM);
     c->time_major = between(0, 1) == 1;
-    bool standard = c->type == PL_INT16; /* TFLM's 16x8 LSTM has no variants */
+    c->tflm8 = c->type == PL_INT8 && between(0, 1) == 1;
+    bool standard = c->type == PL_INT16 || c->tflm8; /* TFLM's LSTMs have no variants */
     c->cifg = !standard && between(0, 2) == 0;
     c->peephole = !standard && between(0, 2) == 0;
     c->projection = !standard && between(0, 2) == 0;
@@ -225,6 +228,7 @@ static bool case_matches(pl_fast_resolver *r, const lstm_case *c, bool *fast)
     memcpy(state[1], state[0], (size_t)c->batches * (size_t)c->n_output * esize);
     memcpy(cell[1], cell[0], (size_t)c->batches * (size_t)c->n_cell * csize);
     uint64_t seed = rng_state; /* both slots get the same scales and zero points */
+    kh_ctx.arith = c->type == PL_INT8 && !c->tflm8 ? PL_ARITH_LITERT : PL_ARITH_TFLM;
     for (int slot = 0; slot < 2; slot++) {
         rng_state = seed;
         kh_setup();
@@ -239,6 +243,7 @@ static bool case_matches(pl_fast_resolver *r, const lstm_case *c, bool *fast)
     }
     *fast = r->host_bytes > 0;
     pl_fast_resolver_release(r);
+    kh_ctx.arith = PL_ARITH_TFLM;
     pl_type cs = f ? PL_FLOAT32 : PL_INT16;
     size_t n_state = (size_t)c->batches * (size_t)c->n_output;
     bool same = same_values(c->type, out[0], out[1], rows * (size_t)c->n_output) &&

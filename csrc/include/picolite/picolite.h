@@ -9,6 +9,7 @@
 #include "pl_kernel.h"
 #include "pl_interp.h"
 #include "pl_target.h"
+#include "pl_tflm.h"
 
 #define PL_VERSION_MAJOR 0
 #define PL_VERSION_MINOR 1

@@ -2,9 +2,9 @@
 **
 ** Prepare and arithmetic follow tensorflow/lite/kernels/activations.cc (ReluPrepare,
 ** QuantizedReluX, LeakyReluPrepare, HardSwishPrepare) and reference_ops::ReluX,
-** QuantizeLeakyRelu and HardSwish. LiteRT computes several multipliers as float quotients
-** before widening them to double, TFLM's current kernels in double (pl_fx_ratio); and
-** TFLM's RELU6 clamps without rescaling. */
+** QuantizeLeakyRelu and HardSwish. LiteRT and TFLM 90b983c compute several multipliers as
+** float quotients before widening them to double, the wheel's TFLM in double (pl_fx_ratio);
+** and TFLM's RELU6 clamps without rescaling. */
 #include "activations.h"
 
 #include <float.h>
@@ -73,7 +73,7 @@ static pl_status relu_prepare_q(pl_context *ctx, pl_activation_op *d, const pl_t
     int32_t qmin = in->type == PL_INT8 ? INT8_MIN : in->type == PL_UINT8 ? 0 : INT16_MIN;
     int32_t qmax = in->type == PL_INT8 ? INT8_MAX : in->type == PL_UINT8 ? UINT8_MAX
                                                                            : INT16_MAX;
-    pl_fx_quantize_multiplier(pl_fx_ratio(iq.scale, oq.scale, ctx->arith != PL_ARITH_LITERT),
+    pl_fx_quantize_multiplier(pl_fx_ratio(iq.scale, oq.scale, pl_arith_wide(ctx->arith)),
                               &d->relu.output_multiplier, &d->relu.output_shift);
     d->relu.input_offset = iq.zero_point;
     d->relu.output_offset = oq.zero_point;
@@ -238,8 +238,8 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LEAKY_RELU: int16 needs zero points 0, got %d and %d", iq.zero_point,
                          oq.zero_point);
-    /* float as LiteRT (and TFLM before late 2026), double as TFLM now */
-    bool wide = ctx->arith != PL_ARITH_LITERT;
+    /* float as LiteRT and TFLM 90b983c, double as the wheel's TFLM */
+    bool wide = pl_arith_wide(ctx->arith);
     double alpha_real = wide ? (double)iq.scale * (double)p->alpha / (double)oq.scale
                              : (double)(iq.scale * p->alpha / oq.scale);
     /* a negative alpha keeps its sign apart: the multiplier itself must be >= 0 */
@@ -374,7 +374,7 @@ static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
     p->output_zero_point = oq.zero_point;
     const float hires_scale = (1.0f / 128.0f) * iq.scale;
     const float reluish_scale = 3.0f / 32768.0f;
-    int32_t m = 0, wide = ctx->arith != PL_ARITH_LITERT;
+    int32_t m = 0, wide = pl_arith_wide(ctx->arith);
     pl_fx_quantize_multiplier(pl_fx_ratio(hires_scale, oq.scale, wide), &m,
                               &p->output_exponent);
     p->output_multiplier = to_q15(m);

@@ -66,7 +66,7 @@ static pl_status prepare_s8(pl_context *ctx, opdata *d, const pl_tensor *in,
     PL_TRY(pl_act_quant(ctx, in, &iq));
     PL_TRY(pl_act_quant(ctx, alpha, &aq));
     PL_TRY(pl_act_quant(ctx, out, &oq));
-    /* float quotients as LiteRT, double ones as TFLM */
+    /* float quotients as LiteRT, double ones as TFLM (every release) */
     bool wide = ctx->arith != PL_ARITH_LITERT;
     double real_2 = wide ? (double)iq.scale * (double)aq.scale / (double)oq.scale
                          : (double)(iq.scale * aq.scale / oq.scale);

@@ -25,9 +25,9 @@ void pl_fx_channel_multipliers(float in_scale, const float *filter_scales, uint3
                                int32_t *shift);
 
 /* A multiplier's ratio num / den as the firmware computes it. LiteRT's kernels (and TFLM's
-** before its late-2026 releases) divide the float scales in float and widen the quotient;
-** TFLM's current kernels widen both scales and divide in double (wide). The two differ in
-** the last bits, so the rescaled results differ by one at near-ties. */
+** up to 90b983c) divide the float scales in float and widen the quotient; the wheel's TFLM
+** widens both scales and divides in double (wide: pl_arith_wide). The two differ in the
+** last bits, so the rescaled results differ by one at near-ties. */
 static inline double pl_fx_ratio(float num, float den, int wide)
 {
     return wide ? (double)num / (double)den : (double)(num / den);

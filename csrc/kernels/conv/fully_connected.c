@@ -286,9 +286,9 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
     return pl_convq_bias_count(ctx, &op_names, bias, p->units);
 }
 
-/* The effective scales (double)in * (double)filter / (double)out, per unit or one: as
-** TFLM's Q31 multipliers and shifts (every target but LiteRT) or as LiteRT's doubles. Both
-** take 8 bytes an entry, so the arena is the same on every target. */
+/* The effective scales in * filter / out, per unit or one: as TFLM's Q31 multipliers and
+** shifts (every target but LiteRT) or as LiteRT's doubles. Both take 8 bytes an entry, so
+** the arena is the same on every target. */
 static pl_status prepare_scales(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
                                 const pl_tensor *out, pl_fully_connected_params *p)
 {
@@ -297,10 +297,17 @@ static pl_status prepare_scales(pl_context *ctx, const pl_tensor *in, const pl_t
     PL_TRY(ctx->alloc_persistent(ctx, sizeof(double) * n, &slots));
     p->fixed_rescale = ctx->arith != PL_ARITH_LITERT;
     if (p->fixed_rescale) {
+        /* per-tensor, TFLM 90b983c's GetQuantizedConvolutionMultipler takes the scale
+        ** product in float; per unit (and the wheel's TFLM always) in double */
+        bool narrow = !p->per_channel && !pl_arith_wide(ctx->arith);
+        float product = in->q.scale[0] * f->q.scale[0];
         int32_t *pairs = slots;
-        for (uint32_t c = 0; c < n; c++)
-            pl_fx_channel_multipliers(in->q.scale[0], &f->q.scale[c], 1u, out->q.scale[0], 1,
-                                      &pairs[2 * c], &pairs[2 * c + 1]);
+        for (uint32_t c = 0; c < n; c++) {
+            double ratio = narrow ? (double)product / (double)out->q.scale[0]
+                                  : (double)in->q.scale[0] * (double)f->q.scale[c] /
+                                        (double)out->q.scale[0];
+            pl_fx_quantize_multiplier(ratio, &pairs[2 * c], &pairs[2 * c + 1]);
+        }
         p->rescale = pairs;
         return PL_OK;
     }

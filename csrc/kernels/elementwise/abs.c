@@ -67,7 +67,7 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
     p->rescale = in->q.scale[0] != out->q.scale[0];
     if (p->rescale)
         pl_fx_quantize_multiplier(pl_fx_ratio(in->q.scale[0], out->q.scale[0],
-                                              ctx->arith != PL_ARITH_LITERT),
+                                              pl_arith_wide(ctx->arith)),
                                   &p->multiplier, &p->shift);
     return PL_OK;
 }

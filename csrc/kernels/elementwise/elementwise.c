@@ -236,10 +236,17 @@ static pl_status prepare_add_general(pl_context *ctx, const pl_tensor *const t[3
     p->input2_offset = -(int32_t)t[1]->q.zero_point[0];
     p->output_offset = (int32_t)t[2]->q.zero_point[0];
     p->left_shift = t[2]->type == PL_INT16 ? 15 : 20;
-    /* the float/double mix below is TFLite's, so the multipliers match to the bit */
-    double twice_max = (double)(2.0f * (s1 > s2 ? s1 : s2));
+    /* the float/double mix below is LiteRT's (and every TFLM's ADD), so the multipliers match
+    ** to the bit; TFLM 90b983c's SUB takes the quotients in float */
+    float twice = 2.0f * (s1 > s2 ? s1 : s2), scaled_out = (float)(1 << p->left_shift) * so;
+    double twice_max = (double)twice;
     double m1 = (double)s1 / twice_max, m2 = (double)s2 / twice_max;
-    double mo = twice_max / (double)((float)(1 << p->left_shift) * so);
+    double mo = twice_max / (double)scaled_out;
+    if (op == OP_SUB && ctx->arith != PL_ARITH_LITERT && !pl_arith_wide(ctx->arith)) {
+        m1 = (double)(s1 / twice);
+        m2 = (double)(s2 / twice);
+        mo = (double)(twice / scaled_out);
+    }
     PL_TRY(small_multiplier(ctx, m1, &p->input1_multiplier, &p->input1_shift));
     PL_TRY(small_multiplier(ctx, m2, &p->input2_multiplier, &p->input2_shift));
     PL_TRY(small_multiplier(ctx, mo, &p->output_multiplier, &p->output_shift));

@@ -169,11 +169,11 @@ static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
     else if (op == OP_LOG)
         pl_lut_populate_s8(d->input_scale, d->input_zp, d->output_scale, d->output_zp,
                            f_log_or_min, d->table);
-    else if (op == OP_RSQRT) /* float sqrt and product (LiteRT) or all in double (TFLM) */
+    else if (op == OP_RSQRT) /* float sqrt and product, or all in double (the wheel's) */
         pl_fx_quantize_multiplier(
-            ctx->arith == PL_ARITH_LITERT
-                ? 1. / (double)(sqrtf(d->input_scale) * d->output_scale)
-                : 1. / (sqrt((double)d->input_scale) * (double)d->output_scale),
+            pl_arith_wide(ctx->arith)
+                ? 1. / (sqrt((double)d->input_scale) * (double)d->output_scale)
+                : 1. / (double)(sqrtf(d->input_scale) * d->output_scale),
             &d->multiplier, &d->shift);
     return PL_OK;
 }

@@ -247,8 +247,8 @@ static double scale3(const pl_tensor *a, const pl_tensor *b, const pl_tensor *c,
     return wide ? (double)sa * (double)sb / (double)sc : (double)(sa * sb / sc);
 }
 
-/* LiteRT's effective scales are float products, widened to double for QuantizeMultiplier;
-** TFLM's are double products of the widened scales. */
+/* LiteRT's and TFLM 90b983c's effective scales are float products, widened to double for
+** QuantizeMultiplier; the wheel's TFLM takes double products of the widened scales. */
 static pl_status prepare_quant(pl_context *ctx, const svdf_tensors *t, pl_svdf_params *p)
 {
     if (!per_tensor(t->in) || !per_tensor(t->wf) || !per_tensor(t->wt) ||
@@ -256,10 +256,9 @@ static pl_status prepare_quant(pl_context *ctx, const svdf_tensors *t, pl_svdf_p
         return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: integer tensors need one scale each");
     if (t->state->type == PL_INT16 && t->state->q.zero_point[0] != 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: an int16 state must have zero point 0");
-    pl_fx_quantize_multiplier(scale3(t->in, t->wf, t->state, ctx->arith != PL_ARITH_LITERT),
-                              &p->mult1, &p->shift1);
-    pl_fx_quantize_multiplier(scale3(t->state, t->wt, t->out, ctx->arith != PL_ARITH_LITERT),
-                              &p->mult2, &p->shift2);
+    bool wide = pl_arith_wide(ctx->arith);
+    pl_fx_quantize_multiplier(scale3(t->in, t->wf, t->state, wide), &p->mult1, &p->shift1);
+    pl_fx_quantize_multiplier(scale3(t->state, t->wt, t->out, wide), &p->mult2, &p->shift2);
     p->input_zp = (int32_t)t->in->q.zero_point[0];
     p->state_zp = (int32_t)t->state->q.zero_point[0];
     p->output_zp = (int32_t)t->out->q.zero_point[0];

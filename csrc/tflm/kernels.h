@@ -1,0 +1,119 @@
+/* kernels.h - each TFLM kernel's arena footprint: builtin data, init, prepare.
+**
+** An entry says what TFLM's parse function allocates for the operator's builtin data and
+** what its kernel's Init and Prepare do to the arena: op data and persistent buffers (tail),
+** TfLiteTensor structs and temp buffers during prepare (temp), scratch requests (planned in
+** the head). Entries are per kernel set: the reference kernels' table is the default, and a
+** kernel set (CMSIS-NN) overrides the entries that differ. Sizes that differ between the
+** targets' ABIs are written W(m4, wheel). */
+#ifndef PL_TFLM_KERNELS_H
+#define PL_TFLM_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+#include "tflm/program.h"
+
+/* The node whose footprint a kernel writes, and what it may read of the model. */
+typedef struct pl_tflm_node {
+    pl_tflm_program *p;
+    const pl_model *model;
+    pl_subgraph sg;
+    uint32_t subgraph;
+    uint32_t index;
+    pl_op_view op;
+    int32_t builtin;
+    int32_t version;
+} pl_tflm_node;
+
+/* A tensor as TFLM's prepare sees it (shapes: those picolite's allocate resolved). */
+typedef struct pl_tflm_tensor {
+    int32_t index;        /* -1: absent */
+    pl_type type;
+    int32_t ndims;
+    int32_t dims[PL_MAX_DIMS];
+    uint64_t elements;
+    uint64_t bytes;
+    uint32_t channels;    /* quantization parameters TFLM copies (0: not quantized) */
+    int32_t quantized_dimension;
+    const uint8_t *data;  /* a constant's bytes (the model's buffer), else NULL */
+    bool variable;
+    bool unknown_dim;     /* the model's shape has a -1 (TFLM's dims are the model's) */
+} pl_tflm_tensor;
+
+typedef void (*pl_tflm_kernel_fn)(pl_tflm_node *n);
+
+typedef struct pl_tflm_kernel {
+    int32_t builtin;        /* BuiltinOperator, or 32 (CUSTOM) with custom set */
+    const char *custom;     /* the custom code TFLM registers the kernel under */
+    pl_tflm_rec params[2];  /* builtin data TFLM's parser allocates: [0] 32-bit, [1] wheel */
+    pl_tflm_kernel_fn init;     /* NULL: no init */
+    pl_tflm_kernel_fn prepare;  /* NULL: no prepare */
+} pl_tflm_kernel;
+
+/* A size that differs between the 32-bit firmware and the wheel's 64-bit build. */
+#define W(m4, wheel) (pl_tflm_wheel(n) ? (uint32_t)(wheel) : (uint32_t)(m4))
+
+static inline bool pl_tflm_wheel(const pl_tflm_node *n)
+{
+    return n->p->abi->wheel;
+}
+
+/* The kernel for a builtin code or custom name (NULL when TFLM's kernel set has none). */
+const pl_tflm_kernel *pl_tflm_kernel_find(int32_t builtin, pl_bytes custom);
+
+/* Tensor index of the node's input k, output k or intermediate k (-1: absent). */
+int32_t pl_tflm_input(const pl_tflm_node *n, uint32_t k);
+int32_t pl_tflm_output(const pl_tflm_node *n, uint32_t k);
+int32_t pl_tflm_intermediate(const pl_tflm_node *n, uint32_t k);
+
+/* The tensor at index of the node's subgraph (index -1: an absent one, index -1 in out). */
+void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out);
+
+/* --- what a kernel does to the arena --- */
+
+/* AllocateTempTfLiteTensor: the struct, and its quantization record and zero points when the
+** tensor is quantized; nothing for index -1. Returns index. */
+int32_t pl_tflm_temp_tensor(pl_tflm_node *n, int32_t index);
+
+/* AllocateTempInputTensor(k) / AllocateTempOutputTensor(k) / ...IntermediateTensor(k). */
+int32_t pl_tflm_temp_input(pl_tflm_node *n, uint32_t k);
+int32_t pl_tflm_temp_output(pl_tflm_node *n, uint32_t k);
+int32_t pl_tflm_temp_intermediate(pl_tflm_node *n, uint32_t k);
+
+/* DeallocateTempTfLiteTensor (nothing for index -1). */
+void pl_tflm_free_tensor(pl_tflm_node *n, int32_t index);
+
+/* AllocateTempBuffer / DeallocateTempBuffer. */
+void pl_tflm_temp_buffer(pl_tflm_node *n, uint32_t bytes, uint32_t align);
+void pl_tflm_free_buffer(pl_tflm_node *n);
+
+/* context->AllocatePersistentBuffer (16-aligned, 'Persistent buffer data'). */
+void pl_tflm_persistent(pl_tflm_node *n, uint32_t bytes);
+
+/* context->RequestScratchBufferInArena. */
+void pl_tflm_scratch(pl_tflm_node *n, uint32_t bytes);
+
+/* CreateWritableTensorDimsWithCopy for tensor index: its dims moved to a persistent array. */
+void pl_tflm_dims_copy(pl_tflm_node *n, int32_t index);
+
+/* The common prepare: temp tensors for inputs 0..ins-1 then outputs 0..outs-1, all freed. */
+void pl_tflm_temps_io(pl_tflm_node *n, uint32_t ins, uint32_t outs);
+
+/* --- the kernel families' tables (kernels_*.c) --- */
+
+typedef struct pl_tflm_kernel_set {
+    const pl_tflm_kernel *entries;
+    uint32_t count;
+} pl_tflm_kernel_set;
+
+extern const pl_tflm_kernel_set pl_tflm_kernels_math;     /* elementwise, activations */
+extern const pl_tflm_kernel_set pl_tflm_kernels_nn;       /* conv, fc, pooling, softmax */
+extern const pl_tflm_kernel_set pl_tflm_kernels_shape;    /* reshapes, slices, gathers */
+extern const pl_tflm_kernel_set pl_tflm_kernels_state;    /* recurrent, variables, control */
+extern const pl_tflm_kernel_set pl_tflm_kernels_custom;   /* CIRCULAR_BUFFER, detection, decode */
+extern const pl_tflm_kernel_set pl_tflm_kernels_signal;   /* the Signal library */
+
+#endif
