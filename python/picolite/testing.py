@@ -105,7 +105,7 @@ def _judge(data: bytes, preserve: bool):
         from picolite._core import required_arena_size
 
         try:
-            need = required_arena_size(data, preserve_all_tensors=True)
+            need = required_arena_size(data, preserve_all_tensors=True, target="picolite")
             return _TFLMJudge(data, max(1 << 24, 4 * need), refused)
         except Exception:  # TFLM missing or refusing: LiteRT's own error is the answer
             raise refused from None
