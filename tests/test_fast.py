@@ -17,7 +17,7 @@ FAST_SETS = [k for k in picolite.kernel_sets() if k != "portable"]
 MODELS = sorted(ZOO.glob("**/*.tflite")) + sorted((SHARED / "models").glob("**/*.tflite"))
 
 
-def run(path, kernels, inputs, target="tflm"):
+def run(path, kernels, inputs, target="picolite"):
     """(outputs, arena figures, plan offsets, host bytes) of one invoke, or the error text."""
     try:
         it = picolite.Interpreter(model_path=str(path), kernels=kernels, target=target)
@@ -108,7 +108,7 @@ def test_fast_kernels_equal_portable_kernels_and_arena(path):
         inputs = random_inputs(details, seed=3)
     except (picolite.Error, ValueError, RuntimeError):
         inputs = []
-    for target in ("tflm", "litert"):  # each arithmetic the fast paths reproduce
+    for target in ("picolite", "litert"):  # TFLM's arithmetic (picolite's arena), LiteRT's
         want = run(path, "portable", inputs, target)
         for kernels in FAST_SETS:
             got = run(path, kernels, inputs, target)
