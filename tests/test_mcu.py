@@ -77,6 +77,10 @@ REFUSED = {
 # 11500 (from 27970, 16102, 11774); round 4's error-message fix and zero-scale rule +40 B
 # (26812, 15326, 11528). What is left is measured in the README ("On a
 # microcontroller"): 12 KB full and 6 KB trimmed would need features out.
+# Issue 22's hardening: offline plans checked as file data (left to the host under
+# PL_NO_VERIFIER), one loop budget per invoke and the host's poll before every node, the head
+# zeroed at allocation, the verifier's quantization rules: full 27616, trimmed 15526, minimal
+# 11738; create + allocate of signal_energy 1556 bytes of stack (1540 before).
 CORE = ("base", "model", "memory", "runtime")
 FULL_CORE_TEXT_BUDGET = 27 * 1024 + 384  # 27,684 B: targets, Ctrl-C polls, plan checks
 TRIMMED_CORE_TEXT_BUDGET = 15 * 1024 + 256
@@ -349,6 +353,19 @@ def test_code_size_within_budget(board_results):
     assert _core_text(trimmed) <= TRIMMED_CORE_TEXT_BUDGET
     assert _core_text(minimal) <= MINIMAL_CORE_TEXT_BUDGET
     assert _core_text(minimal) < _core_text(trimmed) < _core_text(full)
+    _readme_table_is_measured({"full": full, "trimmed": trimmed, "minimal": minimal})
+
+
+def _readme_table_is_measured(runtimes):
+    """The README's table of the three runtimes' core .text and .rodata is these figures
+    (KB of 1024 bytes, one decimal): a change in size changes the README with it."""
+    readme = (ROOT / "README.md").read_text()
+    for name, sizes in runtimes.items():
+        row = re.search(rf"^\| {name}[ :(].*\| ([\d.]+) KB \| ([\d.]+) KB \|$", readme, re.M)
+        core = [v for f, v in sizes.items() if f.split("/")[0] in CORE]
+        measured = (f"{sum(v['text'] for v in core) / 1024:.1f}",
+                    f"{sum(v['rodata'] for v in core) / 1024:.1f}")
+        assert row is not None and row.groups() == measured, (name, measured)
 
 
 def test_only_the_models_kernels_are_linked(board_results):

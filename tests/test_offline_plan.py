@@ -259,8 +259,8 @@ def test_control_flow_models_get_a_plan_of_every_subgraph(path):
     from picolite.testing import random_inputs
 
     planned = picolite.Interpreter(model_content=picolite.write_offline_plan(path, "optimal"),
-                                   planner="greedy")
-    plain = picolite.Interpreter(str(path), planner="optimal")
+                                   planner="greedy", target="picolite")
+    plain = picolite.Interpreter(str(path), planner="optimal", target="picolite")
     outs = []
     for it in (plain, planned):
         it.allocate_tensors()
@@ -274,3 +274,12 @@ def test_control_flow_models_get_a_plan_of_every_subgraph(path):
     assert [(b.subgraph, b.tensor, b.offset) for b in planned.memory_plan().buffers] == \
         [(b.subgraph, b.tensor, b.offset) for b in plain.memory_plan().buffers]
     assert planned.allocations().head == plain.allocations().head
+
+
+def test_export_c_refuses_a_misaligned_plan(tmp_path):
+    """export-c carried a misaligned plan to a device that may fault on it."""
+    from picolite.export import export_c
+
+    with pytest.raises(picolite.ModelError, match="multiple of its element size 4"):
+        export_c(_with_offsets([1, 513, 1025]), tmp_path, "bad")
+    assert not list(tmp_path.iterdir())
