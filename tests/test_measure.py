@@ -55,12 +55,7 @@ def test_conv_layers_scale_with_macs(measured):
     assert min(conv) > max(dw) / 2
 
 
-STALE = pytest.mark.xfail(strict=True, reason="data/costs.json was measured before TFLM's "
-                          "int8 LSTM replaced LiteRT's: regenerate it (tools/make_costs_table.py)")
-
-
-@pytest.mark.parametrize("name", [pytest.param(m, marks=STALE) if m == "net_lstm_int8" else m
-                                  for m in MODELS])
+@pytest.mark.parametrize("name", MODELS)
 def test_estimate_within_the_stated_error(measured, name):
     a = measured[name]
     if a.estimate is None:
