@@ -37,7 +37,6 @@ typedef struct pl_tflm_tensor {
     uint64_t elements;
     uint64_t bytes;
     uint32_t channels;    /* quantization parameters TFLM copies (0: not quantized) */
-    int32_t quantized_dimension;
     const uint8_t *data;  /* a constant's bytes (the model's buffer), else NULL */
     bool variable;
     bool unknown_dim;     /* the model's shape has a -1 (TFLM's dims are the model's) */
@@ -64,10 +63,9 @@ static inline bool pl_tflm_wheel(const pl_tflm_node *n)
 /* The kernel for a builtin code or custom name (NULL when TFLM's kernel set has none). */
 const pl_tflm_kernel *pl_tflm_kernel_find(int32_t builtin, pl_bytes custom);
 
-/* Tensor index of the node's input k, output k or intermediate k (-1: absent). */
+/* Tensor index of the node's input k or output k (-1: absent). */
 int32_t pl_tflm_input(const pl_tflm_node *n, uint32_t k);
 int32_t pl_tflm_output(const pl_tflm_node *n, uint32_t k);
-int32_t pl_tflm_intermediate(const pl_tflm_node *n, uint32_t k);
 
 /* The tensor at index of the node's subgraph (index -1: an absent one, index -1 in out). */
 void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out);
@@ -78,17 +76,12 @@ void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out
 ** tensor is quantized; nothing for index -1. Returns index. */
 int32_t pl_tflm_temp_tensor(pl_tflm_node *n, int32_t index);
 
-/* AllocateTempInputTensor(k) / AllocateTempOutputTensor(k) / ...IntermediateTensor(k). */
+/* AllocateTempInputTensor(k) / AllocateTempOutputTensor(k). */
 int32_t pl_tflm_temp_input(pl_tflm_node *n, uint32_t k);
 int32_t pl_tflm_temp_output(pl_tflm_node *n, uint32_t k);
-int32_t pl_tflm_temp_intermediate(pl_tflm_node *n, uint32_t k);
 
 /* DeallocateTempTfLiteTensor (nothing for index -1). */
 void pl_tflm_free_tensor(pl_tflm_node *n, int32_t index);
-
-/* AllocateTempBuffer / DeallocateTempBuffer. */
-void pl_tflm_temp_buffer(pl_tflm_node *n, uint32_t bytes, uint32_t align);
-void pl_tflm_free_buffer(pl_tflm_node *n);
 
 /* context->AllocatePersistentBuffer (16-aligned, 'Persistent buffer data'). */
 void pl_tflm_persistent(pl_tflm_node *n, uint32_t bytes);
