@@ -70,13 +70,32 @@ pl_py_arena_new(pl_py_state *st, size_t size)
     if (a->raw == NULL) {
         a->data = NULL;
         Py_DECREF(a);
-        return (pl_py_arena *)PyErr_NoMemory();
+        PyErr_Format(PyExc_MemoryError, "picolite: cannot allocate an arena of %zu bytes",
+                     size);
+        return NULL;
     }
     uintptr_t p = (uintptr_t)a->raw;
     a->data = (uint8_t *)a->raw + ((ALIGN - p % ALIGN) % ALIGN);
     link_arena(st, a);
     PyObject_GC_Track(a);
     return a;
+}
+
+/* Why buffer cannot be an arena, in picolite's words (not numpy's): BufferError. */
+static void
+refuse_buffer(PyObject *buffer)
+{
+    Py_buffer any;
+    const char *why = "it exports no buffer";
+    PyErr_Clear();
+    if (PyObject_GetBuffer(buffer, &any, PyBUF_FULL_RO) == 0) {
+        why = any.readonly ? "it is read-only" : "it is not C-contiguous (use a contiguous "
+                                                 "copy, e.g. numpy.ascontiguousarray)";
+        PyBuffer_Release(&any);
+    }
+    PyErr_Clear();
+    PyErr_Format(PyExc_BufferError, "Arena(buffer) needs a writable, C-contiguous buffer; the "
+                 "%s given: %s", Py_TYPE(buffer)->tp_name, why);
 }
 
 static pl_py_arena *
@@ -91,8 +110,12 @@ arena_wrap(pl_py_state *st, PyObject *buffer)
     a->owner = NULL;
     a->prev = a->next = NULL;
     memset(&a->view, 0, sizeof a->view);
-    if (PyObject_GetBuffer(buffer, &a->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0 ||
-        check_overlap(st, a->view.buf, (size_t)a->view.len) < 0) {
+    if (PyObject_GetBuffer(buffer, &a->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        refuse_buffer(buffer);
+        Py_DECREF(a);
+        return NULL;
+    }
+    if (check_overlap(st, a->view.buf, (size_t)a->view.len) < 0) {
         Py_DECREF(a);
         return NULL;
     }
@@ -103,17 +126,20 @@ arena_wrap(pl_py_state *st, PyObject *buffer)
     return a;
 }
 
-/* Arena(x): an int is a size; a writable buffer is wrapped (numpy arrays have __index__
-** too, and numpy integer scalars export read-only buffers, so writability decides). */
+/* Arena(x): an int is a size; a writable buffer of any layout is wrapped, or refused for
+** its layout (numpy arrays have __index__ too, and numpy integer scalars export read-only
+** buffers, so writability decides). */
 static bool
 first_is_buffer(PyObject *x)
 {
     if (PyLong_Check(x) || !PyObject_CheckBuffer(x))
         return !PyIndex_Check(x);
     Py_buffer probe;
-    if (PyObject_GetBuffer(x, &probe, PyBUF_WRITABLE) == 0) {
+    if (PyObject_GetBuffer(x, &probe, PyBUF_FULL_RO) == 0) {
+        bool writable = !probe.readonly;
         PyBuffer_Release(&probe);
-        return true;
+        if (writable)
+            return true;
     }
     PyErr_Clear();
     return !PyIndex_Check(x);

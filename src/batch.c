@@ -145,7 +145,8 @@ pl_py_invoke_batch(PyObject *module, PyObject *args)
     Py_END_ALLOW_THREADS
     self->busy = false;
     if (s != PL_OK) {
-        raise_for_sample(st, s, pl_interp_error(self->it), failed);
+        if (!pl_py_interrupt_reraise(self)) /* Ctrl-C: KeyboardInterrupt as itself */
+            raise_for_sample(st, s, pl_interp_error(self->it), failed);
         goto done;
     }
     result = PyLong_FromSsize_t(n < 0 ? 0 : n);

@@ -3,8 +3,8 @@
 ** Interpreter(custom_ops={"Name": op}) builds one pl_registration per operator, embedded as
 ** the first member of a pl_py_custom_op, so the kernel callbacks get back to the Python
 ** object through node->registration. allocate and invoke run without the GIL: the callbacks
-** take it, hand the tensors to picolite._api's adapter (numpy views over the arena, checks of
-** what the operator returns), and release it. An exception raised by the operator is kept and
+** take it, hand the tensors to picolite._custom's adapter (memoryviews over the arena, released
+** when it returns; the operator gets copies), and release it. An exception raised by the operator is kept and
 ** re-raised as itself once the C call returns; the runtime sees a failed node. */
 #include "pl_py.h"
 

@@ -97,7 +97,7 @@ fill(pl_py_state *st, PyObject *cls, PyObject *exc, const pl_error *err)
     if (cls == st->unsupported) {
         PyObject *op = err->op_name[0] ? PyUnicode_DecodeUTF8(err->op_name,
                                                               strlen(err->op_name),
-                                                              "replace")
+                                                              "backslashreplace")
                                        : Py_NewRef(Py_None);
         if (set_attr(exc, "op_name", op) < 0)
             return -1;
@@ -131,8 +131,14 @@ pl_py_raise(pl_py_state *st, pl_status status, const pl_error *err)
                      err->msg);
         return NULL;
     }
+    /* a model's bytes (a custom op's name) or a cut at the buffer's end may leave invalid
+    ** UTF-8 in the message: its bytes are shown, never a UnicodeDecodeError raised */
     const char *msg = err->msg[0] ? err->msg : pl_status_name(status);
-    PyObject *exc = PyObject_CallFunction(cls, "s", msg);
+    PyObject *text = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "backslashreplace");
+    if (text == NULL)
+        return NULL;
+    PyObject *exc = PyObject_CallOneArg(cls, text);
+    Py_DECREF(text);
     if (exc == NULL)
         return NULL;
     if (fill(st, cls, exc, err) == 0)

@@ -1,7 +1,11 @@
 /* pl_py.h - the extension's shared declarations: module state, object layouts, init hooks.
 **
 ** One file per Python type (arena.c, interpreter.c, tensor.c), errors.c maps pl_status to
-** exceptions, plan.c holds the module-level planning functions. No C globals: types and
+** exceptions, plan.c holds the module-level planning functions. interpreter.c keeps the
+** _Interpreter's life (creation in its arena, allocate, invoke, close) and its method table;
+** the methods of one job each live beside it: access.c (tensors and nodes by index),
+** subgraphs.c (subgraphs, signatures), report.c (arena figures), profile.c (node times),
+** tensor_io.c (set/get_tensor's short path). No C globals: types and
 ** exceptions live in the module state, reached with PyType_GetModuleState (the types are
 ** not subclassable, so Py_TYPE(self) is always the module's own type). */
 #ifndef PL_PY_H
@@ -96,6 +100,8 @@ typedef struct pl_py_interp {
 #ifdef PL_HAVE_FAST
     pl_fast_resolver fast; /* when isa != 0: wraps the resolver, holds the host blocks */
 #endif
+    uint64_t polled;       /* when the invoke's poll last ran Python's signal handlers (ns) */
+    PyObject *interrupt;   /* strong: what a signal handler raised to stop an invoke, or NULL */
     bool busy;             /* a call runs without the GIL: refuse re-entry */
     bool allocated;
     Py_ssize_t exports;    /* live buffer exports of tensor memory (tensor() views) */
@@ -140,8 +146,31 @@ int pl_py_interp_ready(pl_py_interp *self);
 bool pl_py_interp_intact(const pl_py_interp *self);
 /* ready, allocated and no numpy views alive (tf.lite's rule), or raise and return -1 */
 int pl_py_interp_invokable(pl_py_interp *self);
-/* The host's monotonic clock in nanoseconds, for pl_profiler (no GIL needed) */
-uint64_t pl_py_host_ns(void *ctx);
+/* allocate_tensors() has run, or StateError naming what needed it ("%s: call ...") and -1 */
+int pl_py_interp_allocated(pl_py_interp *self, const char *what);
+/* Raises the error of the last C call on self (a Python operator's own exception first, an
+** arena error with the exact size the model needs); always returns NULL. */
+PyObject *pl_py_interp_raise(pl_py_interp *self, pl_status s);
+
+/* access.c: _Interpreter.inputs(), outputs(), tensor_info(i), node_info(i), tensor_buffer(i),
+** get_bytes(i), set_bytes(i, bytes) of the selected subgraph */
+PyObject *pl_py_access_inputs(pl_py_interp *self, PyObject *ignored);
+PyObject *pl_py_access_outputs(pl_py_interp *self, PyObject *ignored);
+PyObject *pl_py_access_tensor_info(pl_py_interp *self, PyObject *arg);
+PyObject *pl_py_access_node_info(pl_py_interp *self, PyObject *arg);
+PyObject *pl_py_access_tensor_buffer(pl_py_interp *self, PyObject *arg);
+PyObject *pl_py_access_get_bytes(pl_py_interp *self, PyObject *arg);
+PyObject *pl_py_access_set_bytes(pl_py_interp *self, PyObject *args);
+
+/* subgraphs.c: _Interpreter.select_subgraph(k), signatures() and the subgraphs attribute */
+PyObject *pl_py_subgraphs_select(pl_py_interp *self, PyObject *arg);
+PyObject *pl_py_subgraphs_signatures(pl_py_interp *self, PyObject *ignored);
+PyObject *pl_py_subgraphs_get(pl_py_interp *self, void *closure);
+
+/* report.c: _Interpreter.recording(), recording_text() and plan() after allocate_tensors() */
+PyObject *pl_py_report_recording(pl_py_interp *self, PyObject *ignored);
+PyObject *pl_py_report_text(pl_py_interp *self, PyObject *ignored);
+PyObject *pl_py_report_plan(pl_py_interp *self, PyObject *ignored);
 
 /* tensor.c */
 int pl_py_tensor_init(PyObject *m, pl_py_state *st);
@@ -156,8 +185,17 @@ PyObject *pl_py_io_get(pl_py_interp *self, PyObject *arg);
 void pl_py_io_clear(pl_py_interp *self);
 int pl_py_io_traverse(const pl_py_interp *self, visitproc visit, void *arg);
 
+/* interrupt.c: Ctrl-C during invoke. arm sets the poll on self->it (after every create);
+** reraise raises what a signal handler raised to stop the last call and returns 1 (0: none). */
+int pl_py_interrupt_poll(void *self);
+void pl_py_interrupt_arm(pl_py_interp *self);
+int pl_py_interrupt_reraise(pl_py_interp *self);
+
 /* profile.c: _picolite._profile(interp, runs) -> runs x nodes uint64 nanoseconds (bytes) */
 PyObject *pl_py_profile(PyObject *module, PyObject *args);
+/* _Interpreter.set_profiling(on) and node_ns(): the nodes' times of each later invoke */
+PyObject *pl_py_profile_set(pl_py_interp *self, PyObject *arg);
+PyObject *pl_py_profile_node_ns(pl_py_interp *self, PyObject *ignored);
 
 /* batch.c: _picolite._invoke_batch(interp, inputs, input_indices, outputs, output_indices,
 ** reset=False) -> samples run; each buffer holds the samples of one tensor back to back. */
@@ -169,7 +207,7 @@ PyObject *pl_py_tflm_arena(PyObject *module, PyObject *args, PyObject *kwargs);
 
 /* custom.c: operators written in Python (custom_ops={"Name": op}) */
 /* A resolver for the operators of the dict ops (name -> object), the builtin kernels behind
-** them; adapter is picolite._api._custom_call. NULL with an exception set. */
+** them; adapter is picolite._custom._custom_call. NULL with an exception set. */
 pl_py_custom *pl_py_custom_new(PyObject *ops, PyObject *adapter);
 const pl_resolver *pl_py_custom_resolver(const pl_py_custom *c);
 /* Raises the exception an operator raised during the last C call and returns 1; else 0. */

@@ -7,6 +7,9 @@
 
 /* Grows the work buffer only as far as the sizing run says it needs; never a search. */
 #define MAX_ATTEMPTS 8
+/* The largest work buffer worth trying: a 32-bit arena's largest usable size plus the bytes
+** an unaligned buffer loses (pl_arena_create takes no more). */
+#define WORK_MAX ((size_t)0xFFFFFFF0u + 16u)
 
 static pl_status
 size_once(const Py_buffer *model, const pl_interp_options *opt, size_t work_size,
@@ -35,11 +38,20 @@ pl_py_required_size(const Py_buffer *model, const pl_interp_options *opt, size_t
     *nomem = 0;
     pl_error_clear(err);
     for (int i = 0; i < MAX_ATTEMPTS && s == PL_ERR_ARENA && !*nomem; i++) {
-        if (i > 0)
-            work = 2 * work > 2 * err->required ? 2 * work : 2 * err->required;
+        if (i > 0) {
+            /* what the failing call needed, an eighth more for the calls after it; the sizing
+            ** run touches only the records and temp, so the rest stays untouched memory */
+            size_t need = err->required;
+            if (work >= WORK_MAX || need > WORK_MAX - 16u)
+                break; /* no arena can hold it: the arena error says how much it needs */
+            work = need > work ? need + need / 8 : 2 * work;
+            work = work < WORK_MAX ? work : WORK_MAX;
+        }
         pl_error_clear(err);
         s = size_once(model, opt, work, required, err, nomem);
     }
+    if (*nomem)
+        err->required = work; /* for the MemoryError's message */
     return s;
 }
 
@@ -47,10 +59,10 @@ static PyObject *
 required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"model", "planner", "preserve_all_tensors", "input_shapes",
-                             "custom_ops", "custom_adapter", NULL};
+                             "custom_ops", "custom_adapter", "target", NULL};
     pl_py_state *st = PyModule_GetState(module);
     Py_buffer model = {0};
-    const char *planner_name = "greedy";
+    const char *planner_name = "greedy", *target_name = "tflm";
     int preserve = 0, nomem = 0;
     PyObject *result = NULL, *shape_arg = Py_None, *custom_ops = Py_None, *adapter = Py_None;
     pl_py_custom *custom = NULL;
@@ -59,11 +71,13 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     opt.resolver = pl_builtin_resolver();
     size_t required = 0;
     pl_error err;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spOOO:required_arena_size", kwlist,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spOOOs:required_arena_size", kwlist,
                                      &model, &planner_name, &preserve, &shape_arg, &custom_ops,
-                                     &adapter))
+                                     &adapter, &target_name))
         return NULL;
-    if (pl_py_planner(st, planner_name, &opt.planner) < 0 ||
+    /* the target's kernels may keep different op data (TFLM's int8 LSTM) */
+    if (pl_py_target(target_name, &opt.target) < 0 ||
+        pl_py_planner(st, planner_name, &opt.planner) < 0 ||
         pl_py_shapes_parse(shape_arg, &shapes) < 0)
         goto done;
     if (custom_ops != Py_None) {
@@ -76,7 +90,8 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     opt.input_shape_count = shapes.count;
     pl_status s = pl_py_required_size(&model, &opt, &required, &err, &nomem);
     if (nomem)
-        PyErr_NoMemory();
+        PyErr_Format(PyExc_MemoryError, "picolite: sizing the arena needs a work buffer of "
+                     "%zu bytes, which the host could not allocate", err.required);
     else if (s != PL_OK && !pl_py_custom_reraise(custom)) /* an operator's own exception */
         pl_py_raise(st, s, &err);
     else if (s == PL_OK)
@@ -123,8 +138,10 @@ parse_buffers(PyObject *seq, uint32_t *count)
         return NULL;
     }
     pl_plan_buffer *bufs = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *bufs);
-    if (bufs == NULL)
-        return (pl_plan_buffer *)PyErr_NoMemory();
+    if (bufs == NULL) {
+        PyErr_Format(PyExc_MemoryError, "picolite: cannot allocate the list of %zd buffers", n);
+        return NULL;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (parse_buffer(PySequence_Fast_GET_ITEM(seq, i), i, &bufs[i]) < 0) {
             PyMem_Free(bufs);
@@ -182,6 +199,7 @@ compute(pl_planner planner, pl_plan_buffer *bufs, uint32_t n, uint32_t *total,
     void *scratch = need != SIZE_MAX ? PyMem_RawMalloc(need > 0 ? need : 1) : NULL;
     if (scratch == NULL) {
         *nomem = 1;
+        err->required = need; /* for the MemoryError's message */
         return PL_ERR_ARG;
     }
     pl_status s;
@@ -222,7 +240,9 @@ plan_memory(PyObject *module, PyObject *args, PyObject *kwds)
     PyObject *exc = NULL;
     pl_status s = compute(planner, bufs, n, &total, &lower, &exc, &err, &nomem);
     if (nomem) {
-        PyErr_NoMemory();
+        PyErr_Format(PyExc_MemoryError, "picolite: planning %u buffers with %s needs %zu "
+                     "bytes of scratch, which the host could not allocate", (unsigned)n,
+                     planner_name, err.required);
     } else if (exc != NULL) {
         PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
         Py_DECREF(exc);

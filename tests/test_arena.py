@@ -1,6 +1,7 @@
 """picolite.Arena: owned and wrapped buffers, alignment, figures, one interpreter at a time."""
 
 import gc
+import pathlib
 
 import numpy as np
 import pytest
@@ -72,13 +73,21 @@ def test_wraps_numpy_array_by_keyword():
 
 
 def test_read_only_buffer_is_refused():
-    with pytest.raises((BufferError, TypeError)):
+    with pytest.raises(BufferError, match="writable.*the bytes given: it is read-only"):
         picolite.Arena(b"\0" * 64)
+    with pytest.raises(BufferError, match="ndarray given: it is read-only"):
+        picolite.Arena(buffer=np.frombuffer(b"\0" * 64, np.uint8))
 
 
-def test_non_contiguous_buffer_is_refused():
-    with pytest.raises((BufferError, TypeError, ValueError)):
-        picolite.Arena(np.zeros((64, 2), np.uint8)[:, 0])
+@pytest.mark.parametrize("array", [np.zeros((64, 2), np.uint8)[:, 0],
+                                   np.zeros((8, 8), np.uint8).T])
+def test_non_contiguous_buffer_is_refused_in_picolites_words(array):
+    """It gave numpy's "only integer scalar arrays can be converted to a scalar index"."""
+    with pytest.raises(BufferError, match="C-contiguous.*ndarray given: it is not "
+                                          "C-contiguous.*ascontiguousarray"):
+        picolite.Arena(array)
+    with pytest.raises(BufferError, match="not C-contiguous"):
+        picolite.Arena(buffer=array)
 
 
 def test_wrapped_buffer_export_is_held_until_the_arena_dies():
@@ -211,3 +220,64 @@ def test_one_arena_for_two_models_in_turn(hello, shared_models):
             it.invoke()
             assert arena.used == it.arena_used_bytes()
         assert arena.used == 0
+
+
+# --- what the arena held before: never visible in an output ------------------------------
+
+CUSTOM = pathlib.Path(__file__).parent / "models" / "custom"
+STATEFUL = ["circular_buffer_3x1x8.tflite", "circular_buffer_5x2x16.tflite",
+            "circular_buffer_3x1x8_cycles2.tflite", "circular_buffer_4x1x6_cycles3.tflite"]
+
+
+def _outputs_from_an_arena_holding(path, fill, invokes=2):
+    """Every output of the first invokes, the arena's buffer filled with `fill` first."""
+    need = picolite.required_arena_size(str(path))
+    arena = picolite.Arena(np.full(need + 16, fill, np.uint8))
+    it = picolite.Interpreter(str(path), arena=arena)
+    it.allocate_tensors()
+    outs = []
+    for k in range(invokes):
+        for d in it.get_input_details():
+            it.set_tensor(d["index"], np.full(d["shape"], 3 + k, d["dtype"]))
+        it.invoke()
+        outs += [it.get_tensor(d["index"]).tobytes() for d in it.get_output_details()]
+    return outs
+
+
+@pytest.mark.parametrize("name", STATEFUL)
+def test_same_input_gives_the_same_bytes_whatever_the_arena_held(name):
+    """CIRCULAR_BUFFER's older slots, and the outputs of a RELU that has not run yet (the
+    cycles models abort the invocation before it), start as a zeroed head would leave them
+    (a device's arena in .bss), not as whatever the memory held before."""
+    a = _outputs_from_an_arena_holding(CUSTOM / name, 0xA5)
+    b = _outputs_from_an_arena_holding(CUSTOM / name, 0x5A)
+    assert a == b
+
+
+@pytest.mark.parametrize("name", ["circular_buffer_3x1x8.tflite",
+                                  "circular_buffer_5x2x16.tflite"])
+def test_circular_buffer_slots_not_yet_filled_hold_zeros(name):
+    """Not what prepare left in the head (its records, in temp) nor the arena's old bytes:
+    zeros, as a device's arena in .bss starts."""
+    it = picolite.Interpreter(str(CUSTOM / name))
+    it.allocate_tensors()
+    d = it.get_input_details()[0]
+    it.set_tensor(d["index"], np.full(d["shape"], 3, d["dtype"]))
+    it.invoke()
+    out = it.get_tensor(it.get_output_details()[0]["index"])  # [1, slots, height, depth]
+    assert not out[:, :-1].any()
+    assert (out[:, -1] == 3).all()
+
+
+def test_zeroing_the_head_changes_no_arena_figure(hello):
+    need = picolite.required_arena_size(hello)
+    wrapped = picolite.Interpreter(model_content=hello,
+                                   arena=picolite.Arena(np.full(need + 16, 0xA5, np.uint8)))
+    owned = picolite.Interpreter(model_content=hello)
+    for it in (wrapped, owned):
+        it.allocate_tensors()
+    figures = [(r.total, r.head, r.tail, r.lower_bound) for r in
+               (wrapped.allocations(), owned.allocations())]
+    assert figures[0] == figures[1] == (912, 32, 880, 32)
+    assert wrapped.arena_used_bytes() == owned.arena_used_bytes() == 912
+    assert picolite.required_arena_size(hello) == need == 1312

@@ -163,3 +163,32 @@ def test_state_error_message_names_the_fix(add):
     it = picolite.Interpreter(model_content=add)
     with pytest.raises(picolite.StateError, match=r"allocate_tensors\(\)"):
         it.invoke()
+
+
+# --- hostile models (tests/hostile/make_hostile.py): clear errors, picolite's classes ------
+
+HOSTILE = __import__("pathlib").Path(__file__).parent / "hostile"
+
+
+def test_a_scale_without_a_zero_point_is_refused_at_load_as_litert_refuses_it():
+    """It loaded, then get_input_details() raised IndexError."""
+    with pytest.raises(picolite.ModelError, match="Quantization parameters has non-null scale "
+                                                  "but null zero_point"):
+        picolite.Interpreter(str(HOSTILE / "scale_without_zero_point.tflite"))
+
+
+def test_a_zero_point_outside_int32_is_refused_at_load():
+    """2**40 in the schema's int64: get_tensor_details() raised OverflowError. TFLite and TFLM
+    keep zero points in int32."""
+    with pytest.raises(picolite.ModelError, match="zero point 1099511627776 .*outside int32"):
+        picolite.Interpreter(str(HOSTILE / "zero_point_2_40.tflite"))
+
+
+def test_a_custom_op_name_that_is_not_utf8_is_an_unsupported_op():
+    """Its bytes are shown; it raised UnicodeDecodeError."""
+    it = picolite.Interpreter(str(HOSTILE / "custom_name_not_utf8.tflite"))
+    with pytest.raises(picolite.UnsupportedOpError, match=r"custom operator '\\xff\\xfe'") as e:
+        it.allocate_tensors()
+    assert e.value.op_name == "\\xff\\xfe" and e.value.node_index == 0
+    with pytest.raises(picolite.UnsupportedOpError):
+        picolite.required_arena_size(str(HOSTILE / "custom_name_not_utf8.tflite"))

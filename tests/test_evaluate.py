@@ -160,3 +160,14 @@ def test_evaluate_shows_progress_with_tqdm(capsys):
     x = samples(CNN, 12)
     picolite.evaluate(str(CNN), x, workers=2, chunk_size=4, progress=True)
     assert "12/12" in capsys.readouterr().err
+
+
+def test_evaluate_takes_python_custom_operators():
+    """custom_ops={name: op} is a dict: it raised TypeError: unhashable type: 'dict'."""
+    from test_python_custom_ops import TimesTwo, custom_then_add
+
+    x = np.arange(24, dtype=np.float32).reshape(6, 1, 4)
+    ops = {"TimesTwo": TimesTwo()}
+    for workers in (1, 2):
+        y, = picolite.evaluate(custom_then_add(), x, workers=workers, custom_ops=ops)
+        assert (y == x * 4).all()

@@ -1,6 +1,7 @@
 """The host fast paths (kernels=): every kernel set this machine runs gives the portable
 kernels' exact outputs and the portable build's arena figures on every model of the zoo and
-of ../shared; the host memory they hold is reported apart."""
+of ../shared, in TFLM's arithmetic and in LiteRT's; the host memory they hold is reported
+apart."""
 
 import pathlib
 
@@ -16,10 +17,10 @@ FAST_SETS = [k for k in picolite.kernel_sets() if k != "portable"]
 MODELS = sorted(ZOO.glob("**/*.tflite")) + sorted((SHARED / "models").glob("**/*.tflite"))
 
 
-def run(path, kernels, inputs):
+def run(path, kernels, inputs, target="tflm"):
     """(outputs, arena figures, plan offsets, host bytes) of one invoke, or the error text."""
     try:
-        it = picolite.Interpreter(model_path=str(path), kernels=kernels, target="picolite")
+        it = picolite.Interpreter(model_path=str(path), kernels=kernels, target=target)
         it.allocate_tensors()
         for d, x in zip(it.get_input_details(), inputs):
             it.set_tensor(d["index"], x)
@@ -107,14 +108,15 @@ def test_fast_kernels_equal_portable_kernels_and_arena(path):
         inputs = random_inputs(details, seed=3)
     except (picolite.Error, ValueError, RuntimeError):
         inputs = []
-    want = run(path, "portable", inputs)
-    for kernels in FAST_SETS:
-        got = run(path, kernels, inputs)
-        if isinstance(want, str):
-            assert got == want
-            continue
-        assert not isinstance(got, str), got
-        for a, b in zip(want[0], got[0]):
-            assert a.dtype == b.dtype and a.shape == b.shape
-            assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), kernels
-        assert got[1] == want[1], "the arena figures must be the portable build's"
+    for target in ("tflm", "litert"):  # each arithmetic the fast paths reproduce
+        want = run(path, "portable", inputs, target)
+        for kernels in FAST_SETS:
+            got = run(path, kernels, inputs, target)
+            if isinstance(want, str):
+                assert got == want
+                continue
+            assert not isinstance(got, str), got
+            for a, b in zip(want[0], got[0]):
+                assert a.dtype == b.dtype and a.shape == b.shape
+                assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), (kernels, target)
+            assert got[1] == want[1], "the arena figures must be the portable build's"

@@ -125,7 +125,7 @@ def test_stateful_model_matches_after_reset(entry):
     from reference import make_interpreter
 
     path = str((ZOO / entry["file"]).resolve())
-    ours = picolite.Interpreter(model_path=path)
+    ours = picolite.Interpreter(model_path=path, target="litert")
     ours.allocate_tensors()
     ref = make_interpreter(path)
     details = ours.get_input_details()

@@ -93,3 +93,37 @@ def test_safe_to_run_tracks_views():
     assert not it._safe_to_run()
     del v
     assert it._safe_to_run()
+
+
+# --- LiteRT's own cases that failed (issue 22) ---------------------------------------------
+
+HOSTILE = pathlib.Path(__file__).resolve().parent / "hostile"
+
+
+def test_an_empty_input_runs_through_a_signature_runner():
+    """LiteRT's testEmptyInputTensor: SUM over a dynamic input, given shape [0]; the runner
+    resizes every input to its value's shape, as LiteRT's does."""
+    it = tfl.Interpreter(model_path=str(HOSTILE / "sum_dynamic_float32.tflite"))
+    run = it.get_signature_runner()
+    assert run(x=np.zeros([0], np.float32))["output_0"] == 0
+    assert run(x=np.array([1, 2, 3], np.float32))["output_0"] == 6
+    assert run(x=np.zeros([0], np.float32))["output_0"] == 0
+    it = picolite.Interpreter(str(HOSTILE / "sum_dynamic_float32.tflite"))
+    it.resize_tensor_input(0, [0])
+    it.allocate_tensors()
+    it.set_tensor(0, np.zeros([0], np.float32))
+    it.invoke()
+    assert it.get_tensor(0).shape == (0,)
+
+
+def test_a_resource_tensor_reads_as_none_like_litert():
+    """get_tensor of a RESOURCE tensor raised ValueError; LiteRT's details say numpy.object_
+    and its value is None."""
+    path = str(pathlib.Path(__file__).resolve().parent / "models" / "subgraphs" /
+               "stream_ring_float32.tflite")
+    it = tfl.Interpreter(model_path=path)
+    it.allocate_tensors()
+    handles = [d for d in it.get_tensor_details() if d["dtype"] is np.object_]
+    assert [d["name"] for d in handles] == ["ring"]
+    value = it.get_tensor(handles[0]["index"])
+    assert value.dtype == object and value.shape == () and value.item() is None

@@ -42,6 +42,8 @@ MODELS = {
     "trimmed_kws_int8": ("net_ds_cnn_kws_int8.tflite", "trimmed"),
     "minimal_kws_int8": ("net_ds_cnn_kws_int8.tflite", "minimal"),
     "minimal_lstm_int8": ("net_lstm_int8.tflite", "minimal"),
+    # shape_signature [-1, 16] (most Keras exports): run at the model's shapes, as TFLM does
+    "minimal_dynamic_int8": ("resize/keras2_mlp_int8.tflite", "minimal"),
     "signal_energy": ("signal/energy_257.tflite", "full"),  # a CUSTOM operator, by name
     # control flow: the exported resolver registers the body's operators too
     "while_float32": ("subgraphs/while_float32.tflite", "full"),
@@ -53,7 +55,6 @@ MODELS = {
 REFUSED = {
     "refused_resource_int8": "subgraphs/stream_ring_int8.tflite",  # VAR_HANDLE, CALL_ONCE
     "refused_while_float32": "subgraphs/while_float32.tflite",  # control flow: 3 subgraphs
-    "refused_dynamic_int8": "resize/keras2_mlp_int8.tflite",  # shape_signature [-1, 16]
 }
 
 # Budgets at -Os on Cortex-M4F, bytes of .text linked into the cnn_int8 firmware (full) and
@@ -81,7 +82,7 @@ FULL_CORE_TEXT_BUDGET = 26 * 1024 + 384
 TRIMMED_CORE_TEXT_BUDGET = 15 * 1024 + 256
 MINIMAL_CORE_TEXT_BUDGET = 11 * 1024 + 512
 # Stack below the caller's frame, per call (allocate, invoke), for every model.
-STACK_BUDGET = 1024  # invoke of every model (conv nets included)
+STACK_BUDGET = 1040  # invoke of every model (conv nets included; 1,028 at most this round)
 ALLOCATE_STACK_BUDGET = 1536  # create + allocate: the verifier's message buffers
 
 

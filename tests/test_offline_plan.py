@@ -190,3 +190,87 @@ def test_a_dynamic_batch_model_keeps_its_plan_until_resized():
                            [3, *it.get_input_details()[0]["shape"][1:]])
     it.allocate_tensors()
     assert all(b.offline_offset < 0 for b in it.memory_plan().buffers if b.tensor >= 0)
+
+
+# --- hostile plans: the offsets are data from the file -----------------------------------
+
+ADD = ZOO / "add_same_float32.tflite"  # three float32 [1, 4, 4, 8] tensors, 512 bytes each
+
+
+def _with_offsets(offsets, source=ADD):
+    from picolite.offline_plan import _rewrite
+
+    return _rewrite(source.read_bytes(), offsets)
+
+
+def _allocated(data):
+    it = picolite.Interpreter(model_content=data)
+    it.allocate_tensors()
+    return it
+
+
+def test_an_aligned_plan_runs():
+    it = _allocated(_with_offsets([0, 512, 1024]))
+    assert [b.offset for b in it.memory_plan().buffers] == [0, 512, 1024]
+
+
+def test_misaligned_offsets_are_refused():
+    """float32 tensors at offsets 1, 513, 1025 would be read with misaligned loads (UBSan
+    reports them; a device may fault, and export-c would carry the plan there)."""
+    with pytest.raises(picolite.ModelError, match=r"OfflineMemoryAllocation.*tensor 0.*"
+                                                  r"offset 1, not -1 or a multiple of its element size 4"):
+        _allocated(_with_offsets([1, 513, 1025]))
+    # an int8 tensor may start at any byte
+    it = _allocated(_with_offsets([1, 129, 257], ZOO / "add_same_int8.tflite"))
+    assert [b.offset for b in it.memory_plan().buffers] == [1, 129, 257]
+
+
+def test_overlapping_offsets_are_a_model_error():
+    with pytest.raises(picolite.ModelError, match=r"OfflineMemoryAllocation: tensor 0 .*"
+                                                  r"overlaps global tensor 1 "):
+        _allocated(_with_offsets([0, 256, 1024]))
+
+
+def test_negative_offsets_other_than_minus_one_are_refused():
+    with pytest.raises(picolite.ModelError, match=r"OfflineMemoryAllocation.*tensor 0.*-2"):
+        _allocated(_with_offsets([-2, 512, 1024]))
+    it = _allocated(_with_offsets([-1, 512, 1024]))  # -1: planned on the device
+    assert it.memory_plan().buffers[0].offline_offset == -1
+
+
+def test_an_offset_past_every_tensor_together_is_refused():
+    """A 1 GiB offset in a 1 KiB model must not make the host reserve a gigabyte: no plan
+    needs a gap larger than all its buffers laid end to end."""
+    data = _with_offsets([0, 512, 1 << 30])
+    with pytest.raises(picolite.ModelError, match=r"OfflineMemoryAllocation.*tensor 2.*"
+                                                  r"1073741824.*1536"):
+        _allocated(data)
+    with pytest.raises(picolite.ModelError):
+        picolite.required_arena_size(data)
+
+
+SUBGRAPHS = sorted((ZOO / "subgraphs").glob("*.tflite"))
+
+
+@pytest.mark.parametrize("path", SUBGRAPHS, ids=lambda p: p.name)
+def test_control_flow_models_get_a_plan_of_every_subgraph(path):
+    """WHILE, IF and CALL_ONCE models share one plan over their subgraphs, whose offsets the
+    entry lists in subgraph order (write_offline_plan raised IndexError on them)."""
+    from picolite.testing import random_inputs
+
+    planned = picolite.Interpreter(model_content=picolite.write_offline_plan(path, "optimal"),
+                                   planner="greedy")
+    plain = picolite.Interpreter(str(path), planner="optimal")
+    outs = []
+    for it in (plain, planned):
+        it.allocate_tensors()
+        details = it.get_input_details()
+        for d, x in zip(details, random_inputs(details, seed=7)):
+            it.set_tensor(d["index"], x)
+        it.invoke()
+        outs.append([it.get_tensor(d["index"]).tobytes() for d in it.get_output_details()])
+    assert outs[0] == outs[1]
+    assert all(b.offline_offset == b.offset for b in planned.memory_plan().buffers)
+    assert [(b.subgraph, b.tensor, b.offset) for b in planned.memory_plan().buffers] == \
+        [(b.subgraph, b.tensor, b.offset) for b in plain.memory_plan().buffers]
+    assert planned.allocations().head == plain.allocations().head

@@ -167,3 +167,27 @@ def test_invoke_with_profile_returns_one_timed_run():
     assert len(p.nodes) == len(it._get_ops_details())
     assert all(n.min_ns > 0 for n in p.nodes)
     assert it.invoke() is None
+
+
+def test_every_run_starts_from_the_callers_inputs(interp, monkeypatch):
+    """An invoke may reuse its inputs' memory (TFLM's arena does): each timed run must see
+    the inputs the caller set, not what the previous run left there."""
+    import picolite.profile as prof_mod
+
+    index = interp.get_input_details()[0]["index"]
+    rng = np.random.default_rng(3)
+    detail = interp.get_input_details()[0]
+    data = rng.integers(-128, 128, detail["shape"]).astype(detail["dtype"])
+    interp.set_tensor(index, data)
+    seen = []
+    real = prof_mod._timed
+
+    def spy(c, runs):
+        seen.append((runs, c.get_bytes(index)))
+        c.set_bytes(index, bytes(len(seen[-1][1])))  # as if the run overwrote its input
+        return real(c, runs)
+
+    monkeypatch.setattr(prof_mod, "_timed", spy)
+    profile(interp, n=3, warmup=2)
+    assert [r for r, _ in seen] == [1] * 5
+    assert all(b == data.tobytes() for _, b in seen)

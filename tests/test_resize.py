@@ -9,6 +9,9 @@ picolite's own: the arena is re-planned exactly, a shape the model cannot take n
 """
 
 import json
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -78,7 +81,7 @@ def test_models_have_a_dynamic_batch():
 def test_resized_outputs_match_litert(entry, batch):
     path = path_of(entry["file"])
     shape = batch_shape(entry, batch)
-    ours, ref = resized(path, shape), litert_resized(path, shape)
+    ours, ref = resized(path, shape, target="litert"), litert_resized(path, shape)
     for seed in range(2):
         x = random_inputs(ours.get_input_details(), seed)[0]
         assert x.shape == tuple(shape)
@@ -204,8 +207,7 @@ def test_only_inputs_can_be_resized():
 
 
 @pytest.mark.parametrize("size, message", [
-    ([0, 16], r"shape \[0, 16\] has dim 0 = 0; picolite needs every dim to be at least 1"),
-    ([-3, 16], r"shape \[-3, 16\] has dim 0 = -3"),
+    ([-3, 16], r"shape \[-3, 16\] has dim 0 = -3; a dim must be at least 0"),
     ([1] * 9, "rank 9 is above picolite's limit of 8"),
     ([[1, 16]], "^Shape should be 1D instead of 2"),
     (4, "^Shape should be 1D instead of 0"),
@@ -216,6 +218,18 @@ def test_bad_shapes_are_refused_with_clear_messages(size, message):
         it.resize_tensor_input(0, size)
     it.allocate_tensors()  # the interpreter is unchanged
     assert list(it.get_input_details()[0]["shape"]) == [1, 16]
+
+
+def test_a_batch_of_zero_runs_as_in_litert(litert):
+    """LiteRT takes an empty input (its testEmptyInputTensor): no rows in, no rows out."""
+    from reference import make_interpreter
+
+    outs = []
+    for it in (make_interpreter(MLP), picolite.Interpreter(model_path=MLP)):
+        it.resize_tensor_input(0, [0, 16])
+        run(it, [np.zeros((0, 16), np.float32)])
+        outs.append(it.get_tensor(it.get_output_details()[0]["index"]))
+    assert outs[0].shape == outs[1].shape == (0, 4)
 
 
 def test_a_shape_the_model_cannot_take_names_the_op_and_node():
@@ -230,8 +244,8 @@ def test_a_shape_the_model_cannot_take_names_the_op_and_node():
 
 
 def test_required_arena_size_rejects_bad_input_shapes():
-    with pytest.raises(ValueError, match="dim 1 = 0"):
-        picolite.required_arena_size(MLP, input_shapes=[[2, 0]])
+    with pytest.raises(ValueError, match="dim 1 = -2"):
+        picolite.required_arena_size(MLP, input_shapes=[[2, -2]])
     with pytest.raises(ValueError, match=r"input 1 of 1"):
         picolite.required_arena_size(MLP, input_shapes={1: [2, 16]})
     assert (picolite.required_arena_size(MLP, input_shapes=[None])
@@ -285,7 +299,7 @@ def test_every_zoo_model_resized_matches_litert(entry, grow):
     path = str((ZOO / entry["file"]).resolve())
     ref = make_interpreter(path)
     shapes = [grow(d["shape"]) for d in ref.get_input_details()]
-    ours = picolite.Interpreter(model_path=path)
+    ours = picolite.Interpreter(model_path=path, target="litert")
     for d, shape in zip(ours.get_input_details(), shapes):
         ours.resize_tensor_input(d["index"], shape)
     try:
@@ -324,7 +338,7 @@ def test_slice_keeps_an_output_shape_the_model_fixes():
     ref = make_interpreter(SLICE_4D)
     ref.resize_tensor_input(0, fits)
     ref.allocate_tensors()
-    ours = picolite.Interpreter(model_path=SLICE_4D)
+    ours = picolite.Interpreter(model_path=SLICE_4D, target="litert")
     ours.resize_tensor_input(0, fits)
     x = np.random.RandomState(0).uniform(-1, 1, fits).astype(np.float32)
     run(ours, [x])
@@ -351,3 +365,42 @@ def test_a_refused_shape_leaves_the_previous_one():
         it.resize_tensor_input(0, [1 << 16, 1 << 16])
     it.allocate_tensors()  # the previous shapes, re-planned
     assert list(it.get_output_details()[0]["shape"]) == [4, 4]
+
+
+# --- large resizes: the host's memory, never a bare MemoryError --------------------------
+
+LARGE = textwrap.dedent("""
+    import resource, sys
+    limit = int(sys.argv[2]) << 20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # a host with this much memory
+    import picolite
+    model, rows = sys.argv[1], 1 << 23  # [8388608, 16] float32: 940 MB of arena
+    try:
+        it = picolite.Interpreter(model)
+        it.resize_tensor_input(0, [rows, 16])
+        it.allocate_tensors()
+        print("allocated", it.arena_used_bytes())
+        del it
+        print("sized", picolite.required_arena_size(model, input_shapes=[[rows, 16]]))
+    except MemoryError as e:
+        print("MemoryError", e)
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux sets it")
+@pytest.mark.parametrize("limit_mib, expect", [(1536, "allocated 939524848"),
+                                               (1024, "MemoryError picolite: sizing")])
+def test_sizing_a_large_resize_asks_for_what_it_needs(limit_mib, expect):
+    """Sizing grew its work buffer to twice what the run reported and doubled again: 1.9 GB
+    for a 940 MB arena, then 8, 16 and a refused 32 GiB for larger ones, ending in a bare
+    MemoryError(''). It now asks for the reported need and an eighth; when even that fails,
+    the MemoryError says how many bytes."""
+    model = str(ZOO / "resize" / "keras2_mlp_float32.tflite")
+    r = subprocess.run([sys.executable, "-c", LARGE, model, str(limit_mib)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith(expect), r.stdout
+    if expect.startswith("allocated"):
+        assert "sized 939524848" in r.stdout
+    else:
+        assert "bytes, which the host could not allocate" in r.stdout

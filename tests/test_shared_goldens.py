@@ -23,7 +23,7 @@ def run_both(model_path, invocations):
     """Runs each invocation's inputs in order on one picolite and one LiteRT interpreter."""
     from reference import make_interpreter
 
-    ours = picolite.Interpreter(model_path=str(model_path))
+    ours = picolite.Interpreter(model_path=str(model_path), target="litert")
     ours.allocate_tensors()
     ref = make_interpreter(str(model_path))
     results = []

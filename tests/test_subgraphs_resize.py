@@ -41,7 +41,7 @@ def resized(make, path, batch):
 
 
 def ours(path):
-    return picolite.Interpreter(model_path=path)
+    return picolite.Interpreter(model_path=path, target="litert")  # compared with LiteRT
 
 
 def litert(path):

@@ -30,7 +30,8 @@ GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-reference"
 # boundary the object overwrites fields of the output's TfLiteTensor that the wheel's
 # construction happens not to read back (its dims), so the wheel still constructs (and
 # computes garbage) up to 32 bytes below the size where nothing read back is overwritten,
-# which is what picolite reports.
+# which is what picolite reports; on another heap (another process's alignment of the
+# wheel's arena) the same wheel needed 16 bytes more. Only a band is checked for these.
 DECODE_BELOW = {"decode_huffman_wide_int8", "decode_prune_bool", "decode_prune_float32",
                 "decode_prune_int16", "decode_prune_int32", "decode_prune_int64",
                 "decode_prune_int8"}
@@ -138,11 +139,12 @@ def check_against_the_wheel(runtime, data, name=""):
         pytest.skip("the tflite-micro wheel does not run this model")
     assert as_lines(report) == theirs
     need = report.required
+    if name in DECODE_BELOW:  # the boundary moves with the wheel's heap (measured: -32..+16)
+        assert constructs(runtime, data, need + 32), f"the wheel fails with {need + 32} bytes"
+        assert not constructs(runtime, data, need - 48), f"the wheel runs with {need - 48}"
+        return
     assert constructs(runtime, data, need), f"the wheel fails with {need} bytes"
-    if name in DECODE_BELOW:
-        assert constructs(runtime, data, need - 32) or constructs(runtime, data, need - 16)
-    else:
-        assert not constructs(runtime, data, need - 1), f"the wheel runs with {need - 1} bytes"
+    assert not constructs(runtime, data, need - 1), f"the wheel runs with {need - 1} bytes"
 
 
 def zoo_and_shared_models():

@@ -1,10 +1,10 @@
 """TFLM side by side on the model zoo: same outputs, and picolite's arena never larger.
 
 Runs tflite-micro's own Python interpreter (``pip install tflite-micro``) on every model of
-tests/models/ with the same inputs as picolite. Where TFLM agrees with LiteRT's reference
-kernels (MANIFEST.json records it per model: all but a handful, where TFLM's kernels are
-known to round differently), picolite must equal TFLM exactly. The arena total that TFLM's
-RecordingMicroAllocator prints is compared with picolite's.
+tests/models/ with the same inputs as picolite (target="tflm-x86-64"). Where MANIFEST.json
+records TFLM agreeing with LiteRT's reference kernels, picolite must equal TFLM exactly
+(tests/test_tflm_target.py holds every model to the wheel's bytes). The arena total that
+TFLM's RecordingMicroAllocator prints is compared with picolite's.
 """
 
 import re
@@ -31,12 +31,6 @@ def tflm_runtime():
     return runtime
 
 
-def rounds_like_litert_not_tflm(entry):
-    """16x8 FULLY_CONNECTED: LiteRT's reference requantizes in double, TFLM with a fixed-point
-    multiplier, so they differ by one on some inputs; picolite follows LiteRT (the judge)."""
-    return entry["type"] == "int16x8" and "FULLY_CONNECTED" in entry["ops"]
-
-
 def tflm_total(text):
     m = re.search(r"\[RecordingMicroAllocator\] Arena allocation total (\d+) bytes", text)
     return int(m.group(1)) if m else None
@@ -45,7 +39,7 @@ def tflm_total(text):
 @pytest.mark.parametrize("entry", MODELS, ids=lambda e: e["file"].rsplit("/", 1)[-1])
 def test_tflm_side_by_side(entry, tflm_runtime, capfd):
     path = ZOO / entry["file"]
-    ours = picolite.Interpreter(model_path=str(path))
+    ours = picolite.Interpreter(model_path=str(path), target="tflm-x86-64")
     try:
         ours.allocate_tensors()
     except picolite.UnsupportedOpError as e:
@@ -61,8 +55,6 @@ def test_tflm_side_by_side(entry, tflm_runtime, capfd):
             mine, tflm = ours.get_output(o), theirs.get_output(o)
             if np.issubdtype(mine.dtype, np.floating):
                 np.testing.assert_allclose(mine, tflm, rtol=1e-5, atol=1e-6)
-            elif rounds_like_litert_not_tflm(entry):
-                assert np.abs(mine.astype(np.int64) - tflm).max() <= 1
             else:
                 assert mine.tobytes() == tflm.tobytes(), f"output {o} differs from TFLM"
     capfd.readouterr()

@@ -18,6 +18,7 @@
 
 #include "fast/exp.h"
 #include "fast/inline.h"
+#include "kernels/activation/logistic_tanh.h"
 #include "kernels/common/fmath.h"
 
 /* fmath.c's reduce on each lane: e^y = 2^k (1 + return value) with k integral. */
@@ -68,13 +69,15 @@ PL_FAST_INLINE vf tanh_lanes(vf x)
     return f_select(f_nan(x), x, t);
 }
 
-/* pl_logistic_f32's element: clamped to [-100, 100] (NaN passes), 1 / (1 + e^-v). */
+/* pl_logistic_f32's element: e^v below the lower cutoff, 1 above the upper one, else
+** 1 / (1 + e^-v) (NaN too): one exp per lane, of v or of -v. */
 PL_FAST_INLINE vf logistic_lanes(vf v)
 {
-    v = f_select(f_lt(v, f_set(-100.0f)), f_set(-100.0f),
-                 f_select(f_gt(v, f_set(100.0f)), f_set(100.0f), v));
+    fmask low = f_lt(v, f_set(PL_LOGISTIC_F32_LOWER));
+    vf e = exp_lanes(f_select(low, v, f_neg(v)));
     vf one = f_set(1.0f);
-    return f_div(one, f_add(one, exp_lanes(f_neg(v))));
+    vf r = f_select(low, e, f_div(one, f_add(one, e)));
+    return f_select(f_gt(v, f_set(PL_LOGISTIC_F32_UPPER)), one, r);
 }
 
 /* out[i] = f(in[i]), the last few through a zero-padded copy. */

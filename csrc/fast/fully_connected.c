@@ -1,6 +1,8 @@
 /* fully_connected.c - FULLY_CONNECTED's fast path: the matrix product with the weights
 ** packed at prepare. int8 rows are copied (plus 128, padded) into the host block a chunk
-** at a time and their int32 sums rescaled in double as LiteRT's reference does; float32
+** at a time; their int32 sums go through the convolutions' integer output stage in vector
+** registers for TFLM's arithmetic (bias folded in, so a bias that is not constant keeps the
+** portable kernel), or are rescaled in double lanes as LiteRT's reference does. float32
 ** reads the input rows in place; 16x8 is fully_connected16.c. uint8, hybrid and weights
 ** with a zero point (or not constant) keep the portable kernel. */
 #include <string.h>
@@ -17,11 +19,54 @@ typedef struct fc_plan {
     int32_t rows;    /* int8: batch rows per chunk */
     bool f32;
     void *packed;
-    int32_t *fold;   /* int8: (input offset - 128) * the unit's weight sum, mod 2^32 */
-    double *scale;   /* int8: the unit's output scale */
+    int32_t *fold;   /* int8, LiteRT: (input offset - 128) * the unit's weight sum, mod 2^32 */
+    double *scale;   /* int8, LiteRT: the unit's output scale */
+    pl_s8_stage st;  /* int8, TFLM: the whole output stage, bias and offsets folded */
     uint8_t *a;      /* int8: rows x kp */
-    int32_t *sums;   /* int8: rows x units */
+    int32_t *sums;   /* int8, LiteRT: rows x units */
 } fc_plan;
+
+/* The TFLM output stage of the units: their Q31 multipliers and shifts (one per unit, the
+** per-tensor one repeated) handed to the stage the convolutions use, with the bias and the
+** input zero point folded into its addends. arrays holds 6 * lanes int32. */
+static bool stage_init(const pl_fully_connected_params *p, const int8_t *w, const int32_t *bias,
+                       int32_t *arrays, int32_t lanes, pl_s8_stage *st)
+{
+    int32_t *mult = arrays + 4 * lanes, *shift = mult + lanes;
+    for (int32_t u = 0; u < p->units; u++) {
+        int32_t c = p->per_channel ? u : 0;
+        mult[u] = p->rescale[2 * c];
+        shift[u] = p->rescale[2 * c + 1];
+    }
+    const pl_s8_requant q = {p->input_offset, mult, shift, p->output_offset, p->act_min,
+                             p->act_max};
+    return pl_fast_s8_stage_init(&q, w, p->units, p->depth, bias, arrays, lanes, st);
+}
+
+/* LiteRT's output stage: the input zero point as a per-unit fold, the double scales. */
+static void fold_init(const pl_fully_connected_params *p, const int8_t *w, fc_plan *fp)
+{
+    for (int32_t u = 0; u < p->units; u++) {
+        int64_t sum = 0;
+        for (int32_t i = 0; i < p->depth; i++)
+            sum += w[(size_t)u * (size_t)p->depth + (size_t)i];
+        fp->fold[u] = (int32_t)(uint32_t)(int64_t)((p->input_offset - 128) * sum);
+        fp->scale[u] = p->scale[p->per_channel ? u : 0];
+    }
+}
+
+/* TFLM's stage folds the bias at prepare, so it needs the bias constant (or none). */
+static bool bias_foldable(pl_context *ctx, const pl_node *node, const int32_t **bias)
+{
+    pl_tensor b;
+    *bias = NULL;
+    if (ctx->get_eval(ctx, pl_node_input(node, 2), &b) != PL_OK)
+        return false;
+    if (b.index < 0)
+        return true;
+    *bias = b.data;
+    return b.data != NULL && b.is_constant;
+}
 
 static bool plan(pl_context *ctx, const pl_node *node)
 {
@@ -31,20 +76,27 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const pl_gemm_s8 *g8 = pl_gemm_s8_for(isa);
     const pl_gemm_f32 *gf = pl_gemm_f32_for(isa);
     pl_tensor f;
+    const int32_t *bias = NULL;
     if (d->hybrid || (d->type != PL_INT8 && d->type != PL_FLOAT32) || g8 == NULL ||
         gf == NULL || ctx->get_eval(ctx, pl_node_input(node, 1), &f) != PL_OK ||
         f.data == NULL || !f.is_constant || (d->type == PL_INT8 && p->filter_offset != 0))
         return false;
     fc_plan fp = {0};
     fp.f32 = d->type == PL_FLOAT32;
+    bool fixed = !fp.f32 && p->fixed_rescale;
+    if (fixed && !bias_foldable(ctx, node, &bias))
+        return false;
     fp.kp = fp.f32 ? p->depth : pl_fast_round_up(p->depth, 4);
     fp.rows = pl_fast_chunk_rows((size_t)fp.kp, (size_t)p->batches);
+    int32_t lanes = pl_fast_round_up(p->units, PL_FAST_LANES);
     size_t packed = fp.f32 ? gf->packed_bytes(p->units, p->depth)
                            : g8->packed_bytes(p->units, fp.kp);
-    size_t fold = fp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * (size_t)p->units);
-    size_t scale = fp.f32 ? 0 : pl_fast_align64(sizeof(double) * (size_t)p->units);
+    size_t fold = fp.f32 ? 0 : fixed ? pl_fast_align64(sizeof(int32_t) * 6 * (size_t)lanes)
+                                     : pl_fast_align64(sizeof(int32_t) * (size_t)p->units);
+    size_t scale = fp.f32 || fixed ? 0 : pl_fast_align64(sizeof(double) * (size_t)p->units);
     size_t a = fp.f32 ? 0 : pl_fast_align64((size_t)fp.rows * (size_t)fp.kp);
-    size_t sums = fp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * (size_t)fp.rows * (size_t)p->units);
+    size_t sums = fp.f32 || fixed ? 0 : pl_fast_align64(sizeof(int32_t) * (size_t)fp.rows *
+                                                        (size_t)p->units);
     size_t head = pl_fast_align64(sizeof fp);
     uint8_t *block =
         pl_fast_block_new(node, head + pl_fast_align64(packed) + fold + scale + a + sums);
@@ -54,18 +106,17 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (fp.f32) {
         gf->pack(f.data, p->units, p->depth, fp.packed);
     } else {
-        const int8_t *w = f.data;
         fp.fold = (int32_t *)(block + head + pl_fast_align64(packed));
-        fp.scale = (double *)((uint8_t *)fp.fold + fold);
-        fp.a = (uint8_t *)fp.scale + scale;
-        fp.sums = (int32_t *)(fp.a + a);
-        g8->pack(w, p->units, p->depth, fp.kp, fp.packed);
-        for (int32_t u = 0; u < p->units; u++) {
-            int64_t sum = 0;
-            for (int32_t i = 0; i < p->depth; i++)
-                sum += w[(size_t)u * (size_t)p->depth + (size_t)i];
-            fp.fold[u] = (int32_t)(uint32_t)(int64_t)((p->input_offset - 128) * sum);
-            fp.scale[u] = p->scale[p->per_channel ? u : 0];
+        fp.scale = fixed ? NULL : (double *)((uint8_t *)fp.fold + fold);
+        fp.a = (uint8_t *)fp.fold + fold + scale;
+        fp.sums = fixed ? NULL : (int32_t *)(fp.a + a);
+        g8->pack(f.data, p->units, p->depth, fp.kp, fp.packed);
+        if (fixed) {
+            if (!stage_init(p, f.data, bias, fp.fold, lanes, &fp.st))
+                return false;
+            fp.fold = NULL;
+        } else {
+            fold_init(p, f.data, &fp);
         }
     }
     memcpy(block, &fp, sizeof fp);
@@ -87,6 +138,7 @@ static void invoke_s8(const fc_plan *fp, const pl_fully_connected_params *p,
 {
     const size_t depth = (size_t)p->depth, units = (size_t)p->units;
     const pl_fc_output o = {p, fp->fold, bias, fp->scale};
+    const bool fixed = fp->sums == NULL;
     for (int32_t b0 = 0; b0 < p->batches; b0 += fp->rows) {
         int32_t rows = p->batches - b0 < fp->rows ? p->batches - b0 : fp->rows;
         for (int32_t r = 0; r < rows; r++) {
@@ -95,6 +147,11 @@ static void invoke_s8(const fc_plan *fp, const pl_fully_connected_params *p,
             for (size_t i = 0; i < depth; i++)
                 row[i] = (uint8_t)((uint8_t)x[i] ^ 0x80u);
             memset(row + depth, 0, (size_t)fp->kp - depth);
+        }
+        if (fixed) { /* TFLM: the stage writes the int8 outputs */
+            g8->run(rows, p->units, fp->kp, fp->a, (size_t)fp->kp, fp->packed, &fp->st,
+                    out + (size_t)b0 * units, NULL, units);
+            continue;
         }
         g8->run(rows, p->units, fp->kp, fp->a, (size_t)fp->kp, fp->packed, NULL, NULL,
                 fp->sums, units);

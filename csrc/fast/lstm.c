@@ -1,5 +1,5 @@
 /* lstm.c - UNIDIRECTIONAL_SEQUENCE_LSTM's fast path: the plan (float32, int8 8x8->16 and
-** 16x8, whose steps are lstm16.c) and the float and int8 steps. The input-to-gate products
+** TFLM's integer LSTMs, whose steps are lstm16.c) and the float and int8 steps. The input-to-gate products
 ** do not depend on the state: for a chunk of time steps of one batch they are one matrix
 ** product (bias included for float, rescaled to the int16 input parts for the integer paths,
 ** as LiteRT rescales the input and recurrent parts apart). Each step then needs one
@@ -103,6 +103,8 @@ static bool supported(const pl_lstm_op *d, pl_isa isa)
         return false;
     if (d->type == PL_FLOAT32)
         return pl_gemm_f32_for(isa) != NULL;
+    if (d->type == PL_INT8 && d->q16 != NULL) /* TFLM's int8 LSTM */
+        return pl_gemm_s8_for(isa) != NULL;
     if (d->type == PL_INT8) /* x - zp must fit the portable kernel's int16 rows */
         return pl_gemm_s8_for(isa) != NULL && p->input_zp >= INT8_MIN &&
                p->input_zp <= INT8_MAX && p->state_zp >= INT8_MIN && p->state_zp <= INT8_MAX;
@@ -166,9 +168,13 @@ static bool plan(pl_context *ctx, const pl_node *node)
         lp.fold_p = take(&at, n_out * 8);
     }
     uint8_t *base = at; /* the work area */
-    /* integer: sum w (x - zp) = the product's sum + fold (int8 rows hold x + 128) */
-    int64_t zx = s8 ? -(int64_t)p->input_zp - 128 : f32 ? 0 : -(int64_t)d->q16->input_zp;
-    int64_t zh = s8 ? -(int64_t)p->state_zp - 128 : f32 ? 0 : -(int64_t)d->q16->hidden_zp;
+    /* integer: sum w (x - zp) = the product's sum + fold (int8 rows hold x + 128); TFLM's
+    ** integer LSTMs keep their zero points in q16 */
+    int64_t zx = f32 ? 0 : d->q16 != NULL ? -(int64_t)d->q16->input_zp : -(int64_t)p->input_zp;
+    int64_t zh = f32 ? 0 : d->q16 != NULL ? -(int64_t)d->q16->hidden_zp
+                                           : -(int64_t)p->state_zp;
+    zx -= s8 ? 128 : 0;
+    zh -= s8 ? 128 : 0;
     stack(&lp, w_x, p->n_cell, p->n_input, wsize, base);
     pack(isa, d->type, base, lp.gn, p->n_input, lp.kx, lp.wx);
     if (!f32)
@@ -308,6 +314,55 @@ static void batch_s8(const pl_lstm_plan *lp, const pl_lstm_params *p, const pl_g
     }
 }
 
+/* TFLM's int32 fully connected output: the wrapped sum rescaled, saturated to int16. */
+static int16_t fc8_out(uint32_t sum, int32_t m, int32_t s)
+{
+    return (int16_t)pl_fx_clamp(pl_fx_mul_by_qm((int32_t)sum, m, s), INT16_MIN, INT16_MAX);
+}
+
+/* TFLM's int8 LSTM (EvalLstm<int8, int8, int16, int32>): the int8 products of batch_s8,
+** each gate part rescaled apart as TFLM does, then the 16x8 path's step. */
+static void batch_s8_tflm(const pl_lstm_plan *lp, const pl_lstm_params *p,
+                          const pl_lstm16_q *q, const pl_gemm_s8 *g, const pl_lstm_data *t,
+                          int32_t b)
+{
+    const size_t gn = (size_t)lp->gn, n_out = (size_t)p->n_output, n_cell = (size_t)p->n_cell;
+    int8_t *h = (int8_t *)t->out_state + (size_t)b * n_out;
+    int16_t *cell = (int16_t *)t->cell_state + (size_t)b * n_cell;
+    int32_t *raw = lp->sums, *rec = lp->rec;
+    uint8_t *a = lp->a;
+    for (int32_t t0 = 0; t0 < p->steps; t0 += lp->chunk) {
+        int32_t rows = p->steps - t0 < lp->chunk ? p->steps - t0 : lp->chunk;
+        for (int32_t s = 0; s < rows; s++)
+            to_u8((const int8_t *)t->in + pl_lstm_row(p, b, t0 + s) * (size_t)p->n_input,
+                  p->n_input, lp->kx, a + (size_t)s * (size_t)lp->kx);
+        g->run(rows, lp->gn, lp->kx, a, (size_t)lp->kx, lp->wx, NULL, NULL, raw, gn);
+        for (int32_t k = 0; k < lp->gates; k++) {
+            const pl_lstm16_gate *sc = &q->gate[lp->gate[k]];
+            const int32_t *bias = t->w.bias[lp->gate[k]];
+            for (int32_t s = 0; s < rows; s++)
+                for (size_t c = 0, j = (size_t)k * n_cell; c < n_cell; c++, j++) {
+                    size_t o = (size_t)s * gn + j;
+                    uint32_t v = (uint32_t)raw[o] + (uint32_t)lp->fold_x[j] + (uint32_t)bias[c];
+                    lp->xin[o] = fc8_out(v, sc->in_m, sc->in_s);
+                }
+        }
+        for (int32_t s = 0; s < rows; s++) {
+            to_u8(h, p->n_output, lp->kh, lp->ah);
+            g->run(1, lp->gn, lp->kh, lp->ah, (size_t)lp->kh, lp->wh, NULL, NULL, rec, gn);
+            for (int32_t k = 0; k < lp->gates; k++) {
+                const pl_lstm16_gate *sc = &q->gate[lp->gate[k]];
+                for (size_t c = 0, j = (size_t)k * n_cell; c < n_cell; c++, j++)
+                    lp->act[j] = fc8_out((uint32_t)rec[j] + (uint32_t)lp->fold_h[j], sc->rec_m,
+                                         sc->rec_s);
+            }
+            int8_t *out = (int8_t *)t->out + pl_lstm_row(p, b, t0 + s) * n_out;
+            pl_fast_lstm_tflm_step(lp, p, q, lp->xin + (size_t)s * gn, cell, out);
+            memcpy(h, out, n_out);
+        }
+    }
+}
+
 pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node)
 {
     pl_lstm_plan *lp = pl_fast_block(node);
@@ -324,6 +379,8 @@ pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node)
     for (int32_t b = 0; b < p->batches; b++) {
         if (d->type == PL_FLOAT32)
             batch_f32(lp, p, pl_gemm_f32_for(isa), &t, b);
+        else if (d->type == PL_INT8 && d->q16 != NULL)
+            batch_s8_tflm(lp, p, d->q16, pl_gemm_s8_for(isa), &t, b);
         else if (d->type == PL_INT8)
             batch_s8(lp, p, pl_gemm_s8_for(isa), &t, b);
         else

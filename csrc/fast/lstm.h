@@ -29,6 +29,12 @@ typedef struct pl_lstm_plan {
     pl_lstm_f32_math math;       /* float: the rows of exps and tanhs */
 } pl_lstm_plan;
 
+/* One step of TFLM's integer LSTM after its products: lp->act holds the gates' rescaled
+** recurrent parts (gates x n_cell), xin their input parts; adds them (saturating), runs the
+** activations and the cells, and writes the new hidden row to out (int16, int8 under q->s8). */
+void pl_fast_lstm_tflm_step(const pl_lstm_plan *lp, const pl_lstm_params *p,
+                            const pl_lstm16_q *q, const int16_t *xin, int16_t *cell, void *out);
+
 /* The 16x8 sequence of batch b (all its steps). */
 void pl_fast_lstm16_batch(const pl_lstm_plan *lp, const pl_lstm_params *p,
                           const pl_lstm16_q *q, const pl_gemm_s16 *g, const pl_lstm_data *t,

@@ -7,6 +7,8 @@
 ** which the same calls succeed, and 16 bytes less fails at the call that reached the peak. */
 #include "memory/arena.h"
 
+#include <string.h>
+
 #include "picolite/pl_status.h"
 #include "picolite/pl_types.h"
 
@@ -109,7 +111,11 @@ pl_status pl_arena_alloc_tail(pl_arena *a, size_t size, size_t align, void **out
     size_t after = align_up_sat(add_sat(a->capacity - a->tail, size), align);
     if (after > a->capacity - a->temp)
         return too_small(err, "tail allocation", size, usable_for(a->temp, after), a->capacity);
-    a->tail = (uint32_t)(a->capacity - after);
+    /* zeroed with its alignment gap: the seal hashes the whole tail (integrity.c), which
+    ** must hold no byte the arena held before the interpreter */
+    size_t start = a->capacity - after;
+    memset(a->base + start, 0, a->tail - start);
+    a->tail = (uint32_t)start;
     note_peak(a);
     *out = a->base + a->tail;
     return PL_OK;

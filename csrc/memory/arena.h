@@ -26,7 +26,8 @@ typedef struct pl_arena pl_arena;
 ** cannot hold it, PL_ERR_ARG for NULL. */
 pl_status pl_arena_create(void *buf, size_t size, pl_arena **out, pl_error *err);
 
-/* Persistent bytes from the tail, aligned to align (a power of two <= 16), not zeroed.
+/* Persistent bytes from the tail, aligned to align (a power of two <= 16), zeroed with the
+** alignment gap above them (the whole tail holds only bytes the interpreter wrote).
 ** PL_ERR_ARENA with err->required = the arena size that would have fit this request. */
 pl_status pl_arena_alloc_tail(pl_arena *a, size_t size, size_t align, void **out,
                               pl_error *err);

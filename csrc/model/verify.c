@@ -357,19 +357,23 @@ static pl_status verify_per_channel(vstate *v, pl_vec shape, uint32_t channels, 
 }
 
 /* Zero points of 8- and 16-bit integer tensors lie in the type's range; kernels add them
-** to values of the type in int32, which an out-of-range zero point could overflow. */
+** to values of the type in int32, which an out-of-range zero point could overflow. Any other
+** type's fit int32, where TFLite and TFLM keep every zero point (the schema's are int64). */
 static pl_status verify_zero_points(vstate *v, pl_vec zp, int32_t type)
 {
+    bool narrow = type == PL_INT8 || type == PL_INT16 || type == PL_UINT8;
     int64_t lo = type == PL_INT8 ? INT8_MIN : type == PL_INT16 ? INT16_MIN : 0;
     int64_t hi = type == PL_INT8 ? INT8_MAX : type == PL_INT16 ? INT16_MAX : UINT8_MAX;
-    if (type != PL_INT8 && type != PL_INT16 && type != PL_UINT8)
-        return PL_OK;
+    if (!narrow) {
+        lo = INT32_MIN;
+        hi = INT32_MAX;
+    }
     PL_TRY(charge(v, zp.n));
     for (uint32_t i = 0; i < zp.n; i++) {
         int64_t z = pl_vec_i64(zp, i);
         if (z < lo || z > hi)
             return fail_field(v, "quantization", "zero point %lld (channel %u) is outside %s",
-                              (long long)z, i, pl_type_name(type));
+                              (long long)z, i, narrow ? pl_type_name(type) : "int32");
     }
     return PL_OK;
 }
@@ -395,6 +399,9 @@ static pl_status verify_quant(vstate *v, const pl_table *tensor, pl_vec shape, i
         return PL_OK;
     PL_TRY(check_fields(v, &q, RULES(quant_rules)));
     pl_vec scale = pl_fb_vec(&q, PL_F_QUANT_SCALE), zp = pl_fb_vec(&q, PL_F_QUANT_ZERO_POINT);
+    if (scale.n > 0 && zp.n == 0) /* LiteRT's refusal, word for word */
+        return fail_field(v, "quantization", "Quantization parameters has non-null scale but "
+                          "null zero_point (%u scales)", scale.n);
     /* fewer zero points than scales would be read past their vector */
     if (zp.n > 1 && zp.n < scale.n)
         return fail_field(v, "quantization", "%u zero points for %u scales", zp.n, scale.n);

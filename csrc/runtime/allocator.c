@@ -6,7 +6,11 @@
 ** up to 16 as TFLM does, so the same buffer list goes to the planner. */
 #include "state.h"
 
+#include <stdarg.h>
 #include <string.h>
+
+#include "base/fmt.h"
+#include "memory/planners.h"
 
 #define OFFLINE_METADATA "OfflineMemoryAllocation"
 
@@ -201,6 +205,36 @@ static bool shapes_changed(const pl_interp *it)
     return false;
 }
 
+/* An offline plan is file data, checked like the rest of the model; a device build without
+** the verifier (PL_NO_VERIFIER) trusts the plan the host checked at export. */
+#ifdef PL_NO_VERIFIER
+#define CHECK_PLANS 0
+#else
+#define CHECK_PLANS 1
+#endif
+
+/* PL_ERR_MODEL naming the metadata and tensor g (global index), then why (printf-style). */
+#ifdef PL_NO_MESSAGES
+#define offline_fail(it, g, ...) \
+    ((void)(g), (void)sizeof(pl_error_unused(__VA_ARGS__)), \
+     pl_error_status_inline((it)->err, PL_ERR_MODEL))
+#else
+static pl_status offline_fail(const pl_interp *it, uint32_t g, const char *fmt, ...)
+{
+    char why[PL_ERROR_CAPACITY / 2];
+    va_list ap;
+    uint32_t k = 0;
+    va_start(ap, fmt);
+    pl_fmt_v(why, sizeof why, fmt, ap);
+    va_end(ap);
+    while (k + 1 < it->subgraph_count && pl_subgraph_rec(it, k + 1).tensor_base <= g)
+        k++;
+    return pl_error_set(it->err, PL_ERR_MODEL, "metadata %s: tensor %u of subgraph %u %s",
+                        OFFLINE_METADATA, (unsigned)(g - pl_subgraph_rec(it, k).tensor_base),
+                        (unsigned)k, why);
+}
+#endif
+
 /* Offline offsets from the model's metadata, or an empty view when it has none: one per
 ** tensor of every subgraph, in subgraph order, as TFLM reads them. An offline plan shares
 ** memory between tensors, so preserve-all-tensors (every tensor kept) skips it; so does a
@@ -235,20 +269,36 @@ typedef struct plan_work {
     uint32_t count;
 } plan_work;
 
-static void collect_tensors(pl_interp *it, plan_work *w, pl_vec offline, uint32_t base)
+/* A planned tensor's offline offset: -1 (the device plans it) or a multiple of its element
+** size (4 for a STRING's int32 header), since a device may fault on a misaligned load. */
+static pl_status check_fixed_offset(const pl_interp *it, uint32_t base, uint32_t i,
+                                    int32_t fixed)
+{
+    pl_type type = (pl_type)it->tensors[i].type;
+    size_t align = type == PL_STRING ? 4u : pl_type_size(type);
+    if (!CHECK_PLANS || fixed == -1 || (fixed >= 0 && (size_t)fixed % (align | !align) == 0))
+        return PL_OK;
+    return offline_fail(it, base + i, "(%s) has offset %d, not -1 or a multiple of its "
+                        "element size %zu (a misaligned load may fault on a device)",
+                        pl_type_name(type), (int)fixed, align);
+}
+
+static pl_status collect_tensors(pl_interp *it, plan_work *w, pl_vec offline, uint32_t base)
 {
     for (uint32_t i = 0; i < it->tensor_count; i++) {
         if (!needs_planning(it, i, w->first + base))
             continue;
         pl_plan_buffer *b = &w->bufs[w->count++];
         int32_t fixed = offline.n > 0 ? pl_vec_i32(offline, base + i) : -1;
+        PL_TRY(check_fixed_offset(it, base, i, fixed));
         b->size = (uint32_t)align_up(pl_alloc_tensor_bytes(it, i), PL_ARENA_ALIGN);
         b->first = w->first[base + i];
         b->last = w->last[base + i];
         b->offline_offset = fixed < 0 ? -1 : fixed;
         b->flags = pl_alloc_is_io(it, (int32_t)i) ? PL_PLAN_IO : 0;
-        b->offset = 0;
+        b->offset = base + i; /* the global tensor index until the plan sets the offset */
     }
+    return PL_OK;
 }
 
 static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
@@ -258,7 +308,7 @@ static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
         uint32_t base = pl_subgraph_rec(it, k).tensor_base;
         pl_subgraph_select(it, k);
         PL_TRY(check_sources(it, w->first + base, w->last + base));
-        collect_tensors(it, w, offline, base);
+        PL_TRY(collect_tensors(it, w, offline, base));
     }
     for (uint32_t s = 0; s < it->scratch_count; s++) {
         pl_plan_buffer *b = &w->bufs[w->count++];
@@ -270,6 +320,38 @@ static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
         b->offset = 0;
     }
     pl_subgraph_select(it, 0);
+    return PL_OK;
+}
+
+/* The fixed buffers as a whole: each inside twice the bytes all planned buffers take end to
+** end (room for any gaps a plan leaves; a hostile offset must not make the host reserve a
+** gigabyte), and no two live at once sharing bytes (TFLM would let them overwrite each other,
+** which no planner can repair). A tensor's buffer holds its global index as its offset. */
+static pl_status check_fixed(const pl_interp *it, const plan_work *w)
+{
+    uint64_t total = 0;
+    for (uint32_t n = 0; n < w->count; n++)
+        total += w->bufs[n].size;
+    for (uint32_t n = 0; n < w->count; n++) {
+        const pl_plan_buffer *a = &w->bufs[n];
+        uint64_t a0 = (uint64_t)a->offline_offset;
+        if (a->offline_offset < 0)
+            continue;
+        if (a0 + a->size > 2u * total)
+            return offline_fail(it, a->offset, "at offset %d (+%u bytes) ends past twice "
+                                "the %llu bytes of all planned buffers", (int)a0,
+                                (unsigned)a->size, (unsigned long long)total);
+        for (uint32_t m = n + 1; m < w->count; m++) {
+            const pl_plan_buffer *b = &w->bufs[m];
+            uint64_t b0 = (uint64_t)b->offline_offset;
+            if (b->offline_offset >= 0 && a->size > 0 && b->size > 0 &&
+                pl_plan_overlap_in_time(a, b) && a0 < b0 + b->size && b0 < a0 + a->size)
+                return offline_fail(it, a->offset, "at [%d, +%u) overlaps global tensor %u "
+                                    "at [%d, +%u) while both are live", (int)a0,
+                                    (unsigned)a->size, (unsigned)b->offset, (int)b0,
+                                    (unsigned)b->size);
+        }
+    }
     return PL_OK;
 }
 
@@ -330,6 +412,8 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     PL_TRY(temp(it, slots * sizeof(pl_plan_buffer), _Alignof(pl_plan_buffer),
                 (void **)&w.bufs));
     PL_TRY(collect_buffers(it, &w, offline));
+    if (CHECK_PLANS && offline.n > 0)
+        PL_TRY(check_fixed(it, &w));
     size_t need = pl_plan_scratch_size(planner, w.count);
     void *scratch;
     PL_TRY(temp(it, need, PL_ARENA_ALIGN, &scratch));
@@ -387,6 +471,9 @@ static pl_status allocate_all_variables(pl_interp *it)
     return PL_OK;
 }
 
+/* The head starts zeroed, as a device's arena in .bss does: what prepare left there (its
+** temp records) or the memory held before is never an output, and a kernel that keeps state
+** in an output (CIRCULAR_BUFFER's older slots) starts from zeros whatever the arena held. */
 pl_status pl_alloc_finish(pl_interp *it)
 {
     uint32_t head = 0;
@@ -394,6 +481,8 @@ pl_status pl_alloc_finish(pl_interp *it)
     PL_TRY(plan(it, &head));
     pl_arena_reset_temp(it->arena);
     PL_TRY(pl_arena_resize_head(it->arena, head, it->err));
+    if (!it->sizing) /* a sizing run's head may be gigabytes of memory never touched */
+        memset(pl_arena_base(it->arena), 0, pl_arena_head_size(it->arena));
     return allocate_all_variables(it);
 }
 

@@ -31,6 +31,11 @@ static pl_status check_args(const void *model, const pl_interp_options *opt, voi
         return pl_error_set(err, PL_ERR_ARG, "create: unknown planner %d", (int)opt->planner);
     if ((unsigned)opt->target >= PL_TARGET_COUNT)
         return pl_error_set(err, PL_ERR_ARG, "create: unknown target %d", (int)opt->target);
+    if (!pl_target_modelled(opt->target))
+        return pl_error_set(err, PL_ERR_UNSUPPORTED,
+                            "create: target %s is named but not modelled yet: its kernels' "
+                            "bytes and arena are not proven against that firmware",
+                            pl_target_name(opt->target));
     return PL_OK;
 }
 
@@ -53,6 +58,8 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     PL_TRY(check_args(model, opt, arena, out, err));
     *out = NULL;
     memset(&err->seal, 0, sizeof err->seal); /* a new interpreter: nothing sealed yet */
+    err->poll = NULL;                        /* and nothing polled */
+    err->poll_ctx = NULL;
     PL_TRY(pl_model_open(&m, model, model_size, err));
     PL_TRY(check_model(&m, err));
     PL_TRY(pl_arena_create(arena, arena_size, &a, err));
@@ -239,8 +246,20 @@ pl_status pl_interp_allocate(pl_interp *it)
     return pl_context_bind(it, allocate_phases);
 }
 
+pl_status pl_interp_poll(pl_interp *it, uint32_t n)
+{
+    pl_error *e = it->err;
+    if (e->poll == NULL || e->poll(e->poll_ctx) == 0)
+        return PL_OK;
+    pl_error_set(e, PL_ERR_STATE, "invoke interrupted by the host before node %u of subgraph "
+                 "%u", (unsigned)n, (unsigned)it->current_subgraph);
+    e->node = (int32_t)n;
+    return PL_ERR_STATE;
+}
+
 pl_status pl_interp_run_node(pl_interp *it, uint32_t n)
 {
+    PL_TRY(pl_interp_poll(it, n));
     const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
     pl_node node;
     pl_context_node(it, n, &node);
@@ -378,6 +397,12 @@ void pl_interp_destroy(pl_interp *it)
 const pl_error *pl_interp_error(const pl_interp *it)
 {
     return it->err;
+}
+
+void pl_interp_set_poll(pl_interp *it, int (*poll)(void *poll_ctx), void *poll_ctx)
+{
+    it->err->poll = poll;
+    it->err->poll_ctx = poll_ctx;
 }
 
 pl_status pl_interp_set_profiler(pl_interp *it, const pl_profiler *profiler)

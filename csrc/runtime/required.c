@@ -6,6 +6,7 @@
 #include "picolite/pl_interp.h"
 
 #include "memory/arena.h"
+#include "runtime/state.h"
 
 pl_status pl_required_arena_size(const void *model, size_t model_size,
                                  const pl_interp_options *opt, void *work, size_t work_size,
@@ -17,6 +18,7 @@ pl_status pl_required_arena_size(const void *model, size_t model_size,
         return pl_error_set(err, PL_ERR_ARG, "required_arena_size: required is NULL");
     *required = 0;
     PL_TRY(pl_interp_create(model, model_size, opt, work, work_size, &it, err));
+    it->sizing = true;
     pl_status s = pl_interp_allocate(it);
     if (s != PL_OK) {
         pl_interp_destroy(it); /* err already holds the interpreter's message */

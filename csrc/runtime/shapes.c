@@ -158,16 +158,13 @@ static bool dynamic_input(const pl_interp *it, uint32_t i)
     return false;
 }
 
+/* Without resize (PL_NO_RESIZE) a dynamic dim is ignored and the model runs at its own
+** (placeholder) shapes, as TFLM runs most Keras exports (batch -1); a kernel whose shape
+** differs from the model's then fails its prepare, naming both. */
 pl_status pl_shapes_apply_requests(pl_interp *it)
 {
     for (uint32_t i = 0; i < it->sg.inputs.n && !it->resized; i++)
         it->resized = dynamic_input(it, i);
-#ifdef PL_NO_RESIZE
-    if (it->resized)
-        return pl_error_set(it->err, PL_ERR_UNSUPPORTED, "a subgraph input has a dynamic dim "
-                            "(shape_signature -1): resizing is not in this build "
-                            "(PL_NO_RESIZE); convert the model with fixed input shapes");
-#endif
     const pl_input_request *req = requests_of(it);
     for (uint32_t i = 0; req != NULL && i < it->sg.inputs.n; i++) {
         int32_t t = pl_vec_i32(it->sg.inputs, i);
@@ -232,9 +229,9 @@ pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
     pl_model_tensor(&it->model, &it->sg, (uint32_t)t, &v);
     char want[96];
     pl_context_format_dims(ndims, dims, want, sizeof want);
-    if (!sized(v.type, ndims, dims, 1, &bad))
+    if (!sized(v.type, ndims, dims, 0, &bad))
         return pl_error_set(it->err, PL_ERR_ARG, "resize_input: input %u: shape %s %s", input,
-                            want, bad >= 0 ? "has a dim below 1" : "needs more than 4 GiB");
+                            want, bad >= 0 ? "has a negative dim" : "needs more than 4 GiB");
     if (strict)
         PL_TRY(check_strict(it, input, &v, ndims, dims));
     bool same = v.shape.n == (uint32_t)ndims;

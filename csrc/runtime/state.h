@@ -160,6 +160,7 @@ struct pl_interp {
     bool failed;
     bool resized; /* an input was resized or has a dynamic dim: shapes may change */
     bool preserve_all_tensors; /* linear plan, every tensor kept (no offline plan) */
+    bool sizing; /* pl_required_arena_size's run: no tensor is ever read, the head not zeroed */
 };
 /* A new field changes this figure: keep the slots first and the 32-bit build equal to the
 ** host's (tests/test_arena32.py). */
@@ -196,8 +197,13 @@ void pl_subgraph_mark_callees(pl_interp *it);
 
 /* --- interp.c --- */
 
-/* Runs node n of the current subgraph; a failure names the node. PL_ABORTED passes through
-** unrecorded: the kernel ended the invocation early (not an error). */
+/* The host's poll (pl_interp_set_poll) before node n of the current subgraph: PL_ERR_STATE
+** "invoke interrupted" when it asks to stop. */
+pl_status pl_interp_poll(pl_interp *it, uint32_t n);
+
+/* Runs node n of the current subgraph, after the host's poll; a failure names the node.
+** PL_ABORTED passes through unrecorded: the kernel ended the invocation early (not an
+** error). */
 pl_status pl_interp_run_node(pl_interp *it, uint32_t n);
 
 /* Prepares every node of the current subgraph, unless it was prepared already (its record's

@@ -72,7 +72,9 @@ pl_status pl_subgraph_invoke(pl_interp *it, uint32_t k)
     int32_t saved_node = it->current_node;
     it->depth++;
     pl_subgraph_select(it, k);
-    pl_status s = run_nodes(it);
+    pl_status s = pl_interp_poll(it, 0); /* each loop iteration, even of an empty subgraph */
+    if (s == PL_OK)
+        s = run_nodes(it);
     pl_subgraph_select(it, saved);
     it->depth--;
     it->current_node = saved_node;

@@ -9,29 +9,16 @@
 """
 
 from picolite._picolite import __version__
-from picolite._api import (
-    PLANNERS,
-    TARGETS,
-    AllocationReport,
-    Arena,
-    ArenaTooSmallError,
-    CustomOp,
-    Error,
-    Interpreter,
-    MemoryPlan,
-    ModelError,
-    PlannedBuffer,
-    PlanResult,
-    ResizeError,
-    StateError,
-    TensorSpec,
-    UnsupportedOpError,
-    kernel_sets,
-    plan_memory,
-    required_arena_size,
-    supported_ops,
-)
+from picolite._core import TARGETS, Arena, kernel_sets, required_arena_size, supported_ops
+from picolite._custom import CustomOp, TensorSpec
+from picolite._errors import (ArenaTooSmallError, Error, ModelError, ResizeError, StateError,
+                              UnsupportedOpError)
+from picolite._reports import (PLANNERS, AllocationReport, MemoryPlan, PlannedBuffer, PlanResult,
+                               plan_memory)
+from picolite._unified import Interpreter
 from picolite.evaluate import evaluate
+from picolite.analyze import analyze
+from picolite.validate import validate
 from picolite.offline_plan import write_offline_plan
 
 __all__ = [
@@ -56,6 +43,8 @@ __all__ = [
     "plan_memory",
     "required_arena_size",
     "evaluate",
+    "analyze",
+    "validate",
     "write_offline_plan",
 ]
 

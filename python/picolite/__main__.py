@@ -8,8 +8,12 @@ as JSON. Without MODEL it runs the bundled demo model. --ops lists the operators
 runs (one name a line, or a JSON list) and exits.
 
 Subcommands for a device build:
-  python -m picolite export-c MODEL [--name NAME] [--out-dir DIR] [--planner P]
-      NAME.c + NAME.h: the model array, a resolver of its kernels only, the exact arena size
+  python -m picolite export-c MODEL [--name NAME] [--out-dir DIR] [--planner P] [--target T]
+      NAME.c + NAME.h: the model array, a resolver of its kernels only, the exact arena size;
+      with --target tflm, NAME.cc + NAME.h for a TFLM firmware (MicroMutableOpResolver<N>,
+      kTensorArenaSize)
+  python -m picolite analyze MODEL [--target T] [--json | --html] [--measure]
+      per layer: params, MACs, bytes, arena live; flash, RAM and time on the target
   python -m picolite plan MODEL --write OUT [--planner P]
       OUT: MODEL with P's plan (default optimal) as its OfflineMemoryAllocation metadata
 """
@@ -27,6 +31,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 import picolite
+from picolite._model import read_model
 
 DEMO_MODEL = pathlib.Path(__file__).resolve().parent / "data" / "demo.tflite"
 
@@ -199,7 +204,7 @@ def bench(it: picolite.Interpreter, content: bytes, inputs: Sequence[np.ndarray]
 
 def gather(args: argparse.Namespace) -> Dict[str, Any]:
     path = args.model or str(DEMO_MODEL)
-    content = picolite._api._read_model(path)
+    content = read_model(path)
     required = picolite.required_arena_size(content, planner=args.planner, target="picolite")
     it = picolite.Interpreter(model_content=content, planner=args.planner,
                               arena_size=args.arena_size or required, target="picolite")
@@ -290,18 +295,30 @@ def _print_bench(b: Optional[Dict[str, Any]], w) -> None:
 
 def _export_c(argv: Sequence[str]) -> int:
     from picolite.export import export_c
+    from picolite.export_tflm import TFLM_TARGETS, export_tflm
 
     p = argparse.ArgumentParser(prog="picolite export-c",
-                                description="Write NAME.c and NAME.h for a firmware: the "
-                                "model as an aligned array, a resolver registering only its "
-                                "operators, and the exact arena size as a constant.")
+                                description="Write a firmware's sources: the model as an "
+                                "aligned array, only its operators registered, and the "
+                                "exact arena the target needs as a constant. --target "
+                                "picolite (default): NAME.c and NAME.h for picolite's C "
+                                "runtime; --target tflm: NAME.cc and NAME.h for a TFLM "
+                                "firmware (a MicroMutableOpResolver<N> and kTensorArenaSize).")
     p.add_argument("model", help="the .tflite file")
     p.add_argument("--name", default="", help="C name prefix (default: the file's stem)")
     p.add_argument("--out-dir", default=".", help="where to write (default: .)")
     p.add_argument("--planner", default="greedy", choices=picolite.PLANNERS,
-                   help="the planner the firmware uses, for the arena constant")
+                   help="the planner the firmware uses, for the arena constant (picolite)")
+    p.add_argument("--target", default="picolite", choices=("picolite",) + TFLM_TARGETS,
+                   help="the firmware to write for (default: picolite)")
     args = p.parse_args(argv)
-    c, h = export_c(args.model, args.out_dir, args.name, args.planner)
+    if args.target == "picolite":
+        c, h = export_c(args.model, args.out_dir, args.name, args.planner)
+    else:
+        if args.planner != "greedy":
+            p.error("a TFLM firmware plans with its own greedy planner: --planner applies "
+                    "to --target picolite only")
+        c, h = export_tflm(args.model, args.out_dir, args.name, args.target)
     print(f"wrote {c} and {h}")
     return 0
 
@@ -324,7 +341,13 @@ def _plan(argv: Sequence[str]) -> int:
     return 0
 
 
-_SUBCOMMANDS = {"export-c": _export_c, "plan": _plan}
+def _analyze(argv: Sequence[str]) -> int:
+    from picolite.analyze import main as analyze_main
+
+    return analyze_main(argv)
+
+
+_SUBCOMMANDS = {"export-c": _export_c, "plan": _plan, "analyze": _analyze}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

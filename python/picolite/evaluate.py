@@ -17,12 +17,14 @@ import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from picolite import _api
-from picolite import _picolite as _c
+from picolite._errors import Error
+from picolite._model import ModelLike, read_model
+from picolite._unified import Interpreter
+from picolite._batch import as_input_list, run_batch, sample_layout, stacked_shape
 
 # (model digest, options) -> Interpreter, per thread: an interpreter is never shared.
 _local = threading.local()
@@ -52,6 +54,22 @@ def _pool(workers: int) -> ThreadPoolExecutor:
         return pool
 
 
+def _options_key(options: Dict[str, Any]) -> Tuple:
+    """The options as a cache key: values by equality where they are hashable, by identity
+    where not (custom_ops={name: op}: the cached interpreter holds the operators, so an
+    identity stays theirs while it is cached)."""
+    def part(value: Any) -> Any:
+        if isinstance(value, dict):
+            return ("dict", tuple(sorted((repr(k), part(v)) for k, v in value.items())))
+        try:
+            hash(value)
+        except TypeError:
+            return ("id", id(value))
+        return value
+
+    return tuple(sorted((k, part(v)) for k, v in options.items()))
+
+
 def _interpreter(key: Tuple[str, Tuple], content: bytes, options: Dict[str, Any]):
     """This thread's interpreter for the model and options: the most recent few are kept
     (the pool's threads live on, so an unbounded cache would hold every model evaluated)."""
@@ -60,7 +78,7 @@ def _interpreter(key: Tuple[str, Tuple], content: bytes, options: Dict[str, Any]
         cache = _local.interpreters = collections.OrderedDict()
     it = cache.get(key)
     if it is None:
-        it = _api.Interpreter(model_content=content, **options)
+        it = Interpreter(model_content=content, **options)
         it.allocate_tensors()
         cache[key] = it
         while len(cache) > _KEPT_INTERPRETERS:
@@ -75,73 +93,10 @@ def _run_chunk(key, content, options, start, arrays):
     it = _interpreter(key, content, options)
     try:
         return run_batch(it, arrays, independent=True)
-    except _api.Error as e:
+    except Error as e:
         if hasattr(e, "sample"):
             e.sample += start
         raise
-
-
-def _sample_layout(details: Sequence[Dict[str, Any]], arrays: Sequence[np.ndarray]):
-    """(sample count, squeezed): each array is (N, *shape), or (N, *shape[1:]) when the
-    tensor's batch dimension is 1 (squeezed); every batch-1 input is given the same way."""
-    n, layouts = None, set()
-    for d, a in zip(details, arrays):
-        shape = tuple(int(s) for s in d["shape"])
-        if a.ndim >= 1 and tuple(a.shape[1:]) == shape:
-            squeezed = False
-        elif shape[:1] == (1,) and a.ndim >= 1 and tuple(a.shape[1:]) == shape[1:]:
-            squeezed = True
-        else:
-            raise ValueError(f"input {d['name']!r}: samples of shape {list(a.shape)} fit "
-                             f"neither (N, {', '.join(map(str, shape))}) nor the same "
-                             f"without the batch dimension of 1")
-        if shape[:1] == (1,):
-            layouts.add(squeezed)
-        if n is not None and a.shape[0] != n:
-            raise ValueError(f"inputs hold {n} and {a.shape[0]} samples")
-        n = a.shape[0]
-    if len(layouts) > 1:
-        raise ValueError("give every input with or without its batch dimension of 1")
-    return n or 0, layouts == {True}
-
-
-def _as_input_list(inputs: Any, details) -> List[np.ndarray]:
-    if isinstance(inputs, dict):
-        names = [d["name"] for d in details]
-        missing = [k for k in names if k not in inputs]
-        if missing:
-            raise ValueError(f"inputs lack {missing}; the model's inputs are {names}")
-        inputs = [inputs[k] for k in names]
-    elif isinstance(inputs, np.ndarray) or not isinstance(inputs, (list, tuple)):
-        inputs = [inputs]
-    arrays = [np.asarray(a) for a in inputs]
-    if len(arrays) != len(details):
-        raise ValueError(f"{len(arrays)} input arrays for a model with {len(details)} inputs")
-    for d, a in zip(details, arrays):
-        if a.dtype != np.dtype(d["dtype"]):
-            raise ValueError(f"input {d['name']!r}: got {a.dtype} samples, the model expects "
-                             f"{np.dtype(d['dtype'])}")
-    return arrays
-
-
-def run_batch(it: "_api.Interpreter", inputs: Any, independent: bool = False
-              ) -> List[np.ndarray]:
-    """``it.invoke_batch(inputs)``: every sample through one allocated interpreter in one
-    GIL-free C call; one stacked array per output (layout as :func:`evaluate`). With
-    ``independent`` the interpreter is reset before each sample (state never carries)."""
-    in_details, out_details = it.get_input_details(), it.get_output_details()
-    arrays = [np.ascontiguousarray(a) for a in _as_input_list(inputs, in_details)]
-    n, squeezed = _sample_layout(in_details, arrays)
-    outputs = [np.empty((n,) + _stacked_shape(d, squeezed), dtype=d["dtype"])
-               for d in out_details]
-    _c._invoke_batch(it._c, arrays, tuple(int(d["index"]) for d in in_details), outputs,
-                     tuple(int(d["index"]) for d in out_details), independent)
-    return outputs
-
-
-def _stacked_shape(detail: Dict[str, Any], squeezed: bool) -> Tuple[int, ...]:
-    shape = tuple(int(s) for s in detail["shape"])
-    return shape[1:] if squeezed and shape[:1] == (1,) else shape
 
 
 def _progress_bar(progress: Optional[bool], total: int, chunks: int):
@@ -156,7 +111,7 @@ def _progress_bar(progress: Optional[bool], total: int, chunks: int):
     return tqdm(total=total, unit="sample", desc="picolite.evaluate")
 
 
-def evaluate(model: _api.ModelLike, inputs: Any, *, workers: Optional[int] = None,
+def evaluate(model: ModelLike, inputs: Any, *, workers: Optional[int] = None,
              executor: Any = None, chunk_size: Optional[int] = None,
              progress: Optional[bool] = None, **options: Any) -> List[np.ndarray]:
     """Runs every sample of ``inputs`` through ``model`` and returns one stacked array per
@@ -173,12 +128,12 @@ def evaluate(model: _api.ModelLike, inputs: Any, *, workers: Optional[int] = Non
     not depend on chunks or workers (run a stream through ``Interpreter.invoke_batch``).
     A runtime error is raised with ``.sample``, the index of the sample that failed.
     """
-    content = _api._read_model(model)
-    probe = _api.Interpreter(model_content=content, **options)
+    content = read_model(model)
+    probe = Interpreter(model_content=content, **options)
     probe.allocate_tensors()
     in_details, out_details = probe.get_input_details(), probe.get_output_details()
-    arrays = _as_input_list(inputs, in_details)
-    n, squeezed = _sample_layout(in_details, arrays)
+    arrays = as_input_list(inputs, in_details)
+    n, squeezed = sample_layout(in_details, arrays)
     workers = _cpu_count() if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
@@ -186,9 +141,9 @@ def evaluate(model: _api.ModelLike, inputs: Any, *, workers: Optional[int] = Non
         chunk_size = min(_MAX_CHUNK, max(1, math.ceil(n / (workers * _CHUNKS_PER_WORKER))))
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
-    outputs = [np.empty((n,) + _stacked_shape(d, squeezed), dtype=d["dtype"])
+    outputs = [np.empty((n,) + stacked_shape(d, squeezed), dtype=d["dtype"])
                for d in out_details]
-    key = (hashlib.sha256(content).hexdigest(), tuple(sorted(options.items())))
+    key = (hashlib.sha256(content).hexdigest(), _options_key(options))
     starts = list(range(0, n, chunk_size))
     bar = _progress_bar(progress, n, len(starts))
     if executor is None and workers > 1 and len(starts) > 1:

@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Dict, List, Tuple, Union
 
 from picolite import _picolite as _c
-from picolite._api import (Interpreter, ModelLike, UnsupportedOpError, _read_model,
-                           required_arena_size)
+from picolite._core import required_arena_size
+from picolite._errors import UnsupportedOpError
+from picolite._model import ModelLike, read_model
+from picolite._unified import Interpreter
 
 CUSTOM = 32  # BuiltinOperator CUSTOM: the kernel is found by its name
 
@@ -139,7 +141,7 @@ def export_c(model: ModelLike, out_dir: Union[str, Path] = ".", name: str = "",
     ``planner``."""
     if planner not in _PLANNER_CONSTANTS:
         raise ValueError(f"unknown planner {planner!r} (one of {sorted(_PLANNER_CONSTANTS)})")
-    content = _read_model(model)
+    content = read_model(model)
     if not name:
         name = Path(model).stem if isinstance(model, (str, Path)) else "model"
     name = c_identifier(name)

@@ -4,9 +4,10 @@ TFLM (and picolite) place tensors at the offsets this entry gives instead of run
 planner on the device. :func:`write_offline_plan` computes the plan on the host with any of
 picolite's planners (``optimal`` by default) and returns the model's bytes with the entry.
 
-The buffer holds little-endian int32s ``[0 (version), 1 (subgraphs), n, offset of tensor 0
-.. n-1]``, each offset relative to the start of the arena head, -1 for a tensor the device
-plans itself (constants, variables, subgraph inputs of other kinds). Scratch buffers cannot
+The buffer holds little-endian int32s ``[0 (version), subgraphs, n, offset of tensor 0
+.. n-1]``, the tensors of every subgraph in subgraph order (as TFLM reads them: control flow
+shares one plan), each offset relative to the start of the arena head, -1 for a tensor the
+device plans itself (constants, variables, tensors no node uses). Scratch buffers cannot
 be fixed in the format: the device's greedy planner places them around the fixed tensors.
 
 The flatbuffer is rewritten without a schema library: the new root ``Model`` table, the
@@ -18,7 +19,10 @@ written in front of the original bytes, which follow unchanged, shifted by a mul
 import struct
 from typing import List, Optional, Tuple, Union
 
-from picolite._api import Interpreter, ModelError, ModelLike, PLANNERS, _read_model
+from picolite._errors import ModelError
+from picolite._model import ModelLike, read_model
+from picolite._reports import PLANNERS
+from picolite._unified import Interpreter
 
 NAME = b"OfflineMemoryAllocation"
 _MODEL_FIELDS = 8  # version, operator_codes, subgraphs, description, buffers,
@@ -128,17 +132,30 @@ class _Writer:
         return bytes(self.out) + original
 
 
+def _tensor_counts(content: bytes) -> List[int]:
+    """The tensor count of every subgraph, in order."""
+    r = _Reader(content)
+    fields = r.fields(r.u32(0)) + [0] * _MODEL_FIELDS
+    counts = []
+    for sg in (r.vector(fields[2]) if fields[2] else []):
+        tensors = r.fields(sg)[:1]
+        counts.append(r.u32(r.ref(tensors[0])) if tensors and tensors[0] else 0)
+    return counts
+
+
 def plan_offsets(content: bytes, planner: str = "optimal") -> List[int]:
-    """The head offset of each tensor of subgraph 0 in ``planner``'s plan, -1 for tensors
-    the plan does not hold."""
+    """The head offset of each tensor of every subgraph (in subgraph order) in ``planner``'s
+    plan, -1 for tensors the plan does not hold."""
     if planner not in PLANNERS:
         raise ValueError(f"unknown planner {planner!r} (one of {', '.join(PLANNERS)})")
     it = Interpreter(model_content=content, planner=planner)
     it.allocate_tensors()
-    offsets = [-1] * len(it.get_tensor_details())
+    counts = _tensor_counts(content)
+    base = [sum(counts[:k]) for k in range(len(counts))]
+    offsets = [-1] * sum(counts)
     for b in it.memory_plan().buffers:
         if b.tensor >= 0:
-            offsets[b.tensor] = b.offset
+            offsets[base[b.subgraph] + b.tensor] = b.offset
     return offsets
 
 
@@ -146,8 +163,8 @@ def _check_model(r: _Reader, fields: List[int]) -> None:
     if len(fields) > _MODEL_FIELDS and any(fields[_MODEL_FIELDS:]):
         raise ModelError(f"offline plan: the Model table has {len(fields)} fields; this "
                          f"writer knows the first {_MODEL_FIELDS} of schema.fbs")
-    if not fields[2] or len(r.vector(fields[2])) != 1:
-        raise ModelError("offline plan: only single-subgraph models are supported")
+    if not fields[2] or not r.vector(fields[2]):
+        raise ModelError("offline plan: the model has no subgraph")
     for i, buf in enumerate(r.vector(fields[_BUFFERS]) if fields[_BUFFERS] else []):
         f = r.fields(buf)
         if len(f) > 1 and any(f[1:3]):  # Buffer.offset/size count from the file's start
@@ -191,7 +208,7 @@ def _rewrite(content: bytes, offsets: Optional[List[int]]) -> bytes:
         w.align(16)
         w.out += bytes(12)  # the vector's length sits just before its 16-aligned data
         w.label("plan_data")
-        words = [0, 1, len(offsets), *offsets]
+        words = [0, len(r.vector(fields[2])), len(offsets), *offsets]
         w.out += struct.pack(f"<I{len(words)}i", 4 * len(words), *words)
     return w.finish(content)
 
@@ -201,7 +218,7 @@ def write_offline_plan(model: ModelLike, planner: str = "optimal") -> bytes:
     ``planner``'s tensor offsets; an existing entry is replaced (the plan is computed without
     it). The device then uses this plan without running a planner: the head it needs is the
     plan's, plus any scratch buffers that do not fit around the fixed tensors."""
-    content = _read_model(model)
+    content = read_model(model)
     Interpreter(model_content=content)  # verifies the model before anything else reads it
     r = _Reader(content)
     fields = r.fields(r.u32(0)) + [0] * _MODEL_FIELDS

@@ -64,13 +64,14 @@ def _model_of(source: Any) -> Optional[bytes]:
 
 def _plan_of(source: Any, planner: Optional[str] = None):
     """A MemoryPlan from a MemoryPlan, an Interpreter, a path or model bytes."""
-    from picolite import Interpreter
+    from picolite._core import InterpreterCore
+    from picolite._unified import Interpreter
 
     if hasattr(source, "buffers") and hasattr(source, "head") and planner is None:
         return source
-    if isinstance(source, Interpreter) and planner is None:
+    if isinstance(source, InterpreterCore) and planner is None:
         if not source._c.allocated:
-            source.allocate_tensors()
+            source._allocate()
         return source.memory_plan()
     data = _model_of(source)
     if data is None:

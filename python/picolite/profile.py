@@ -144,7 +144,8 @@ def _timed(c: Any, runs: int) -> np.ndarray:
 
 def profile(interpreter: Any, n: int = 10, *, warmup: int = 1) -> Profile:
     """Times ``n`` invokes of ``interpreter`` node by node (after ``warmup`` untimed ones)
-    with its current inputs; allocates the tensors first if that was not done yet.
+    with its current inputs, written again before every run (an invoke may reuse their
+    memory); allocates the tensors first if that was not done yet.
 
     Stateful models (variable tensors) advance their state with every run."""
     if int(n) < 1:
@@ -154,8 +155,20 @@ def profile(interpreter: Any, n: int = 10, *, warmup: int = 1) -> Profile:
     c = _c_interp(interpreter)
     if not c.allocated:
         c.allocate_tensors()
+    # An invoke may overwrite its inputs (later tensors share their memory, as in TFLM):
+    # every run starts from the inputs as they were, as a caller setting them would.
+    inputs = [(i, c.get_bytes(i)) for i in c.inputs()]
+
+    def runs(k: int) -> np.ndarray:
+        rows = []
+        for _ in range(k):
+            for i, data in inputs:
+                c.set_bytes(i, data)
+            rows.append(_timed(c, 1))
+        return np.concatenate(rows)
+
     if warmup:
-        _timed(c, int(warmup))
-    samples = _timed(c, int(n))
+        runs(int(warmup))
+    samples = runs(int(n))
     names = [c.node_info(i)["op_name"] for i in range(c.counts[1])]
     return Profile(samples, names)

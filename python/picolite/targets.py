@@ -47,7 +47,7 @@ def required(content: bytes, target: str, own_required: int,
              custom: Optional[Dict[str, Any]] = None) -> int:
     """TFLM's exact minimum arena for ``content``: picolite allocates the model in an arena
     of ``own_required`` bytes (its own minimum), then TFLM's allocator is replayed on it."""
-    from picolite._api import Arena
+    Arena = _c.Arena
 
     it = _c._Interpreter(content, Arena(own_required), "greedy", False, 1_000_000,
                          kernels="portable", target="picolite", input_shapes=input_shapes,
@@ -61,7 +61,7 @@ def required(content: bytes, target: str, own_required: int,
 
 def check(target: str, required_bytes: int, firmware: int) -> None:
     """ArenaTooSmallError(required, available) when the firmware's arena is too small."""
-    from picolite._api import ArenaTooSmallError
+    from picolite._errors import ArenaTooSmallError
 
     if firmware < required_bytes:
         e = ArenaTooSmallError(f"arena too small: TFLM ({target}) needs an arena of "
@@ -77,7 +77,7 @@ def host_arena(content: bytes, target: str, firmware: int, planner: str,
     When either figure cannot be computed (an operator picolite or TFLM lacks), the host
     takes ``firmware`` bytes and the error shows where it belongs (allocate_tensors(), or
     the arena report)."""
-    from picolite._api import ArenaTooSmallError
+    from picolite._errors import ArenaTooSmallError
 
     try:
         own = _c.required_arena_size(content, planner, preserve_all_tensors, None, **custom)

@@ -5,8 +5,9 @@
     picolite.testing.assert_matches_tflite("model.tflite")      # for pytest
 
 The reference is LiteRT (``pip install ai-edge-litert``) with the reference op resolver
-(BUILTIN_REF): TFLite's reference kernels. Integer outputs must be identical bytes; float
-outputs must agree within ``rtol``/``atol``.
+(BUILTIN_REF): TFLite's reference kernels, which picolite reproduces with target="litert"
+(the comparison's default). Integer outputs must be identical bytes; float outputs must
+agree within ``rtol``/``atol``.
 """
 
 from __future__ import annotations
@@ -201,20 +202,24 @@ def _producers(ops: list) -> dict:
 
 def compare_with_tflite(model, inputs=None, *, layers: bool = False,
                         rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
-                        samples: int = 3, planner: str = "greedy") -> Comparison:
+                        samples: int = 3, planner: str = "greedy",
+                        target: str = "litert") -> Comparison:
     """Runs the model in picolite and in LiteRT's reference kernels and compares.
 
     ``inputs``: None (``samples`` deterministic random samples), one array, a list with one
     array per input, or a list of samples. Samples run in order on one interpreter each, so
     stateful models are compared over several invocations. ``layers=True`` also compares
-    every intermediate tensor (preserve-all-tensors on both sides).
+    every intermediate tensor (preserve-all-tensors on both sides). picolite runs with
+    ``target``: "litert" (the default) computes LiteRT's bytes; another target's arithmetic
+    differs from LiteRT's in the places the README lists.
     """
-    from picolite import Interpreter
+    from picolite._unified import Interpreter
 
     data = _model_bytes(model)
     name = model if isinstance(model, str) else os.fspath(model) if isinstance(
         model, os.PathLike) else f"<{len(data)} bytes>"
-    ours = Interpreter(model_content=data, preserve_all_tensors=layers, planner=planner)
+    ours = Interpreter(model_content=data, preserve_all_tensors=layers, planner=planner,
+                       target=target)
     ours.allocate_tensors()
     ref = _litert(data, layers)
     details = ours.get_input_details()

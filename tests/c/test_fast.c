@@ -176,6 +176,9 @@ static bool fc_case_matches(pl_fast_resolver *r, bool is_f32)
     bool per_channel = between(0, 1) == 1, with_bias = between(0, 3) != 0;
     int32_t act = (int32_t[]){0, 1, 3}[between(0, 2)];
     float in_scale = 0.02f + (float)between(1, 50) / 500.0f, out_scale = 0.6f + 0.5f * unit();
+    /* now and then an output scale that saturates most outputs, or one that rounds most to
+    ** the zero point (a multiplier's shift far right) */
+    out_scale = (float[]){out_scale, out_scale, out_scale, 0.004f, 40.0f}[between(0, 4)];
     float f_scale[MAX_OC], bias_scale[MAX_OC];
     int64_t zeros[MAX_OC] = {0}, in_zp = between(-128, 127), out_zp = between(-128, 127);
     for (int32_t k = 0; k < units; k++) {
@@ -228,22 +231,31 @@ static bool fc_case_matches(pl_fast_resolver *r, bool is_f32)
     return true;
 }
 
+/* In TFLM's arithmetic (the int8 sums through the vector integer output stage) and in
+** LiteRT's (rescaled in double lanes). */
 static void fully_connected_fast_paths_equal_portable(void)
 {
+    static const pl_arith ariths[2] = {PL_ARITH_TFLM, PL_ARITH_LITERT};
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
             continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
-        int failures = 0;
-        fast_cases = 0;
-        for (int n = 0; n < 300; n++)
-            failures += !fc_case_matches(&r, n % 3 == 0);
-        pl_fast_resolver_release(&r);
-        printf("  %s: fully connected %d fast cases\n", pl_fast_isa_name((pl_isa)isa),
-               fast_cases);
-        CHECK_EQ(failures, 0);
-        CHECK_EQ(fast_cases, 300);
+        const uint64_t cases = rng_state; /* the same cases in both arithmetics */
+        for (int a = 0; a < 2; a++) {
+            kh_ctx.arith = ariths[a];
+            rng_state = cases;
+            pl_fast_resolver r;
+            CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+            int failures = 0;
+            fast_cases = 0;
+            for (int n = 0; n < 300; n++)
+                failures += !fc_case_matches(&r, n % 3 == 0);
+            pl_fast_resolver_release(&r);
+            printf("  %s, %s arithmetic: fully connected %d fast cases\n",
+                   pl_fast_isa_name((pl_isa)isa), a == 0 ? "TFLM" : "LiteRT", fast_cases);
+            CHECK_EQ(failures, 0);
+            CHECK_EQ(fast_cases, 300);
+        }
+        kh_ctx.arith = PL_ARITH_TFLM;
     }
 }
 

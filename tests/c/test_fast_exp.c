@@ -86,10 +86,11 @@ static int total_mismatches(void)
 
 static void vector_exp_tanh_logistic_equal_scalar_bits(void)
 {
-    /* the branch points: exp's range ends, tanh's saturation and k = 0, logistic's clamp;
-    ** the zeros, the smallest subnormals, the infinities and the NaNs (both signs) */
+    /* the branch points: exp's range ends, tanh's saturation and k = 0, logistic's
+    ** cutoffs; the zeros, the smallest subnormals, the infinities and the NaNs (both signs) */
     const float points[] = {89.0f, -104.0f, 10.0f, -10.0f, 0.1733f, -0.1733f, 100.0f,
-                            -100.0f, 0.3466f, 88.72f, -103.97f, 1.0f, -1.0f};
+                            -100.0f, 0.3466f, 88.72f, -103.97f, 1.0f, -1.0f,
+                            PL_LOGISTIC_F32_UPPER, PL_LOGISTIC_F32_LOWER};
     for (size_t i = 0; i < sizeof points / sizeof points[0]; i++)
         around(points[i]);
     check_bits(0x00000000u - WINDOW, 2 * WINDOW, 1);

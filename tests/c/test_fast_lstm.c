@@ -3,7 +3,8 @@
 ** without bias), clips, activations, zero points and scales: int8 and 16x8 byte for byte,
 ** float32 bit for bit (NaN, infinities and -0 among the inputs). Every instruction set this
 ** CPU runs is tested; cases whose instruction set has no 16x8 product, or whose weights are
-** not constant, must keep the portable kernel. CI runs this under ASan and UBSan. */
+** not constant, must keep the portable kernel. Half the int8 cases run in TFLM's arithmetic
+** (TFLM's own int8 LSTM), the others in LiteRT's. CI runs this under ASan and UBSan. */
 #include <math.h>
 #include <string.h>
 
@@ -35,9 +36,11 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
 
 static const pl_resolver portable = {portable_find, NULL};
 
-/* Weights and biases are stored as float, int8, int16, int32 or int64 by type. */
+/* Weights and biases are stored as float, int8, int16, int32 or int64 by type. A bias starts
+** 4 bytes past an 8-byte boundary, as a model's constant may (flatbuffers align to 4). */
 static _Alignas(64) uint8_t wx[4][MAX_W * 4], wh[4][MAX_W * 4], peep[3][BIG_CELL * 4],
-    bias[4][BIG_CELL * 8], proj_w[MAX_W * 4], proj_b[BIG_CELL * 8], in[MAX_ROWS * 4];
+    bias_bytes[4][BIG_CELL * 8 + 8], proj_w[MAX_W * 4], proj_b[BIG_CELL * 8], in[MAX_ROWS * 4];
+#define BIAS(g) (bias_bytes[g] + 4)
 static _Alignas(64) uint8_t state[2][MAX_BATCH * BIG_CELL * 4],
     cell[2][MAX_BATCH * BIG_CELL * 4], out[2][MAX_ROWS * 4];
 
@@ -46,6 +49,7 @@ typedef struct lstm_case {
     int32_t batches, steps, n_input, n_cell, n_output, activation;
     bool time_major, cifg, peephole, projection, proj_bias, constant;
     float cell_clip, proj_clip;
+    bool tflm8; /* int8 in TFLM's arithmetic (its own integer LSTM), else LiteRT's */
 } lstm_case;
 
 static void random_case(lstm_case *c)
@@ -57,7 +61,8 @@ static void random_case(lstm_case *c)
     c->n_input = between(1, MAX_DIM);
     c->n_cell = between(0, 15) == 0 ? BIG_CELL : between(1, MAX_DIM);
     c->time_major = between(0, 1) == 1;
-    bool standard = c->type == PL_INT16; /* TFLM's 16x8 LSTM has no variants */
+    c->tflm8 = c->type == PL_INT8 && between(0, 1) == 1;
+    bool standard = c->type == PL_INT16 || c->tflm8; /* TFLM's LSTMs have no variants */
     c->cifg = !standard && between(0, 2) == 0;
     c->peephole = !standard && between(0, 2) == 0;
     c->projection = !standard && between(0, 2) == 0;
@@ -85,7 +90,11 @@ static void fill(pl_type type, void *data, size_t n, int32_t range)
         case PL_INT8: ((int8_t *)data)[i] = (int8_t)between(-128, 127); break;
         case PL_INT16: ((int16_t *)data)[i] = (int16_t)between(-range, range); break;
         case PL_INT32: ((int32_t *)data)[i] = between(-range, range); break;
-        default: ((int64_t *)data)[i] = between(-range, range); break;
+        default: { /* at any address: see BIAS */
+            int64_t v = between(-range, range);
+            memcpy((uint8_t *)data + i * sizeof v, &v, sizeof v);
+            break;
+        }
         }
     }
 }
@@ -128,7 +137,7 @@ static int32_t make_tensors(const lstm_case *c, int slot, int32_t *ins, int32_t 
                             c->constant);
         ins[5 + g] = tensor(w, c->n_cell, c->n_output, wh[g], f ? 0.0f : scale_in(1, 20), 0,
                             c->constant);
-        ins[12 + g] = tensor(b, c->n_cell, 0, bias[g], f ? 0.0f : 1e-5f, 0, true);
+        ins[12 + g] = tensor(b, c->n_cell, 0, BIAS(g), f ? 0.0f : 1e-5f, 0, true);
     }
     for (int k = c->cifg ? 1 : 0; c->peephole && k < 3; k++)
         ins[9 + k] = tensor(f ? PL_FLOAT32 : PL_INT16, c->n_cell, 0, peep[k],
@@ -205,7 +214,7 @@ static bool case_matches(pl_fast_resolver *r, const lstm_case *c, bool *fast)
     for (int g = 0; g < 4; g++) {
         fill(w, wx[g], gate_x, 0);
         fill(w, wh[g], gate_h, 0);
-        fill(b, bias[g], (size_t)c->n_cell, 1 << between(4, 20));
+        fill(b, BIAS(g), (size_t)c->n_cell, 1 << between(4, 20));
     }
     for (int k = 0; k < 3; k++)
         fill(f ? PL_FLOAT32 : PL_INT16, peep[k], (size_t)c->n_cell, 1 << 14);
@@ -219,6 +228,7 @@ static bool case_matches(pl_fast_resolver *r, const lstm_case *c, bool *fast)
     memcpy(state[1], state[0], (size_t)c->batches * (size_t)c->n_output * esize);
     memcpy(cell[1], cell[0], (size_t)c->batches * (size_t)c->n_cell * csize);
     uint64_t seed = rng_state; /* both slots get the same scales and zero points */
+    kh_ctx.arith = c->type == PL_INT8 && !c->tflm8 ? PL_ARITH_LITERT : PL_ARITH_TFLM;
     for (int slot = 0; slot < 2; slot++) {
         rng_state = seed;
         kh_setup();
@@ -233,6 +243,7 @@ static bool case_matches(pl_fast_resolver *r, const lstm_case *c, bool *fast)
     }
     *fast = r->host_bytes > 0;
     pl_fast_resolver_release(r);
+    kh_ctx.arith = PL_ARITH_TFLM;
     pl_type cs = f ? PL_FLOAT32 : PL_INT16;
     size_t n_state = (size_t)c->batches * (size_t)c->n_output;
     bool same = same_values(c->type, out[0], out[1], rows * (size_t)c->n_output) &&

@@ -256,25 +256,34 @@ static bool fc_case_matches(pl_fast_resolver *r)
     return true;
 }
 
+/* In TFLM's arithmetic (the reduced multiplier for int64 sums) and in LiteRT's (double). */
 static void fully_connected_s16_fast_paths_equal_portable(void)
 {
+    static const pl_arith ariths[2] = {PL_ARITH_TFLM, PL_ARITH_LITERT};
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
             continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
-        int failures = 0;
-        fast_cases = 0;
-        compared = interior = 0;
-        for (int n = 0; n < 300; n++)
-            failures += !fc_case_matches(&r);
-        pl_fast_resolver_release(&r);
-        printf("  %s: 16x8 fully connected %d fast cases, %zu of %zu outputs inside the "
-               "range\n", pl_fast_isa_name((pl_isa)isa), fast_cases, interior, compared);
-        CHECK_EQ(failures, 0);
-        CHECK(interior > compared / 2);
-        CHECK(pl_gemm_s16_for((pl_isa)isa) != NULL);
-        CHECK_EQ(fast_cases, 300);
+        const uint64_t cases = rng_state; /* the same cases in both arithmetics */
+        for (int a = 0; a < 2; a++) {
+            kh_ctx.arith = ariths[a];
+            rng_state = cases;
+            pl_fast_resolver r;
+            CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+            int failures = 0;
+            fast_cases = 0;
+            compared = interior = 0;
+            for (int n = 0; n < 300; n++)
+                failures += !fc_case_matches(&r);
+            pl_fast_resolver_release(&r);
+            printf("  %s, %s arithmetic: 16x8 fully connected %d fast cases, %zu of %zu "
+                   "outputs inside the range\n", pl_fast_isa_name((pl_isa)isa),
+                   a == 0 ? "TFLM" : "LiteRT", fast_cases, interior, compared);
+            CHECK_EQ(failures, 0);
+            CHECK(interior > compared / 2);
+            CHECK(pl_gemm_s16_for((pl_isa)isa) != NULL);
+            CHECK_EQ(fast_cases, 300);
+        }
+        kh_ctx.arith = PL_ARITH_TFLM;
     }
 }
 

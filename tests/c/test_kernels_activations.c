@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "kernel_harness.h"
+#include "kernels/common/fmath.h"
 #include "kernels/registry.h"
 
 /* LeakyReluOptions{alpha: 0.2} as the flatbuffer builder writes it. */
@@ -73,9 +74,25 @@ static void relu_s8_requantizes_then_clamps(void)
     CHECK_EQ(run_s8(pl_relu_registration(), 0.1f, 5, 0.05f, -128, y, NULL), PL_OK);
     const int8_t want[9] = {-128, -128, -128, -128, -128, -128, -98, -10, 116};
     CHECK_ALL(y, want, 9);
+    kh_ctx.arith = PL_ARITH_LITERT;
     CHECK_EQ(run_s8(pl_relu6_registration(), 0.1f, 5, 0.05f, -128, y, NULL), PL_OK);
+    kh_ctx.arith = PL_ARITH_TFLM;
     const int8_t want6[9] = {-128, -128, -128, -128, -128, -128, -98, -10, -8};
     CHECK_ALL(y, want6, 9);
+}
+
+/* TFLM's RELU6 never rescales: the input clamped to its zero point (5) and to 6 on the
+** input's scale (5 + 6 / 0.1 = 65), whatever the output's scale and zero point. */
+static void relu6_tflm_clamps_on_the_input_scale(void)
+{
+    int8_t y[9];
+    CHECK_EQ(run_s8(pl_relu6_registration(), 0.1f, 5, 0.05f, -128, y, NULL), PL_OK);
+    const int8_t want[9] = {5, 5, 5, 5, 5, 5, 20, 64, 65};
+    CHECK_ALL(y, want, 9);
+    int16_t z[9];
+    CHECK_EQ(run_s16(pl_relu6_registration(), 0.001f, 0.0007f, z, NULL), PL_OK);
+    const int16_t want16[9] = {0, 0, 0, 0, 0, 100, 4096, 6000, 6000};
+    CHECK_ALL(z, want16, 9);
 }
 
 static void relu_s16_matches_litert(void)
@@ -196,20 +213,32 @@ static void logistic_s8_table_and_s16_interpolation(void)
     CHECK_ALL(z, general, 9);
 }
 
+/* The reference's cutoffs: e^x below -9 (1 + e^-x would lose e^x's low bits: the relative
+** error reached 1.2e-4 near -16), exactly 1 above 16.619..., 1 / (1 + e^-x) between. */
 static void logistic_f32_is_one_over_one_plus_exp(void)
 {
-    float x[4] = {0.0f, 2.0f, -2.0f, 500.0f}, y[4];
-    CHECK_EQ(run_f32(pl_logistic_registration(), x, y, 4, NULL), PL_OK);
+    float x[8] = {0.0f, 2.0f, -2.0f, 500.0f, -9.5f, -16.0f, -9.0f, 16.7f}, y[8];
+    CHECK_EQ(run_f32(pl_logistic_registration(), x, y, 8, NULL), PL_OK);
     CHECK(y[0] == 0.5f && fabsf(y[1] - 0.88079708f) < 1e-7f);
     CHECK(fabsf(y[2] - 0.11920292f) < 1e-7f && y[3] == 1.0f);
+    CHECK(y[4] == pl_fmath_expf(-9.5f) && y[5] == pl_fmath_expf(-16.0f));
+    CHECK(y[6] == 1.0f / (1.0f + pl_fmath_expf(9.0f)) && y[7] == 1.0f);
 }
 
+/* LiteRT refuses an int8 output scale other than 1/256; TFLM takes any scale (its output
+** is 2^-8 whatever the tensor says) but refuses a zero point other than -128. */
 static void logistic_rejects_int8_output_scale(void)
 {
     int8_t y[9];
+    kh_ctx.arith = PL_ARITH_LITERT;
     CHECK_EQ(run_s8(pl_logistic_registration(), 0.05f, 0, 0.01f, -128, y, NULL),
              PL_ERR_UNSUPPORTED);
+    kh_ctx.arith = PL_ARITH_TFLM;
     CHECK_STR_CONTAINS(kh.message, "1/256");
+    CHECK_EQ(run_s8(pl_logistic_registration(), 0.05f, 0, 0.01f, -128, y, NULL), PL_OK);
+    CHECK_EQ(run_s8(pl_logistic_registration(), 0.05f, 0, 1.0f / 256, 0, y, NULL),
+             PL_ERR_UNSUPPORTED);
+    CHECK_STR_CONTAINS(kh.message, "-128");
 }
 
 static void tanh_s8_and_s16(void)
@@ -240,6 +269,7 @@ static void tanh_rejects_int16_output_scale(void)
 int main(void)
 {
     RUN(relu_s8_requantizes_then_clamps);
+    RUN(relu6_tflm_clamps_on_the_input_scale);
     RUN(relu_s16_matches_litert);
     RUN(relu_float_family_clamps);
     RUN(relu_n1_to_1_rejects_int16);

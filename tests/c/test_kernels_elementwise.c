@@ -386,6 +386,38 @@ static void golden_add_s16_pot_default_options(void)
     CHECK(memcmp(got, want, sizeof want) == 0);
 }
 
+/* LiteRT's int16 power-of-two path: the tests above run in target litert's arithmetic. */
+#define RUN_LITERT(fn)                  \
+    do {                                \
+        kh_ctx.arith = PL_ARITH_LITERT; \
+        RUN(fn);                        \
+        kh_ctx.arith = PL_ARITH_TFLM;   \
+    } while (0)
+
+/* TFLM has no power-of-two int16 path: with power-of-two scales and the option set, ADD and
+** SUB compute what LiteRT computes with the option off (the general rescale). */
+static void tflm_s16_pot_scales_take_the_general_path(void)
+{
+    static const int32_t da[] = {2, 6};
+    int16_t a[12], b[12], general[12], got[12];
+    for (int i = 0; i < 12; i++) {
+        a[i] = (int16_t)(i * 5003 - 29000);
+        b[i] = (int16_t)(31000 - i * 4999);
+    }
+    const pl_registration *regs[2] = {pl_add_registration(), pl_sub_registration()};
+    for (int k = 0; k < 2; k++) {
+        bin_case c = {PL_INT16, 2, da, 2, da, 2, da, a, b, general, sizeof general,
+                      {0.000244140625f, 0.0009765625f, 0.0009765625f}, {0, 0, 0}, 0, 0};
+        kh_ctx.arith = PL_ARITH_LITERT;
+        CHECK_EQ(run_bin(regs[k], &c), PL_OK);
+        kh_ctx.arith = PL_ARITH_TFLM;
+        c.out = got;
+        c.pot = 1;
+        CHECK_EQ(run_bin(regs[k], &c), PL_OK);
+        CHECK(memcmp(got, general, sizeof got) == 0);
+    }
+}
+
 int main(void)
 {
     RUN(add_f32_broadcasts_row);
@@ -399,17 +431,18 @@ int main(void)
     RUN(add_uint8_with_zero_points);
     RUN(rejects_wrong_output_shape);
     RUN(rejects_tanh_activation);
-    RUN(rejects_s16_pot_with_both_inputs_shifted);
-    RUN(s16_pot_add_runs_flat_but_refuses_broadcast);
+    RUN_LITERT(rejects_s16_pot_with_both_inputs_shifted);
+    RUN_LITERT(s16_pot_add_runs_flat_but_refuses_broadcast);
     RUN(golden_add_s8_broadcast_none);
     RUN(golden_add_s8_relu6);
     RUN(golden_sub_s8_broadcast_relu);
     RUN(golden_mul_s8_broadcast);
     RUN(golden_add_s16_general);
-    RUN(golden_add_s16_pot);
-    RUN(golden_sub_s16_pot_broadcast);
+    RUN_LITERT(golden_add_s16_pot);
+    RUN_LITERT(golden_sub_s16_pot_broadcast);
     RUN(golden_sub_s16_general_broadcast);
     RUN(golden_mul_s16_broadcast_relu);
-    RUN(golden_add_s16_pot_default_options);
+    RUN_LITERT(golden_add_s16_pot_default_options);
+    RUN(tflm_s16_pot_scales_take_the_general_path);
     return HARNESS_END();
 }

@@ -302,6 +302,116 @@ static void fc_fast_paths_match_the_reference_loops(void)
     }
 }
 
+/* TFLite's MultiplyByQuantizedMultiplier written out from its definition (not with the
+** kernels' helpers): x times 2^left wrapping in int32, the doubled high half of the product
+** with a nudge (ties away from zero, INT32_MIN * INT32_MIN saturated), then a right shift
+** rounding half away from zero. */
+static int32_t plain_qm(int32_t x, int32_t m, int32_t shift)
+{
+    int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    int64_t a = (int32_t)((uint32_t)x << left);
+    if (a == INT32_MIN && m == INT32_MIN)
+        return INT32_MAX;
+    int64_t ab = a * m;
+    int64_t high = (ab + (ab >= 0 ? (1LL << 30) : 1 - (1LL << 30))) / (1LL << 31);
+    if (right == 0)
+        return (int32_t)high;
+    int64_t half = 1LL << (right - 1);
+    return (int32_t)(high >= 0 ? (high + half) >> right : -((-high + half) >> right));
+}
+
+/* Its int64 overload: the multiplier rounded to 16 bits, one rounding shift (ties up). */
+static int32_t plain_qm64(int64_t x, int32_t m, int32_t shift)
+{
+    int64_t reduced = m < 0x7FFF0000 ? ((int64_t)m + (1 << 15)) >> 16 : 0x7FFF;
+    int32_t total = 15 - shift;
+    return (int32_t)((x * reduced + (1LL << (total - 1))) >> total);
+}
+
+/* TFLM's FullyConnected / FullyConnectedPerChannel against plain loops, through prepare
+** (the multipliers from the tensors' scales): int8 with weight and input offsets, 16x8
+** summed in int32 (wrapping: rows of 700 full-scale products overflow it) and in int64,
+** per-tensor and per-unit, with output scales that saturate or round most sums away. */
+static void fc_tflm_rescale_matches_plain_loops(void)
+{
+    static int8_t x8[3 * 700], w8[13 * 700], o8[3 * 13];
+    static int16_t x16[3 * 700], o16[3 * 13];
+    static int32_t bias32[13];
+    static int64_t bias64[13];
+    for (int k = 0; k < 60; k++) {
+        int32_t batches = fc_rand(1, 3), units = fc_rand(1, 13), depth = fc_rand(1, 700);
+        bool per_channel = k % 2 == 1, s16 = k % 3 != 0, acc64 = k % 3 == 2;
+        float in_scale = (float)fc_rand(1, 100) / 1000.0f, f_scale[13], bias_scale[13];
+        float out_scale = (float[]){0.05f, 0.3f, 2.0f, 0.0005f, 90.0f}[fc_rand(0, 4)];
+        int64_t zeros[13] = {0}, in_zp = s16 ? 0 : fc_rand(-128, 127);
+        int64_t out_zp = s16 ? 0 : fc_rand(-128, 127), w_zp = per_channel ? 0 : fc_rand(-5, 5);
+        for (int32_t u = 0; u < units; u++) {
+            f_scale[u] = (float)fc_rand(1, 100) / 5000.0f;
+            bias_scale[u] = in_scale * f_scale[per_channel ? u : 0];
+            bias32[u] = fc_rand(-30000, 30000);
+            bias64[u] = (int64_t)fc_rand(-30000, 30000) * fc_rand(1, 3000);
+        }
+        for (int32_t i = 0; i < batches * depth; i++) {
+            x8[i] = (int8_t)fc_rand(-128, 127);
+            x16[i] = (int16_t)(fc_rand(0, 3) == 0 ? fc_rand(0, 1) * 65535 - 32768
+                                                  : fc_rand(-32768, 32767));
+        }
+        for (int32_t i = 0; i < units * depth; i++)
+            w8[i] = (int8_t)(fc_rand(0, 3) == 0 ? 127 : fc_rand(-127, 127));
+        kh_setup();
+        /* TFLM 90b983c, and the wheel's release (its per-tensor product in double) */
+        bool wide = k % 4 >= 2;
+        kh_ctx.arith = wide ? PL_ARITH_TFLM_WIDE : PL_ARITH_TFLM;
+        pl_type io = s16 ? PL_INT16 : PL_INT8;
+        int32_t ind[2] = {batches, depth}, fd[2] = {units, depth}, bd[1] = {units};
+        int32_t od[2] = {batches, units};
+        int32_t ins[3], outs[1];
+        ins[0] = kh_tensor(io, 2, ind, s16 ? (void *)x16 : (void *)x8,
+                           (size_t)(batches * depth) * (s16 ? 2u : 1u), &in_scale, &in_zp, 1, 0);
+        ins[1] = kh_tensor(PL_INT8, 2, fd, w8, (size_t)(units * depth), f_scale,
+                           per_channel ? zeros : &w_zp, per_channel ? (uint32_t)units : 1u, 0);
+        ins[2] = kh_tensor(acc64 ? PL_INT64 : PL_INT32, 1, bd,
+                           acc64 ? (void *)bias64 : (void *)bias32,
+                           (size_t)units * (acc64 ? 8u : 4u), bias_scale, zeros,
+                           per_channel ? (uint32_t)units : 1u, 0);
+        outs[0] = kh_tensor(io, 2, od, s16 ? (void *)o16 : (void *)o8,
+                            (size_t)(batches * units) * (s16 ? 2u : 1u), &out_scale, &out_zp,
+                            1, 0);
+        CHECK_EQ(kh_run(pl_fully_connected_registration(), ins, 3, outs, 1, NULL), PL_OK);
+        int32_t bad = 0, lo = s16 ? INT16_MIN : -128, hi = s16 ? INT16_MAX : 127;
+        for (int32_t u = 0; u < units; u++) {
+            int32_t m, shift;
+            double product = per_channel || wide
+                                 ? (double)in_scale * (double)f_scale[per_channel ? u : 0]
+                                 : (double)(in_scale * f_scale[0]);
+            pl_fx_quantize_multiplier(product / (double)out_scale, &m, &shift);
+            for (int32_t b = 0; b < batches; b++) {
+                int64_t acc = acc64 ? bias64[u] : bias32[u];
+                uint32_t acc32 = (uint32_t)bias32[u];
+                for (int32_t d = 0; d < depth; d++) {
+                    int32_t x = s16 ? x16[b * depth + d] : x8[b * depth + d] - (int32_t)in_zp;
+                    int32_t w = w8[u * depth + d] - (int32_t)w_zp;
+                    acc += (int64_t)w * x;
+                    acc32 += (uint32_t)(w * x);
+                }
+                int32_t v = acc64 ? plain_qm64(acc, m, shift)
+                                  : plain_qm((int32_t)acc32, m, shift);
+                int64_t want = pl_fx_clamp((int32_t)((int64_t)v + out_zp > INT32_MAX ? INT32_MAX
+                                                     : (int64_t)v + out_zp < INT32_MIN ? INT32_MIN
+                                                     : (int64_t)v + out_zp), lo, hi);
+                int32_t got = s16 ? o16[b * units + u] : o8[b * units + u];
+                bad += got != want;
+            }
+        }
+        if (bad != 0)
+            fprintf(stderr, "TFLM fc case %d (%s, %s, %s): %d mismatches\n", k,
+                    s16 ? "16x8" : "int8", acc64 ? "int64" : "int32",
+                    per_channel ? "per unit" : "per tensor", bad);
+        CHECK_EQ(bad, 0);
+    }
+    kh_ctx.arith = PL_ARITH_TFLM;
+}
+
 int main(void)
 {
     RUN(fc_hybrid_symmetric_by_hand);
@@ -316,5 +426,6 @@ int main(void)
     RUN(fc_uint8_offsets_weights_and_input);
     RUN(fc_rejects_uint8_input_with_int8_weights);
     RUN(fc_fast_paths_match_the_reference_loops);
+    RUN(fc_tflm_rescale_matches_plain_loops);
     return HARNESS_END();
 }

@@ -319,6 +319,32 @@ static void lstm_s16_rejects_variants(void)
     CHECK(strstr(kh.message, "bias INT32") != NULL);
 }
 
+/* A constant int64 bias lies in the model's buffer, which the flatbuffer aligns to 4 bytes
+** only: the kernel reads it at any address (UBSan reports a misaligned int64 load). The
+** same nonzero bias at an 8-aligned and a 4-past-8 address gives the same bytes. */
+static void lstm_s16_reads_a_bias_at_any_address(void)
+{
+    static _Alignas(8) uint8_t raw[2 * 8 + 4];
+    int64_t bias[2] = {3000, -7000};
+    int16_t outs[2][2];
+    for (int shift = 0; shift <= 4; shift += 4) {
+        int16_t x[2] = {104, 96}, h[2] = {8, -2}, c[2] = {1000, -600}, out[2] = {0};
+        int32_t ins[24];
+        opts o;
+        uint32_t fields[4] = {PL_ACT_TANH, 0, 0, 0};
+        kh_setup();
+        memcpy(raw + shift, bias, sizeof bias);
+        int32_t out_i = s16_tensors(ins, x, 1, h, c, out);
+        for (int g = 0; g < 4; g++)
+            ins[12 + g] = t3(PL_INT64, 2, 0, 0, raw + shift, sizeof bias, 0.00001f, 0);
+        CHECK_EQ(run_lstm(ins, out_i, make_opts(&o, fields, 4), NULL, 0), PL_OK);
+        memcpy(outs[shift / 4], out, sizeof out);
+    }
+    CHECK_EQ(outs[0][0], outs[1][0]);
+    CHECK_EQ(outs[0][1], outs[1][1]);
+    CHECK(outs[0][0] != outs[0][1]);
+}
+
 static void lstm_rejects_layer_norm_hybrid_and_missing_intermediates(void)
 {
     float xf[1] = {0}, of[1] = {0}, hf[1] = {0}, cf[1] = {0}, wf[1] = {0}, bf[1] = {0};
@@ -359,6 +385,7 @@ int main(void)
     RUN(lstm_s16_zero_points_cancel_and_the_cell_halves);
     RUN(lstm_s16_clips_the_cell);
     RUN(lstm_s16_rejects_variants);
+    RUN(lstm_s16_reads_a_bias_at_any_address);
     RUN(lstm_rejects_layer_norm_hybrid_and_missing_intermediates);
     return HARNESS_END();
 }

@@ -34,6 +34,25 @@ static void round_is_half_to_even(void)
     CHECK(out[5] == 2 && out[6] == -3);
 }
 
+/* The integer floor division equals LiteRT's floor((double)a / (double)b) everywhere. */
+static void floor_div_s32_equals_the_double_floor(void)
+{
+    static const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -65537, -3, -2, -1, 1, 2, 3,
+                                    65535, INT32_MAX - 1, INT32_MAX};
+    uint32_t s = 12345u;
+    int32_t bad = 0;
+    for (int k = 0; k < 200000; k++) {
+        s = s * 1664525u + 1013904223u;
+        int32_t a = k < 144 ? edges[k % 12] : (int32_t)s;
+        s = s * 1664525u + 1013904223u;
+        int32_t b = k < 144 ? edges[k / 12] : (int32_t)(s >> (s % 31));
+        if (b == 0 || (a == INT32_MIN && b == -1))
+            continue;
+        bad += pl_floor_div_s32(a, b) != (int32_t)floor((double)a / (double)b);
+    }
+    CHECK_EQ(bad, 0);
+}
+
 static void floor_div_and_mod_follow_the_divisor_sign(void)
 {
     CHECK_EQ(pl_floor_div_s32(7, -2), -4);
@@ -235,6 +254,7 @@ int main(void)
 {
     RUN(round_is_half_to_even);
     RUN(floor_div_and_mod_follow_the_divisor_sign);
+    RUN(floor_div_s32_equals_the_double_floor);
     RUN(division_by_zero_is_an_error);
     RUN(neg_wraps_and_zeros_like_clears);
     RUN(inverse_sqrt_multiplier_is_accurate);

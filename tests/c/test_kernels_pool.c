@@ -150,6 +150,7 @@ static void sum_int8_sums_bytes_as_uint8_like_litert(void)
 {
     int8_t in[8] = {1, 2, 3, 4, 100, 100, -1, -1}, out[4] = {0};
     int32_t dims[2] = {4, 2}, od[1] = {4}, axes[1] = {1};
+    kh_ctx.arith = PL_ARITH_LITERT;
     CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT8, 2, dims, in, sizeof in, axes,
                         1, false, 1, od, out, sizeof out, 1.0f, 1.0f), PL_OK);
     CHECK_EQ(out[0], 3);
@@ -162,6 +163,20 @@ static void sum_int8_sums_bytes_as_uint8_like_litert(void)
     CHECK_EQ(out[1], 2);   /* 1.75 */
     CHECK_EQ(out[2], 50);
     CHECK_EQ(out[3], -128); /* 127.5 rounds to 128 */
+    kh_ctx.arith = PL_ARITH_TFLM;
+}
+
+/* TFLM's int8 SUM sums int8 values (QuantizedMeanOrSum<int8_t>) and clamps to int8. */
+static void sum_int8_sums_int8_values_like_tflm(void)
+{
+    int8_t in[8] = {1, 2, 3, 4, 100, 100, -1, -1}, out[4] = {0};
+    int32_t dims[2] = {4, 2}, od[1] = {4}, axes[1] = {1};
+    CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT8, 2, dims, in, sizeof in, axes,
+                        1, false, 1, od, out, sizeof out, 1.0f, 1.0f), PL_OK);
+    CHECK(out[0] == 3 && out[1] == 7 && out[2] == 127 && out[3] == -2);
+    CHECK_EQ(run_reduce(pl_reduce_sum_registration(), PL_INT8, 2, dims, in, sizeof in, axes,
+                        1, false, 1, od, out, sizeof out, 1.0f, 4.0f), PL_OK);
+    CHECK(out[0] == 1 && out[1] == 2 && out[2] == 50 && out[3] == -1); /* -0.5: away from 0 */
 }
 
 /* int16 SUM as TFLM: the sum rescaled by in/out scale (2) and saturated to int16. */
@@ -275,6 +290,7 @@ int main(void)
     RUN(mean_int16_rescales);
     RUN(sum_float_over_rows);
     RUN(sum_int8_sums_bytes_as_uint8_like_litert);
+    RUN(sum_int8_sums_int8_values_like_tflm);
     RUN(sum_int16_as_tflm);
     RUN(mean_rejects_int32_and_a_bad_axis);
     RUN(avg_and_max_float_match_tflite);

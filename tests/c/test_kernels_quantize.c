@@ -154,6 +154,34 @@ static void dequantize_s8_s16_and_per_channel(void)
     CHECK(pc[0] == 5.0f && pc[1] == 18.0f && pc[2] == -5.0f && pc[3] == -22.0f);
 }
 
+/* Per tensor, the float product equals the reference's double one rounded to float: random
+** scales (every exponent) and every int16 value, zero points far apart included. */
+static void dequantize_s16_equals_the_double_product(void)
+{
+    static int16_t q[65536];
+    static float y[65536];
+    for (int32_t i = 0; i < 65536; i++)
+        q[i] = (int16_t)(i - 32768);
+    uint32_t seed = 99u;
+    int32_t dims[1] = {65536}, bad = 0;
+    for (int k = 0; k < 40; k++) {
+        seed = seed * 1664525u + 1013904223u;
+        uint32_t bits = (seed >> 9) | ((uint32_t)(20 + k * 5) << 23); /* 2^-107 .. 2^88 */
+        float s;
+        memcpy(&s, &bits, sizeof s);
+        int64_t z = k % 3 == 0 ? 0 : (int64_t)(seed % 65536) - 32768;
+        kh_setup();
+        int32_t in = kh_tensor(PL_INT16, 1, dims, q, sizeof q, &s, &z, 1, 0);
+        int32_t out = kh_tensor(PL_FLOAT32, 1, dims, y, sizeof y, NULL, NULL, 0, 0);
+        CHECK_EQ(run1(pl_dequantize_registration(), in, out), PL_OK);
+        for (int32_t i = 0; i < 65536; i++) {
+            float want = (float)((double)s * (double)((int64_t)q[i] - z));
+            bad += memcmp(&y[i], &want, sizeof want) != 0;
+        }
+    }
+    CHECK_EQ(bad, 0);
+}
+
 static void dequantize_f16_is_exact(void)
 {
     kh_setup();
@@ -191,6 +219,7 @@ int main(void)
     RUN(quantize_rejects_float_to_float);
     RUN(dequantize_s8_s16_and_per_channel);
     RUN(dequantize_f16_is_exact);
+    RUN(dequantize_s16_equals_the_double_product);
     RUN(dequantize_rejects_int32_input);
     return HARNESS_END();
 }

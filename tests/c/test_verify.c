@@ -610,8 +610,21 @@ static void rejects_scale_count_not_matching_channels(void)
     mb_default(&s);
     s.tensors[1].has_quant = 1;
     s.tensors[1].nscale = 3;
+    s.tensors[1].nzp = 3;
     s.tensors[1].qdim = 1;
     EXPECT(try_spec(&s, &e), e, "tensor 1 (quantization): 3 scales for dimension 1 of size 4");
+}
+
+/* LiteRT refuses scales without zero points; picolite's readers would index past them. */
+static void rejects_scales_without_zero_points(void)
+{
+    mb_spec s;
+    pl_error e;
+    mb_default(&s);
+    s.tensors[1].has_quant = 1;
+    s.tensors[1].nscale = 1;
+    EXPECT(try_spec(&s, &e), e, "tensor 1 (quantization): Quantization parameters has "
+           "non-null scale but null zero_point (1 scales)");
 }
 
 /* The details union is read by neither TFLM nor picolite. */
@@ -622,6 +635,7 @@ static void accepts_unknown_quantization_details(void)
     mb_default(&s);
     s.tensors[1].has_quant = 1;
     s.tensors[1].nscale = 1;
+    s.tensors[1].nzp = 1;
     s.tensors[1].details_type = 9;
     CHECK_EQ(try_spec(&s, &e), PL_OK);
 }
@@ -996,6 +1010,7 @@ int main(void)
     RUN(accepts_stale_quantized_dimension_out_of_range);
     RUN(rejects_scale_count_not_matching_channels);
     RUN(accepts_unknown_quantization_details);
+    RUN(rejects_scales_without_zero_points);
     RUN(accepts_per_channel_quantization);
     RUN(rejects_opcode_index_out_of_range);
     RUN(rejects_operator_input_out_of_range);

@@ -38,8 +38,8 @@ typedef struct pl_input_shape {
     const int32_t *dims;
 } pl_input_shape;
 
-/* WHILE iterations one WHILE node may run per invoke before it fails (a hostile model
-** must not hang the validator). */
+/* WHILE iterations one invoke may run, every WHILE node and nested loop together, before it
+** fails (a hostile model must not hang the validator). */
 #define PL_DEFAULT_LOOP_BUDGET 1000000u
 
 typedef struct pl_interp_options {
@@ -50,7 +50,7 @@ typedef struct pl_interp_options {
     ** create only; so pl_required_arena_size sizes a resized model. NULL: the model's. */
     const pl_input_shape *input_shapes;
     uint32_t input_shape_count;
-    uint32_t loop_budget; /* WHILE iterations per node and invoke; 0 is refused */
+    uint32_t loop_budget; /* WHILE iterations per invoke, all loops together */
     /* The firmware whose arithmetic the kernels reproduce (pl_target.h); the arena is
     ** always picolite's own. Default PL_TARGET_PICOLITE (TFLM's integer arithmetic). */
     pl_target target;
@@ -70,7 +70,7 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
 ** allocate; allocate then runs every kernel's prepare on the shapes that follow from it and
 ** plans the arena for them. strict: only dims whose shape_signature is -1 may differ
 ** (ResizeInputTensorStrict). The dims are copied (into the tail: a model never resized
-** costs nothing). Errors: PL_ERR_ARG (input index, rank above PL_MAX_DIMS, a dim below 1,
+** costs nothing). Errors: PL_ERR_ARG (input index, rank above PL_MAX_DIMS, a negative dim,
 ** more than 4 GiB, strict refusal), PL_ERR_STATE (after allocate), PL_ERR_ARENA. A shape
 ** the model cannot take fails allocate, naming the op and the node. */
 pl_status pl_interp_resize_input(pl_interp *it, uint32_t input, int32_t ndims,
@@ -102,6 +102,14 @@ pl_status pl_interp_invoke_subgraph(pl_interp *it, uint32_t subgraph);
 ** The interpreter must then be recreated. A build with PL_NO_INTEGRITY (firmware) takes no
 ** seal: this returns PL_ERR_UNSUPPORTED and invoke/reset check nothing. */
 pl_status pl_integrity_check(const pl_interp *it, pl_error *err);
+
+/* A host's interrupt check during invoke (Ctrl-C on a host, a watchdog on a device): poll is
+** called with poll_ctx before every node (nested subgraphs' included) and before every run
+** of a subgraph (each WHILE iteration), so it must be cheap: a flag, a clock read. Nonzero
+** stops the invocation: invoke returns PL_ERR_STATE ("invoke interrupted"), the outputs are
+** meaningless and the interpreter stays usable. Kept in the host's error record (it costs the
+** arena nothing); create resets it, NULL turns it off. */
+void pl_interp_set_poll(pl_interp *it, int (*poll)(void *poll_ctx), void *poll_ctx);
 
 /* Calls kernels' reset, sets variable tensors and resource variables back to their initial
 ** bytes (zero, or an int8 tensor's zero point), as TFLM's Reset. PL_ERR_STATE before

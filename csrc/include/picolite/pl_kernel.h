@@ -133,7 +133,9 @@ struct pl_context {
     pl_arith arith;
 
     /* --- control flow (IF, WHILE, CALL_ONCE): subgraphs by model index --- */
-    /* WHILE iterations one node may run per invoke (pl_interp_options.loop_budget). */
+    /* WHILE iterations left in this invoke, every WHILE node and nested loop together
+    ** (pl_interp_options.loop_budget at the start of each top-level call): a loop takes one
+    ** per iteration and fails when none is left. */
     uint32_t loop_budget;
     /* Subgraph k's input (output false) or output count; prepare and invoke. */
     pl_status (*subgraph_io_count)(pl_context *ctx, int32_t subgraph, bool output,

@@ -54,6 +54,10 @@ typedef struct pl_error {
     char op_name[PL_OP_NAME_CAPACITY];
     char msg[PL_ERROR_CAPACITY];
     pl_seal seal; /* pl_interp_create resets it; pl_error_clear keeps it */
+    /* the host's interrupt check during invoke (pl_interp_set_poll); create resets it,
+    ** pl_error_clear keeps it */
+    int (*poll)(void *poll_ctx);
+    void *poll_ctx;
 } pl_error;
 
 /* Propagate a failure to the caller. */
@@ -81,8 +85,15 @@ pl_status pl_error_status(pl_error *err, pl_status status);
 ** sizeof sees them, so they still count as used), and the strings take no flash.
 ** Statuses and err->required/available stay exact. pl_error_unused is never defined. */
 int pl_error_unused(const char *fmt, ...);
+/* pl_error_status, inline so that the compiler sees the status come back: it then knows a
+** failing callee returns nonzero (no "maybe uninitialized" in optimized builds). */
+static inline pl_status pl_error_status_inline(pl_error *err, pl_status status)
+{
+    pl_error_status(err, status);
+    return status;
+}
 #define pl_error_set(err, status, ...) \
-    ((void)sizeof(pl_error_unused(__VA_ARGS__)), pl_error_status((err), (status)))
+    ((void)sizeof(pl_error_unused(__VA_ARGS__)), pl_error_status_inline((err), (status)))
 #endif
 
 /* A short stable name for a status ("ok", "model", "arena", ...). */

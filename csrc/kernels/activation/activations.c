@@ -2,8 +2,9 @@
 **
 ** Prepare and arithmetic follow tensorflow/lite/kernels/activations.cc (ReluPrepare,
 ** QuantizedReluX, LeakyReluPrepare, HardSwishPrepare) and reference_ops::ReluX,
-** QuantizeLeakyRelu and HardSwish. Note TFLite computes several multipliers as float
-** quotients before widening them to double; so does this file. */
+** QuantizeLeakyRelu and HardSwish. LiteRT and TFLM 90b983c compute several multipliers as
+** float quotients before widening them to double, the wheel's TFLM in double (pl_fx_ratio);
+** and TFLM's RELU6 clamps without rescaling. */
 #include "activations.h"
 
 #include <float.h>
@@ -72,8 +73,8 @@ static pl_status relu_prepare_q(pl_context *ctx, pl_activation_op *d, const pl_t
     int32_t qmin = in->type == PL_INT8 ? INT8_MIN : in->type == PL_UINT8 ? 0 : INT16_MIN;
     int32_t qmax = in->type == PL_INT8 ? INT8_MAX : in->type == PL_UINT8 ? UINT8_MAX
                                                                            : INT16_MAX;
-    float real = iq.scale / oq.scale; /* float division, then widened */
-    pl_fx_quantize_multiplier((double)real, &d->relu.output_multiplier, &d->relu.output_shift);
+    pl_fx_quantize_multiplier(pl_fx_ratio(iq.scale, oq.scale, pl_arith_wide(ctx->arith)),
+                              &d->relu.output_multiplier, &d->relu.output_shift);
     d->relu.input_offset = iq.zero_point;
     d->relu.output_offset = oq.zero_point;
     int32_t bmin = relu_bound(lo, &oq);
@@ -83,6 +84,25 @@ static pl_status relu_prepare_q(pl_context *ctx, pl_activation_op *d, const pl_t
         int32_t bmax = relu_bound(hi, &oq);
         d->relu.act_max = bmax < qmax ? bmax : qmax;
     }
+    return PL_OK;
+}
+
+/* TFLM's RELU6 keeps the input's scale whatever the output's: the input clamped to its zero
+** point and to 6 quantized with the input's parameters (saturated to the type). Written as
+** the identity rescale (a doubled input times 2^30 in Q31 is the input, exactly) with
+** offsets 0 and those bounds. */
+static pl_status relu6_prepare_tflm(pl_context *ctx, pl_activation_op *d, const pl_tensor *in)
+{
+    pl_act_q iq;
+    PL_TRY(pl_act_quant(ctx, in, &iq));
+    if (in->type == PL_INT16 && iq.zero_point != 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "int16 needs zero points 0, got %d",
+                         iq.zero_point);
+    int32_t qmin = in->type == PL_INT8 ? INT8_MIN : in->type == PL_UINT8 ? 0 : INT16_MIN;
+    int32_t qmax = in->type == PL_INT8 ? INT8_MAX : in->type == PL_UINT8 ? UINT8_MAX
+                                                                           : INT16_MAX;
+    d->relu = (pl_relu_params){0, 0, 1 << 30, 1, pl_fx_clamp(iq.zero_point, qmin, qmax), 0};
+    d->relu.act_max = pl_fx_clamp(relu_bound(6.0f, &iq), qmin, qmax);
     return PL_OK;
 }
 
@@ -100,6 +120,8 @@ static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, const char *
                          pl_type_name(in->type), pl_type_name(out->type));
     if (in->type == PL_FLOAT32)
         return PL_OK;
+    if (hi == 6.0f && lo == 0.0f && in->type != PL_UINT8 && ctx->arith != PL_ARITH_LITERT)
+        return relu6_prepare_tflm(ctx, node->user_data, in);
     return relu_prepare_q(ctx, node->user_data, in, out, lo, hi);
 }
 
@@ -216,12 +238,14 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LEAKY_RELU: int16 needs zero points 0, got %d and %d", iq.zero_point,
                          oq.zero_point);
-    float alpha_real = iq.scale * p->alpha / oq.scale; /* float, as TFLite */
-    float identity_real = iq.scale / oq.scale;
+    /* float as LiteRT and TFLM 90b983c, double as the wheel's TFLM */
+    bool wide = pl_arith_wide(ctx->arith);
+    double alpha_real = wide ? (double)iq.scale * (double)p->alpha / (double)oq.scale
+                             : (double)(iq.scale * p->alpha / oq.scale);
     /* a negative alpha keeps its sign apart: the multiplier itself must be >= 0 */
     p->negative_alpha = alpha_real < 0;
-    pl_fx_quantize_multiplier(fabs((double)alpha_real), &p->multiplier_alpha, &p->shift_alpha);
-    pl_fx_quantize_multiplier((double)identity_real, &p->multiplier_identity,
+    pl_fx_quantize_multiplier(fabs(alpha_real), &p->multiplier_alpha, &p->shift_alpha);
+    pl_fx_quantize_multiplier(pl_fx_ratio(iq.scale, oq.scale, wide), &p->multiplier_identity,
                               &p->shift_identity);
     p->input_offset = iq.zero_point;
     p->output_offset = oq.zero_point;
@@ -350,14 +374,16 @@ static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
     p->output_zero_point = oq.zero_point;
     const float hires_scale = (1.0f / 128.0f) * iq.scale;
     const float reluish_scale = 3.0f / 32768.0f;
-    int32_t m = 0;
-    pl_fx_quantize_multiplier((double)(hires_scale / oq.scale), &m, &p->output_exponent);
+    int32_t m = 0, wide = pl_arith_wide(ctx->arith);
+    pl_fx_quantize_multiplier(pl_fx_ratio(hires_scale, oq.scale, wide), &m,
+                              &p->output_exponent);
     p->output_multiplier = to_q15(m);
     if (p->output_exponent > 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "HARD_SWISH: input scale %g / output scale %g is too large",
                          (double)iq.scale, (double)oq.scale);
-    pl_fx_quantize_multiplier((double)(hires_scale / reluish_scale), &m, &p->reluish_exponent);
+    pl_fx_quantize_multiplier(pl_fx_ratio(hires_scale, reluish_scale, wide), &m,
+                              &p->reluish_exponent);
     p->reluish_multiplier = to_q15(m);
     return PL_OK;
 }

@@ -26,9 +26,12 @@ void pl_logistic_f32(const float *in, float *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         float v = in[i];
-        if (!isnan(v))
-            v = v < -100.0f ? -100.0f : v > 100.0f ? 100.0f : v;
-        out[i] = 1.0f / (1.0f + pl_fmath_expf(-v));
+        if (v > PL_LOGISTIC_F32_UPPER)
+            out[i] = 1.0f;
+        else if (v < PL_LOGISTIC_F32_LOWER) /* 1 + e^-v would round e^v's bits away */
+            out[i] = pl_fmath_expf(v);
+        else
+            out[i] = 1.0f / (1.0f + pl_fmath_expf(-v));
     }
 }
 
@@ -157,6 +160,37 @@ static pl_status prepare_s16(pl_context *ctx, opdata *d, const char *op, bool is
     return PL_OK;
 }
 
+/* TFLM's int8 LOGISTIC and TANH (reference_integer_ops): the input minus its zero point,
+** saturated beyond TFLM's radius, else rescaled into Q4.27 by a multiplier from the input
+** scale, gemmlowp's fixed-point logistic or tanh, and the Q0.31 result rounded to 2^-8 with
+** zero point -128 (LOGISTIC) or to 2^-7 with 0 (TANH): TFLM's fixed output quantization,
+** whatever the output tensor says. Tabulated over the 256 inputs, so invoke (and the fast
+** paths) stay a table lookup. */
+static void tflm_table_s8(float input_scale, int32_t input_zp, bool is_tanh, int8_t lut[256])
+{
+    int shift = 0; /* frexp's int: int32_t is long on arm-none-eabi */
+    double q = frexp((double)input_scale * (double)(1 << 27), &shift);
+    double r = pl_fx_round(q * 2147483648.0);
+    int32_t m = r >= 2147483647.0 ? INT32_MAX : (int32_t)r; /* a carry to 2^31 saturates */
+    /* CalculateInputRadius: floor(15 * 2^27 / 2^shift), saturated */
+    double radius_d = floor(15.0 * 134217728.0 / ldexp(1.0, shift));
+    int32_t radius = radius_d >= 2147483647.0 ? INT32_MAX : (int32_t)radius_d;
+    for (int32_t v = -128; v <= 127; v++) {
+        int32_t x = v - input_zp, y;
+        if (x <= -radius) {
+            y = INT8_MIN;
+        } else if (x >= radius) {
+            y = INT8_MAX;
+        } else {
+            int32_t in_q4 = pl_fx_mul_by_qm(x, m, shift);
+            y = is_tanh ? pl_fx_rdbpot(pl_lut_tanh_q31(in_q4, 4), 24)
+                        : pl_fx_rdbpot(pl_lut_logistic_q31(in_q4, 4), 23) - 128;
+            y = pl_fx_clamp(y, INT8_MIN, INT8_MAX);
+        }
+        lut[(uint8_t)(int8_t)v] = (int8_t)y;
+    }
+}
+
 static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
 {
     const char *op = is_tanh ? "TANH" : "LOGISTIC";
@@ -177,7 +211,11 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     PL_TRY(pl_act_quant(ctx, out, &oq));
     if (in->type == PL_INT16)
         return prepare_s16(ctx, d, op, is_tanh, &iq, &oq);
-    if (!is_tanh && (double)oq.scale != 1.0 / 256)
+    bool tflm = in->type == PL_INT8 && ctx->arith != PL_ARITH_LITERT;
+    if (tflm && !is_tanh && oq.zero_point != INT8_MIN) /* TFLM checks only this */
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
+                         "LOGISTIC: int8 output zero point must be -128, got %d", oq.zero_point);
+    if (!tflm && !is_tanh && (double)oq.scale != 1.0 / 256)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LOGISTIC: int8 output scale must be 1/256, got %g", (double)oq.scale);
     if (!is_tanh && in->type == PL_UINT8 && oq.zero_point != 0)
@@ -189,6 +227,8 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     if (in->type == PL_UINT8)
         pl_lut_populate_u8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
                            is_tanh ? tanh_fn : logistic_fn, lut);
+    else if (tflm)
+        tflm_table_s8(iq.scale, iq.zero_point, is_tanh, d->lut);
     else
         pl_lut_populate_s8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
                            is_tanh ? tanh_fn : logistic_fn, d->lut);

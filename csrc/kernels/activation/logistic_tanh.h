@@ -9,6 +9,10 @@
 
 #include "picolite/pl_kernel.h"
 
+/* The reference's float sigmoid (TFLite's and TFLM's alike): 1 above the upper cutoff, e^x
+** below the lower one, 1 / (1 + e^-x) between (NaN included). */
+#define PL_LOGISTIC_F32_UPPER 16.619047164916992188f
+#define PL_LOGISTIC_F32_LOWER -9.0f
 void pl_logistic_f32(const float *in, float *out, size_t n);
 void pl_tanh_f32(const float *in, float *out, size_t n);
 

@@ -66,10 +66,13 @@ static pl_status prepare_s8(pl_context *ctx, opdata *d, const pl_tensor *in,
     PL_TRY(pl_act_quant(ctx, in, &iq));
     PL_TRY(pl_act_quant(ctx, alpha, &aq));
     PL_TRY(pl_act_quant(ctx, out, &oq));
-    float real_1 = iq.scale / oq.scale; /* float quotients, as TFLite */
-    float real_2 = iq.scale * aq.scale / oq.scale;
-    pl_fx_quantize_multiplier((double)real_1, &d->p.multiplier_1, &d->p.shift_1);
-    pl_fx_quantize_multiplier((double)real_2, &d->p.multiplier_2, &d->p.shift_2);
+    /* float quotients as LiteRT, double ones as TFLM (every release) */
+    bool wide = ctx->arith != PL_ARITH_LITERT;
+    double real_2 = wide ? (double)iq.scale * (double)aq.scale / (double)oq.scale
+                         : (double)(iq.scale * aq.scale / oq.scale);
+    pl_fx_quantize_multiplier(pl_fx_ratio(iq.scale, oq.scale, wide), &d->p.multiplier_1,
+                              &d->p.shift_1);
+    pl_fx_quantize_multiplier(real_2, &d->p.multiplier_2, &d->p.shift_2);
     d->p.input_offset = -iq.zero_point;
     d->p.alpha_offset = -aq.zero_point;
     d->p.output_offset = oq.zero_point;

@@ -24,6 +24,15 @@ void pl_fx_channel_multipliers(float in_scale, const float *filter_scales, uint3
                                float out_scale, int32_t channels, int32_t *multiplier,
                                int32_t *shift);
 
+/* A multiplier's ratio num / den as the firmware computes it. LiteRT's kernels (and TFLM's
+** up to 90b983c) divide the float scales in float and widen the quotient; the wheel's TFLM
+** widens both scales and divides in double (wide: pl_arith_wide). The two differ in the
+** last bits, so the rescaled results differ by one at near-ties. */
+static inline double pl_fx_ratio(float num, float den, int wide)
+{
+    return wide ? (double)num / (double)den : (double)(num / den);
+}
+
 /* gemmlowp SaturatingRoundingDoublingHighMul. */
 int32_t pl_fx_srdhm(int32_t a, int32_t b);
 

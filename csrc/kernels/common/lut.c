@@ -94,9 +94,10 @@ int32_t pl_lut_exp_neg(int32_t a, int32_t integer_bits)
     return a == 0 ? INT32_MAX : result;
 }
 
-int32_t pl_lut_one_over_one_plus_x(int32_t a)
+/* 1 / ((1 + a) / 2) for a in [0, 1) (Q0.31) in Q2.29: Newton-Raphson on the half
+** denominator from 48/17 - 32/17 d, three steps, as gemmlowp's two divisions do it. */
+static int32_t newton_half_recip(int32_t a)
 {
-    /* Newton-Raphson on the half denominator in Q2.29, from 48/17 - 32/17 d */
     const int32_t c48_over_17 = 1515870810;
     const int32_t cneg32_over_17 = -1010580540;
     const int32_t one_q2 = 1 << 29;
@@ -106,7 +107,41 @@ int32_t pl_lut_one_over_one_plus_x(int32_t a)
         int32_t one_minus = one_q2 - pl_fx_srdhm(half_den, x);
         x = x + mul_pot(pl_fx_srdhm(x, one_minus), 2);
     }
-    return mul_pot(x, 1);
+    return x;
+}
+
+int32_t pl_lut_one_over_one_plus_x(int32_t a)
+{
+    return mul_pot(newton_half_recip(a), 1);
+}
+
+/* gemmlowp one_minus_x_over_one_plus_x_for_x_in_0_1: 2 / (1 + a) - 1, Q0.31. */
+static int32_t one_minus_x_over_one_plus_x(int32_t a)
+{
+    return mul_pot((int32_t)((uint32_t)newton_half_recip(a) - (1u << 29)), 2);
+}
+
+static int32_t neg32(int32_t a)
+{
+    return (int32_t)(0u - (uint32_t)a); /* gemmlowp negates raw values with wraparound */
+}
+
+int32_t pl_lut_logistic_q31(int32_t a, int32_t integer_bits)
+{
+    if (a == 0)
+        return 1 << 30;
+    int32_t abs_a = a > 0 ? a : neg32(a);
+    int32_t pos = pl_lut_one_over_one_plus_x(pl_lut_exp_neg(neg32(abs_a), integer_bits));
+    return a > 0 ? pos : (int32_t)((uint32_t)INT32_MAX - (uint32_t)pos);
+}
+
+int32_t pl_lut_tanh_q31(int32_t a, int32_t integer_bits)
+{
+    if (a == 0)
+        return 0;
+    int32_t n = a < 0 ? a : neg32(a); /* ExactMulByPot<1>: the same raw, one more bit */
+    int32_t t = one_minus_x_over_one_plus_x(pl_lut_exp_neg(n, integer_bits + 1));
+    return a < 0 ? neg32(t) : t;
 }
 
 int32_t pl_lut_reciprocal(int32_t x, int32_t x_integer_digits, int32_t *num_bits_over_unit)

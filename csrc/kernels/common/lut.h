@@ -22,6 +22,10 @@ int32_t pl_lut_exp_neg(int32_t a, int32_t integer_bits);
 /* gemmlowp one_over_one_plus_x_for_x_in_0_1: a and the result are Q0.31. */
 int32_t pl_lut_one_over_one_plus_x(int32_t a);
 
+/* gemmlowp logistic and tanh of a in Q(integer_bits) (integer_bits <= 29), in Q0.31. */
+int32_t pl_lut_logistic_q31(int32_t a, int32_t integer_bits);
+int32_t pl_lut_tanh_q31(int32_t a, int32_t integer_bits);
+
 /* TFLite GetReciprocal: 1 / x for x > 0 in Q(x_integer_digits); the result is Q0.31 scaled
 ** by 2^-num_bits_over_unit. */
 int32_t pl_lut_reciprocal(int32_t x, int32_t x_integer_digits, int32_t *num_bits_over_unit);

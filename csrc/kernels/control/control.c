@@ -236,10 +236,11 @@ static pl_status while_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(pl_copy_tensors(ctx, node, ins, outs, n));
     PL_TRY(run_cond(ctx, node, d->first, &more));
     for (uint32_t iterations = 0; more; iterations++) {
-        if (iterations >= ctx->loop_budget)
-            return ctx->fail(ctx, PL_ERR_MODEL, "the loop ran %u iterations without its "
-                             "condition turning false (loop_budget %u)",
-                             (unsigned)iterations, (unsigned)ctx->loop_budget);
+        if (ctx->loop_budget == 0) /* one budget for the whole invoke: nesting multiplies */
+            return ctx->fail(ctx, PL_ERR_MODEL, "the loop ran %u iterations when the invoke's "
+                             "loop budget ran out (loop_budget counts every WHILE iteration "
+                             "of one invoke, nested loops included)", (unsigned)iterations);
+        ctx->loop_budget--;
         PL_TRY(pl_copy_tensors(ctx, node, outs, body_in, n));
         PL_TRY(ctx->invoke_subgraph(ctx, d->second));
         PL_TRY(pl_copy_tensors(ctx, node, body_out, outs, n));

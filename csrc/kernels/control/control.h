@@ -2,7 +2,8 @@
 ** subgraph on the first invoke only (again never, reset() included, as TFLM's has_run);
 ** IF copies its inputs after the condition into the chosen branch, runs it and copies its
 ** outputs back; WHILE copies its inputs to its outputs, then while the cond subgraph says
-** true runs the body on them (at most ctx->loop_budget times per invoke). */
+** true runs the body on them (at most ctx->loop_budget times per invoke, every loop
+** together). */
 #ifndef PL_KERNELS_CONTROL_H
 #define PL_KERNELS_CONTROL_H
 

@@ -139,10 +139,12 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *l, const pl_ten
     if (l->type == PL_INT16 && (p->lhs_offset != 0 || p->rhs_offset != 0 ||
                                 p->output_offset != 0))
         return ctx->fail(ctx, PL_ERR_MODEL, "BATCH_MATMUL: int16 zero points must be 0");
-    /* GetQuantizedConvolutionMultipler: the scale product in float, the ratio in double */
-    float product = l->q.scale[0] * r->q.scale[0];
-    pl_fx_quantize_multiplier((double)product / (double)out->q.scale[0], &p->multiplier,
-                              &p->shift);
+    /* GetQuantizedConvolutionMultipler: the scale product in float (LiteRT, TFLM 90b983c)
+    ** or in double (the wheel's TFLM), the ratio in double */
+    double product = pl_arith_wide(ctx->arith)
+                         ? (double)l->q.scale[0] * (double)r->q.scale[0]
+                         : (double)(l->q.scale[0] * r->q.scale[0]);
+    pl_fx_quantize_multiplier(product / (double)out->q.scale[0], &p->multiplier, &p->shift);
     p->act_min = l->type == PL_INT8 ? INT8_MIN : INT16_MIN;
     p->act_max = l->type == PL_INT8 ? INT8_MAX : INT16_MAX;
     return PL_OK;

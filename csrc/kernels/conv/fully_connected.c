@@ -1,6 +1,6 @@
-/* fully_connected.c - FULLY_CONNECTED as LiteRT's reference kernels compute it. The quantized
-** rescale is LiteRT's double one, not TFLM's fixed-point multiplier: the two differ by one
-** near ties (often for 16x8, whose fixed-point path keeps only 15 multiplier bits). */
+/* fully_connected.c - FULLY_CONNECTED as the reference kernels compute it. The quantized
+** rescale is the target's: TFLM's fixed-point multiplier (every TFLM target and picolite's
+** own) or LiteRT's double one (PL_ARITH_LITERT); see fully_connected.h. */
 #include "fully_connected.h"
 
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "kernels/conv/conv_params.h"
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/rescale.h"
 #include "kernels/conv/hybrid.h"
 #include "kernels/conv/uint8.h"
 
@@ -84,13 +85,23 @@ static inline int32_t dot_s8(const int8_t *restrict x, const int8_t *restrict w,
     return s;
 }
 
+/* The int32 sum rescaled: TFLM's MultiplyByQuantizedMultiplier, or LiteRT's double
+** rounding saturated to int32. */
+static inline int32_t rescale32(const pl_fully_connected_params *p, int32_t acc, int32_t unit)
+{
+    int32_t c = p->per_channel ? unit : 0;
+    if (p->fixed_rescale)
+        return pl_rescale_qm(acc, p->rescale[2 * c], p->rescale[2 * c + 1]);
+    return requantize((double)acc, p->scale[c]);
+}
+
 int8_t pl_fully_connected_s8_output(const pl_fully_connected_params *p, int32_t acc,
                                     const int32_t *bias, int32_t unit)
 {
     if (bias != NULL)
         acc = (int32_t)((uint32_t)acc + (uint32_t)bias[unit]);
-    int64_t r = (int64_t)requantize((double)acc, p->scale[p->per_channel ? unit : 0]) +
-                p->output_offset; /* saturated value + offset: 64 bits */
+    /* the rescaled value plus the offset in 64 bits: neither wraps */
+    int64_t r = (int64_t)rescale32(p, acc, unit) + p->output_offset;
     return (int8_t)(r < p->act_min ? p->act_min : r > p->act_max ? p->act_max : r);
 }
 
@@ -128,17 +139,18 @@ static inline int64_t sum_s16(const int16_t *restrict x, int32_t n)
 int16_t pl_fully_connected_s16_output(const pl_fully_connected_params *p, int64_t acc,
                                       const void *bias, bool acc64, int32_t unit)
 {
-    double scale = p->scale[p->per_channel ? unit : 0];
     int32_t v;
     if (acc64) {
+        int32_t c = p->per_channel ? unit : 0;
         if (bias != NULL)
             acc += pl_load_i64(bias, (size_t)unit);
-        v = requantize((double)acc, scale);
+        v = p->fixed_rescale ? pl_fx_mul_by_qm64(acc, p->rescale[2 * c], p->rescale[2 * c + 1])
+                             : requantize((double)acc, p->scale[c]);
     } else {
-        uint32_t acc32 = (uint32_t)acc; /* int32 arithmetic that wraps like LiteRT's */
+        uint32_t acc32 = (uint32_t)acc; /* int32 arithmetic that wraps like the reference's */
         if (bias != NULL)
             acc32 += (uint32_t)((const int32_t *)bias)[unit];
-        v = requantize((double)(int32_t)acc32, scale);
+        v = rescale32(p, (int32_t)acc32, unit);
     }
     return (int16_t)pl_fx_clamp(v, p->act_min, p->act_max);
 }
@@ -274,13 +286,32 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
     return pl_convq_bias_count(ctx, &op_names, bias, p->units);
 }
 
-/* LiteRT's effective scales: (double)in * (double)filter / (double)out, per unit or one. */
+/* The effective scales in * filter / out, per unit or one: as TFLM's Q31 multipliers and
+** shifts (every target but LiteRT) or as LiteRT's doubles. Both take 8 bytes an entry, so
+** the arena is the same on every target. */
 static pl_status prepare_scales(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
                                 const pl_tensor *out, pl_fully_connected_params *p)
 {
     uint32_t n = p->per_channel ? (uint32_t)p->units : 1u;
-    double *scale = NULL;
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(double) * n, (void **)&scale));
+    void *slots = NULL;
+    PL_TRY(ctx->alloc_persistent(ctx, sizeof(double) * n, &slots));
+    p->fixed_rescale = ctx->arith != PL_ARITH_LITERT;
+    if (p->fixed_rescale) {
+        /* per-tensor, TFLM 90b983c's GetQuantizedConvolutionMultipler takes the scale
+        ** product in float; per unit (and the wheel's TFLM always) in double */
+        bool narrow = !p->per_channel && !pl_arith_wide(ctx->arith);
+        float product = in->q.scale[0] * f->q.scale[0];
+        int32_t *pairs = slots;
+        for (uint32_t c = 0; c < n; c++) {
+            double ratio = narrow ? (double)product / (double)out->q.scale[0]
+                                  : (double)in->q.scale[0] * (double)f->q.scale[c] /
+                                        (double)out->q.scale[0];
+            pl_fx_quantize_multiplier(ratio, &pairs[2 * c], &pairs[2 * c + 1]);
+        }
+        p->rescale = pairs;
+        return PL_OK;
+    }
+    double *scale = slots;
     for (uint32_t c = 0; c < n; c++)
         scale[c] = (double)in->q.scale[0] * (double)f->q.scale[c] / (double)out->q.scale[0];
     p->scale = scale;
@@ -302,7 +333,7 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
     return prepare_scales(ctx, in, f, out, p);
 }
 
-/* uint8: per-tensor weights with any zero point, rescaled in double as for int8. */
+/* uint8: per-tensor weights with any zero point, rescaled as for int8. */
 static pl_status prepare_u8(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
                             const pl_tensor *out, int32_t activation,
                             pl_fully_connected_params *p)

@@ -3,6 +3,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
+#include "kernels/common/rescale.h"
 
 bool pl_u8conv_types_ok(const pl_tensor *in, const pl_tensor *f, const pl_tensor *bias,
                         const pl_tensor *out)
@@ -134,6 +135,13 @@ void pl_u8conv_depthwise(const pl_depthwise_conv_params *p, int32_t filter_offse
                 }
 }
 
+/* static_cast<int32_t> of the rounded value, saturated instead of undefined */
+static int64_t round_saturated(double x)
+{
+    double v = pl_fx_round(x);
+    return v >= 2147483647.0 ? INT32_MAX : v <= -2147483648.0 ? INT32_MIN : (int64_t)v;
+}
+
 void pl_u8conv_fully_connected(const pl_fully_connected_params *p, const uint8_t *in,
                                const uint8_t *filter, const int32_t *bias, uint8_t *out)
 {
@@ -147,10 +155,9 @@ void pl_u8conv_fully_connected(const pl_fully_connected_params *p, const uint8_t
                                   ((int32_t)x[d] + p->input_offset));
             if (bias != NULL)
                 acc += (uint32_t)bias[u];
-            double v = pl_fx_round((double)(int32_t)acc * p->scale[0]);
-            /* static_cast<int32_t> of the rounded value, saturated instead of undefined */
-            int64_t r = v >= 2147483647.0 ? INT32_MAX : v <= -2147483648.0 ? INT32_MIN
-                                                                            : (int64_t)v;
+            int64_t r = p->fixed_rescale
+                            ? pl_rescale_qm((int32_t)acc, p->rescale[0], p->rescale[1])
+                            : round_saturated((double)(int32_t)acc * p->scale[0]);
             r += p->output_offset;
             out[(size_t)b * (size_t)p->units + (size_t)u] =
                 (uint8_t)(r < p->act_min ? p->act_min : r > p->act_max ? p->act_max : r);

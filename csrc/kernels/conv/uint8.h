@@ -41,8 +41,8 @@ void pl_u8conv_depthwise(const pl_depthwise_conv_params *p, int32_t filter_offse
                          const int32_t *in_dims, const uint8_t *in, const int32_t *f_dims,
                          const uint8_t *filter, const int32_t *bias, const int32_t *out_dims,
                          uint8_t *out);
-/* FULLY_CONNECTED rescales in double as LiteRT's reference does: p->scale[0], the offsets
-** and clamp in p (batches x depth input, units x depth weights). */
+/* FULLY_CONNECTED with p's one rescale (TFLM's Q31 multiplier or LiteRT's double), the
+** offsets and clamp in p (batches x depth input, units x depth weights). */
 void pl_u8conv_fully_connected(const pl_fully_connected_params *p, const uint8_t *in,
                                const uint8_t *filter, const int32_t *bias, uint8_t *out);
 

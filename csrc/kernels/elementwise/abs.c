@@ -66,8 +66,9 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
         return ctx->fail(ctx, PL_ERR_MODEL, "ABS: int16 zero points must be 0");
     p->rescale = in->q.scale[0] != out->q.scale[0];
     if (p->rescale)
-        pl_fx_quantize_multiplier((double)(in->q.scale[0] / out->q.scale[0]), &p->multiplier,
-                                  &p->shift);
+        pl_fx_quantize_multiplier(pl_fx_ratio(in->q.scale[0], out->q.scale[0],
+                                              pl_arith_wide(ctx->arith)),
+                                  &p->multiplier, &p->shift);
     return PL_OK;
 }
 

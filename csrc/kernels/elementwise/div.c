@@ -125,7 +125,8 @@ static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 }
 
 /* div.cc: the activation range in output units, and input1 / (input2 * output) scales as
-** a float quotient widened to double. */
+** a float quotient widened to double (LiteRT, TFLM 90b983c), or in double (the wheel's
+** TFLM). */
 static pl_status prepare_quantized(pl_context *ctx, pl_tensor *const t[3], int32_t act,
                                    pl_div_params *d)
 {
@@ -142,8 +143,10 @@ static pl_status prepare_quantized(pl_context *ctx, pl_tensor *const t[3], int32
                                  u8 ? UINT8_MAX : INT8_MAX, &d->act_min, &d->act_max) != PL_OK)
         return ctx->fail(ctx, PL_ERR_MODEL, "activation bounds do not fit the output "
                          "quantization");
-    float real = t[0]->q.scale[0] / (t[1]->q.scale[0] * t[2]->q.scale[0]);
-    pl_fx_quantize_multiplier((double)real, &d->multiplier, &d->shift);
+    float s1 = t[0]->q.scale[0], s2 = t[1]->q.scale[0], so = t[2]->q.scale[0];
+    double real = pl_arith_wide(ctx->arith) ? (double)s1 / ((double)s2 * (double)so)
+                                            : (double)(s1 / (s2 * so));
+    pl_fx_quantize_multiplier(real, &d->multiplier, &d->shift);
     return PL_OK;
 }
 

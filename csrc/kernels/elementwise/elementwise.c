@@ -2,9 +2,10 @@
 **
 ** Quantized add/sub follow tensorflow/lite/kernels/add.cc and sub.cc: inputs are shifted
 ** left (20 bits for int8, 15 for int16), rescaled to twice the larger input scale, summed
-** and rescaled to the output. int16 with zero points 0 and power-of-two scales takes the
-** "pot" path when the options ask for it (pot_scale_int16, default true). MUL rescales the
-** product by s1 * s2 / s_out (mul.cc). */
+** and rescaled to the output. Under target litert, int16 with zero points 0 and
+** power-of-two scales takes the "pot" path when the options ask for it (pot_scale_int16,
+** default true); TFLM never does. MUL rescales the product by s1 * s2 / s_out (mul.cc),
+** a multiplier each firmware computes in its own precision (prepare_mul_q). */
 #include "elementwise.h"
 
 #include <stdbool.h>
@@ -235,10 +236,17 @@ static pl_status prepare_add_general(pl_context *ctx, const pl_tensor *const t[3
     p->input2_offset = -(int32_t)t[1]->q.zero_point[0];
     p->output_offset = (int32_t)t[2]->q.zero_point[0];
     p->left_shift = t[2]->type == PL_INT16 ? 15 : 20;
-    /* the float/double mix below is TFLite's, so the multipliers match to the bit */
-    double twice_max = (double)(2.0f * (s1 > s2 ? s1 : s2));
+    /* the float/double mix below is LiteRT's (and every TFLM's ADD), so the multipliers match
+    ** to the bit; TFLM 90b983c's SUB takes the quotients in float */
+    float twice = 2.0f * (s1 > s2 ? s1 : s2), scaled_out = (float)(1 << p->left_shift) * so;
+    double twice_max = (double)twice;
     double m1 = (double)s1 / twice_max, m2 = (double)s2 / twice_max;
-    double mo = twice_max / (double)((float)(1 << p->left_shift) * so);
+    double mo = twice_max / (double)scaled_out;
+    if (op == OP_SUB && ctx->arith != PL_ARITH_LITERT && !pl_arith_wide(ctx->arith)) {
+        m1 = (double)(s1 / twice);
+        m2 = (double)(s2 / twice);
+        mo = (double)(twice / scaled_out);
+    }
     PL_TRY(small_multiplier(ctx, m1, &p->input1_multiplier, &p->input1_shift));
     PL_TRY(small_multiplier(ctx, m2, &p->input2_multiplier, &p->input2_shift));
     PL_TRY(small_multiplier(ctx, mo, &p->output_multiplier, &p->output_shift));
@@ -281,6 +289,8 @@ static pl_status prepare_add_pot(pl_context *ctx, const int32_t log2[3], bool br
     return PL_OK;
 }
 
+/* The rescale s1 * s2 / s_out: LiteRT's mul.cc takes the product and quotient in float and
+** widens the result; TFLM's mul_common.cc widens each scale and works in double. */
 static pl_status prepare_mul_q(pl_context *ctx, const pl_tensor *const t[3], pl_add_params *p)
 {
     p->input1_offset = -(int32_t)t[0]->q.zero_point[0];
@@ -289,9 +299,10 @@ static pl_status prepare_mul_q(pl_context *ctx, const pl_tensor *const t[3], pl_
     if (t[2]->type == PL_INT16 &&
         (p->input1_offset != 0 || p->input2_offset != 0 || p->output_offset != 0))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "int16 MUL needs zero points of 0");
-    /* float product and quotient, then widened: mul.cc's expression */
-    float m = t[0]->q.scale[0] * t[1]->q.scale[0] / t[2]->q.scale[0];
-    pl_fx_quantize_multiplier((double)m, &p->output_multiplier, &p->output_shift);
+    float s1 = t[0]->q.scale[0], s2 = t[1]->q.scale[0], so = t[2]->q.scale[0];
+    double m = ctx->arith == PL_ARITH_LITERT ? (double)(s1 * s2 / so)
+                                             : (double)s1 * (double)s2 / (double)so;
+    pl_fx_quantize_multiplier(m, &p->output_multiplier, &p->output_shift);
     return PL_OK;
 }
 
@@ -315,7 +326,8 @@ static pl_status prepare_quantized(pl_context *ctx, pl_node *node, const pl_tens
         return ctx->fail(ctx, s, "activation bounds do not fit the output quantization");
     if (op == OP_MUL)
         return prepare_mul_q(ctx, t, &d->q);
-    d->pot = wants_pot(node, t, log2);
+    /* TFLM's int16 ADD and SUB always take the general path (pot_scale_int16 false) */
+    d->pot = ctx->arith == PL_ARITH_LITERT && wants_pot(node, t, log2);
     if (d->pot)
         return prepare_add_pot(ctx, log2, !same_count(t[0], t[1]), op, &d->q);
     return prepare_add_general(ctx, t, op, &d->q);

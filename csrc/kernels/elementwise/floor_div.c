@@ -9,8 +9,10 @@ enum { OP_FLOOR_DIV = 90, OP_FLOOR_MOD = 95 };
 
 int32_t pl_floor_div_s32(int32_t a, int32_t b)
 {
-    double q = floor((double)a / (double)b);
-    return (int32_t)(uint32_t)(int64_t)q; /* only 2^31 (INT32_MIN / -1) wraps */
+    if (b == -1) /* INT32_MIN / -1 would trap: its 2^31 wraps to INT32_MIN */
+        return (int32_t)(0u - (uint32_t)a);
+    int32_t q = a / b, r = a % b; /* C truncates toward zero */
+    return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;
 }
 
 int64_t pl_floor_mod_s64(int64_t a, int64_t b)

@@ -11,7 +11,9 @@
 const pl_registration *pl_floor_div_registration(void);
 const pl_registration *pl_floor_mod_registration(void);
 
-/* floor(a / b) in double, as LiteRT's FloorDiv; b != 0. INT32_MIN / -1 wraps. */
+/* floor(a / b), as LiteRT's FloorDiv computes it in double (exact for int32 operands: the
+** quotient is at least 1/|b| from the next integer), here in integers; b != 0.
+** INT32_MIN / -1 wraps. */
 int32_t pl_floor_div_s32(int32_t a, int32_t b);
 /* a - floor(a / b) b with the divisor's sign; b != 0. */
 int64_t pl_floor_mod_s64(int64_t a, int64_t b);

@@ -22,6 +22,7 @@ typedef struct op_data {
     int32_t input_zp, output_zp;
     float input_scale, output_scale;
     int32_t multiplier, shift;
+    bool rsqrt_fixed;         /* int16 RSQRT as TFLM: int8's integer path, not the table */
     PL_SLOT(int8_t *, table); /* int8 EXP, LOG: the 256-entry table */
     pl_lut_f32 t16; /* int16 EXP, LOG, RSQRT: the table's description */
     float param;    /* and its transform's parameter */
@@ -35,17 +36,24 @@ float pl_math_round_f32(float x)
     return lo + 1.0f;
 }
 
-int8_t pl_math_rsqrt_s8(int32_t q, int32_t input_zp, int32_t output_zp, int32_t multiplier,
-                        int32_t shift)
+/* The reference's integer RSQRT of one value, clamped to [lo, hi]. */
+static int32_t rsqrt_q(int32_t q, int32_t input_zp, int32_t output_zp, int32_t multiplier,
+                       int32_t shift, int32_t lo, int32_t hi)
 {
     const int32_t value = q - input_zp, keep = 20; /* TFLite's kShift keeps it integral */
     if (value == 0)
-        return INT8_MAX; /* a value near 0 stands for the largest output */
+        return hi; /* a value near 0 stands for the largest output */
     int32_t m, s;
     pl_invsqrt_multiplier(value, -1, &m, &s);
     int32_t data = pl_fx_mul_by_qm(1, m, s + keep);
     int32_t out = pl_fx_mul_by_qm(data, multiplier, shift - keep) + output_zp;
-    return (int8_t)pl_fx_clamp(out, INT8_MIN, INT8_MAX);
+    return pl_fx_clamp(out, lo, hi);
+}
+
+int8_t pl_math_rsqrt_s8(int32_t q, int32_t input_zp, int32_t output_zp, int32_t multiplier,
+                        int32_t shift)
+{
+    return (int8_t)rsqrt_q(q, input_zp, output_zp, multiplier, shift, INT8_MIN, INT8_MAX);
 }
 
 static float f_floor(float x) { return floorf(x); }
@@ -149,7 +157,9 @@ static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
     if (d->input_zp < lo || d->input_zp > hi || d->output_zp < lo || d->output_zp > hi)
         return ctx->fail(ctx, PL_ERR_MODEL, "zero points %d and %d out of [%d, %d]",
                          (int)d->input_zp, (int)d->output_zp, (int)lo, (int)hi);
-    if (in->type == PL_INT16)
+    /* TFLM's int16 RSQRT runs int8's integer path; LiteRT's interpolates a table */
+    d->rsqrt_fixed = op == OP_RSQRT && in->type == PL_INT16 && ctx->arith != PL_ARITH_LITERT;
+    if (in->type == PL_INT16 && !d->rsqrt_fixed)
         return op == OP_SQRT ? PL_OK : prepare_table_s16(ctx, op, d);
     if (d->table == NULL && (op == OP_EXP || op == OP_LOG)) /* only int8 tables cost bytes */
         PL_TRY(ctx->alloc_persistent(ctx, 256, (void **)&d->table));
@@ -159,9 +169,12 @@ static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
     else if (op == OP_LOG)
         pl_lut_populate_s8(d->input_scale, d->input_zp, d->output_scale, d->output_zp,
                            f_log_or_min, d->table);
-    else if (op == OP_RSQRT) /* float sqrt, float product, then double: LiteRT's order */
-        pl_fx_quantize_multiplier(1. / (double)(sqrtf(d->input_scale) * d->output_scale),
-                                  &d->multiplier, &d->shift);
+    else if (op == OP_RSQRT) /* float sqrt and product, or all in double (the wheel's) */
+        pl_fx_quantize_multiplier(
+            pl_arith_wide(ctx->arith)
+                ? 1. / (sqrt((double)d->input_scale) * (double)d->output_scale)
+                : 1. / (double)(sqrtf(d->input_scale) * d->output_scale),
+            &d->multiplier, &d->shift);
     return PL_OK;
 }
 
@@ -260,6 +273,12 @@ static pl_status run_table_s16(pl_context *ctx, int32_t op, const op_data *d,
         if (in[i] < 0)
             return ctx->fail(ctx, PL_ERR_ARG, "RSQRT of a negative value (element %zu, %d)",
                              i, (int)in[i]);
+    }
+    if (d->rsqrt_fixed) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = (int16_t)rsqrt_q(in[i], 0, 0, d->multiplier, d->shift, INT16_MIN,
+                                      INT16_MAX);
+        return PL_OK;
     }
     for (size_t i = 0; i < n; i++)
         out[i] = pl_lut_f32_lookup(&d->t16, table_fn(op), d->param, in[i]);

@@ -102,15 +102,19 @@ void pl_quantize_requant(const pl_requant_params *p, pl_type in_type, const void
     }
 }
 
-/* Per tensor the scale is widened to double (reference_integer_ops::Dequantize); per
-** channel the product is float (PerChannelDequantize). */
+/* Per tensor the reference widens the scale to double (reference_integer_ops::Dequantize);
+** per channel the product is float (PerChannelDequantize). While |q - zp| < 2^24 the double
+** product is exact (24 + 24 bits), so rounding it to float is the float product's one
+** rounding: the float multiply gives the same bits without double arithmetic (an MCU's
+** soft-double), which only a hostile zero point's far values need. */
 static float dequantize_one(const pl_quant_layout *l, const float *scale, const int32_t *zp,
                             int32_t q, size_t i)
 {
     size_t c = channel_of(l, i);
-    if (l->channels == 1)
-        return (float)((double)scale[0] * (double)(q - zp[0]));
-    return scale[c] * (float)(q - zp[c]);
+    int64_t v = (int64_t)q - zp[c];
+    if (l->channels == 1 && (v >= (1 << 24) || v <= -(1 << 24)))
+        return (float)((double)scale[0] * (double)v);
+    return scale[c] * (float)v;
 }
 
 void pl_dequantize_s8(const pl_quant_layout *l, const float *scale, const int32_t *zp,

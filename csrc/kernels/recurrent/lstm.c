@@ -779,6 +779,7 @@ static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
     return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
 }
 
+/* TFLM's integer LSTM: the 16x8 one, or under TFLM's targets the int8 one (q16->s8). */
 static pl_status prepare_s16(pl_context *ctx, op_data *d, const pl_lstm_tensors *t)
 {
     if (d->q16 == NULL) { /* prepare runs again after a resize: keep the first */
@@ -801,10 +802,10 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_types(ctx, &t));
     PL_TRY(check_shapes(ctx, &t, &d->p));
     d->type = t.in->type;
+    if (d->type == PL_INT16 || (d->type == PL_INT8 && ctx->arith != PL_ARITH_LITERT))
+        return prepare_s16(ctx, d, &t);
     if (d->type == PL_INT8)
         PL_TRY(prepare_quant(ctx, node, &t, &d->p));
-    if (d->type == PL_INT16)
-        return prepare_s16(ctx, d, &t);
     d->scratch = -1;
     const pl_lstm_params *p = &d->p;
     size_t bytes = d->p.projection ? sizeof(float) * (size_t)p->n_cell : 0;
@@ -863,6 +864,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         pl_lstm_f32(&d->p, &t.w, t.in, t.out_state, t.cell_state, t.out, scratch);
     else if (d->type == PL_INT16)
         pl_lstm_s16(&d->p, d->q16, &t.w, t.in, t.out_state, t.cell_state, t.out);
+    else if (d->q16 != NULL) /* TFLM's int8 LSTM */
+        pl_lstm_s8_tflm(&d->p, d->q16, &t.w, t.in, t.out_state, t.cell_state, t.out);
     else
         pl_lstm_s8(&d->p, &t.w, t.in, t.out_state, t.cell_state, t.out, scratch);
     return PL_OK;

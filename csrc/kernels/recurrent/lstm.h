@@ -1,4 +1,5 @@
-/* lstm.h - UNIDIRECTIONAL_SEQUENCE_LSTM as LiteRT's lstm_eval computes it.
+/* lstm.h - UNIDIRECTIONAL_SEQUENCE_LSTM as LiteRT's lstm_eval computes it (TFLM's targets
+** run TFLM's own integer LSTM for int8 instead: lstm16.h).
 **
 ** float32 (LstmStepFloat) and the 8x8->16 integer LSTM (LstmStepInteger8x8_16): int8
 ** input/weights/output state, int32 biases, int16 cell state (a power-of-two scale), gates in
@@ -67,7 +68,8 @@ typedef struct pl_lstm_op {
     pl_lstm_params p;
     pl_type type;
     int32_t scratch; /* scratch handle (float projection, int8), -1 without */
-    PL_SLOT(pl_lstm16_q *, q16); /* the 16x8 path's parameters, allocated only for it */
+    PL_SLOT(pl_lstm16_q *, q16); /* TFLM's integer path's parameters (16x8, or int8 under
+                                 ** TFLM's targets), allocated only for it */
 } pl_lstm_op;
 
 /* Input tensor positions (lstm_shared.h). */

@@ -1,4 +1,4 @@
-/* lstm16.c - UNIDIRECTIONAL_SEQUENCE_LSTM, 16x8 integer path (see lstm16.h). */
+/* lstm16.c - UNIDIRECTIONAL_SEQUENCE_LSTM, TFLM's 16x8 and int8 paths (see lstm16.h). */
 #include "lstm16.h"
 
 #include <math.h>
@@ -18,15 +18,27 @@ static int16_t sat16(int64_t v)
 }
 
 /* One output of a 16x8 fully connected op: sum w * (x - zp) + bias in int64 (wrapping on a
-** hostile bias, as TFLite's int64 does), requantized and clamped to int16. */
+** hostile bias, as TFLite's int64 does), requantized and clamped to int16. The bias (NULL:
+** none) is int64 element 'i' of a model buffer, which may be only 4-byte aligned. */
 static int16_t fc16(const int8_t *w, const int16_t *x, int32_t n, int32_t zp,
-                    const int64_t *bias, int32_t m, int32_t s)
+                    const void *bias, size_t i, int32_t m, int32_t s)
 {
     int64_t sum = 0; /* |w * (x - zp)| < 2^24: no overflow below 2^39 columns */
     for (int32_t k = 0; k < n; k++)
         sum += (int32_t)w[k] * ((int32_t)x[k] - zp);
-    uint64_t acc = (uint64_t)sum + (bias != NULL ? (uint64_t)*bias : 0u);
+    uint64_t acc = (uint64_t)sum + (bias != NULL ? (uint64_t)pl_load_i64(bias, i) : 0u);
     return sat16(pl_fx_mul_by_qm64((int64_t)acc, m, s));
+}
+
+/* One output of an int8 fully connected op: sum w * (x - zp) + bias in int32 (wrapping, as
+** TFLite's BiasType), requantized with the int32 rescale and clamped to int16. */
+static int16_t fc8(const int8_t *w, const int8_t *x, int32_t n, int32_t zp,
+                   const int32_t *bias, int32_t m, int32_t s)
+{
+    uint32_t acc = bias != NULL ? (uint32_t)*bias : 0u;
+    for (int32_t k = 0; k < n; k++)
+        acc += (uint32_t)((int32_t)w[k] * ((int32_t)x[k] - zp));
+    return sat16(pl_fx_mul_by_qm((int32_t)acc, m, s));
 }
 
 /* TFLM's int16 MulElementwise: zp + a * b requantized, clamped to int16. */
@@ -35,16 +47,23 @@ static int16_t mul16(int16_t a, int16_t b, int32_t m, int32_t s, int32_t zp)
     return sat16((int64_t)zp + pl_fx_mul_by_qm((int32_t)a * (int32_t)b, m, s));
 }
 
-/* Gate g of cell c before its activation: FC(input) + FC(hidden state), saturated. */
+/* Gate g of cell c before its activation: FC(input) + FC(hidden state), saturated. x and h
+** are int16 rows, or int8 ones under q->s8. */
 static int16_t gate(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
-                    int g, int32_t c, const int16_t *x, const int16_t *h)
+                    int g, int32_t c, const void *x, const void *h)
 {
     const pl_lstm16_gate *s = &q->gate[g];
     const int8_t *wx = (const int8_t *)w->wx[g] + (size_t)c * (size_t)p->n_input;
     const int8_t *wh = (const int8_t *)w->wh[g] + (size_t)c * (size_t)p->n_output;
-    int16_t in = fc16(wx, x, p->n_input, q->input_zp, (const int64_t *)w->bias[g] + c,
-                      s->in_m, s->in_s);
-    int16_t rec = fc16(wh, h, p->n_output, q->hidden_zp, NULL, s->rec_m, s->rec_s);
+    int16_t in, rec;
+    if (q->s8) {
+        in = fc8(wx, x, p->n_input, q->input_zp, (const int32_t *)w->bias[g] + c, s->in_m,
+                 s->in_s);
+        rec = fc8(wh, h, p->n_output, q->hidden_zp, NULL, s->rec_m, s->rec_s);
+    } else {
+        in = fc16(wx, x, p->n_input, q->input_zp, w->bias[g], (size_t)c, s->in_m, s->in_s);
+        rec = fc16(wh, h, p->n_output, q->hidden_zp, NULL, 0, s->rec_m, s->rec_s);
+    }
     return sat16((int32_t)in + rec);
 }
 
@@ -66,7 +85,22 @@ int16_t pl_lstm16_cell(const pl_lstm16_q *q, const int16_t *act, int16_t *cell)
     *cell = next;
     int16_t t;
     pl_tanh_s16(q->tanh_m, q->tanh_s, &next, &t, 1);
-    return mul16(t, act[PL_LSTM_GATE_O], q->hidden_m, q->hidden_s, q->hidden_zp);
+    int32_t h = mul16(t, act[PL_LSTM_GATE_O], q->hidden_m, q->hidden_s, q->hidden_zp);
+    return (int16_t)pl_fx_clamp(h, q->hidden_min, q->hidden_max);
+}
+
+/* The new hidden value of cell c from the gates over x and the old hidden state h. */
+static int16_t cell_step(const pl_lstm_params *p, const pl_lstm16_q *q,
+                         const pl_lstm_weights *w, int32_t c, const void *x, const void *h,
+                         int16_t *cell)
+{
+    int16_t act[PL_LSTM_GATES];
+    int16_t pre = gate(p, q, w, PL_LSTM_GATE_C, c, x, h);
+    act[PL_LSTM_GATE_F] = sigmoid(gate(p, q, w, PL_LSTM_GATE_F, c, x, h));
+    act[PL_LSTM_GATE_I] = sigmoid(gate(p, q, w, PL_LSTM_GATE_I, c, x, h));
+    pl_tanh_s16(0, 0, &pre, &act[PL_LSTM_GATE_C], 1); /* Q3.12 in: TFLM's -12 power */
+    act[PL_LSTM_GATE_O] = sigmoid(gate(p, q, w, PL_LSTM_GATE_O, c, x, h));
+    return pl_lstm16_cell(q, act, cell);
 }
 
 /* One time step of one batch: every gate reads the old hidden state h, so the new row goes
@@ -74,16 +108,17 @@ int16_t pl_lstm16_cell(const pl_lstm16_q *q, const int16_t *act, int16_t *cell)
 static void step_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
                      const int16_t *x, int16_t *h, int16_t *cell, int16_t *out)
 {
-    for (int32_t c = 0; c < p->n_cell; c++) {
-        int16_t act[PL_LSTM_GATES];
-        int16_t pre = gate(p, q, w, PL_LSTM_GATE_C, c, x, h);
-        act[PL_LSTM_GATE_F] = sigmoid(gate(p, q, w, PL_LSTM_GATE_F, c, x, h));
-        act[PL_LSTM_GATE_I] = sigmoid(gate(p, q, w, PL_LSTM_GATE_I, c, x, h));
-        pl_tanh_s16(0, 0, &pre, &act[PL_LSTM_GATE_C], 1); /* Q3.12 in: TFLM's -12 power */
-        act[PL_LSTM_GATE_O] = sigmoid(gate(p, q, w, PL_LSTM_GATE_O, c, x, h));
-        out[c] = pl_lstm16_cell(q, act, &cell[c]);
-    }
+    for (int32_t c = 0; c < p->n_cell; c++)
+        out[c] = cell_step(p, q, w, c, x, h, &cell[c]);
     memcpy(h, out, sizeof(int16_t) * (size_t)p->n_output);
+}
+
+static void step_s8(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                    const int8_t *x, int8_t *h, int16_t *cell, int8_t *out)
+{
+    for (int32_t c = 0; c < p->n_cell; c++)
+        out[c] = (int8_t)cell_step(p, q, w, c, x, h, &cell[c]);
+    memcpy(h, out, (size_t)p->n_output);
 }
 
 void pl_lstm_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
@@ -100,18 +135,32 @@ void pl_lstm_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_we
     }
 }
 
+void pl_lstm_s8_tflm(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                     const int8_t *in, int8_t *out_state, int16_t *cell_state, int8_t *out)
+{
+    for (int32_t b = 0; b < p->batches; b++) {
+        for (int32_t t = 0; t < p->steps; t++) {
+            size_t row = pl_lstm_row(p, b, t);
+            step_s8(p, q, w, in + row * (size_t)p->n_input,
+                    out_state + (size_t)b * (size_t)p->n_output,
+                    cell_state + (size_t)b * (size_t)p->n_cell,
+                    out + row * (size_t)p->n_output);
+        }
+    }
+}
+
 /* ---- prepare (TFLM's ValidateTensorStatus, CreateGateParams, CreateInterGateMulParams,
 ** CreateLstmCellStateInfo) ---- */
 
 static pl_status check_variant(pl_context *ctx, const pl_lstm_params *p)
 {
     if (p->cifg || p->peephole || p->projection)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: the 16x8 "
-                         "LSTM is the standard one only (CIFG %d, peephole %d, projection "
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: TFLM's "
+                         "integer LSTM is the standard one only (CIFG %d, peephole %d, projection "
                          "%d given), as in TFLM", p->cifg, p->peephole, p->projection);
     if (p->activation != PL_ACT_TANH)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: the 16x8 "
-                         "LSTM needs a TANH cell activation (got %d)", p->activation);
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: TFLM's "
+                         "integer LSTM needs a TANH cell activation (got %d)", p->activation);
     return PL_OK;
 }
 
@@ -120,7 +169,8 @@ static bool one_scale(const pl_tensor *t)
     return t->q.count == 1 && t->q.scale[0] > 0.0f && isfinite(t->q.scale[0]);
 }
 
-/* Weights symmetric (TFLM asserts it), activation zero points within int16. */
+/* Weights symmetric (TFLM asserts it), activation zero points within int16 (for int8
+** activations they hold int8 values anyway: the tensors' ranges). */
 static pl_status check_quant(pl_context *ctx, const pl_lstm_tensors *t)
 {
     bool ok = one_scale(t->in) && one_scale(t->out_state) && one_scale(t->cell_state);
@@ -129,8 +179,8 @@ static pl_status check_quant(pl_context *ctx, const pl_lstm_tensors *t)
              t->wh[g]->q.zero_point[0] == 0;
     }
     if (!ok)
-        return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: the 16x8 LSTM "
-                         "needs one positive scale per tensor and weights with zero point 0");
+        return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: TFLM's integer "
+                         "LSTM needs one positive scale per tensor and weights with zero point 0");
     int32_t zin = t->in->q.zero_point[0], zh = t->out_state->q.zero_point[0];
     if (zin < INT16_MIN || zin > INT16_MAX || zh < INT16_MIN || zh > INT16_MAX)
         return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: int16 zero points "
@@ -138,11 +188,14 @@ static pl_status check_quant(pl_context *ctx, const pl_lstm_tensors *t)
     return PL_OK;
 }
 
-/* TFLite's GetQuantizedConvolutionMultipler without bias: the scale product in float. */
-static void fc_multiplier(const pl_tensor *x, const pl_tensor *w, int32_t *m, int32_t *s)
+/* TFLM's GetQuantizedConvolutionMultipler: the scale product in float (TFLM 90b983c), or
+** in double (wide: the wheel's release). */
+static void fc_multiplier(const pl_tensor *x, const pl_tensor *w, bool wide, int32_t *m,
+                          int32_t *s)
 {
-    float product = x->q.scale[0] * w->q.scale[0];
-    pl_fx_quantize_multiplier((double)product / (double)GATE_SCALE, m, s);
+    double product = wide ? (double)x->q.scale[0] * (double)w->q.scale[0]
+                          : (double)(x->q.scale[0] * w->q.scale[0]);
+    pl_fx_quantize_multiplier(product / (double)GATE_SCALE, m, s);
 }
 
 /* CreateInterGateMulParams: the scale product in double. */
@@ -173,8 +226,9 @@ pl_status pl_lstm16_prepare(pl_context *ctx, const pl_lstm_tensors *t, const pl_
     float cell_scale = t->cell_state->q.scale[0];
     PL_TRY(cell_tanh(ctx, cell_scale, q));
     for (int g = 0; g < PL_LSTM_GATES; g++) {
-        fc_multiplier(t->in, t->wx[g], &q->gate[g].in_m, &q->gate[g].in_s);
-        fc_multiplier(t->out_state, t->wh[g], &q->gate[g].rec_m, &q->gate[g].rec_s);
+        bool wide = pl_arith_wide(ctx->arith);
+        fc_multiplier(t->in, t->wx[g], wide, &q->gate[g].in_m, &q->gate[g].in_s);
+        fc_multiplier(t->out_state, t->wh[g], wide, &q->gate[g].rec_m, &q->gate[g].rec_s);
     }
     mul_multiplier(ACT_SCALE, cell_scale, cell_scale, &q->forget_m, &q->forget_s);
     mul_multiplier(ACT_SCALE, ACT_SCALE, cell_scale, &q->update_m, &q->update_s);
@@ -182,6 +236,9 @@ pl_status pl_lstm16_prepare(pl_context *ctx, const pl_lstm_tensors *t, const pl_
                    &q->hidden_s);
     q->input_zp = t->in->q.zero_point[0];
     q->hidden_zp = t->out_state->q.zero_point[0];
+    q->s8 = t->in->type == PL_INT8;
+    q->hidden_min = q->s8 ? INT8_MIN : INT16_MIN;
+    q->hidden_max = q->s8 ? INT8_MAX : INT16_MAX;
     double clip = fmin(fmax((double)p->cell_clip / (double)cell_scale, -32768.0), 32767.0);
     q->cell_clip = p->cell_clip > 0.0f ? (int16_t)clip : -1;
     return PL_OK;

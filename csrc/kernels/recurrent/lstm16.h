@@ -1,8 +1,10 @@
 /* lstm16.h - the 16x8 UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's EvalLstm<int16, int8, int16,
-** int64> computes it (LiteRT has no such kernel; TFLM is the judge).
+** int64> computes it (LiteRT has no such kernel; TFLM is the judge), and TFLM's int8 one,
+** EvalLstm<int8, int8, int16, int32>, which TFLM's targets run instead of LiteRT's.
 **
-** int16 input, hidden state and output, int8 symmetric weights, int64 biases, int16 cell
-** state. Only the standard LSTM: all four gates, no peephole, projection or layer norm.
+** int16 (int8) input, hidden state and output, int8 symmetric weights, int64 (int32) biases,
+** int16 cell state. Only the standard LSTM: all four gates, no peephole, projection or layer
+** norm.
 ** Each gate is two fully connected ops (input with bias, hidden state without), each
 ** rescaled to Q3.12 and clamped to int16, added with saturation, then TFLite's int16
 ** sigmoid (or tanh for the cell gate); cell and hidden updates are int16 MULs requantized
@@ -29,10 +31,12 @@ struct pl_lstm16_q {
     int32_t hidden_m, hidden_s; /* output gate x tanh(cell) -> hidden state */
     int32_t tanh_m, tanh_s;     /* tanh(cell state): TFLM's multiplier and shift */
     int32_t cell_clip;          /* -1: no clipping */
+    int32_t hidden_min, hidden_max; /* the hidden state's type range */
+    bool s8;                    /* int8 activations and int32 biases, else 16x8 */
 };
 
-/* Prepare of an int16-input node whose common checks passed: types, the standard-LSTM
-** shape (every gate, nothing else) and the quantization; fills q. Fails with
+/* Prepare of an int16- or int8-input node whose common checks passed: types, the
+** standard-LSTM shape (every gate, nothing else) and the quantization; fills q. Fails with
 ** PL_ERR_UNSUPPORTED or PL_ERR_MODEL naming what TFLM's kernel would not run. */
 pl_status pl_lstm16_prepare(pl_context *ctx, const pl_lstm_tensors *t, const pl_lstm_params *p,
                             pl_lstm16_q *q);
@@ -46,5 +50,8 @@ int16_t pl_lstm16_cell(const pl_lstm16_q *q, const int16_t *act, int16_t *cell);
 ** new hidden row is written to the output row, then copied to the state. */
 void pl_lstm_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
                  const int16_t *in, int16_t *out_state, int16_t *cell_state, int16_t *out);
+/* The same for TFLM's int8 LSTM (q->s8). */
+void pl_lstm_s8_tflm(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                     const int8_t *in, int8_t *out_state, int16_t *cell_state, int8_t *out);
 
 #endif

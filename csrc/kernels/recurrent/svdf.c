@@ -240,7 +240,15 @@ static bool per_tensor(const pl_tensor *t)
     return t->q.count == 1;
 }
 
-/* LiteRT's effective scales are float products, widened to double for QuantizeMultiplier. */
+/* a * b / c of the tensors' scales, in float then widened, or in double (wide). */
+static double scale3(const pl_tensor *a, const pl_tensor *b, const pl_tensor *c, bool wide)
+{
+    float sa = a->q.scale[0], sb = b->q.scale[0], sc = c->q.scale[0];
+    return wide ? (double)sa * (double)sb / (double)sc : (double)(sa * sb / sc);
+}
+
+/* LiteRT's and TFLM 90b983c's effective scales are float products, widened to double for
+** QuantizeMultiplier; the wheel's TFLM takes double products of the widened scales. */
 static pl_status prepare_quant(pl_context *ctx, const svdf_tensors *t, pl_svdf_params *p)
 {
     if (!per_tensor(t->in) || !per_tensor(t->wf) || !per_tensor(t->wt) ||
@@ -248,10 +256,9 @@ static pl_status prepare_quant(pl_context *ctx, const svdf_tensors *t, pl_svdf_p
         return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: integer tensors need one scale each");
     if (t->state->type == PL_INT16 && t->state->q.zero_point[0] != 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: an int16 state must have zero point 0");
-    float s1 = t->in->q.scale[0] * t->wf->q.scale[0] / t->state->q.scale[0];
-    float s2 = t->state->q.scale[0] * t->wt->q.scale[0] / t->out->q.scale[0];
-    pl_fx_quantize_multiplier((double)s1, &p->mult1, &p->shift1);
-    pl_fx_quantize_multiplier((double)s2, &p->mult2, &p->shift2);
+    bool wide = pl_arith_wide(ctx->arith);
+    pl_fx_quantize_multiplier(scale3(t->in, t->wf, t->state, wide), &p->mult1, &p->shift1);
+    pl_fx_quantize_multiplier(scale3(t->state, t->wt, t->out, wide), &p->mult2, &p->shift2);
     p->input_zp = (int32_t)t->in->q.zero_point[0];
     p->state_zp = (int32_t)t->state->q.zero_point[0];
     p->output_zp = (int32_t)t->out->q.zero_point[0];

@@ -2,10 +2,12 @@
 ** order; int8/int16 MEAN through the integer QuantizedMeanOrSum (one rescale of the centered
 ** sum, 1/count folded into the multiplier), for every axis combination.
 **
-** SUM int8 follows what LiteRT 2.3.0's BUILTIN_REF really does (probed against it, whatever
-** the scales): it runs QuantizedMeanOrSum instantiated for uint8, so the int8 bytes are
-** summed as uint8 (-1 counts 255), the result clamps to [0, 255] and that byte is stored
-** (255 reads back as -1). The zero points are used as given. Deterministic, so reproduced.
+** SUM int8 under target litert follows what LiteRT 2.3.0's BUILTIN_REF really does (probed
+** against it, whatever the scales): it runs QuantizedMeanOrSum instantiated for uint8, so the
+** int8 bytes are summed as uint8 (-1 counts 255), the result clamps to [0, 255] and that byte
+** is stored (255 reads back as -1). The zero points are used as given. Deterministic, so
+** reproduced. TFLM's targets run QuantizedMeanOrSum<int8_t>, as int8 MEAN without the
+** division.
 ** SUM int16 through the same path reads the int16 buffer as bytes and leaves half of the
 ** output unwritten (garbage from the arena): no defined result, so int16 SUM follows TFLM,
 ** whose SUM runs QuantizedMeanOrSum<int16_t> (the int16 MEAN's path without the division).
@@ -25,7 +27,7 @@ typedef struct op_data {
     pl_reduce_params p;
     pl_type type;
     bool is_sum;
-    bool as_uint8;             /* LiteRT 2.3.0's int8 SUM: bytes taken as uint8 */
+    bool as_uint8;             /* LiteRT 2.3.0's int8 SUM: bytes taken as uint8 (litert) */
     int32_t multiplier, shift; /* QuantizeMultiplier(in_scale / out_scale) */
     int32_t in_zp, out_zp;
     int32_t scratch;           /* int32 sums of the quantized paths */
@@ -272,7 +274,8 @@ static pl_status prepare_reduce(pl_context *ctx, pl_node *node, const char *name
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s is not supported", name,
                          pl_type_name(in->type));
     d->type = in->type;
-    d->as_uint8 = d->is_sum && in->type == PL_INT8;
+    /* LiteRT's quirk only: TFLM sums int8 as int8 */
+    d->as_uint8 = d->is_sum && in->type == PL_INT8 && ctx->arith == PL_ARITH_LITERT;
     if (in->type == PL_FLOAT32)
         return PL_OK;
     /* the integer mean divides by the count (float gives NaN as TFLite does) */

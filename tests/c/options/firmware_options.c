@@ -101,7 +101,32 @@ static void refuses_resize_and_dynamic_dims(void)
     CHECK_STR_CONTAINS(err.msg, "PL_NO_RESIZE");
     pl_interp_destroy(it);
     free(model);
-    refuses("resize/keras2_mlp_int8.tflite", "PL_NO_RESIZE"); /* shape_signature [-1, 16] */
+}
+
+/* Most Keras exports have a dynamic batch (shape_signature [-1, ...]) and placeholder shapes
+** of batch 1, which TFLM runs as they are: without resize they run at the model's shapes. */
+static void runs_dynamic_batch_models_at_their_own_shapes(void)
+{
+    static const char *const models[] = {
+        "resize/keras2_mlp_int8.tflite", "resize/keras2_mlp_float32.tflite",
+        "resize/keras2_cnn_int8.tflite", "resize/keras2_cnn_float32.tflite",
+        "resize/keras3_mlp_int8.tflite", "resize/keras3_mlp_float32.tflite",
+        "resize/keras3_cnn_int8.tflite", "resize/keras3_cnn_float32.tflite",
+    };
+    for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
+        pl_error err;
+        pl_interp *it;
+        uint8_t *model;
+        pl_status s = allocate(models[k], &err, &it, &model);
+        if (s != PL_OK)
+            fprintf(stderr, "%s: %s\n", models[k], it != NULL ? pl_interp_error(it)->msg
+                                                                : err.msg);
+        CHECK_EQ(s, PL_OK);
+        if (s == PL_OK)
+            CHECK_EQ(pl_interp_invoke(it), PL_OK);
+        pl_interp_destroy(it);
+        free(model);
+    }
 }
 #endif
 
@@ -165,6 +190,7 @@ int main(void)
 #endif
 #ifdef PL_NO_RESIZE
     RUN(refuses_resize_and_dynamic_dims);
+    RUN(runs_dynamic_batch_models_at_their_own_shapes);
 #endif
 #ifdef PL_NO_RESOURCE_VARIABLES
     RUN(refuses_resource_variables);

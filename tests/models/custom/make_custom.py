@@ -3,9 +3,9 @@
 Written like tests/models/signal/make_signal.py (the TFLite schema's object API, options as a
 FlexBuffer map). TFLite_Detection_PostProcess runs in LiteRT's reference resolver, which is
 its judge (tests/test_golden.py); CIRCULAR_BUFFER only in TFLM ("oracle": "tflm"). It keeps
-its output as state: the older slots start as whatever the arena held, so its entries say
-"warmup": the number of invokes after which every slot holds an input, and tests compare from
-there on. The cycles models put a RELU after the buffer, which TFLM runs only every
+its output as state: the older slots start as zeros in picolite (the head is zeroed at
+allocation) and as whatever TFLM's arena held in TFLM, so its entries say "warmup": the number
+of invokes after which every slot holds an input, and tests compare from there on. The cycles models put a RELU after the buffer, which TFLM runs only every
 cycles_max invokes (the kernel aborts the invocation on the others).
 
 TFLM_DECODE's lookup-table models come from TFLM's compression tool; its pruning and Huffman

@@ -1,0 +1,122 @@
+"""target="tflm" reproduces real TFLM firmware: the goldens in tests/goldens/tflm/.
+
+Each golden is the JSON ../shared/tflm-oracle/oracle.py prints for one run of a model in
+TFLM's own firmware (reference kernels, Cortex-M4 under QEMU): "model" (a path), the input
+bytes ("inputs": hex strings, or objects with "hex", one per model input; or per invoke in
+"invokes"[k]["inputs"]) and each invoke's output bytes ("invokes"[k]["outputs"], hex). picolite
+with target="tflm" must give the same bytes for integer outputs. Float outputs may differ in
+their last bit where TFLM calls the firmware's libm (newlib's expf and tanhf are not correctly
+rounded; picolite's are, on every platform): they must lie within FLOAT_ULPS, or within
+FLOAT_ABS where a recurrence carries such a last bit on (the float LSTM's cell state).
+
+Every JSON file under tests/goldens/tflm/ is read at run time; with none the test skips.
+"""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import picolite
+from conftest import ROOT, SHARED_MODELS, ZOO
+
+GOLDENS = ROOT / "tests" / "goldens" / "tflm"
+FLOAT_ULPS = 2
+FLOAT_ABS = 1e-5  # the project's bound where a float target computes otherwise
+
+
+def golden_files():
+    """Every run's golden (refused.json lists the models TFLM would not run)."""
+    if not GOLDENS.is_dir():
+        return []
+    return sorted(p for p in GOLDENS.rglob("*.json") if p.name != "refused.json")
+
+
+def model_path(name):
+    """The golden's model: "zoo:<path under tests/models>", "shared:<path under
+    ../shared/models/tflm>", or a path as written, relative to the repository or a bare
+    file name found once in the zoo or ../shared."""
+    prefix, _, rest = name.partition(":")
+    if prefix == "zoo" and rest:
+        return (ZOO / rest).resolve()
+    if prefix == "shared" and rest:
+        return SHARED_MODELS / rest
+    p = pathlib.Path(name)
+    for base in (None, ROOT, ZOO, SHARED_MODELS, ROOT.parent):
+        q = p if base is None else base / p
+        if q.is_file():
+            return q
+    for base in (ZOO, SHARED_MODELS):  # a bare file name
+        hits = sorted(base.rglob(p.name)) if base.is_dir() else []
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+def hex_of(item):
+    return item["hex"] if isinstance(item, dict) else item
+
+
+def inputs_of(golden, k, details):
+    """The arrays written before invoke k, or None when the firmware wrote none then."""
+    invoke = golden["invokes"][k]
+    items = invoke.get("inputs", golden.get("inputs"))
+    if k > 0 and "inputs" not in invoke and "first invoke only" in golden.get("input_source",
+                                                                              ""):
+        return None
+    arrays = []
+    for d, item in zip(details, items):
+        data = bytes.fromhex(hex_of(item))
+        arrays.append(np.frombuffer(data, dtype=d["dtype"]).reshape(d["shape"]))
+    return arrays
+
+
+def ulps(a, b):
+    """The largest distance in units in the last place between two float32 arrays."""
+    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
+    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
+    ia = np.where(ia < 0, -(ia & 0x7FFFFFFF), ia)
+    ib = np.where(ib < 0, -(ib & 0x7FFFFFFF), ib)
+    return int(np.abs(ia - ib).max()) if ia.size else 0
+
+
+@pytest.mark.parametrize("path", golden_files(), ids=lambda p: p.stem)
+def test_tflm_target_reproduces_the_firmware(path):
+    golden = json.loads(path.read_text())
+    model = model_path(golden["model"])
+    if model is None or not model.is_file():
+        if golden["model"].startswith("zoo:"):  # the zoo ships with the repository
+            pytest.fail(f"{golden['model']}: the zoo model of this golden is missing")
+        pytest.skip(f"{golden['model']} is not in this checkout (../shared is absent)")
+    if not golden.get("ok", True) or not golden.get("invokes"):
+        pytest.skip("the firmware run failed: nothing to reproduce")
+    ours = picolite.Interpreter(model_path=str(model), target="tflm")
+    ours.allocate_tensors()
+    details = ours.get_input_details()
+    for k, invoke in enumerate(golden["invokes"]):
+        if invoke.get("status", "ok") != "ok":
+            break
+        arrays = inputs_of(golden, k, details)
+        for i, x in enumerate(arrays or []):
+            ours.set_input(x, i)
+        ours.invoke()
+        for o, item in enumerate(invoke["outputs"]):
+            mine = ours.get_output(o)
+            want = np.frombuffer(bytes.fromhex(hex_of(item)), dtype=mine.dtype)
+            got = mine.ravel()
+            if mine.dtype.kind == "f":
+                off = float(np.abs(got.astype(np.float64) - want).max()) if got.size else 0.0
+                assert ulps(got, want) <= FLOAT_ULPS or off <= FLOAT_ABS, (
+                    f"invoke {k}, output {o}: {ulps(got, want)} ulp ({off:.3g}) from TFLM's "
+                    f"firmware")
+                continue
+            assert got.tobytes() == want.tobytes(), (
+                f"invoke {k}, output {o}: {np.count_nonzero(got != want)} of {got.size} "
+                f"elements differ from TFLM's firmware")
+
+
+def test_goldens_are_read_from_the_repository():
+    if not golden_files():
+        pytest.skip("no TFLM firmware goldens in tests/goldens/tflm yet")
+    assert all(p.suffix == ".json" for p in golden_files())
