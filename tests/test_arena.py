@@ -231,7 +231,7 @@ STATEFUL = ["circular_buffer_3x1x8.tflite", "circular_buffer_5x2x16.tflite",
 
 def _outputs_from_an_arena_holding(path, fill, invokes=2):
     """Every output of the first invokes, the arena's buffer filled with `fill` first."""
-    need = picolite.required_arena_size(str(path))
+    need = picolite.required_arena_size(str(path), target="picolite")
     arena = picolite.Arena(np.full(need + 16, fill, np.uint8))
     it = picolite.Interpreter(str(path), arena=arena)
     it.allocate_tensors()
@@ -270,14 +270,15 @@ def test_circular_buffer_slots_not_yet_filled_hold_zeros(name):
 
 
 def test_zeroing_the_head_changes_no_arena_figure(hello):
-    need = picolite.required_arena_size(hello)
+    need = picolite.required_arena_size(hello, target="picolite")
     wrapped = picolite.Interpreter(model_content=hello,
-                                   arena=picolite.Arena(np.full(need + 16, 0xA5, np.uint8)))
-    owned = picolite.Interpreter(model_content=hello)
+                                   arena=picolite.Arena(np.full(need + 16, 0xA5, np.uint8)),
+                                   target="picolite")
+    owned = picolite.Interpreter(model_content=hello, target="picolite")
     for it in (wrapped, owned):
         it.allocate_tensors()
     figures = [(r.total, r.head, r.tail, r.lower_bound) for r in
                (wrapped.allocations(), owned.allocations())]
     assert figures[0] == figures[1] == (912, 32, 880, 32)
     assert wrapped.arena_used_bytes() == owned.arena_used_bytes() == 912
-    assert picolite.required_arena_size(hello) == need == 1312
+    assert picolite.required_arena_size(hello, target="picolite") == need == 1312
