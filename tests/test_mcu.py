@@ -113,7 +113,7 @@ def _input_c(data: bytes) -> str:
 def _host_run(content: bytes, seed: int):
     """The host's inputs (bytes), outputs after two invokes (bytes each, as the firmware:
     variable tensors carry state) and arena figures for one model."""
-    it = picolite.Interpreter(model_content=content)
+    it = picolite.Interpreter(model_content=content, target="picolite")  # picolite's arena
     it.allocate_tensors()
     rng = np.random.default_rng(seed)
     inputs = [random_input(d, rng) for d in it.get_input_details()]
@@ -123,7 +123,8 @@ def _host_run(content: bytes, seed: int):
     it.invoke()
     outputs = [it.get_tensor(d["index"]).tobytes() for d in it.get_output_details()]
     rep = it.allocations()
-    arena = {"required": picolite.required_arena_size(content), "head": rep.head,
+    arena = {"required": picolite.required_arena_size(content, target="picolite"),
+             "head": rep.head,
              "tail": rep.tail}
     return b"".join(x.tobytes() for x in inputs), outputs, arena
 

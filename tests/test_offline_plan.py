@@ -259,8 +259,8 @@ def test_control_flow_models_get_a_plan_of_every_subgraph(path):
     from picolite.testing import random_inputs
 
     planned = picolite.Interpreter(model_content=picolite.write_offline_plan(path, "optimal"),
-                                   planner="greedy")
-    plain = picolite.Interpreter(str(path), planner="optimal")
+                                   planner="greedy", target="picolite")
+    plain = picolite.Interpreter(str(path), planner="optimal", target="picolite")
     outs = []
     for it in (plain, planned):
         it.allocate_tensors()

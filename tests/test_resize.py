@@ -376,12 +376,13 @@ LARGE = textwrap.dedent("""
     import picolite
     model, rows = sys.argv[1], 1 << 23  # [8388608, 16] float32: 940 MB of arena
     try:
-        it = picolite.Interpreter(model)
+        it = picolite.Interpreter(model, target="picolite")
         it.resize_tensor_input(0, [rows, 16])
         it.allocate_tensors()
         print("allocated", it.arena_used_bytes())
         del it
-        print("sized", picolite.required_arena_size(model, input_shapes=[[rows, 16]]))
+        print("sized", picolite.required_arena_size(model, input_shapes=[[rows, 16]],
+                                                    target="picolite"))
     except MemoryError as e:
         print("MemoryError", e)
 """)

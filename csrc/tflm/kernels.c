@@ -89,8 +89,11 @@ void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out
     out->type = v.type;
     resolved_dims(n, index, out);
     out->bytes = out->elements * type_size(v.type);
-    if (v.scale.n > 0 && v.zero_point.n > 0)
+    if (v.scale.n > 0 && v.zero_point.n > 0) {
         out->channels = v.scale.n;
+        out->scale = pl_vec_f32(v.scale, 0);
+        out->zero_point = (int32_t)pl_vec_i64(v.zero_point, 0);
+    }
     out->data = b.data.n > 0 ? b.data.p : NULL;
     out->variable = v.is_variable;
     for (uint32_t i = 0; i < v.shape.n; i++)

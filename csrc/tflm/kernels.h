@@ -25,6 +25,7 @@ typedef struct pl_tflm_node {
     uint32_t index;
     pl_op_view op;
     int32_t builtin;
+    pl_bytes custom; /* a custom operator's code */
     int32_t version;
 } pl_tflm_node;
 
@@ -37,6 +38,8 @@ typedef struct pl_tflm_tensor {
     uint64_t elements;
     uint64_t bytes;
     uint32_t channels;    /* quantization parameters TFLM copies (0: not quantized) */
+    float scale;          /* TfLiteTensor.params: the first scale and zero point (or 0) */
+    int32_t zero_point;
     const uint8_t *data;  /* a constant's bytes (the model's buffer), else NULL */
     bool variable;
     bool unknown_dim;     /* the model's shape has a -1 (TFLM's dims are the model's) */
@@ -94,6 +97,15 @@ void pl_tflm_dims_copy(pl_tflm_node *n, int32_t index);
 
 /* The common prepare: temp tensors for inputs 0..ins-1 then outputs 0..outs-1, all freed. */
 void pl_tflm_temps_io(pl_tflm_node *n, uint32_t ins, uint32_t outs);
+
+/* --- what TFLM's kernels run (accept.c) --- */
+
+/* Refuses the node when TFLM's kernel rejects or has no code for its tensors' types: the
+** model then fails on the target whatever the arena (pl_tflm_program_build says so). */
+void pl_tflm_accept(pl_tflm_node *n);
+
+/* Records why the node's kernel fails (the first refusal is kept). */
+void pl_tflm_refuse(pl_tflm_node *n, const char *fmt, ...);
 
 /* --- the kernel families' tables (kernels_*.c) --- */
 
