@@ -93,8 +93,10 @@ def constructs(runtime, data, size):
 
 
 def runs(runtime, data, size):
-    """Whether the wheel constructs the model in size bytes and invokes it (zero inputs)."""
-    def construct_and_invoke():
+    """Whether the wheel constructs the model in size bytes and invokes it, with zero inputs
+    or else with inputs of 5 (a kernel may fail on the values: a division by zero, RSQRT of
+    a negative number)."""
+    def construct_and_invoke(fill):
         it = runtime.Interpreter.from_bytes(data, arena_size=size)
         k = 0
         while True:
@@ -102,11 +104,11 @@ def runs(runtime, data, size):
                 d = it.get_input_details(k)
             except Exception:  # past the last input
                 break
-            it.set_input(np.zeros(d["shape"], d["dtype"]), k)
+            it.set_input(np.full(d["shape"], fill, d["dtype"]), k)
             k += 1
         it.invoke()  # raises when a kernel fails (CIRCULAR_BUFFER's abort is no failure)
 
-    return in_child(construct_and_invoke)[0]
+    return any(in_child(lambda: construct_and_invoke(fill))[0] for fill in (0, 5))
 
 
 def parse(text):
@@ -185,6 +187,13 @@ def test_tflm_x86_64_equals_the_wheel(wheel, path):
 @pytest.mark.parametrize("make", tflm_models.GENERATORS, ids=lambda g: g.__name__)
 def test_random_models_equal_the_wheel(wheel, make, seed):
     check_against_the_wheel(wheel, make(np.random.default_rng(seed)))
+
+
+@pytest.mark.parametrize("seed", range(48))
+def test_operator_types_refused_exactly_where_the_wheel_fails(wheel, seed):
+    """An elementwise or data-movement operator on a random type: refused (the type TFLM's
+    kernel rejects or has no code for) exactly when the wheel cannot run it, else sized."""
+    check_against_the_wheel(wheel, tflm_models.typed(np.random.default_rng(seed)))
 
 
 # --- the Cortex-M4F firmware's goldens ---------------------------------------------------
