@@ -233,7 +233,7 @@ def _outputs_from_an_arena_holding(path, fill, invokes=2):
     """Every output of the first invokes, the arena's buffer filled with `fill` first."""
     need = picolite.required_arena_size(str(path), target="picolite")
     arena = picolite.Arena(np.full(need + 16, fill, np.uint8))
-    it = picolite.Interpreter(str(path), arena=arena)
+    it = picolite.Interpreter(str(path), arena=arena, target="picolite")
     it.allocate_tensors()
     outs = []
     for k in range(invokes):
@@ -271,9 +271,8 @@ def test_circular_buffer_slots_not_yet_filled_hold_zeros(name):
 
 def test_zeroing_the_head_changes_no_arena_figure(hello):
     need = picolite.required_arena_size(hello, target="picolite")
-    wrapped = picolite.Interpreter(model_content=hello,
-                                   arena=picolite.Arena(np.full(need + 16, 0xA5, np.uint8)),
-                                   target="picolite")
+    wrapped = picolite.Interpreter(model_content=hello, target="picolite",
+                                   arena=picolite.Arena(np.full(need + 16, 0xA5, np.uint8)))
     owned = picolite.Interpreter(model_content=hello, target="picolite")
     for it in (wrapped, owned):
         it.allocate_tensors()

@@ -166,3 +166,46 @@ def test_missing_input_file_is_reported(add_path, tmp_path, capsys):
     missing = str(tmp_path / "absent.npy")
     assert main([add_path, "--input", missing, "--input", missing]) == 1
     assert "absent.npy" in capsys.readouterr().err
+
+
+# --- help, version, pipes, the bench's peers -----------------------------------------------
+
+def test_help_lists_the_subcommands_and_the_build_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for words in ("picolite export-c MODEL", "picolite plan MODEL --write OUT", "--version",
+                  "$(picolite --cflags) $(picolite --sources)"):
+        assert words in out
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == (
+        f"picolite {picolite.__version__} (C runtime {picolite._picolite.version()})")
+
+
+def test_a_reader_that_leaves_early_is_no_error():
+    """`picolite --ops | head` ended in a BrokenPipeError traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "picolite", "--ops"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_bench_names_litert_s_kernels_and_divides_as_the_readme(add_path, capsys, litert):
+    """--bench timed LiteRT's reference kernels without saying so and printed
+    picolite/LiteRT, the README's tables LiteRT default / picolite."""
+    r = run_json(capsys, add_path, "--bench", "5")["bench"]
+    assert r["litert_ref_us"] > 0
+    assert r["ratio"] == pytest.approx(r["litert_us"] / r["picolite_us"])
+    assert main([add_path, "--bench", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "LiteRT default kernels (XNNPACK, 1 thread)" in out
+    assert "LiteRT reference kernels" in out
+    assert "LiteRT default / picolite" in out and "above 1: picolite is faster" in out

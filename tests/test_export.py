@@ -112,3 +112,83 @@ def test_custom_operators_are_listed_by_name(tmp_path):
         pytest.skip(f"{path} is missing")
     c, _ = export_c(path, tmp_path, "energy")
     assert '{32, "SignalEnergy", pl_signal_energy_registration},' in c.read_text()
+
+
+MAIN_C = r"""
+#include <stdio.h>
+#include <string.h>
+
+#include "cnn.h"
+
+static _Alignas(16) uint8_t arena[CNN_ARENA_SIZE];
+
+int main(void)
+{
+    pl_error err;
+    pl_interp *it;
+    pl_interp_options opt = pl_interp_defaults();
+    opt.planner = CNN_PLANNER;
+    opt.resolver = cnn_resolver();
+    if (pl_interp_create(cnn_model, cnn_model_size, &opt, arena, sizeof arena, &it, &err) ||
+        pl_interp_allocate(it)) {
+        printf("FAIL %s\n", err.msg);
+        return 1;
+    }
+    pl_tensor_info in, out;
+    pl_interp_tensor(it, (uint32_t)pl_interp_input_index(it, 0), &in);
+    for (size_t i = 0; i < in.bytes; i++)
+        ((uint8_t *)in.data)[i] = (uint8_t)(i * 37u + 11u);
+    if (pl_interp_invoke(it) != PL_OK) {
+        printf("FAIL %s\n", err.msg);
+        return 1;
+    }
+    pl_interp_tensor(it, (uint32_t)pl_interp_output_index(it, 0), &out);
+    for (size_t i = 0; i < out.bytes; i++)
+        printf("%02x", ((const uint8_t *)out.data)[i]);
+    printf("\n");
+    return 0;
+}
+"""
+
+
+def test_an_export_builds_with_the_installed_package_alone(tmp_path):
+    """The wheel had no C headers or sources, so an export compiled only against a clone:
+    picolite.c_flags() / c_sources() (picolite --cflags / --sources) are the runtime the
+    package ships, and the program computes what the package does."""
+    import concurrent.futures
+    import shutil
+    import subprocess
+
+    import numpy as np
+
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler")
+    export_c(MODEL, tmp_path, "cnn")
+    (tmp_path / "main.c").write_text(MAIN_C)
+    flags = picolite.c_flags()
+    assert all(str(picolite.csource.c_root()) in s for s in picolite.c_sources())
+    sources = [str(tmp_path / "main.c"), str(tmp_path / "cnn.c"), *picolite.c_sources()]
+
+    def compile_one(k):
+        obj = tmp_path / f"{k}.o"
+        r = subprocess.run([cc, "-O0", "-c", sources[k], "-o", str(obj), *flags],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-2000:]
+        return str(obj)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        objects = list(pool.map(compile_one, range(len(sources))))
+    exe = tmp_path / "app"
+    r = subprocess.run([cc, "-o", str(exe), *objects, "-lm"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout
+    it = picolite.Interpreter(str(MODEL), kernels="portable")
+    it.allocate_tensors()
+    d = it.get_input_details()[0]
+    n = int(np.prod(d["shape"])) * np.dtype(d["dtype"]).itemsize
+    x = np.frombuffer(bytes((i * 37 + 11) % 256 for i in range(n)), d["dtype"])
+    it.set_tensor(d["index"], x.reshape(d["shape"]))
+    it.invoke()
+    assert out.stdout.strip() == it.get_tensor(it.get_output_details()[0]["index"]).tobytes().hex()

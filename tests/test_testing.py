@@ -89,3 +89,26 @@ def test_user_inputs_are_used():
                 7, np.int8)
     report = compare_with_tflite(str(CNN), inputs=x)
     assert report.samples == 1 and report.ok
+
+
+@pytest.mark.parametrize("path", [ZOO / "signal" / "energy_257.tflite",
+                                  ZOO / "lstm16x8" / "lstm16x8_b1_t28_i28_s20_mnist_like.tflite"],
+                         ids=lambda p: p.name)
+def test_a_model_litert_refuses_is_compared_with_tflm(path):
+    """A custom op of TFLM's, a 16x8 LSTM: LiteRT refuses them, TFLM runs them, so TFLM
+    judges (compare_with_tflite failed with LiteRT's error), picolite in TFLM's arithmetic."""
+    from conftest import require
+
+    require("tflite_micro")
+    report = compare_with_tflite(str(path), layers=True, samples=2)
+    assert report.reference == "tflm" and report.ok, str(report)
+    assert report.layers and all(c.identical for c in report.outputs)
+    assert str(report).startswith("picolite vs TFLM (tflite-micro's interpreter; LiteRT "
+                                  "refused the model: ")
+    assert compare_with_tflite(str(CNN), samples=1).reference == "litert"
+
+
+def test_a_model_both_refuse_raises_litert_s_error():
+    data = (ZOO / "add_same_int8.tflite").read_bytes()
+    with pytest.raises((RuntimeError, ValueError)):
+        compare_with_tflite(data[:200])

@@ -16,6 +16,7 @@ from picolite._errors import (ArenaTooSmallError, Error, ModelError, ResizeError
 from picolite._reports import (PLANNERS, AllocationReport, MemoryPlan, PlannedBuffer, PlanResult,
                                plan_memory)
 from picolite._unified import Interpreter
+from picolite.csource import c_flags, c_include_dirs, c_sources
 from picolite.evaluate import evaluate
 from picolite.analyze import analyze
 from picolite.validate import validate
@@ -39,6 +40,9 @@ __all__ = [
     "StateError",
     "TensorSpec",
     "UnsupportedOpError",
+    "c_flags",
+    "c_include_dirs",
+    "c_sources",
     "kernel_sets",
     "plan_memory",
     "required_arena_size",

@@ -11,7 +11,9 @@ Every keyword LiteRT's Interpreter takes is accepted, with this meaning in picol
 - ``experimental_op_resolver_type``: any OpResolverType; BUILTIN_REF runs picolite's
   portable kernels, the others its host fast paths (``kernels="auto"``); both are
   bit-exact with LiteRT's BUILTIN_REF for integer models.
-- ``experimental_delegates``: picolite runs no delegates; None or an empty list only.
+- ``experimental_delegates``: picolite runs no delegates; None or an empty list only
+  (every operator runs on picolite's own kernels: the host fast paths, or the portable
+  ones with BUILTIN_REF or ``kernels="portable"``, the same bytes).
 - ``experimental_preserve_all_tensors``: every tensor readable after invoke() (linear
   plan), as LiteRT. Without it the arena is TFLM's: later tensors may reuse an input's
   bytes once the model has read it, so set the inputs before each invoke().
@@ -43,8 +45,10 @@ from picolite._model import checked_dims, tensor_details
 __all__ = ["Delegate", "Interpreter", "InterpreterWithCustomOps", "OpResolverType",
            "load_delegate"]
 
-_NO_DELEGATES = ("picolite runs no delegates: every operator runs on picolite's portable "
-                 "kernels, which give the results a microcontroller gets")
+_NO_DELEGATES = ("picolite runs no delegates: every operator runs on picolite's own kernels "
+                 "(the host fast paths, or the portable ones with kernels='portable' or "
+                 "BUILTIN_REF), which give the bytes a microcontroller's portable kernels "
+                 "give")
 
 
 class OpResolverType(enum.Enum):

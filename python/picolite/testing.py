@@ -6,8 +6,10 @@
 
 The reference is LiteRT (``pip install ai-edge-litert``) with the reference op resolver
 (BUILTIN_REF): TFLite's reference kernels, which picolite reproduces with target="litert"
-(the comparison's default). Integer outputs must be identical bytes; float outputs must
-agree within ``rtol``/``atol``.
+(the comparison's default). A model LiteRT refuses but TFLM runs (TFLM's custom operators,
+its person detection model) is compared with TFLM's interpreter instead (the tflite-micro
+wheel), picolite then running target="tflm"; ``report.reference`` says which. Integer
+outputs must be identical bytes; float outputs must agree within ``rtol``/``atol``.
 """
 
 from __future__ import annotations
@@ -49,6 +51,64 @@ def _litert(model_bytes: bytes, preserve: bool):
                      experimental_preserve_all_tensors=preserve)
     it.allocate_tensors()
     return it
+
+
+class _LiteRTJudge:
+    name = "litert"
+    title = "TFLite (LiteRT reference kernels)"
+
+    def __init__(self, it):
+        self.it = it
+
+    def set(self, position: int, index: int, value) -> None:
+        self.it.set_tensor(index, value)
+
+    def invoke(self) -> None:
+        self.it.invoke()
+
+    def get(self, index: int):
+        return self.it.get_tensor(index)
+
+
+class _TFLMJudge:
+    """TFLM's Python interpreter, every tensor kept (kPreserveAllTensors) so that any layer
+    can be read; inputs go by position, as its set_input takes them."""
+
+    name = "tflm"
+
+    def __init__(self, data: bytes, arena_size: int, refused: BaseException):
+        from tflite_micro.python.tflite_micro import runtime
+
+        self.it = runtime.Interpreter.from_bytes(
+            data, arena_size=arena_size,
+            intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+        why = (str(refused).strip().splitlines() or [type(refused).__name__])[0]
+        self.title = f"TFLM (tflite-micro's interpreter; LiteRT refused the model: {why})"
+
+    def set(self, position: int, index: int, value) -> None:
+        self.it.set_input(value, position)
+
+    def invoke(self) -> None:
+        self.it.invoke()
+
+    def get(self, index: int):
+        return self.it.GetTensor(index, 0)["tensor_data"]
+
+
+def _judge(data: bytes, preserve: bool):
+    """LiteRT's reference kernels, or TFLM's interpreter for a model LiteRT refuses (the
+    LiteRT error stands when TFLM is not installed or refuses it too). TFLM's arena: four
+    times what picolite needs with every tensor kept (TFLM needs a little more)."""
+    try:
+        return _LiteRTJudge(_litert(data, preserve))
+    except (RuntimeError, ValueError) as refused:
+        from picolite._core import required_arena_size
+
+        try:
+            need = required_arena_size(data, preserve_all_tensors=True, target="picolite")
+            return _TFLMJudge(data, max(1 << 24, 4 * need), refused)
+        except Exception:  # TFLM missing or refusing: LiteRT's own error is the answer
+            raise refused from None
 
 
 def random_inputs(details: Sequence[dict], seed: int = 0) -> list:
@@ -115,6 +175,11 @@ class TensorComparison:
 def _compare(index, name, ours, ref, rtol, atol) -> TensorComparison:
     ours = np.asarray(ours)
     ref = np.asarray(ref)
+    if ours.dtype == object or ref.dtype == object:  # RESOURCE tensors: None, as LiteRT
+        same = ours.shape == ref.shape and ours.tolist() == ref.tolist()
+        return TensorComparison(index, name, str(ref.dtype), tuple(ref.shape),
+                                0.0 if same else float("inf"), 0 if same else int(ref.size),
+                                int(ref.size), same, same)
     same_shape = ours.shape == ref.shape
     identical = same_shape and ours.dtype == ref.dtype and ours.tobytes() == ref.tobytes()
     if not same_shape:
@@ -138,6 +203,8 @@ class Comparison:
     """The result of compare_with_tflite: per-output (and per-layer) agreement."""
 
     model: str
+    reference: str = "litert"  # the judge: "litert" or "tflm" (a model LiteRT refuses)
+    reference_title: str = "TFLite (LiteRT reference kernels)"
     outputs: list = field(default_factory=list)   # TensorComparison per sample and output
     layers: list = field(default_factory=list)    # TensorComparison per sample and tensor
     rtol: float = DEFAULT_RTOL
@@ -161,7 +228,7 @@ class Comparison:
         return max((c.max_abs_diff for c in self.outputs), default=0.0)
 
     def __str__(self):
-        lines = [f"picolite vs TFLite (LiteRT reference kernels) on {self.model}: "
+        lines = [f"picolite vs {self.reference_title} on {self.model}: "
                  f"{'OK' if self.ok else 'MISMATCH'} over {self.samples} sample(s), "
                  f"rtol={self.rtol:g} atol={self.atol:g}"]
         lines += ["  output " + str(c) for c in self.outputs]
@@ -203,48 +270,50 @@ def _producers(ops: list) -> dict:
 def compare_with_tflite(model, inputs=None, *, layers: bool = False,
                         rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
                         samples: int = 3, planner: str = "greedy",
-                        target: str = "litert") -> Comparison:
-    """Runs the model in picolite and in LiteRT's reference kernels and compares.
+                        target: Optional[str] = None) -> Comparison:
+    """Runs the model in picolite and in LiteRT's reference kernels and compares (in TFLM's
+    interpreter when LiteRT refuses the model and TFLM runs it).
 
     ``inputs``: None (``samples`` deterministic random samples), one array, a list with one
     array per input, or a list of samples. Samples run in order on one interpreter each, so
     stateful models are compared over several invocations. ``layers=True`` also compares
     every intermediate tensor (preserve-all-tensors on both sides). picolite runs with
-    ``target``: "litert" (the default) computes LiteRT's bytes; another target's arithmetic
-    differs from LiteRT's in the places the README lists.
+    ``target``: None picks the judge's ("litert": LiteRT's bytes, "tflm" for TFLM); another
+    target's arithmetic differs from the judge's in the places the README lists.
     """
     from picolite._unified import Interpreter
 
     data = _model_bytes(model)
     name = model if isinstance(model, str) else os.fspath(model) if isinstance(
         model, os.PathLike) else f"<{len(data)} bytes>"
+    ref = _judge(data, layers)
     ours = Interpreter(model_content=data, preserve_all_tensors=layers, planner=planner,
-                       target=target)
+                       target=target or ref.name)
     ours.allocate_tensors()
-    ref = _litert(data, layers)
     details = ours.get_input_details()
-    report = Comparison(str(name), rtol=rtol, atol=atol)
+    report = Comparison(str(name), ref.name, ref.title, rtol=rtol, atol=atol)
     made = _producers(ours._get_ops_details()) if layers else {}
     tensor_details = ours.get_tensor_details() if layers else []
     names = [d["name"] for d in tensor_details]
     # RESOURCE handles (VAR_HANDLE's output) hold a variable id, not data to compare
-    made = {t: v for t, v in made.items() if tensor_details[t]["dtype"] is not None}
+    made = {t: v for t, v in made.items()
+            if tensor_details[t]["dtype"] not in (None, np.object_)}
     for s, sample in enumerate(_samples(inputs, details, samples)):
         if len(sample) != len(details):
             raise ValueError(f"sample {s} has {len(sample)} arrays, the model has "
                              f"{len(details)} inputs")
-        for d, value in zip(details, sample):
+        for k, (d, value) in enumerate(zip(details, sample)):
             ours.set_tensor(d["index"], value)
-            ref.set_tensor(d["index"], value)
+            ref.set(k, d["index"], value)
         ours.invoke()
         ref.invoke()
         for d in ours.get_output_details():
             c = _compare(d["index"], d["name"], ours.get_tensor(d["index"]),
-                         ref.get_tensor(d["index"]), rtol, atol)
+                         ref.get(d["index"]), rtol, atol)
             c.sample = s
             report.outputs.append(c)
         for t, (node, op) in sorted(made.items(), key=lambda kv: kv[1][0]):
-            c = _compare(t, names[t], ours.get_tensor(t), ref.get_tensor(t), rtol, atol)
+            c = _compare(t, names[t], ours.get_tensor(t), ref.get(t), rtol, atol)
             c.op_index, c.op_name, c.sample = node, op, s
             report.layers.append(c)
         report.samples = s + 1
