@@ -250,6 +250,56 @@ def test_tflm_equals_the_m4_goldens(path):
                                                  g["count"]), name
 
 
+def refused_by_the_firmware():
+    path = GOLDENS / "refused.json"
+    return json.loads(path.read_text()) if path.is_file() else []
+
+
+@pytest.mark.parametrize("golden", refused_by_the_firmware(), ids=lambda g: g["name"])
+def test_tflm_refuses_what_the_firmware_refused(golden):
+    model = golden_model(golden["model"])
+    if not model.exists():
+        pytest.skip(f"{model} is absent")
+    it = picolite.Interpreter(model_path=str(model), target="tflm")
+    try:
+        it.allocate_tensors()  # picolite's own run
+    except picolite.Error as e:
+        pytest.skip(f"picolite does not run this model: {e}")
+    with pytest.raises(picolite.UnsupportedOpError):
+        targets.figures(it._c, "tflm")
+
+
+RANDOM_GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-random.json"
+
+
+def random_goldens():
+    if not RANDOM_GOLDENS.is_file():
+        return []
+    return json.loads(RANDOM_GOLDENS.read_text())["models"]
+
+
+@pytest.mark.parametrize("golden", random_goldens(),
+                         ids=lambda g: f"{g['generator']}_{g['seed']}")
+def test_tflm_equals_the_m4_firmware_on_random_models(golden):
+    """tflm_models' random models (per-channel and per-tensor layers, each kernel's prepare
+    allocations, variables, subgraphs, offline plans) as the Cortex-M4F firmware ran them."""
+    import hashlib
+
+    make = {g.__name__: g for g in tflm_models.GENERATORS}[golden["generator"]]
+    data = make(np.random.default_rng(golden["seed"]))
+    if hashlib.sha256(data).hexdigest() != golden["model_sha256"]:
+        pytest.skip("this numpy draws another model from the seed")
+    it = picolite.Interpreter(model_content=data, target="tflm")
+    it.allocate_tensors()
+    if "fails" in golden:  # the firmware fails at any arena size
+        with pytest.raises(picolite.UnsupportedOpError):
+            targets.figures(it._c, "tflm", golden["arena_size"])
+        return
+    fig = targets.figures(it._c, "tflm", golden["arena_size"])
+    for key in ("arena_used_bytes", "min_arena_bytes", "min_arena_bytes_16"):
+        assert fig[key] == golden[key], key
+
+
 def test_goldens_are_there_in_ci():
     if in_ci() and not goldens():
         pytest.fail(f"no firmware goldens in {GOLDENS}")
