@@ -285,7 +285,8 @@ def test_tflm_equals_the_m4_firmware_on_random_models(golden):
     allocations, variables, subgraphs, offline plans) as the Cortex-M4F firmware ran them."""
     import hashlib
 
-    make = {g.__name__: g for g in tflm_models.GENERATORS}[golden["generator"]]
+    make = {g.__name__: g for g in tflm_models.GENERATORS + [tflm_models.typed]}[
+        golden["generator"]]
     data = make(np.random.default_rng(golden["seed"]))
     if hashlib.sha256(data).hexdigest() != golden["model_sha256"]:
         pytest.skip("this numpy draws another model from the seed")

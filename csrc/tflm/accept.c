@@ -170,19 +170,20 @@ static void tensor(const pl_tflm_node *n, uint8_t slot, pl_tflm_tensor *t)
     pl_tflm_tensor_of(n, index, t);
 }
 
+static bool is(const pl_tflm_tensor *t, uint32_t types)
+{
+    return (uint32_t)t->type < 32 && (types & (1u << t->type)) != 0;
+}
+
+/* A rule: the tensor in slot is absent or of one of types. */
 static void check(pl_tflm_node *n, uint8_t slot, uint32_t types)
 {
     pl_tflm_tensor t;
     tensor(n, slot, &t);
-    if (t.index < 0 || ((uint32_t)t.type < 32 && (types & (1u << t.type)) != 0))
+    if (t.index < 0 || is(&t, types))
         return;
     pl_tflm_refuse(n, "%s %u is %s", slot >= OUT(0) ? "output" : "input",
                    (unsigned)(slot >= OUT(0) ? slot - OUT(0) : slot), pl_type_name(t.type));
-}
-
-static bool is(const pl_tflm_tensor *t, uint32_t types)
-{
-    return (uint32_t)t->type < 32 && (types & (1u << t->type)) != 0;
 }
 
 /* --- rules over several tensors --- */
