@@ -92,6 +92,25 @@ def constructs(runtime, data, size):
     return in_child(lambda: runtime.Interpreter.from_bytes(data, arena_size=size))[0]
 
 
+def runs(runtime, data, size):
+    """Whether the wheel constructs the model in size bytes and invokes it, with zero inputs
+    or else with inputs of 5 (a kernel may fail on the values: a division by zero, RSQRT of
+    a negative number)."""
+    def construct_and_invoke(fill):
+        it = runtime.Interpreter.from_bytes(data, arena_size=size)
+        k = 0
+        while True:
+            try:
+                d = it.get_input_details(k)
+            except Exception:  # past the last input
+                break
+            it.set_input(np.full(d["shape"], fill, d["dtype"]), k)
+            k += 1
+        it.invoke()  # raises when a kernel fails (CIRCULAR_BUFFER's abort is no failure)
+
+    return any(in_child(lambda: construct_and_invoke(fill))[0] for fill in (0, 5))
+
+
 def parse(text):
     report = {}
     for m in LINE.finditer(text):
@@ -131,19 +150,18 @@ def as_lines(report):
 def check_against_the_wheel(runtime, data, name=""):
     try:
         report = ours(data, "tflm-x86-64")
-    except picolite.UnsupportedOpError as e:  # an operator TFLM has no kernel for
-        assert wheel_report(runtime, data, 1 << 24) is None, f"the wheel runs it: {e}"
+    except picolite.UnsupportedOpError as e:  # no kernel, or a kernel refuses the types
+        assert not runs(runtime, data, 1 << 24), f"the wheel runs it: {e}"
         pytest.skip(f"TFLM does not run this model: {e}")
     theirs = wheel_report(runtime, data, max(1 << 22, 4 * report.required))
-    if theirs is None:
-        pytest.skip("the tflite-micro wheel does not run this model")
+    assert theirs is not None, "the tflite-micro wheel does not construct this model"
     assert as_lines(report) == theirs
     need = report.required
     if name in DECODE_BELOW:  # the boundary moves with the wheel's heap (measured: -32..+16)
-        assert constructs(runtime, data, need + 32), f"the wheel fails with {need + 32} bytes"
+        assert runs(runtime, data, need + 32), f"the wheel fails with {need + 32} bytes"
         assert not constructs(runtime, data, need - 48), f"the wheel runs with {need - 48}"
         return
-    assert constructs(runtime, data, need), f"the wheel fails with {need} bytes"
+    assert runs(runtime, data, need), f"the wheel fails with {need} bytes"
     assert not constructs(runtime, data, need - 1), f"the wheel runs with {need - 1} bytes"
 
 
@@ -169,6 +187,13 @@ def test_tflm_x86_64_equals_the_wheel(wheel, path):
 @pytest.mark.parametrize("make", tflm_models.GENERATORS, ids=lambda g: g.__name__)
 def test_random_models_equal_the_wheel(wheel, make, seed):
     check_against_the_wheel(wheel, make(np.random.default_rng(seed)))
+
+
+@pytest.mark.parametrize("seed", range(48))
+def test_operator_types_refused_exactly_where_the_wheel_fails(wheel, seed):
+    """An elementwise or data-movement operator on a random type: refused (the type TFLM's
+    kernel rejects or has no code for) exactly when the wheel cannot run it, else sized."""
+    check_against_the_wheel(wheel, tflm_models.typed(np.random.default_rng(seed)))
 
 
 # --- the Cortex-M4F firmware's goldens ---------------------------------------------------
@@ -223,6 +248,57 @@ def test_tflm_equals_the_m4_goldens(path):
             g = recording[key]
             assert cats.get(name, (0, 0, 0)) == (g["used_bytes"], g["requested_bytes"],
                                                  g["count"]), name
+
+
+def refused_by_the_firmware():
+    path = GOLDENS / "refused.json"
+    return json.loads(path.read_text()) if path.is_file() else []
+
+
+@pytest.mark.parametrize("golden", refused_by_the_firmware(), ids=lambda g: g["name"])
+def test_tflm_refuses_what_the_firmware_refused(golden):
+    model = golden_model(golden["model"])
+    if not model.exists():
+        pytest.skip(f"{model} is absent")
+    it = picolite.Interpreter(model_path=str(model), target="tflm")
+    try:
+        it.allocate_tensors()  # picolite's own run
+    except picolite.Error as e:
+        pytest.skip(f"picolite does not run this model: {e}")
+    with pytest.raises(picolite.UnsupportedOpError):
+        targets.figures(it._c, "tflm")
+
+
+RANDOM_GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-random.json"
+
+
+def random_goldens():
+    if not RANDOM_GOLDENS.is_file():
+        return []
+    return json.loads(RANDOM_GOLDENS.read_text())["models"]
+
+
+@pytest.mark.parametrize("golden", random_goldens(),
+                         ids=lambda g: f"{g['generator']}_{g['seed']}")
+def test_tflm_equals_the_m4_firmware_on_random_models(golden):
+    """tflm_models' random models (per-channel and per-tensor layers, each kernel's prepare
+    allocations, variables, subgraphs, offline plans) as the Cortex-M4F firmware ran them."""
+    import hashlib
+
+    make = {g.__name__: g for g in tflm_models.GENERATORS + [tflm_models.typed]}[
+        golden["generator"]]
+    data = make(np.random.default_rng(golden["seed"]))
+    if hashlib.sha256(data).hexdigest() != golden["model_sha256"]:
+        pytest.skip("this numpy draws another model from the seed")
+    it = picolite.Interpreter(model_content=data, target="tflm")
+    it.allocate_tensors()
+    if "fails" in golden:  # the firmware fails at any arena size
+        with pytest.raises(picolite.UnsupportedOpError):
+            targets.figures(it._c, "tflm", golden["arena_size"])
+        return
+    fig = targets.figures(it._c, "tflm", golden["arena_size"])
+    for key in ("arena_used_bytes", "min_arena_bytes", "min_arena_bytes_16"):
+        assert fig[key] == golden[key], key
 
 
 def test_goldens_are_there_in_ci():

@@ -25,6 +25,7 @@ class Model:
         self.types = {"float32": S.TensorType.FLOAT32, "int8": S.TensorType.INT8,
                       "int16": S.TensorType.INT16, "int32": S.TensorType.INT32,
                       "int64": S.TensorType.INT64, "bool": S.TensorType.BOOL,
+                      "uint8": S.TensorType.UINT8,
                       "resource": S.TensorType.RESOURCE}
         self.m = S.ModelT()
         self.m.version = 3
@@ -359,6 +360,64 @@ def offline(rng):
     m.io([x], [y])
     size = (4 * n + 15) // 16 * 16
     m.offline_plan([0, -1, size, 0] if rng.random() < 0.5 else [0, -1, size, -1])
+    return m.bytes()
+
+
+UNARY = ["ABS", "NEG", "RELU", "RELU6", "LEAKY_RELU", "FLOOR", "CEIL", "ROUND", "SQRT",
+         "RSQRT", "SIN", "COS", "LOG", "EXP", "SQUARE", "TANH", "LOGISTIC", "HARD_SWISH", "ELU",
+         "ZEROS_LIKE", "LOGICAL_NOT", "TRANSPOSE", "REVERSE_V2", "GATHER", "CAST", "DEQUANTIZE",
+         "QUANTIZE"]
+BINARY = ["ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV",
+          "FLOOR_MOD", "EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"]
+COMPARISONS = BINARY[-6:]
+OPTIONS = {"ADD": "AddOptionsT", "SUB": "SubOptionsT", "MUL": "MulOptionsT",
+           "DIV": "DivOptionsT", "LEAKY_RELU": "LeakyReluOptionsT",
+           "TRANSPOSE": "TransposeOptionsT", "GATHER": "GatherOptionsT",
+           "REVERSE_V2": "ReverseV2OptionsT", "CAST": "CastOptionsT"}
+
+
+def typed(rng):
+    """One elementwise or data-movement operator on a random type: the types TFLM's kernels
+    run (csrc/tflm/accept.c), and a refusal of the others."""
+    S = schema()
+    op = str(rng.choice(UNARY + BINARY))
+    dtype = str(rng.choice(["float32", "int8", "int16", "int32", "int64", "uint8", "bool"]))
+    quantized = dtype in ("int8", "int16", "uint8") and op not in ("ZEROS_LIKE",)
+    q = ((0.05, 0) if dtype == "int16" else (0.05, 3)) if quantized else None
+    shape = [1, int(rng.integers(1, 5)), int(rng.integers(1, 6))]
+    m = Model()
+    x = m.tensor(shape, dtype, q)
+    inputs, out_type, out_q = [x], dtype, q
+    if op in BINARY:
+        inputs.append(m.tensor(shape, dtype, q))
+        if op in COMPARISONS:
+            out_type, out_q = "bool", None
+    elif op == "TRANSPOSE":
+        inputs.append(m.tensor([3], "int32", data=np.array([0, 2, 1], np.int32)))
+        shape = [shape[0], shape[2], shape[1]]
+    elif op == "REVERSE_V2":
+        inputs.append(m.tensor([1], "int32", data=np.array([1], np.int32)))
+    elif op == "GATHER":
+        inputs.append(m.tensor([2], "int32", data=np.array([0, 0], np.int32)))
+        shape = [1, 2, shape[2]]
+    elif op == "CAST":
+        out_type = str(rng.choice(["float32", "int8", "int16", "int32", "bool"]))
+        out_q = None
+    elif op == "DEQUANTIZE":
+        out_type, out_q = "float32", None
+    elif op == "QUANTIZE":
+        out_type = str(rng.choice(["int8", "int16", "uint8"]))
+        out_q = (0.05, 0) if out_type == "int16" else (0.05, 3)
+    y = m.tensor(shape, out_type, out_q)
+    options = None
+    if op in OPTIONS:
+        options = getattr(S, OPTIONS[op])()
+        if op == "GATHER":
+            options.axis = 1
+        if op == "LEAKY_RELU":
+            options.alpha = 0.2
+    m.op(op, inputs, [y], options)
+    m.io([x] + ([inputs[1]] if op in BINARY else []), [y])
     return m.bytes()
 
 

@@ -45,11 +45,6 @@ int32_t pl_tflm_output(const pl_tflm_node *n, uint32_t k)
     return at(n->op.outputs, k);
 }
 
-int32_t pl_tflm_intermediate(const pl_tflm_node *n, uint32_t k)
-{
-    return at(n->op.intermediates, k);
-}
-
 /* TfLiteTypeSizeOf: an int4 element takes a byte; strings and variants have no size. */
 static uint32_t type_size(pl_type type)
 {
@@ -94,9 +89,11 @@ void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out
     out->type = v.type;
     resolved_dims(n, index, out);
     out->bytes = out->elements * type_size(v.type);
-    if (v.scale.n > 0 && v.zero_point.n > 0)
+    if (v.scale.n > 0 && v.zero_point.n > 0) {
         out->channels = v.scale.n;
-    out->quantized_dimension = v.quantized_dimension;
+        out->scale = pl_vec_f32(v.scale, 0);
+        out->zero_point = (int32_t)pl_vec_i64(v.zero_point, 0);
+    }
     out->data = b.data.n > 0 ? b.data.p : NULL;
     out->variable = v.is_variable;
     for (uint32_t i = 0; i < v.shape.n; i++)
@@ -128,11 +125,6 @@ int32_t pl_tflm_temp_output(pl_tflm_node *n, uint32_t k)
     return pl_tflm_temp_tensor(n, pl_tflm_output(n, k));
 }
 
-int32_t pl_tflm_temp_intermediate(pl_tflm_node *n, uint32_t k)
-{
-    return pl_tflm_temp_tensor(n, pl_tflm_intermediate(n, k));
-}
-
 void pl_tflm_free_tensor(pl_tflm_node *n, int32_t index)
 {
     pl_tflm_tensor t;
@@ -140,16 +132,6 @@ void pl_tflm_free_tensor(pl_tflm_node *n, int32_t index)
         return;
     pl_tflm_tensor_of(n, index, &t);
     pl_tflm_program_emit(n->p, PL_TFLM_FREE, 0, 0, PL_TFLM_CAT_NONE, t.channels > 0 ? 3 : 1);
-}
-
-void pl_tflm_temp_buffer(pl_tflm_node *n, uint32_t bytes, uint32_t align)
-{
-    pl_tflm_program_temp(n->p, bytes, align, bytes);
-}
-
-void pl_tflm_free_buffer(pl_tflm_node *n)
-{
-    pl_tflm_program_emit(n->p, PL_TFLM_FREE, 0, 0, PL_TFLM_CAT_NONE, 1);
 }
 
 void pl_tflm_persistent(pl_tflm_node *n, uint32_t bytes)

@@ -25,6 +25,7 @@ typedef struct pl_tflm_node {
     uint32_t index;
     pl_op_view op;
     int32_t builtin;
+    pl_bytes custom; /* a custom operator's code */
     int32_t version;
 } pl_tflm_node;
 
@@ -37,7 +38,8 @@ typedef struct pl_tflm_tensor {
     uint64_t elements;
     uint64_t bytes;
     uint32_t channels;    /* quantization parameters TFLM copies (0: not quantized) */
-    int32_t quantized_dimension;
+    float scale;          /* TfLiteTensor.params: the first scale and zero point (or 0) */
+    int32_t zero_point;
     const uint8_t *data;  /* a constant's bytes (the model's buffer), else NULL */
     bool variable;
     bool unknown_dim;     /* the model's shape has a -1 (TFLM's dims are the model's) */
@@ -64,10 +66,9 @@ static inline bool pl_tflm_wheel(const pl_tflm_node *n)
 /* The kernel for a builtin code or custom name (NULL when TFLM's kernel set has none). */
 const pl_tflm_kernel *pl_tflm_kernel_find(int32_t builtin, pl_bytes custom);
 
-/* Tensor index of the node's input k, output k or intermediate k (-1: absent). */
+/* Tensor index of the node's input k or output k (-1: absent). */
 int32_t pl_tflm_input(const pl_tflm_node *n, uint32_t k);
 int32_t pl_tflm_output(const pl_tflm_node *n, uint32_t k);
-int32_t pl_tflm_intermediate(const pl_tflm_node *n, uint32_t k);
 
 /* The tensor at index of the node's subgraph (index -1: an absent one, index -1 in out). */
 void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out);
@@ -78,17 +79,12 @@ void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out
 ** tensor is quantized; nothing for index -1. Returns index. */
 int32_t pl_tflm_temp_tensor(pl_tflm_node *n, int32_t index);
 
-/* AllocateTempInputTensor(k) / AllocateTempOutputTensor(k) / ...IntermediateTensor(k). */
+/* AllocateTempInputTensor(k) / AllocateTempOutputTensor(k). */
 int32_t pl_tflm_temp_input(pl_tflm_node *n, uint32_t k);
 int32_t pl_tflm_temp_output(pl_tflm_node *n, uint32_t k);
-int32_t pl_tflm_temp_intermediate(pl_tflm_node *n, uint32_t k);
 
 /* DeallocateTempTfLiteTensor (nothing for index -1). */
 void pl_tflm_free_tensor(pl_tflm_node *n, int32_t index);
-
-/* AllocateTempBuffer / DeallocateTempBuffer. */
-void pl_tflm_temp_buffer(pl_tflm_node *n, uint32_t bytes, uint32_t align);
-void pl_tflm_free_buffer(pl_tflm_node *n);
 
 /* context->AllocatePersistentBuffer (16-aligned, 'Persistent buffer data'). */
 void pl_tflm_persistent(pl_tflm_node *n, uint32_t bytes);
@@ -101,6 +97,15 @@ void pl_tflm_dims_copy(pl_tflm_node *n, int32_t index);
 
 /* The common prepare: temp tensors for inputs 0..ins-1 then outputs 0..outs-1, all freed. */
 void pl_tflm_temps_io(pl_tflm_node *n, uint32_t ins, uint32_t outs);
+
+/* --- what TFLM's kernels run (accept.c) --- */
+
+/* Refuses the node when TFLM's kernel rejects or has no code for its tensors' types: the
+** model then fails on the target whatever the arena (pl_tflm_program_build says so). */
+void pl_tflm_accept(pl_tflm_node *n);
+
+/* Records why the node's kernel fails (the first refusal is kept). */
+void pl_tflm_refuse(pl_tflm_node *n, const char *fmt, ...);
 
 /* --- the kernel families' tables (kernels_*.c) --- */
 

@@ -121,6 +121,7 @@ static pl_status node_of(pl_tflm_program *p, uint32_t k, uint32_t i, pl_tflm_nod
     pl_model_operator(n->model, &n->sg, i, &n->op);
     pl_model_opcode(n->model, n->op.opcode_index, &oc);
     n->builtin = oc.builtin_code;
+    n->custom = oc.custom_code;
     n->version = oc.version;
     p->subgraph = (int32_t)k;
     p->node = (int32_t)i;
@@ -137,6 +138,20 @@ static pl_status node_of(pl_tflm_program *p, uint32_t k, uint32_t i, pl_tflm_nod
                         "node %u): a TFLM firmware cannot run this model (target 'picolite' "
                         "sizes picolite's own arena)", pl_model_builtin_name(oc.builtin_code),
                         (unsigned)k, (unsigned)i);
+}
+
+static pl_status refused(pl_tflm_program *p, const pl_tflm_node *n)
+{
+    const char *name = pl_model_builtin_name(n->builtin);
+    int len = (int)strlen(name);
+    if (n->builtin == PL_BUILTIN_CUSTOM) {
+        name = (const char *)n->custom.p;
+        len = (int)n->custom.n;
+    }
+    return pl_error_set(p->err, PL_ERR_UNSUPPORTED, "TFLM's %.*s kernel fails on this model "
+                        "(subgraph %u node %u: %s): a TFLM firmware cannot run it (target "
+                        "'picolite' sizes picolite's own arena)", len, name,
+                        (unsigned)n->subgraph, (unsigned)n->index, p->refusal);
 }
 
 /* The three passes over every operator: builtin data, init, prepare. */
@@ -156,6 +171,9 @@ static pl_status operators(pl_tflm_program *p, int pass)
                 kernel->init(&n);
             if (pass != 2)
                 continue;
+            pl_tflm_accept(&n);
+            if (p->refused)
+                return refused(p, &n);
             if (kernel->prepare != NULL)
                 kernel->prepare(&n);
             requests = p->request_count;
@@ -256,6 +274,7 @@ pl_status pl_tflm_program_build(pl_tflm_program *p)
     p->event_count = 0;
     p->request_count = 0;
     p->subgraph = p->node = -1;
+    p->refused = false;
     allocator_objects(p);
     start(p);
     PL_TRY(operators(p, 0));

@@ -68,11 +68,13 @@ typedef struct pl_tflm_program {
     uint32_t planned_events; /* index of the PLAN event */
     int32_t subgraph;        /* the node being set up, for scratch requests */
     int32_t node;
+    bool refused;            /* a kernel fails on this model whatever the arena (accept.c) */
+    char refusal[160];       /* why, in words */
     pl_error *err;
 } pl_tflm_program;
 
 /* Writes (or counts) the program of it's model. PL_ERR_UNSUPPORTED naming the operator
-** when the kernel table has no entry for one. */
+** when the kernel table has no entry for one, or when a kernel refuses its tensors' types. */
 pl_status pl_tflm_program_build(pl_tflm_program *p);
 
 /* Appends an event (counted past the capacity). */

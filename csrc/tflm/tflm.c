@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/state.h"
-#include "tflm/plan.h"
+#include "tflm/allocation_info.h"
 #include "tflm/program.h"
 #include "tflm/sim.h"
 

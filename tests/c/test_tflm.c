@@ -3,7 +3,8 @@
 ** The replay's rules one by one (tail alignment down from an odd end, the ignored resize
 ** after a node's prepare, temp memory read back, the planner's 40 bytes a buffer, the
 ** reset's check, the recording's counts), then the public call on the builder's ADD model:
-** its minimum is exact against the replay and an arena below it is refused with the numbers.
+** its minimum is exact against the replay and an arena below it is refused with the numbers;
+** a type TFLM's kernel has no code for is refused (accept.c).
 ** The figures themselves are checked against TFLM in tests/test_tflm_arena_target.py. */
 #include <stdlib.h>
 #include <string.h>
@@ -116,20 +117,25 @@ static void recording_counts_what_tflm_counts(void)
 
 /* ---- pl_tflm_arena on the builder's ADD model ---- */
 
-static pl_interp *allocated(void *arena, size_t size, uint8_t **model)
+static pl_interp *built(const mb_spec *spec, void *arena, size_t size, uint8_t **model)
 {
-    mb_spec spec;
     size_t n;
     pl_interp *it;
     pl_error err;
-    mb_default(&spec);
-    *model = mb_build(&spec, &n, NULL);
+    *model = mb_build(spec, &n, NULL);
     pl_interp_options opt = pl_interp_defaults();
     opt.resolver = pl_builtin_resolver();
     if (pl_interp_create(*model, n, &opt, arena, size, &it, &err) != PL_OK ||
         pl_interp_allocate(it) != PL_OK)
         return NULL;
     return it;
+}
+
+static pl_interp *allocated(void *arena, size_t size, uint8_t **model)
+{
+    mb_spec spec;
+    mb_default(&spec);
+    return built(&spec, arena, size, model);
 }
 
 static void figures_for(pl_interp *it, pl_target target, size_t arena_size,
@@ -181,6 +187,31 @@ static void a_target_that_is_not_tflm_is_refused(void)
     free(model);
 }
 
+/* FLOOR_DIV on int32: picolite runs it, TFLM's kernel has float32 code only (accept.c). */
+static void a_type_tflms_kernel_has_no_code_for_is_refused(void)
+{
+    static _Alignas(16) uint8_t arena[16384];
+    static const int32_t divisors[4] = {1, 2, 3, 4};
+    uint8_t *model;
+    mb_spec spec;
+    mb_default(&spec);
+    spec.opcodes[0] = (mb_opcode){0, 90, NULL, 1}; /* FLOOR_DIV */
+    spec.ops[0].has_opt = 0;
+    for (int i = 0; i < 3; i++)
+        spec.tensors[i].type = 2; /* INT32 */
+    spec.buffers[1].data = (const uint8_t *)divisors;
+    pl_interp *it = built(&spec, arena, sizeof arena, &model);
+    CHECK(it != NULL);
+    for (int t = PL_TARGET_TFLM; it != NULL && t <= PL_TARGET_TFLM_X86_64; t++) {
+        size_t need;
+        pl_error err;
+        CHECK_EQ(pl_tflm_arena_scratch_size(it, (pl_target)t, &need, &err), PL_ERR_UNSUPPORTED);
+        CHECK_STR_CONTAINS(err.msg, "FLOOR_DIV kernel fails");
+        CHECK_STR_CONTAINS(err.msg, "input 0 is INT32");
+    }
+    free(model);
+}
+
 int main(void)
 {
     RUN(tail_aligns_down_from_the_arenas_end);
@@ -192,5 +223,6 @@ int main(void)
     RUN(recording_counts_what_tflm_counts);
     RUN(the_minimum_is_exact_and_a_smaller_arena_refused);
     RUN(a_target_that_is_not_tflm_is_refused);
+    RUN(a_type_tflms_kernel_has_no_code_for_is_refused);
     return HARNESS_END();
 }

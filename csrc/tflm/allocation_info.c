@@ -1,4 +1,5 @@
-/* plan.c - TFLM's AllocationInfo, its lifetimes (AllocationInfoBuilder) and the greedy plan.
+/* allocation_info.c - TFLM's AllocationInfo, its lifetimes (AllocationInfoBuilder) and the
+** greedy plan.
 **
 ** Scopes: subgraph 0's inputs are created and used at scope 0; each operator opens a scope
 ** where its outputs are created, then each subgraph it may invoke is walked from a scope of
@@ -6,7 +7,7 @@
 ** requests live from the operator's scope to there; a subgraph's outputs are created and
 ** used at its last scope. Times are shifted by one for picolite's planner, which takes no
 ** negative time: TFLM's -1 (never reached) becomes 0, overlapping only its like. */
-#include "tflm/plan.h"
+#include "tflm/allocation_info.h"
 
 #include <string.h>
 

@@ -1,12 +1,13 @@
-/* plan.h - TFLM's memory plan: its buffer list and lifetimes, placed by the greedy planner.
+/* allocation_info.h - TFLM's memory plan: its buffer list and lifetimes, placed by the
+** greedy planner.
 **
 ** The list is TFLM's AllocationInfo: every tensor of every subgraph that has no data in the
 ** model, is not a variable (unless an offline plan places it) and has bytes, in subgraph and
 ** tensor order, then every scratch request. Lifetimes are AllocationInfoBuilder's, marked
 ** from subgraph 0 alone: what control flow never reaches keeps first = last = -1 and is
 ** planned apart from everything live. picolite's greedy planner is TFLM's offset for offset. */
-#ifndef PL_TFLM_PLAN_H
-#define PL_TFLM_PLAN_H
+#ifndef PL_TFLM_ALLOCATION_INFO_H
+#define PL_TFLM_ALLOCATION_INFO_H
 
 #include <stddef.h>
 #include <stdint.h>
