@@ -1,13 +1,15 @@
-"""target="tflm" reproduces real TFLM firmware: the goldens in tests/goldens/tflm/.
+"""The TFLM targets reproduce real TFLM firmware's bytes: the goldens in tests/goldens/tflm/.
 
 Each golden is the JSON ../shared/tflm-oracle/oracle.py prints for one run of a model in
-TFLM's own firmware (reference kernels, Cortex-M4 under QEMU): "model" (a path), the input
-bytes ("inputs": hex strings, or objects with "hex", one per model input; or per invoke in
-"invokes"[k]["inputs"]) and each invoke's output bytes ("invokes"[k]["outputs"], hex). picolite
-with target="tflm" must give the same bytes for integer outputs. Float outputs may differ in
-their last bit where TFLM calls the firmware's libm (newlib's expf and tanhf are not correctly
-rounded; picolite's are, on every platform): they must lie within FLOAT_ULPS, or within
-FLOAT_ABS where a recurrence carries such a last bit on (the float LSTM's cell state).
+TFLM's own firmware (reference kernels or CMSIS-NN's, on a Cortex-M under QEMU): "model" (a
+path), the input bytes ("inputs": hex strings, or objects with "hex", one per model input;
+or per invoke in "invokes"[k]["inputs"]) and each invoke's output bytes
+("invokes"[k]["outputs"], hex). picolite with the firmware's target ("tflm"; for CMSIS-NN
+on the M4, M3 and M55 "tflm-cmsis-nn", "tflm-cmsis-nn-nodsp", "tflm-cmsis-nn-mve") must give
+the same bytes for integer outputs. Float outputs may differ in their last bit where TFLM
+calls the firmware's libm (newlib's expf and tanhf are not correctly rounded; picolite's
+are, on every platform): they must lie within FLOAT_ULPS, or within FLOAT_ABS where a
+recurrence carries such a last bit on (the float LSTM's cell state).
 
 Every JSON file under tests/goldens/tflm/ is read at run time; with none the test skips.
 """
@@ -54,6 +56,14 @@ def model_path(name):
     return None
 
 
+def target_of(golden):
+    """The target that models the golden's firmware (its kernel set and CPU)."""
+    if golden.get("kernels", "reference") == "reference":
+        return "tflm"
+    return {"m3": "tflm-cmsis-nn-nodsp", "m55": "tflm-cmsis-nn-mve"}.get(golden.get("cpu"),
+                                                                        "tflm-cmsis-nn")
+
+
 def hex_of(item):
     return item["hex"] if isinstance(item, dict) else item
 
@@ -91,7 +101,7 @@ def test_tflm_target_reproduces_the_firmware(path):
         pytest.skip(f"{golden['model']} is not in this checkout (../shared is absent)")
     if not golden.get("ok", True) or not golden.get("invokes"):
         pytest.skip("the firmware run failed: nothing to reproduce")
-    ours = picolite.Interpreter(model_path=str(model), target="tflm")
+    ours = picolite.Interpreter(model_path=str(model), target=target_of(golden))
     ours.allocate_tensors()
     details = ours.get_input_details()
     for k, invoke in enumerate(golden["invokes"]):

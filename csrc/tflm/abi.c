@@ -53,7 +53,10 @@ static const pl_tflm_abi wheel = {
 const pl_tflm_abi *pl_tflm_abi_of(pl_target target)
 {
     switch (target) {
-    case PL_TARGET_TFLM: return &m4;
+    case PL_TARGET_TFLM:
+    case PL_TARGET_TFLM_CMSIS_NN:
+    case PL_TARGET_TFLM_CMSIS_NN_MVE:
+    case PL_TARGET_TFLM_CMSIS_NN_NODSP: return &m4; /* the records are the same on every core */
     case PL_TARGET_TFLM_X86_64: return &wheel;
     default: return NULL;
     }

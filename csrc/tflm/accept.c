@@ -339,6 +339,41 @@ static void cast(pl_tflm_node *n)
     check(n, OUT(0), I8 | I16 | I32 | U32 | F32 | (pl_tflm_wheel(n) ? BOOL : 0));
 }
 
+/* --- what TFLM's cmsis_nn kernels refuse on top --- */
+
+static void zero_point_zero(pl_tflm_node *n, uint8_t slot)
+{
+    pl_tflm_tensor t;
+    tensor(n, slot, &t);
+    if (t.index >= 0 && t.type == PL_INT16 && t.zero_point != 0)
+        pl_tflm_refuse(n, "CMSIS-NN's int16 kernel needs zero point 0 (%s %u has %d)",
+                       slot >= OUT(0) ? "output" : "input",
+                       (unsigned)(slot >= OUT(0) ? slot - OUT(0) : slot), (int)t.zero_point);
+}
+
+/* The int16 ADD, CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED take zero points of 0 only;
+** FULLY_CONNECTED takes per-channel weights only for an int8 input with int8 weights. */
+static void cmsis_nn(pl_tflm_node *n)
+{
+    int32_t b = n->builtin;
+    if (b != OP_ADD && b != OP_CONV_2D && b != OP_DEPTHWISE_CONV_2D && b != OP_FULLY_CONNECTED)
+        return;
+    zero_point_zero(n, IN(0));
+    if (b == OP_ADD)
+        zero_point_zero(n, IN(1));
+    zero_point_zero(n, OUT(0));
+    if (b == OP_FULLY_CONNECTED) {
+        pl_tflm_tensor in, w;
+        tensor(n, IN(0), &in);
+        tensor(n, IN(1), &w);
+        if (w.channels > 1 && in.type != PL_FLOAT32 &&
+            !(in.type == PL_INT8 && w.type == PL_INT8))
+            pl_tflm_refuse(n, "CMSIS-NN's fully connected kernel takes per-channel weights "
+                           "for int8 input and int8 weights only (%s input, %s weights)",
+                           pl_type_name(in.type), pl_type_name(w.type));
+    }
+}
+
 typedef struct special {
     int32_t builtin;
     pl_tflm_kernel_fn fn;
@@ -374,4 +409,6 @@ void pl_tflm_accept(pl_tflm_node *n)
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
         if (specials[i].builtin == n->builtin)
             specials[i].fn(n);
+    if (pl_tflm_cmsis_nn(n))
+        cmsis_nn(n);
 }

@@ -16,18 +16,28 @@ static bool same_name(const char *name, pl_bytes custom)
     return strlen(name) == custom.n && memcmp(name, custom.p, custom.n) == 0;
 }
 
-const pl_tflm_kernel *pl_tflm_kernel_find(int32_t builtin, pl_bytes custom)
+static const pl_tflm_kernel *find_in(const pl_tflm_kernel_set *set, int32_t builtin,
+                                     pl_bytes custom)
 {
-    for (size_t s = 0; s < sizeof reference / sizeof reference[0]; s++) {
-        for (uint32_t i = 0; i < reference[s]->count; i++) {
-            const pl_tflm_kernel *k = &reference[s]->entries[i];
-            if (k->builtin != builtin)
-                continue;
-            if (builtin != PL_BUILTIN_CUSTOM || (k->custom != NULL && same_name(k->custom, custom)))
-                return k;
-        }
+    for (uint32_t i = 0; i < set->count; i++) {
+        const pl_tflm_kernel *k = &set->entries[i];
+        if (k->builtin != builtin)
+            continue;
+        if (builtin != PL_BUILTIN_CUSTOM || (k->custom != NULL && same_name(k->custom, custom)))
+            return k;
     }
     return NULL;
+}
+
+const pl_tflm_kernel *pl_tflm_kernel_find(const pl_tflm_program *p, int32_t builtin,
+                                          pl_bytes custom)
+{
+    const pl_tflm_kernel *k = NULL;
+    if (p->kernels != PL_TFLM_REFERENCE)
+        k = find_in(&pl_tflm_kernels_cmsis_nn, builtin, custom);
+    for (size_t s = 0; k == NULL && s < sizeof reference / sizeof reference[0]; s++)
+        k = find_in(reference[s], builtin, custom);
+    return k;
 }
 
 static int32_t at(pl_vec v, uint32_t k)

@@ -63,8 +63,16 @@ static inline bool pl_tflm_wheel(const pl_tflm_node *n)
     return n->p->abi->wheel;
 }
 
-/* The kernel for a builtin code or custom name (NULL when TFLM's kernel set has none). */
-const pl_tflm_kernel *pl_tflm_kernel_find(int32_t builtin, pl_bytes custom);
+/* The kernel for a builtin code or custom name in the program's kernel set: a CMSIS-NN
+** build's own kernel where TFLM has one, else the reference kernel (NULL when none). */
+const pl_tflm_kernel *pl_tflm_kernel_find(const pl_tflm_program *p, int32_t builtin,
+                                          pl_bytes custom);
+
+/* Nonzero when the node's firmware runs TFLM's cmsis_nn kernels. */
+static inline bool pl_tflm_cmsis_nn(const pl_tflm_node *n)
+{
+    return n->p->kernels != PL_TFLM_REFERENCE;
+}
 
 /* Tensor index of the node's input k or output k (-1: absent). */
 int32_t pl_tflm_input(const pl_tflm_node *n, uint32_t k);
@@ -120,5 +128,6 @@ extern const pl_tflm_kernel_set pl_tflm_kernels_shape;    /* reshapes, slices, g
 extern const pl_tflm_kernel_set pl_tflm_kernels_state;    /* recurrent, variables, control */
 extern const pl_tflm_kernel_set pl_tflm_kernels_custom;   /* CIRCULAR_BUFFER, detection, decode */
 extern const pl_tflm_kernel_set pl_tflm_kernels_signal;   /* the Signal library */
+extern const pl_tflm_kernel_set pl_tflm_kernels_cmsis_nn; /* TFLM's cmsis_nn folder */
 
 #endif

@@ -125,7 +125,7 @@ static pl_status node_of(pl_tflm_program *p, uint32_t k, uint32_t i, pl_tflm_nod
     n->version = oc.version;
     p->subgraph = (int32_t)k;
     p->node = (int32_t)i;
-    *kernel = pl_tflm_kernel_find(oc.builtin_code, oc.custom_code);
+    *kernel = pl_tflm_kernel_find(p, oc.builtin_code, oc.custom_code);
     if (*kernel != NULL)
         return PL_OK;
     if (oc.builtin_code == PL_BUILTIN_CUSTOM)

@@ -46,6 +46,15 @@ typedef struct pl_tflm_event {
 #define PL_TFLM_EV_PLAIN_ONLY 2u
 
 
+/* The kernels a TFLM target is built with: the reference kernels, or TFLM's cmsis_nn kernels
+** over CMSIS-NN compiled for the core's features (its scratch sizes depend on them). */
+typedef enum pl_tflm_kernels {
+    PL_TFLM_REFERENCE = 0,
+    PL_TFLM_CMSIS_NN_DSP,   /* ARM_MATH_DSP: Cortex-M4, M7, M33 */
+    PL_TFLM_CMSIS_NN_MVE,   /* ARM_MATH_MVEI: Cortex-M55, M85 */
+    PL_TFLM_CMSIS_NN_NODSP  /* neither: Cortex-M0, M0+, M3 */
+} pl_tflm_kernels;
+
 /* A kernel's scratch request, as TFLM keeps it until the plan. */
 typedef struct pl_tflm_request {
     uint32_t bytes;
@@ -58,6 +67,7 @@ typedef struct pl_tflm_request {
 typedef struct pl_tflm_program {
     const pl_interp *it;
     const pl_tflm_abi *abi;
+    pl_tflm_kernels kernels;
     pl_tflm_event *events;
     uint32_t event_cap;
     uint32_t event_count;

@@ -73,6 +73,16 @@ static uint32_t resource_variables(const pl_interp *it)
     return count;
 }
 
+static pl_tflm_kernels kernels_of(pl_target target)
+{
+    switch (target) {
+    case PL_TARGET_TFLM_CMSIS_NN: return PL_TFLM_CMSIS_NN_DSP;
+    case PL_TARGET_TFLM_CMSIS_NN_MVE: return PL_TFLM_CMSIS_NN_MVE;
+    case PL_TARGET_TFLM_CMSIS_NN_NODSP: return PL_TFLM_CMSIS_NN_NODSP;
+    default: return PL_TFLM_REFERENCE;
+    }
+}
+
 static pl_status start(const pl_interp *it, pl_target target, pl_tflm_program *p,
                        pl_error *err)
 {
@@ -85,6 +95,7 @@ static pl_status start(const pl_interp *it, pl_target target, pl_tflm_program *p
                             pl_target_name(target) != NULL ? pl_target_name(target) : "?");
     if (it == NULL || !it->allocated)
         return pl_error_set(err, PL_ERR_STATE, "TFLM arena: the interpreter is not allocated");
+    p->kernels = kernels_of(target);
     p->resource_vars = resource_variables(it);
     return pl_tflm_program_build(p); /* capacity 0: counts */
 }

@@ -9,7 +9,8 @@
 """
 
 from picolite._picolite import __version__
-from picolite._core import TARGETS, Arena, kernel_sets, required_arena_size, supported_ops
+from picolite._core import (TARGETS, Arena, kernel_sets, required_arena_size,
+                            required_arena_sizes, supported_ops)
 from picolite._custom import CustomOp, TensorSpec
 from picolite._errors import (ArenaTooSmallError, Error, ModelError, ResizeError, StateError,
                               UnsupportedOpError)
@@ -46,6 +47,7 @@ __all__ = [
     "kernel_sets",
     "plan_memory",
     "required_arena_size",
+    "required_arena_sizes",
     "evaluate",
     "analyze",
     "validate",

@@ -3,16 +3,13 @@
 Prints the model (ops, tensors, inputs/outputs with quantization), TFLM's allocation
 report, every planner's head against the live-bytes lower bound, the exact required arena
 size, and the outputs for the given inputs (or deterministic random ones). --compare runs
-<<<<<<< HEAD
-LiteRT's reference kernels on the same inputs; --bench times invokes against LiteRT's
-default kernels (XNNPACK, one thread) and its reference ones; --json prints it all as JSON.
-Without MODEL it runs the bundled demo model. --ops lists the operators picolite runs (one
-name a line, or a JSON list) and exits; --cflags and --sources print what a C compiler needs
-to build an exported model with the installed package alone.
-=======
-LiteRT's reference kernels on the same inputs; --bench times invokes; --json prints it all
-as JSON. Without MODEL it runs the bundled demo model. --ops lists the operators picolite
-runs (one name a line, or a JSON list) and exits.
+LiteRT's reference kernels on the same inputs and compares layer by layer; --target names
+the firmware whose bytes and arena are reported (default tflm), and --targets prints the
+arena every firmware needs; --bench times invokes against LiteRT's default kernels
+(XNNPACK, one thread) and its reference ones; --json prints it all as JSON. Without MODEL it
+runs the bundled demo model. --ops lists the operators picolite runs (one name a line, or a
+JSON list) and exits; --cflags and --sources print what a C compiler needs to build an
+exported model with the installed package alone.
 
 Subcommands for a device build:
   python -m picolite export-c MODEL [--name NAME] [--out-dir DIR] [--planner P] [--target T]
@@ -23,7 +20,6 @@ Subcommands for a device build:
       per layer: params, MACs, bytes, arena live; flash, RAM and time on the target
   python -m picolite plan MODEL --write OUT [--planner P]
       OUT: MODEL with P's plan (default optimal) as its OfflineMemoryAllocation metadata
->>>>>>> main
 """
 
 from __future__ import annotations
@@ -39,6 +35,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 import picolite
+from picolite import targets
 from picolite._model import read_model
 
 DEMO_MODEL = pathlib.Path(__file__).resolve().parent / "data" / "demo.tflite"
@@ -70,8 +67,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--input", action="append", default=[], metavar="FILE.npy",
                    help="an input array, once per model input in order (default: random)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--target", default="tflm", choices=picolite.TARGETS,
+                   help="the firmware whose output bytes and arena are reported (default: "
+                        "tflm, TFLM with reference kernels on a 32-bit Cortex-M)")
+    p.add_argument("--targets", action="store_true",
+                   help="the arena every firmware needs (TFLM reference, CMSIS-NN per core "
+                        "family, the tflite-micro wheel, picolite's own runtime)")
     p.add_argument("--compare", action="store_true",
-                   help="compare the outputs with LiteRT's reference kernels")
+                   help="compare the target's outputs with LiteRT's reference kernels, layer "
+                        "by layer")
     p.add_argument("--bench", type=int, default=0, metavar="N",
                    help="time N invokes, and LiteRT's default (XNNPACK, one thread) and "
                         "reference kernels when installed; ratio LiteRT default / picolite, "
@@ -196,8 +200,10 @@ def _litert_run(ref, inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
     return [ref.get_tensor(d["index"]) for d in ref.get_output_details()]
 
 
-def compare(content: bytes, inputs: Sequence[np.ndarray],
-            outputs: Sequence[np.ndarray]) -> Dict[str, Any]:
+def compare(content: bytes, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray],
+            target: str = "litert") -> Dict[str, Any]:
+    """The target's outputs against LiteRT's reference kernels, then layer by layer
+    (picolite.testing.compare_with_tflite): where the target's bytes leave LiteRT's."""
     if _litert() is None:
         return {"available": False,
                 "message": "LiteRT is not installed: pip install ai-edge-litert"}
@@ -207,7 +213,15 @@ def compare(content: bytes, inputs: Sequence[np.ndarray],
         diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
         rows.append({"output": i, "max_abs_diff": float(diff.max()) if diff.size else 0.0,
                      "identical": got.tobytes() == want.tobytes()})
-    return {"available": True, "outputs": rows}
+    result: Dict[str, Any] = {"available": True, "target": target, "outputs": rows}
+    try:
+        from picolite.testing import compare_with_tflite
+
+        layers = compare_with_tflite(content, [list(inputs)], layers=True, target=target)
+        result["layers_text"] = str(layers)
+    except Exception as e:  # the layer comparison needs LiteRT to run every tensor
+        result["layers_text"] = f"layer by layer: {type(e).__name__}: {e}"
+    return result
 
 
 def _time(fn, n: int) -> float:
@@ -234,6 +248,20 @@ def bench(it: picolite.Interpreter, content: bytes, inputs: Sequence[np.ndarray]
     return result
 
 
+def arena_table(content: bytes, target: str, every: bool) -> List[Dict[str, Any]]:
+    """The exact minimum arena on ``target`` and on picolite's own runtime side by side, or
+    on every firmware: one row each (bytes, or why that firmware cannot run the model)."""
+    names = list(targets.TITLES) if every else list(dict.fromkeys([target, "picolite"]))
+    sizes = picolite.required_arena_sizes(content, [n for n in names if n in targets.TITLES])
+    rows = []
+    for name in names:
+        size = sizes.get(name, "no arena of its own (picolite's own runtime runs it)")
+        rows.append({"target": name, "title": targets.TITLES.get(name, name),
+                     "bytes": size if isinstance(size, int) else None,
+                     "error": None if isinstance(size, int) else size})
+    return rows
+
+
 def gather(args: argparse.Namespace) -> Dict[str, Any]:
     path = args.model or str(DEMO_MODEL)
     content = read_model(path)
@@ -242,18 +270,23 @@ def gather(args: argparse.Namespace) -> Dict[str, Any]:
                               arena_size=args.arena_size or required, target="picolite")
     it.allocate_tensors()
     report: Dict[str, Any] = {"model": os.fspath(path), "model_bytes": len(content),
-                              "required_arena_size": required,
+                              "target": args.target, "required_arena_size": required,
                               "arena_size": it.arena.size}
     report.update(model_summary(it))
+    report["planners"] = planner_table(content)
+    report["arena_by_target"] = arena_table(content, args.target, args.targets)
+    inputs = load_inputs(args.input, it.get_input_details(), args.seed)
+    if args.target != "picolite":  # the target's arithmetic and allocation report
+        it.close()
+        it = picolite.Interpreter(model_content=content, target=args.target)
+        it.allocate_tensors()
     alloc = it.allocations()
     report["allocations"] = alloc.to_dict()
     report["allocations_text"] = str(alloc)
-    report["planners"] = planner_table(content)
-    inputs = load_inputs(args.input, it.get_input_details(), args.seed)
     outputs = run(it, inputs)
     report["output_values"] = [o.tolist() for o in outputs]
     if args.compare:
-        report["compare"] = compare(content, inputs, outputs)
+        report["compare"] = compare(content, inputs, outputs, args.target)
     if args.bench:
         report["bench"] = bench(it, content, inputs, args.bench)
     return report
@@ -284,7 +317,7 @@ def _print_text(r: Dict[str, Any], out) -> None:
         for t in r[kind]:
             w(f"  tensor {t['index']} {t['name']}: {t['dtype']} {t['shape']}, "
               f"{_fmt_quant(t['quantization'])}\n")
-    w(f"\nallocations (arena {r['arena_size']} bytes)\n{r['allocations_text'].rstrip()}\n")
+    w(f"\nallocations (target {r['target']})\n{r['allocations_text'].rstrip()}\n")
     w("\nplanners (head against the live-bytes lower bound)\n")
     for p in r["planners"]:
         if "error" in p:
@@ -292,7 +325,12 @@ def _print_text(r: Dict[str, Any], out) -> None:
         else:
             w(f"  {p['planner']:<8} head {p['head']:>9}  lower bound {p['lower_bound']:>9}  "
               f"waste {p['waste']:>8}  arena {p['required']:>9}\n")
-    w(f"\nrequired_arena_size: {r['required_arena_size']} bytes\n\noutputs\n")
+    w("\narena (the exact minimum: one byte less fails)\n")
+    for row in r["arena_by_target"]:
+        figure = f"{row['bytes']:>10,} B" if row["bytes"] is not None else f"{'-':>12}"
+        w(f"  {row['target']:<20} {figure}  {row['title']}"
+          f"{'' if row['error'] is None else ': ' + row['error']}\n")
+    w(f"\noutputs (target {r['target']})\n")
     for i, v in enumerate(r["output_values"]):
         w(f"  output {i}: {np.array(v).ravel()[:16].tolist()}"
           f"{' ...' if np.array(v).size > 16 else ''}\n")
@@ -306,10 +344,11 @@ def _print_compare(c: Optional[Dict[str, Any]], w) -> None:
     if not c["available"]:
         w(f"\ncompare: {c['message']}\n")
         return
-    w("\ncompare with LiteRT (reference kernels)\n")
+    w(f"\ncompare target {c['target']} with LiteRT (reference kernels)\n")
     for row in c["outputs"]:
         w(f"  output {row['output']}: max abs diff {row['max_abs_diff']:g}, identical bytes "
           f"{'yes' if row['identical'] else 'no'}\n")
+    w(c["layers_text"].rstrip() + "\n")
 
 
 def _print_bench(b: Optional[Dict[str, Any]], w) -> None:

@@ -72,6 +72,23 @@ def required_arena_size(model: ModelLike, planner: str = "greedy",
     return _targets.required(content, target, own, shapes, custom_kwargs(custom_ops))
 
 
+def required_arena_sizes(model: ModelLike,
+                         targets: Optional[List[str]] = None) -> Dict[str, Union[int, str]]:
+    """The exact minimum arena of ``model`` on each firmware: {target: bytes}, or the reason
+    in words where that firmware cannot run the model (an operator its kernels refuse).
+    ``targets`` defaults to every target with an arena of its own (TFLM's reference and
+    CMSIS-NN builds, the tflite-micro wheel, picolite's own runtime), so a user sees before
+    choosing a board what, say, CMSIS-NN on a Helium core costs."""
+    content = read_model(model)
+    sizes: Dict[str, Union[int, str]] = {}
+    for target in targets or list(_targets.TITLES):
+        try:
+            sizes[target] = required_arena_size(content, target=target)
+        except Error as e:
+            sizes[target] = f"{type(e).__name__}: {e}"
+    return sizes
+
+
 def _default_arena_size(content, planner: str, preserve: bool,
                         custom_ops: Optional[Dict[str, Any]], shapes=None,
                         target: str = "tflm") -> Tuple[int, Optional[BaseException]]:

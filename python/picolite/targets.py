@@ -18,7 +18,19 @@ from typing import Any, Dict, List, Optional, Tuple
 from picolite import _picolite as _c
 
 #: Targets whose arena figures come from the model of TFLM's allocator.
-TFLM_TARGETS: Tuple[str, ...] = ("tflm", "tflm-x86-64")
+TFLM_TARGETS: Tuple[str, ...] = ("tflm", "tflm-x86-64", "tflm-cmsis-nn", "tflm-cmsis-nn-mve",
+                                 "tflm-cmsis-nn-nodsp")
+
+
+#: What each target's figures are for, in words (the CLI's --targets table).
+TITLES: Dict[str, str] = {
+    "tflm": "TFLM, reference kernels, 32-bit Cortex-M",
+    "tflm-cmsis-nn": "TFLM + CMSIS-NN, DSP extension (Cortex-M4, M7, M33)",
+    "tflm-cmsis-nn-nodsp": "TFLM + CMSIS-NN, no DSP extension (Cortex-M0, M0+, M3)",
+    "tflm-cmsis-nn-mve": "TFLM + CMSIS-NN, Helium (Cortex-M55, M85)",
+    "tflm-x86-64": "TFLM as the tflite-micro wheel runs it (x86-64)",
+    "picolite": "picolite's own runtime",
+}
 
 
 def is_tflm(target: str) -> bool:
