@@ -57,6 +57,21 @@ def test_arena_tables_are_the_codes_figures(shared_models):
         assert int(row["TFLM head"]) == int(tsv[row["model"]]["tflm_head"])
 
 
+def test_the_cmsis_nn_table_is_the_codes_figures():
+    """The per-core-family arena table: each cell is required_arena_size on its target."""
+    tables = _tables("| model | tflm | tflm-cmsis-nn")
+    assert len(tables) == 1 and tables[0]
+    for row in tables[0]:
+        name = row["model"].split()[0]
+        path = ROOT / "tests" / "models" / "mlperf_tiny" / f"{name}.tflite"
+        for head, cell in row.items():
+            if head == "model":
+                continue
+            target = head.split()[0]
+            assert picolite.required_arena_size(str(path), target=target) == \
+                int(cell.replace(",", "")), (name, target)
+
+
 def test_the_model_count_is_the_tables(shared_models):
     """"On all 140 models" against 138 rows."""
     count = int(re.search(r"On all (\d+) models", README).group(1))

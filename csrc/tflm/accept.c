@@ -374,6 +374,25 @@ static void cmsis_nn(pl_tflm_node *n)
     }
 }
 
+/* After each prepare TFLM fails on an output with a dimension of 0 or less ("dynamic
+** tensors are not supported"), except the legacy scalar shape [0]. */
+static void empty_outputs(pl_tflm_node *n)
+{
+    for (uint32_t k = 0; k < n->op.outputs.n; k++) {
+        pl_tflm_tensor t;
+        tensor(n, OUT(k), &t);
+        if (t.index < 0 || (t.ndims == 1 && t.dims[0] == 0))
+            continue;
+        for (int32_t d = 0; d < t.ndims; d++) {
+            if (t.dims[d] <= 0) {
+                pl_tflm_refuse(n, "output %u has a dimension of %d (TFLM: dynamic tensors "
+                               "are not supported)", (unsigned)k, (int)t.dims[d]);
+                return;
+            }
+        }
+    }
+}
+
 typedef struct special {
     int32_t builtin;
     pl_tflm_kernel_fn fn;
@@ -411,4 +430,5 @@ void pl_tflm_accept(pl_tflm_node *n)
             specials[i].fn(n);
     if (pl_tflm_cmsis_nn(n))
         cmsis_nn(n);
+    empty_outputs(n);
 }

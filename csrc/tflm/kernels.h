@@ -106,6 +106,15 @@ void pl_tflm_dims_copy(pl_tflm_node *n, int32_t index);
 /* The common prepare: temp tensors for inputs 0..ins-1 then outputs 0..outs-1, all freed. */
 void pl_tflm_temps_io(pl_tflm_node *n, uint32_t ins, uint32_t outs);
 
+/* --- prepares the reference and CMSIS-NN kernel sets share --- */
+
+void pl_tflm_svdf_prepare(pl_tflm_node *n);
+void pl_tflm_lstm_prepare(pl_tflm_node *n);
+
+/* TRANSPOSE_CONV's CalculateOpData for a quantized input: input, filter, bias, output; an
+** int16 bias widened to int64 in scratch. */
+void pl_tflm_transpose_conv_op_data(pl_tflm_node *n, pl_type type);
+
 /* --- what TFLM's kernels run (accept.c) --- */
 
 /* Refuses the node when TFLM's kernel rejects or has no code for its tensors' types: the

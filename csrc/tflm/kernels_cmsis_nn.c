@@ -200,10 +200,11 @@ static void conv_shape_of(const pl_tflm_node *n, const pl_tflm_tensor *in,
     s->pad_h = padding(same, s->stride_h, s->dilation_h, s->in_h, s->filter_h);
 }
 
-/* Input, filter and output (the bias is looked up among the outputs, where there is none);
-** per-channel multipliers and shifts for a quantized input; the reference op data; CMSIS-NN's
-** im2col buffer. */
-static void conv_prepare(pl_tflm_node *n)
+/* Input, filter and output (CONV_2D looks its bias up among the outputs, where there is
+** none); per-channel multipliers and shifts for a quantized input (over the filter's
+** dimension 0, or 3 for DEPTHWISE_CONV_2D); the reference op data; CMSIS-NN's buffer (for
+** int8 and int16 convolutions, int8 depthwise ones). */
+static void conv_like_prepare(pl_tflm_node *n, bool depthwise)
 {
     pl_tflm_tensor in, filter, out;
     int32_t i = pl_tflm_temp_input(n, 0), f = pl_tflm_temp_input(n, 1);
@@ -213,46 +214,36 @@ static void conv_prepare(pl_tflm_node *n)
     pl_tflm_tensor_of(n, o, &out);
     bool quantized = in.type == PL_INT8 || in.type == PL_INT16;
     if (quantized) {
-        pl_tflm_persistent(n, 4u * (uint32_t)dim(&filter, 0));
-        pl_tflm_persistent(n, 4u * (uint32_t)dim(&filter, 0));
+        uint32_t channels = (uint32_t)dim(&filter, depthwise ? 3 : 0);
+        pl_tflm_persistent(n, 4u * channels);
+        pl_tflm_persistent(n, 4u * channels);
     }
     reference_op_data(n);
-    if (quantized) {
-        conv_shape s;
+    int32_t bytes = 0;
+    conv_shape s;
+    if (depthwise && in.type == PL_INT8) {
+        conv_shape_of(n, &in, &filter, &out, DEPTHWISE_DILATION_W, DEPTHWISE_DILATION_H, &s);
+        bytes = depthwise_size(n, &s, dim(&out, 3), filter.type == PL_INT4);
+    } else if (!depthwise && quantized) {
         conv_shape_of(n, &in, &filter, &out, CONV_DILATION_W, CONV_DILATION_H, &s);
-        int32_t bytes = in.type == PL_INT8 ? convolve_wrapper_s8_size(n, &s)
-                                           : convolve_wrapper_s16_size(n, &s);
-        if (bytes > 0)
-            pl_tflm_scratch(n, (uint32_t)bytes);
+        bytes = in.type == PL_INT8 ? convolve_wrapper_s8_size(n, &s)
+                                   : convolve_wrapper_s16_size(n, &s);
     }
+    if (bytes > 0)
+        pl_tflm_scratch(n, (uint32_t)bytes);
     pl_tflm_free_tensor(n, o);
     pl_tflm_free_tensor(n, i);
     pl_tflm_free_tensor(n, f);
 }
 
+static void conv_prepare(pl_tflm_node *n)
+{
+    conv_like_prepare(n, false);
+}
+
 static void depthwise_prepare(pl_tflm_node *n)
 {
-    pl_tflm_tensor in, filter, out;
-    int32_t i = pl_tflm_temp_input(n, 0), f = pl_tflm_temp_input(n, 1);
-    int32_t o = pl_tflm_temp_output(n, 0);
-    pl_tflm_tensor_of(n, i, &in);
-    pl_tflm_tensor_of(n, f, &filter);
-    pl_tflm_tensor_of(n, o, &out);
-    if (in.type == PL_INT8 || in.type == PL_INT16) {
-        pl_tflm_persistent(n, 4u * (uint32_t)dim(&filter, 3));
-        pl_tflm_persistent(n, 4u * (uint32_t)dim(&filter, 3));
-    }
-    reference_op_data(n);
-    if (in.type == PL_INT8) {
-        conv_shape s;
-        conv_shape_of(n, &in, &filter, &out, DEPTHWISE_DILATION_W, DEPTHWISE_DILATION_H, &s);
-        int32_t bytes = depthwise_size(n, &s, dim(&out, 3), filter.type == PL_INT4);
-        if (bytes > 0)
-            pl_tflm_scratch(n, (uint32_t)bytes);
-    }
-    pl_tflm_free_tensor(n, o);
-    pl_tflm_free_tensor(n, i);
-    pl_tflm_free_tensor(n, f);
+    conv_like_prepare(n, true);
 }
 
 /* --- FULLY_CONNECTED --- */
@@ -348,16 +339,7 @@ static void transpose_conv_prepare(pl_tflm_node *n)
         transpose_conv_scratch(n, &in, &filter, &out);
     if (in.type == PL_INT16)
         pl_tflm_scratch(n, (uint32_t)out.elements * 8u);
-    if (in.type != PL_FLOAT32) {
-        pl_tflm_tensor bias;
-        int32_t t[4] = {pl_tflm_temp_input(n, 2), pl_tflm_temp_input(n, 1),
-                        pl_tflm_temp_input(n, 3), pl_tflm_temp_output(n, 0)};
-        pl_tflm_tensor_of(n, t[2], &bias);
-        if (in.type == PL_INT16 && bias.index >= 0 && bias.type == PL_INT16)
-            pl_tflm_scratch(n, (uint32_t)bias.elements * 8u);
-        for (int k = 0; k < 4; k++)
-            pl_tflm_free_tensor(n, t[k]);
-    }
+    pl_tflm_transpose_conv_op_data(n, in.type);
     pl_tflm_free_tensor(n, o);
     pl_tflm_free_tensor(n, i);
     pl_tflm_free_tensor(n, f);
@@ -453,77 +435,17 @@ static void softmax_prepare(pl_tflm_node *n)
     pl_tflm_free_tensor(n, o);
 }
 
-/* --- SVDF --- */
-
-#define SVDF_RANK 0
+/* --- SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM: the reference prepares (kernels_state.c) know
+** CMSIS-NN's extra persistent data; only the op data differ --- */
 
 static void svdf_init(pl_tflm_node *n)
 {
     pl_tflm_persistent(n, 40);
 }
 
-/* The reference's tensors and scratch; Helium keeps the feature weights' sums. */
-static void svdf_prepare(pl_tflm_node *n)
-{
-    pl_tflm_tensor in, features;
-    int32_t t[6] = {pl_tflm_temp_input(n, 0), pl_tflm_temp_input(n, 1), pl_tflm_temp_input(n, 2),
-                    pl_tflm_temp_input(n, 3), pl_tflm_temp_input(n, 4), -1};
-    t[5] = pl_tflm_temp_output(n, 0);
-    pl_tflm_tensor_of(n, t[0], &in);
-    pl_tflm_tensor_of(n, t[1], &features);
-    int32_t rank = pl_table_i32(&n->op.options, SVDF_RANK, 0);
-    uint32_t batch = (uint32_t)dim(&in, 0);
-    uint32_t filters = (uint32_t)dim(&features, 0);
-    uint32_t units = rank > 0 ? filters / (uint32_t)rank : 0;
-    pl_tflm_scratch(n, batch * filters * 4u);
-    if (in.type == PL_INT8) {
-        pl_tflm_scratch(n, batch * units * 4u);
-        if (mve(n) && filters > 0)
-            pl_tflm_persistent(n, filters * 4u);
-    }
-    for (int k = 0; k < 6; k++)
-        pl_tflm_free_tensor(n, t[k]);
-}
-
-/* --- UNIDIRECTIONAL_SEQUENCE_LSTM --- */
-
-#define LSTM_TIME_MAJOR 3
-#define LSTM_TENSORS 24
-#define LSTM_OUTPUT_STATE 18
-#define LSTM_CELL_STATE 19
-
 static void lstm_init(pl_tflm_node *n)
 {
     pl_tflm_persistent(n, 912); /* OpDataLSTM and cmsis_nn_lstm_params */
-}
-
-/* All 24 inputs and the output; an integer LSTM's eight kernel sums (int32 for int8
-** activations, int64 for int16) and three state-sized buffers, a float one's four. */
-static void lstm_prepare(pl_tflm_node *n)
-{
-    int32_t t[LSTM_TENSORS + 1];
-    pl_tflm_tensor in, hidden, cell;
-    for (uint32_t k = 0; k < LSTM_TENSORS; k++)
-        t[k] = pl_tflm_temp_input(n, k);
-    t[LSTM_TENSORS] = pl_tflm_temp_output(n, 0);
-    pl_tflm_tensor_of(n, t[0], &in);
-    pl_tflm_tensor_of(n, t[LSTM_OUTPUT_STATE], &hidden);
-    pl_tflm_tensor_of(n, t[LSTM_CELL_STATE], &cell);
-    bool time_major = pl_table_bool(&n->op.options, LSTM_TIME_MAJOR, false);
-    uint32_t batch = (uint32_t)dim(&in, time_major ? 1 : 0);
-    uint32_t state = (uint32_t)dim(&hidden, 1);
-    uint32_t buffers = 4;
-    if (cell.type == PL_INT16 && (in.type == PL_INT8 || in.type == PL_INT16)) {
-        uint32_t sum_bytes = in.type == PL_INT8 ? 4u : 8u;
-        for (int k = 0; k < 8; k++)
-            pl_tflm_persistent(n, state * sum_bytes);
-        buffers = 3;
-    }
-    uint32_t bytes = cell.type == PL_FLOAT32 ? 4u : 2u;
-    for (uint32_t k = 0; k < buffers; k++)
-        pl_tflm_scratch(n, batch * state * bytes);
-    for (uint32_t k = 0; k <= LSTM_TENSORS; k++)
-        pl_tflm_free_tensor(n, t[k]);
 }
 
 #define POOL {{40, 4}, {40, 4}}
@@ -537,8 +459,8 @@ static const pl_tflm_kernel entries[] = {
     {OP_AVERAGE_POOL_2D, NULL, POOL, pool_init, average_pool_prepare},
     {OP_MAX_POOL_2D, NULL, POOL, pool_init, max_pool_prepare},
     {OP_SOFTMAX, NULL, {{4, 4}, {4, 4}}, softmax_init, softmax_prepare},
-    {OP_SVDF, NULL, {{8, 4}, {12, 4}}, svdf_init, svdf_prepare},
-    {OP_UNIDIRECTIONAL_SEQUENCE_LSTM, NULL, {{16, 4}, {16, 4}}, lstm_init, lstm_prepare},
+    {OP_SVDF, NULL, {{8, 4}, {12, 4}}, svdf_init, pl_tflm_svdf_prepare},
+    {OP_UNIDIRECTIONAL_SEQUENCE_LSTM, NULL, {{16, 4}, {16, 4}}, lstm_init, pl_tflm_lstm_prepare},
 };
 
 const pl_tflm_kernel_set pl_tflm_kernels_cmsis_nn = {entries, sizeof entries / sizeof entries[0]};

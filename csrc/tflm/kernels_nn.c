@@ -98,7 +98,7 @@ static void transpose_conv_init(pl_tflm_node *n)
 
 /* CalculateOpData for a quantized input: input, filter, bias, output; an int16 bias is
 ** widened to int64 in scratch. */
-static void transpose_conv_op_data(pl_tflm_node *n, pl_type type)
+void pl_tflm_transpose_conv_op_data(pl_tflm_node *n, pl_type type)
 {
     pl_tflm_tensor bias;
     if (type == PL_FLOAT32)
@@ -127,7 +127,7 @@ static void transpose_conv_prepare(pl_tflm_node *n)
         pl_tflm_scratch(n, (uint32_t)out.elements * 4u);
     if (in.type == PL_INT16)
         pl_tflm_scratch(n, (uint32_t)out.elements * 8u);
-    transpose_conv_op_data(n, in.type);
+    pl_tflm_transpose_conv_op_data(n, in.type);
     pl_tflm_free_tensor(n, o);
     pl_tflm_free_tensor(n, i);
     pl_tflm_free_tensor(n, f);

@@ -21,8 +21,8 @@ static void svdf_init(pl_tflm_node *n)
 }
 
 /* Input, the two weights, bias, activation state, output; scratch for the filters' and
-** (int8) the units' accumulators. */
-static void svdf_prepare(pl_tflm_node *n)
+** (int8) the units' accumulators; CMSIS-NN on Helium keeps the feature weights' sums. */
+void pl_tflm_svdf_prepare(pl_tflm_node *n)
 {
     pl_tflm_tensor in, features;
     int32_t t[6] = {pl_tflm_temp_input(n, 0), pl_tflm_temp_input(n, 1), pl_tflm_temp_input(n, 2),
@@ -37,6 +37,8 @@ static void svdf_prepare(pl_tflm_node *n)
     pl_tflm_scratch(n, batch * filters * 4u);
     if (in.type == PL_INT8)
         pl_tflm_scratch(n, batch * units * 4u);
+    if (in.type == PL_INT8 && n->p->kernels == PL_TFLM_CMSIS_NN_MVE && filters > 0)
+        pl_tflm_persistent(n, filters * 4u);
     for (int k = 0; k < 6; k++)
         pl_tflm_free_tensor(n, t[k]);
 }
@@ -53,8 +55,10 @@ static void lstm_init(pl_tflm_node *n)
     pl_tflm_persistent(n, W(688, 688));
 }
 
-/* LstmTensors: all 24 inputs and the output; four state-sized buffers as scratch. */
-static void lstm_prepare(pl_tflm_node *n)
+/* LstmTensors: all 24 inputs and the output; four state-sized buffers as scratch. CMSIS-NN
+** runs an integer LSTM (int16 cell state) itself: eight kernel sums (int32 for int8
+** activations, int64 for int16) and three buffers. */
+void pl_tflm_lstm_prepare(pl_tflm_node *n)
 {
     int32_t t[LSTM_TENSORS + 1];
     pl_tflm_tensor in, hidden, cell;
@@ -67,8 +71,15 @@ static void lstm_prepare(pl_tflm_node *n)
     bool time_major = pl_table_bool(&n->op.options, LSTM_TIME_MAJOR, false);
     uint32_t batch = in.ndims > 1 ? (uint32_t)in.dims[time_major ? 1 : 0] : 0;
     uint32_t state = hidden.ndims > 1 ? (uint32_t)hidden.dims[1] : 0;
+    uint32_t buffers = 4;
+    if (pl_tflm_cmsis_nn(n) && cell.type == PL_INT16 &&
+        (in.type == PL_INT8 || in.type == PL_INT16)) {
+        for (int k = 0; k < 8; k++)
+            pl_tflm_persistent(n, state * (in.type == PL_INT8 ? 4u : 8u));
+        buffers = 3;
+    }
     uint32_t bytes = cell.type == PL_FLOAT32 ? 4u : 2u;
-    for (int k = 0; k < 4; k++)
+    for (uint32_t k = 0; k < buffers; k++)
         pl_tflm_scratch(n, batch * state * bytes);
     for (uint32_t k = 0; k <= LSTM_TENSORS; k++)
         pl_tflm_free_tensor(n, t[k]);
@@ -172,8 +183,8 @@ static void control_init(pl_tflm_node *n)
 #define NONE {{0, 0}, {0, 0}}
 
 static const pl_tflm_kernel entries[] = {
-    {OP_SVDF, NULL, {{8, 4}, {12, 4}}, svdf_init, svdf_prepare},
-    {OP_UNIDIRECTIONAL_SEQUENCE_LSTM, NULL, {{16, 4}, {16, 4}}, lstm_init, lstm_prepare},
+    {OP_SVDF, NULL, {{8, 4}, {12, 4}}, svdf_init, pl_tflm_svdf_prepare},
+    {OP_UNIDIRECTIONAL_SEQUENCE_LSTM, NULL, {{16, 4}, {16, 4}}, lstm_init, pl_tflm_lstm_prepare},
     {OP_VAR_HANDLE, NULL, {{8, 4}, {16, 8}}, var_handle_init, NULL},
     {OP_ASSIGN_VARIABLE, NULL, NONE, assign_variable_init, assign_variable_prepare},
     {OP_READ_VARIABLE, NULL, NONE, NULL, input_only},

@@ -210,6 +210,34 @@ class Comparison:
     rtol: float = DEFAULT_RTOL
     atol: float = DEFAULT_ATOL
     samples: int = 0
+    # the effect at the outputs, over the samples: rows of a score output (its last axis)
+    # whose arg-max agrees, and the largest change of a score in real units (scale x LSB)
+    top1_agree: int = 0
+    top1_rows: int = 0
+    max_score_change: float = 0.0
+
+    def _add_effect(self, detail: dict, mine, theirs) -> None:
+        mine, theirs = np.asarray(mine), np.asarray(theirs)
+        if mine.shape != theirs.shape or mine.dtype == object or mine.size == 0:
+            return
+        scale = 1.0
+        q = detail.get("quantization") or (0.0, 0)
+        if np.issubdtype(mine.dtype, np.integer) and q[0]:
+            scale = float(q[0])
+        change = np.abs(mine.astype(np.float64) - theirs.astype(np.float64)) * scale
+        self.max_score_change = max(self.max_score_change, float(change.max()))
+        if mine.ndim >= 1 and mine.shape[-1] > 1:
+            a = mine.reshape(-1, mine.shape[-1]).argmax(axis=1)
+            b = theirs.reshape(-1, theirs.shape[-1]).argmax(axis=1)
+            self.top1_agree += int(np.count_nonzero(a == b))
+            self.top1_rows += int(a.size)
+
+    def divergences(self) -> list:
+        """Every layer whose bytes differ, in execution order (needs layers=True): where the
+        target leaves the judge, how many elements, the largest difference (in LSB for an
+        integer tensor)."""
+        return sorted((c for c in self.layers if not c.ok),
+                      key=lambda c: (c.sample, c.op_index if c.op_index is not None else -1))
 
     @property
     def ok(self) -> bool:
@@ -238,6 +266,17 @@ class Comparison:
             first = self.first_divergence
             if first is not None:
                 lines.append("  first divergence: " + str(first))
+            shown = [c for c in self.divergences() if c.sample == 0]
+            if len(shown) > 1:
+                lines.append("  layers that differ (sample 0; integer differences in LSB):")
+                lines += [f"    node {c.op_index} {c.op_name}: {c.mismatches}/{c.size} elements, "
+                          f"largest {c.max_abs_diff:g}" for c in shown[:12]]
+                if len(shown) > 12:
+                    lines.append(f"    ... {len(shown) - 12} more")
+        if self.top1_rows:
+            lines.append(f"  effect at the outputs: top-1 agrees on {self.top1_agree}/"
+                         f"{self.top1_rows} rows, largest score change "
+                         f"{self.max_score_change:g}")
         return "\n".join(lines)
 
     def __repr__(self):
@@ -308,10 +347,11 @@ def compare_with_tflite(model, inputs=None, *, layers: bool = False,
         ours.invoke()
         ref.invoke()
         for d in ours.get_output_details():
-            c = _compare(d["index"], d["name"], ours.get_tensor(d["index"]),
-                         ref.get(d["index"]), rtol, atol)
+            mine, theirs = ours.get_tensor(d["index"]), ref.get(d["index"])
+            c = _compare(d["index"], d["name"], mine, theirs, rtol, atol)
             c.sample = s
             report.outputs.append(c)
+            report._add_effect(d, mine, theirs)
         for t, (node, op) in sorted(made.items(), key=lambda kv: kv[1][0]):
             c = _compare(t, names[t], ours.get_tensor(t), ref.get(t), rtol, atol)
             c.op_index, c.op_name, c.sample = node, op, s
