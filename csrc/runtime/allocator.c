@@ -396,6 +396,21 @@ static void record_plan(pl_interp *it, const plan_work *w, pl_planner planner)
     }
 }
 
+/* The buffers the planner places: planned tensors of every subgraph, then scratch. Only
+** those get a pl_plan_buffer in temp (constants and variables would take 24 bytes each). */
+static uint32_t count_planned(pl_interp *it, const int32_t *first)
+{
+    uint32_t n = it->scratch_count;
+    for (uint32_t k = 0; k < it->subgraph_count; k++) {
+        uint32_t base = pl_subgraph_rec(it, k).tensor_base;
+        pl_subgraph_select(it, k);
+        for (uint32_t i = 0; i < it->tensor_count; i++)
+            n += needs_planning(it, i, first + base);
+    }
+    pl_subgraph_select(it, 0);
+    return n;
+}
+
 /* Plans the head in temp and returns its size; offsets land in the records. */
 static pl_status plan(pl_interp *it, uint32_t *head)
 {
@@ -409,8 +424,8 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     PL_TRY(temp(it, slots * sizeof(int32_t), _Alignof(int32_t), (void **)&w.last));
     PL_TRY(temp(it, it->subgraph_count, 1, (void **)&on_path));
     PL_TRY(pl_life_mark(it, w.first, w.last, on_path));
-    PL_TRY(temp(it, slots * sizeof(pl_plan_buffer), _Alignof(pl_plan_buffer),
-                (void **)&w.bufs));
+    PL_TRY(temp(it, count_planned(it, w.first) * sizeof(pl_plan_buffer),
+                _Alignof(pl_plan_buffer), (void **)&w.bufs));
     PL_TRY(collect_buffers(it, &w, offline));
     if (CHECK_PLANS && offline.n > 0)
         PL_TRY(check_fixed(it, &w));
