@@ -280,4 +280,4 @@ def test_zeroing_the_head_changes_no_arena_figure(hello):
                (wrapped.allocations(), owned.allocations())]
     assert figures[0] == figures[1] == (912, 32, 880, 32)
     assert wrapped.arena_used_bytes() == owned.arena_used_bytes() == 912
-    assert picolite.required_arena_size(hello, target="picolite") == need == 1312
+    assert picolite.required_arena_size(hello, target="picolite") == need == 1168

@@ -1,10 +1,11 @@
 /* lut8.c - 8-bit activations whose output byte depends on the input byte alone (quantized
 ** HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1; LOGISTIC and TANH through
 ** logistic_tanh.c): prepare runs the portable arithmetic once on all 256 inputs into the host
-** block (LOGISTIC and TANH: copies the portable kernel's own table), invoke looks each byte
-** up, with vector shuffles where the CPU has them. The table holds the portable kernel's own
-** results, so the bits are the reference's; the arena is not touched (TFLM computes the
-** first five per element). */
+** block (LOGISTIC and TANH: the portable kernel's table, or its int8 per-element arithmetic
+** on all 256 bytes), invoke looks each byte up, with vector shuffles where the CPU has them.
+** The table holds the portable kernel's own results, so the bits are the reference's; the
+** arena is not touched (TFLM computes all of these per element, int8 LOGISTIC and TANH
+** included, and so does the portable kernel for those two). */
 #include <string.h>
 
 #include "fast/fast.h"
@@ -40,8 +41,8 @@ pl_lut8_fn pl_lut8_for(pl_isa isa)
 }
 
 /* The portable kernel of node's operator on the 256 inputs of type t (index = input
-** byte), false for operators and types without a table. */
-static bool fill(const pl_node *node, pl_type t, uint8_t *table)
+** byte) in the context's arithmetic, false for operators and types without a table. */
+static bool fill(const pl_node *node, pl_type t, pl_arith arith, uint8_t *table)
 {
     const pl_activation_op *d = node->user_data;
     const pl_registration *base = pl_fast_reg_of(node)->base;
@@ -70,7 +71,7 @@ static bool fill(const pl_node *node, pl_type t, uint8_t *table)
         else
             pl_relu_s8(&d->relu, s8, t8, TABLE);
     } else if (base == pl_logistic_registration() || base == pl_tanh_registration()) {
-        memcpy(table, pl_logistic_tanh_table(node), TABLE);
+        pl_logistic_tanh_table(node, t, arith, base == pl_tanh_registration(), table);
     } else {
         return false;
     }
@@ -84,7 +85,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK || in.type != out.type)
         return false;
     uint8_t table[TABLE];
-    if (!fill(node, in.type, table))
+    if (!fill(node, in.type, ctx->arith, table))
         return false;
     lut8_plan *lp = pl_fast_block_new(node, sizeof *lp);
     if (lp == NULL)

@@ -265,7 +265,7 @@ static pl_status offline_offsets(const pl_interp *it, pl_vec *out, pl_error *err
 typedef struct plan_work {
     int32_t *first; /* global: every subgraph's tensors, then the scratch buffers */
     int32_t *last;
-    pl_plan_buffer *bufs;
+    pl_plan_buffer *bufs; /* the planned ones alone; NULL: collect only counts them */
     uint32_t count;
 } plan_work;
 
@@ -288,6 +288,10 @@ static pl_status collect_tensors(pl_interp *it, plan_work *w, pl_vec offline, ui
     for (uint32_t i = 0; i < it->tensor_count; i++) {
         if (!needs_planning(it, i, w->first + base))
             continue;
+        if (w->bufs == NULL) { /* counting */
+            w->count++;
+            continue;
+        }
         pl_plan_buffer *b = &w->bufs[w->count++];
         int32_t fixed = offline.n > 0 ? pl_vec_i32(offline, base + i) : -1;
         PL_TRY(check_fixed_offset(it, base, i, fixed));
@@ -311,6 +315,10 @@ static pl_status collect_buffers(pl_interp *it, plan_work *w, pl_vec offline)
         PL_TRY(collect_tensors(it, w, offline, base));
     }
     for (uint32_t s = 0; s < it->scratch_count; s++) {
+        if (w->bufs == NULL) { /* counting */
+            w->count++;
+            continue;
+        }
         pl_plan_buffer *b = &w->bufs[w->count++];
         b->size = (uint32_t)align_up(it->scratch[s].bytes, PL_ARENA_ALIGN);
         b->first = w->first[it->all_tensors + s];
@@ -409,7 +417,9 @@ static pl_status plan(pl_interp *it, uint32_t *head)
     PL_TRY(temp(it, slots * sizeof(int32_t), _Alignof(int32_t), (void **)&w.last));
     PL_TRY(temp(it, it->subgraph_count, 1, (void **)&on_path));
     PL_TRY(pl_life_mark(it, w.first, w.last, on_path));
-    PL_TRY(temp(it, slots * sizeof(pl_plan_buffer), _Alignof(pl_plan_buffer),
+    w.bufs = NULL; /* a first pass counts them: only planned buffers take temp */
+    PL_TRY(collect_buffers(it, &w, offline));
+    PL_TRY(temp(it, (size_t)w.count * sizeof(pl_plan_buffer), _Alignof(pl_plan_buffer),
                 (void **)&w.bufs));
     PL_TRY(collect_buffers(it, &w, offline));
     if (CHECK_PLANS && offline.n > 0)

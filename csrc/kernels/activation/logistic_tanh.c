@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/activation/activations.h"
 #include "kernels/common/fixedpoint.h"
@@ -14,13 +15,30 @@
 
 enum { LOGISTIC_CODE = 14, TANH_CODE = 28 };
 
-/* The 8-bit table (256 bytes) is allocated apart, in prepare, so only 8-bit ops pay for it;
-** uint8 ops keep uint8 entries in it. */
+/* 16 bytes per node. int8 in TFLM's arithmetic (the picolite and TFLM targets) is computed
+** per element from the multiplier, shift, radius and zero point, as TFLM's reference kernel
+** does: no table in the arena (the host fast path tabulates it in host memory, lut8.c).
+** uint8, and int8 in LiteRT's arithmetic, read a 256-byte table (uint8 entries for uint8)
+** allocated apart in prepare, so only they pay for it. int16 uses multiplier and shift. */
 typedef struct opdata {
-    PL_SLOT(int8_t *, lut);
+    union {
+        PL_SLOT(int8_t *, lut); /* the table (per_element false) */
+        struct {
+            int32_t radius;     /* |input - zero point| from which the output saturates */
+            int32_t zero_point; /* the input's */
+        } s8;                   /* int8 per element */
+    };
     int32_t input_multiplier;
     int32_t input_left_shift;
 } opdata;
+_Static_assert(sizeof(opdata) == 16, "LOGISTIC and TANH keep 16 bytes of op data");
+
+/* Whether an 8-bit node computes per element (else it reads its table); prepare and invoke
+** ask alike. */
+static bool per_element(pl_type type, pl_arith arith)
+{
+    return type == PL_INT8 && arith != PL_ARITH_LITERT;
+}
 
 void pl_logistic_f32(const float *in, float *out, size_t n)
 {
@@ -164,31 +182,37 @@ static pl_status prepare_s16(pl_context *ctx, opdata *d, const char *op, bool is
 ** saturated beyond TFLM's radius, else rescaled into Q4.27 by a multiplier from the input
 ** scale, gemmlowp's fixed-point logistic or tanh, and the Q0.31 result rounded to 2^-8 with
 ** zero point -128 (LOGISTIC) or to 2^-7 with 0 (TANH): TFLM's fixed output quantization,
-** whatever the output tensor says. Tabulated over the 256 inputs, so invoke (and the fast
-** paths) stay a table lookup. */
-static void tflm_table_s8(float input_scale, int32_t input_zp, bool is_tanh, int8_t lut[256])
+** whatever the output tensor says. */
+static void tflm_params_s8(float input_scale, int32_t input_zp, opdata *d)
 {
     int shift = 0; /* frexp's int: int32_t is long on arm-none-eabi */
     double q = frexp((double)input_scale * (double)(1 << 27), &shift);
     double r = pl_fx_round(q * 2147483648.0);
-    int32_t m = r >= 2147483647.0 ? INT32_MAX : (int32_t)r; /* a carry to 2^31 saturates */
+    d->input_multiplier = r >= 2147483647.0 ? INT32_MAX : (int32_t)r; /* a carry saturates */
+    d->input_left_shift = shift;
     /* CalculateInputRadius: floor(15 * 2^27 / 2^shift), saturated */
     double radius_d = floor(15.0 * 134217728.0 / ldexp(1.0, shift));
-    int32_t radius = radius_d >= 2147483647.0 ? INT32_MAX : (int32_t)radius_d;
-    for (int32_t v = -128; v <= 127; v++) {
-        int32_t x = v - input_zp, y;
-        if (x <= -radius) {
-            y = INT8_MIN;
-        } else if (x >= radius) {
-            y = INT8_MAX;
-        } else {
-            int32_t in_q4 = pl_fx_mul_by_qm(x, m, shift);
-            y = is_tanh ? pl_fx_rdbpot(pl_lut_tanh_q31(in_q4, 4), 24)
-                        : pl_fx_rdbpot(pl_lut_logistic_q31(in_q4, 4), 23) - 128;
-            y = pl_fx_clamp(y, INT8_MIN, INT8_MAX);
-        }
-        lut[(uint8_t)(int8_t)v] = (int8_t)y;
-    }
+    d->s8.radius = radius_d >= 2147483647.0 ? INT32_MAX : (int32_t)radius_d;
+    d->s8.zero_point = input_zp;
+}
+
+static int8_t tflm_one_s8(const opdata *d, bool is_tanh, int8_t v)
+{
+    int32_t x = v - d->s8.zero_point, y;
+    if (x <= -d->s8.radius)
+        return INT8_MIN;
+    if (x >= d->s8.radius)
+        return INT8_MAX;
+    int32_t in_q4 = pl_fx_mul_by_qm(x, d->input_multiplier, d->input_left_shift);
+    y = is_tanh ? pl_fx_rdbpot(pl_lut_tanh_q31(in_q4, 4), 24)
+                : pl_fx_rdbpot(pl_lut_logistic_q31(in_q4, 4), 23) - 128;
+    return (int8_t)pl_fx_clamp(y, INT8_MIN, INT8_MAX);
+}
+
+static void tflm_s8(const opdata *d, bool is_tanh, const int8_t *in, int8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = tflm_one_s8(d, is_tanh, in[i]);
 }
 
 static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
@@ -211,7 +235,7 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     PL_TRY(pl_act_quant(ctx, out, &oq));
     if (in->type == PL_INT16)
         return prepare_s16(ctx, d, op, is_tanh, &iq, &oq);
-    bool tflm = in->type == PL_INT8 && ctx->arith != PL_ARITH_LITERT;
+    bool tflm = per_element(in->type, ctx->arith);
     if (tflm && !is_tanh && oq.zero_point != INT8_MIN) /* TFLM checks only this */
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LOGISTIC: int8 output zero point must be -128, got %d", oq.zero_point);
@@ -221,14 +245,16 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     if (!is_tanh && in->type == PL_UINT8 && oq.zero_point != 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
                          "LOGISTIC: uint8 output zero point must be 0, got %d", oq.zero_point);
+    if (tflm) {
+        tflm_params_s8(iq.scale, iq.zero_point, d);
+        return PL_OK;
+    }
     void *lut = NULL;
     PL_TRY(ctx->alloc_persistent(ctx, 256, &lut));
     d->lut = lut;
     if (in->type == PL_UINT8)
         pl_lut_populate_u8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
                            is_tanh ? tanh_fn : logistic_fn, lut);
-    else if (tflm)
-        tflm_table_s8(iq.scale, iq.zero_point, is_tanh, d->lut);
     else
         pl_lut_populate_s8(iq.scale, iq.zero_point, oq.scale, oq.zero_point,
                            is_tanh ? tanh_fn : logistic_fn, d->lut);
@@ -251,10 +277,16 @@ static pl_status tanh_prepare(pl_context *ctx, pl_node *node)
     return prepare_common(ctx, node, true);
 }
 
-const uint8_t *pl_logistic_tanh_table(const pl_node *node)
+void pl_logistic_tanh_table(const pl_node *node, pl_type type, pl_arith arith, bool is_tanh,
+                            uint8_t table[256])
 {
     const opdata *d = node->user_data;
-    return (const uint8_t *)d->lut;
+    if (!per_element(type, arith)) {
+        memcpy(table, d->lut, 256);
+        return;
+    }
+    for (int v = -128; v <= 127; v++)
+        table[(uint8_t)(int8_t)v] = (uint8_t)tflm_one_s8(d, is_tanh, (int8_t)v);
 }
 
 static pl_status invoke_common(pl_context *ctx, pl_node *node, bool is_tanh)
@@ -264,7 +296,9 @@ static pl_status invoke_common(pl_context *ctx, pl_node *node, bool is_tanh)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     size_t n = pl_tensor_count(&in);
-    if (in.type == PL_INT8)
+    if (per_element(in.type, ctx->arith))
+        tflm_s8(d, is_tanh, in.data, out.data, n);
+    else if (in.type == PL_INT8)
         pl_logistic_s8(d->lut, in.data, out.data, n);
     else if (in.type == PL_UINT8)
         pl_logistic_u8((const uint8_t *)d->lut, in.data, out.data, n);

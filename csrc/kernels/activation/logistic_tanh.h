@@ -1,9 +1,11 @@
-/* logistic_tanh.h - LOGISTIC and TANH for float32, int8 (a 256-entry table built from the
-** float function, as TFLite's reference kernels do) and int16 (TFLite's interpolated
-** sigmoid table, reference_integer_ops::Logistic/Tanh). */
+/* logistic_tanh.h - LOGISTIC and TANH for float32, int8 (TFLM's fixed-point arithmetic per
+** element; in LiteRT's, a 256-entry table built from the float function, as TFLite's
+** reference kernels do), uint8 (that table) and int16 (TFLite's interpolated sigmoid table,
+** reference_integer_ops::Logistic/Tanh). */
 #ifndef PL_KERNELS_LOGISTIC_TANH_H
 #define PL_KERNELS_LOGISTIC_TANH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,7 +18,7 @@
 void pl_logistic_f32(const float *in, float *out, size_t n);
 void pl_tanh_f32(const float *in, float *out, size_t n);
 
-/* out[i] = lut[(uint8_t)in[i]]: the int8 path of both ops. */
+/* out[i] = lut[(uint8_t)in[i]]: the int8 path of both ops in LiteRT's arithmetic. */
 void pl_logistic_s8(const int8_t lut[256], const int8_t *in, int8_t *out, size_t n);
 /* out[i] = lut[in[i]]: the legacy uint8 path of both ops. */
 void pl_logistic_u8(const uint8_t lut[256], const uint8_t *in, uint8_t *out, size_t n);
@@ -28,8 +30,11 @@ void pl_logistic_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, 
 void pl_tanh_s16(int32_t multiplier, int32_t left_shift, const int16_t *in, int16_t *out,
                  size_t n);
 
-/* A prepared int8 or uint8 LOGISTIC or TANH node's table, indexed by the input byte (only
-** those types have one): what the host fast path reads with vector lookups. */
-const uint8_t *pl_logistic_tanh_table(const pl_node *node);
+/* A prepared int8 or uint8 LOGISTIC (is_tanh false) or TANH node's results on the 256 input
+** bytes, indexed by the byte, for its input type and the context's arithmetic: the node's
+** table, or (int8 in TFLM's arithmetic, which keeps none in the arena) the per-element
+** arithmetic run on every byte. What the host fast path looks up. */
+void pl_logistic_tanh_table(const pl_node *node, pl_type type, pl_arith arith, bool is_tanh,
+                            uint8_t table[256]);
 
 #endif
