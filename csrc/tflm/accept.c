@@ -352,10 +352,19 @@ static void zero_point_zero(pl_tflm_node *n, uint8_t slot)
 }
 
 /* The int16 ADD, CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED take zero points of 0 only;
-** FULLY_CONNECTED takes per-channel weights only for an int8 input with int8 weights. */
+** FULLY_CONNECTED takes per-channel weights only for an int8 input with int8 weights; the
+** int16 TRANSPOSE_CONV's prepare reads its bias's type unguarded (an absent bias fails). */
 static void cmsis_nn(pl_tflm_node *n)
 {
     int32_t b = n->builtin;
+    if (b == OP_TRANSPOSE_CONV) {
+        pl_tflm_tensor in;
+        tensor(n, IN(2), &in);
+        if (in.type == PL_INT16 && pl_tflm_input(n, 3) < 0)
+            pl_tflm_refuse(n, "CMSIS-NN's int16 transpose convolution without a bias (its "
+                           "prepare dereferences the absent bias)");
+        return;
+    }
     if (b != OP_ADD && b != OP_CONV_2D && b != OP_DEPTHWISE_CONV_2D && b != OP_FULLY_CONNECTED)
         return;
     zero_point_zero(n, IN(0));
