@@ -29,7 +29,8 @@ def test_text_report_has_every_section(add_path, capsys):
     assert main([add_path]) == 0
     out = capsys.readouterr().out
     for section in ("ops", "tensors", "inputs", "outputs", "[RecordingMicroAllocator]",
-                    "planners", "lower bound", "required_arena_size", "output 0"):
+                    "planners", "lower bound", "arena (the exact minimum", "output 0",
+                    "allocations (target tflm)", "outputs (target tflm)"):
         assert section in out, section
     assert "ADD" in out and "zero point" in out
 
@@ -43,7 +44,7 @@ def test_json_report(add_path, capsys):
     assert [p["planner"] for p in r["planners"]] == list(picolite.PLANNERS)
     for p in r["planners"]:
         assert p["head"] >= p["lower_bound"]
-    assert r["allocations"]["total"] <= r["arena_size"]
+    assert r["allocations"]["target"] == "tflm"
     assert r["allocations_text"].startswith("[RecordingMicroAllocator]")
     assert np.array(r["output_values"][0]).shape == (1, 128, 128, 1)
     assert {t["kind"] for t in r["tensors"]} == {"activation"}
@@ -112,7 +113,33 @@ def test_bench(add_path, capsys):
 
 @pytest.mark.parametrize("planner", picolite.PLANNERS)
 def test_planner_option(add_path, capsys, planner):
-    assert run_json(capsys, add_path, "--planner", planner)["allocations"]["planner"] == planner
+    """--planner is picolite's own runtime's (a TFLM target plans with TFLM's greedy one)."""
+    r = run_json(capsys, add_path, "--planner", planner, "--target", "picolite")
+    assert r["allocations"]["planner"] == planner
+
+
+def test_the_arena_side_by_side(add_path, capsys):
+    """The default target's figure (TFLM's) beside picolite's own, each named."""
+    rows = {r["target"]: r["bytes"] for r in run_json(capsys, add_path)["arena_by_target"]}
+    assert rows == {"tflm": picolite.required_arena_size(add_path),
+                    "picolite": picolite.required_arena_size(add_path, target="picolite")}
+
+
+def test_targets_lists_every_firmware(add_path, capsys):
+    assert main([add_path, "--targets"]) == 0
+    out = capsys.readouterr().out
+    sizes = picolite.required_arena_sizes(add_path)
+    for target, size in sizes.items():
+        assert any(line.split()[:2] == [target, f"{size:,}"] for line in out.splitlines()), \
+            target
+    assert {"tflm-cmsis-nn", "tflm-cmsis-nn-mve", "tflm-cmsis-nn-nodsp"} <= set(sizes)
+
+
+def test_target_names_whose_outputs_and_allocations(add_path, capsys):
+    r = run_json(capsys, add_path, "--target", "tflm-cmsis-nn")
+    assert r["target"] == "tflm-cmsis-nn"
+    assert "target tflm-cmsis-nn" in r["allocations_text"]
+    assert [x["target"] for x in r["arena_by_target"]] == ["tflm-cmsis-nn", "picolite"]
 
 
 def test_arena_size_too_small_is_reported(add_path, capsys):
