@@ -32,8 +32,8 @@ def model_goldens():
     for cpu in TARGET_OF_CPU:
         folder = GOLDENS / f"{cpu}-cmsis-nn"
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            golden = json.loads(path.read_text())
-            if golden.get("arena_used_bytes") is not None:
+            golden = json.loads(path.read_text())  # refused.json is a list
+            if isinstance(golden, dict) and golden.get("arena_used_bytes") is not None:
                 found.append((cpu, path))
     return found
 
@@ -91,3 +91,25 @@ def test_targets_differ_where_cmsis_nn_asks_for_scratch():
                                                       "tflm-cmsis-nn-mve"])
     assert sizes == {"tflm": 54340, "tflm-cmsis-nn": 55000, "tflm-cmsis-nn-nodsp": 54984,
                      "tflm-cmsis-nn-mve": 55032}
+
+
+def refused_by_the_firmware():
+    found = []
+    for cpu in TARGET_OF_CPU:
+        path = GOLDENS / f"{cpu}-cmsis-nn" / "refused.json"
+        if path.is_file():
+            found += [(cpu, g) for g in json.loads(path.read_text())]
+    return found
+
+
+@pytest.mark.parametrize("cpu,golden", refused_by_the_firmware(),
+                         ids=lambda v: v if isinstance(v, str) else v["name"])
+def test_cmsis_nn_target_refuses_what_the_firmware_refused(cpu, golden):
+    model = golden_model(golden["model"])
+    if not model.exists():
+        pytest.skip(f"{model} is absent")
+    target = TARGET_OF_CPU[cpu]
+    it = picolite.Interpreter(model_path=str(model), target="picolite")
+    it.allocate_tensors()
+    with pytest.raises(picolite.UnsupportedOpError):
+        targets.figures(it._c, target)
