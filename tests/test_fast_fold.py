@@ -1,6 +1,6 @@
 """Constants folded once for the host fast paths (csrc/fast/fold.c): weights stored as float16
 or int8 and read through DEQUANTIZE at every invoke (MediaPipe's models) take the CONV_2D,
-DEPTHWISE_CONV_2D and FULLY_CONNECTED fast paths as float32 constants do. On random
+DEPTHWISE_CONV_2D, FULLY_CONNECTED and PRELU fast paths as float32 constants do. On random
 models: the outputs are the portable kernels' bit for bit and the float32 twin's, the arena
 figures are the portable build's, and the host memory holds the folded values besides the
 packed weights (so the fast paths were taken: without the fold they decline)."""

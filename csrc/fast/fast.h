@@ -95,5 +95,7 @@ pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_dequantize_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node);
 
 #endif

@@ -61,6 +61,7 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_TANH] = {pl_tanh_registration, pl_fast_tanh_prepare, pl_fast_logistic_tanh_invoke},
     [PL_FAST_DEQUANTIZE] = {pl_dequantize_registration, pl_fast_dequantize_prepare,
                             pl_fast_dequantize_invoke},
+    [PL_FAST_PRELU] = {pl_prelu_registration, pl_fast_prelu_prepare, pl_fast_prelu_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,
