@@ -97,5 +97,7 @@ pl_status pl_fast_dequantize_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_strided_slice_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_strided_slice_invoke(pl_context *ctx, pl_node *node);
 
 #endif

@@ -62,6 +62,8 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_DEQUANTIZE] = {pl_dequantize_registration, pl_fast_dequantize_prepare,
                             pl_fast_dequantize_invoke},
     [PL_FAST_PRELU] = {pl_prelu_registration, pl_fast_prelu_prepare, pl_fast_prelu_invoke},
+    [PL_FAST_STRIDED_SLICE] = {pl_strided_slice_registration, pl_fast_strided_slice_prepare,
+                               pl_fast_strided_slice_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

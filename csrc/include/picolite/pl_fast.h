@@ -20,8 +20,8 @@
 ** float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's table), HARD_SWISH,
 ** LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read 64 bytes per
 ** step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8),
-** PRELU (float32, alpha repeating along the input's last axes); any other case runs the
-** portable kernel. A DEQUANTIZE of a constant (float16 or int8 weights, one-subgraph models)
+** PRELU (float32, alpha repeating along the input's last axes), STRIDED_SLICE (any type:
+** consecutive elements copied as runs); any other case runs the portable kernel. A DEQUANTIZE of a constant (float16 or int8 weights, one-subgraph models)
 ** is computed once at prepare into host memory by the portable kernel: the fast paths after
 ** it see its output as a constant (they pack it), and its invoke copies the values.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
@@ -93,6 +93,7 @@ enum {
     PL_FAST_TANH,
     PL_FAST_DEQUANTIZE,
     PL_FAST_PRELU,
+    PL_FAST_STRIDED_SLICE,
     PL_FAST_OP_COUNT
 };
 
