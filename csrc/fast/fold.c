@@ -2,8 +2,8 @@
 ** dequantizes at every invoke (MediaPipe's, TensorFlow's float16 quantization). Prepare runs
 ** the portable kernel's invoke with its output redirected to host memory, so the values are
 ** the portable kernel's bits; the fast paths after it (CONV_2D, DEPTHWISE_CONV_2D,
-** FULLY_CONNECTED, TRANSPOSE_CONV) find them through pl_fast_eval_constant and pack them as
-** they pack a model constant. Invoke still writes the output in the arena (any other reader
+** FULLY_CONNECTED, TRANSPOSE_CONV, UNIDIRECTIONAL_SEQUENCE_LSTM, PRELU's alpha) find them
+** through pl_fast_eval_constant and pack them as they pack a model constant. Invoke still writes the output in the arena (any other reader
 ** sees it as before), by a copy. The arena, the plan and the node's op data are the portable
 ** kernel's. Kept portable: a variable output (dequantized once by the portable kernel, then
 ** updated in place) and models with more than one subgraph (folds are found by tensor index,
