@@ -47,6 +47,22 @@ void pl_fast_block_drop(const pl_node *node);
 /* Invoke: the node's block, NULL when it has none. */
 void *pl_fast_block(const pl_node *node);
 
+/* Prepare: a new 64-byte-aligned host block of bytes for the values of tensor index (of a
+** one-subgraph model), in place of any it had; NULL when the host gives no memory. */
+void *pl_fast_fold_new(const pl_node *node, int32_t index, size_t bytes);
+
+/* Prepare: tensor index keeps no folded values. */
+void pl_fast_fold_drop(const pl_node *node, int32_t index);
+
+/* The folded values of tensor index when they take bytes, else NULL. */
+const void *pl_fast_fold(const pl_node *node, int32_t index, size_t bytes);
+
+/* Prepare: ctx->get_eval of tensor index, except that a tensor a DEQUANTIZE folded (fold.c)
+** comes back constant with its values in host memory: a fast path packs it as a model
+** constant (at invoke the tensor holds the same values in the arena). */
+pl_status pl_fast_eval_constant(pl_context *ctx, const pl_node *node, int32_t index,
+                                pl_tensor *out);
+
 /* The fast operators: prepare runs the portable prepare first, then sets up a block or
 ** drops it; invoke runs the SIMD path when there is a block. */
 pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node);
@@ -77,5 +93,11 @@ pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_dequantize_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_strided_slice_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_strided_slice_invoke(pl_context *ctx, pl_node *node);
 
 #endif

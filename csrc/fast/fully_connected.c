@@ -78,7 +78,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl_tensor f;
     const int32_t *bias = NULL;
     if (d->hybrid || (d->type != PL_INT8 && d->type != PL_FLOAT32) || g8 == NULL ||
-        gf == NULL || ctx->get_eval(ctx, pl_node_input(node, 1), &f) != PL_OK ||
+        gf == NULL || pl_fast_eval_constant(ctx, node, pl_node_input(node, 1), &f) != PL_OK ||
         f.data == NULL || !f.is_constant || (d->type == PL_INT8 && p->filter_offset != 0))
         return false;
     fc_plan fp = {0};

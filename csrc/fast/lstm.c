@@ -34,11 +34,11 @@ static size_t max_size(size_t a, size_t b)
     return a > b ? a : b;
 }
 
-/* The constant data of input i, or NULL. */
+/* The constant data of input i (a folded DEQUANTIZE's too), or NULL. */
 static const void *constant(pl_context *ctx, const pl_node *node, uint32_t i)
 {
     pl_tensor t;
-    if (ctx->get_eval(ctx, pl_node_input(node, i), &t) != PL_OK || !t.is_constant)
+    if (pl_fast_eval_constant(ctx, node, pl_node_input(node, i), &t) != PL_OK || !t.is_constant)
         return NULL;
     return t.data;
 }

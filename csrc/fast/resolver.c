@@ -59,6 +59,11 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_LOGISTIC] = {pl_logistic_registration, pl_fast_logistic_prepare,
                           pl_fast_logistic_tanh_invoke},
     [PL_FAST_TANH] = {pl_tanh_registration, pl_fast_tanh_prepare, pl_fast_logistic_tanh_invoke},
+    [PL_FAST_DEQUANTIZE] = {pl_dequantize_registration, pl_fast_dequantize_prepare,
+                            pl_fast_dequantize_invoke},
+    [PL_FAST_PRELU] = {pl_prelu_registration, pl_fast_prelu_prepare, pl_fast_prelu_invoke},
+    [PL_FAST_STRIDED_SLICE] = {pl_strided_slice_registration, pl_fast_strided_slice_prepare,
+                               pl_fast_strided_slice_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,
@@ -149,14 +154,15 @@ static void clear(pl_fast_resolver *r, pl_fast_slot *s)
     s->bytes = 0;
 }
 
-void *pl_fast_block_new(const pl_node *node, size_t bytes)
+/* A new 64-byte-aligned block of bytes under key, in place of any it had; NULL when the
+** host gives no memory (the key then has none). */
+static void *slot_new(pl_fast_resolver *r, const void *key, size_t bytes)
 {
-    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
-    if (node->user_data == NULL || !reserve(r))
+    if (key == NULL || !reserve(r))
         return NULL;
-    pl_fast_slot *s = lookup(r, node->user_data);
+    pl_fast_slot *s = lookup(r, key);
     if (s->key == NULL) {
-        s->key = node->user_data;
+        s->key = key;
         r->used++;
     }
     clear(r, s);
@@ -168,6 +174,38 @@ void *pl_fast_block_new(const pl_node *node, size_t bytes)
     s->bytes = bytes + 64;
     r->host_bytes += s->bytes;
     return s->block;
+}
+
+void *pl_fast_block_new(const pl_node *node, size_t bytes)
+{
+    return slot_new(pl_fast_reg_of(node)->owner, node->user_data, bytes);
+}
+
+/* A folded tensor's key: odd, so never a node's op data (16-byte aligned). */
+static const void *fold_key(int32_t index)
+{
+    return (const void *)(uintptr_t)(2u * (uint32_t)index + 1u);
+}
+
+void *pl_fast_fold_new(const pl_node *node, int32_t index, size_t bytes)
+{
+    return index >= 0 ? slot_new(pl_fast_reg_of(node)->owner, fold_key(index), bytes) : NULL;
+}
+
+void pl_fast_fold_drop(const pl_node *node, int32_t index)
+{
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    pl_fast_slot *s = index >= 0 ? lookup(r, fold_key(index)) : NULL;
+    if (s != NULL && s->key != NULL)
+        clear(r, s);
+}
+
+const void *pl_fast_fold(const pl_node *node, int32_t index, size_t bytes)
+{
+    const pl_fast_slot *s =
+        index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
+    return s != NULL && s->key != NULL && s->block != NULL && s->bytes == bytes + 64 ? s->block
+                                                                                     : NULL;
 }
 
 void pl_fast_block_drop(const pl_node *node)

@@ -86,8 +86,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl_tensor in, f, bias, out;
     if ((d->type != PL_INT8 && d->type != PL_FLOAT32) || d->hybrid || g8 == NULL || gf == NULL ||
         ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in) != PL_OK ||
-        ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS), &f) != PL_OK ||
-        ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias) != PL_OK ||
+        pl_fast_eval_constant(ctx, node, pl_node_input(node, IN_WEIGHTS), &f) != PL_OK ||
+        pl_fast_eval_constant(ctx, node, pl_node_input(node, IN_BIAS), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
     if (f.data == NULL || !f.is_constant || f.ndims != 4 || in.ndims != 4 ||

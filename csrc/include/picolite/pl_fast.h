@@ -19,8 +19,11 @@
 ** axes), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), SOFTMAX (int8 input, int16,
 ** float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's table), HARD_SWISH,
 ** LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read 64 bytes per
-** step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8); any other case
-** runs the portable kernel.
+** step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8),
+** PRELU (float32, alpha repeating along the input's last axes), STRIDED_SLICE (any type:
+** consecutive elements copied as runs); any other case runs the portable kernel. A DEQUANTIZE of a constant (float16 or int8 weights, one-subgraph models)
+** is computed once at prepare into host memory by the portable kernel: the fast paths after
+** it see its output as a constant (they pack it), and its invoke copies the values.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
 ** keeps that interpreter's host blocks); not thread-safe across interpreters. */
 #ifndef PL_FAST_H
@@ -88,6 +91,9 @@ enum {
     PL_FAST_UNIDIRECTIONAL_SEQUENCE_LSTM,
     PL_FAST_LOGISTIC,
     PL_FAST_TANH,
+    PL_FAST_DEQUANTIZE,
+    PL_FAST_PRELU,
+    PL_FAST_STRIDED_SLICE,
     PL_FAST_OP_COUNT
 };
 
@@ -100,7 +106,8 @@ typedef struct pl_fast_registration {
     pl_fast_resolver *owner;
 } pl_fast_registration;
 
-/* One node's host block, found by the node's op data (unique per node in an arena). */
+/* One node's host block, found by the node's op data (unique per node in an arena), or a
+** folded tensor's values, found by an odd key (2 * tensor index + 1: op data is aligned). */
 typedef struct pl_fast_slot {
     const void *key; /* NULL: empty */
     void *raw;       /* what the host gave (NULL: the node has no block) */

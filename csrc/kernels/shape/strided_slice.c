@@ -11,13 +11,7 @@
 
 enum { OP_STRIDED_SLICE = 45 };
 
-typedef struct opdata {
-    int32_t ndims;                               /* effective rank */
-    int32_t start[PL_STRIDED_SLICE_MAX_DIMS];
-    int32_t stride[PL_STRIDED_SLICE_MAX_DIMS];
-    int32_t count[PL_STRIDED_SLICE_MAX_DIMS];    /* output extent of each effective axis */
-    PL_ALIGN8 int64_t in_step[PL_STRIDED_SLICE_MAX_DIMS];  /* input elements per index of the axis */
-} opdata;
+typedef pl_strided_slice_op opdata;
 
 /* TFLite's StridedSliceParams after BuildStridedSliceParams. */
 typedef struct params {

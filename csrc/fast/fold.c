@@ -1,0 +1,99 @@
+/* fold.c - DEQUANTIZE of a constant, computed once: float16 or int8 weights that a model
+** dequantizes at every invoke (MediaPipe's, TensorFlow's float16 quantization). Prepare runs
+** the portable kernel's invoke with its output redirected to host memory, so the values are
+** the portable kernel's bits; the fast paths after it (CONV_2D, DEPTHWISE_CONV_2D,
+** FULLY_CONNECTED, TRANSPOSE_CONV, UNIDIRECTIONAL_SEQUENCE_LSTM, PRELU's alpha) find them
+** through pl_fast_eval_constant and pack them as they pack a model constant. Invoke still writes the output in the arena (any other reader
+** sees it as before), by a copy. The arena, the plan and the node's op data are the portable
+** kernel's. Kept portable: a variable output (dequantized once by the portable kernel, then
+** updated in place) and models with more than one subgraph (folds are found by tensor index,
+** and a kernel does not see its subgraph). */
+#include <string.h>
+
+#include "fast/fast.h"
+#include "picolite/pl_interp.h"
+
+/* A context whose get_eval gives one tensor the data of a host block. */
+typedef struct redirect {
+    pl_context ctx; /* first: the kernel is handed this */
+    pl_context *base;
+    int32_t index;
+    void *data;
+} redirect;
+
+static pl_status redirected_eval(pl_context *ctx, int32_t index, pl_tensor *out)
+{
+    const redirect *r = (const redirect *)ctx;
+    PL_TRY(r->base->get_eval(r->base, index, out));
+    if (index == r->index)
+        out->data = r->data;
+    return PL_OK;
+}
+
+/* The fast resolver runs in picolite's runtime, whose context's impl is its interpreter, or
+** under the kernel test harness (impl NULL: no folds). */
+static bool one_subgraph(const pl_context *ctx)
+{
+    return ctx->impl != NULL && pl_interp_subgraph_count((const pl_interp *)ctx->impl) == 1;
+}
+
+/* Sets up the folded values; false: the portable kernel runs the node. */
+static bool plan(pl_context *ctx, pl_node *node)
+{
+    pl_tensor in, out;
+    if (!one_subgraph(ctx) || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK || in.index < 0 ||
+        out.index < 0 || !in.is_constant || in.data == NULL || out.is_variable ||
+        out.type != PL_FLOAT32 || out.bytes == 0)
+        return false;
+    void *values = pl_fast_fold_new(node, out.index, out.bytes);
+    if (values == NULL)
+        return false;
+    redirect r = {*ctx, ctx, out.index, values};
+    r.ctx.get_eval = redirected_eval;
+    /* the block only marks the node as folded */
+    if (pl_fast_reg_of(node)->base->invoke(&r.ctx, node) != PL_OK ||
+        pl_fast_block_new(node, 1) == NULL) {
+        pl_fast_fold_drop(node, out.index);
+        return false;
+    }
+    return true;
+}
+
+pl_status pl_fast_dequantize_prepare(pl_context *ctx, pl_node *node)
+{
+    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
+    if (!plan(ctx, node)) {
+        pl_fast_block_drop(node);
+        pl_fast_fold_drop(node, pl_node_output(node, 0)); /* none stays from a former prepare */
+    }
+    return PL_OK;
+}
+
+pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node)
+{
+    const void *block = pl_fast_block(node);
+    if (block == NULL)
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    pl_tensor out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    const void *values = pl_fast_fold(node, out.index, out.bytes);
+    if (values == NULL)
+        return ctx->fail(ctx, PL_ERR_STATE, "DEQUANTIZE: the folded values are gone");
+    memcpy(out.data, values, out.bytes);
+    return PL_OK;
+}
+
+pl_status pl_fast_eval_constant(pl_context *ctx, const pl_node *node, int32_t index,
+                                pl_tensor *out)
+{
+    PL_TRY(ctx->get_eval(ctx, index, out));
+    if (out->is_constant || index < 0 || !one_subgraph(ctx))
+        return PL_OK;
+    const void *values = pl_fast_fold(node, index, out->bytes);
+    if (values != NULL) {
+        out->data = (void *)(uintptr_t)values;
+        out->is_constant = true;
+    }
+    return PL_OK;
+}

@@ -1,0 +1,150 @@
+/* prelu.c - PRELU's fast path, float32 with alpha repeating along the input's last axes
+** (alpha [C], [1,1,C], [W,C], [H,W,C], a scalar or the input's shape): a flat loop over rows
+** of alpha's period instead of the portable kernel's broadcast walk. A short period is
+** repeated in the host block (a row of at least ROW floats) when alpha is a constant;
+** other alphas and shapes, int8 and uint8 keep the portable kernel. */
+#include <stdint.h>
+#include <string.h>
+
+#include "fast/fast.h"
+#include "fast/prelu.h"
+
+enum { ROW = 64 }; /* floats per row at least, when alpha is repeated */
+
+typedef struct prelu_plan {
+    size_t count, period; /* output elements; alpha's period (a row) */
+    const float *rep;     /* alpha repeated to the period, NULL: alpha in place */
+} prelu_plan;
+
+/* Four lanes in the compilers' vector extension (SSE2 on x86-64, Advanced SIMD on arm64;
+** the fast paths build only with GCC and Clang): the product and x >= 0 (ordered, so false
+** for a NaN) on every lane, then a bitwise select. A plain loop is not vectorized: the
+** compilers keep the comparison's branch (it may trap). Lanes with a NaN input run the
+** scalar rule: which NaN a product of two returns depends on the operands' order, which the
+** compiler may swap in a vector product. */
+typedef float f32x4 __attribute__((vector_size(16)));
+typedef int32_t i32x4 __attribute__((vector_size(16)));
+
+static void row_c(const float *in, const float *alpha, size_t m, float *out)
+{
+    const f32x4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+    size_t j = 0;
+    for (; j + 4 <= m; j += 4) {
+        f32x4 x, a;
+        i32x4 xb, yb;
+        memcpy(&x, in + j, sizeof x);
+        memcpy(&a, alpha + j, sizeof a);
+        i32x4 nan = x != x;
+        if ((nan[0] | nan[1] | nan[2] | nan[3]) != 0) {
+            for (size_t k = j; k < j + 4; k++)
+                out[k] = in[k] >= 0.0f ? in[k] : in[k] * alpha[k];
+            continue;
+        }
+        f32x4 y = x * a;
+        i32x4 keep = x >= zero;
+        memcpy(&xb, &x, sizeof xb);
+        memcpy(&yb, &y, sizeof yb);
+        i32x4 r = (keep & xb) | (~keep & yb);
+        memcpy(out + j, &r, sizeof r);
+    }
+    for (; j < m; j++) {
+        float x = in[j];
+        out[j] = x >= 0.0f ? x : x * alpha[j];
+    }
+}
+
+void pl_prelu_rows_c(const float *in, const float *alpha, size_t period, size_t n, float *out)
+{
+    for (size_t i = 0; i < n; i += period)
+        row_c(in + i, alpha, n - i < period ? n - i : period, out + i);
+}
+
+pl_prelu_rows_fn pl_prelu_rows_for(pl_isa isa)
+{
+#if defined(PL_FAST_X86)
+    if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)
+        return pl_prelu_rows_avx2;
+#endif
+    (void)isa;
+    return pl_prelu_rows_c;
+}
+
+/* alpha's element count when it repeats along in's last axes (its dims, past leading 1s,
+** are in's last dims), else 0. */
+static size_t period_of(const pl_tensor *in, const pl_tensor *alpha)
+{
+    int32_t first = 0;
+    while (first < alpha->ndims && alpha->dims[first] == 1)
+        first++;
+    int32_t tail = alpha->ndims - first;
+    if (tail > in->ndims)
+        return 0;
+    size_t n = 1;
+    for (int32_t k = 0; k < tail; k++) {
+        if (alpha->dims[first + k] != in->dims[in->ndims - tail + k])
+            return 0;
+        n *= (size_t)alpha->dims[first + k];
+    }
+    return n;
+}
+
+static bool same_dims(const pl_tensor *a, const pl_tensor *b)
+{
+    return a->ndims == b->ndims &&
+           memcmp(a->dims, b->dims, sizeof(int32_t) * (size_t)a->ndims) == 0;
+}
+
+/* Sets up the node's block; false: the portable kernel runs it. */
+static bool plan(pl_context *ctx, const pl_node *node)
+{
+    pl_tensor in, alpha, out;
+    if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        pl_fast_eval_constant(ctx, node, pl_node_input(node, 1), &alpha) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK || in.type != PL_FLOAT32 ||
+        !same_dims(&in, &out))
+        return false;
+    prelu_plan pl = {pl_tensor_count(&out), period_of(&in, &alpha), NULL};
+    if (pl.period == 0 || pl.count == 0)
+        return false;
+    bool repeat = pl.period < ROW && pl.period < pl.count;
+    if (repeat && (!alpha.is_constant || alpha.data == NULL))
+        return false; /* a short alpha computed at invoke: the walk is as good */
+    size_t times = repeat ? (ROW + pl.period - 1) / pl.period : 0;
+    size_t head = pl_fast_align64(sizeof pl);
+    uint8_t *block = pl_fast_block_new(node, head + times * pl.period * sizeof(float));
+    if (block == NULL)
+        return false;
+    if (repeat) {
+        float *rep = (float *)(block + head);
+        for (size_t t = 0; t < times; t++)
+            memcpy(rep + t * pl.period, alpha.data, pl.period * sizeof(float));
+        pl.rep = rep;
+        pl.period *= times;
+    }
+    memcpy(block, &pl, sizeof pl);
+    return true;
+}
+
+pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node)
+{
+    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
+    if (!plan(ctx, node))
+        pl_fast_block_drop(node);
+    return PL_OK;
+}
+
+pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node)
+{
+    const prelu_plan *pl = pl_fast_block(node);
+    if (pl == NULL)
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    pl_tensor in, alpha, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &alpha));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (pl_tensor_count(&out) != pl->count || pl_tensor_count(&in) != pl->count)
+        return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
+    pl_prelu_rows_for(pl_fast_isa_of(node))(in.data, pl->rep != NULL ? pl->rep : alpha.data,
+                                            pl->period, pl->count, out.data);
+    return PL_OK;
+}
