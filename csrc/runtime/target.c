@@ -13,9 +13,9 @@ static const struct {
     [PL_TARGET_TFLM] = {"tflm", PL_ARITH_TFLM, true},
     [PL_TARGET_TFLM_X86_64] = {"tflm-x86-64", PL_ARITH_TFLM_WIDE, true}, /* the wheel's */
     [PL_TARGET_LITERT] = {"litert", PL_ARITH_LITERT, true},
-    [PL_TARGET_TFLM_CMSIS_NN] = {"tflm-cmsis-nn", PL_ARITH_CMSIS_NN_DSP, false},
-    [PL_TARGET_TFLM_CMSIS_NN_MVE] = {"tflm-cmsis-nn-mve", PL_ARITH_CMSIS_NN_MVE, false},
-    [PL_TARGET_TFLM_CMSIS_NN_NODSP] = {"tflm-cmsis-nn-nodsp", PL_ARITH_CMSIS_NN_NODSP, false},
+    [PL_TARGET_TFLM_CMSIS_NN] = {"tflm-cmsis-nn", PL_ARITH_CMSIS_NN_DSP, true},
+    [PL_TARGET_TFLM_CMSIS_NN_MVE] = {"tflm-cmsis-nn-mve", PL_ARITH_CMSIS_NN_MVE, true},
+    [PL_TARGET_TFLM_CMSIS_NN_NODSP] = {"tflm-cmsis-nn-nodsp", PL_ARITH_CMSIS_NN_NODSP, true},
 };
 
 const char *pl_target_name(pl_target target)
