@@ -2,7 +2,8 @@
 one generator per operator and a `variant` per algorithm CMSIS-NN chooses by shape (1x1,
 1xN, 3x3 depthwise, channel multiplier, broadcast or not, int8/int16 ...).
 
-Written with the schema's object API (tflm_models.Model). The models these produced for the
+Written with the schema's object API (tflm_models.Model); a generator adds one instance to a
+model and returns its inputs and outputs, and make() puts several side by side. The models these produced for the
 goldens are committed under tests/models/cmsis_nn/, so the tests need none of this; it is
 kept so that a golden can be regenerated and checked: `make(name, variant, seed)` gives the
 same bytes every time (tests/goldens/tflm/m4-cmsis-nn/ops/*.json record generator, variant,
@@ -32,27 +33,31 @@ def _activation(rng, S, none_only=False):
 
 
 def _weights(m, rng, shape, channels, axis, per_channel):
+    """Symmetric int8 weights; the tensor and its scales (the bias's come from them)."""
     n = channels if per_channel else 1
-    q = (rng.uniform(0.002, 0.03, n), np.zeros(n, np.int64))
-    return m.tensor(shape, "int8", q, rng.integers(-127, 128, shape).astype(np.int8), axis=axis)
+    scales = rng.uniform(0.002, 0.03, n)
+    q = (scales, np.zeros(n, np.int64))
+    w = m.tensor(shape, "int8", q, rng.integers(-127, 128, shape).astype(np.int8), axis=axis)
+    m.w_scales = scales
+    return w
 
 
-def _bias(m, rng, n, dtype, x_scale, w_scale_guess=0.01):
-    """int32 (int8 activations) or int64 (int16) biases of a plausible magnitude."""
+def _bias(m, rng, n, dtype, x_scale):
+    """int32 (int8 activations) or int64 (int16) biases of a plausible magnitude, at the
+    input scale times the last weights' scales (TFLM checks the product)."""
     btype = "int64" if dtype == "int16" else "int32"
     lim = 3000 if dtype == "int8" else 30000
     data = rng.integers(-lim, lim, n).astype(np.int64 if dtype == "int16" else np.int32)
-    return m.tensor([n], btype, (np.full(1, x_scale * w_scale_guess), np.zeros(1, np.int64)),
-                    data)
+    scales = np.float32(x_scale) * m.w_scales.astype(np.float32)
+    return m.tensor([n], btype, (scales, np.zeros(len(scales), np.int64)), data)
 
 
-def conv(rng, variant):
+def conv(rng, variant, m):
     """CONV_2D. Variants: '1x1' (stride 1, VALID: CMSIS-NN's 1x1 fast kernel), '1x1s2'
     (strided 1x1), '1xn' (one input row, a 1xK filter), 'generic' (padding, strides,
     dilation), each int8; 'int16' (generic shapes, int64 bias)."""
     S = schema()
     dtype = "int16" if variant == "int16" else "int8"
-    m = Model()
     batch = _i(rng, 1, 2)
     cin, cout = _i(rng, 1, 13), _i(rng, 1, 12)
     pad, stride, dil = S.Padding.VALID, (1, 1), (1, 1)
@@ -85,17 +90,15 @@ def conv(rng, variant):
     opt.dilationHFactor, opt.dilationWFactor = dil
     opt.fusedActivationFunction = _activation(rng, S)
     m.op("CONV_2D", [x, f, b], [y], opt)
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def depthwise(rng, variant):
+def depthwise(rng, variant, m):
     """DEPTHWISE_CONV_2D. Variants: '3x3' (multiplier 1, 3x3 filter, padding <= 1: CMSIS-NN's
     3x3 kernel), 'm1' (multiplier 1, other filters: the 'opt' kernel), 'mult' (multiplier
     > 1: the generic kernel), 'int16' (any)."""
     S = schema()
     dtype = "int16" if variant == "int16" else "int8"
-    m = Model()
     cin = _i(rng, 1, 12)
     mult = _i(rng, 2, 3) if variant == "mult" else (1 if variant != "int16" else _i(rng, 1, 2))
     cout = cin * mult
@@ -120,7 +123,7 @@ def depthwise(rng, variant):
     xq = _act_q(rng, dtype)
     x = m.tensor([1, h, w, cin], dtype, xq)
     f = _weights(m, rng, [1, kh, kw, cout], cout, 3, rng.random() < 0.8)
-    b = _bias(m, rng, cout, dtype, xq[0]) if rng.random() < 0.8 else -1
+    b = _bias(m, rng, cout, dtype, xq[0])  # TFLM 90b983c fails to allocate one without
     y = m.tensor([1, oh, ow, cout], dtype, _act_q(rng, dtype))
     opt = S.DepthwiseConv2DOptionsT()
     opt.padding, opt.strideH, opt.strideW = pad, stride[0], stride[1]
@@ -128,16 +131,14 @@ def depthwise(rng, variant):
     opt.depthMultiplier = mult
     opt.fusedActivationFunction = _activation(rng, S)
     m.op("DEPTHWISE_CONV_2D", [x, f, b], [y], opt)
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def fully_connected(rng, variant):
+def fully_connected(rng, variant, m):
     """FULLY_CONNECTED. Variants: 'int8' (2-D), 'int8_rank3' (a 3-D output whose depth is a
     multiple of 4: TFLM-CMSIS runs it as a 1x1 convolution), 'int16'."""
     S = schema()
     dtype = "int16" if variant == "int16" else "int8"
-    m = Model()
     units, depth = _i(rng, 1, 20), _i(rng, 1, 40)
     if variant == "int8_rank3":
         depth = 4 * _i(rng, 1, 10)
@@ -153,15 +154,13 @@ def fully_connected(rng, variant):
     opt.fusedActivationFunction = _activation(rng, S)
     opt.keepNumDims = len(lead) > 1
     m.op("FULLY_CONNECTED", [x, w, b], [y], opt)
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def pool(rng, variant):
+def pool(rng, variant, m):
     """AVERAGE_POOL_2D / MAX_POOL_2D, variant '<avg|max>_<int8|int16>'."""
     S = schema()
     kind, dtype = variant.split("_")
-    m = Model()
     batch, c = _i(rng, 1, 2), _i(rng, 1, 9)
     h, w = _i(rng, 2, 9), _i(rng, 2, 9)
     fh, fw = _i(rng, 1, min(h, 4)), _i(rng, 1, min(w, 4))
@@ -179,14 +178,12 @@ def pool(rng, variant):
         pad, stride[0], stride[1], fh, fw
     opt.fusedActivationFunction = _activation(rng, S)
     m.op("AVERAGE_POOL_2D" if kind == "avg" else "MAX_POOL_2D", [x], [y], opt)
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def softmax(rng, variant):
+def softmax(rng, variant, m):
     """SOFTMAX: 'int8' (int8 out), 'int8_int16' (int16 out), 'int16'."""
     S = schema()
-    m = Model()
     din = "int16" if variant == "int16" else "int8"
     dout = "int8" if variant == "int8" else "int16"
     rows, n = _i(rng, 1, 4), _i(rng, 2, 40)
@@ -202,16 +199,14 @@ def softmax(rng, variant):
     opt = S.SoftmaxOptionsT()
     opt.beta = float(rng.choice([1.0, 1.0, 0.5, 2.0]))
     m.op("SOFTMAX", [x], [y], opt)
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def binary(rng, variant):
+def binary(rng, variant, m):
     """ADD / MUL / MAXIMUM / MINIMUM, variant '<op>_<int8|int16>[_bcast]'."""
     S = schema()
     parts = variant.split("_")
     op, dtype, bcast = parts[0].upper(), parts[1], len(parts) > 2
-    m = Model()
     shape = [1, _i(rng, 1, 4), _i(rng, 1, 5), _i(rng, 1, 9)]
     other = list(shape)
     if bcast:
@@ -231,15 +226,13 @@ def binary(rng, variant):
         opt = S.AddOptionsT() if op == "ADD" else S.MulOptionsT()
         opt.fusedActivationFunction = _activation(rng, S)
     m.op(op, [a, b], [y], opt)
-    m.io([a, b], [y])
-    return m.bytes()
+    return [a, b], [y]
 
 
-def batch_matmul(rng, variant):
+def batch_matmul(rng, variant, m):
     """BATCH_MATMUL with a variable right-hand side: 'int8', 'int16' (adj_x/adj_y random)."""
     S = schema()
     dtype = variant
-    m = Model()
     batch, rows, depth, cols = _i(rng, 1, 3), _i(rng, 1, 6), _i(rng, 1, 20), _i(rng, 1, 8)
     adj_x, adj_y = bool(rng.random() < 0.3), bool(rng.random() < 0.5)
     qa, qb, qy = _act_q(rng, dtype), _act_q(rng, dtype), _act_q(rng, dtype)
@@ -253,15 +246,13 @@ def batch_matmul(rng, variant):
     opt = S.BatchMatMulOptionsT()
     opt.adjX, opt.adjY = adj_x, adj_y
     m.op("BATCH_MATMUL", [a, b], [y], opt)
-    m.io([a, b], [y])
-    return m.bytes()
+    return [a, b], [y]
 
 
-def transpose_conv(rng, variant):
+def transpose_conv(rng, variant, m):
     """TRANSPOSE_CONV: 'int8' or 'int16', random stride, filter and padding."""
     S = schema()
     dtype = variant
-    m = Model()
     h, w, cin, cout = _i(rng, 2, 6), _i(rng, 2, 6), _i(rng, 1, 6), _i(rng, 1, 6)
     kh, kw = _i(rng, 1, 4), _i(rng, 1, 4)
     stride = (_i(rng, 1, 2), _i(rng, 1, 2))
@@ -279,15 +270,13 @@ def transpose_conv(rng, variant):
     opt = S.TransposeConvOptionsT()
     opt.padding, opt.strideH, opt.strideW = pad, stride[0], stride[1]
     m.op("TRANSPOSE_CONV", [shape, f, x, b], [y], opt)
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def pad(rng, variant):
+def pad(rng, variant, m):
     """PAD (constant zero-point padding): 'int8' or 'int16', rank 2..4."""
     S = schema()
     dtype = variant
-    m = Model()
     rank = _i(rng, 2, 4)
     shape = [_i(rng, 1, 5) for _ in range(rank)]
     pads = rng.integers(0, 3, (rank, 2)).astype(np.int32)
@@ -296,15 +285,13 @@ def pad(rng, variant):
     p = m.tensor([rank, 2], "int32", data=pads)
     y = m.tensor([d + int(pads[i].sum()) for i, d in enumerate(shape)], dtype, q)
     m.op("PAD", [x, p], [y], S.PadOptionsT())
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def transpose(rng, variant):
+def transpose(rng, variant, m):
     """TRANSPOSE: 'int8' or 'int16', rank 2..4, a random permutation."""
     S = schema()
     dtype = variant
-    m = Model()
     rank = _i(rng, 2, 4)
     shape = [_i(rng, 1, 6) for _ in range(rank)]
     perm = rng.permutation(rank).astype(np.int32)
@@ -313,15 +300,13 @@ def transpose(rng, variant):
     p = m.tensor([rank], "int32", data=perm)
     y = m.tensor([shape[i] for i in perm], dtype, q)
     m.op("TRANSPOSE", [x, p], [y], S.TransposeOptionsT())
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def svdf(rng, variant):
+def svdf(rng, variant, m):
     """SVDF int8 with an int16 state ('int8'), RELU (the only activation TFLM's integer SVDF
     runs)."""
     S = schema()
-    m = Model()
     batch, depth, rank = _i(rng, 1, 2), _i(rng, 2, 16), _i(rng, 1, 2)
     units, memory = _i(rng, 1, 6), _i(rng, 2, 8)
     filters = units * rank
@@ -339,17 +324,15 @@ def svdf(rng, variant):
     opt.rank = rank
     opt.fusedActivationFunction = S.ActivationFunctionType.RELU
     m.op("SVDF", [x, wf, wt, b, state], [y], opt)
-    m.io([x], [y])
-    return m.bytes()
+    return [x], [y]
 
 
-def lstm(rng, variant):
+def lstm(rng, variant, m):
     """UNIDIRECTIONAL_SEQUENCE_LSTM, the standard integer one: 'int8' (int8 activations,
     int32 biases) or 'int16' (16x8, int64 biases); batch- or time-major, a cell clip or
     not, zero points."""
     S = schema()
     dtype = variant
-    m = Model()
     batch, steps, n_in, n_cell = _i(rng, 1, 3), _i(rng, 1, 5), _i(rng, 1, 12), _i(rng, 1, 10)
     time_major = bool(rng.random() < 0.3)
     rows = [steps, batch] if time_major else [batch, steps]
@@ -385,8 +368,7 @@ def lstm(rng, variant):
     opt.fusedActivationFunction = S.ActivationFunctionType.TANH
     opt.cellClip, opt.timeMajor = clip, time_major
     m.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], opt)
-    m.io([ins[0]], [y])
-    return m.bytes()
+    return [ins[0]], [y]
 
 
 GENERATORS = {g.__name__: g for g in [conv, depthwise, fully_connected, pool, softmax, binary,
@@ -412,6 +394,16 @@ CASES = [
 ]
 
 
-def make(name, variant, seed):
-    """The model bytes of generator 'name', variant, seed (numpy default_rng(seed))."""
-    return GENERATORS[name](np.random.default_rng(seed), variant)
+def make(name, variant, seed, copies=4):
+    """One model of `copies` independent instances of generator 'name' (each its own random
+    shapes, inputs and outputs, in order), from numpy default_rng(seed): one firmware run
+    covers several shapes. The same arguments give the same bytes."""
+    rng = np.random.default_rng(seed)
+    m = Model()
+    ins, outs = [], []
+    for _ in range(copies):
+        i, o = GENERATORS[name](rng, variant, m)
+        ins += i
+        outs += o
+    m.io(ins, outs)
+    return m.bytes()
