@@ -288,13 +288,23 @@ def pad(rng, variant, m):
     return [x], [y]
 
 
+PERMS = [[0, 1, 2, 3], [0, 1, 3, 2], [0, 1], [1, 0, 2]]
+
+
 def transpose(rng, variant, m):
-    """TRANSPOSE: 'int8' or 'int16', rank 2..4, a random permutation."""
+    """TRANSPOSE: 'int8' or 'int16', rank 2..4, a random permutation; 'int8_perms' takes
+    the permutations of PERMS in turn (identities and those keeping the first two axes,
+    which CMSIS-NN's int8 kernels treat specially)."""
     S = schema()
-    dtype = variant
-    rank = _i(rng, 2, 4)
+    dtype = variant.split("_")[0]
+    if variant.endswith("_perms"):
+        perm = np.array(PERMS[len(m.sg.operators) % len(PERMS)], np.int32)
+        rank = len(perm)
+    else:
+        rank = _i(rng, 2, 4)
     shape = [_i(rng, 1, 6) for _ in range(rank)]
-    perm = rng.permutation(rank).astype(np.int32)
+    if not variant.endswith("_perms"):
+        perm = rng.permutation(rank).astype(np.int32)
     q = _act_q(rng, dtype)
     x = m.tensor(shape, dtype, q)
     p = m.tensor([rank], "int32", data=perm)
@@ -330,9 +340,11 @@ def svdf(rng, variant, m):
 def lstm(rng, variant, m):
     """UNIDIRECTIONAL_SEQUENCE_LSTM, the standard integer one: 'int8' (int8 activations,
     int32 biases) or 'int16' (16x8, int64 biases); batch- or time-major, a cell clip or
-    not, zero points."""
+    not, zero points. '_wide' weight scales make the gates' products leave int16 (where
+    CMSIS-NN and TFLM saturate differently)."""
     S = schema()
-    dtype = variant
+    dtype = variant.split("_")[0]
+    w_range = (0.05, 0.2) if variant.endswith("_wide") else (0.002, 0.01)
     batch, steps, n_in, n_cell = _i(rng, 1, 3), _i(rng, 1, 5), _i(rng, 1, 12), _i(rng, 1, 10)
     time_major = bool(rng.random() < 0.3)
     rows = [steps, batch] if time_major else [batch, steps]
@@ -348,12 +360,12 @@ def lstm(rng, variant, m):
     btype = "int64" if dtype == "int16" else "int32"
     w_scales = []
     for g in range(4):
-        sw = float(rng.uniform(0.002, 0.01))
+        sw = float(rng.uniform(*w_range))
         w_scales.append(sw)
         ins[1 + g] = m.tensor([n_cell, n_in], "int8", (sw, 0),
                               rng.integers(-127, 128, (n_cell, n_in)).astype(np.int8))
     for g in range(4):
-        sw = float(rng.uniform(0.002, 0.01))
+        sw = float(rng.uniform(*w_range))
         ins[5 + g] = m.tensor([n_cell, n_cell], "int8", (sw, 0),
                               rng.integers(-127, 128, (n_cell, n_cell)).astype(np.int8))
     for g in range(4):
@@ -390,7 +402,9 @@ CASES = [
     ("batch_matmul", "int8"), ("batch_matmul", "int16"),
     ("transpose_conv", "int8"), ("transpose_conv", "int16"),
     ("pad", "int8"), ("pad", "int16"), ("transpose", "int8"), ("transpose", "int16"),
-    ("svdf", "int8"), ("lstm", "int8"), ("lstm", "int16"),
+    ("transpose", "int8_perms"),
+    ("svdf", "int8"), ("lstm", "int8"), ("lstm", "int16"), ("lstm", "int8_wide"),
+    ("lstm", "int16_wide"),
 ]
 
 
