@@ -203,10 +203,11 @@ def softmax(rng, variant, m):
 
 
 def binary(rng, variant, m):
-    """ADD / MUL / MAXIMUM / MINIMUM, variant '<op>_<int8|int16>[_bcast]'."""
+    """ADD / MUL / MAXIMUM / MINIMUM, variant '<op>_<int8|int16>[_bcast][_zp]' (_zp: int16
+    zero points other than 0)."""
     S = schema()
     parts = variant.split("_")
-    op, dtype, bcast = parts[0].upper(), parts[1], len(parts) > 2
+    op, dtype, bcast, zp = parts[0].upper(), parts[1], "bcast" in parts, "zp" in parts
     shape = [1, _i(rng, 1, 4), _i(rng, 1, 5), _i(rng, 1, 9)]
     other = list(shape)
     if bcast:
@@ -218,6 +219,8 @@ def binary(rng, variant, m):
         qa, qb, qy = _act_q(rng, dtype), _act_q(rng, dtype), _act_q(rng, dtype)
         if op == "MUL" and dtype == "int16":
             qy = (qa[0] * qb[0] * float(rng.uniform(200, 3000)), 0)
+        if zp:  # int16 with zero points: TFLM's reference ADD runs it, CMSIS-NN's refuses
+            qa, qb, qy = [(q[0], _i(rng, -50, 50)) for q in (qa, qb, qy)]
     a = m.tensor(shape, dtype, qa)
     b = m.tensor(other, dtype, qb)
     y = m.tensor(shape, dtype, qy)
@@ -397,6 +400,7 @@ CASES = [
     ("pool", "avg_int8"), ("pool", "avg_int16"), ("pool", "max_int8"), ("pool", "max_int16"),
     ("softmax", "int8"), ("softmax", "int8_int16"), ("softmax", "int16"),
     ("binary", "add_int8"), ("binary", "add_int16"), ("binary", "add_int8_bcast"),
+    ("binary", "add_int16_zp"),
     ("binary", "mul_int8"), ("binary", "mul_int16"), ("binary", "mul_int8_bcast"),
     ("binary", "maximum_int8"), ("binary", "minimum_int8"), ("binary", "maximum_int16"),
     ("batch_matmul", "int8"), ("batch_matmul", "int16"),
