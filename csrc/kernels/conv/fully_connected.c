@@ -326,6 +326,10 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
     pl_convq q;
     PL_TRY(pl_convq_prepare(ctx, &op_names, in, f, out, activation, p->units, 0, true, &q));
     p->per_channel = f->q.count > 1;
+    /* TFLM's CMSIS-NN FULLY_CONNECTED takes per-channel weights with int8 input only */
+    if (p->per_channel && in->type == PL_INT16 && pl_arith_cmsis_nn(ctx->arith))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: TFLM's CMSIS-NN kernel "
+                         "takes per-channel weights with int8 input only");
     p->input_offset = q.input_offset;
     p->filter_offset = p->per_channel ? 0 : -(int32_t)f->q.zero_point[0];
     p->output_offset = q.output_offset;
