@@ -235,9 +235,10 @@ def binary(rng, variant, m):
 
 
 def batch_matmul(rng, variant, m):
-    """BATCH_MATMUL with a variable right-hand side: 'int8', 'int16' (adj_x/adj_y random)."""
+    """BATCH_MATMUL with a variable right-hand side: 'int8', 'int16' (adj_x/adj_y random);
+    '<dtype>_const': a constant one (TFLM's CMSIS-NN wrapper transposes it at prepare)."""
     S = schema()
-    dtype = variant
+    dtype = variant.split("_")[0]
     batch, rows, depth, cols = _i(rng, 1, 3), _i(rng, 1, 6), _i(rng, 1, 20), _i(rng, 1, 8)
     adj_x, adj_y = bool(rng.random() < 0.3), bool(rng.random() < 0.5)
     qa, qb, qy = _act_q(rng, dtype), _act_q(rng, dtype), _act_q(rng, dtype)
@@ -246,12 +247,16 @@ def batch_matmul(rng, variant, m):
     else:
         qy = (qa[0] * qb[0] * float(rng.uniform(200, 3000)), qy[1])
     a = m.tensor([batch] + ([depth, rows] if adj_x else [rows, depth]), dtype, qa)
-    b = m.tensor([batch] + ([cols, depth] if adj_y else [depth, cols]), dtype, qb)
+    b_shape = [batch] + ([cols, depth] if adj_y else [depth, cols])
+    const = variant.endswith("_const")
+    info = np.iinfo(dtype)
+    b_data = rng.integers(info.min, info.max + 1, b_shape).astype(dtype) if const else None
+    b = m.tensor(b_shape, dtype, qb, b_data)
     y = m.tensor([batch, rows, cols], dtype, qy)
     opt = S.BatchMatMulOptionsT()
     opt.adjX, opt.adjY = adj_x, adj_y
     m.op("BATCH_MATMUL", [a, b], [y], opt)
-    return [a, b], [y]
+    return ([a] if const else [a, b]), [y]
 
 
 def transpose_conv(rng, variant, m):
@@ -405,7 +410,8 @@ CASES = [
     ("binary", "add_int16_zp"),
     ("binary", "mul_int8"), ("binary", "mul_int16"), ("binary", "mul_int8_bcast"),
     ("binary", "maximum_int8"), ("binary", "minimum_int8"), ("binary", "maximum_int16"),
-    ("batch_matmul", "int8"), ("batch_matmul", "int16"),
+    ("batch_matmul", "int8"), ("batch_matmul", "int16"), ("batch_matmul", "int8_const"),
+    ("batch_matmul", "int16_const"),
     ("transpose_conv", "int8"), ("transpose_conv", "int16"),
     ("pad", "int8"), ("pad", "int16"), ("transpose", "int8"), ("transpose", "int16"),
     ("transpose", "int8_perms"),
