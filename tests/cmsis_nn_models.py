@@ -260,10 +260,13 @@ def batch_matmul(rng, variant, m):
 
 
 def transpose_conv(rng, variant, m):
-    """TRANSPOSE_CONV: 'int8' or 'int16', random stride, filter and padding."""
+    """TRANSPOSE_CONV: 'int8' or 'int16', random stride, filter and padding; 'int8_deep':
+    input depth above 16 and strides <= 2 (CMSIS-NN's reverse-convolution kernel)."""
     S = schema()
-    dtype = variant
+    dtype = variant.split("_")[0]
     h, w, cin, cout = _i(rng, 2, 6), _i(rng, 2, 6), _i(rng, 1, 6), _i(rng, 1, 6)
+    if variant.endswith("_deep"):
+        cin = _i(rng, 17, 24)
     kh, kw = _i(rng, 1, 4), _i(rng, 1, 4)
     stride = (_i(rng, 1, 2), _i(rng, 1, 2))
     pad = S.Padding.SAME if rng.random() < 0.5 else S.Padding.VALID
@@ -412,7 +415,7 @@ CASES = [
     ("binary", "maximum_int8"), ("binary", "minimum_int8"), ("binary", "maximum_int16"),
     ("batch_matmul", "int8"), ("batch_matmul", "int16"), ("batch_matmul", "int8_const"),
     ("batch_matmul", "int16_const"),
-    ("transpose_conv", "int8"), ("transpose_conv", "int16"),
+    ("transpose_conv", "int8"), ("transpose_conv", "int16"), ("transpose_conv", "int8_deep"),
     ("pad", "int8"), ("pad", "int16"), ("transpose", "int8"), ("transpose", "int16"),
     ("transpose", "int8_perms"),
     ("svdf", "int8"), ("lstm", "int8"), ("lstm", "int16"), ("lstm", "int8_wide"),
