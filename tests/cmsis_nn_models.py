@@ -3,11 +3,11 @@ one generator per operator and a `variant` per algorithm CMSIS-NN chooses by sha
 1xN, 3x3 depthwise, channel multiplier, broadcast or not, int8/int16 ...).
 
 Written with the schema's object API (tflm_models.Model); a generator adds one instance to a
-model and returns its inputs and outputs, and make() puts several side by side. The models these produced for the
-goldens are committed under tests/models/cmsis_nn/, so the tests need none of this; it is
-kept so that a golden can be regenerated and checked: `make(name, variant, seed)` gives the
-same bytes every time (tests/goldens/tflm/m4-cmsis-nn/ops/*.json record generator, variant,
-seed and the sha256).
+model and returns its inputs and outputs, and make() puts several side by side. The models
+these produced for the goldens are committed under tests/models/cmsis_nn/, so the tests need
+none of this; it is kept so that a golden can be regenerated and checked: `make(name,
+variant, seed)` gives the same bytes every time (tests/goldens/tflm/m4-cmsis-nn/ops/*.json
+record generator, variant, seed and the sha256).
 """
 
 import numpy as np
