@@ -328,8 +328,10 @@ def transpose(rng, variant, m):
 
 def svdf(rng, variant, m):
     """SVDF int8 with an int16 state ('int8'), RELU (the only activation TFLM's integer SVDF
-    runs)."""
+    runs); 'int8_s8': int8 weights_time and state (CMSIS-NN's arm_svdf_s8 only; TFLM's
+    reference kernel refuses it)."""
     S = schema()
+    s8 = variant.endswith("_s8")
     batch, depth, rank = _i(rng, 1, 2), _i(rng, 2, 16), _i(rng, 1, 2)
     units, memory = _i(rng, 1, 6), _i(rng, 2, 8)
     filters = units * rank
@@ -337,11 +339,21 @@ def svdf(rng, variant, m):
     x = m.tensor([batch, depth], "int8", xq)
     wf = m.tensor([filters, depth], "int8", (float(rng.uniform(0.005, 0.02)), 0),
                   rng.integers(-127, 128, (filters, depth)).astype(np.int8))
-    wt = m.tensor([filters, memory], "int16", (float(rng.uniform(5e-5, 2e-4)), 0),
-                  rng.integers(-3000, 3000, (filters, memory)).astype(np.int16))
+    if s8:
+        wt = m.tensor([filters, memory], "int8", (float(rng.uniform(5e-3, 2e-2)), 0),
+                      rng.integers(-127, 128, (filters, memory)).astype(np.int8))
+    else:
+        wt = m.tensor([filters, memory], "int16", (float(rng.uniform(5e-5, 2e-4)), 0),
+                      rng.integers(-3000, 3000, (filters, memory)).astype(np.int16))
     b = m.tensor([units], "int32", (1e-5, 0), rng.integers(-2000, 2000, units).astype(np.int32))
-    state = m.tensor([batch, memory * filters], "int16", (float(rng.uniform(2e-4, 1e-3)), 0),
-                     variable=True)
+    if s8:
+        sq = (float(rng.uniform(0.02, 0.1)), _i(rng, -20, 20))
+        b = m.tensor([units], "int32", (sq[0] * m.sg.tensors[wt].quantization.scale[0], 0),
+                     rng.integers(-2000, 2000, units).astype(np.int32))
+        state = m.tensor([batch, memory * filters], "int8", sq, variable=True)
+    else:
+        state = m.tensor([batch, memory * filters], "int16",
+                         (float(rng.uniform(2e-4, 1e-3)), 0), variable=True)
     y = m.tensor([batch, units], "int8", _act_q(rng, "int8"))
     opt = S.SVDFOptionsT()
     opt.rank = rank
@@ -418,7 +430,7 @@ CASES = [
     ("transpose_conv", "int8"), ("transpose_conv", "int16"), ("transpose_conv", "int8_deep"),
     ("pad", "int8"), ("pad", "int16"), ("transpose", "int8"), ("transpose", "int16"),
     ("transpose", "int8_perms"),
-    ("svdf", "int8"), ("lstm", "int8"), ("lstm", "int16"), ("lstm", "int8_wide"),
+    ("svdf", "int8"), ("svdf", "int8_s8"), ("lstm", "int8"), ("lstm", "int16"), ("lstm", "int8_wide"),
     ("lstm", "int16_wide"),
 ]
 
