@@ -137,7 +137,8 @@ def depthwise(rng, variant, m):
 def fully_connected(rng, variant, m):
     """FULLY_CONNECTED. Variants: 'int8' (2-D), 'int8_rank3' (a 3-D output whose depth is a
     multiple of 4: TFLM-CMSIS runs it as a 1x1 convolution), 'int16', 'int16_pc' (per-channel
-    weights, which TFLM's CMSIS-NN kernel refuses for int16)."""
+    weights, which TFLM's CMSIS-NN kernel refuses for int16), 'int16_nobias32' (no bias and
+    quantized_bias_type INT32: TFLM's reference sums in 32 bits, CMSIS-NN in 64)."""
     S = schema()
     dtype = "int16" if variant.startswith("int16") else "int8"
     units, depth = _i(rng, 1, 20), _i(rng, 1, 40)
@@ -151,8 +152,12 @@ def fully_connected(rng, variant, m):
     w = _weights(m, rng, [units, depth], units, 0,
                  variant == "int16_pc" or (dtype == "int8" and rng.random() < 0.4))
     b = _bias(m, rng, units, dtype, xq[0]) if rng.random() < 0.8 else -1
+    if variant == "int16_nobias32":
+        b = -1
     y = m.tensor(lead + [units], dtype, _act_q(rng, dtype))
     opt = S.FullyConnectedOptionsT()
+    if variant == "int16_nobias32":  # TFLM's reference then sums in 32 bits
+        opt.quantizedBiasType = S.TensorType.INT32
     opt.fusedActivationFunction = _activation(rng, S)
     opt.keepNumDims = len(lead) > 1
     m.op("FULLY_CONNECTED", [x, w, b], [y], opt)
@@ -419,6 +424,7 @@ CASES = [
     ("depthwise", "3x3"), ("depthwise", "m1"), ("depthwise", "mult"), ("depthwise", "int16"),
     ("fully_connected", "int8"), ("fully_connected", "int8_rank3"),
     ("fully_connected", "int16"), ("fully_connected", "int16_pc"),
+    ("fully_connected", "int16_nobias32"),
     ("pool", "avg_int8"), ("pool", "avg_int16"), ("pool", "max_int8"), ("pool", "max_int16"),
     ("softmax", "int8"), ("softmax", "int8_int16"), ("softmax", "int16"),
     ("binary", "add_int8"), ("binary", "add_int16"), ("binary", "add_int8_bcast"),
