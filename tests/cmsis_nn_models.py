@@ -55,9 +55,10 @@ def _bias(m, rng, n, dtype, x_scale):
 def conv(rng, variant, m):
     """CONV_2D. Variants: '1x1' (stride 1, VALID: CMSIS-NN's 1x1 fast kernel), '1x1s2'
     (strided 1x1), '1xn' (one input row, a 1xK filter), 'generic' (padding, strides,
-    dilation), each int8; 'int16' (generic shapes, int64 bias)."""
+    dilation), each int8; 'int16' (generic shapes, int64 bias); 'int16_nobias' (no bias:
+    TFLM's reference sums in 64 bits, its CMSIS-NN kernel in 32)."""
     S = schema()
-    dtype = "int16" if variant == "int16" else "int8"
+    dtype = "int16" if variant.startswith("int16") else "int8"
     batch = _i(rng, 1, 2)
     cin, cout = _i(rng, 1, 13), _i(rng, 1, 12)
     pad, stride, dil = S.Padding.VALID, (1, 1), (1, 1)
@@ -84,6 +85,8 @@ def conv(rng, variant, m):
     x = m.tensor([batch, h, w, cin], dtype, xq)
     f = _weights(m, rng, [cout, kh, kw, cin], cout, 0, rng.random() < 0.8)
     b = _bias(m, rng, cout, dtype, xq[0]) if rng.random() < 0.8 else -1
+    if variant == "int16_nobias":
+        b = -1
     y = m.tensor([batch, oh, ow, cout], dtype, _act_q(rng, dtype))
     opt = S.Conv2DOptionsT()
     opt.padding, opt.strideH, opt.strideW = pad, stride[0], stride[1]
@@ -420,7 +423,7 @@ GENERATORS = {g.__name__: g for g in [conv, depthwise, fully_connected, pool, so
 # (generator, variant): the algorithm choices the goldens cover
 CASES = [
     ("conv", "1x1"), ("conv", "1x1s2"), ("conv", "1xn"), ("conv", "generic"),
-    ("conv", "int16"),
+    ("conv", "int16"), ("conv", "int16_nobias"),
     ("depthwise", "3x3"), ("depthwise", "m1"), ("depthwise", "mult"), ("depthwise", "int16"),
     ("fully_connected", "int8"), ("fully_connected", "int8_rank3"),
     ("fully_connected", "int16"), ("fully_connected", "int16_pc"),
