@@ -85,6 +85,25 @@ def test_tflm_cmsis_nn_gives_the_cmsis_nn_firmware_bytes(path):
     run(json.loads(path.read_text()), "tflm-cmsis-nn", "cmsis-nn")
 
 
+M3 = GOLDENS.parent / "m3-nodsp.json"
+
+
+def m3_models():
+    return sorted(json.loads(M3.read_text())["models"].items())
+
+
+@pytest.mark.parametrize("name, entry", m3_models(), ids=[n for n, _ in m3_models()])
+def test_tflm_cmsis_nn_nodsp_gives_the_m3_firmware_bytes(name, entry):
+    """The same models on TFLM + CMSIS-NN built for a Cortex-M3 (no DSP extension):
+    m3-nodsp.json records where its outputs equal the M4 firmware's (all of them so far)
+    and its own bytes where not."""
+    golden = json.loads((GOLDENS / f"{name}.json").read_text())
+    assert golden["sha256"] == entry["sha256"]
+    if not entry["same_as_m4"]:
+        golden["cmsis-nn"] = entry["cmsis-nn"]
+    run(golden, "tflm-cmsis-nn-nodsp", "cmsis-nn")
+
+
 def lstm_models():
     return sorted(MODELS.glob("lstm-*.tflite"))
 
