@@ -115,3 +115,21 @@ def test_the_arm64_lines_build_before_testing():
     lines = [line for line in README.splitlines() if "build-arm64" in line]
     ctest = next(k for k, line in enumerate(lines) if "ctest --test-dir build-arm64" in line)
     assert any("cmake --build build-arm64" in line for line in lines[:ctest + 1])
+
+
+def test_the_cmsis_nn_table_is_the_goldens():
+    """"made 125 random models ... 20 differ": the counts and the operators of the section
+    "Where CMSIS-NN's bytes differ" against tests/goldens/tflm/m4-cmsis-nn/ops/."""
+    import json
+    files = sorted((ROOT / "tests" / "goldens" / "tflm" / "m4-cmsis-nn" / "ops").glob("*.json"))
+    goldens = [json.loads(p.read_text()) for p in files]
+    made = re.search(r"made\s+(\d+)\s+random\s+models", README)
+    differ = re.search(r"\):\s+(\d+)\s+differ,\s+for\s+the\s+reasons\s+below", README)
+    assert int(made.group(1)) == len(goldens)
+    assert int(differ.group(1)) == sum(g["differs"] for g in goldens)
+    rows = _tables("| operator | dtypes | CMSIS-NN |")
+    assert len(rows) == 1
+    listed = {r["operator"] for r in rows[0]}
+    for g in goldens:
+        if g["differs"] and not g.get("cmsis_nn_undefined_outputs"):
+            assert set(g["operators"]) <= listed, g["model"]

@@ -19,16 +19,7 @@ def test_an_unknown_target_is_a_value_error_listing_the_known_ones():
         picolite.Interpreter(str(MODEL), target="tflm-m7")
 
 
-@pytest.mark.parametrize("target", ["tflm-cmsis-nn", "tflm-cmsis-nn-mve",
-                                    "tflm-cmsis-nn-nodsp"])
-def test_a_target_not_yet_proven_is_refused_not_approximated(target):
-    """CMSIS-NN's bytes and arena are not modelled yet: a run must not pass off TFLM
-    reference's figures as that firmware's."""
-    with pytest.raises(picolite.Error, match=f"target {target} is named but not modelled"):
-        picolite.Interpreter(str(MODEL), arena_size=1 << 20, target=target)
-
-
-@pytest.mark.parametrize("target", ["picolite", "tflm", "tflm-x86-64", "litert"])
+@pytest.mark.parametrize("target", picolite.TARGETS)
 def test_every_modelled_target_runs(target):
     it = picolite.Interpreter(str(MODEL), target=target)
     it.allocate_tensors()

@@ -30,11 +30,16 @@ FLOAT_ABS = 1e-5  # the project's bound where a float target computes otherwise
 
 def golden_files():
     """Every run's golden (refused.json lists the models TFLM would not run; *-random.json
-    holds arena figures of generated models, checked by the arena tests)."""
+    holds arena figures of generated models, which the arena tests read; m4-cmsis-nn/ops/
+    holds pairs of runs, reference and CMSIS-NN, and m4-cmsis-nn/m3-nodsp.json the same
+    models on the M3's CMSIS-NN firmware, which test_cmsis_nn_bytes.py reads)."""
     if not GOLDENS.is_dir():
         return []
+    pairs = GOLDENS / "m4-cmsis-nn" / "ops"
+    skip = ("refused.json", "m3-nodsp.json")
     return sorted(p for p in GOLDENS.rglob("*.json")
-                  if p.name != "refused.json" and not p.name.endswith("-random.json"))
+                  if p.name not in skip and not p.name.endswith("-random.json")
+                  and p.parent != pairs)
 
 
 def model_path(name):

@@ -104,6 +104,8 @@ static bool supported(const pl_lstm_op *d, pl_isa isa)
         return false;
     if (d->type == PL_FLOAT32)
         return pl_gemm_f32_for(isa) != NULL;
+    if (d->q16 != NULL && d->q16->cmsis) /* CMSIS-NN's: the portable kernel's only */
+        return false;
     if (d->type == PL_INT8 && d->q16 != NULL) /* TFLM's int8 LSTM */
         return pl_gemm_s8_for(isa) != NULL;
     if (d->type == PL_INT8) /* x - zp must fit the portable kernel's int16 rows */

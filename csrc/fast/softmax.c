@@ -79,7 +79,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
         exps[n] = 0;
         pl->exps16 = exps;
         pl->n16 = n;
-        pl->rows16 = rows16_if_positive(pl_fast_isa_of(node), exps, n);
+        /* CMSIS-NN's wrapping last steps: the portable row (over the table) only */
+        pl->rows16 = d->p.wraps ? NULL : rows16_if_positive(pl_fast_isa_of(node), exps, n);
     }
     return pl != NULL;
 }

@@ -99,8 +99,8 @@ static void svdf_int16_state_matches_hand_arithmetic(void)
     CHECK_EQ(out[0], 4); /* (10 - 4 + 8) / 2 - 3 */
 }
 
-/* int8 weights_time and state: the state zero point 5 enters before the clamp and is taken
-** out of every time product (the zeroed state reads as -5). */
+/* int8 weights_time and state: the state zero point 5 is added after the clamp to int8 and
+** taken out of every time product (the zeroed state reads as -5). */
 static void svdf_int8_state_uses_its_zero_point(void)
 {
     int8_t in[2] = {3, -1}, wf[4] = {1, 2, 3, 1}, out[1] = {0}, wt[4] = {1, 1, 1, 1};

@@ -47,7 +47,8 @@ static int32_t exps_row(const int16_t *exps, int32_t n, int32_t max, const int16
 
 /* out[c] = min((out[c] * recip + 2^(shift-1)) >> shift, INT16_MAX): every term >= 0 and
 ** below 2^31, so int32 lanes give the int64 reference's values. */
-static void scale_row(int16_t *out, size_t depth, int16_t recip, int32_t right_shift)
+static void scale_row(const pl_softmax_params *p, int16_t *out, size_t depth, int16_t recip,
+                      int32_t right_shift)
 {
     const __m512i r = _mm512_set1_epi32(recip), top = _mm512_set1_epi32(INT16_MAX);
     const __m512i round = _mm512_set1_epi32(1 << (right_shift - 1));
@@ -58,7 +59,7 @@ static void scale_row(int16_t *out, size_t depth, int16_t recip, int32_t right_s
         x = _mm512_srl_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, r), round), shift);
         _mm256_storeu_si256((__m256i *)(out + c), _mm512_cvtepi32_epi16(_mm512_min_epi32(x, top)));
     }
-    pl_softmax_s16_scale(out + c, depth - c, recip, right_shift);
+    pl_softmax_s16_scale(p, out + c, depth - c, recip, right_shift);
 }
 
 void pl_softmax16_avx512(const pl_softmax_params *p, const int16_t *exps, int32_t n,
@@ -72,8 +73,8 @@ void pl_softmax16_avx512(const pl_softmax_params *p, const int16_t *exps, int32_
         int32_t sum = exps_row(exps, n, row_max(in, depth), in, out, depth), right_shift;
         int16_t recip = pl_softmax_s16_recip(p, sum, &right_shift);
         if (recip >= 0 && right_shift >= 1 && right_shift <= 31)
-            scale_row(out, depth, recip, right_shift);
+            scale_row(p, out, depth, recip, right_shift);
         else /* never for a sum of exps that did not wrap */
-            pl_softmax_s16_scale(out, depth, recip, right_shift);
+            pl_softmax_s16_scale(p, out, depth, recip, right_shift);
     }
 }

@@ -47,6 +47,15 @@ static inline int pl_arith_wide(pl_arith arith)
     return arith == PL_ARITH_TFLM_WIDE;
 }
 
+/* Nonzero when arith is one of TFLM + CMSIS-NN's builds (DSP, Helium, no DSP): the kernels
+** TFLM hands to CMSIS-NN compute their own way there (see README, "Where CMSIS-NN's bytes
+** differ"). */
+static inline int pl_arith_cmsis_nn(pl_arith arith)
+{
+    return arith == PL_ARITH_CMSIS_NN_DSP || arith == PL_ARITH_CMSIS_NN_MVE ||
+           arith == PL_ARITH_CMSIS_NN_NODSP;
+}
+
 /* The target's name as the Python API and the CLI spell it ("tflm", "tflm-x86-64",
 ** "picolite", "litert", "tflm-cmsis-nn", ...); NULL for a value out of range. */
 const char *pl_target_name(pl_target target);

@@ -187,17 +187,20 @@ int16_t pl_softmax_s16_recip(const pl_softmax_params *p, int32_t sum, int32_t *r
     int32_t headroom_plus_one = clz32((uint32_t)sum);
     int32_t shifted = (int32_t)((((int64_t)sum << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
     /* the table takes x = sum - 1, recentered from [0, 65535] to [-32768, 32767] */
-    int32_t centered = pl_fx_clamp(shifted - ((1 << 15) + (1 << 16)), INT16_MIN, INT16_MAX);
+    int32_t x = shifted - ((1 << 15) + (1 << 16));
+    int32_t centered = p->wraps ? (int16_t)(uint16_t)(uint32_t)x
+                                : pl_fx_clamp(x, INT16_MIN, INT16_MAX);
     *right_shift = 31 - headroom_plus_one;
     return pl_lut_lookup_s16((int16_t)centered, p->recip_lut);
 }
 
-void pl_softmax_s16_scale(int16_t *out, size_t depth, int16_t recip, int32_t right_shift)
+void pl_softmax_s16_scale(const pl_softmax_params *p, int16_t *out, size_t depth, int16_t recip,
+                          int32_t right_shift)
 {
     int64_t round = (int64_t)1 << (right_shift - 1);
     for (size_t c = 0; c < depth; c++) {
         int32_t r = (int32_t)(((int64_t)out[c] * recip + round) >> right_shift);
-        out[c] = (int16_t)pl_fx_clamp(r, 0, INT16_MAX);
+        out[c] = p->wraps ? (int16_t)(uint16_t)(uint32_t)r : (int16_t)pl_fx_clamp(r, 0, INT16_MAX);
     }
 }
 
@@ -215,7 +218,7 @@ void pl_softmax_s16_exps(const pl_softmax_params *p, const int16_t *exps, int32_
             sum += out[c];
         }
         int16_t recip = pl_softmax_s16_recip(p, sum, &right_shift);
-        pl_softmax_s16_scale(out, depth, recip, right_shift);
+        pl_softmax_s16_scale(p, out, depth, recip, right_shift);
     }
 }
 
@@ -295,6 +298,7 @@ static pl_status prepare_s16(pl_context *ctx, pl_softmax_op *d, const pl_act_q *
                                    (double)(in->scale * d->p.beta));
     pl_fx_quantize_multiplier(scale_beta / (10.0 / 65535.0), &d->p.input_multiplier,
                               &d->p.input_left_shift);
+    d->p.wraps = pl_arith_cmsis_nn(ctx->arith);
     return PL_OK;
 }
 

@@ -15,7 +15,11 @@ typedef struct pl_softmax_params {
     float beta;
     int32_t input_multiplier;
     int32_t input_left_shift; /* int16: any sign (MultiplyByQuantizedMultiplier shift) */
-    int32_t diff_min;         /* int8: differences below this contribute nothing */
+    union {
+        int32_t diff_min; /* int8: differences below this contribute nothing */
+        int32_t wraps;    /* int16: nonzero for CMSIS-NN's last steps, which wrap to int16
+                          ** where TFLM's saturate (pl_softmax_s16_recip, _scale) */
+    };
     PL_SLOT(const int16_t *, exp_lut); /* int16: PL_LUT_S16_SIZE entries each */
     PL_SLOT(const int16_t *, recip_lut);
 } pl_softmax_params;
@@ -52,9 +56,13 @@ void pl_softmax_s16_exp_table(const pl_softmax_params *p, int16_t *exps, int32_t
 void pl_softmax_s16_exps(const pl_softmax_params *p, const int16_t *exps, int32_t n_exps,
                          const int16_t *in, int16_t *out, size_t outer, size_t depth);
 /* The int16 row's last steps, for the fast path's vector rows: from the sum of the row's
-** exps, the reciprocal and its right shift; then each exp times it, shifted, clamped. */
+** exps, the reciprocal and its right shift; then each exp times it, shifted, clamped. Under
+** CMSIS-NN (p->wraps) both narrow to int16 by truncation instead: a normalised sum within
+** 2^-18 of the next power of two reads the table's first entry, and a product that rounds
+** to 32768 (one dominant element) comes out as -32768. */
 int16_t pl_softmax_s16_recip(const pl_softmax_params *p, int32_t sum, int32_t *right_shift);
-void pl_softmax_s16_scale(int16_t *out, size_t depth, int16_t recip, int32_t right_shift);
+void pl_softmax_s16_scale(const pl_softmax_params *p, int16_t *out, size_t depth, int16_t recip,
+                          int32_t right_shift);
 
 /* SOFTMAX's op data (read by the host fast paths too). */
 typedef struct pl_softmax_op {

@@ -665,6 +665,10 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, in, f, bias, out, &node->options, &d->bias_type));
+    /* TFLM's CMSIS-NN CONV_2D (the kernel its resolver registers) takes the 32-bit
+    ** accumulator for a 16x8 op without a bias, whatever quantized_bias_type says */
+    if (in->type == PL_INT16 && bias == NULL && pl_arith_cmsis_nn(ctx->arith))
+        d->bias_type = PL_INT32;
     PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);

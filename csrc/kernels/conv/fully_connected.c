@@ -326,6 +326,10 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
     pl_convq q;
     PL_TRY(pl_convq_prepare(ctx, &op_names, in, f, out, activation, p->units, 0, true, &q));
     p->per_channel = f->q.count > 1;
+    /* TFLM's CMSIS-NN FULLY_CONNECTED takes per-channel weights with int8 input only */
+    if (p->per_channel && in->type == PL_INT16 && pl_arith_cmsis_nn(ctx->arith))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: TFLM's CMSIS-NN kernel "
+                         "takes per-channel weights with int8 input only");
     p->input_offset = q.input_offset;
     p->filter_offset = p->per_channel ? 0 : -(int32_t)f->q.zero_point[0];
     p->output_offset = q.output_offset;
@@ -389,9 +393,17 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_types(ctx, in, f, bias, out));
     PL_TRY(check_shapes(ctx, in, f, bias, io.out, keep, &d->p));
     d->type = in->type;
-    /* Without a bias, LiteRT picks the 16x8 accumulator from quantized_bias_type */
+    /* Without a bias, LiteRT picks the 16x8 accumulator from quantized_bias_type; TFLM's
+    ** CMSIS-NN kernel always sums in 64 bits and reads the bias as int64 */
     d->acc64 = bias != NULL ? bias->type == PL_INT64
                             : pl_table_i8(&node->options, OPT_QUANTIZED_BIAS_TYPE, 0) != PL_INT32;
+    if (in->type == PL_INT16 && pl_arith_cmsis_nn(ctx->arith)) {
+        if (bias != NULL && bias->type != PL_INT64)
+            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "FULLY_CONNECTED: TFLM's CMSIS-NN kernel "
+                             "reads a 16x8 bias as int64 (this one is %s)",
+                             pl_type_name(bias->type));
+        d->acc64 = true;
+    }
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
         return prepare_hybrid(ctx, node, f, d);

@@ -266,6 +266,11 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, shape, f, in, bias, out));
+    /* TFLM's CMSIS-NN wrapper reads a 16x8 op's bias type without checking that there is a
+    ** bias: undefined, and the Cortex-M4 firmware fails AllocateTensors */
+    if (pl_arith_cmsis_nn(ctx->arith) && in->type == PL_INT16 && bias == NULL)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TRANSPOSE_CONV: TFLM's CMSIS-NN kernel "
+                         "needs a bias for int16 input (it reads an absent one's type)");
     PL_TRY(check_shapes(ctx, shape, f, in, bias, out, padding, &d->p));
     d->type = in->type;
     d->bias64 = bias != NULL && bias->type == PL_INT64;

@@ -315,6 +315,11 @@ static pl_status prepare_quantized(pl_context *ctx, pl_node *node, const pl_tens
 {
     int32_t op = node->builtin_code, act = options_activation(node), log2[3] = {0, 0, 0};
     PL_TRY(check_zero_points(ctx, t));
+    /* TFLM's CMSIS-NN ADD refuses int16 zero points other than 0 (its reference one runs them) */
+    if (op == OP_ADD && t[2]->type == PL_INT16 && pl_arith_cmsis_nn(ctx->arith) &&
+        (t[0]->q.zero_point[0] != 0 || t[1]->q.zero_point[0] != 0 || t[2]->q.zero_point[0] != 0))
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "ADD: TFLM's CMSIS-NN kernel needs int16 "
+                         "zero points 0");
     int32_t lo, hi;
     type_range(t[2]->type, &lo, &hi);
     pl_status s = pl_fx_activation_range_q(act, t[2]->q.scale[0],

@@ -788,7 +788,12 @@ static pl_status prepare_s16(pl_context *ctx, op_data *d, const pl_lstm_tensors 
         d->q16 = q;
     }
     d->scratch = -1;
-    return pl_lstm16_prepare(ctx, t, &d->p, d->q16);
+    PL_TRY(pl_lstm16_prepare(ctx, t, &d->p, d->q16));
+    if (!d->q16->cmsis)
+        return PL_OK;
+    /* CMSIS-NN's cell state lives in scratch (see pl_lstm_cmsis) */
+    size_t cells = (size_t)d->p.batches * (size_t)d->p.n_cell;
+    return ctx->request_scratch(ctx, cells * sizeof(int16_t), &d->scratch);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
@@ -862,6 +867,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     void *scratch = d->scratch >= 0 ? ctx->get_scratch(ctx, d->scratch) : NULL;
     if (d->type == PL_FLOAT32)
         pl_lstm_f32(&d->p, &t.w, t.in, t.out_state, t.cell_state, t.out, scratch);
+    else if (d->q16 != NULL && d->q16->cmsis)
+        pl_lstm_cmsis(&d->p, d->q16, &t.w, t.in, t.out, scratch);
     else if (d->type == PL_INT16)
         pl_lstm_s16(&d->p, d->q16, &t.w, t.in, t.out_state, t.cell_state, t.out);
     else if (d->q16 != NULL) /* TFLM's int8 LSTM */

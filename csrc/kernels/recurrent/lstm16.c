@@ -149,6 +149,116 @@ void pl_lstm_s8_tflm(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lst
     }
 }
 
+/* {=====================================================================
+** TFLM + CMSIS-NN's integer LSTM
+** Each gate is built up in int16: the input product is rescaled and saturated, then the
+** recurrent product is rescaled and added, saturating only the sum (TFLM saturates each
+** part first). The 16x8 rescale of an int64 sum reduces the multiplier to 16 bits like
+** TFLM's, but drops to 32 bits one shift before the rounding one. */
+
+/* CMSIS-NN's 64-bit requantization: the product shifted right by 14 - shift, truncated to
+** 32 bits, then one rounding shift. */
+static int32_t cmsis_requant64(int64_t x, int32_t m, int32_t shift)
+{
+    int32_t reduced = m < 0x7FFF0000 ? (int32_t)(((int64_t)m + (1 << 15)) >> 16) : 0x7FFF;
+    int32_t sh = pl_fx_clamp(14 - shift, 0, 63);
+    uint64_t p = (uint64_t)x * (uint64_t)(int64_t)reduced; /* wraps as the firmware's */
+    int32_t r = (int32_t)(uint32_t)((int64_t)p >> sh);
+    return (int32_t)(((int64_t)r + 1) >> 1);
+}
+
+/* The 16x8 sum w . x + bias with x's zero point folded into the bias (int64). Helium's
+** kernel starts from the folded bias truncated to 32 bits and sums the first 512 columns
+** in 32 bits; the DSP and plain builds sum in 64 bits (their 32-bit partial sums of int16
+** x int8 products cannot overflow). */
+static int64_t cmsis_sum16(const int8_t *w, const int16_t *x, int32_t n, int32_t zp,
+                           int64_t bias, bool mve)
+{
+    int64_t wsum = 0, dot = 0;
+    for (int32_t k = 0; k < n; k++)
+        wsum += w[k];
+    uint64_t folded = (uint64_t)bias - (uint64_t)((int64_t)zp * wsum);
+    if (!mve) {
+        for (int32_t k = 0; k < n; k++)
+            dot += (int32_t)w[k] * (int32_t)x[k];
+        return (int64_t)(folded + (uint64_t)dot);
+    }
+    int32_t head = n < 512 ? n : 512, k = 0;
+    uint32_t acc = (uint32_t)folded; /* the low 32 bits, as the int32 accumulator holds */
+    for (; k < head; k++)
+        acc += (uint32_t)((int32_t)w[k] * (int32_t)x[k]);
+    int64_t total = (int32_t)acc;
+    for (; k < n; k++)
+        total += (int32_t)w[k] * (int32_t)x[k];
+    return total;
+}
+
+/* Gate g of cell c before its activation, CMSIS-NN's way; h NULL on the first step. */
+static int16_t gate_cmsis(const pl_lstm_params *p, const pl_lstm16_q *q,
+                          const pl_lstm_weights *w, int g, int32_t c, const void *x,
+                          const void *h)
+{
+    const pl_lstm16_gate *s = &q->gate[g];
+    const int8_t *wx = (const int8_t *)w->wx[g] + (size_t)c * (size_t)p->n_input;
+    const int8_t *wh = (const int8_t *)w->wh[g] + (size_t)c * (size_t)p->n_output;
+    if (q->s8) {
+        const int32_t *bias = (const int32_t *)w->bias[g];
+        int16_t in = fc8(wx, x, p->n_input, q->input_zp, bias != NULL ? bias + c : NULL,
+                         s->in_m, s->in_s);
+        if (h == NULL)
+            return in;
+        uint32_t acc = 0;
+        for (int32_t k = 0; k < p->n_output; k++)
+            acc += (uint32_t)((int32_t)wh[k] * ((int32_t)((const int8_t *)h)[k] - q->hidden_zp));
+        return sat16((int64_t)in + pl_fx_mul_by_qm((int32_t)acc, s->rec_m, s->rec_s));
+    }
+    int64_t bias = w->bias[g] != NULL ? pl_load_i64(w->bias[g], (size_t)c) : 0;
+    int64_t sum = cmsis_sum16(wx, x, p->n_input, q->input_zp, bias, q->mve);
+    int16_t in = sat16(cmsis_requant64(sum, s->in_m, s->in_s));
+    if (h == NULL)
+        return in;
+    sum = cmsis_sum16(wh, h, p->n_output, q->hidden_zp, 0, q->mve);
+    return sat16((int64_t)in + cmsis_requant64(sum, s->rec_m, s->rec_s));
+}
+
+/* One step of one batch: out is the new hidden row, h the previous one (NULL first). */
+static void step_cmsis(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                       const void *x, const void *h, int16_t *cell, void *out)
+{
+    for (int32_t c = 0; c < p->n_cell; c++) {
+        int16_t act[PL_LSTM_GATES];
+        int16_t pre = gate_cmsis(p, q, w, PL_LSTM_GATE_C, c, x, h);
+        act[PL_LSTM_GATE_F] = sigmoid(gate_cmsis(p, q, w, PL_LSTM_GATE_F, c, x, h));
+        act[PL_LSTM_GATE_I] = sigmoid(gate_cmsis(p, q, w, PL_LSTM_GATE_I, c, x, h));
+        pl_tanh_s16(0, 0, &pre, &act[PL_LSTM_GATE_C], 1);
+        act[PL_LSTM_GATE_O] = sigmoid(gate_cmsis(p, q, w, PL_LSTM_GATE_O, c, x, h));
+        int16_t v = pl_lstm16_cell(q, act, &cell[c]);
+        if (q->s8)
+            ((int8_t *)out)[c] = (int8_t)v;
+        else
+            ((int16_t *)out)[c] = v;
+    }
+}
+
+void pl_lstm_cmsis(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                   const void *in, void *out, int16_t *cell)
+{
+    size_t elem = q->s8 ? 1 : sizeof(int16_t);
+    memset(cell, 0, sizeof(int16_t) * (size_t)p->batches * (size_t)p->n_cell);
+    for (int32_t b = 0; b < p->batches; b++) {
+        int16_t *cb = cell + (size_t)b * (size_t)p->n_cell;
+        const uint8_t *h = NULL; /* no hidden state: the first step skips it */
+        for (int32_t t = 0; t < p->steps; t++) {
+            size_t row = pl_lstm_row(p, b, t);
+            uint8_t *o = (uint8_t *)out + row * (size_t)p->n_output * elem;
+            step_cmsis(p, q, w, (const uint8_t *)in + row * (size_t)p->n_input * elem, h, cb, o);
+            h = o;
+        }
+    }
+}
+
+/* }===================================================================== */
+
 /* ---- prepare (TFLM's ValidateTensorStatus, CreateGateParams, CreateInterGateMulParams,
 ** CreateLstmCellStateInfo) ---- */
 
@@ -237,6 +347,8 @@ pl_status pl_lstm16_prepare(pl_context *ctx, const pl_lstm_tensors *t, const pl_
     q->input_zp = t->in->q.zero_point[0];
     q->hidden_zp = t->out_state->q.zero_point[0];
     q->s8 = t->in->type == PL_INT8;
+    q->cmsis = pl_arith_cmsis_nn(ctx->arith);
+    q->mve = ctx->arith == PL_ARITH_CMSIS_NN_MVE;
     q->hidden_min = q->s8 ? INT8_MIN : INT16_MIN;
     q->hidden_max = q->s8 ? INT8_MAX : INT16_MAX;
     double clip = fmin(fmax((double)p->cell_clip / (double)cell_scale, -32768.0), 32767.0);

@@ -33,6 +33,8 @@ struct pl_lstm16_q {
     int32_t cell_clip;          /* -1: no clipping */
     int32_t hidden_min, hidden_max; /* the hidden state's type range */
     bool s8;                    /* int8 activations and int32 biases, else 16x8 */
+    bool cmsis;                 /* TFLM + CMSIS-NN's kernel (pl_lstm_cmsis) */
+    bool mve;                   /* ... as built for Helium (16x8 gate sums, see lstm16.c) */
 };
 
 /* Prepare of an int16- or int8-input node whose common checks passed: types, the
@@ -53,5 +55,13 @@ void pl_lstm_s16(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_we
 /* The same for TFLM's int8 LSTM (q->s8). */
 void pl_lstm_s8_tflm(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
                      const int8_t *in, int8_t *out_state, int16_t *cell_state, int8_t *out);
+
+/* TFLM + CMSIS-NN's integer LSTM (q->cmsis), int8 or 16x8 by q->s8. CMSIS-NN is handed no
+** hidden state and a scratch buffer as its cell state, so every invoke starts from zero
+** state and the op's state tensors are neither read nor written: the first step's hidden
+** contribution is skipped and each later step reads the previous output row. 'cell' is
+** batches x n_cell int16 of scratch. */
+void pl_lstm_cmsis(const pl_lstm_params *p, const pl_lstm16_q *q, const pl_lstm_weights *w,
+                   const void *in, void *out, int16_t *cell);
 
 #endif

@@ -15,7 +15,9 @@ enum { IN_INPUT = 0, IN_WEIGHTS_FEATURE, IN_WEIGHTS_TIME, IN_BIAS, IN_STATE };
 
 typedef struct op_data {
     pl_svdf_params p;
-    pl_type state_type; /* FLOAT32, INT16 or INT8 */
+    uint8_t state_type; /* pl_type: FLOAT32, INT16 or INT8 */
+    uint8_t cmsis;      /* an int8 state as TFLM + CMSIS-NN runs it (pl_svdf_s8_s8_cmsis):
+                        ** 0 no, 1 yes, 2 on Helium */
 } op_data;
 
 /* The state moves left by one element over the whole buffer (as TFLM and LiteRT do); the
@@ -128,10 +130,13 @@ void pl_svdf_s8_s8(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
         const int8_t *x = in + (size_t)b * (size_t)p->input_size;
         int8_t *s = state + (size_t)b * per_batch;
         for (int32_t f = 0; f < p->filters; f++) {
-            /* the zero point goes in before the clamp (TFLM's fix for int8 wrap-around) */
-            int32_t v = feature(p, x, wf + (size_t)f * (size_t)p->input_size) + p->state_zp;
+            /* clamped to int8, then the zero point added and stored truncated: TFLM
+            ** 90b983c's firmware and the tflite-micro wheel both (a zero point before the
+            ** clamp is a later TFLM's) */
+            int32_t v = pl_fx_clamp(feature(p, x, wf + (size_t)f * (size_t)p->input_size),
+                                    INT8_MIN, INT8_MAX);
             s[(size_t)f * (size_t)p->memory + (size_t)p->memory - 1] =
-                (int8_t)pl_fx_clamp(v, INT8_MIN, INT8_MAX);
+                (int8_t)(uint8_t)(uint32_t)(v + p->state_zp);
         }
         for (int32_t u = 0; u < p->units; u++) {
             uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
@@ -140,6 +145,44 @@ void pl_svdf_s8_s8(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
                 const int8_t *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
                 for (int32_t m = 0; m < p->memory; m++)
                     acc += (uint32_t)(tv[m] * (sv[m] - p->state_zp));
+            }
+            out[(size_t)b * (size_t)p->units + (size_t)u] = unit_output(p, acc);
+        }
+    }
+}
+
+/* TFLM + CMSIS-NN's int8-state SVDF (arm_svdf_s8; TFLM's reference kernel has none): the
+** feature product is rescaled, clamped to int16 and stored truncated to int8, and the time
+** product reads the state without its zero point. Helium's feature product starts from
+** TFLM's precomputed kernel sums, which offset the weights by the state's zero point too:
+** they add input_zp x state_zp x input_size ('mve'). */
+void pl_svdf_s8_s8_cmsis(const pl_svdf_params *p, bool mve, const int8_t *in, const int8_t *wf,
+                         const int8_t *wt, const int32_t *bias, int8_t *state, int8_t *out)
+{
+    size_t per_batch = (size_t)p->filters * (size_t)p->memory;
+    shift_state(state, per_batch * (size_t)p->batches, sizeof(int8_t));
+    uint32_t fold = mve ? (uint32_t)p->input_zp * (uint32_t)p->state_zp *
+                              (uint32_t)p->input_size : 0u;
+    for (int32_t b = 0; b < p->batches; b++) {
+        const int8_t *x = in + (size_t)b * (size_t)p->input_size;
+        int8_t *s = state + (size_t)b * per_batch;
+        for (int32_t f = 0; f < p->filters; f++) {
+            const int8_t *w = wf + (size_t)f * (size_t)p->input_size;
+            uint32_t dot = fold;
+            for (int32_t c = 0; c < p->input_size; c++)
+                dot += (uint32_t)(w[c] * (x[c] - p->input_zp));
+            int32_t v = pl_fx_clamp(pl_fx_mul_by_qm((int32_t)dot, p->mult1, p->shift1),
+                                    INT16_MIN, INT16_MAX);
+            s[(size_t)f * (size_t)p->memory + (size_t)p->memory - 1] =
+                (int8_t)(uint8_t)(uint32_t)v;
+        }
+        for (int32_t u = 0; u < p->units; u++) {
+            uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
+            for (int32_t r = 0; r < p->rank; r++) {
+                size_t f = (size_t)u * (size_t)p->rank + (size_t)r;
+                const int8_t *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
+                for (int32_t m = 0; m < p->memory; m++)
+                    acc += (uint32_t)(tv[m] * sv[m]);
             }
             out[(size_t)b * (size_t)p->units + (size_t)u] = unit_output(p, acc);
         }
@@ -273,7 +316,9 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(check_types(ctx, &t, activation));
     PL_TRY(check_shapes(ctx, &t, pl_table_i32(&node->options, OPT_RANK, 0), &d->p));
     d->p.activation = activation;
-    d->state_type = t.state->type;
+    d->state_type = (uint8_t)t.state->type;
+    d->cmsis = t.state->type != PL_INT8 || !pl_arith_cmsis_nn(ctx->arith) ? 0
+               : ctx->arith == PL_ARITH_CMSIS_NN_MVE ? 2 : 1;
     if (t.in->type == PL_INT8)
         PL_TRY(prepare_quant(ctx, &t, &d->p));
     return PL_OK;
@@ -293,6 +338,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         pl_svdf_f32(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
     else if (d->state_type == PL_INT16)
         pl_svdf_s8_s16(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
+    else if (d->cmsis)
+        pl_svdf_s8_s8_cmsis(&d->p, d->cmsis == 2, in.data, wf.data, wt.data, bias.data,
+                            state.data, out.data);
     else
         pl_svdf_s8_s8(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
     return PL_OK;

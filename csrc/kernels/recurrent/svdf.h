@@ -34,5 +34,8 @@ void pl_svdf_s8_s16(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
 /* int8 weights_time and state with the state's zero point. */
 void pl_svdf_s8_s8(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
                    const int8_t *wt, const int32_t *bias, int8_t *state, int8_t *out);
+/* The same as TFLM + CMSIS-NN computes it (svdf.c); mve: Helium's build. */
+void pl_svdf_s8_s8_cmsis(const pl_svdf_params *p, bool mve, const int8_t *in, const int8_t *wf,
+                         const int8_t *wt, const int32_t *bias, int8_t *state, int8_t *out);
 
 #endif

@@ -1,7 +1,8 @@
 /* transpose.c - TRANSPOSE (TFLite transpose.cc) for any fixed-size element type, up to 6-D.
 **
 ** Output axis i is input axis perm[i]; perm must be a constant INT32/INT64 permutation.
-** Invoke walks the output in order and gathers from the input with precomputed strides. */
+** Invoke walks the output in order and gathers from the input with precomputed strides.
+** Under the CMSIS-NN targets int8 follows arm_transpose_s8 (cmsis_int8_perm). */
 #include "transpose.h"
 
 #include <stdbool.h>
@@ -10,7 +11,7 @@
 enum { OP_TRANSPOSE = 39 };
 
 typedef struct opdata {
-    int32_t ndims;
+    int32_t ndims; /* -1: write nothing (CMSIS-NN's int8 transpose refuses the rank) */
     int32_t out_dims[PL_TRANSPOSE_MAX_DIMS];
     PL_SLOTS(size_t, in_step, PL_TRANSPOSE_MAX_DIMS); /* input elements per step of output axis i */
 } opdata;
@@ -59,6 +60,25 @@ static pl_status read_perm(pl_context *ctx, const pl_tensor *p, int32_t ndims, i
     return PL_OK;
 }
 
+/* The permutation TFLM + CMSIS-NN's int8 transpose (arm_transpose_s8) carries out for perm:
+** a 2-D one is always the 2-D transpose, even for the identity; Helium's kernel treats any
+** 4-D permutation that keeps the first two axes as the swap of the last two. Returns false
+** for ranks above 4, which TFLM's wrapper refuses with an error its caller drops: the
+** output is left as it was. */
+static bool cmsis_int8_perm(pl_arith arith, int32_t ndims, int32_t *perm)
+{
+    if (ndims > 4)
+        return false;
+    if (ndims == 2) {
+        perm[0] = 1;
+        perm[1] = 0;
+    } else if (ndims == 4 && arith == PL_ARITH_CMSIS_NN_MVE && perm[0] == 0 && perm[1] == 1) {
+        perm[2] = 3;
+        perm[3] = 2;
+    }
+    return true;
+}
+
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
     (void)node;
@@ -83,19 +103,24 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->ndims > PL_TRANSPOSE_MAX_DIMS)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (at most %d)", (int)in->ndims,
                          PL_TRANSPOSE_MAX_DIMS);
-    int32_t perm[PL_TRANSPOSE_MAX_DIMS];
+    int32_t perm[PL_TRANSPOSE_MAX_DIMS], shape[PL_TRANSPOSE_MAX_DIMS];
     PL_TRY(read_perm(ctx, p, in->ndims, perm));
+    for (int32_t i = 0; i < in->ndims; i++)
+        shape[i] = in->dims[perm[i]];
+    d->ndims = in->ndims;
+    if (pl_arith_cmsis_nn(ctx->arith) && in->type == PL_INT8 &&
+        !cmsis_int8_perm(ctx->arith, in->ndims, perm))
+        d->ndims = -1;
     size_t step[PL_TRANSPOSE_MAX_DIMS], s = 1;
     for (int32_t a = in->ndims - 1; a >= 0; a--) {
         step[a] = s;
         s *= (size_t)in->dims[a];
     }
-    d->ndims = in->ndims;
-    for (int32_t i = 0; i < in->ndims; i++) {
+    for (int32_t i = 0; i < in->ndims; i++) { /* the walk: perm as the kernel runs it */
         d->out_dims[i] = in->dims[perm[i]];
         d->in_step[i] = step[perm[i]];
     }
-    return pl_set_output_shape(ctx, out, in->ndims, d->out_dims); /* TFLite's Prepare */
+    return pl_set_output_shape(ctx, out, in->ndims, shape); /* TFLite's Prepare */
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
@@ -104,6 +129,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (d->ndims < 0)
+        return PL_OK;
     pl_transpose_copy(d->ndims, d->out_dims, d->in_step, pl_type_size(in.type), in.data,
                       out.data);
     return PL_OK;
