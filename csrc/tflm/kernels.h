@@ -111,6 +111,15 @@ void pl_tflm_temps_io(pl_tflm_node *n, uint32_t ins, uint32_t outs);
 void pl_tflm_svdf_prepare(pl_tflm_node *n);
 void pl_tflm_lstm_prepare(pl_tflm_node *n);
 
+/* TRANSPOSE_CONV: output, input, filter; per-channel arrays whatever the type; the int8
+** kernel's buffer (CMSIS-NN's two) or the int16 accumulators; then CalculateOpData. */
+void pl_tflm_transpose_conv_prepare(pl_tflm_node *n);
+
+/* CMSIS-NN's int8 transpose convolution buffers (kernels_cmsis_nn.c). */
+void pl_tflm_cmsis_nn_transpose_conv_scratch(pl_tflm_node *n, const pl_tflm_tensor *in,
+                                             const pl_tflm_tensor *filter,
+                                             const pl_tflm_tensor *out);
+
 /* TRANSPOSE_CONV's CalculateOpData for a quantized input: input, filter, bias, output; an
 ** int16 bias widened to int64 in scratch. */
 void pl_tflm_transpose_conv_op_data(pl_tflm_node *n, pl_type type);

@@ -301,8 +301,9 @@ static void transpose_conv_init(pl_tflm_node *n)
 ** of at most 2 over more than 16 input channels run as a convolution over the upsampled
 ** input; otherwise a column buffer (whose width takes the larger of the filter's width and
 ** the *height* stride, as CMSIS-NN 4ab83cc computes it). */
-static void transpose_conv_scratch(pl_tflm_node *n, const pl_tflm_tensor *in,
-                                   const pl_tflm_tensor *filter, const pl_tflm_tensor *out)
+void pl_tflm_cmsis_nn_transpose_conv_scratch(pl_tflm_node *n, const pl_tflm_tensor *in,
+                                             const pl_tflm_tensor *filter,
+                                             const pl_tflm_tensor *out)
 {
     const pl_table *o = &n->op.options;
     int32_t stride_w = pl_table_i32(o, TRANSPOSE_CONV_STRIDE_W, 0);
@@ -320,29 +321,6 @@ static void transpose_conv_scratch(pl_tflm_node *n, const pl_tflm_tensor *in,
     }
     pl_tflm_scratch(n, (uint32_t)columns);
     pl_tflm_scratch(n, (uint32_t)reversed_out); /* requested even when empty */
-}
-
-/* Output, input, filter; per-channel arrays whatever the type; the int8 kernel's two buffers
-** or the int16 accumulators; then the reference CalculateOpData (input, filter, bias,
-** output; an int16 bias widened in scratch). */
-static void transpose_conv_prepare(pl_tflm_node *n)
-{
-    pl_tflm_tensor in, filter, out;
-    int32_t o = pl_tflm_temp_output(n, 0), i = pl_tflm_temp_input(n, 2);
-    int32_t f = pl_tflm_temp_input(n, 1);
-    pl_tflm_tensor_of(n, i, &in);
-    pl_tflm_tensor_of(n, f, &filter);
-    pl_tflm_tensor_of(n, o, &out);
-    pl_tflm_persistent(n, 4u * (uint32_t)dim(&filter, 0));
-    pl_tflm_persistent(n, 4u * (uint32_t)dim(&filter, 0));
-    if (in.type == PL_INT8)
-        transpose_conv_scratch(n, &in, &filter, &out);
-    if (in.type == PL_INT16)
-        pl_tflm_scratch(n, (uint32_t)out.elements * 8u);
-    pl_tflm_transpose_conv_op_data(n, in.type);
-    pl_tflm_free_tensor(n, o);
-    pl_tflm_free_tensor(n, i);
-    pl_tflm_free_tensor(n, f);
 }
 
 /* --- BATCH_MATMUL --- */
@@ -454,7 +432,8 @@ static const pl_tflm_kernel entries[] = {
     {OP_FULLY_CONNECTED, NULL, {{5, 1}, {32, 8}}, fc_init, fc_prepare},
     {OP_CONV_2D, NULL, {{28, 4}, {28, 4}}, conv_init, conv_prepare},
     {OP_DEPTHWISE_CONV_2D, NULL, {{28, 4}, {28, 4}}, conv_init, depthwise_prepare},
-    {OP_TRANSPOSE_CONV, NULL, {{16, 4}, {20, 4}}, transpose_conv_init, transpose_conv_prepare},
+    {OP_TRANSPOSE_CONV, NULL, {{16, 4}, {20, 4}}, transpose_conv_init,
+     pl_tflm_transpose_conv_prepare},
     {OP_BATCH_MATMUL, NULL, {{3, 1}, {3, 1}}, batch_matmul_init, batch_matmul_prepare},
     {OP_AVERAGE_POOL_2D, NULL, POOL, pool_init, average_pool_prepare},
     {OP_MAX_POOL_2D, NULL, POOL, pool_init, max_pool_prepare},

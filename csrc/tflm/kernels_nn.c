@@ -112,7 +112,7 @@ void pl_tflm_transpose_conv_op_data(pl_tflm_node *n, pl_type type)
         pl_tflm_free_tensor(n, t[i]);
 }
 
-static void transpose_conv_prepare(pl_tflm_node *n)
+void pl_tflm_transpose_conv_prepare(pl_tflm_node *n)
 {
     pl_tflm_tensor in, filter, out;
     int32_t o = pl_tflm_temp_output(n, 0), i = pl_tflm_temp_input(n, 2);
@@ -123,7 +123,9 @@ static void transpose_conv_prepare(pl_tflm_node *n)
     uint32_t channels = filter.ndims > 0 ? (uint32_t)filter.dims[0] : 0;
     pl_tflm_persistent(n, 4 * channels);
     pl_tflm_persistent(n, 4 * channels);
-    if (in.type == PL_INT8)
+    if (in.type == PL_INT8 && pl_tflm_cmsis_nn(n))
+        pl_tflm_cmsis_nn_transpose_conv_scratch(n, &in, &filter, &out);
+    else if (in.type == PL_INT8)
         pl_tflm_scratch(n, (uint32_t)out.elements * 4u);
     if (in.type == PL_INT16)
         pl_tflm_scratch(n, (uint32_t)out.elements * 8u);
@@ -241,7 +243,7 @@ static const pl_tflm_kernel entries[] = {
     {OP_CONV_2D, NULL, {{28, 4}, {28, 4}}, conv_init, conv_prepare},
     {OP_DEPTHWISE_CONV_2D, NULL, {{28, 4}, {28, 4}}, conv_init, depthwise_prepare},
     {OP_TRANSPOSE_CONV, NULL, {{16, 4}, {20, 4}}, transpose_conv_init,
-     transpose_conv_prepare},
+     pl_tflm_transpose_conv_prepare},
     {OP_BATCH_MATMUL, NULL, {{3, 1}, {3, 1}}, batch_matmul_init, batch_matmul_prepare},
     {OP_AVERAGE_POOL_2D, NULL, POOL, pool_init, input_output},
     {OP_MAX_POOL_2D, NULL, POOL, pool_init, input_output},
