@@ -104,6 +104,37 @@ def test_tflm_cmsis_nn_nodsp_gives_the_m3_firmware_bytes(name, entry):
     run(golden, "tflm-cmsis-nn-nodsp", "cmsis-nn")
 
 
+M55 = GOLDENS.parent / "m55-mve.json"
+
+
+def m55_models():
+    return sorted(json.loads(M55.read_text())["models"].items()) if M55.is_file() else []
+
+
+# Helium's 1xN convolution builds the right edge's im2col rows from K-1 input columns and the
+# right padding in a buffer still holding the left edge's bytes: its right-edge outputs
+# differ from the reference arithmetic, and -mve does not reproduce that yet (README).
+M55_NOT_REPRODUCED = {"conv-1xn-s0", "conv-1xn-s1"}
+
+
+def m55_params():
+    return [pytest.param(n, e, id=n, marks=pytest.mark.xfail(
+        strict=True, reason="Helium's 1xN convolution edge (not reproduced)"))
+            if n in M55_NOT_REPRODUCED else pytest.param(n, e, id=n) for n, e in m55_models()]
+
+
+@pytest.mark.parametrize("name, entry", m55_params())
+def test_tflm_cmsis_nn_mve_gives_the_m55_firmware_bytes(name, entry):
+    """The same models on TFLM + CMSIS-NN built for a Cortex-M55 (Helium): m55-mve.json
+    records where its outputs equal the M4 firmware's and its own bytes where not (the
+    int8 SVDF with an int8 state and the 4-D int8 TRANSPOSE, as the source says)."""
+    golden = json.loads((GOLDENS / f"{name}.json").read_text())
+    assert golden["sha256"] == entry["sha256"]
+    if not entry["same_as_m4"]:
+        golden["cmsis-nn"] = entry["cmsis-nn"]
+    run(golden, "tflm-cmsis-nn-mve", "cmsis-nn")
+
+
 def lstm_models():
     return sorted(MODELS.glob("lstm-*.tflite"))
 
