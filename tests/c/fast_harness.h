@@ -3,9 +3,12 @@
 #ifndef PL_TEST_FAST_HARNESS_H
 #define PL_TEST_FAST_HARNESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "harness.h"
 #include "picolite/pl_fast.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -45,5 +48,31 @@ static const pl_host_memory host = {NULL, test_alloc, test_release};
 
 /* How many cases took the fast path (a host block), so a test cannot pass by falling back. */
 static int fast_cases;
+
+/* Draws one random case, runs it through the resolver and the portable kernel; true when
+** they agree (and the case took the path it should). */
+typedef bool (*fast_case_fn)(pl_fast_resolver *r);
+
+/* On every instruction set this CPU runs: `cases` random cases against the portable
+** resolver; prints "  <isa>: <what> N fast cases" (tests/test_fast_arm64.py reads it) and
+** checks that none differed and that at least min_fast took the fast path. */
+static inline void fast_equals_portable(const pl_resolver *portable, const char *what,
+                                        int cases, int min_fast, fast_case_fn one)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0;
+        fast_cases = 0;
+        for (int k = 0; k < cases; k++)
+            failures += !one(&r);
+        pl_fast_resolver_release(&r);
+        printf("  %s: %s %d fast cases\n", pl_fast_isa_name((pl_isa)isa), what, fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK(fast_cases >= min_fast);
+    }
+}
 
 #endif

@@ -125,26 +125,16 @@ static bool case_matches(pl_fast_resolver *r, const bmm_case *c)
     return true;
 }
 
+static bool one_case(pl_fast_resolver *r)
+{
+    bmm_case c;
+    random_case(&c);
+    return case_matches(r, &c);
+}
+
 static void batch_matmul_fast_paths_equal_portable(void)
 {
-    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        if (!pl_fast_isa_available((pl_isa)isa))
-            continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
-        int failures = 0;
-        fast_cases = 0;
-        for (int n = 0; n < 300; n++) {
-            bmm_case c;
-            random_case(&c);
-            failures += !case_matches(&r, &c);
-        }
-        pl_fast_resolver_release(&r);
-        printf("  %s: batch matmul %d fast cases\n", pl_fast_isa_name((pl_isa)isa),
-               fast_cases);
-        CHECK_EQ(failures, 0);
-        CHECK_EQ(fast_cases, 300);
-    }
+    fast_equals_portable(&portable, "batch matmul", 300, 300, one_case);
 }
 
 int main(void)
