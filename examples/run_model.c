@@ -3,8 +3,9 @@
 **   cc -std=c11 run_model.c -I csrc/include libpicolite_core.a -lm -o run_model
 **   ./run_model model.tflite
 **
-** The runtime never allocates: the arena below is the only memory it uses. Here it is a
-** static buffer, as on a microcontroller; its size comes from pl_required_arena_size. */
+** The runtime never allocates: the arena below and the interpreter's record beside it are
+** the only memory it uses. Here both are static, as on a microcontroller; the arena's size
+** comes from pl_required_arena_size (with the same options, so the record is not in it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 static _Alignas(16) uint8_t arena[ARENA_CAPACITY];
 static _Alignas(16) uint8_t work[ARENA_CAPACITY];
+static pl_interp_storage record;
 
 static uint8_t *read_file(const char *path, size_t *size)
 {
@@ -56,6 +58,7 @@ int main(int argc, char **argv)
     }
     pl_interp_options opt = pl_interp_defaults();
     opt.resolver = pl_builtin_resolver(); /* every kernel; a firmware lists only its own */
+    opt.storage = &record;
     if (pl_required_arena_size(model, model_size, &opt, work, sizeof work, &required, &err))
         return fail("required_arena_size", &err);
     /* Exactly the required size: one byte less would fail with PL_ERR_ARENA. */

@@ -124,6 +124,7 @@ create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_
 {
     self->opt = pl_interp_defaults();
     self->opt.target = target;
+    self->opt.storage = &self->record; /* as a firmware keeps it: a static, not the arena */
     self->opt.resolver = pl_builtin_resolver();
     self->opt.planner = planner;
     self->opt.preserve_all_tensors = preserve != 0;

@@ -90,6 +90,7 @@ typedef struct pl_py_interp {
     pl_py_arena *arena;    /* strong */
     Py_buffer model;       /* the model bytes, released in dealloc */
     pl_interp_options opt; /* as created: an arena error re-sizes with the same options */
+    pl_interp_storage record; /* opt.storage: the interpreter's record, outside the arena */
     pl_py_shapes shapes;   /* opt.input_shapes points here */
     pl_profiler prof;      /* per-node timing; prof.node_ns is PyMem_Raw memory or NULL */
     pl_py_custom *custom;  /* Python operators (custom_ops=), or NULL */

@@ -67,8 +67,10 @@ required_arena_size(PyObject *module, PyObject *args, PyObject *kwds)
     PyObject *result = NULL, *shape_arg = Py_None, *custom_ops = Py_None, *adapter = Py_None;
     pl_py_custom *custom = NULL;
     pl_interp_options opt = pl_interp_defaults();
+    pl_interp_storage record; /* sized as Interpreter creates: the record outside the arena */
     pl_py_shapes shapes = {0};
     opt.resolver = pl_builtin_resolver();
+    opt.storage = &record;
     size_t required = 0;
     pl_error err;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|spOOOs:required_arena_size", kwlist,

@@ -278,6 +278,6 @@ def test_zeroing_the_head_changes_no_arena_figure(hello):
         it.allocate_tensors()
     figures = [(r.total, r.head, r.tail, r.lower_bound) for r in
                (wrapped.allocations(), owned.allocations())]
-    assert figures[0] == figures[1] == (912, 32, 880, 32)
-    assert wrapped.arena_used_bytes() == owned.arena_used_bytes() == 912
-    assert picolite.required_arena_size(hello, target="picolite") == need == 1168
+    assert figures[0] == figures[1] == (464, 32, 432, 32)
+    assert wrapped.arena_used_bytes() == owned.arena_used_bytes() == 464
+    assert picolite.required_arena_size(hello, target="picolite") == need == 720

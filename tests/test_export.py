@@ -121,6 +121,7 @@ MAIN_C = r"""
 #include "cnn.h"
 
 static _Alignas(16) uint8_t arena[CNN_ARENA_SIZE];
+static pl_interp_storage record;
 
 int main(void)
 {
@@ -129,6 +130,7 @@ int main(void)
     pl_interp_options opt = pl_interp_defaults();
     opt.planner = CNN_PLANNER;
     opt.resolver = cnn_resolver();
+    opt.storage = &record;
     if (pl_interp_create(cnn_model, cnn_model_size, &opt, arena, sizeof arena, &it, &err) ||
         pl_interp_allocate(it)) {
         printf("FAIL %s\n", err.msg);

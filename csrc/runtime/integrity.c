@@ -165,19 +165,25 @@ static bool selection_ok(const pl_interp *it)
            it->nodes == it->node_records + r.node_base;
 }
 
-/* The sealed range, the record itself left out (record_sum covers it). The range is kept as
-** distances from the record, so that nothing in the arena is trusted to find it. */
+/* The sealed range, the record itself left out where the arena holds it (record_sum covers
+** it). The range is kept in the host's record, so that nothing in the arena is trusted to
+** find it. */
 static uint32_t tail_sum(const pl_interp *it, const pl_seal *seal)
 {
-    const uint8_t *me = (const uint8_t *)it;
+    const uint8_t *me = (const uint8_t *)it, *lo = seal->low, *hi = seal->high;
     hasher s = {{0}}; /* any start will do: each step is a bijection */
-    feed(&s, me - seal->below, seal->below);
-    feed(&s, me + sizeof *it, seal->above - sizeof *it);
+    if ((uintptr_t)me >= (uintptr_t)lo && (uintptr_t)me < (uintptr_t)hi) {
+        feed(&s, lo, (size_t)(me - lo));
+        feed(&s, me + sizeof *it, (size_t)(hi - (me + sizeof *it)));
+    } else {
+        feed(&s, lo, (size_t)(hi - lo));
+    }
     return hash_end(&s);
 }
 
 /* Where the sealed tail begins: above every subgraph's variable tensors in the tail, which
-** the host may write (the record lies above them: it is the tail's first allocation). */
+** the host may write (a record in the arena lies above them: it is the tail's first
+** allocation). */
 static size_t sealed_low(pl_interp *it)
 {
     size_t cap = pl_arena_capacity(it->arena);
@@ -201,10 +207,10 @@ static size_t sealed_low(pl_interp *it)
 void pl_integrity_seal(pl_interp *it)
 {
     pl_seal *seal = &it->err->seal;
-    const uint8_t *base = pl_arena_base(it->arena), *me = (const uint8_t *)it;
+    const uint8_t *base = pl_arena_base(it->arena);
     seal->owner = it;
-    seal->below = (size_t)(me - (base + sealed_low(it)));
-    seal->above = (size_t)(base + pl_arena_capacity(it->arena) - me);
+    seal->low = base + sealed_low(it);
+    seal->high = base + pl_arena_capacity(it->arena);
     if (NAME_RECORDS) {
         uint32_t sums[REGIONS];
         region_sums(it, sums);

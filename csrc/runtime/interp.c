@@ -1,4 +1,5 @@
-/* interp.c - the interpreter: create in the arena, allocate through the phases, invoke. */
+/* interp.c - the interpreter: create (in the caller's storage or the arena), allocate through
+** the phases, invoke. */
 #include "state.h"
 
 #include <string.h>
@@ -9,7 +10,7 @@
 pl_interp_options pl_interp_defaults(void)
 {
     pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL, NULL, 0, PL_DEFAULT_LOOP_BUDGET,
-                             PL_TARGET_PICOLITE};
+                             PL_TARGET_PICOLITE, NULL};
     return opt;
 }
 
@@ -63,7 +64,10 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     PL_TRY(pl_model_open(&m, model, model_size, err));
     PL_TRY(check_model(&m, err));
     PL_TRY(pl_arena_create(arena, arena_size, &a, err));
-    PL_TRY(pl_arena_alloc_tail(a, sizeof *it, _Alignof(pl_interp), (void **)&it, err));
+    if (opt->storage != NULL)
+        it = (pl_interp *)(void *)opt->storage;
+    else
+        PL_TRY(pl_arena_alloc_tail(a, sizeof *it, _Alignof(pl_interp), (void **)&it, err));
     memset(it, 0, sizeof *it);
     it->model = m;
     it->arena = a;

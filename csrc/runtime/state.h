@@ -164,7 +164,10 @@ struct pl_interp {
 };
 /* A new field changes this figure: keep the slots first and the 32-bit build equal to the
 ** host's (tests/test_arena32.py). */
-_Static_assert(sizeof(pl_interp) == 448, "the interpreter record is 448 bytes on every target");
+_Static_assert(sizeof(pl_interp) == PL_INTERP_RECORD_BYTES,
+               "the interpreter record is 448 bytes on every target");
+_Static_assert(_Alignof(pl_interp) <= _Alignof(pl_interp_storage),
+               "pl_interp_storage holds the record at its alignment");
 
 /* Subgraph k's record. A one-subgraph model keeps none in the arena (it would hold bases 0,
 ** reached 1), so single-subgraph figures stay what they were. */

@@ -6,9 +6,11 @@ links nothing else) and the exact arena size as a constant::
 
     #include "NAME.h"
     static _Alignas(16) uint8_t arena[NAME_ARENA_SIZE];
+    static pl_interp_storage record;
     pl_interp_options opt = pl_interp_defaults();
     opt.planner = NAME_PLANNER;
     opt.resolver = NAME_resolver();
+    opt.storage = &record;
     pl_interp_create(NAME_model, NAME_model_size, &opt, arena, sizeof arena, &it, &err);
 
 The model is verified on the host while exporting, so a device build may define
@@ -86,8 +88,10 @@ def _header(name: str, source: str, arena: int, planner: str,
 extern "C" {{
 #endif
 
-/* The exact arena for a 16-byte-aligned buffer with {name.upper()}_PLANNER: allocation
-** succeeds with this many bytes and fails with one byte less. */
+/* The exact arena for a 16-byte-aligned buffer with {name.upper()}_PLANNER and the
+** interpreter's record in the caller's storage (opt.storage = &a static pl_interp_storage;
+** without it the record takes PL_INTERP_RECORD_BYTES more): allocation succeeds with this
+** many bytes and fails with one byte less. */
 #define {name.upper()}_ARENA_SIZE {arena}u
 #define {name.upper()}_PLANNER {_PLANNER_CONSTANTS[planner]}
 

@@ -13,6 +13,11 @@
 
 static _Alignas(16) uint8_t arena[8192];
 
+/* Where ready_model puts the interpreter record: the arena's tail, or the caller's storage
+** (main runs the seal's tests both ways). */
+static pl_interp_storage record;
+static bool record_outside;
+
 static pl_interp *ready_model(uint8_t **model, pl_error *err, int subgraphs)
 {
     mb_spec s;
@@ -23,6 +28,7 @@ static pl_interp *ready_model(uint8_t **model, pl_error *err, int subgraphs)
     *model = mb_build(&s, &n, NULL);
     pl_interp_options o = pl_interp_defaults();
     o.resolver = pl_builtin_resolver();
+    o.storage = record_outside ? &record : NULL;
     pl_error_clear(err);
     if (pl_interp_create(*model, n, &o, arena, sizeof arena, &it, err) != PL_OK ||
         pl_interp_allocate(it) != PL_OK) {
@@ -74,17 +80,27 @@ static void every_sealed_byte_is_checked(void)
     uint8_t *m;
     pl_error err, mine;
     pl_interp *it = ready_add(&m, &err);
-    uint8_t *me = (uint8_t *)it, *lo = me - err.seal.below, *hi = me + err.seal.above;
+    uint8_t *me = (uint8_t *)it;
+    uint8_t *lo = (uint8_t *)(uintptr_t)err.seal.low, *hi = (uint8_t *)(uintptr_t)err.seal.high;
     int missed = 0;
     for (uint8_t *p = lo; p < hi; p++) {
-        if (p >= me && p < me + sizeof *it && unsealed_byte((size_t)(p - me)))
-            continue;
+        if (p >= me && p < me + sizeof *it)
+            continue; /* the record: below, wherever it lies */
         *p ^= 0x01;
         missed += pl_integrity_check(it, &mine) == PL_OK;
         *p ^= 0x01;
     }
+    for (size_t k = 0; k < sizeof *it; k++) {
+        if (unsealed_byte(k))
+            continue;
+        me[k] ^= 0x01;
+        missed += pl_integrity_check(it, &mine) == PL_OK;
+        me[k] ^= 0x01;
+    }
     CHECK_EQ(missed, 0);
-    CHECK(hi - lo > (ptrdiff_t)sizeof *it);
+    CHECK(hi == arena + sizeof arena);
+    CHECK((me >= lo && me < hi) == !record_outside);
+    CHECK(hi - lo > 64); /* the arena record, tensor and node records at least */
     CHECK_EQ(pl_integrity_check(it, &mine), PL_OK);
     pl_interp_destroy(it);
     free(m);
@@ -350,14 +366,17 @@ static void sweep_bound_equals_quadratic_bound(void)
 
 int main(void)
 {
-    RUN(intact_arena_passes_every_invoke);
-    RUN(every_sealed_byte_is_checked);
-    RUN(damaged_interpreter_record_is_named);
-    RUN(damaged_tail_below_the_record_is_named);
-    RUN(damaged_profiler_pointer_is_caught);
-    RUN(each_region_is_named);
-    RUN(every_subgraph_is_sealed);
-    RUN(seal_lives_in_the_host_record);
+    for (int outside = 0; outside <= 1; outside++) {
+        record_outside = outside != 0;
+        RUN(intact_arena_passes_every_invoke);
+        RUN(every_sealed_byte_is_checked);
+        RUN(damaged_interpreter_record_is_named);
+        RUN(damaged_tail_below_the_record_is_named);
+        RUN(damaged_profiler_pointer_is_caught);
+        RUN(each_region_is_named);
+        RUN(every_subgraph_is_sealed);
+        RUN(seal_lives_in_the_host_record);
+    }
     RUN(nothing_sealed_before_allocate);
     RUN(sealed_tail_holds_only_written_bytes);
     RUN(poll_stops_every_planner);

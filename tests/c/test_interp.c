@@ -335,6 +335,32 @@ static void required_size_is_exact(void)
     allocate_fails_cleanly_one_byte_below_required(KEYWORD);
 }
 
+/* The record in the caller's storage: the arena needs exactly PL_INTERP_RECORD_BYTES less
+** (sized with the same options), one byte less fails, and the record is the storage. */
+static void record_outside_the_arena_costs_it_nothing(void)
+{
+    NEED_MODEL(m, n, KEYWORD);
+    static pl_interp_storage record;
+    pl_interp_options inside = options(&all), outside = inside;
+    outside.storage = &record;
+    size_t with = 0, without = 0;
+    mode = MODE_SCRATCH;
+    CHECK_EQ(pl_required_arena_size(m, n, &inside, arena, sizeof arena, &with, &err), PL_OK);
+    CHECK_EQ(pl_required_arena_size(m, n, &outside, arena, sizeof arena, &without, &err), PL_OK);
+    CHECK_EQ(with - without, PL_INTERP_RECORD_BYTES);
+    pl_interp *it;
+    CHECK_EQ(pl_interp_create(m, n, &outside, arena2, without, &it, &err), PL_OK);
+    CHECK((void *)it == (void *)&record);
+    CHECK_EQ(pl_interp_allocate(it), PL_OK);
+    CHECK_EQ(pl_interp_invoke(it), PL_OK);
+    pl_interp_destroy(it);
+    pl_status s = pl_interp_create(m, n, &outside, arena2, without - 1, &it, &err);
+    if (s == PL_OK)
+        s = pl_interp_allocate(it);
+    CHECK_EQ(s, PL_ERR_ARENA);
+    free(m);
+}
+
 static void two_interpreters_are_independent(void)
 {
     NEED_MODEL(m, n, HELLO);
@@ -464,6 +490,7 @@ int main(void)
     RUN(scratch_buffers_live_in_the_head);
     RUN(unsupported_op_names_op_code_version_node);
     RUN(required_size_is_exact);
+    RUN(record_outside_the_arena_costs_it_nothing);
     RUN(two_interpreters_are_independent);
     RUN(variable_tensors_are_zeroed_and_reset);
     RUN(preserve_all_tensors_plans_linearly);

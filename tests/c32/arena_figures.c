@@ -28,8 +28,10 @@ static unsigned char *read_file(const char *path, size_t *size)
 static pl_status allocate(const unsigned char *model, size_t size, size_t required,
                           pl_recording *rec, pl_error *err)
 {
+    static pl_interp_storage record;
     pl_interp_options opt = pl_interp_defaults();
     opt.resolver = pl_builtin_resolver();
+    opt.storage = &record; /* as the host's figures: the record outside the arena */
     void *arena = aligned_alloc(16, (required + 15) & ~(size_t)15);
     pl_interp *it = NULL;
     pl_status s = arena == NULL ? PL_ERR_ARG
@@ -54,8 +56,10 @@ int main(int argc, char **argv)
             printf("%s\tunreadable\n", argv[i]);
             continue;
         }
+        static pl_interp_storage record;
         pl_interp_options opt = pl_interp_defaults();
         opt.resolver = pl_builtin_resolver();
+        opt.storage = &record;
         pl_error err;
         pl_recording rec = {0};
         pl_status s = pl_required_arena_size(model, size, &opt, work, sizeof work, &required,

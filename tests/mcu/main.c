@@ -119,9 +119,11 @@ static int report(pl_interp *it)
 
 int main(void)
 {
+    static pl_interp_storage record; /* the interpreter's record, beside the arena */
     pl_interp *it;
     pl_interp_options opt = pl_interp_defaults();
     opt.resolver = MODEL_RESOLVER();
+    opt.storage = &record;
     pl_mcu_stack_paint(pl_mcu_sp());
     if (pl_interp_create(MODEL_DATA, MODEL_SIZE, &opt, arena, sizeof arena, &it, &err))
         return failed("create", &err);

@@ -1,15 +1,19 @@
 /* pl_interp.h - the interpreter: model bytes + resolver + one caller arena.
 **
+**   static pl_interp_storage record;                      // the interpreter's own record
 **   pl_interp *it; pl_error err;
 **   pl_interp_options opt = pl_interp_defaults();        // greedy planner
 **   opt.resolver = pl_builtin_resolver();                 // or a list of chosen kernels
+**   opt.storage = &record;                                // NULL: it takes the arena's tail
 **   pl_interp_create(model, model_size, &opt, arena, arena_size, &it, &err);
 **   pl_interp_allocate(it);                  // init -> prepare -> plan -> head resize
 **   memcpy(pl_interp_input(it, 0)->data, ...); pl_interp_invoke(it);
 **
-** The interpreter and all its bookkeeping live in the arena's tail: nothing is allocated
-** elsewhere and there is no global state. The model bytes and the arena must outlive it.
-** After a failure of allocate, only pl_interp_error() and report calls are meaningful. */
+** The interpreter's record lives in opt.storage (as TFLM's MicroInterpreter is the caller's
+** object), or without one in the arena's tail; all its other bookkeeping lives in the
+** arena's tail: nothing is allocated elsewhere and there is no global state. The model
+** bytes, the arena and the storage must outlive it. After a failure of allocate, only
+** pl_interp_error() and report calls are meaningful. */
 #ifndef PL_INTERP_H
 #define PL_INTERP_H
 
@@ -27,6 +31,13 @@ extern "C" {
 #endif
 
 typedef struct pl_interp pl_interp;
+
+/* Room for the interpreter's record outside the arena (a static, a member of the caller's
+** object): the same size on every target, so an arena figure does not depend on it. */
+#define PL_INTERP_RECORD_BYTES 448
+typedef struct pl_interp_storage {
+    PL_ALIGN8 unsigned char bytes[PL_INTERP_RECORD_BYTES]; /* the record's 8-byte slots */
+} pl_interp_storage;
 
 /* A host clock for per-node profiling: returns monotonic nanoseconds. */
 typedef uint64_t (*pl_timer_fn)(void *timer_ctx);
@@ -54,11 +65,16 @@ typedef struct pl_interp_options {
     /* The firmware whose arithmetic the kernels reproduce (pl_target.h); the arena is
     ** always picolite's own. Default PL_TARGET_PICOLITE (TFLM's integer arithmetic). */
     pl_target target;
+    /* Where the interpreter's record lives: the caller's storage, which then must outlive
+    ** the interpreter and hold no other live one; NULL puts it in the arena's tail, which
+    ** then needs PL_INTERP_RECORD_BYTES more (pl_required_arena_size counts it the same
+    ** way, so size the arena with the options it will be created with). */
+    pl_interp_storage *storage;
 } pl_interp_options;
 
 pl_interp_options pl_interp_defaults(void);
 
-/* Verifies the model and bootstraps the interpreter in the arena's tail.
+/* Verifies the model and bootstraps the interpreter in opt->storage (or the arena's tail).
 ** err receives create's errors and, after success, every later error of this interpreter:
 ** it must outlive the interpreter (the host keeps the message buffer, not the arena).
 ** Errors: PL_ERR_MODEL (verification), PL_ERR_ARENA (err->required/available),

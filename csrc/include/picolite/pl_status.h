@@ -30,8 +30,8 @@ typedef enum pl_status {
 ** nothing and a stray write into the arena cannot forge them. Opaque to callers. */
 typedef struct pl_seal {
     const void *owner; /* the sealed interpreter record, NULL when nothing is sealed */
-    size_t below; /* the sealed tail starts this many bytes below the record (variable */
-    size_t above; /* tensors lower down) and ends this many past its start */
+    const unsigned char *low;  /* the sealed tail: [low, high) of the arena (variable tensors */
+    const unsigned char *high; /* lower down), the record left out where it lies inside */
     uint32_t magic;
     uint32_t record;    /* the interpreter record, the current subgraph's selection left out */
     uint32_t tensors;   /* eval tensor records of every subgraph */

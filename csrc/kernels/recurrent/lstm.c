@@ -514,6 +514,18 @@ static pl_status optional(pl_context *ctx, const pl_node *node, uint32_t i, pl_t
                                        : PL_OK;
 }
 
+/* An optional input whose quantization prepare never reads: its eval view in *view. */
+static pl_status optional_eval(pl_context *ctx, const pl_node *node, uint32_t i,
+                               pl_tensor *view, pl_tensor **t)
+{
+    *t = NULL;
+    if (pl_node_input(node, i) < 0)
+        return PL_OK;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, i), view));
+    *t = view;
+    return PL_OK;
+}
+
 static pl_status required(pl_context *ctx, const pl_node *node, uint32_t i, pl_tensor **t)
 {
     if (pl_node_input(node, i) < 0)
@@ -531,13 +543,14 @@ static pl_status get_tensors(pl_context *ctx, const pl_node *node, pl_lstm_tenso
                     : optional(ctx, node, PL_LSTM_IN_WX + g, &t->wx[g]));
         PL_TRY(need ? required(ctx, node, PL_LSTM_IN_WH + g, &t->wh[g])
                     : optional(ctx, node, PL_LSTM_IN_WH + g, &t->wh[g]));
-        PL_TRY(optional(ctx, node, PL_LSTM_IN_BIAS + g, &t->bias[g]));
+        PL_TRY(optional_eval(ctx, node, PL_LSTM_IN_BIAS + g, &t->bias_views[g], &t->bias[g]));
         t->peep[g] = NULL;
         if (peep_input[g] >= 0)
             PL_TRY(optional(ctx, node, (uint32_t)peep_input[g], &t->peep[g]));
     }
     PL_TRY(optional(ctx, node, PL_LSTM_IN_PROJ_W, &t->proj_w));
-    PL_TRY(optional(ctx, node, PL_LSTM_IN_PROJ_B, &t->proj_b));
+    PL_TRY(optional_eval(ctx, node, PL_LSTM_IN_PROJ_B, &t->bias_views[PL_LSTM_GATES],
+                         &t->proj_b));
     PL_TRY(required(ctx, node, PL_LSTM_IN_OUTPUT_STATE, &t->out_state));
     PL_TRY(required(ctx, node, PL_LSTM_IN_CELL_STATE, &t->cell_state));
     return ctx->get_tensor(ctx, pl_node_output(node, 0), &t->out);

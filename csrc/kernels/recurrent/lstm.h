@@ -52,6 +52,9 @@ typedef struct pl_lstm_weights {
 typedef struct pl_lstm_tensors {
     pl_tensor *in, *wx[PL_LSTM_GATES], *wh[PL_LSTM_GATES], *peep[PL_LSTM_GATES];
     pl_tensor *bias[PL_LSTM_GATES], *proj_w, *proj_b, *out_state, *cell_state, *out;
+    /* The biases' eval views (no kernel reads a bias's quantization): here, not in the
+    ** arena's temp, which TFLM's LSTM would otherwise undercut on small models. */
+    pl_tensor bias_views[PL_LSTM_GATES + 1];
 } pl_lstm_tensors;
 
 /* Row index of (batch b, time t) in the input and output. */

@@ -23,8 +23,14 @@ typedef struct params {
     bool offset;
 } params;
 
+/* A constant 1-D INT32 or INT64 operand: begin, end or strides. */
+typedef struct operand {
+    const uint8_t *data;
+    pl_type type;
+} operand;
+
 typedef struct spec {
-    const pl_tensor *begin, *end, *strides;
+    operand begin, end, strides;
     int32_t count; /* entries in begin/end/strides */
     int32_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask;
 } spec;
@@ -43,12 +49,11 @@ static int64_t ceil_div(int64_t x, int64_t y)
     return q > 0 ? q : 0;
 }
 
-static int32_t spec_at(const pl_tensor *t, int32_t i)
+static int32_t spec_at(operand t, int32_t i)
 {
-    const uint8_t *p = t->data;
-    if (t->type == PL_INT64)
-        return (int32_t)(int64_t)pl_le64(p + 8 * (size_t)i);
-    return (int32_t)pl_le32(p + 4 * (size_t)i);
+    if (t.type == PL_INT64)
+        return (int32_t)(int64_t)pl_le64(t.data + 8 * (size_t)i);
+    return (int32_t)pl_le32(t.data + 4 * (size_t)i);
 }
 
 /* Which effective axes are ellipsis and which are new; TFLite's first loop. */
@@ -144,26 +149,28 @@ static int32_t end_for_axis(const params *p, int32_t a, int32_t start)
     return end;
 }
 
+/* Eval views, not get_tensor's copies in temp: prepare needs no quantization here, so the
+** arena's temp holds nothing for this node (TFLM's holds five TfLiteTensors). */
 static pl_status read_spec(pl_context *ctx, pl_node *node, spec *s)
 {
-    pl_tensor *t[3];
+    operand *o[3] = {&s->begin, &s->end, &s->strides};
     for (uint32_t k = 0; k < 3; k++) {
         int32_t idx = pl_node_input(node, k + 1);
         if (idx < 0)
             return ctx->fail(ctx, PL_ERR_MODEL, "input %u is missing", (unsigned)k + 1);
-        PL_TRY(ctx->get_tensor(ctx, idx, &t[k]));
-        if (t[k]->type != PL_INT32 && t[k]->type != PL_INT64)
+        pl_tensor t;
+        PL_TRY(ctx->get_eval(ctx, idx, &t));
+        if (t.type != PL_INT32 && t.type != PL_INT64)
             return ctx->fail(ctx, PL_ERR_MODEL, "begin/end/strides must be INT32 or INT64");
-        if (!t[k]->is_constant || t[k]->data == NULL)
+        if (!t.is_constant || t.data == NULL)
             return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "begin/end/strides tensor %d is not "
-                             "constant", (int)t[k]->index);
-        if (t[k]->ndims != 1 || t[k]->dims[0] != t[0]->dims[0])
+                             "constant", (int)t.index);
+        if (t.ndims != 1 || (k > 0 && t.dims[0] != s->count))
             return ctx->fail(ctx, PL_ERR_MODEL, "begin/end/strides must be 1-D of one length");
+        o[k]->data = t.data;
+        o[k]->type = t.type;
+        s->count = t.dims[0];
     }
-    s->begin = t[0];
-    s->end = t[1];
-    s->strides = t[2];
-    s->count = t[0]->dims[0];
     s->begin_mask = pl_table_i32(&node->options, 0, 0);
     s->end_mask = pl_table_i32(&node->options, 1, 0);
     s->ellipsis_mask = pl_table_i32(&node->options, 2, 0);
@@ -241,22 +248,22 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (node->inputs.n != 4 || node->outputs.n != 1 || ii < 0 || oi < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "needs 4 inputs and 1 output, got %u and %u",
                          (unsigned)node->inputs.n, (unsigned)node->outputs.n);
-    pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
+    pl_tensor in, out; /* eval views, as read_spec's */
+    PL_TRY(ctx->get_eval(ctx, ii, &in));
+    PL_TRY(ctx->get_eval(ctx, oi, &out));
+    if (in.type != out.type || pl_type_size(in.type) == 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
-                         "supported", pl_type_name(in->type), pl_type_name(out->type));
+                         "supported", pl_type_name(in.type), pl_type_name(out.type));
     spec s = {0};
     PL_TRY(read_spec(ctx, node, &s));
-    int32_t eff = effective_rank(&s, in->ndims);
+    int32_t eff = effective_rank(&s, in.ndims);
     if (eff > PL_STRIDED_SLICE_MAX_DIMS || s.count > PL_STRIDED_SLICE_MAX_DIMS)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "effective rank %d (at most %d)", (int)eff,
                          PL_STRIDED_SLICE_MAX_DIMS);
     params p;
-    build_params(&s, in, eff, &p);
+    build_params(&s, &in, eff, &p);
     p.offset = pl_table_bool(&node->options, 5, false);
-    PL_TRY(plan(ctx, &p, in, out, node->user_data));
+    PL_TRY(plan(ctx, &p, &in, &out, node->user_data));
     return ctx->fold(ctx, node, false);
 }
 

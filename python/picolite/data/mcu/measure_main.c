@@ -118,9 +118,11 @@ static void print_nodes(uint32_t count)
 
 int main(void)
 {
+    static pl_interp_storage record; /* the interpreter's record, beside the arena */
     pl_interp *it;
     pl_interp_options opt = pl_interp_defaults();
     opt.resolver = MODEL_RESOLVER();
+    opt.storage = &record;
 #if defined(PL_MEASURE_AN547)
     COUNTER_CTRL = 1u; /* CNTCR.EN */
 #else
