@@ -27,7 +27,9 @@ from conftest import ROOT
 GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-cmsis-nn" / "ops"
 MODELS = ROOT / "tests" / "models" / "cmsis_nn"
 CMSIS_TARGETS = ("tflm-cmsis-nn", "tflm-cmsis-nn-mve", "tflm-cmsis-nn-nodsp")
-HELIUM_DIFFERS = ("transpose-int8", "svdf-int8_s8")  # models where -mve computes otherwise
+# models where -mve computes otherwise: the int8 TRANSPOSE, the int8-state SVDF, and 1xN
+# convolutions with a VALID window one column short of the input's end (conv_1xn_mve.h)
+HELIUM_DIFFERS = ("transpose-int8", "svdf-int8_s8", "conv-1xn-s0", "conv-1xn-s1")
 
 
 def goldens():
@@ -111,16 +113,8 @@ def m55_models():
     return sorted(json.loads(M55.read_text())["models"].items()) if M55.is_file() else []
 
 
-# Helium's 1xN convolution builds the right edge's im2col rows from K-1 input columns and the
-# right padding in a buffer still holding the left edge's bytes: its right-edge outputs
-# differ from the reference arithmetic, and -mve does not reproduce that yet (README).
-M55_NOT_REPRODUCED = {"conv-1xn-s0", "conv-1xn-s1"}
-
-
 def m55_params():
-    return [pytest.param(n, e, id=n, marks=pytest.mark.xfail(
-        strict=True, reason="Helium's 1xN convolution edge (not reproduced)"))
-            if n in M55_NOT_REPRODUCED else pytest.param(n, e, id=n) for n, e in m55_models()]
+    return [pytest.param(n, e, id=n) for n, e in m55_models()]
 
 
 @pytest.mark.parametrize("name, entry", m55_params())

@@ -222,8 +222,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const pl_gemm_s8 *g8 = pl_gemm_s8_for(isa);
     const pl_gemm_f32 *gf = pl_gemm_f32_for(isa);
     pl_tensor in, f, bias, out;
-    if (d->hybrid || (d->type != PL_INT8 && d->type != PL_FLOAT32) || g8 == NULL ||
-        gf == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+    /* CMSIS-NN's Helium 1xN edges are not the reference arithmetic the GEMM computes */
+    if (d->hybrid || d->helium_1xn || (d->type != PL_INT8 && d->type != PL_FLOAT32) ||
+        g8 == NULL || gf == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
         pl_fast_eval_constant(ctx, node, pl_node_input(node, 1), &f) != PL_OK ||
         pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)

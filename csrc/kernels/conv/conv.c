@@ -1,6 +1,7 @@
 /* conv.c - CONV_2D as TFLite's reference kernels compute it (direct loops, no im2col). */
 #include "conv.h"
 
+#include "kernels/conv/conv_1xn_mve.h"
 #include "kernels/conv/conv_params.h"
 #include "kernels/conv/uint8.h"
 #include "kernels/common/dot.h"
@@ -683,6 +684,9 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
+    if (in->type == PL_INT8 && ctx->arith == PL_ARITH_CMSIS_NN_MVE)
+        return pl_conv_1xn_mve_plan(ctx, &d->p, in->dims, f->dims, io.out->dims,
+                                    &d->helium_1xn);
     return PL_OK;
 }
 
@@ -705,6 +709,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     } else if (d->type == PL_UINT8) {
         pl_u8conv_conv(&d->p, d->filter_offset, in_dims, v.in.data, f_dims, v.f.data,
                        v.bias.data, out_dims, v.out.data);
+    } else if (d->type == PL_INT8 && d->helium_1xn) {
+        pl_conv_1xn_mve_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+                           out_dims, v.out.data);
     } else if (d->type == PL_INT8) {
         pl_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
                    v.out.data);
