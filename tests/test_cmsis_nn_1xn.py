@@ -175,3 +175,34 @@ def test_the_random_shapes_reach_every_branch():
             seen.add("differs" if differs_from_reference(plan, n, in_w, c, k, stride, pad)
                      else "taken")
     assert {"general", "fails", "undefined", "taken", "differs"} <= seen, seen
+
+
+# The stride-3 cases on real firmware (TFLM 90b983c + CMSIS-NN, release, Cortex-M55 under
+# QEMU's mps3-an547, three invokes): a 1x10x4 input, a 3x1x3x4 filter, VALID; the model is
+# build(default_rng(7), ...) below. Width 10 (total padding -1): the last column drops the
+# input's last column (the reference kernel gives ...c88054). Width 11 (total padding -2):
+# the kernel fails and the firmware's output stays as the arena held it (zeros there).
+M55_STRIDE3 = {
+    10: ("11d94345a8f3a6174ff6f78b45fa9f12e00cd3a0cf32d7c8e32526b87fe5541c",
+         "7f64a2f9733d8603e628d2413b16d1734d986c88762467a452ef2c522e305a7229f24dbf20af54cf",
+         "6c802b2c7f43148052"),
+    11: ("601b94ae9a0a078bc02ddf8681e1ec77eb7ee9065d2421adf12f99d26c50fd2e", None, None),
+}
+
+
+def test_stride_3_on_the_m55_firmware():
+    import hashlib
+
+    rng = np.random.default_rng(7)
+    for in_w, (sha, x_hex, y_hex) in M55_STRIDE3.items():
+        model = build(rng, 1, in_w, 4, 3, 3, False, 3)[0]
+        assert hashlib.sha256(model).hexdigest() == sha, "the model builder changed"
+        it = picolite.Interpreter(model_content=model, target="tflm-cmsis-nn-mve")
+        if y_hex is None:
+            with pytest.raises(picolite.UnsupportedOpError, match="unwritten"):
+                it.allocate_tensors()
+            continue
+        it.allocate_tensors()
+        it.set_input(np.frombuffer(bytes.fromhex(x_hex), np.int8).reshape(1, 1, in_w, 4), 0)
+        it.invoke()
+        assert it.get_output(0).tobytes().hex() == y_hex
