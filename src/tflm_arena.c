@@ -26,20 +26,16 @@ categories(const pl_recording *rec)
     return list;
 }
 
-/* TFLM's PrintAllocations lines only: the [picolite] lines of pl_recording_format are
-** picolite's own figures, which a TFLM target's report does not have. */
+/* TFLM's PrintAllocations lines of a TFLM target's figures. */
 static PyObject *
 report_text(const pl_recording *rec)
 {
-    size_t n = pl_recording_format(rec, NULL, 0);
+    size_t n = pl_recording_format_tflm(rec, NULL, 0);
     char *buf = PyMem_Malloc(n + 1);
     if (buf == NULL)
         return PyErr_NoMemory();
-    pl_recording_format(rec, buf, n + 1);
-    char *own = strstr(buf, "[picolite]");
-    if (own != NULL)
-        *own = '\0';
-    PyObject *text = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace");
+    pl_recording_format_tflm(rec, buf, n + 1);
+    PyObject *text = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)n, "replace");
     PyMem_Free(buf);
     return text;
 }

@@ -1,4 +1,6 @@
-/* recording.c - TFLM's RecordingMicroAllocator report: category names and the text format.
+/* recording.c - TFLM's RecordingMicroAllocator report: category names and the text format
+** (TFLM's own lines for a TFLM target's figures; the same words headed [picolite] for
+** picolite's own arena).
 **
 ** The first lines are TFLM's wording (recording_micro_allocator.cc, PrintAllocations), so
 ** a picolite report can be diffed against a TFLM log; a category appears only when it used
@@ -46,22 +48,28 @@ static void line(writer *w, const char *fmt, ...)
     va_end(ap);
 }
 
+/* TFLM's lines (total, head, tail, each category used) headed label. */
+static void tflm_lines(writer *w, const pl_recording *rec, const char *label)
+{
+    line(w, "%s Arena allocation total %zu bytes\n", label, rec->total);
+    line(w, "%s Arena allocation head %zu bytes\n", label, rec->head);
+    line(w, "%s Arena allocation tail %zu bytes\n", label, rec->tail);
+    for (int c = 0; c < PL_CAT_COUNT; c++) {
+        const pl_recording_entry *e = &rec->cat[c];
+        if (e->used == 0 && e->requested == 0)
+            continue;
+        line(w, "%s '%s' used %zu bytes with alignment overhead (requested %zu bytes for %u "
+                "%s)\n", label, category_names[c], e->used, e->requested, e->count,
+             category_nouns[c]);
+    }
+}
+
 size_t pl_recording_format(const pl_recording *rec, char *buf, size_t cap)
 {
     writer w = {buf, cap, 0};
     if (cap > 0)
         buf[0] = '\0';
-    line(&w, "[RecordingMicroAllocator] Arena allocation total %zu bytes\n", rec->total);
-    line(&w, "[RecordingMicroAllocator] Arena allocation head %zu bytes\n", rec->head);
-    line(&w, "[RecordingMicroAllocator] Arena allocation tail %zu bytes\n", rec->tail);
-    for (int c = 0; c < PL_CAT_COUNT; c++) {
-        const pl_recording_entry *e = &rec->cat[c];
-        if (e->used == 0 && e->requested == 0)
-            continue;
-        line(&w, "[RecordingMicroAllocator] '%s' used %zu bytes with alignment overhead "
-                 "(requested %zu bytes for %u %s)\n",
-             category_names[c], e->used, e->requested, e->count, category_nouns[c]);
-    }
+    tflm_lines(&w, rec, "[picolite]"); /* picolite's own figures, in TFLM's words */
     const char *planner = pl_planner_name(rec->planner);
     line(&w, "[picolite] head: %zu bytes tensors + %zu bytes scratch\n", rec->head_tensors,
          rec->head_scratch);
@@ -69,5 +77,14 @@ size_t pl_recording_format(const pl_recording *rec, char *buf, size_t cap)
          planner != NULL ? planner : "unknown", (unsigned long long)rec->lower_bound);
     line(&w, "[picolite] temp high-water %zu bytes\n", rec->temp_high_water);
     line(&w, "[picolite] arena peak %zu bytes (the exact size needed)\n", rec->peak);
+    return w.len;
+}
+
+size_t pl_recording_format_tflm(const pl_recording *rec, char *buf, size_t cap)
+{
+    writer w = {buf, cap, 0};
+    if (cap > 0)
+        buf[0] = '\0';
+    tflm_lines(&w, rec, "[RecordingMicroAllocator]");
     return w.len;
 }

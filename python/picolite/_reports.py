@@ -48,7 +48,9 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 class AllocationReport:
     """Where the arena went: head (planned tensors + scratch), tail (persistent data, by
     TFLM's categories), the temp high-water, and the lower bound of the head.
-    ``str(report)`` is TFLM's RecordingMicroAllocator text."""
+    ``str(report)``: for a TFLM target, TFLM's RecordingMicroAllocator lines (its figures),
+    then picolite's own headed [picolite]; for picolite's own arena, the same lines in
+    TFLM's words headed [picolite] (they are not TFLM's figures)."""
 
     def __init__(self, rec: Dict[str, Any], text: str):
         self.total: int = rec["total"]

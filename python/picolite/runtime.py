@@ -148,7 +148,8 @@ class TFLMMethods(InterpreterCore):
                 "tensor_data": self._get_tensor(info["index"], subgraph_index=subgraph_index)}
 
     def print_allocations(self) -> None:
-        """Prints TFLM's RecordingMicroAllocator report (see :meth:`allocations`)."""
+        """Prints the target's arena report: TFLM's RecordingMicroAllocator lines for a TFLM
+        target (see :meth:`allocations`)."""
         print(str(self.allocations()), end="")
 
     def reset(self) -> None:

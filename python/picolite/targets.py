@@ -131,9 +131,10 @@ def report(tflm: Dict[str, Any], own_text: str) -> Tuple[Dict[str, Any], str]:
 def report_text(tflm: Dict[str, Any], own_text: str) -> str:
     """TFLM's RecordingMicroAllocator lines, then a [picolite] line with the target's
     arena_used_bytes and minimum, then picolite's own lines (its own arena's figures)."""
-    own = [line for line in own_text.splitlines() if line.startswith("[picolite]")]
     sizes = [line.split("Arena allocation ", 1)[1].replace(" bytes", "")
              for line in own_text.splitlines() if "] Arena allocation " in line]
+    own = [line for line in own_text.splitlines()  # the lines in TFLM's words are above
+           if "] Arena allocation " not in line and "with alignment overhead" not in line]
     lines = [tflm["recording"]["text"].rstrip("\n"),
              f"[picolite] target {tflm['target']}: arena_used_bytes "
              f"{tflm['arena_used_bytes']} bytes, minimum arena {tflm['min_arena_bytes']} "

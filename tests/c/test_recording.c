@@ -1,4 +1,5 @@
-/* test_recording.c - TFLM's category names and RecordingMicroAllocator text, exactly. */
+/* test_recording.c - TFLM's category names and RecordingMicroAllocator text, exactly (and
+** picolite's own report in the same words, headed [picolite]). */
 #include "harness.h"
 #include "picolite/pl_interp.h"
 
@@ -21,16 +22,23 @@ static pl_recording sample(void)
     return rec;
 }
 
-static const char expected[] =
-    "[RecordingMicroAllocator] Arena allocation total 9568 bytes\n"
-    "[RecordingMicroAllocator] Arena allocation head 7744 bytes\n"
-    "[RecordingMicroAllocator] Arena allocation tail 1824 bytes\n"
-    "[RecordingMicroAllocator] 'TfLiteEvalTensor data' used 360 bytes with alignment overhead "
-    "(requested 360 bytes for 15 allocations)\n"
-    "[RecordingMicroAllocator] 'NodeAndRegistration struct' used 392 bytes with alignment "
-    "overhead (requested 392 bytes for 7 NodeAndRegistration structs)\n"
-    "[RecordingMicroAllocator] 'Operator runtime data' used 136 bytes with alignment overhead "
+/* TFLM's lines, as its RecordingMicroAllocator prints them. */
+#define TFLM_LINES(label)                                                                    \
+    label " Arena allocation total 9568 bytes\n"                                             \
+    label " Arena allocation head 7744 bytes\n"                                              \
+    label " Arena allocation tail 1824 bytes\n"                                              \
+    label " 'TfLiteEvalTensor data' used 360 bytes with alignment overhead "                 \
+    "(requested 360 bytes for 15 allocations)\n"                                             \
+    label " 'NodeAndRegistration struct' used 392 bytes with alignment "                     \
+    "overhead (requested 392 bytes for 7 NodeAndRegistration structs)\n"                     \
+    label " 'Operator runtime data' used 136 bytes with alignment overhead "                 \
     "(requested 136 bytes for 5 OpData structs)\n"
+
+static const char tflm_expected[] = TFLM_LINES("[RecordingMicroAllocator]");
+
+/* picolite's own arena: the same words headed [picolite], then its own lines. */
+static const char expected[] =
+    TFLM_LINES("[picolite]")
     "[picolite] head: 7232 bytes tensors + 512 bytes scratch\n"
     "[picolite] planner greedy, lower bound 7232 bytes\n"
     "[picolite] temp high-water 240 bytes\n"
@@ -56,6 +64,16 @@ static void formats_tflm_text_and_skips_empty_categories(void)
     size_t n = pl_recording_format(&rec, buf, sizeof buf);
     CHECK(strcmp(buf, expected) == 0);
     CHECK_EQ(n, strlen(expected));
+}
+
+static void formats_tflms_own_lines_for_tflms_figures(void)
+{
+    pl_recording rec = sample();
+    char buf[2048];
+    size_t n = pl_recording_format_tflm(&rec, buf, sizeof buf);
+    CHECK(strcmp(buf, tflm_expected) == 0);
+    CHECK_EQ(n, strlen(tflm_expected));
+    CHECK_EQ(pl_recording_format_tflm(&rec, NULL, 0), strlen(tflm_expected));
 }
 
 static void names_every_category_with_its_noun(void)
@@ -112,6 +130,7 @@ int main(void)
 {
     RUN(category_names_are_tflms);
     RUN(formats_tflm_text_and_skips_empty_categories);
+    RUN(formats_tflms_own_lines_for_tflms_figures);
     RUN(names_every_category_with_its_noun);
     RUN(truncates_and_returns_full_length);
     RUN(truncation_at_every_length_is_a_prefix);

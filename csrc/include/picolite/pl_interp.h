@@ -262,9 +262,14 @@ const char *pl_category_name(pl_category cat);
 
 pl_status pl_interp_recording(const pl_interp *it, pl_recording *out);
 
-/* Writes TFLM's RecordingMicroAllocator text into buf (always NUL-terminated when cap > 0);
-** returns the length the full text needs (like snprintf). */
+/* Writes picolite's own arena report into buf (always NUL-terminated when cap > 0): TFLM's
+** RecordingMicroAllocator lines headed [picolite] (they are picolite's figures, not
+** TFLM's), then picolite's own; returns the length the full text needs (like snprintf). */
 size_t pl_recording_format(const pl_recording *rec, char *buf, size_t cap);
+
+/* The same lines as TFLM's RecordingMicroAllocator prints them ([RecordingMicroAllocator]),
+** for figures that are TFLM's (pl_tflm.h's recording). */
+size_t pl_recording_format_tflm(const pl_recording *rec, char *buf, size_t cap);
 
 /* The planned buffers: count, then each with its tensor index (-1 for scratch) and the
 ** subgraph the tensor or the scratch request belongs to (subgraph may be NULL). Lifetimes
