@@ -232,7 +232,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
-    if (f.data == NULL || !f.is_constant ||
+    if (f.data == NULL || !f.is_constant || f.type == PL_INT4 /* packed: portable */ ||
         (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
         return false;
     dw_plan pl = {0};

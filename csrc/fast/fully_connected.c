@@ -79,7 +79,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const int32_t *bias = NULL;
     if (d->hybrid || (d->type != PL_INT8 && d->type != PL_FLOAT32) || g8 == NULL ||
         gf == NULL || pl_fast_eval_constant(ctx, node, pl_node_input(node, 1), &f) != PL_OK ||
-        f.data == NULL || !f.is_constant || (d->type == PL_INT8 && p->filter_offset != 0))
+        f.data == NULL || !f.is_constant || f.type == PL_INT4 /* packed: portable */ ||
+        (d->type == PL_INT8 && p->filter_offset != 0))
         return false;
     fc_plan fp = {0};
     fp.f32 = d->type == PL_FLOAT32;

@@ -326,8 +326,14 @@ static pl_status verify_sizes(vstate *v, const pl_table *t, pl_vec shape, int32_
     uint64_t have = buffer_bytes(v, b);
     if (type == PL_STRING && have > 0)
         return verify_strings(v, b, count, have);
-    /* Sparse constants are compressed and sized-less types are packed: not comparable. */
-    if (have == 0 || elem == 0 || pl_table_field(t, PL_F_TENSOR_SPARSITY) != 0)
+    /* Sparse constants are compressed: not comparable. int4 packs two values a byte (the
+    ** kernels unpack count values from it). */
+    if (have == 0 || pl_table_field(t, PL_F_TENSOR_SPARSITY) != 0)
+        return PL_OK;
+    if (type == PL_INT4 && have < count / 2 + count % 2)
+        return fail(v, "buffer %u holds %llu bytes, INT4 shape needs %llu", b,
+                    (unsigned long long)have, (unsigned long long)(count / 2 + count % 2));
+    if (elem == 0)
         return PL_OK;
     if (have < bytes)
         return fail(v, "buffer %u holds %llu bytes, %s shape needs %llu", b,

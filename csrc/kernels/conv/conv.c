@@ -3,6 +3,7 @@
 
 #include "kernels/conv/conv_1xn_mve.h"
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/int4.h"
 #include "kernels/conv/uint8.h"
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
@@ -600,7 +601,8 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
 {
     /* float input with an int8 filter is hybrid */
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
-              (f->type == PL_INT8 || (f->type == PL_FLOAT32 && in->type == PL_FLOAT32)) &&
+              (f->type == PL_INT8 || (f->type == PL_FLOAT32 && in->type == PL_FLOAT32) ||
+               (f->type == PL_INT4 && in->type == PL_INT8)) &&
               out->type == in->type;
     /* Without a bias, LiteRT picks the 16x8 accumulator from quantized_bias_type */
     if (bias == NULL && in->type == PL_INT16)
@@ -684,6 +686,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
+    if (f->type == PL_INT4)
+        PL_TRY(pl_int4_filter_prepare(ctx, op_names.op, f, &d->scratch));
     if (in->type == PL_INT8 && ctx->arith == PL_ARITH_CMSIS_NN_MVE)
         return pl_conv_1xn_mve_plan(ctx, &d->p, in->dims, f->dims, io.out->dims,
                                     &d->helium_1xn);
@@ -709,12 +713,17 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     } else if (d->type == PL_UINT8) {
         pl_u8conv_conv(&d->p, d->filter_offset, in_dims, v.in.data, f_dims, v.f.data,
                        v.bias.data, out_dims, v.out.data);
-    } else if (d->type == PL_INT8 && d->helium_1xn) {
-        pl_conv_1xn_mve_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
-                           out_dims, v.out.data);
     } else if (d->type == PL_INT8) {
-        pl_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data, out_dims,
-                   v.out.data);
+        const int8_t *filter = v.f.type == PL_INT4
+            ? pl_int4_filter_unpack(ctx, op_names.op, &v.f, d->scratch) : v.f.data;
+        if (filter == NULL)
+            return PL_ERR_STATE;
+        if (d->helium_1xn)
+            pl_conv_1xn_mve_s8(&d->p, in_dims, v.in.data, f_dims, filter, v.bias.data,
+                               out_dims, v.out.data);
+        else
+            pl_conv_s8(&d->p, in_dims, v.in.data, f_dims, filter, v.bias.data, out_dims,
+                       v.out.data);
     } else {
         bool wide = d->bias_type == PL_INT64;
         pl_conv_s16(&d->p, in_dims, v.in.data, f_dims, v.f.data, wide ? NULL : v.bias.data,

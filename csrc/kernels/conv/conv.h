@@ -60,7 +60,7 @@ typedef struct pl_conv_op {
     bool hybrid;
     bool helium_1xn; /* CMSIS-NN's Helium 1xN path (conv_1xn_mve.h): its own edge bytes */
     pl_conv_hybrid_params h;
-    int32_t scratch; /* hybrid: one batch of quantized input */
+    int32_t scratch; /* hybrid: one batch of quantized input; int4: the unpacked filter */
     int32_t filter_offset; /* uint8: minus the filter zero point */
 } pl_conv_op;
 

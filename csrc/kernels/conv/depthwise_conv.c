@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/int4.h"
 #include "kernels/conv/hybrid.h"
 #include "kernels/conv/uint8.h"
 #include "kernels/common/fixedpoint.h"
@@ -340,8 +341,9 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
 {
     /* float input with an int8 filter is hybrid */
     pl_type want_f = in->type == PL_FLOAT32 && f->type == PL_FLOAT32 ? PL_FLOAT32 : PL_INT8;
+    bool int4 = in->type == PL_INT8 && f->type == PL_INT4;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
-              f->type == want_f && out->type == in->type &&
+              (f->type == want_f || int4) && out->type == in->type &&
               pl_convq_bias_type_ok(in->type, bias, false);
     ok = ok || pl_u8conv_types_ok(in, f, bias, out);
     if (!ok)
@@ -392,6 +394,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
+    if (f->type == PL_INT4)
+        return pl_int4_filter_prepare(ctx, op_names.op, f, &d->scratch);
     return PL_OK;
 }
 
@@ -419,9 +423,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     else if (d->type == PL_UINT8)
         pl_u8conv_depthwise(&d->p, d->filter_offset, in_dims, v.in.data, f_dims, v.f.data,
                             v.bias.data, out_dims, v.out.data);
-    else if (d->type == PL_INT8)
-        pl_depthwise_conv_s8(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
+    else if (d->type == PL_INT8) {
+        const int8_t *filter = v.f.type == PL_INT4
+            ? pl_int4_filter_unpack(ctx, op_names.op, &v.f, d->scratch) : v.f.data;
+        if (filter == NULL)
+            return PL_ERR_STATE;
+        pl_depthwise_conv_s8(&d->p, in_dims, v.in.data, f_dims, filter, v.bias.data,
                              out_dims, v.out.data);
+    }
     else
         pl_depthwise_conv_s16(&d->p, in_dims, v.in.data, f_dims, v.f.data, v.bias.data,
                               out_dims, v.out.data);

@@ -55,7 +55,7 @@ typedef struct pl_depthwise_conv_op {
     pl_type type;
     union {
         int32_t filter_offset; /* uint8: minus the filter zero point */
-        int32_t scratch;       /* hybrid: the quantized batch */
+        int32_t scratch;       /* hybrid: the quantized batch; int4: the unpacked filter */
     };
 } pl_depthwise_conv_op;
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/int4.h"
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/rescale.h"
@@ -247,8 +248,9 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
 {
     bool hybrid = in->type == PL_FLOAT32 && f->type == PL_INT8;
     pl_type want_f = in->type == PL_FLOAT32 && !hybrid ? PL_FLOAT32 : PL_INT8;
+    bool int4 = in->type == PL_INT8 && f->type == PL_INT4;
     bool ok = (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16) &&
-              f->type == want_f && out->type == in->type;
+              (f->type == want_f || int4) && out->type == in->type;
     ok = (ok && pl_convq_bias_type_ok(in->type, bias, true)) ||
          pl_u8conv_types_ok(in, f, bias, out);
     if (!ok)
@@ -411,6 +413,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return prepare_u8(ctx, in, f, out, activation, &d->p);
     if (in->type != PL_FLOAT32)
         PL_TRY(prepare_quant(ctx, in, f, out, activation, &d->p));
+    if (f->type == PL_INT4)
+        return pl_int4_filter_prepare(ctx, op_names.op, f, &d->scratch);
     return PL_OK;
 }
 
@@ -430,7 +434,12 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         pl_fully_connected_f32(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
     else if (d->type == PL_UINT8)
         pl_u8conv_fully_connected(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
-    else if (d->type == PL_INT8)
+    else if (d->type == PL_INT8 && v.f.type == PL_INT4) {
+        const int8_t *filter = pl_int4_filter_unpack(ctx, op_names.op, &v.f, d->scratch);
+        if (filter == NULL)
+            return PL_ERR_STATE;
+        pl_fully_connected_s8(&d->p, v.in.data, filter, v.bias.data, v.out.data);
+    } else if (d->type == PL_INT8)
         pl_fully_connected_s8(&d->p, v.in.data, v.f.data, v.bias.data, v.out.data);
     else
         pl_fully_connected_s16(&d->p, v.in.data, v.f.data, v.bias.data, d->acc64, v.out.data);

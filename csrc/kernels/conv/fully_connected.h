@@ -70,7 +70,7 @@ typedef struct pl_fully_connected_op {
     pl_type type;
     bool acc64;
     bool hybrid;
-    int32_t scratch;
+    int32_t scratch; /* hybrid: the quantized rows; int4: the unpacked weights */
 } pl_fully_connected_op;
 
 const pl_registration *pl_fully_connected_registration(void);

@@ -1,0 +1,81 @@
+"""Single-operator models with int4 filters (FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D,
+int8 activations) and their twins with the same values stored as int8.
+
+An int4 tensor packs two values per byte, the first in the low nibble (TFLite's
+PackInt8IntoDenseInt4). `make(kind, seed, int4)` gives the same bytes for the same arguments;
+the committed firmware goldens (tests/goldens/tflm/int4.json) record each model's sha256.
+"""
+
+import numpy as np
+
+from tflm_models import Model
+
+KINDS = ("fully_connected", "conv", "depthwise")
+
+
+def pack_int4(values):
+    """int8 values in -8..7 packed two per byte, low nibble first."""
+    flat = np.asarray(values, np.int8).ravel()
+    nibbles = (flat.astype(np.int16) & 0x0F).astype(np.uint8)
+    if nibbles.size % 2:
+        nibbles = np.append(nibbles, np.uint8(0))
+    return (nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8).view(np.int8)
+
+
+def _filter(m, rng, shape, channels, axis, int4):
+    values = rng.integers(-8, 8, shape).astype(np.int8)
+    per_channel = rng.random() < 0.7
+    n = channels if per_channel else 1
+    scales = rng.uniform(0.01, 0.2, n)
+    q = (scales, np.zeros(n, np.int64))
+    data = pack_int4(values) if int4 else values
+    return m.tensor(shape, "int4" if int4 else "int8", q, data, axis=axis), scales
+
+
+def _bias(m, rng, n, x_scale, w_scales):
+    scales = np.float32(x_scale) * np.broadcast_to(w_scales, (n,)).astype(np.float32)
+    data = rng.integers(-2000, 2000, n).astype(np.int32)
+    return m.tensor([n], "int32", (scales, np.zeros(n, np.int64)), data)
+
+
+def make(kind, seed, int4=True):
+    rng = np.random.default_rng(seed)
+    m = Model()
+    S = m.S
+    m.types["int4"] = S.TensorType.INT4
+    x_q = (float(rng.uniform(0.01, 0.05)), int(rng.integers(-20, 21)))
+    y_q = (float(rng.uniform(0.05, 0.5)), int(rng.integers(-20, 21)))
+    if kind == "fully_connected":
+        batch, depth, units = int(rng.integers(1, 4)), int(rng.integers(1, 40)), int(rng.integers(1, 20))
+        x = m.tensor([batch, depth], "int8", x_q)
+        f, ws = _filter(m, rng, [units, depth], units, 0, int4)
+        b = _bias(m, rng, units, x_q[0], ws) if rng.random() < 0.8 else -1
+        y = m.tensor([batch, units], "int8", y_q)
+        opt = S.FullyConnectedOptionsT()
+        m.op("FULLY_CONNECTED", [x, f, b], [y], opt)
+    else:
+        h, w, cin = int(rng.integers(2, 9)), int(rng.integers(2, 9)), int(rng.integers(1, 9))
+        kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        stride = int(rng.integers(1, 3))
+        same = bool(rng.random() < 0.5) or kh > h or kw > w
+        oh = -(-h // stride) if same else (h - kh) // stride + 1
+        ow = -(-w // stride) if same else (w - kw) // stride + 1
+        x = m.tensor([1, h, w, cin], "int8", x_q)
+        if kind == "conv":
+            cout = int(rng.integers(1, 10))
+            f, ws = _filter(m, rng, [cout, kh, kw, cin], cout, 0, int4)
+            opt = S.Conv2DOptionsT()
+        else:
+            mult = int(rng.integers(1, 3))
+            cout = cin * mult
+            f, ws = _filter(m, rng, [1, kh, kw, cout], cout, 3, int4)
+            opt = S.DepthwiseConv2DOptionsT()
+            opt.depthMultiplier = mult
+        b = _bias(m, rng, cout, x_q[0], ws)
+        y = m.tensor([1, oh, ow, cout], "int8", y_q)
+        opt.padding = S.Padding.SAME if same else S.Padding.VALID
+        opt.strideH = opt.strideW = stride
+        opt.dilationHFactor = opt.dilationWFactor = 1
+        m.op("CONV_2D" if kind == "conv" else "DEPTHWISE_CONV_2D", [x, f, b], [y], opt)
+    m.io([x], [y])
+    return m.bytes()
