@@ -224,9 +224,18 @@ static void depthwise(pl_tflm_node *n)
         pl_tflm_refuse(n, "an absent bias given as input 2 (its prepare dereferences it)");
 }
 
+/* Per-channel weights only for an int8 or int16 input with int8 weights
+** (CalculateOpDataFullyConnected: "Currently only Int8/Int16 are supported for per channel
+** quantization"; a per-channel int4 filter fails AllocateTensors). */
 static void fully_connected(pl_tflm_node *n)
 {
     weighted(n, IN(0), IN(1), true);
+    pl_tflm_tensor in, w;
+    tensor(n, IN(0), &in);
+    tensor(n, IN(1), &w);
+    if (w.type == PL_INT4 && w.channels > 1 && in.type != PL_FLOAT32)
+        pl_tflm_refuse(n, "per-channel int4 weights (TFLM's fully connected kernel takes "
+                       "per-channel weights as int8 only)");
 }
 
 /* TRANSPOSE_CONV: (output shape, filter, input, bias); the filter's type is the input's, or
