@@ -1,13 +1,15 @@
 /* conv.c - CONV_2D's fast path, int8 and float32 (16x8: conv16.c): the input windows of a
 ** chunk of output points gathered as rows (im2col) into the host block, then the matrix
-** product with the filter packed at prepare. Groups, hybrid and uint8 convolutions keep the
-** portable kernel, as does a model whose filter is not a constant. */
+** product with the filter packed at prepare; hybrid (float input, int8 filter) is
+** conv_hybrid.c. Groups and uint8 convolutions keep the portable kernel, as does a model whose
+** filter is not a constant. */
 #include <string.h>
 
 #include "fast/conv_gather.h"
 #include "fast/conv_window.h"
 #include "fast/fast.h"
 #include "fast/gemm.h"
+#include "fast/hybrid.h"
 #include "fast/s16.h"
 #include "kernels/conv/conv.h"
 #include "kernels/conv/conv_params.h"
@@ -162,7 +164,10 @@ pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
     const pl_conv_op *d = node->user_data;
-    if (!(d->type == PL_INT16 ? pl_fast_conv16_plan(ctx, node) : plan(ctx, node)))
+    bool fast = d->hybrid ? pl_fast_conv_hybrid_plan(ctx, node)
+              : d->type == PL_INT16 ? pl_fast_conv16_plan(ctx, node)
+                                    : plan(ctx, node);
+    if (!fast)
         pl_fast_block_drop(node);
     return PL_OK;
 }
@@ -173,6 +178,8 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
     if (cp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_conv_op *d = node->user_data;
+    if (d->hybrid)
+        return pl_fast_conv_hybrid_invoke(ctx, node, cp);
     if (d->type == PL_INT16)
         return pl_fast_conv16_invoke(ctx, node, cp);
     pl_convq_views v;

@@ -49,6 +49,8 @@ bool pl_hybrid_all_zero(const float *x, size_t n);
 bool pl_fast_fully_connected_hybrid_plan(pl_context *ctx, const pl_node *node);
 pl_status pl_fast_fully_connected_hybrid_invoke(pl_context *ctx, pl_node *node,
                                                 const void *block);
+bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node);
+pl_status pl_fast_conv_hybrid_invoke(pl_context *ctx, pl_node *node, const void *block);
 
 extern const pl_hybrid_kernels pl_hybrid_avx512;
 extern const pl_hybrid_kernels pl_hybrid_avx2;

@@ -1,11 +1,12 @@
 /* test_fast_hybrid.c - the hybrid (float input, int8 weights) fast paths against the portable
 ** kernels, bit for bit, on every instruction set this CPU runs: FULLY_CONNECTED on random
-** batches, depths (any remainder of a vector) and unit counts, per-tensor and per-channel
-** weight scales, symmetric and asymmetric input quantization, with and without a bias, every
-** fused activation; inputs of ordinary values at random magnitudes, rows of zeros (of both
-** signs), an input of zeros only, NaNs (first in a row or later) and, symmetric only,
-** infinities. Every case must take the fast path. The vector quantizer alone is checked
-** against the portable one on values set on rounding ties. */
+** batches, depths (any remainder of a vector) and unit counts, symmetric and asymmetric input
+** quantization; CONV_2D on random shapes, strides, dilations and paddings; both with
+** per-tensor and per-channel weight scales, with and without a bias, every fused activation;
+** inputs of ordinary values at random magnitudes, rows of zeros (of both signs), an input of
+** zeros only, NaNs (first in a row or later) and, symmetric only, infinities. Every case must
+** take the fast path. The vector quantizer alone is checked against the portable one on
+** values set on rounding ties. */
 #include <math.h>
 #include <string.h>
 
@@ -14,21 +15,24 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
+#include "kernels/common/padding.h"
+#include "kernels/conv/conv.h"
 #include "kernels/conv/fully_connected.h"
 #include "kernels/conv/hybrid.h"
 
-enum { FC_CODE = 9 };
+enum { CONV_CODE = 3, FC_CODE = 9 };
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
 {
     (void)self, (void)name, (void)len, (void)version;
-    return code == FC_CODE ? pl_fully_connected_registration() : NULL;
+    return code == FC_CODE ? pl_fully_connected_registration()
+         : code == CONV_CODE ? pl_conv_registration() : NULL;
 }
 
 static const pl_resolver portable = {portable_find, NULL};
 
-enum { MAX_UNITS = 300, MAX_IN = 40 * 3000, MAX_F = 700 * MAX_UNITS, MAX_OUT = 40 * MAX_UNITS };
+enum { MAX_UNITS = 300, MAX_IN = 40 * 3000, MAX_F = 700 * MAX_UNITS, MAX_OUT = 2 * 12 * 12 * 100 };
 
 static float in32[MAX_IN], bias32[MAX_UNITS], out32[2][MAX_OUT];
 static int8_t f8[MAX_F];
@@ -144,6 +148,95 @@ static void fully_connected_hybrid_equals_portable(void)
     fast_equals_portable(&portable, "hybrid fully connected", 400, 400, fc_case_matches);
 }
 
+typedef struct conv_case {
+    int32_t in[4], f[4], out[4], stride_h, stride_w, dil_h, dil_w, padding, act;
+    bool per_channel, bias;
+    float scales[MAX_UNITS];
+} conv_case;
+
+static size_t count4(const int32_t *d)
+{
+    return (size_t)d[0] * (size_t)d[1] * (size_t)d[2] * (size_t)d[3];
+}
+
+/* A case with at least one output point (LiteRT drops the dilation of a per-channel hybrid
+** convolution, which picolite refuses: those have none). */
+static void random_conv(conv_case *c)
+{
+    do {
+        c->in[0] = between(1, 2), c->in[1] = between(1, 12), c->in[2] = between(1, 12);
+        c->in[3] = between(1, 24);
+        c->f[0] = between(0, 3) == 0 ? between(41, 100) : between(1, 40);
+        c->f[1] = between(1, 5), c->f[2] = between(1, 5), c->f[3] = c->in[3];
+        c->per_channel = between(0, 1) == 1;
+        c->stride_h = between(1, 3), c->stride_w = between(1, 3);
+        c->dil_h = c->per_channel ? 1 : between(1, 3);
+        c->dil_w = c->per_channel ? 1 : between(1, 3);
+        c->padding = between(0, 1);
+        c->out[0] = c->in[0], c->out[3] = c->f[0];
+        c->out[1] = pl_pad_out_size(c->padding, c->in[1], c->f[1], c->stride_h, c->dil_h);
+        c->out[2] = pl_pad_out_size(c->padding, c->in[2], c->f[2], c->stride_w, c->dil_w);
+    } while (c->out[1] <= 0 || c->out[2] <= 0);
+    c->act = between(0, 3);
+    c->bias = between(0, 3) != 0;
+    for (int32_t k = 0; k < c->f[0]; k++)
+        c->scales[k] = 0.0005f + 0.02f * (float)between(1, 1000) / 1000.0f;
+    if (c->per_channel && c->f[0] > 1)
+        c->scales[1] = c->scales[0] * 1.5f; /* per-channel scales that differ */
+    fill_rows(in32, c->in[0], (int32_t)(count4(c->in) / (size_t)c->in[0]), !c->per_channel);
+    for (size_t i = 0; i < count4(c->f); i++)
+        f8[i] = (int8_t)between(-127, 127);
+    for (int32_t k = 0; k < c->f[0]; k++)
+        bias32[k] = between(0, 9) == 0 ? -0.0f : unit() * 2.0f;
+}
+
+static pl_status run_conv(const conv_case *c, const pl_registration *reg, int slot)
+{
+    kh_setup();
+    int64_t zeros[MAX_UNITS] = {0};
+    int32_t ins[3], outs[1], b_dims[1] = {c->f[0]};
+    ins[0] = kt_tensor_f32(4, c->in, in32, count4(c->in));
+    ins[1] = kh_tensor(PL_INT8, 4, c->f, f8, count4(c->f), c->scales, zeros,
+                       c->per_channel ? (uint32_t)c->f[0] : 1u, 0);
+    ins[2] = kt_tensor_f32(1, b_dims, bias32, (size_t)c->f[0]);
+    outs[0] = kt_tensor_f32(4, c->out, out32[slot], count4(c->out));
+    kh.tensors[ins[1]].is_constant = true;
+    kh.tensors[ins[2]].is_constant = true;
+    kt_opts o;
+    const int32_t fields[6] = {c->padding, c->stride_w, c->stride_h, c->act, c->dil_w,
+                               c->dil_h};
+    return kh_run(reg, ins, c->bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 6));
+}
+
+static bool conv_case_matches(pl_fast_resolver *r)
+{
+    conv_case c;
+    random_conv(&c);
+    const pl_registration *fast = r->resolver.find(r, CONV_CODE, NULL, 0, 1);
+    if (run_conv(&c, pl_conv_registration(), 0) != PL_OK || run_conv(&c, fast, 1) != PL_OK) {
+        fprintf(stderr, "hybrid conv refused: %s\n", kh.message);
+        return false;
+    }
+    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    fast_cases += took_fast;
+    pl_fast_resolver_release(r);
+    size_t at;
+    bool same = same_bits(out32[0], out32[1], count4(c.out), &at);
+    if (!same || !took_fast)
+        fprintf(stderr, "hybrid conv %s: in %dx%dx%dx%d, filter %dx%dx%dx%d, stride %d,%d, "
+                "dilation %d,%d, padding %d, act %d, per-channel %d, bias %d; element %zu: "
+                "%a != %a\n", same ? "took the portable path" : "differs", c.in[0], c.in[1],
+                c.in[2], c.in[3], c.f[0], c.f[1], c.f[2], c.f[3], c.stride_h, c.stride_w,
+                c.dil_h, c.dil_w, c.padding, c.act, c.per_channel, c.bias, at,
+                same ? 0.0 : (double)out32[0][at], same ? 0.0 : (double)out32[1][at]);
+    return same && took_fast;
+}
+
+static void conv_hybrid_equals_portable(void)
+{
+    fast_equals_portable(&portable, "hybrid conv", 300, 300, conv_case_matches);
+}
+
 /* The vector quantizer of every set against pl_hybrid_quantize_*: values placed on halves
 ** of the step (x * inv lands on k + 0.5), next to them, at the clamps, NaNs, zeros of both
 ** signs, every length up to a few vectors. */
@@ -196,5 +289,6 @@ int main(void)
 {
     RUN(quantizer_equals_portable);
     RUN(fully_connected_hybrid_equals_portable);
+    RUN(conv_hybrid_equals_portable);
     return HARNESS_END();
 }
