@@ -32,7 +32,7 @@ static inline void store_q(uint8_t *out, vi q, uint8_t flip)
     memcpy(out, &bytes, sizeof bytes);
 }
 
-const pl_hybrid_kernels pl_hybrid_vec4 = {quantize, output};
+const pl_hybrid_kernels pl_hybrid_vec4 = {quantize, output, output_f32};
 
 const pl_hybrid_kernels *pl_hybrid_for(pl_isa isa)
 {

@@ -35,6 +35,9 @@ typedef struct pl_hybrid_kernels {
                      float *scale, int32_t *zp);
     /* n channels of sums into out */
     void (*output)(const pl_hybrid_out *o, const int32_t *sums, int32_t n, float *out);
+    /* The same from sums that are already floats (exact integers: the depthwise path sums
+    ** them in float), as if f = sums[c] (weight_sum and zp unused); out may be sums. */
+    void (*output_f32)(const pl_hybrid_out *o, const float *sums, int32_t n, float *out);
 } pl_hybrid_kernels;
 
 /* NULL when isa has no such kernels in this build. */

@@ -1,9 +1,10 @@
 /* hybrid_body.h - hybrid.h's kernels written once in the compilers' vector extension (GCC
 ** and Clang, the only compilers the fast paths build with), W lanes wide. A file built for
 ** one instruction set defines W (4, 8 or 16) and store_q (below), includes this and names
-** its table from the statics here: quantize and output. Every lane does the scalar code's
-** operations in its order; the lanes a scalar rule treats apart (NaN, out of range) go
-** through the same selects, whose IEEE comparisons are false on a NaN as the scalar ones. */
+** its table from the statics here: quantize, output and output_f32. Every lane does the
+** scalar code's operations in its order; the lanes a scalar rule treats apart (NaN, out of
+** range) go through the same selects, whose IEEE comparisons are false on a NaN as the
+** scalar ones. */
 #ifndef PL_FAST_HYBRID_BODY_H
 #define PL_FAST_HYBRID_BODY_H
 
@@ -152,12 +153,19 @@ typedef struct stage {
     bool after;
 } stage;
 
-/* Channels c..c+W of the stage (their arrays readable that far). */
-static inline vf output_vector(const stage *g, const int32_t *sums, const int32_t *weight_sum,
-                               const float *scale, const float *bias, int32_t c)
+/* Channels c..c+W of the stage (their arrays readable that far): the sums are int32 from the
+** product, or (from_float) already the float values of exact integer sums. */
+static inline vf output_vector(const stage *g, const void *sums, bool from_float,
+                               const int32_t *weight_sum, const float *scale, const float *bias,
+                               int32_t c)
 {
-    vu fold = (vu)load_i(weight_sum + c) * (vu)g->fold;
-    vf f = __builtin_convertvector((vi)((vu)load_i(sums + c) - fold), vf);
+    vf f;
+    if (from_float) {
+        f = load_f((const float *)sums + c);
+    } else {
+        vu fold = (vu)load_i(weight_sum + c) * (vu)g->fold;
+        f = __builtin_convertvector((vi)((vu)load_i((const int32_t *)sums + c) - fold), vf);
+    }
     vf s = load_f(scale + c);
     vf y = g->after ? f * s * g->row_scale : f * (s * g->row_scale);
     if (bias != NULL)
@@ -166,7 +174,9 @@ static inline vf output_vector(const stage *g, const int32_t *sums, const int32_
     return select_f(y > g->act_max, g->act_max, y);
 }
 
-static void output(const pl_hybrid_out *o, const int32_t *sums, int32_t n, float *out)
+/* output and output_f32 (from_float a constant in each: inlined apart). */
+static inline void output_row(const pl_hybrid_out *o, const void *sums, bool from_float,
+                              int32_t n, float *out)
 {
     const stage g = {splat_i(128 + o->zp), splat_f(o->row_scale), splat_f(o->act_min),
                      splat_f(o->act_max), o->after};
@@ -174,22 +184,34 @@ static void output(const pl_hybrid_out *o, const int32_t *sums, int32_t n, float
     const float *scale = o->scale, *bias = o->bias;
     int32_t c = 0;
     for (; c + W <= n; c += W) {
-        vf y = output_vector(&g, sums, weight_sum, scale, bias, c);
+        vf y = output_vector(&g, sums, from_float, weight_sum, scale, bias, c);
         memcpy(out + c, &y, sizeof y);
     }
     if (c < n) { /* the last channels through copies padded to a whole vector */
-        int32_t tail_sums[W] = {0}, tail_weights[W] = {0};
+        uint32_t tail_sums[W] = {0};
+        int32_t tail_weights[W] = {0};
         float tail_scale[W] = {0}, tail_bias[W] = {0};
         size_t m = (size_t)(n - c);
-        memcpy(tail_sums, sums + c, sizeof(int32_t) * m);
-        memcpy(tail_weights, weight_sum + c, sizeof(int32_t) * m);
+        memcpy(tail_sums, (const uint32_t *)sums + c, sizeof(uint32_t) * m);
+        if (!from_float)
+            memcpy(tail_weights, weight_sum + c, sizeof(int32_t) * m);
         memcpy(tail_scale, scale + c, sizeof(float) * m);
         if (bias != NULL)
             memcpy(tail_bias, bias + c, sizeof(float) * m);
-        vf y = output_vector(&g, tail_sums, tail_weights, tail_scale,
+        vf y = output_vector(&g, tail_sums, from_float, tail_weights, tail_scale,
                              bias != NULL ? tail_bias : NULL, 0);
         memcpy(out + c, &y, sizeof(float) * m);
     }
+}
+
+static void output(const pl_hybrid_out *o, const int32_t *sums, int32_t n, float *out)
+{
+    output_row(o, sums, false, n, out);
+}
+
+static void output_f32(const pl_hybrid_out *o, const float *sums, int32_t n, float *out)
+{
+    output_row(o, sums, true, n, out);
 }
 
 #endif

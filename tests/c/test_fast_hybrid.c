@@ -1,12 +1,14 @@
 /* test_fast_hybrid.c - the hybrid (float input, int8 weights) fast paths against the portable
 ** kernels, bit for bit, on every instruction set this CPU runs: FULLY_CONNECTED on random
 ** batches, depths (any remainder of a vector) and unit counts, symmetric and asymmetric input
-** quantization; CONV_2D on random shapes, strides, dilations and paddings; both with
-** per-tensor and per-channel weight scales, with and without a bias, every fused activation;
-** inputs of ordinary values at random magnitudes, rows of zeros (of both signs), an input of
-** zeros only, NaNs (first in a row or later) and, symmetric only, infinities. Every case must
-** take the fast path. The vector quantizer alone is checked against the portable one on
-** values set on rounding ties. */
+** quantization; CONV_2D and DEPTHWISE_CONV_2D on random shapes, depth multipliers, strides,
+** dilations and paddings; with per-tensor and per-channel weight scales, with and without a
+** bias, every fused activation; inputs of ordinary values at random magnitudes, rows of
+** zeros (of both signs), an input of zeros only, NaNs (first in a row or later) and,
+** symmetric only, infinities. Every case must take the fast path, but for a depthwise filter
+** of more taps than its float sums hold exactly (tried at the bound with the largest sums).
+** The vector quantizer alone is checked against the portable one on values set on rounding
+** ties. */
 #include <math.h>
 #include <string.h>
 
@@ -17,17 +19,19 @@
 #include "kernel_tests.h"
 #include "kernels/common/padding.h"
 #include "kernels/conv/conv.h"
+#include "kernels/conv/depthwise_conv.h"
 #include "kernels/conv/fully_connected.h"
 #include "kernels/conv/hybrid.h"
 
-enum { CONV_CODE = 3, FC_CODE = 9 };
+enum { CONV_CODE = 3, DW_CODE = 4, FC_CODE = 9 };
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
 {
     (void)self, (void)name, (void)len, (void)version;
     return code == FC_CODE ? pl_fully_connected_registration()
-         : code == CONV_CODE ? pl_conv_registration() : NULL;
+         : code == CONV_CODE ? pl_conv_registration()
+         : code == DW_CODE ? pl_depthwise_conv_registration() : NULL;
 }
 
 static const pl_resolver portable = {portable_find, NULL};
@@ -237,6 +241,98 @@ static void conv_hybrid_equals_portable(void)
     fast_equals_portable(&portable, "hybrid conv", 300, 300, conv_case_matches);
 }
 
+typedef struct dw_case {
+    int32_t in[4], f[4], out[4], m, stride_h, stride_w, dil_h, dil_w, padding, act;
+    bool bias;
+    float scales[MAX_UNITS];
+} dw_case;
+
+enum { DW_MAX_TAPS = 518 }; /* depthwise.c's bound: taps * 255 * 127 < 2^24 */
+
+/* A case with at least one output point; now and then a filter of 506 or 529 taps (either
+** side of the bound) whose windows fit in the image, over input near its maximum (zero point
+** -128, q - zero point near 255) and weights of 127: sums near 2^24, past it beyond the
+** bound. */
+static void random_dw(dw_case *c)
+{
+    bool big = between(0, 19) == 0;
+    do {
+        c->m = (int32_t[]){1, 1, 2, 3}[between(0, 3)];
+        c->in[0] = between(1, 2), c->in[1] = big ? between(23, 26) : between(1, 14);
+        c->in[2] = big ? between(23, 26) : between(1, 14);
+        c->in[3] = big ? between(1, 4) : between(1, 64 / c->m);
+        c->f[0] = 1, c->f[1] = big ? between(22, 23) : between(1, 5);
+        c->f[2] = big ? 23 : between(1, 5), c->f[3] = c->in[3] * c->m;
+        c->stride_h = between(1, 3), c->stride_w = between(1, 3);
+        c->dil_h = big ? 1 : between(1, 3), c->dil_w = big ? 1 : between(1, 3);
+        c->padding = big ? 0 : between(0, 1); /* big: SAME */
+        c->out[0] = c->in[0], c->out[3] = c->f[3];
+        c->out[1] = pl_pad_out_size(c->padding, c->in[1], c->f[1], c->stride_h, c->dil_h);
+        c->out[2] = pl_pad_out_size(c->padding, c->in[2], c->f[2], c->stride_w, c->dil_w);
+    } while (c->out[1] <= 0 || c->out[2] <= 0);
+    c->act = between(0, 3);
+    c->bias = between(0, 3) != 0;
+    for (int32_t k = 0; k < c->f[3]; k++)
+        c->scales[k] = 0.0005f + 0.02f * (float)between(1, 1000) / 1000.0f;
+    int32_t depth = (int32_t)(count4(c->in) / (size_t)c->in[0]);
+    fill_rows(in32, c->in[0], depth, false);
+    for (size_t i = 0; big && i < count4(c->in); i++)
+        in32[i] = 1000.0f + (float)between(0, 10);
+    for (size_t i = 0; i < count4(c->f); i++)
+        f8[i] = big ? 127 : (int8_t)between(-127, 127);
+    for (int32_t k = 0; k < c->f[3]; k++)
+        bias32[k] = between(0, 9) == 0 ? -0.0f : unit() * 2.0f;
+}
+
+static pl_status run_dw(const dw_case *c, const pl_registration *reg, int slot)
+{
+    kh_setup();
+    int64_t zeros[MAX_UNITS] = {0};
+    int32_t ins[3], outs[1], b_dims[1] = {c->f[3]};
+    ins[0] = kt_tensor_f32(4, c->in, in32, count4(c->in));
+    ins[1] = kh_tensor(PL_INT8, 4, c->f, f8, count4(c->f), c->scales, zeros,
+                       (uint32_t)c->f[3], 3);
+    ins[2] = kt_tensor_f32(1, b_dims, bias32, (size_t)c->f[3]);
+    outs[0] = kt_tensor_f32(4, c->out, out32[slot], count4(c->out));
+    kh.tensors[ins[1]].is_constant = true;
+    kh.tensors[ins[2]].is_constant = true;
+    kt_opts o;
+    const int32_t fields[7] = {c->padding, c->stride_w, c->stride_h, c->m, c->act, c->dil_w,
+                               c->dil_h};
+    return kh_run(reg, ins, c->bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 7));
+}
+
+static bool dw_case_matches(pl_fast_resolver *r)
+{
+    dw_case c;
+    random_dw(&c);
+    const pl_registration *fast = r->resolver.find(r, DW_CODE, NULL, 0, 1);
+    if (run_dw(&c, pl_depthwise_conv_registration(), 0) != PL_OK ||
+        run_dw(&c, fast, 1) != PL_OK) {
+        fprintf(stderr, "hybrid depthwise refused: %s\n", kh.message);
+        return false;
+    }
+    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    bool want_fast = c.f[1] * c.f[2] <= DW_MAX_TAPS;
+    fast_cases += took_fast;
+    pl_fast_resolver_release(r);
+    size_t at;
+    bool same = same_bits(out32[0], out32[1], count4(c.out), &at);
+    if (!same || took_fast != want_fast)
+        fprintf(stderr, "hybrid depthwise %s: in %dx%dx%dx%d, m %d, filter %dx%d, stride "
+                "%d,%d, dilation %d,%d, padding %d, act %d, bias %d, fast %d; element %zu: "
+                "%a != %a\n", same ? "took the wrong path" : "differs", c.in[0], c.in[1],
+                c.in[2], c.in[3], c.m, c.f[1], c.f[2], c.stride_h, c.stride_w, c.dil_h,
+                c.dil_w, c.padding, c.act, c.bias, took_fast, at,
+                same ? 0.0 : (double)out32[0][at], same ? 0.0 : (double)out32[1][at]);
+    return same && took_fast == want_fast;
+}
+
+static void depthwise_hybrid_equals_portable(void)
+{
+    fast_equals_portable(&portable, "hybrid depthwise", 400, 340, dw_case_matches);
+}
+
 /* The vector quantizer of every set against pl_hybrid_quantize_*: values placed on halves
 ** of the step (x * inv lands on k + 0.5), next to them, at the clamps, NaNs, zeros of both
 ** signs, every length up to a few vectors. */
@@ -290,5 +386,6 @@ int main(void)
     RUN(quantizer_equals_portable);
     RUN(fully_connected_hybrid_equals_portable);
     RUN(conv_hybrid_equals_portable);
+    RUN(depthwise_hybrid_equals_portable);
     return HARNESS_END();
 }

@@ -16,4 +16,4 @@ static inline void store_q(uint8_t *out, vi q, uint8_t flip)
     _mm_storel_epi64((__m128i *)out, bytes);
 }
 
-const pl_hybrid_kernels pl_hybrid_avx2 = {quantize, output};
+const pl_hybrid_kernels pl_hybrid_avx2 = {quantize, output, output_f32};

@@ -14,4 +14,4 @@ static inline void store_q(uint8_t *out, vi q, uint8_t flip)
     _mm_storeu_si128((__m128i *)out, _mm_xor_si128(bytes, _mm_set1_epi8((char)flip)));
 }
 
-const pl_hybrid_kernels pl_hybrid_avx512 = {quantize, output};
+const pl_hybrid_kernels pl_hybrid_avx512 = {quantize, output, output_f32};

@@ -13,8 +13,8 @@
 ** precomputation into host memory from the hook. Invoke takes the SIMD path when prepare set
 ** one up and the portable kernel otherwise. Integer results are bit-exact with the portable
 ** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
-** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D (int8, 16x8, float32;
-** FULLY_CONNECTED and CONV_2D hybrid too: float input, int8 weights), TRANSPOSE_CONV, BATCH_MATMUL
+** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D (int8, 16x8, float32
+** and hybrid: float input, int8 weights), TRANSPOSE_CONV, BATCH_MATMUL
 ** (int8, float32), ADD, SUB, MUL (int8, int16, float32; same element counts, or one input a scalar
 ** or repeating along the output's last axes), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32),
 ** SOFTMAX (int8 input, int16, float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's
