@@ -222,19 +222,31 @@ static void stage_f32(const dw_plan *pl, const float *in)
                       (size_t)pl->g.cols, cin, (size_t)pl->g.m, (size_t)pl->job.cp);
 }
 
-/* Hybrid: the quantized batch staged as q - zp in float (exact), each channel m times. */
-static void stage_hybrid(const dw_plan *pl, int32_t zp)
+/* Hybrid: one staged row of cols pixels of the quantized batch as q - zp in float (exact),
+** each input channel m times; multiplier 1 in runs the compiler vectorizes. */
+static void stage_row_hybrid(const int8_t *restrict s, float *restrict o, size_t cols,
+                             size_t cin, size_t m, size_t cp, int32_t zp)
 {
-    const size_t cin = (size_t)pl->g.in_c, row = (size_t)pl->g.in_w * cin;
-    const size_t cp = (size_t)pl->job.cp, m = (size_t)pl->g.m;
-    for (int32_t iy = 0; iy < pl->g.rows; iy++) {
-        const int8_t *s = pl->q + (size_t)iy * row;
-        float *o = (float *)pl->staged + staged_at(pl, iy, 0);
-        for (int32_t x = 0; x < pl->g.cols; x++, s += cin, o += cp)
+    if (m == 1 && cin == cp) { /* the row is one run */
+        cin *= cols;
+        cols = 1;
+    }
+    for (size_t x = 0; x < cols; x++, s += cin, o += cp)
+        if (m == 1)
+            for (size_t c = 0; c < cin; c++)
+                o[c] = (float)(s[c] - zp);
+        else
             for (size_t c = 0; c < cin; c++)
                 for (size_t k = 0; k < m; k++)
                     o[c * m + k] = (float)(s[c] - zp);
-    }
+}
+
+static void stage_hybrid(const dw_plan *pl, int32_t zp)
+{
+    const size_t cin = (size_t)pl->g.in_c, row = (size_t)pl->g.in_w * cin;
+    for (int32_t iy = 0; iy < pl->g.rows; iy++)
+        stage_row_hybrid(pl->q + (size_t)iy * row, (float *)pl->staged + staged_at(pl, iy, 0),
+                         (size_t)pl->g.cols, cin, (size_t)pl->g.m, (size_t)pl->job.cp, zp);
 }
 
 /* Tap t's offset from its window's origin (the extra int8 tap repeats the last one). */

@@ -32,6 +32,24 @@ static inline void store_q(uint8_t *out, vi q, uint8_t flip)
     memcpy(out, &bytes, sizeof bytes);
 }
 
+static inline vf less_f(vf a, vf b)
+{
+#if defined(__SSE2__)
+    return (vf)_mm_min_ps((__m128)a, (__m128)b);
+#else
+    return select_f(a < b, a, b);
+#endif
+}
+
+static inline vf more_f(vf a, vf b)
+{
+#if defined(__SSE2__)
+    return (vf)_mm_max_ps((__m128)a, (__m128)b);
+#else
+    return select_f(a > b, a, b);
+#endif
+}
+
 const pl_hybrid_kernels pl_hybrid_vec4 = {quantize, output, output_f32};
 
 const pl_hybrid_kernels *pl_hybrid_for(pl_isa isa)

@@ -1,6 +1,7 @@
 /* hybrid_body.h - hybrid.h's kernels written once in the compilers' vector extension (GCC
 ** and Clang, the only compilers the fast paths build with), W lanes wide. A file built for
-** one instruction set defines W (4, 8 or 16) and store_q (below), includes this and names
+** one instruction set defines W (4, 8 or 16), includes this, defines store_q, less_f and
+** more_f (below) and names
 ** its table from the statics here: quantize, output and output_f32. Every lane does the
 ** scalar code's operations in its order; the lanes a scalar rule treats apart (NaN, out of
 ** range) go through the same selects, whose IEEE comparisons are false on a NaN as the
@@ -50,6 +51,11 @@ static inline vf splat_f(float x)
 ** instruction set's narrowing (the vector extension's takes the lanes one by one). */
 static inline void store_q(uint8_t *out, vi q, uint8_t flip);
 
+/* The including file's: a < b ? a : b and a > b ? a : b lane by lane, b where either is a
+** NaN (x86's MINPS and MAXPS; Arm's FMIN and FMAX differ on NaN, so select_f there). */
+static inline vf less_f(vf a, vf b);
+static inline vf more_f(vf a, vf b);
+
 /* m ? a : b, lane by lane (m all ones or all zeros). */
 static inline vf select_f(vi m, vf a, vf b)
 {
@@ -64,8 +70,8 @@ static inline vi select_i(vi m, vi a, vi b)
 /* One running least and greatest: the scalar walk's strict comparisons per lane. */
 static inline void range_step(vf v, vf *lo, vf *hi)
 {
-    *lo = select_f(v < *lo, v, *lo);
-    *hi = select_f(v > *hi, v, *hi);
+    *lo = less_f(v, *lo);
+    *hi = more_f(v, *hi);
 }
 
 /* pl_hybrid_*_params' lo and hi: the scalar walk's strict comparisons in four running
@@ -104,8 +110,8 @@ static void range(const float *x, int32_t n, float *lo, float *hi)
 static inline vi quantize_lanes(vf x, float inv, float lo, float hi)
 {
     vf v = x * inv;
-    v = select_f(v > lo, v, splat_f(lo));
-    v = select_f(v < hi, v, splat_f(hi));
+    v = more_f(v, splat_f(lo));
+    v = less_f(v, splat_f(hi));
     vi t = __builtin_convertvector(v, vi);
     vf rest = v - __builtin_convertvector(t, vf);
     return t - (rest >= 0.5f) + (rest <= -0.5f); /* a true comparison is -1 */
@@ -170,8 +176,8 @@ static inline vf output_vector(const stage *g, const void *sums, bool from_float
     vf y = g->after ? f * s * g->row_scale : f * (s * g->row_scale);
     if (bias != NULL)
         y = y + load_f(bias + c);
-    y = select_f(y < g->act_min, g->act_min, y);
-    return select_f(y > g->act_max, g->act_max, y);
+    y = more_f(g->act_min, y); /* y < act_min ? act_min : y */
+    return less_f(g->act_max, y);
 }
 
 /* output and output_f32 (from_float a constant in each: inlined apart). */

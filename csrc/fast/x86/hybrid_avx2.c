@@ -16,4 +16,14 @@ static inline void store_q(uint8_t *out, vi q, uint8_t flip)
     _mm_storel_epi64((__m128i *)out, bytes);
 }
 
+static inline vf less_f(vf a, vf b)
+{
+    return (vf)_mm256_min_ps((__m256)a, (__m256)b);
+}
+
+static inline vf more_f(vf a, vf b)
+{
+    return (vf)_mm256_max_ps((__m256)a, (__m256)b);
+}
+
 const pl_hybrid_kernels pl_hybrid_avx2 = {quantize, output, output_f32};
