@@ -8,8 +8,9 @@ process and the table reports ratios (peer time / picolite time; > 1 means picol
 faster) next to the median microseconds per invoke. Every model's picolite outputs are
 checked against LiteRT's reference kernels (integers equal, float32 within 1e-5), and the
 summary gives the geometric mean of LiteRT default / picolite per model type (int8 and
-float32 by the model's tensors, 16x8 apart). Without arguments it runs the zoo's nets and
-TFLM's example models from ../shared; --shared adds every model under ../shared/models.
+float32 by the model's tensors, 16x8 and hybrid apart; benchmarks/make_hybrid_models.py
+writes hybrid models). Without arguments it runs the zoo's nets and TFLM's example models
+from ../shared; --shared adds every model under ../shared/models.
 --kernels runs picolite's column on one kernel set (picolite.kernel_sets()) instead of the
 best this CPU has.
 """
@@ -44,10 +45,14 @@ def default_models(shared_all):
 
 
 def model_kind(it):
-    """int8, float32 or 16x8, from the model's tensors (what its kernels compute in)."""
+    """int8, float32, 16x8 or hybrid, from the model's tensors (what its kernels compute in):
+    hybrid when an operator takes float input with int8 weights (dynamic-range quantization,
+    the input quantized on the fly)."""
     types = [d["dtype"] for d in it.get_tensor_details()]
     if any(d["dtype"] == np.int16 for d in it.get_input_details()):
         return "16x8"
+    if any(op["operand_types"][:2] == [np.float32, np.int8] for op in it._get_ops_details()):
+        return "hybrid"
     return "int8" if types.count(np.int8) + types.count(np.uint8) > types.count(np.float32) \
         else "float32"
 

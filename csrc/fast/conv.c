@@ -1,12 +1,15 @@
 /* conv.c - CONV_2D's fast path, int8 and float32 (16x8: conv16.c): the input windows of a
 ** chunk of output points gathered as rows (im2col) into the host block, then the matrix
-** product with the filter packed at prepare. Groups, hybrid and uint8 convolutions keep the
-** portable kernel, as does a model whose filter is not a constant. */
+** product with the filter packed at prepare; hybrid (float input, int8 filter) is
+** conv_hybrid.c. Groups and uint8 convolutions keep the portable kernel, as does a model whose
+** filter is not a constant. */
 #include <string.h>
 
+#include "fast/conv_gather.h"
 #include "fast/conv_window.h"
 #include "fast/fast.h"
 #include "fast/gemm.h"
+#include "fast/hybrid.h"
 #include "fast/s16.h"
 #include "kernels/conv/conv.h"
 #include "kernels/conv/conv_params.h"
@@ -23,125 +26,11 @@ typedef struct conv_plan {
     pl_s8_stage st;
 } conv_plan;
 
-/* n bytes of value v: short fills (a few taps of few channels) skip the call. */
-static inline void fill(uint8_t *dst, uint8_t v, size_t n)
-{
-    if (n > 32) {
-        memset(dst, v, n);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        dst[i] = v;
-}
-
-/* dst[i] = src[i] + 128 as unsigned bytes, eight at a time. */
-static inline void copy_flipped(uint8_t *dst, const int8_t *src, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v;
-        memcpy(&v, src + i, 8);
-        v ^= 0x8080808080808080ull;
-        memcpy(dst + i, &v, 8);
-    }
-    for (; i < n; i++)
-        dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
-}
-
-/* Bytes past the gathered rows that a short run's whole copy (int8: 16 bytes, float: quads)
-** or a short row's padding (16 bytes) may write into. */
-enum { SPILL = 16 };
-
-/* 16 bytes of v: a short window row's padding, written whole before its in-bounds taps. */
-static inline void fill16(uint8_t *dst, uint8_t v)
-{
-    uint64_t bytes = 0x0101010101010101ull * v;
-    memcpy(dst, &bytes, 8);
-    memcpy(dst + 8, &bytes, 8);
-}
-
-/* copy_flipped of a run of n <= 16 bytes as one 16-byte copy (src has 16 readable bytes, dst
-** 16 writable): the bytes past n land where the next run, the row's padding (zeroed after it)
-** or the next row will be written, or in the spill room. */
-static inline void copy16_flipped(uint8_t *dst, const int8_t *src)
-{
-    uint64_t lo, hi;
-    memcpy(&lo, src, 8);
-    memcpy(&hi, src + 8, 8);
-    lo ^= 0x8080808080808080ull;
-    hi ^= 0x8080808080808080ull;
-    memcpy(dst, &lo, 8);
-    memcpy(dst + 8, &hi, 8);
-}
-
-/* A run of floats as whole quads (the same room rules, at most 3 floats past the run). */
+/* A run of floats as whole quads: at most 3 floats past the run, in the rows' spill room. */
 static inline void copy_quads_f32(float *dst, const float *src, size_t quads)
 {
     for (size_t i = 0; i < quads; i++)
         memcpy(dst + 4 * i, src + 4 * i, 4 * sizeof(float));
-}
-
-/* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
-static inline void gather_row_s8(const pl_conv_params *p, const window *w, const int32_t *in_dims,
-                          const int8_t *in, int32_t fy, int32_t kw, uint8_t pad,
-                          uint8_t *row)
-{
-    const size_t ic = (size_t)in_dims[3];
-    /* a short row is padded whole first (the rows have SPILL bytes of room past them) */
-    const bool short_row = (size_t)kw * ic <= 16;
-    if (short_row)
-        fill16(row, pad);
-    if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
-        if (!short_row)
-            fill(row, pad, (size_t)kw * ic);
-        return;
-    }
-    size_t iy = (size_t)(w->y0 + fy * p->dilation_h);
-    const int8_t *line = in + ((size_t)w->b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * ic;
-    if (!short_row)
-        fill(row, pad, (size_t)w->fx0 * ic);
-    if (p->dilation_w == 1) {
-        copy_flipped(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
-                     (size_t)(w->fx1 - w->fx0) * ic);
-    } else {
-        for (int32_t fx = w->fx0; fx < w->fx1; fx++)
-            copy_flipped(row + (size_t)fx * ic,
-                         line + (size_t)(w->x0 + fx * p->dilation_w) * ic, ic);
-    }
-    if (!short_row)
-        fill(row + (size_t)w->fx1 * ic, pad, (size_t)(kw - w->fx1) * ic);
-}
-
-static void gather_s8(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
-                      const int8_t *in, size_t in_bytes, const int32_t *f_dims,
-                      const int32_t *out_dims, size_t first, int32_t rows)
-{
-    const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
-    const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
-    /* a window's last run starts this far after its first */
-    const size_t last_run = (size_t)((f_dims[1] - 1) * p->dilation_h) * line;
-    point_walk k = walk_from(out_dims, first);
-    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
-        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
-        uint8_t *row = (uint8_t *)cp->a + (size_t)r * (size_t)cp->kp;
-        if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
-            p->dilation_w == 1) { /* the whole window inside: one run per filter row */
-            size_t at = ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
-                        (size_t)w.x0 * (size_t)in_dims[3];
-            const int8_t *src = in + at;
-            if (span <= 16 && at + last_run + 16 <= in_bytes) /* few channels: whole copies */
-                for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
-                    copy16_flipped(row, src + (size_t)(fy * p->dilation_h) * line);
-            else
-                for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
-                    copy_flipped(row, src + (size_t)(fy * p->dilation_h) * line, span);
-        } else {
-            for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
-                gather_row_s8(p, &w, in_dims, in, fy, f_dims[2], cp->pad, row);
-        }
-        for (int32_t i = cp->k; i < cp->kp; i++)
-            *row++ = 0;
-    }
 }
 
 /* n floats: short runs (a few taps of few channels) skip the library call. */
@@ -229,8 +118,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
-    if (f.data == NULL || !f.is_constant || f.type == PL_INT4 /* packed: portable */ || f.dims[3] != in.dims[3] ||
-        (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
+    if (f.data == NULL || !f.is_constant || f.type == PL_INT4 /* packed: portable */ ||
+        f.dims[3] != in.dims[3] || (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
         return false;
     conv_plan cp = {0};
     cp.f32 = d->type == PL_FLOAT32;
@@ -246,8 +135,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
     size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
     size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * 4 * (size_t)lanes);
-    size_t gathered =
-        cp.direct ? 0 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem + SPILL);
+    size_t gathered = cp.direct ? 0 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem +
+                                                      PL_FAST_GATHER_SPILL);
     size_t head = pl_fast_align64(sizeof cp);
     uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered);
     if (block == NULL)
@@ -276,7 +165,10 @@ pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
     const pl_conv_op *d = node->user_data;
-    if (!(d->type == PL_INT16 ? pl_fast_conv16_plan(ctx, node) : plan(ctx, node)))
+    bool fast = d->hybrid ? pl_fast_conv_hybrid_plan(ctx, node)
+              : d->type == PL_INT16 ? pl_fast_conv16_plan(ctx, node)
+                                    : plan(ctx, node);
+    if (!fast)
         pl_fast_block_drop(node);
     return PL_OK;
 }
@@ -287,6 +179,8 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
     if (cp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_conv_op *d = node->user_data;
+    if (d->hybrid)
+        return pl_fast_conv_hybrid_invoke(ctx, node, cp);
     if (d->type == PL_INT16)
         return pl_fast_conv16_invoke(ctx, node, cp);
     pl_convq_views v;
@@ -298,8 +192,9 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
                                                                      : (size_t)cp->rows);
         size_t o = first * (size_t)cp->n;
         if (!cp->f32) {
-            gather_s8(&d->p, cp, v.in.dims, v.in.data, pl_tensor_count(&v.in), v.f.dims,
-                      v.out.dims, first, rows);
+            const pl_gather_s8 g = {cp->a, cp->k, cp->kp, cp->pad};
+            pl_fast_conv_gather_s8(&d->p, &g, v.in.dims, v.in.data, pl_tensor_count(&v.in),
+                                   v.f.dims, v.out.dims, first, rows);
             pl_gemm_s8_for(isa)->run(rows, cp->n, cp->kp, cp->a, (size_t)cp->kp, cp->packed,
                                      &cp->st, (int8_t *)v.out.data + o, NULL, (size_t)cp->n);
             continue;

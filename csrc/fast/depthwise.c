@@ -1,12 +1,18 @@
-/* depthwise.c - DEPTHWISE_CONV_2D's fast path, int8 and float32 (see depthwise.h): each
-** batch staged into the host block with its padding written out and its depth multiplier
-** expanded, then one table run per output row (16x8: depthwise16.c). uint8 keeps the
-** portable kernel, as does a filter or bias that is not a constant. */
+/* depthwise.c - DEPTHWISE_CONV_2D's fast path, int8, float32 and hybrid (see depthwise.h):
+** each batch staged into the host block with its padding written out and its depth
+** multiplier expanded, then one table run per output row (16x8: depthwise16.c). Hybrid
+** (float input, int8 filter) quantizes each batch as the portable kernel does (hybrid.h),
+** stages q - zero point as floats and runs the float rows with the filter as floats: every
+** product and partial sum is an integer below 2^24, so the float sums are the portable
+** kernel's int32 ones exactly; then the portable kernel's float stage. uint8 keeps the
+** portable kernel, as does a filter, or an int8 or float32 bias, that is not a constant. */
+#include <float.h>
 #include <string.h>
 
 #include "fast/depthwise.h"
 #include "fast/fast.h"
 #include "fast/gemm.h" /* pl_fast_round_up */
+#include "fast/hybrid.h"
 #include "fast/s16.h"
 #include "kernels/conv/conv_params.h"
 #include "kernels/conv/depthwise_conv.h"
@@ -14,12 +20,18 @@
 /* A staged batch larger than this keeps the portable kernel (host memory is not free). */
 #define MAX_STAGED ((size_t)1 << 26) /* elements */
 
+/* Hybrid: taps * 255 * 127 (the largest |q - zero point| times the largest |weight|) must
+** stay below 2^24 for float sums to be exact. */
+#define MAX_HYBRID_TAPS 518
+
 typedef struct dw_plan {
     pl_dw_job job;
-    bool f32;
+    bool f32;           /* float32 or hybrid: the float rows */
+    bool hybrid;
     pl_dw_geometry g;
     int16_t offset;     /* int8: the input offset (minus its zero point) */
     void *staged;       /* one batch, zero where it is padding */
+    int8_t *q;          /* hybrid: one batch quantized */
 } dw_plan;
 
 bool pl_dw_geometry_of(const pl_depthwise_conv_params *p, const pl_tensor *in,
@@ -135,14 +147,17 @@ static bool pack_s8(const pl_depthwise_conv_op *d, const pl_dw_job *job, int32_t
     return true;
 }
 
-/* [taps][cp] weights, then cp bias values (0 without a bias: the reference adds 0.0f).
-** False when a weight is inf or NaN: 0 * w at a padded tap would not be 0. */
-static bool pack_f32(const pl_dw_job *job, const float *w, const float *bias, float *out)
+/* [taps][cp] weights (float w, or hybrid int8 w8), then cp bias values (0 without a bias:
+** the reference adds 0.0f). False when a weight is inf or NaN: 0 * w at a padded tap would
+** not be 0. */
+static bool pack_f32(const pl_dw_job *job, const float *w, const int8_t *w8, const float *bias,
+                     float *out)
 {
     const int32_t n = job->channels;
     for (int32_t t = 0; t < job->taps; t++)
         for (int32_t c = 0; c < job->cp; c++) {
-            float v = c < n ? w[(size_t)t * (size_t)n + (size_t)c] : 0.0f;
+            size_t at = (size_t)t * (size_t)n + (size_t)c;
+            float v = c >= n ? 0.0f : w8 != NULL ? (float)w8[at] : w[at];
             if (!(v - v == 0.0f))
                 return false;
             *out++ = v;
@@ -207,6 +222,33 @@ static void stage_f32(const dw_plan *pl, const float *in)
                       (size_t)pl->g.cols, cin, (size_t)pl->g.m, (size_t)pl->job.cp);
 }
 
+/* Hybrid: one staged row of cols pixels of the quantized batch as q - zp in float (exact),
+** each input channel m times; multiplier 1 in runs the compiler vectorizes. */
+static void stage_row_hybrid(const int8_t *restrict s, float *restrict o, size_t cols,
+                             size_t cin, size_t m, size_t cp, int32_t zp)
+{
+    if (m == 1 && cin == cp) { /* the row is one run */
+        cin *= cols;
+        cols = 1;
+    }
+    for (size_t x = 0; x < cols; x++, s += cin, o += cp)
+        if (m == 1)
+            for (size_t c = 0; c < cin; c++)
+                o[c] = (float)(s[c] - zp);
+        else
+            for (size_t c = 0; c < cin; c++)
+                for (size_t k = 0; k < m; k++)
+                    o[c * m + k] = (float)(s[c] - zp);
+}
+
+static void stage_hybrid(const dw_plan *pl, int32_t zp)
+{
+    const size_t cin = (size_t)pl->g.in_c, row = (size_t)pl->g.in_w * cin;
+    for (int32_t iy = 0; iy < pl->g.rows; iy++)
+        stage_row_hybrid(pl->q + (size_t)iy * row, (float *)pl->staged + staged_at(pl, iy, 0),
+                         (size_t)pl->g.cols, cin, (size_t)pl->g.m, (size_t)pl->job.cp, zp);
+}
+
 /* Tap t's offset from its window's origin (the extra int8 tap repeats the last one). */
 static void plan_taps(const pl_depthwise_conv_params *p, const pl_tensor *f, const dw_plan *pl,
                       int32_t real_taps, size_t *tap_at)
@@ -226,14 +268,17 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl_isa isa = pl_fast_isa_of(node);
     const pl_dw_s8 *k8 = pl_dw_s8_for(isa);
     pl_tensor in, f, bias, out;
-    if ((d->type != PL_INT8 && d->type != PL_FLOAT32) || d->p.hybrid || k8 == NULL ||
-        pl_dw_f32_for(isa) == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+    if ((d->type != PL_INT8 && d->type != PL_FLOAT32) || k8 == NULL ||
+        pl_dw_f32_for(isa) == NULL || (d->p.hybrid && pl_hybrid_for(isa) == NULL) ||
+        ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
         pl_fast_eval_constant(ctx, node, pl_node_input(node, 1), &f) != PL_OK ||
         pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
-    if (f.data == NULL || !f.is_constant || f.type == PL_INT4 /* packed: portable */ ||
-        (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
+    /* a hybrid bias is added at invoke, by the float stage; a packed int4 filter stays
+    ** with the portable kernel */
+    if (f.data == NULL || !f.is_constant || f.type == PL_INT4 ||
+        (!d->p.hybrid && bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
         return false;
     dw_plan pl = {0};
     if (!pl_dw_geometry_of(&d->p, &in, &f, &out, MAX_STAGED, &pl.g))
@@ -243,19 +288,24 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl.job.cp = pl.g.cp;
     pl.job.step = pl.g.step;
     pl.f32 = d->type == PL_FLOAT32;
+    pl.hybrid = d->p.hybrid;
     int32_t real_taps = f.dims[1] * f.dims[2];
+    size_t in_batch = pl_tensor_count(&in) / (size_t)in.dims[0];
+    if (pl.hybrid && (real_taps > MAX_HYBRID_TAPS || in_batch > INT32_MAX))
+        return false;
     pl.job.taps = pl.f32 ? real_taps : pl_fast_round_up(real_taps, 2);
     pl.offset = (int16_t)d->p.input_offset;
     pl.job.out_offset = d->p.output_offset;
     pl.job.act_min = d->p.act_min;
     pl.job.act_max = d->p.act_max;
-    pl.job.act_lo = d->p.f_act_min;
-    pl.job.act_hi = d->p.f_act_max;
+    pl.job.act_lo = pl.hybrid ? -FLT_MAX : d->p.f_act_min; /* hybrid: the stage clamps */
+    pl.job.act_hi = pl.hybrid ? FLT_MAX : d->p.f_act_max;
     size_t elem = pl.f32 ? sizeof(float) : sizeof(int16_t);
     size_t packed = pl.f32 ? sizeof(float) * (size_t)(pl.job.taps + 1) * (size_t)pl.job.cp
                            : s8_packed_bytes(pl.job.taps, pl.job.cp, k8->group);
     size_t head = pl_fast_align64(sizeof pl), taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
-    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + staged_elems * elem);
+    size_t staged = pl_fast_align64(staged_elems * elem), q = pl.hybrid ? in_batch : 0;
+    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + staged + q);
     if (block == NULL)
         return false;
     size_t *tap_at = (size_t *)(block + head);
@@ -263,10 +313,13 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl.job.tap_at = tap_at;
     pl.job.packed = block + head + taps;
     pl.staged = block + head + taps + pl_fast_align64(packed);
+    pl.q = pl.hybrid ? (int8_t *)pl.staged + staged : NULL;
     memset(pl.staged, 0, staged_elems * elem);
-    bool ok = pl.f32 ? pack_f32(&pl.job, f.data, bias.data, (float *)(block + head + taps))
-                     : pack_s8(d, &pl.job, real_taps, k8->group, f.data, bias.data,
-                               block + head + taps);
+    float *packed_f = (float *)(block + head + taps);
+    bool ok = pl.hybrid ? pack_f32(&pl.job, NULL, f.data, NULL, packed_f)
+            : pl.f32    ? pack_f32(&pl.job, f.data, NULL, bias.data, packed_f)
+                        : pack_s8(d, &pl.job, real_taps, k8->group, f.data, bias.data,
+                                  block + head + taps);
     memcpy(block, &pl, sizeof pl);
     return ok;
 }
@@ -280,6 +333,29 @@ pl_status pl_fast_depthwise_prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
+/* Hybrid: per batch, quantized and staged, then each output row's exact float sums through
+** the float stage in place. */
+static void invoke_hybrid(const dw_plan *pl, const pl_depthwise_conv_op *d, pl_isa isa,
+                          int32_t batches, const float *in, const float *bias, float *out)
+{
+    const pl_dw_f32 *k = pl_dw_f32_for(isa);
+    const pl_hybrid_kernels *h = pl_hybrid_for(isa);
+    const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;
+    const size_t n = (size_t)pl->job.channels, out_row = (size_t)pl->g.ow * n;
+    const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;
+    pl_hybrid_out o = {NULL, d->p.filter_scale, 0.0f, 0, false, bias, d->p.f_act_min,
+                       d->p.f_act_max};
+    for (int32_t b = 0; b < batches; b++, in += in_batch) {
+        h->quantize(in, (int32_t)in_batch, true, 0, (uint8_t *)pl->q, &o.row_scale, &o.zp);
+        stage_hybrid(pl, o.zp);
+        for (int32_t oy = 0; oy < pl->g.oh; oy++, out += out_row) {
+            k->run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->g.ow, out);
+            for (size_t at = 0; at < out_row; at += n)
+                h->output_f32(&o, out + at, pl->job.channels, out + at);
+        }
+    }
+}
+
 pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
 {
     const dw_plan *pl = pl_fast_block(node);
@@ -287,10 +363,15 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     if (((const pl_depthwise_conv_op *)node->user_data)->type == PL_INT16)
         return pl_fast_depthwise16_invoke(ctx, node, pl);
-    pl_tensor in, out;
+    pl_tensor in, bias, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     pl_isa isa = pl_fast_isa_of(node);
+    if (pl->hybrid) {
+        invoke_hybrid(pl, node->user_data, isa, in.dims[0], in.data, bias.data, out.data);
+        return PL_OK;
+    }
     const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;
     const size_t out_row = (size_t)pl->g.ow * (size_t)pl->job.channels;
     const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;

@@ -3,12 +3,14 @@
 ** at a time; their int32 sums go through the convolutions' integer output stage in vector
 ** registers for TFLM's arithmetic (bias folded in, so a bias that is not constant keeps the
 ** portable kernel), or are rescaled in double lanes as LiteRT's reference does. float32
-** reads the input rows in place; 16x8 is fully_connected16.c. uint8, hybrid and weights
-** with a zero point (or not constant) keep the portable kernel. */
+** reads the input rows in place; 16x8 is fully_connected16.c, hybrid (float input, int8
+** weights) fully_connected_hybrid.c. uint8 and weights with a zero point (or not constant)
+** keep the portable kernel. */
 #include <string.h>
 
 #include "fast/fast.h"
 #include "fast/gemm.h"
+#include "fast/hybrid.h"
 #include "fast/s16.h"
 #include "kernels/conv/conv_params.h"
 #include "kernels/conv/fully_connected.h"
@@ -128,7 +130,10 @@ pl_status pl_fast_fully_connected_prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
     const pl_fully_connected_op *d = node->user_data;
-    if (!(d->type == PL_INT16 ? pl_fast_fully_connected16_plan(ctx, node) : plan(ctx, node)))
+    bool fast = d->hybrid ? pl_fast_fully_connected_hybrid_plan(ctx, node)
+              : d->type == PL_INT16 ? pl_fast_fully_connected16_plan(ctx, node)
+                                    : plan(ctx, node);
+    if (!fast)
         pl_fast_block_drop(node);
     return PL_OK;
 }
@@ -168,6 +173,8 @@ pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node)
     if (fp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_fully_connected_op *d = node->user_data;
+    if (d->hybrid)
+        return pl_fast_fully_connected_hybrid_invoke(ctx, node, fp);
     if (d->type == PL_INT16)
         return pl_fast_fully_connected16_invoke(ctx, node, fp);
     pl_convq_views v;

@@ -8,6 +8,7 @@
 
 #include "fast/fast.h"
 #include "fast/prelu.h"
+#include "kernels/activation/prelu.h"
 
 enum { ROW = 64 }; /* floats per row at least, when alpha is repeated */
 
@@ -17,40 +18,33 @@ typedef struct prelu_plan {
 } prelu_plan;
 
 /* Four lanes in the compilers' vector extension (SSE2 on x86-64, Advanced SIMD on arm64;
-** the fast paths build only with GCC and Clang): the product and x >= 0 (ordered, so false
-** for a NaN) on every lane, then a bitwise select. A plain loop is not vectorized: the
-** compilers keep the comparison's branch (it may trap). Lanes with a NaN input run the
-** scalar rule: which NaN a product of two returns depends on the operands' order, which the
-** compiler may swap in a vector product. */
+** the fast paths build only with GCC and Clang): the product, x >= 0 (ordered, so false for a
+** NaN) and x's NaN test on every lane, then a bitwise select of x, the product or x quieted
+** (pl_prelu_f32_one's rule: the product's NaN is not left to the operands' order). A plain
+** loop is not vectorized: the compilers keep the comparison's branch (it may trap). */
 typedef float f32x4 __attribute__((vector_size(16)));
 typedef int32_t i32x4 __attribute__((vector_size(16)));
 
 static void row_c(const float *in, const float *alpha, size_t m, float *out)
 {
     const f32x4 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+    const i32x4 quiet = {PL_PRELU_QUIET_BIT, PL_PRELU_QUIET_BIT, PL_PRELU_QUIET_BIT,
+                         PL_PRELU_QUIET_BIT};
     size_t j = 0;
     for (; j + 4 <= m; j += 4) {
         f32x4 x, a;
         i32x4 xb, yb;
         memcpy(&x, in + j, sizeof x);
         memcpy(&a, alpha + j, sizeof a);
-        i32x4 nan = x != x;
-        if ((nan[0] | nan[1] | nan[2] | nan[3]) != 0) {
-            for (size_t k = j; k < j + 4; k++)
-                out[k] = in[k] >= 0.0f ? in[k] : in[k] * alpha[k];
-            continue;
-        }
         f32x4 y = x * a;
-        i32x4 keep = x >= zero;
+        i32x4 keep = x >= zero, nan = x != x;
         memcpy(&xb, &x, sizeof xb);
         memcpy(&yb, &y, sizeof yb);
-        i32x4 r = (keep & xb) | (~keep & yb);
+        i32x4 r = (keep & xb) | (nan & (xb | quiet)) | (~(keep | nan) & yb);
         memcpy(out + j, &r, sizeof r);
     }
-    for (; j < m; j++) {
-        float x = in[j];
-        out[j] = x >= 0.0f ? x : x * alpha[j];
-    }
+    for (; j < m; j++)
+        out[j] = pl_prelu_f32_one(in[j], alpha[j]);
 }
 
 void pl_prelu_rows_c(const float *in, const float *alpha, size_t period, size_t n, float *out)

@@ -1,6 +1,6 @@
-/* prelu.h - float PRELU's row loop for the fast path, one per instruction set: out[i] = x >= 0
-** ? x : x * alpha[i % period] over n elements (alpha holds at least min(n, period)), the
-** portable kernel's single IEEE multiply and comparison on every lane. */
+/* prelu.h - float PRELU's row loop for the fast path, one per instruction set: out[i] =
+** pl_prelu_f32_one(x, alpha[i % period]) over n elements (alpha holds at least min(n,
+** period)): the portable kernel's comparison, multiply and NaN rule on every lane. */
 #ifndef PL_FAST_PRELU_H
 #define PL_FAST_PRELU_H
 

@@ -13,17 +13,18 @@
 ** precomputation into host memory from the hook. Invoke takes the SIMD path when prepare set
 ** one up and the portable kernel otherwise. Integer results are bit-exact with the portable
 ** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
-** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D (int8, 16x8,
-** float32), TRANSPOSE_CONV, BATCH_MATMUL (int8, float32), ADD, SUB, MUL (int8, int16,
-** float32; same element counts, or one input a scalar or repeating along the output's last
-** axes), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), SOFTMAX (int8 input, int16,
-** float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's table), HARD_SWISH,
-** LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read 64 bytes per
-** step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8, 16x8),
-** PRELU (float32, alpha repeating along the input's last axes), STRIDED_SLICE (any type:
-** consecutive elements copied as runs); any other case runs the portable kernel. A DEQUANTIZE of a constant (float16 or int8 weights, one-subgraph models)
-** is computed once at prepare into host memory by the portable kernel: the fast paths after
-** it see its output as a constant (they pack it), and its invoke copies the values.
+** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D (int8, 16x8, float32
+** and hybrid: float input, int8 weights), TRANSPOSE_CONV, BATCH_MATMUL
+** (int8, float32), ADD, SUB, MUL (int8, int16, float32; same element counts, or one input a scalar
+** or repeating along the output's last axes), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32),
+** SOFTMAX (int8 input, int16, float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's
+** table), HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read
+** 64 bytes per step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8,
+** 16x8), PRELU (float32, alpha repeating along the input's last axes), STRIDED_SLICE (any type:
+** consecutive elements copied as runs); any other case runs the portable kernel. A DEQUANTIZE of a
+** constant (float16 or int8 weights, one-subgraph models) is computed once at prepare into host
+** memory by the portable kernel: the fast paths after it see its output as a constant (they pack
+** it), and its invoke copies the values.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
 ** keeps that interpreter's host blocks); not thread-safe across interpreters. */
 #ifndef PL_FAST_H

@@ -19,10 +19,8 @@ void pl_prelu_f32(const pl_bcast *bc, const float *in, const float *alpha, float
 {
     pl_bcast_iter it;
     pl_bcast_begin(&it);
-    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it)) {
-        float x = in[it.i1];
-        out[i] = x >= 0.0f ? x : x * alpha[it.i2];
-    }
+    for (size_t i = 0; i < bc->count; i++, pl_bcast_next(bc, &it))
+        out[i] = pl_prelu_f32_one(in[it.i1], alpha[it.i2]);
 }
 
 static int32_t prelu_one(const pl_prelu_params *p, int32_t x, int32_t alpha)

@@ -4,6 +4,7 @@
 #define PL_KERNELS_PRELU_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "kernels/common/broadcast.h"
 #include "picolite/pl_kernel.h"
@@ -18,7 +19,28 @@ typedef struct pl_prelu_params {
     int32_t shift_2;
 } pl_prelu_params;
 
-/* out = x >= 0 ? x : x * alpha over the broadcast walk bc (input is operand 1). */
+/* The quiet-NaN bit of a float32. */
+#define PL_PRELU_QUIET_BIT 0x00400000u
+
+/* x >= 0 ? x : x * alpha, whose NaN is fixed here rather than by the build: a NaN x comes
+** back quieted, as the product's first operand is returned from two NaNs on x86 and Arm;
+** a compiler may swap a product's operands (at one optimisation level, not at another), so
+** that case is not left to the multiply. A NaN alpha times a number returns alpha quieted
+** on every CPU. */
+static inline float pl_prelu_f32_one(float x, float alpha)
+{
+    if (x >= 0.0f)
+        return x;
+    if (x == x)
+        return x * alpha;
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits |= PL_PRELU_QUIET_BIT;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* pl_prelu_f32_one over the broadcast walk bc (input is operand 1). */
 void pl_prelu_f32(const pl_bcast *bc, const float *in, const float *alpha, float *out);
 void pl_prelu_s8(const pl_prelu_params *p, const pl_bcast *bc, const int8_t *in,
                  const int8_t *alpha, int8_t *out);

@@ -29,34 +29,39 @@ static int32_t to_int_clamped(float r, int32_t lo, int32_t hi)
     return r < (float)hi ? (int32_t)r : hi;
 }
 
-void pl_hybrid_quantize_symmetric(const float *x, int32_t n, int8_t *q, float *scale)
+bool pl_hybrid_symmetric_params(float lo, float hi, float *scale, float *inv)
 {
-    float lo, hi;
-    min_max(x, n, &lo, &hi);
     float range = abs_f32(lo) < abs_f32(hi) ? abs_f32(hi) : abs_f32(lo);
     if (range == 0.0f) {
-        memset(q, 0, (size_t)n);
         *scale = 1.0f;
-        return;
+        return false;
     }
     *scale = range / 127.0f;
-    const float inv = 127.0f / range;
+    *inv = 127.0f / range;
+    return true;
+}
+
+void pl_hybrid_quantize_symmetric(const float *x, int32_t n, int8_t *q, float *scale)
+{
+    float lo, hi, inv;
+    min_max(x, n, &lo, &hi);
+    if (!pl_hybrid_symmetric_params(lo, hi, scale, &inv)) {
+        memset(q, 0, (size_t)n);
+        return;
+    }
     for (int32_t i = 0; i < n; i++)
         q[i] = (int8_t)to_int_clamped(pl_fx_roundf(x[i] * inv), -127, 127);
 }
 
-void pl_hybrid_quantize_asymmetric(const float *x, int32_t n, int8_t *q, float *scale,
-                                   int32_t *zero_point)
+bool pl_hybrid_asymmetric_params(float lo, float hi, float *scale, int32_t *zero_point,
+                                 float *inv)
 {
-    float lo, hi;
-    min_max(x, n, &lo, &hi);
     lo = lo < 0.0f ? lo : 0.0f;
     hi = hi > 0.0f ? hi : 0.0f;
     if (lo == hi) {
-        memset(q, 0, (size_t)n);
         *scale = 1.0f;
         *zero_point = 0;
-        return;
+        return false;
     }
     /* LiteRT 2.3 measured: the scale in float, the zero point in double from it */
     const float s = (hi - lo) / 255.0f;
@@ -65,11 +70,23 @@ void pl_hybrid_quantize_asymmetric(const float *x, int32_t n, int8_t *q, float *
     const double err_min = 128.0 + (rmin / sd < 0 ? -rmin / sd : rmin / sd);
     const double err_max = 127.0 + (rmax / sd < 0 ? -rmax / sd : rmax / sd);
     const double z = err_min < err_max ? from_min : from_max;
-    const int32_t zp = z <= -128.0 ? -128 : z >= 127.0 ? 127 : (int32_t)pl_fx_round(z);
-    *zero_point = zp;
+    *zero_point = z <= -128.0 ? -128 : z >= 127.0 ? 127 : (int32_t)pl_fx_round(z);
     *scale = s;
+    *inv = 1.0f / s;
+    return true;
+}
+
+void pl_hybrid_quantize_asymmetric(const float *x, int32_t n, int8_t *q, float *scale,
+                                   int32_t *zero_point)
+{
+    float lo, hi, inv;
+    min_max(x, n, &lo, &hi);
+    if (!pl_hybrid_asymmetric_params(lo, hi, scale, zero_point, &inv)) {
+        memset(q, 0, (size_t)n);
+        return;
+    }
     /* zero point + round(x / scale): the zero point is added after the rounding */
-    const float inv = 1.0f / s;
+    const int32_t zp = *zero_point;
     for (int32_t i = 0; i < n; i++) /* |zp| <= 128: clamping to +-512 first changes nothing */
         q[i] = (int8_t)pl_fx_clamp(zp + to_int_clamped(pl_fx_roundf(x[i] * inv), -512, 512),
                                    -128, 127);

@@ -1,0 +1,115 @@
+/* conv_hybrid.c - CONV_2D's hybrid fast path (float input, int8 filter packed at prepare):
+** each batch quantized whole as the portable kernel does it (hybrid.h's vector quantizer:
+** asymmetric with per-channel filter scales, symmetric with one) into the host block, its
+** windows gathered as rows with the zero point in the padded taps (conv_gather.h), the int8
+** matrix product's sums, then the portable kernel's float stage in its order. A filter that
+** is not a constant keeps the portable kernel. */
+#include <string.h>
+
+#include "fast/conv_gather.h"
+#include "fast/gemm.h"
+#include "fast/hybrid.h"
+#include "kernels/conv/conv.h"
+#include "kernels/conv/conv_params.h"
+
+typedef struct conv_hybrid_plan {
+    int32_t k, kp, n;    /* taps x input channels, k rounded up to 4, output channels */
+    int32_t rows;        /* output points per chunk */
+    size_t in_size;      /* one batch's input values */
+    void *packed;
+    int32_t *weight_sum; /* per output channel */
+    float *scale;        /* per output channel (a per-tensor scale repeated) */
+    int8_t *q;           /* one batch quantized */
+    uint8_t *a;          /* rows x kp gathered taps, then the gather's spill room */
+    int32_t *sums;       /* rows x n */
+} conv_hybrid_plan;
+
+/* The arrays after the plan's head in the block (each 64-byte aligned); block NULL: only
+** the size. */
+static size_t carve(const pl_gemm_s8 *g8, uint8_t *block, conv_hybrid_plan *cp)
+{
+    const size_t n = (size_t)cp->n, rows = (size_t)cp->rows;
+    size_t at = pl_fast_align64(sizeof *cp);
+#define TAKE(field, bytes)                                                                \
+    do {                                                                                  \
+        if (block != NULL)                                                                \
+            cp->field = (void *)(block + at);                                             \
+        at += pl_fast_align64(bytes);                                                     \
+    } while (0)
+    TAKE(packed, g8->packed_bytes(cp->n, cp->kp));
+    TAKE(weight_sum, sizeof(int32_t) * n);
+    TAKE(scale, sizeof(float) * n);
+    TAKE(q, cp->in_size);
+    TAKE(a, rows * (size_t)cp->kp + PL_FAST_GATHER_SPILL);
+    TAKE(sums, sizeof(int32_t) * rows * n);
+#undef TAKE
+    return at;
+}
+
+bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node)
+{
+    const pl_conv_op *d = node->user_data;
+    const pl_gemm_s8 *g8 = pl_gemm_s8_for(pl_fast_isa_of(node));
+    pl_tensor in, f, out;
+    if (!d->hybrid || g8 == NULL || pl_hybrid_for(pl_fast_isa_of(node)) == NULL ||
+        ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        pl_fast_eval_constant(ctx, node, pl_node_input(node, 1), &f) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK || f.data == NULL ||
+        !f.is_constant || pl_tensor_count(&in) == 0 || pl_tensor_count(&out) == 0)
+        return false;
+    conv_hybrid_plan cp = {0};
+    cp.n = f.dims[0];
+    cp.k = f.dims[1] * f.dims[2] * f.dims[3];
+    cp.kp = pl_fast_round_up(cp.k, 4);
+    cp.in_size = pl_tensor_count(&in) / (size_t)in.dims[0];
+    cp.rows = pl_fast_chunk_rows((size_t)cp.kp, pl_tensor_count(&out) / (size_t)out.dims[0] /
+                                                    (size_t)cp.n);
+    uint8_t *block = pl_fast_block_new(node, carve(g8, NULL, &cp));
+    if (block == NULL)
+        return false;
+    carve(g8, block, &cp);
+    const int8_t *w = f.data;
+    g8->pack(w, cp.n, cp.k, cp.kp, cp.packed);
+    for (int32_t c = 0; c < cp.n; c++) {
+        int64_t sum = 0;
+        for (int32_t i = 0; i < cp.k; i++)
+            sum += w[(size_t)c * (size_t)cp.k + (size_t)i];
+        cp.weight_sum[c] = (int32_t)sum; /* |sum| < 2^31: the portable kernel's int32 sums */
+        cp.scale[c] = d->h.filter_scale[d->h.per_channel ? c : 0];
+    }
+    memcpy(block, &cp, sizeof cp);
+    return true;
+}
+
+pl_status pl_fast_conv_hybrid_invoke(pl_context *ctx, pl_node *node, const void *block)
+{
+    const conv_hybrid_plan *cp = block;
+    const pl_conv_op *d = node->user_data;
+    pl_convq_views v;
+    PL_TRY(pl_convq_views_get(ctx, node, &v));
+    const pl_gemm_s8 *g8 = pl_gemm_s8_for(pl_fast_isa_of(node));
+    const pl_hybrid_kernels *k = pl_hybrid_for(pl_fast_isa_of(node));
+    const int32_t *id = v.in.dims, *od = v.out.dims;
+    const int32_t one_in[4] = {1, id[1], id[2], id[3]}, one_out[4] = {1, od[1], od[2], od[3]};
+    const size_t points = (size_t)od[1] * (size_t)od[2], n = (size_t)cp->n;
+    pl_hybrid_out o = {cp->weight_sum, cp->scale, 0.0f, 0, d->h.per_channel, v.bias.data,
+                       d->p.f_act_min, d->p.f_act_max};
+    for (int32_t b = 0; b < id[0]; b++) {
+        const float *x = (const float *)v.in.data + (size_t)b * cp->in_size;
+        float *out = (float *)v.out.data + (size_t)b * points * n;
+        k->quantize(x, (int32_t)cp->in_size, d->h.per_channel, 0, (uint8_t *)cp->q,
+                    &o.row_scale, &o.zp);
+        const pl_gather_s8 g = {cp->a, cp->k, cp->kp, (uint8_t)(o.zp + 128)};
+        for (size_t first = 0; first < points; first += (size_t)cp->rows) {
+            int32_t rows = (int32_t)(points - first < (size_t)cp->rows ? points - first
+                                                                       : (size_t)cp->rows);
+            pl_fast_conv_gather_s8(&d->p, &g, one_in, cp->q, cp->in_size, v.f.dims, one_out,
+                                   first, rows);
+            g8->run(rows, cp->n, cp->kp, cp->a, (size_t)cp->kp, cp->packed, NULL, NULL,
+                    cp->sums, n);
+            for (int32_t r = 0; r < rows; r++)
+                k->output(&o, cp->sums + (size_t)r * n, cp->n, out + (first + (size_t)r) * n);
+        }
+    }
+    return PL_OK;
+}
