@@ -394,6 +394,14 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
+    /* CMSIS-NN's int4 kernels walk an odd depth's packed filter nibble by nibble, the
+    ** parity carried from tap to tap whatever the padding skips: the M4 firmware's bytes
+    ** differ from the unpacked filter's there, and picolite does not reproduce them yet */
+    if (f->type == PL_INT4 && pl_arith_cmsis_nn(ctx->arith) && in->dims[3] % 2 != 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: CMSIS-NN's int4 kernel "
+                         "with an odd input depth (%d) reads its packed filter otherwise "
+                         "than TFLM's reference kernel; picolite does not reproduce it",
+                         (int)in->dims[3]);
     if (f->type == PL_INT4)
         return pl_int4_filter_prepare(ctx, op_names.op, f, &d->scratch);
     return PL_OK;
