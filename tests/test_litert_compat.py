@@ -127,3 +127,29 @@ def test_a_resource_tensor_reads_as_none_like_litert():
     assert [d["name"] for d in handles] == ["ring"]
     value = it.get_tensor(handles[0]["index"])
     assert value.dtype == object and value.shape == () and value.item() is None
+
+
+def test_interpreter_creation_calls_litert_metrics_hook(monkeypatch):
+    """LiteRT's testCreationCounter: its test file imports ai_edge_litert.metrics_portable
+    (picolite.metrics_portable after the README's substitution), mocks
+    TFLiteMetrics.increase_counter_interpreter_creation and expects one call per
+    interpreter; the import failed and no call was made."""
+    from picolite import metrics_portable as metrics
+
+    calls = []
+    monkeypatch.setattr(metrics.TFLiteMetrics, "increase_counter_interpreter_creation",
+                        lambda self: calls.append(self))
+    tfl.Interpreter(model_path=MODEL)
+    assert len(calls) == 1
+    tfl.InterpreterWithCustomOps(model_path=MODEL)
+    assert len(calls) == 2
+    with pytest.raises(ValueError):  # not created, not counted (LiteRT counts at the end)
+        tfl.Interpreter(model_content=b"short")
+    assert len(calls) == 2
+    monkeypatch.undo()
+    m = metrics.TFLiteMetrics()  # LiteRT's method names, every one a no-op
+    for name in ("increase_counter_debugger_creation", "increase_counter_interpreter_creation",
+                 "increase_counter_converter_attempt", "increase_counter_converter_success"):
+        assert getattr(m, name)() is None
+    m.set_converter_param("x", 1), m.set_converter_error(None), m.set_converter_latency(0)
+    metrics.TFLiteConverterMetrics().export_metrics()

@@ -38,6 +38,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from picolite import metrics_portable as metrics
 from picolite._core import Arena, InterpreterCore
 from picolite._errors import ResizeError, as_index
 from picolite._model import checked_dims, tensor_details
@@ -290,6 +291,9 @@ class Interpreter(LiteRTMethods):
                          arena_size=arena_size, planner=planner,
                          preserve_all_tensors=bool(experimental_preserve_all_tensors),
                          custom_ops=custom_ops, kernels=kernels)
+        # LiteRT's creation counter (a no-op in its pip package and here), called where
+        # LiteRT calls it: once the interpreter exists
+        metrics.TFLiteMetrics().increase_counter_interpreter_creation()
 
     def _get_tensor_details(self, tensor_index: int,  # type: ignore[override]
                             subgraph_index: int = 0) -> Any:
