@@ -4,7 +4,8 @@ TFLM's reference and CMSIS-NN kernels, and LiteRT's, take int4 weights packed tw
 the first in the low nibble. Checked here: on every target an int4 model gives the bytes of
 its twin with the same weights stored as int8 (tests/int4_models.py), whatever the kernels
 (the host fast paths leave packed filters to the portable kernels); the firmware goldens
-(tests/goldens/tflm/m4-int4-random.json: TFLM's reference and CMSIS-NN builds on a Cortex-M4F)
+(tests/goldens/tflm/m4-int4-random.json: TFLM's reference and CMSIS-NN builds on a Cortex-M4F,
+nine models also on CMSIS-NN for the M55 and M3)
 give the bytes, arena_used_bytes and smallest arena of targets "tflm" and "tflm-cmsis-nn" (or
 their refusal: TFLM takes per-channel FULLY_CONNECTED weights as int8 only);
 LiteRT's reference kernels, live, the bytes of target "litert"; and a truncated or
@@ -50,8 +51,8 @@ def test_int4_gives_its_int8_twins_bytes(kind, seed):
     shape = probe.get_input_details()[0]["shape"]
     x = np.random.default_rng(seed).integers(-128, 128, shape).astype(np.int8)
     for target in TARGETS:
-        if kind == "depthwise" and "cmsis" in target and shape[-1] % 2:
-            continue  # refused: CMSIS-NN's odd-depth int4 walk (test_int4_equals_the_firmware)
+        if bytes_not_reproduced(target, kind, shape[-1]):
+            continue  # refused (test_int4_equals_the_firmware)
         want = run(unpacked, target, x, "portable")
         for kernels in ("portable", "auto"):
             np.testing.assert_array_equal(run(packed, target, x, kernels), want,
@@ -62,6 +63,16 @@ def goldens():
     return json.loads(GOLDENS.read_text())["models"] if GOLDENS.is_file() else {}
 
 
+RUNS = (("tflm", "reference"), ("tflm-cmsis-nn", "cmsis-nn"),
+        ("tflm-cmsis-nn-mve", "m55-cmsis-nn"), ("tflm-cmsis-nn-nodsp", "m3-cmsis-nn"))
+
+
+def bytes_not_reproduced(target, kind, depth):
+    """CMSIS-NN's int4 depthwise kernels picolite refuses (README): an odd input depth on
+    any core, every depth on Helium."""
+    return kind == "depthwise" and "cmsis" in target and (depth % 2 or target.endswith("mve"))
+
+
 @pytest.mark.parametrize("name", sorted(goldens()))
 def test_int4_equals_the_firmware(name):
     g = goldens()[name]
@@ -69,24 +80,27 @@ def test_int4_equals_the_firmware(name):
     model = make(kind, int(seed), True)
     assert hashlib.sha256(model).hexdigest() == g["sha256"], "the model builder changed"
     x = np.frombuffer(bytes.fromhex(g["input_hex"]), np.int8)
-    for target, run_ in (("tflm", g["reference"]), ("tflm-cmsis-nn", g["cmsis-nn"])):
+    for target, key in RUNS:
+        run_ = g.get(key)
+        if run_ is None:
+            continue
         if run_ == {"allocate": "error"}:  # the firmware's AllocateTensors failed
             with pytest.raises(picolite.UnsupportedOpError, match="TFLM firmware cannot"):
                 picolite.required_arena_size(model, target=target)
             continue
         it = picolite.Interpreter(model_content=model, target=target)
-        if target != "tflm" and kind == "depthwise" and x_depth(it) % 2:
-            with pytest.raises(picolite.UnsupportedOpError, match="odd input depth"):
-                it.allocate_tensors()  # CMSIS-NN's odd-depth walk: not reproduced (README)
+        if bytes_not_reproduced(target, kind, x_depth(it)):
+            with pytest.raises(picolite.UnsupportedOpError, match="does not reproduce"):
+                it.allocate_tensors()
             continue
+        assert picolite.required_arena_size(model, target=target) == \
+            run_["min_arena_bytes"], target
         it.allocate_tensors()
         for want in run_["outputs_hex"]:  # one per invoke, the same input before each
             it.set_input(x.reshape(it.get_input_details()[0]["shape"]), 0)
             it.invoke()
             assert it.get_output(0).tobytes().hex() == want, target
         assert it.arena_used_bytes() == run_["arena_used_bytes"], target
-        assert picolite.required_arena_size(model, target=target) == \
-            run_["min_arena_bytes"], target
 
 
 def x_depth(it):

@@ -402,6 +402,12 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          "with an odd input depth (%d) reads its packed filter otherwise "
                          "than TFLM's reference kernel; picolite does not reproduce it",
                          (int)in->dims[3]);
+    /* Helium's int4 depthwise kernel gives other bytes on odd output channels (M55
+    ** firmware, tests/goldens/tflm/m4-int4-random.json); not reproduced either */
+    if (f->type == PL_INT4 && ctx->arith == PL_ARITH_CMSIS_NN_MVE)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: CMSIS-NN's int4 kernel "
+                         "on Helium computes other bytes than TFLM's reference kernel on odd "
+                         "channels; picolite does not reproduce it");
     if (f->type == PL_INT4)
         return pl_int4_filter_prepare(ctx, op_names.op, f, &d->scratch);
     return PL_OK;
