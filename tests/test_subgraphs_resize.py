@@ -160,6 +160,23 @@ def test_branches_of_different_shapes_are_refused_naming_them():
         resized(ours, path, 3)
 
 
+def test_tflm_keeps_the_if_outputs_declared_shape():
+    """TFLM plans the IF output with its declared shape and fails only the invoke whose
+    branch gives another byte count (the M4 firmware ran this model: its else branch)."""
+    path = str(SUB / "dynamic" / "cond_unequal_float32.tflite")
+    it = picolite.Interpreter(model_path=path, target="tflm")
+    it.allocate_tensors()
+    x, cond = sorted(it.get_input_details(), key=lambda d: d["dtype"] == np.bool_)
+    it.set_tensor(x["index"], np.arange(4, dtype=np.float32).reshape(1, 4))
+    it.set_tensor(cond["index"], np.array(False))
+    it.invoke()
+    assert it.get_output(0).shape == (1, 4)
+    it.set_tensor(cond["index"], np.array(True))  # the then branch doubles dim 0
+    with pytest.raises(picolite.ModelError, match=r"has 32 bytes, the tensor 2 it is copied "
+                                                  r"to 16"):
+        it.invoke()
+
+
 def test_dynamic_models_stay_out_of_the_zoo_list():
     """test_golden and the TFLM comparisons run every listed model as it is: these have no
     answer picolite can give, so they are listed apart."""

@@ -110,14 +110,17 @@ static pl_status prepare_branch(pl_context *ctx, pl_node *node, int32_t k)
     return ctx->prepare_subgraph(ctx, k, passed);
 }
 
-/* Both branches must give output i one shape: TFLite makes the output dynamic otherwise,
-** which an arena planned once cannot hold. */
+/* Both branches must give output i one shape: LiteRT makes the output dynamic otherwise,
+** which an arena planned once cannot hold. TFLM keeps the output's declared shape and fails
+** the invoke whose branch gives another byte count (pl_copy_tensors checks the same). */
 static pl_status branch_output(pl_context *ctx, pl_node *node, const op_data *d, uint32_t i)
 {
     pl_tensor a, b;
     PL_TRY(ctx->subgraph_io(ctx, d->first, true, i, &a));
     PL_TRY(ctx->subgraph_io(ctx, d->second, true, i, &b));
     int32_t dim = differing_dim(&a, &b);
+    if (dim >= 0 && ctx->arith != PL_ARITH_LITERT)
+        return PL_OK;
     if (dim >= 0)
         return shape_fail(ctx, (shape_diff){"output", "from the then branch",
                                             "from the else branch"}, i, &a, &b, dim,
