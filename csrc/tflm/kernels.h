@@ -55,6 +55,17 @@ typedef struct pl_tflm_kernel {
     pl_tflm_kernel_fn prepare;  /* NULL: no prepare */
 } pl_tflm_kernel;
 
+/* The builtin data TFLM's parser allocates for an operator ({32-bit, wheel} records): a fact
+** of the operator, not of the kernel set, so the reference and CMSIS-NN tables share them. */
+#define PL_TFLM_PARAMS_FULLY_CONNECTED {{5, 1}, {32, 8}}
+#define PL_TFLM_PARAMS_CONV {{28, 4}, {28, 4}} /* CONV_2D and DEPTHWISE_CONV_2D */
+#define PL_TFLM_PARAMS_TRANSPOSE_CONV {{16, 4}, {20, 4}}
+#define PL_TFLM_PARAMS_BATCH_MATMUL {{3, 1}, {3, 1}}
+#define PL_TFLM_PARAMS_POOL {{40, 4}, {40, 4}}
+#define PL_TFLM_PARAMS_SOFTMAX {{4, 4}, {4, 4}}
+#define PL_TFLM_PARAMS_SVDF {{8, 4}, {12, 4}}
+#define PL_TFLM_PARAMS_LSTM {{16, 4}, {16, 4}}
+
 /* A size that differs between the 32-bit firmware and the wheel's 64-bit build. */
 #define W(m4, wheel) (pl_tflm_wheel(n) ? (uint32_t)(wheel) : (uint32_t)(m4))
 

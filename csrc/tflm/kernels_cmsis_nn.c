@@ -426,20 +426,18 @@ static void lstm_init(pl_tflm_node *n)
     pl_tflm_persistent(n, 912); /* OpDataLSTM and cmsis_nn_lstm_params */
 }
 
-#define POOL {{40, 4}, {40, 4}}
-
 static const pl_tflm_kernel entries[] = {
-    {OP_FULLY_CONNECTED, NULL, {{5, 1}, {32, 8}}, fc_init, fc_prepare},
-    {OP_CONV_2D, NULL, {{28, 4}, {28, 4}}, conv_init, conv_prepare},
-    {OP_DEPTHWISE_CONV_2D, NULL, {{28, 4}, {28, 4}}, conv_init, depthwise_prepare},
-    {OP_TRANSPOSE_CONV, NULL, {{16, 4}, {20, 4}}, transpose_conv_init,
+    {OP_FULLY_CONNECTED, NULL, PL_TFLM_PARAMS_FULLY_CONNECTED, fc_init, fc_prepare},
+    {OP_CONV_2D, NULL, PL_TFLM_PARAMS_CONV, conv_init, conv_prepare},
+    {OP_DEPTHWISE_CONV_2D, NULL, PL_TFLM_PARAMS_CONV, conv_init, depthwise_prepare},
+    {OP_TRANSPOSE_CONV, NULL, PL_TFLM_PARAMS_TRANSPOSE_CONV, transpose_conv_init,
      pl_tflm_transpose_conv_prepare},
-    {OP_BATCH_MATMUL, NULL, {{3, 1}, {3, 1}}, batch_matmul_init, batch_matmul_prepare},
-    {OP_AVERAGE_POOL_2D, NULL, POOL, pool_init, average_pool_prepare},
-    {OP_MAX_POOL_2D, NULL, POOL, pool_init, max_pool_prepare},
-    {OP_SOFTMAX, NULL, {{4, 4}, {4, 4}}, softmax_init, softmax_prepare},
-    {OP_SVDF, NULL, {{8, 4}, {12, 4}}, svdf_init, pl_tflm_svdf_prepare},
-    {OP_UNIDIRECTIONAL_SEQUENCE_LSTM, NULL, {{16, 4}, {16, 4}}, lstm_init, pl_tflm_lstm_prepare},
+    {OP_BATCH_MATMUL, NULL, PL_TFLM_PARAMS_BATCH_MATMUL, batch_matmul_init, batch_matmul_prepare},
+    {OP_AVERAGE_POOL_2D, NULL, PL_TFLM_PARAMS_POOL, pool_init, average_pool_prepare},
+    {OP_MAX_POOL_2D, NULL, PL_TFLM_PARAMS_POOL, pool_init, max_pool_prepare},
+    {OP_SOFTMAX, NULL, PL_TFLM_PARAMS_SOFTMAX, softmax_init, softmax_prepare},
+    {OP_SVDF, NULL, PL_TFLM_PARAMS_SVDF, svdf_init, pl_tflm_svdf_prepare},
+    {OP_UNIDIRECTIONAL_SEQUENCE_LSTM, NULL, PL_TFLM_PARAMS_LSTM, lstm_init, pl_tflm_lstm_prepare},
 };
 
 const pl_tflm_kernel_set pl_tflm_kernels_cmsis_nn = {entries, sizeof entries / sizeof entries[0]};

@@ -236,19 +236,17 @@ static void l2norm_init(pl_tflm_node *n)
     pl_tflm_persistent(n, W(4, 4));
 }
 
-#define POOL {{40, 4}, {40, 4}}
-
 static const pl_tflm_kernel entries[] = {
-    {OP_FULLY_CONNECTED, NULL, {{5, 1}, {32, 8}}, fc_init, fc_prepare},
-    {OP_CONV_2D, NULL, {{28, 4}, {28, 4}}, conv_init, conv_prepare},
-    {OP_DEPTHWISE_CONV_2D, NULL, {{28, 4}, {28, 4}}, conv_init, depthwise_prepare},
-    {OP_TRANSPOSE_CONV, NULL, {{16, 4}, {20, 4}}, transpose_conv_init,
+    {OP_FULLY_CONNECTED, NULL, PL_TFLM_PARAMS_FULLY_CONNECTED, fc_init, fc_prepare},
+    {OP_CONV_2D, NULL, PL_TFLM_PARAMS_CONV, conv_init, conv_prepare},
+    {OP_DEPTHWISE_CONV_2D, NULL, PL_TFLM_PARAMS_CONV, conv_init, depthwise_prepare},
+    {OP_TRANSPOSE_CONV, NULL, PL_TFLM_PARAMS_TRANSPOSE_CONV, transpose_conv_init,
      pl_tflm_transpose_conv_prepare},
-    {OP_BATCH_MATMUL, NULL, {{3, 1}, {3, 1}}, batch_matmul_init, batch_matmul_prepare},
-    {OP_AVERAGE_POOL_2D, NULL, POOL, pool_init, input_output},
-    {OP_MAX_POOL_2D, NULL, POOL, pool_init, input_output},
-    {OP_L2_POOL_2D, NULL, POOL, NULL, l2_pool_prepare},
-    {OP_SOFTMAX, NULL, {{4, 4}, {4, 4}}, softmax_init, softmax_prepare},
+    {OP_BATCH_MATMUL, NULL, PL_TFLM_PARAMS_BATCH_MATMUL, batch_matmul_init, batch_matmul_prepare},
+    {OP_AVERAGE_POOL_2D, NULL, PL_TFLM_PARAMS_POOL, pool_init, input_output},
+    {OP_MAX_POOL_2D, NULL, PL_TFLM_PARAMS_POOL, pool_init, input_output},
+    {OP_L2_POOL_2D, NULL, PL_TFLM_PARAMS_POOL, NULL, l2_pool_prepare},
+    {OP_SOFTMAX, NULL, PL_TFLM_PARAMS_SOFTMAX, softmax_init, softmax_prepare},
     {OP_LOG_SOFTMAX, NULL, {{0, 0}, {0, 0}}, NULL, log_softmax_prepare},
     {OP_L2_NORMALIZATION, NULL, {{1, 1}, {4, 4}}, l2norm_init, input_output},
 };

@@ -183,8 +183,8 @@ static void control_init(pl_tflm_node *n)
 #define NONE {{0, 0}, {0, 0}}
 
 static const pl_tflm_kernel entries[] = {
-    {OP_SVDF, NULL, {{8, 4}, {12, 4}}, svdf_init, pl_tflm_svdf_prepare},
-    {OP_UNIDIRECTIONAL_SEQUENCE_LSTM, NULL, {{16, 4}, {16, 4}}, lstm_init, pl_tflm_lstm_prepare},
+    {OP_SVDF, NULL, PL_TFLM_PARAMS_SVDF, svdf_init, pl_tflm_svdf_prepare},
+    {OP_UNIDIRECTIONAL_SEQUENCE_LSTM, NULL, PL_TFLM_PARAMS_LSTM, lstm_init, pl_tflm_lstm_prepare},
     {OP_VAR_HANDLE, NULL, {{8, 4}, {16, 8}}, var_handle_init, NULL},
     {OP_ASSIGN_VARIABLE, NULL, NONE, assign_variable_init, assign_variable_prepare},
     {OP_READ_VARIABLE, NULL, NONE, NULL, input_only},

@@ -93,6 +93,23 @@ static int8_t unit_output(const pl_svdf_params *p, uint32_t acc)
     return (int8_t)pl_fx_clamp(v, INT8_MIN, INT8_MAX);
 }
 
+/* One batch's time stage of an int8 state: per unit, bias + the time weights against each
+** rank's state row, read less state_zp (CMSIS-NN reads it as stored: 0). */
+static void time_units(const pl_svdf_params *p, const int8_t *s, const int8_t *wt,
+                       const int32_t *bias, int32_t state_zp, int8_t *out)
+{
+    for (int32_t u = 0; u < p->units; u++) {
+        uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u; /* wraps as int32 */
+        for (int32_t r = 0; r < p->rank; r++) {
+            size_t f = (size_t)u * (size_t)p->rank + (size_t)r;
+            const int8_t *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
+            for (int32_t m = 0; m < p->memory; m++)
+                acc += (uint32_t)(tv[m] * (sv[m] - state_zp));
+        }
+        out[u] = unit_output(p, acc);
+    }
+}
+
 void pl_svdf_s8_s16(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
                     const int16_t *wt, const int32_t *bias, int16_t *state, int8_t *out)
 {
@@ -138,16 +155,7 @@ void pl_svdf_s8_s8(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
             s[(size_t)f * (size_t)p->memory + (size_t)p->memory - 1] =
                 (int8_t)(uint8_t)(uint32_t)(v + p->state_zp);
         }
-        for (int32_t u = 0; u < p->units; u++) {
-            uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
-            for (int32_t r = 0; r < p->rank; r++) {
-                size_t f = (size_t)u * (size_t)p->rank + (size_t)r;
-                const int8_t *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
-                for (int32_t m = 0; m < p->memory; m++)
-                    acc += (uint32_t)(tv[m] * (sv[m] - p->state_zp));
-            }
-            out[(size_t)b * (size_t)p->units + (size_t)u] = unit_output(p, acc);
-        }
+        time_units(p, s, wt, bias, p->state_zp, out + (size_t)b * (size_t)p->units);
     }
 }
 
@@ -176,16 +184,7 @@ void pl_svdf_s8_s8_cmsis(const pl_svdf_params *p, bool mve, const int8_t *in, co
             s[(size_t)f * (size_t)p->memory + (size_t)p->memory - 1] =
                 (int8_t)(uint8_t)(uint32_t)v;
         }
-        for (int32_t u = 0; u < p->units; u++) {
-            uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
-            for (int32_t r = 0; r < p->rank; r++) {
-                size_t f = (size_t)u * (size_t)p->rank + (size_t)r;
-                const int8_t *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
-                for (int32_t m = 0; m < p->memory; m++)
-                    acc += (uint32_t)(tv[m] * sv[m]);
-            }
-            out[(size_t)b * (size_t)p->units + (size_t)u] = unit_output(p, acc);
-        }
+        time_units(p, s, wt, bias, 0, out + (size_t)b * (size_t)p->units);
     }
 }
 
