@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import picolite
+from conftest import require
 
-pytest.importorskip("tflite_micro", reason="the schema for building models comes with it")
+require("tflite_micro")  # the schema the model builder writes with
 from tflm_models import Model  # noqa: E402
 
 UNDEFINED = None  # a buffer byte nothing wrote

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 import picolite
-from conftest import ROOT
+from conftest import ROOT, require
 
-pytest.importorskip("tflite_micro", reason="the schema for building models comes with it")
+require("tflite_micro")  # the schema the model builder writes with
 from int4_models import KINDS, make, pack_int4  # noqa: E402
 from tflm_models import Model  # noqa: E402
 
@@ -115,8 +115,7 @@ def test_goldens_cover_every_kind():
 
 
 @pytest.mark.parametrize("kind, seed", CASES[::2])
-def test_int4_equals_litert_reference_kernels(kind, seed):
-    litert = pytest.importorskip("ai_edge_litert.interpreter")
+def test_int4_equals_litert_reference_kernels(kind, seed, litert):
     model = make(kind, seed, True)
     theirs = litert.Interpreter(model_content=model, experimental_op_resolver_type=(
         litert.OpResolverType.BUILTIN_REF))
