@@ -121,6 +121,9 @@ pl_status pl_conv_1xn_mve_plan(pl_context *ctx, const pl_conv_params *p,
     return PL_OK;
 }
 
+/* Output channels per pass: each byte's source is resolved once for the pass. */
+#define CHANNEL_BLOCK 16
+
 void pl_conv_1xn_mve_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *in,
                         const int32_t *f_dims, const int8_t *filter, const int32_t *bias,
                         const int32_t *out_dims, int8_t *out)
@@ -132,20 +135,26 @@ void pl_conv_1xn_mve_s8(const pl_conv_params *p, const int32_t *in_dims, const i
     for (int32_t b = 0; b < in_dims[0]; b++)
         for (int32_t o = 0; o < l.out_w; o++) {
             int8_t *dst = out + ((int64_t)b * l.out_w + o) * channels;
-            for (int32_t oc = 0; oc < channels; oc++) {
-                const int8_t *w = filter + (int64_t)oc * cols;
-                uint32_t acc = bias != NULL ? (uint32_t)bias[oc] : 0u; /* wraps as int32 */
+            for (int32_t oc0 = 0; oc0 < channels; oc0 += CHANNEL_BLOCK) {
+                int32_t n = channels - oc0 < CHANNEL_BLOCK ? channels - oc0 : CHANNEL_BLOCK;
+                uint32_t acc[CHANNEL_BLOCK] = {0}; /* int32 sums that wrap */
                 for (int32_t j = 0; j < cols; j++) {
                     int64_t at;
                     bool defined;
-                    if (source(&l, o, j, &at, &defined)) {
-                        int32_t x = in[b * row + at] + p->input_offset;
-                        acc += (uint32_t)(w[j] * x);
-                    }
+                    if (!source(&l, o, j, &at, &defined))
+                        continue; /* padding: adds nothing */
+                    int32_t x = in[b * row + at] + p->input_offset;
+                    const int8_t *w = filter + (int64_t)oc0 * cols + j;
+                    for (int32_t k = 0; k < n; k++)
+                        acc[k] += (uint32_t)(w[(int64_t)k * cols] * x);
                 }
-                int32_t a = pl_rescale_qm((int32_t)acc, p->multiplier[oc], p->shift[oc]) +
-                            p->output_offset;
-                dst[oc] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
+                for (int32_t k = 0; k < n; k++) {
+                    int32_t oc = oc0 + k;
+                    uint32_t sum = acc[k] + (bias != NULL ? (uint32_t)bias[oc] : 0u);
+                    int32_t a = pl_rescale_qm((int32_t)sum, p->multiplier[oc], p->shift[oc]) +
+                                p->output_offset;
+                    dst[oc] = (int8_t)pl_fx_clamp(a, p->act_min, p->act_max);
+                }
             }
         }
 }
