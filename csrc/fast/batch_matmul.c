@@ -8,8 +8,8 @@
 
 #include "fast/fast.h"
 #include "fast/gemm.h"
-#include "kernels/common/rescale.h"
-#include "kernels/conv/batch_matmul.h"
+#include "kernels/common/arith_fast.h"
+#include "kernels/conv/batch_matmul_fast.h"
 
 typedef struct bmm_plan {
     int32_t kp;                /* int8: depth rounded up to 4 */

@@ -14,8 +14,8 @@
 #include "fast/gemm.h" /* pl_fast_round_up */
 #include "fast/hybrid.h"
 #include "fast/s16.h"
-#include "kernels/conv/conv_params.h"
-#include "kernels/conv/depthwise_conv.h"
+#include "kernels/conv/convq_views_fast.h"
+#include "kernels/conv/depthwise_conv_fast.h"
 
 /* A staged batch larger than this keeps the portable kernel (host memory is not free). */
 #define MAX_STAGED ((size_t)1 << 26) /* elements */

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "fast/inline.h"
-#include "kernels/conv/depthwise_conv.h"
+#include "kernels/conv/depthwise_conv_fast.h"
 #include "picolite/pl_fast.h"
 
 /* Staged channels are padded to a multiple of this. */

@@ -10,7 +10,7 @@
 #include "fast/gemm.h" /* pl_fast_round_up */
 #include "fast/gemm16.h" /* pl_s16_narrow */
 #include "fast/s16.h"
-#include "kernels/conv/depthwise_conv.h"
+#include "kernels/conv/depthwise_conv_fast.h"
 
 /* A staged batch larger than this keeps the portable kernel (host memory is not free). */
 #define MAX_STAGED ((size_t)1 << 28)

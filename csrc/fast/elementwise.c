@@ -9,7 +9,7 @@
 
 #include "fast/elementwise.h"
 #include "fast/fast.h"
-#include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/elementwise_fast.h"
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18 }; /* builtin codes */
 

@@ -17,7 +17,7 @@
 #include "fast/gemm.h"
 #include "fast/gemm16.h"
 #include "fast/lstm.h"
-#include "kernels/common/fixedpoint.h"
+#include "kernels/common/arith_fast.h"
 
 enum { LIMIT = 1 << 24 }; /* weights and sums past this keep the portable kernel */
 

@@ -10,9 +10,8 @@
 
 #include "fast/fast.h"
 #include "fast/lut8.h"
-#include "kernels/activation/activations.h"
-#include "kernels/activation/logistic_tanh.h"
-#include "kernels/registry.h"
+#include "kernels/activation/activations_fast.h"
+#include "kernels/activation/logistic_tanh_fast.h"
 
 enum { TABLE = 256 };
 

@@ -6,7 +6,7 @@
 
 #include "fast/fast.h"
 #include "fast/pool.h"
-#include "kernels/pool/pooling.h"
+#include "kernels/pool/pooling_fast.h"
 
 typedef struct pool_plan {
     bool average;

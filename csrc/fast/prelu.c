@@ -8,7 +8,7 @@
 
 #include "fast/fast.h"
 #include "fast/prelu.h"
-#include "kernels/activation/prelu.h"
+#include "kernels/activation/prelu_fast.h"
 
 enum { ROW = 64 }; /* floats per row at least, when alpha is repeated */
 

@@ -8,7 +8,7 @@
 #include "fast/exp.h"
 #include "fast/fast.h"
 #include "fast/softmax16.h"
-#include "kernels/activation/softmax.h"
+#include "kernels/activation/softmax_fast.h"
 
 /* The host block: this header, then the int8 or int16 exps it points to. */
 typedef struct softmax_plan {

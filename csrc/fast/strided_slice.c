@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fast/fast.h"
-#include "kernels/shape/strided_slice.h"
+#include "kernels/shape/strided_slice_fast.h"
 
 typedef struct slice_plan {
     int32_t axes;                                 /* loops around the runs */

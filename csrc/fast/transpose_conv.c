@@ -9,11 +9,10 @@
 
 #include "fast/fast.h"
 #include "fast/gemm.h"
-#include "kernels/conv/transpose_conv.h"
+#include "kernels/conv/transpose_conv_fast.h"
 
 /* TRANSPOSE_CONV's inputs (schema order). */
 enum { IN_WEIGHTS = 1, IN_INPUT = 2, IN_BIAS = 3 };
-
 
 typedef struct tconv_plan {
     int32_t k, kp, n, rows; /* taps x input channels (k padded for int8), outputs, chunk */
