@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast/fast.h"
+#include "fast/isa_pick.h"
 #include "fast/pool.h"
 #include "kernels/pool/pooling_fast.h"
 
@@ -14,18 +15,8 @@ typedef struct pool_plan {
 
 const pl_pool *pl_pool_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512)
-        return &pl_pool_avx512;
-    if (isa == PL_ISA_AVX2)
-        return &pl_pool_avx2;
-    if (isa == PL_ISA_SSE41)
-        return &pl_pool_sse41;
-#elif defined(PL_FAST_ARM64)
-    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return &pl_pool_neon;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, &pl_pool_avx512, &pl_pool_avx2, &pl_pool_sse41, &pl_pool_neon,
+                 &pl_pool_neon);
     return NULL;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fast/fast.h"
+#include "fast/isa_pick.h"
 #include "fast/prelu.h"
 #include "kernels/activation/prelu_fast.h"
 
@@ -55,11 +56,8 @@ void pl_prelu_rows_c(const float *in, const float *alpha, size_t period, size_t 
 
 pl_prelu_rows_fn pl_prelu_rows_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)
-        return pl_prelu_rows_avx2;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, pl_prelu_rows_avx2, pl_prelu_rows_avx2, pl_prelu_rows_c,
+                 pl_prelu_rows_c, pl_prelu_rows_c);
     return pl_prelu_rows_c;
 }
 

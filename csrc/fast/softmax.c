@@ -7,6 +7,7 @@
 ** the vector exp of exp.h, bit for bit pl_fmath_expf, in the portable kernel's steps. */
 #include "fast/exp.h"
 #include "fast/fast.h"
+#include "fast/isa_pick.h"
 #include "fast/softmax16.h"
 #include "kernels/activation/softmax_fast.h"
 
@@ -22,13 +23,7 @@ typedef struct softmax_plan {
 /* The vector int16 rows for isa, NULL for none. */
 static pl_softmax16_rows rows16_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512)
-        return pl_softmax16_avx512;
-    if (isa == PL_ISA_AVX2)
-        return pl_softmax16_avx2;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, pl_softmax16_avx512, pl_softmax16_avx2, NULL, NULL, NULL);
     return NULL;
 }
 
