@@ -136,10 +136,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
 
 pl_status pl_fast_transpose_conv_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node)
