@@ -9,20 +9,7 @@
 
 enum { NR = 8, MR = 4 };
 
-/* Panels of 8 channels; per k, the 8 channels' w[k] (0 past n). */
-static size_t packed_bytes(int32_t n, int32_t k)
-{
-    return (size_t)pl_fast_round_up(n, NR) * (size_t)k * sizeof(float);
-}
-
-static void pack(const float *w, int32_t n, int32_t k, void *packed)
-{
-    float *p = packed;
-    for (int32_t n0 = 0; n0 < n; n0 += NR)
-        for (int32_t i = 0; i < k; i++)
-            for (int32_t j = 0; j < NR; j++, p++)
-                *p = n0 + j < n ? w[(size_t)(n0 + j) * (size_t)k + (size_t)i] : 0.0f;
-}
+#include "fast/f32_pack.h"
 
 /* The reference's min(max(x, lo), hi): MAXPS/MINPS give their second operand when one is
 ** NaN, so NaN passes the clamp as in the reference. */
