@@ -9,24 +9,18 @@
 ** Arm: neon, neon_dot); another set falls through to the statement after it. */
 #if defined(PL_FAST_X86)
 #define PL_FAST_PICK(isa, avx512, avx2, sse41, neon, neon_dot)                              \
-    do {                                                                                  \
-        if ((isa) == PL_ISA_AVX512)                                                       \
-            return avx512;                                                                \
-        if ((isa) == PL_ISA_AVX2)                                                         \
-            return avx2;                                                                  \
-        if ((isa) == PL_ISA_SSE41)                                                        \
-            return sse41;                                                                 \
-    } while (0)
+    if ((isa) == PL_ISA_AVX512 || (isa) == PL_ISA_AVX2 || (isa) == PL_ISA_SSE41)          \
+    return (isa) == PL_ISA_AVX512 ? (avx512) : (isa) == PL_ISA_AVX2 ? (avx2) : (sse41)
 #elif defined(PL_FAST_ARM64)
 #define PL_FAST_PICK(isa, avx512, avx2, sse41, neon, neon_dot)                              \
-    do {                                                                                  \
-        if ((isa) == PL_ISA_NEON_DOT)                                                     \
-            return neon_dot;                                                              \
-        if ((isa) == PL_ISA_NEON)                                                         \
-            return neon;                                                                  \
-    } while (0)
+    if ((isa) == PL_ISA_NEON || (isa) == PL_ISA_NEON_DOT)                                 \
+    return (isa) == PL_ISA_NEON_DOT ? (neon_dot) : (neon)
 #else
 #define PL_FAST_PICK(isa, avx512, avx2, sse41, neon, neon_dot) (void)(isa)
 #endif
+
+/* A kernel's per-set tables, one for each set with its own (NEON_DOT takes NEON's). */
+#define PL_FAST_TABLES(type, name)                                                         \
+    extern const type name##_avx512, name##_avx2, name##_sse41, name##_neon
 
 #endif

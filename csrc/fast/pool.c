@@ -64,22 +64,24 @@ static bool plan(pl_context *ctx, const pl_node *node, bool average)
     return true;
 }
 
-static pl_status prepare(pl_context *ctx, pl_node *node, bool average)
+static bool plan_avg(pl_context *ctx, const pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node, average))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return plan(ctx, node, true);
+}
+
+static bool plan_max(pl_context *ctx, const pl_node *node)
+{
+    return plan(ctx, node, false);
 }
 
 pl_status pl_fast_avg_pool_prepare(pl_context *ctx, pl_node *node)
 {
-    return prepare(ctx, node, true);
+    return pl_fast_prepare(ctx, node, plan_avg);
 }
 
 pl_status pl_fast_max_pool_prepare(pl_context *ctx, pl_node *node)
 {
-    return prepare(ctx, node, false);
+    return pl_fast_prepare(ctx, node, plan_max);
 }
 
 /* One output point, every channel: the table's kernel for the node's type. */

@@ -23,7 +23,8 @@ typedef struct softmax_plan {
 /* The vector int16 rows for isa, NULL for none. */
 static pl_softmax16_rows rows16_for(pl_isa isa)
 {
-    PL_FAST_PICK(isa, pl_softmax16_avx512, pl_softmax16_avx2, NULL, NULL, NULL);
+    PL_FAST_PICK(isa, pl_softmax16_avx512, pl_softmax16_avx2, (pl_softmax16_rows)NULL,
+                 (pl_softmax16_rows)NULL, (pl_softmax16_rows)NULL);
     return NULL;
 }
 
