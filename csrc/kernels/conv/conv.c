@@ -21,14 +21,14 @@ static const pl_convq_names op_names = {"CONV_2D", "filter", "per-output-channel
 
 typedef pl_conv_op op_data;
 
-/* One output point's geometry (g, conv_window_fast.h) and its runs. A "run" is a stretch
-** of taps contiguous in both the input and the filter: a whole clipped filter row when
-** dilation_w is 1 and there is one group (input channels and filter depth coincide), else
-** one tap's filter depth. */
+/* One output point's geometry and its runs. A "run" is a stretch of taps contiguous in both
+** the input and the filter: a whole clipped filter row when dilation_w is 1 and there is
+** one group (input channels and filter depth coincide), else one tap's filter depth. The
+** taps are clipped by conv_window_fast.h's helper into these fields, not through its
+** pl_conv_window: a copy of that struct costs the MCU's invoke stack. */
 typedef struct window {
-    pl_conv_window g;
     const int32_t *in_dims, *f_dims;
-    int32_t dil_h, dil_w;
+    int32_t fy0, fy1, fx0, fx1, y0, x0, dil_h, dil_w;
     size_t row0; /* input offset of (batch, 0, 0, 0) */
     bool rows;   /* runs span whole clipped filter rows */
     bool full;   /* no tap was clipped */
@@ -38,14 +38,17 @@ static inline void window_at(const pl_conv_params *p, const int32_t *in_dims,
                              const int32_t *f_dims, int32_t b, int32_t oy, int32_t ox,
                              window *w)
 {
-    w->g = pl_conv_window_at(p, in_dims, f_dims, b, oy, ox);
     w->in_dims = in_dims;
     w->f_dims = f_dims;
+    w->y0 = oy * p->stride_h - p->pad_h;
+    w->x0 = ox * p->stride_w - p->pad_w;
     w->dil_h = p->dilation_h;
     w->dil_w = p->dilation_w;
+    pl_conv_clip_taps(w->y0, p->dilation_h, in_dims[1], f_dims[1], &w->fy0, &w->fy1);
+    pl_conv_clip_taps(w->x0, p->dilation_w, in_dims[2], f_dims[2], &w->fx0, &w->fx1);
     w->row0 = (size_t)b * (size_t)in_dims[1] * (size_t)in_dims[2] * (size_t)in_dims[3];
     w->rows = p->dilation_w == 1 && f_dims[3] == in_dims[3];
-    w->full = w->g.fy0 == 0 && w->g.fx0 == 0 && w->g.fy1 == f_dims[1] && w->g.fx1 == f_dims[2];
+    w->full = w->fy0 == 0 && w->fx0 == 0 && w->fy1 == f_dims[1] && w->fx1 == f_dims[2];
 }
 
 /* Visits the window's runs in TFLite's tap order: RUN(input offset, filter offset, length),
@@ -54,17 +57,17 @@ static inline void window_at(const pl_conv_params *p, const int32_t *in_dims,
     do {                                                                                  \
         const int32_t in_w_ = (w)->in_dims[2], in_d_ = (w)->in_dims[3];                   \
         const int32_t f_w_ = (w)->f_dims[2], f_d_ = (w)->f_dims[3];                       \
-        for (int32_t fy_ = (w)->g.fy0; fy_ < (w)->g.fy1; fy_++) {                         \
-            const size_t iy_ = (size_t)((w)->g.y0 + (w)->dil_h * fy_) * (size_t)in_w_;    \
+        for (int32_t fy_ = (w)->fy0; fy_ < (w)->fy1; fy_++) {                         \
+            const size_t iy_ = (size_t)((w)->y0 + (w)->dil_h * fy_) * (size_t)in_w_;    \
             if ((w)->rows) {                                                              \
-                const size_t ix_ = (size_t)((w)->g.x0 + (w)->g.fx0);                      \
+                const size_t ix_ = (size_t)((w)->x0 + (w)->fx0);                      \
                 RUN((w)->row0 + (iy_ + ix_) * (size_t)in_d_,                              \
-                    ((size_t)fy_ * (size_t)f_w_ + (size_t)(w)->g.fx0) * (size_t)f_d_,     \
-                    ((w)->g.fx1 - (w)->g.fx0) * f_d_);                                    \
+                    ((size_t)fy_ * (size_t)f_w_ + (size_t)(w)->fx0) * (size_t)f_d_,     \
+                    ((w)->fx1 - (w)->fx0) * f_d_);                                    \
                 continue;                                                                 \
             }                                                                             \
-            for (int32_t fx_ = (w)->g.fx0; fx_ < (w)->g.fx1; fx_++) {                     \
-                const size_t ix_ = (size_t)((w)->g.x0 + (w)->dil_w * fx_);                \
+            for (int32_t fx_ = (w)->fx0; fx_ < (w)->fx1; fx_++) {                     \
+                const size_t ix_ = (size_t)((w)->x0 + (w)->dil_w * fx_);                \
                 RUN((w)->row0 + (iy_ + ix_) * (size_t)in_d_,                              \
                     ((size_t)fy_ * (size_t)f_w_ + (size_t)fx_) * (size_t)f_d_, f_d_);     \
             }                                                                             \
@@ -244,10 +247,10 @@ static inline void gather_s8(const window *w, const int8_t *in, size_t c0, int16
         for (int32_t i = 0; i < f_size; i++)
             buf[i] = 0;
     }
-    for (int32_t fy = w->g.fy0; fy < w->g.fy1; fy++) {
-        const size_t iy = (size_t)(w->g.y0 + w->dil_h * fy) * (size_t)in_w;
-        for (int32_t fx = w->g.fx0; fx < w->g.fx1; fx++) {
-            const size_t ix = (size_t)(w->g.x0 + w->dil_w * fx);
+    for (int32_t fy = w->fy0; fy < w->fy1; fy++) {
+        const size_t iy = (size_t)(w->y0 + w->dil_h * fy) * (size_t)in_w;
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++) {
+            const size_t ix = (size_t)(w->x0 + w->dil_w * fx);
             const int8_t *restrict src = in + w->row0 + (iy + ix) * (size_t)in_d + c0;
             int16_t *restrict dst = buf + ((size_t)fy * (size_t)f_w + (size_t)fx) * (size_t)f_d;
             for (int32_t ic = 0; ic < f_d; ic++)
@@ -491,10 +494,10 @@ static inline void gather_s16(const window *w, const int16_t *in, size_t c0,
         for (int32_t i = 0; i < f_size; i++)
             buf[i] = 0;
     }
-    for (int32_t fy = w->g.fy0; fy < w->g.fy1; fy++) {
-        const size_t iy = (size_t)(w->g.y0 + w->dil_h * fy) * (size_t)in_w;
-        for (int32_t fx = w->g.fx0; fx < w->g.fx1; fx++) {
-            const size_t ix = (size_t)(w->g.x0 + w->dil_w * fx);
+    for (int32_t fy = w->fy0; fy < w->fy1; fy++) {
+        const size_t iy = (size_t)(w->y0 + w->dil_h * fy) * (size_t)in_w;
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++) {
+            const size_t ix = (size_t)(w->x0 + w->dil_w * fx);
             const int16_t *restrict src = in + w->row0 + (iy + ix) * (size_t)in_d + c0;
             int16_t *restrict dst = buf + ((size_t)fy * (size_t)f_w + (size_t)fx) * (size_t)f_d;
             for (int32_t ic = 0; ic < f_d; ic++)
