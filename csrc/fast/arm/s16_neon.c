@@ -115,11 +115,8 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a
             }
         }
         for (int32_t k = k0; k < k1; k += 4) {
-            const int16_t *p = panel + (size_t)k * NR;
             int16x8_t w[8];
-            PL_FAST_UNROLL
-            for (int32_t v = 0; v < 8; v++)
-                w[v] = vld1q_s16(p + 8 * v);
+            pl_smlal_weights(panel + (size_t)k * NR, w);
             PL_FAST_UNROLL
             for (int32_t r = 0; r < rows; r++) {
                 int16x4_t x = vld1_s16(a + (size_t)r * lda + (size_t)k);
