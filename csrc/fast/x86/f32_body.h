@@ -5,7 +5,8 @@
 **
 ** The includer defines NR and MR (an enum), vf (the float vector), PS(op) (its
 ** _mm*_<op>_ps intrinsic), lanes_t with lanes_of(channels left), and the tail's
-** bias_of(bias or NULL, lanes: 0.0f past them and without a bias) and store(dst, v, lanes). */
+** bias_of(bias or NULL, lanes: 0.0f past them and without a bias) and store(dst, v, lanes),
+** as functions or macros (f32_avx512.c says why its are macros). */
 #include "fast/f32_pack.h"
 #include "fast/inline.h"
 
