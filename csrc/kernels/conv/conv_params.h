@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/conv/convq_views_fast.h"
 #include "picolite/pl_kernel.h"
 
 /* How an op words its messages: "<op>: quantization must be per-tensor for input/output and
@@ -69,20 +70,6 @@ typedef struct pl_convq_io {
 
 pl_status pl_convq_io_get(pl_context *ctx, const pl_node *node, const pl_convq_names *names,
                           pl_convq_io *io);
-
-/* Invoke's eval views of the same tensors (bias data NULL when absent). */
-typedef struct pl_convq_views {
-    pl_tensor in, f, bias, out;
-} pl_convq_views;
-
-static inline pl_status pl_convq_views_get(pl_context *ctx, const pl_node *node,
-                                           pl_convq_views *v)
-{
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &v->in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &v->f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &v->bias));
-    return ctx->get_eval(ctx, pl_node_output(node, 0), &v->out);
-}
 
 /* Options: the fused activation must be none or a ReLU (PL_ERR_UNSUPPORTED); strides and
 ** dilations positive and the padding SAME or VALID (PL_ERR_MODEL). */
