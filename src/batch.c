@@ -87,6 +87,7 @@ run_samples(pl_py_interp *self, const batch_side *in, const batch_side *out, Py_
         for (Py_ssize_t k = 0; k < in->count; k++)
             memcpy(in->tensor_data[k], (const uint8_t *)in->views[k].buf +
                    (size_t)i * in->tensor_bytes[k], in->tensor_bytes[k]);
+        pl_py_clean_vector_state();
         pl_status s = pl_interp_invoke(self->it);
         if (s != PL_OK && s != PL_ABORTED) /* aborted: the outputs keep their last values */
             return s;

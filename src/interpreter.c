@@ -381,6 +381,7 @@ interp_invoke(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
         (pl_interp_error(self->it) != &self->error && check_intact(self) < 0) ||
         check_invoke_ready(self) < 0 || check_no_views(self) < 0)
         return NULL;
+    pl_py_clean_vector_state();
     pl_status s = run_unlocked(self, pl_interp_invoke);
     if (s != PL_OK && s != PL_ABORTED)
         return check_intact(self) < 0 ? NULL : pl_py_interp_raise(self, s);

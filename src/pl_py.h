@@ -41,6 +41,15 @@ PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *value)
 }
 #endif
 
+/* Before an invoke: VZEROUPPER where the CPU has AVX (pl_fast.h says why). */
+static inline void
+pl_py_clean_vector_state(void)
+{
+#ifdef PL_HAVE_FAST
+    pl_fast_clean_vector_state();
+#endif
+}
+
 /* Heap types are immutable where the flag exists (3.10+) and never subclassable. */
 #ifdef Py_TPFLAGS_IMMUTABLETYPE
 #define PL_PY_TYPE_FLAGS (Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE)

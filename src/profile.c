@@ -35,8 +35,10 @@ timed_runs(pl_py_interp *self, Py_ssize_t runs, uint64_t *out, uint32_t n)
         if (n > 0)
             prof.node_ns = out + (size_t)r * n;
         s = pl_interp_set_profiler(self->it, &prof);
-        if (s == PL_OK)
+        if (s == PL_OK) {
+            pl_py_clean_vector_state();
             s = pl_interp_invoke(self->it);
+        }
         if (s == PL_ABORTED) /* a run a kernel ended early is a run all the same */
             s = PL_OK;
     }

@@ -65,6 +65,26 @@ static bool arm64_has(pl_isa isa)
 }
 #endif
 
+#if defined(PL_FAST_X86)
+__attribute__((target("avx"))) static void zero_upper(void)
+{
+    __builtin_ia32_vzeroupper();
+}
+#endif
+
+void pl_fast_clean_vector_state(void)
+{
+#if defined(PL_FAST_X86)
+    static int has_avx = -1; /* a benign race: every thread stores the same answer */
+    if (has_avx < 0) {
+        __builtin_cpu_init();
+        has_avx = __builtin_cpu_supports("avx") != 0;
+    }
+    if (has_avx)
+        zero_upper();
+#endif
+}
+
 bool pl_fast_isa_available(pl_isa isa)
 {
     if (isa == PL_ISA_PORTABLE)

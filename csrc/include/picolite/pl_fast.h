@@ -62,6 +62,10 @@ pl_isa pl_fast_best_isa(void);
 bool pl_fast_isa_available(pl_isa isa);
 /* "portable", "avx2", "avx512", "neon", "neon-dot", "sse4.1"; NULL past the end. */
 const char *pl_fast_isa_name(pl_isa isa);
+/* VZEROUPPER where the CPU has AVX (nothing elsewhere): code that left the vector registers'
+** upper halves dirty (a peer in the same process) makes every SSE instruction after it,
+** the portable kernels' too, wait on them. The host calls it before an invoke. */
+void pl_fast_clean_vector_state(void);
 
 /* Memory outside the arena, from the host: alloc returns NULL when it cannot; release
 ** gives back a block alloc returned. */
