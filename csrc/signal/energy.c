@@ -46,6 +46,6 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_energy_registration(void)
 {
-    static const pl_registration reg = {"SignalEnergy", 32, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {"SignalEnergy", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke, NULL};
     return &reg;
 }

@@ -48,7 +48,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_fft_auto_scale_registration(void)
 {
-    static const pl_registration reg = {"SignalFftAutoScale", 32, NULL, NULL, prepare, invoke,
+    static const pl_registration reg = {"SignalFftAutoScale", PL_BUILTIN_CUSTOM, NULL, NULL, prepare, invoke,
                                         NULL};
     return &reg;
 }

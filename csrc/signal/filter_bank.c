@@ -82,7 +82,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_filter_bank_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBank", 32, init, NULL, prepare, invoke,
+    static const pl_registration reg = {"SignalFilterBank", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke,
                                         NULL};
     return &reg;
 }

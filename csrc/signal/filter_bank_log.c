@@ -43,7 +43,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_filter_bank_log_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBankLog", 32, init, NULL, prepare, invoke,
+    static const pl_registration reg = {"SignalFilterBankLog", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke,
                                         NULL};
     return &reg;
 }

@@ -32,7 +32,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_filter_bank_square_root_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBankSquareRoot", 32, NULL, NULL, prepare,
+    static const pl_registration reg = {"SignalFilterBankSquareRoot", PL_BUILTIN_CUSTOM, NULL, NULL, prepare,
                                         invoke, NULL};
     return &reg;
 }

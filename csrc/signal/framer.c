@@ -105,6 +105,6 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_framer_registration(void)
 {
-    static const pl_registration reg = {"SignalFramer", 32, init, NULL, prepare, invoke, reset};
+    static const pl_registration reg = {"SignalFramer", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke, reset};
     return &reg;
 }

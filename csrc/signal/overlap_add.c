@@ -103,7 +103,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_overlap_add_registration(void)
 {
-    static const pl_registration reg = {"SignalOverlapAdd", 32, init, NULL, prepare, invoke,
+    static const pl_registration reg = {"SignalOverlapAdd", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke,
                                         reset};
     return &reg;
 }

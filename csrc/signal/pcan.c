@@ -76,6 +76,6 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_pcan_registration(void)
 {
-    static const pl_registration reg = {"SignalPCAN", 32, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {"SignalPCAN", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke, NULL};
     return &reg;
 }

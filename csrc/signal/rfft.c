@@ -138,14 +138,14 @@ static pl_status invoke_irfft(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_rfft_registration(void)
 {
-    static const pl_registration reg = {"SignalRfft", 32, init_rfft, NULL, prepare_rfft,
+    static const pl_registration reg = {"SignalRfft", PL_BUILTIN_CUSTOM, init_rfft, NULL, prepare_rfft,
                                         invoke_rfft, NULL};
     return &reg;
 }
 
 const pl_registration *pl_signal_irfft_registration(void)
 {
-    static const pl_registration reg = {"SignalIrfft", 32, init_irfft, NULL, prepare_irfft,
+    static const pl_registration reg = {"SignalIrfft", PL_BUILTIN_CUSTOM, init_irfft, NULL, prepare_irfft,
                                         invoke_irfft, NULL};
     return &reg;
 }

@@ -102,7 +102,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_spectral_subtraction_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBankSpectralSubtraction", 32, init, NULL,
+    static const pl_registration reg = {"SignalFilterBankSpectralSubtraction", PL_BUILTIN_CUSTOM, init, NULL,
                                         prepare, invoke, reset};
     return &reg;
 }

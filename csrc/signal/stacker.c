@@ -86,7 +86,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_stacker_registration(void)
 {
-    static const pl_registration reg = {"SignalStacker", 32, init, NULL, prepare, invoke,
+    static const pl_registration reg = {"SignalStacker", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke,
                                         reset};
     return &reg;
 }

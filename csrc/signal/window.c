@@ -49,6 +49,6 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_window_registration(void)
 {
-    static const pl_registration reg = {"SignalWindow", 32, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {"SignalWindow", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke, NULL};
     return &reg;
 }

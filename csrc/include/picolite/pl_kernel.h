@@ -26,6 +26,10 @@
 extern "C" {
 #endif
 
+/* BuiltinOperator CUSTOM: the operator code of every custom operator, which resolvers
+** match by its name. */
+#define PL_BUILTIN_CUSTOM 32
+
 /* The largest output ctx->fold computes at prepare. */
 #define PL_FOLD_MAX_BYTES 256
 
@@ -73,7 +77,7 @@ typedef struct pl_tensor {
 /* A node as a kernel sees it. Tensor lists are views of the model: use pl_node_input(). */
 typedef struct pl_node {
     uint32_t index;        /* node index in the subgraph (execution order) */
-    int32_t builtin_code;  /* BuiltinOperator value, 32 (CUSTOM) for custom ops */
+    int32_t builtin_code;  /* BuiltinOperator value, PL_BUILTIN_CUSTOM for custom ops */
     int32_t version;       /* operator code version */
     pl_vec inputs;         /* int32 tensor indices, -1 = optional and absent */
     pl_vec outputs;
@@ -203,7 +207,7 @@ typedef struct pl_resolver {
 **   static const pl_kernel_entry kernels[] = {{3, NULL, pl_conv_registration}, ...};
 **   static const pl_kernel_list list = {kernels, 1};
 **   static const pl_resolver resolver = {pl_list_resolver_find, &list};
-** custom_name is NULL for builtin operators; a custom operator (builtin code 32) is matched
+** custom_name is NULL for builtin operators; a custom operator (PL_BUILTIN_CUSTOM) is matched
 ** by name. `picolite export-c` writes such a list for one model. */
 typedef struct pl_kernel_entry {
     int32_t builtin_code;

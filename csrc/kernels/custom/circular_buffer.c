@@ -107,7 +107,7 @@ static pl_status reset(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_circular_buffer_registration(void)
 {
-    static const pl_registration reg = {"CIRCULAR_BUFFER", 32, init, NULL, prepare, invoke,
+    static const pl_registration reg = {"CIRCULAR_BUFFER", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke,
                                         reset};
     return &reg;
 }

@@ -380,7 +380,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_detection_postprocess_registration(void)
 {
-    static const pl_registration reg = {"TFLite_Detection_PostProcess", 32, init, NULL,
+    static const pl_registration reg = {"TFLite_Detection_PostProcess", PL_BUILTIN_CUSTOM, init, NULL,
                                         prepare, invoke, NULL};
     return &reg;
 }
