@@ -14,9 +14,8 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    return pl_signal_opt_int(ctx, node, "delay_length", 0, 1 << 24, &d->delay);
+    return pl_custom_opt_int(ctx, node, "delay_length", 0, 1 << 24, &d->delay);
 }
 
 static pl_status reset(pl_context *ctx, pl_node *node)
@@ -32,7 +31,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
     pl_tensor *in, *out;
-    PL_TRY(pl_signal_io(ctx, node, 1, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, -1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, -1, &out));
     if (in->ndims < 1 || in->dims[in->ndims - 1] < 1)
@@ -79,6 +78,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_delay_registration(void)
 {
-    static const pl_registration reg = {"SignalDelay", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke, reset};
+    static const pl_registration reg = {.name = "SignalDelay",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke, .reset = reset,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -9,17 +9,16 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    PL_TRY(pl_signal_opt_int(ctx, node, "start_index", 0, INT32_MAX, &d->start));
-    return pl_signal_opt_int(ctx, node, "end_index", 0, INT32_MAX, &d->end);
+    PL_TRY(pl_custom_opt_int(ctx, node, "start_index", 0, INT32_MAX, &d->start));
+    return pl_custom_opt_int(ctx, node, "end_index", 0, INT32_MAX, &d->end);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor *in, *out;
-    PL_TRY(pl_signal_io(ctx, node, 1, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_UINT32, 1, &out));
     int32_t bins = in->dims[0] / 2;
@@ -46,6 +45,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_energy_registration(void)
 {
-    static const pl_registration reg = {"SignalEnergy", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "SignalEnergy",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -7,7 +7,7 @@
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out, *bits;
-    PL_TRY(pl_signal_io(ctx, node, 1, 2));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 2)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, 1, &out));
     PL_TRY(pl_signal_tensor(ctx, node, true, 1, PL_INT32, 0, &bits));
@@ -48,7 +48,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_fft_auto_scale_registration(void)
 {
-    static const pl_registration reg = {"SignalFftAutoScale", PL_BUILTIN_CUSTOM, NULL, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "SignalFftAutoScale",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .prepare = prepare,
+                                        .invoke = invoke};
     return &reg;
 }

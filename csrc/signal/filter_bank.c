@@ -14,16 +14,15 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    return pl_signal_opt_int(ctx, node, "num_channels", 1, INT16_MAX, &d->channels);
+    return pl_custom_opt_int(ctx, node, "num_channels", 1, INT16_MAX, &d->channels);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor *t;
-    PL_TRY(pl_signal_io(ctx, node, N_INPUTS, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(N_INPUTS, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, IN, PL_UINT32, 1, &t));
     for (uint32_t i = WEIGHTS; i < N_INPUTS; i++)
         PL_TRY(pl_signal_tensor(ctx, node, false, i, PL_INT16, 1, &t));
@@ -82,7 +81,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_filter_bank_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBank", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "SignalFilterBank",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

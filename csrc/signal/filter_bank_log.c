@@ -10,16 +10,15 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    PL_TRY(pl_signal_opt_int(ctx, node, "input_correction_bits", 0, 31, &d->correction_bits));
-    return pl_signal_opt_int(ctx, node, "output_scale", INT32_MIN, INT32_MAX, &d->output_scale);
+    PL_TRY(pl_custom_opt_int(ctx, node, "input_correction_bits", 0, 31, &d->correction_bits));
+    return pl_custom_opt_int(ctx, node, "output_scale", INT32_MIN, INT32_MAX, &d->output_scale);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
-    PL_TRY(pl_signal_io(ctx, node, 1, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_UINT32, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, 1, &out));
     return pl_signal_same_shape(ctx, node, 0, in);
@@ -43,7 +42,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_filter_bank_log_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBankLog", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "SignalFilterBankLog",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -7,7 +7,7 @@
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *bits, *out;
-    PL_TRY(pl_signal_io(ctx, node, 2, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(2, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_UINT64, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, false, 1, PL_INT32, 0, &bits));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_UINT32, 1, &out));
@@ -32,7 +32,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_filter_bank_square_root_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBankSquareRoot", PL_BUILTIN_CUSTOM, NULL, NULL, prepare,
-                                        invoke, NULL};
+    static const pl_registration reg = {.name = "SignalFilterBankSquareRoot",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .prepare = prepare,
+                                        .invoke = invoke};
     return &reg;
 }

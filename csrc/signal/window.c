@@ -9,15 +9,14 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    return pl_signal_opt_int(ctx, node, "shift", 0, 31, &d->shift);
+    return pl_custom_opt_int(ctx, node, "shift", 0, 31, &d->shift);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *w, *out;
-    PL_TRY(pl_signal_io(ctx, node, 2, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(2, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, -1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, false, 1, PL_INT16, 1, &w));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, in->ndims, &out));
@@ -49,6 +48,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_window_registration(void)
 {
-    static const pl_registration reg = {"SignalWindow", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "SignalWindow",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -405,43 +405,46 @@ static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
 
 /* ---- registrations ------------------------------------------------------------------- */
 
-static pl_status act_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_activation_op), user_data);
-}
-
 const pl_registration *pl_relu_registration(void)
 {
-    static const pl_registration reg = {"RELU", RELU_CODE, act_init, NULL, relu_prepare,
-                                        relu_invoke, NULL};
+    static const pl_registration reg = {.name = "RELU", .builtin_code = RELU_CODE,
+                                        .prepare = relu_prepare, .invoke = relu_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }
 
 const pl_registration *pl_relu6_registration(void)
 {
-    static const pl_registration reg = {"RELU6", RELU6_CODE, act_init, NULL, relu6_prepare,
-                                        relu6_invoke, NULL};
+    static const pl_registration reg = {.name = "RELU6", .builtin_code = RELU6_CODE,
+                                        .prepare = relu6_prepare, .invoke = relu6_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }
 
 const pl_registration *pl_relu_n1_to_1_registration(void)
 {
-    static const pl_registration reg = {"RELU_N1_TO_1", RELU_N1_TO_1_CODE, act_init, NULL,
-                                        relu_n1_to_1_prepare, relu_n1_to_1_invoke, NULL};
+    static const pl_registration reg = {.name = "RELU_N1_TO_1",
+                                        .builtin_code = RELU_N1_TO_1_CODE,
+                                        .prepare = relu_n1_to_1_prepare,
+                                        .invoke = relu_n1_to_1_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }
 
 const pl_registration *pl_leaky_relu_registration(void)
 {
-    static const pl_registration reg = {"LEAKY_RELU", LEAKY_RELU_CODE, act_init, NULL,
-                                        leaky_relu_prepare, leaky_relu_invoke, NULL};
+    static const pl_registration reg = {.name = "LEAKY_RELU", .builtin_code = LEAKY_RELU_CODE,
+                                        .prepare = leaky_relu_prepare,
+                                        .invoke = leaky_relu_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }
 
 const pl_registration *pl_hard_swish_registration(void)
 {
-    static const pl_registration reg = {"HARD_SWISH", HARD_SWISH_CODE, act_init, NULL,
-                                        hard_swish_prepare, hard_swish_invoke, NULL};
+    static const pl_registration reg = {.name = "HARD_SWISH", .builtin_code = HARD_SWISH_CODE,
+                                        .prepare = hard_swish_prepare,
+                                        .invoke = hard_swish_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }

@@ -18,12 +18,6 @@ typedef struct op_data {
     PL_SLOT(int8_t *, lut);
 } op_data;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
@@ -62,6 +56,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_elu_registration(void)
 {
-    static const pl_registration r = {"ELU", OP_ELU, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "ELU", .builtin_code = OP_ELU, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(op_data)};
     return &r;
 }

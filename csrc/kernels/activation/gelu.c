@@ -29,12 +29,6 @@ typedef struct op_data {
     bool approximate;
 } op_data;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
@@ -94,6 +88,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_gelu_registration(void)
 {
-    static const pl_registration r = {"GELU", OP_GELU, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "GELU", .builtin_code = OP_GELU,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(op_data)};
     return &r;
 }

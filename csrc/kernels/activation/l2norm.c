@@ -67,12 +67,6 @@ static pl_status check_quant(pl_context *ctx, const pl_tensor *in, const pl_tens
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(int32_t), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
@@ -123,7 +117,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_l2_normalization_registration(void)
 {
-    static const pl_registration r = {"L2_NORMALIZATION", OP_L2_NORMALIZATION, init, NULL,
-                                      prepare, invoke, NULL};
+    static const pl_registration r = {.name = "L2_NORMALIZATION",
+                                      .builtin_code = OP_L2_NORMALIZATION, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(int32_t)};
     return &r;
 }

@@ -175,12 +175,6 @@ static pl_status prepare_q(pl_context *ctx, const pl_tensor *in, const pl_tensor
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_log_softmax_params), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
@@ -218,7 +212,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_log_softmax_registration(void)
 {
-    static const pl_registration r = {"LOG_SOFTMAX", OP_LOG_SOFTMAX, init, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "LOG_SOFTMAX", .builtin_code = OP_LOG_SOFTMAX,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(pl_log_softmax_params)};
     return &r;
 }

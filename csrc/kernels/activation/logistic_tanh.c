@@ -261,12 +261,6 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     return PL_OK;
 }
 
-static pl_status lt_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status logistic_prepare(pl_context *ctx, pl_node *node)
 {
     return prepare_common(ctx, node, false);
@@ -325,14 +319,16 @@ static pl_status tanh_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_logistic_registration(void)
 {
-    static const pl_registration reg = {"LOGISTIC", LOGISTIC_CODE, lt_init, NULL,
-                                        logistic_prepare, logistic_invoke, NULL};
+    static const pl_registration reg = {.name = "LOGISTIC", .builtin_code = LOGISTIC_CODE,
+                                        .prepare = logistic_prepare, .invoke = logistic_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }
 
 const pl_registration *pl_tanh_registration(void)
 {
-    static const pl_registration reg = {"TANH", TANH_CODE, lt_init, NULL, tanh_prepare,
-                                        tanh_invoke, NULL};
+    static const pl_registration reg = {.name = "TANH", .builtin_code = TANH_CODE,
+                                        .prepare = tanh_prepare, .invoke = tanh_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }

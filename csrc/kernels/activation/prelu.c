@@ -51,12 +51,6 @@ void pl_prelu_u8(const pl_prelu_params *p, const pl_bcast *bc, const uint8_t *in
         out[i] = (uint8_t)pl_fx_clamp(prelu_one(p, in[it.i1], alpha[it.i2]), 0, UINT8_MAX);
 }
 
-static pl_status prelu_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare_s8(pl_context *ctx, opdata *d, const pl_tensor *in,
                             const pl_tensor *alpha, const pl_tensor *out)
 {
@@ -128,7 +122,8 @@ static pl_status prelu_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_prelu_registration(void)
 {
-    static const pl_registration reg = {"PRELU", PRELU_CODE, prelu_init, NULL, prelu_prepare,
-                                        prelu_invoke, NULL};
+    static const pl_registration reg = {.name = "PRELU", .builtin_code = PRELU_CODE,
+                                        .prepare = prelu_prepare, .invoke = prelu_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }

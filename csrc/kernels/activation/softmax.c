@@ -331,12 +331,6 @@ static pl_status check_output(pl_context *ctx, const pl_tensor *in, const pl_ten
     return PL_OK;
 }
 
-static pl_status softmax_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_softmax_op), user_data);
-}
-
 static pl_status softmax_prepare(pl_context *ctx, pl_node *node)
 {
     pl_softmax_op *d = node->user_data;
@@ -386,7 +380,8 @@ static pl_status softmax_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_softmax_registration(void)
 {
-    static const pl_registration reg = {"SOFTMAX", SOFTMAX_CODE, softmax_init, NULL,
-                                        softmax_prepare, softmax_invoke, NULL};
+    static const pl_registration reg = {.name = "SOFTMAX", .builtin_code = SOFTMAX_CODE,
+                                        .prepare = softmax_prepare, .invoke = softmax_invoke,
+                                        .user_data_size = sizeof(pl_softmax_op)};
     return &reg;
 }

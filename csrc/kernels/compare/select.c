@@ -149,14 +149,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_select_registration(void)
 {
-    static const pl_registration r = {"SELECT", OP_SELECT, NULL, NULL, prepare_v1, invoke_v1,
-                                      NULL};
+    static const pl_registration r = {.name = "SELECT", .builtin_code = OP_SELECT,
+                                      .prepare = prepare_v1, .invoke = invoke_v1};
     return &r;
 }
 
 const pl_registration *pl_select_v2_registration(void)
 {
-    static const pl_registration r = {"SELECT_V2", OP_SELECT_V2, NULL, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "SELECT_V2", .builtin_code = OP_SELECT_V2,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

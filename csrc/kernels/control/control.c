@@ -13,12 +13,6 @@ typedef struct op_data {
     uint32_t has_run;
 } op_data;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 /* Reads the subgraph indices from options of the expected type; checks they exist. */
 static pl_status read_options(pl_context *ctx, pl_node *node, uint8_t type, uint32_t count)
 {
@@ -93,8 +87,10 @@ static pl_status call_once_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_call_once_registration(void)
 {
-    static const pl_registration reg = {"CALL_ONCE", 129, init, NULL, call_once_prepare,
-                                        call_once_invoke, NULL};
+    static const pl_registration reg = {.name = "CALL_ONCE", .builtin_code = 129,
+                                        .prepare = call_once_prepare,
+                                        .invoke = call_once_invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }
 
@@ -162,7 +158,9 @@ static pl_status if_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_if_registration(void)
 {
-    static const pl_registration reg = {"IF", 118, init, NULL, if_prepare, if_invoke, NULL};
+    static const pl_registration reg = {.name = "IF", .builtin_code = 118,
+                                        .prepare = if_prepare, .invoke = if_invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }
 
@@ -254,7 +252,8 @@ static pl_status while_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_while_registration(void)
 {
-    static const pl_registration reg = {"WHILE", 119, init, NULL, while_prepare, while_invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "WHILE", .builtin_code = 119,
+                                        .prepare = while_prepare, .invoke = while_invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

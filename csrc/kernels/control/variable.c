@@ -51,8 +51,9 @@ static pl_status var_handle_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_var_handle_registration(void)
 {
-    static const pl_registration reg = {"VAR_HANDLE", 142, NULL, NULL, var_handle_prepare,
-                                        var_handle_invoke, NULL};
+    static const pl_registration reg = {.name = "VAR_HANDLE", .builtin_code = 142,
+                                        .prepare = var_handle_prepare,
+                                        .invoke = var_handle_invoke};
     return &reg;
 }
 
@@ -86,8 +87,8 @@ static pl_status read_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_read_variable_registration(void)
 {
-    static const pl_registration reg = {"READ_VARIABLE", 143, NULL, NULL, read_prepare,
-                                        read_invoke, NULL};
+    static const pl_registration reg = {.name = "READ_VARIABLE", .builtin_code = 143,
+                                        .prepare = read_prepare, .invoke = read_invoke};
     return &reg;
 }
 
@@ -124,7 +125,7 @@ static pl_status assign_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_assign_variable_registration(void)
 {
-    static const pl_registration reg = {"ASSIGN_VARIABLE", 144, NULL, NULL, assign_prepare,
-                                        assign_invoke, NULL};
+    static const pl_registration reg = {.name = "ASSIGN_VARIABLE", .builtin_code = 144,
+                                        .prepare = assign_prepare, .invoke = assign_invoke};
     return &reg;
 }

@@ -77,12 +77,6 @@ void pl_batch_matmul_s16(const pl_batch_matmul_params *p, const int16_t *lhs,
     })
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 /* Dim d (0..4) of t extended on the left to rank 5 with ones. */
 static int32_t dim5(const pl_tensor *t, int32_t d)
 {
@@ -193,7 +187,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_batch_matmul_registration(void)
 {
-    static const pl_registration reg = {"BATCH_MATMUL", 126, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "BATCH_MATMUL", .builtin_code = 126,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -550,12 +550,6 @@ void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t 
 #undef POINT
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node, pl_conv_params *p,
                               int32_t *padding, int32_t *activation)
 {
@@ -734,6 +728,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_conv_registration(void)
 {
-    static const pl_registration reg = {"CONV_2D", 3, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "CONV_2D", .builtin_code = 3,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

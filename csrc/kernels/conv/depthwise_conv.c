@@ -287,12 +287,6 @@ void pl_depthwise_conv_hybrid(const pl_depthwise_conv_params *p, const float *fi
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_depthwise_conv_op), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node,
                               pl_depthwise_conv_params *p, int32_t *padding,
                               int32_t *activation)
@@ -453,7 +447,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_depthwise_conv_registration(void)
 {
-    static const pl_registration reg = {"DEPTHWISE_CONV_2D", 4, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "DEPTHWISE_CONV_2D", .builtin_code = 4,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(pl_depthwise_conv_op)};
     return &reg;
 }

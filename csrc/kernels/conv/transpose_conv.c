@@ -163,12 +163,6 @@ void pl_transpose_conv_hybrid(const pl_transpose_conv_params *p, const float *fi
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node,
                               pl_transpose_conv_params *p, int32_t *padding,
                               int32_t *activation)
@@ -332,7 +326,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_transpose_conv_registration(void)
 {
-    static const pl_registration reg = {"TRANSPOSE_CONV", 67, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "TRANSPOSE_CONV", .builtin_code = 67,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

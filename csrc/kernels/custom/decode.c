@@ -156,6 +156,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_decode_registration(void)
 {
-    static const pl_registration reg = {"TFLM_DECODE", PL_BUILTIN_CUSTOM, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "TFLM_DECODE",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke};
     return &reg;
 }

@@ -49,12 +49,6 @@ void pl_abs_s16(const pl_abs_params *p, const int16_t *in, int16_t *out, size_t 
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_tensor *out,
                                pl_abs_params *p)
 {
@@ -113,6 +107,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_abs_registration(void)
 {
-    static const pl_registration reg = {"ABS", 101, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "ABS", .builtin_code = 101, .prepare = prepare,
+                                        .invoke = invoke, .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -67,12 +67,6 @@ static pl_status check_input(pl_context *ctx, const pl_tensor *first, const pl_t
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_add_n_params), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     int32_t o = pl_node_output(node, 0);
@@ -158,6 +152,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_add_n_registration(void)
 {
-    static const pl_registration r = {"ADD_N", OP_ADD_N, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "ADD_N", .builtin_code = OP_ADD_N,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(pl_add_n_params)};
     return &r;
 }

@@ -118,12 +118,6 @@ static bool has_zero_divisor(const pl_tensor *b, int32_t offset)
     return false;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 /* div.cc: the activation range in output units, and input1 / (input2 * output) scales as
 ** a float quotient widened to double (LiteRT, TFLM 90b983c), or in double (the wheel's
 ** TFLM). */
@@ -218,6 +212,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_div_registration(void)
 {
-    static const pl_registration r = {"DIV", OP_DIV, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "DIV", .builtin_code = OP_DIV, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(opdata)};
     return &r;
 }

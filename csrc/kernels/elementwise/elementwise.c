@@ -365,12 +365,6 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *const t[3], int32
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_elementwise_op), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_elementwise_op *d = node->user_data;
@@ -468,18 +462,24 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_add_registration(void)
 {
-    static const pl_registration r = {"ADD", OP_ADD, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "ADD", .builtin_code = OP_ADD, .prepare = prepare,
+                                      .invoke = invoke,
+                                      .user_data_size = sizeof(pl_elementwise_op)};
     return &r;
 }
 
 const pl_registration *pl_sub_registration(void)
 {
-    static const pl_registration r = {"SUB", OP_SUB, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "SUB", .builtin_code = OP_SUB, .prepare = prepare,
+                                      .invoke = invoke,
+                                      .user_data_size = sizeof(pl_elementwise_op)};
     return &r;
 }
 
 const pl_registration *pl_mul_registration(void)
 {
-    static const pl_registration r = {"MUL", OP_MUL, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "MUL", .builtin_code = OP_MUL, .prepare = prepare,
+                                      .invoke = invoke,
+                                      .user_data_size = sizeof(pl_elementwise_op)};
     return &r;
 }

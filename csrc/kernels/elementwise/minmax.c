@@ -113,12 +113,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_maximum_registration(void)
 {
-    static const pl_registration r = {"MAXIMUM", OP_MAXIMUM, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "MAXIMUM", .builtin_code = OP_MAXIMUM,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }
 
 const pl_registration *pl_minimum_registration(void)
 {
-    static const pl_registration r = {"MINIMUM", OP_MINIMUM, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "MINIMUM", .builtin_code = OP_MINIMUM,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -22,12 +22,6 @@ typedef struct opdata {
     PL_SLOT(size_t, inner);
 } opdata;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static bool supported(pl_type t)
 {
     return t == PL_FLOAT32 || t == PL_INT8 || t == PL_UINT8 || t == PL_INT16 ||
@@ -151,14 +145,16 @@ static pl_status invoke_min(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_arg_max_registration(void)
 {
-    static const pl_registration r = {"ARG_MAX", OP_ARG_MAX, init, NULL, prepare_max,
-                                      invoke_max, NULL};
+    static const pl_registration r = {.name = "ARG_MAX", .builtin_code = OP_ARG_MAX,
+                                      .prepare = prepare_max, .invoke = invoke_max,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_arg_min_registration(void)
 {
-    static const pl_registration r = {"ARG_MIN", OP_ARG_MIN, init, NULL, prepare_min,
-                                      invoke_min, NULL};
+    static const pl_registration r = {.name = "ARG_MIN", .builtin_code = OP_ARG_MIN,
+                                      .prepare = prepare_min, .invoke = invoke_min,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -26,12 +26,6 @@ typedef struct opdata {
     int32_t in_mult, in_shift, out_mult, out_shift;
 } opdata;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare_int8(pl_context *ctx, const pl_tensor *in, const pl_tensor *out,
                               opdata *d)
 {
@@ -152,6 +146,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_cumsum_registration(void)
 {
-    static const pl_registration r = {"CUMSUM", OP_CUMSUM, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "CUMSUM", .builtin_code = OP_CUMSUM,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

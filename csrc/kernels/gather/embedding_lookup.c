@@ -19,12 +19,6 @@ typedef struct opdata {
     PL_SLOT(float *, scales); /* persistent copy (eval views carry no quantization) */
 } opdata;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *value, opdata *d)
 {
     if (value->q.count != 1 && (value->q.count != (uint32_t)value->dims[0] ||
@@ -106,7 +100,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_embedding_lookup_registration(void)
 {
-    static const pl_registration r = {"EMBEDDING_LOOKUP", OP_EMBEDDING_LOOKUP, init, NULL,
-                                      prepare, invoke, NULL};
+    static const pl_registration r = {.name = "EMBEDDING_LOOKUP",
+                                      .builtin_code = OP_EMBEDDING_LOOKUP, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(opdata)};
     return &r;
 }

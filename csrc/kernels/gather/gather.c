@@ -25,12 +25,6 @@ typedef struct opdata {
     int32_t axis_size;
 } opdata;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status check_types(pl_context *ctx, const pl_tensor *p, const pl_tensor *idx,
                              const pl_tensor *out)
 {
@@ -140,6 +134,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_gather_registration(void)
 {
-    static const pl_registration r = {"GATHER", OP_GATHER, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "GATHER", .builtin_code = OP_GATHER,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

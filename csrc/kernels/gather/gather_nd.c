@@ -75,7 +75,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_gather_nd_registration(void)
 {
-    static const pl_registration r = {"GATHER_ND", OP_GATHER_ND, NULL, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "GATHER_ND", .builtin_code = OP_GATHER_ND,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -176,7 +176,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_resize_bilinear_registration(void)
 {
-    static const pl_registration r = {"RESIZE_BILINEAR", OP_RESIZE_BILINEAR, NULL, NULL,
-                                      prepare, invoke, NULL};
+    static const pl_registration r = {.name = "RESIZE_BILINEAR",
+                                      .builtin_code = OP_RESIZE_BILINEAR, .prepare = prepare,
+                                      .invoke = invoke};
     return &r;
 }

@@ -58,7 +58,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_resize_nearest_neighbor_registration(void)
 {
-    static const pl_registration r = {"RESIZE_NEAREST_NEIGHBOR", OP_RESIZE_NEAREST_NEIGHBOR,
-                                      NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "RESIZE_NEAREST_NEIGHBOR",
+                                      .builtin_code = OP_RESIZE_NEAREST_NEIGHBOR,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -19,12 +19,6 @@ typedef struct opdata {
     float act_min, act_max;
 } opdata;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node, opdata *d,
                               int32_t *padding)
 {
@@ -114,7 +108,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_l2_pool_registration(void)
 {
-    static const pl_registration r = {"L2_POOL_2D", OP_L2_POOL_2D, init, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "L2_POOL_2D", .builtin_code = OP_L2_POOL_2D,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

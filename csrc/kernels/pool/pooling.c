@@ -160,12 +160,6 @@ void pl_pooling_max_s16(const pl_pooling_params *p, const int32_t *in_dims,
          EACH(k) o[k] = (int16_t)pl_fx_clamp(max[k], p->act_min, p->act_max));
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_pooling_op), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node, const char *name,
                               pl_pooling_params *p, int32_t *padding, int32_t *activation)
 {
@@ -296,14 +290,16 @@ static pl_status invoke_max(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_pooling_avg_registration(void)
 {
-    static const pl_registration reg = {"AVERAGE_POOL_2D", 1, init, NULL, prepare_avg,
-                                        invoke_avg, NULL};
+    static const pl_registration reg = {.name = "AVERAGE_POOL_2D", .builtin_code = 1,
+                                        .prepare = prepare_avg, .invoke = invoke_avg,
+                                        .user_data_size = sizeof(pl_pooling_op)};
     return &reg;
 }
 
 const pl_registration *pl_pooling_max_registration(void)
 {
-    static const pl_registration reg = {"MAX_POOL_2D", 17, init, NULL, prepare_max,
-                                        invoke_max, NULL};
+    static const pl_registration reg = {.name = "MAX_POOL_2D", .builtin_code = 17,
+                                        .prepare = prepare_max, .invoke = invoke_max,
+                                        .user_data_size = sizeof(pl_pooling_op)};
     return &reg;
 }

@@ -145,6 +145,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_cast_registration(void)
 {
-    static const pl_registration r = {"CAST", OP_CAST, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "CAST", .builtin_code = OP_CAST,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

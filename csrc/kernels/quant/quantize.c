@@ -163,12 +163,6 @@ void pl_dequantize_f16(const uint16_t *in, float *out, size_t n)
         out[i] = half_to_float(in[i]);
 }
 
-static pl_status q_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 /* Copies t's scales and zero points into op data (per-channel when more than one). */
 static pl_status keep_quant(pl_context *ctx, opdata *d, const pl_tensor *t)
 {
@@ -318,14 +312,17 @@ static pl_status dequantize_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_quantize_registration(void)
 {
-    static const pl_registration reg = {"QUANTIZE", QUANTIZE_CODE, q_init, NULL,
-                                        quantize_prepare, quantize_invoke, NULL};
+    static const pl_registration reg = {.name = "QUANTIZE", .builtin_code = QUANTIZE_CODE,
+                                        .prepare = quantize_prepare, .invoke = quantize_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }
 
 const pl_registration *pl_dequantize_registration(void)
 {
-    static const pl_registration reg = {"DEQUANTIZE", DEQUANTIZE_CODE, q_init, NULL,
-                                        dequantize_prepare, dequantize_invoke, NULL};
+    static const pl_registration reg = {.name = "DEQUANTIZE", .builtin_code = DEQUANTIZE_CODE,
+                                        .prepare = dequantize_prepare,
+                                        .invoke = dequantize_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }

@@ -786,12 +786,6 @@ static pl_status check_layer_norm(pl_context *ctx, const pl_node *node)
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 /* TFLM's integer LSTM: the 16x8 one, or under TFLM's targets the int8 one (q16->s8). */
 static pl_status prepare_s16(pl_context *ctx, op_data *d, const pl_lstm_tensors *t)
 {
@@ -893,7 +887,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_unidirectional_sequence_lstm_registration(void)
 {
-    static const pl_registration reg = {"UNIDIRECTIONAL_SEQUENCE_LSTM", 44, init, NULL,
-                                        prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "UNIDIRECTIONAL_SEQUENCE_LSTM",
+                                        .builtin_code = 44, .prepare = prepare,
+                                        .invoke = invoke, .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -188,12 +188,6 @@ void pl_svdf_s8_s8_cmsis(const pl_svdf_params *p, bool mve, const int8_t *in, co
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 typedef struct svdf_tensors {
     pl_tensor *in, *wf, *wt, *bias, *state, *out;
 } svdf_tensors;
@@ -347,6 +341,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_svdf_registration(void)
 {
-    static const pl_registration reg = {"SVDF", 27, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "SVDF", .builtin_code = 27, .prepare = prepare,
+                                        .invoke = invoke, .user_data_size = sizeof(op_data)};
     return &reg;
 }

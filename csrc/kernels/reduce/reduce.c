@@ -163,12 +163,6 @@ static void mean_or_sum_rescale(const op_data *d, const int32_t *sum, void *out)
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 /* Resolves the constant axis tensor (negative axes, duplicates) into a mask of dims. */
 static pl_status resolve_axes(pl_context *ctx, const char *name, const pl_tensor *axis,
                               int32_t ndims, uint32_t *mask)
@@ -328,12 +322,16 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_reduce_mean_registration(void)
 {
-    static const pl_registration reg = {"MEAN", 40, init, NULL, prepare_mean, invoke, NULL};
+    static const pl_registration reg = {.name = "MEAN", .builtin_code = 40,
+                                        .prepare = prepare_mean, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }
 
 const pl_registration *pl_reduce_sum_registration(void)
 {
-    static const pl_registration reg = {"SUM", 74, init, NULL, prepare_sum, invoke, NULL};
+    static const pl_registration reg = {.name = "SUM", .builtin_code = 74,
+                                        .prepare = prepare_sum, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

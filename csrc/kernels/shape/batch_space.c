@@ -78,12 +78,6 @@ static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, bool to_batch)
 {
     opdata *d = node->user_data;
@@ -202,14 +196,18 @@ static pl_status invoke_s2b(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_batch_to_space_nd_registration(void)
 {
-    static const pl_registration r = {"BATCH_TO_SPACE_ND", OP_BATCH_TO_SPACE_ND, init, NULL,
-                                      prepare_b2s, invoke_b2s, NULL};
+    static const pl_registration r = {.name = "BATCH_TO_SPACE_ND",
+                                      .builtin_code = OP_BATCH_TO_SPACE_ND,
+                                      .prepare = prepare_b2s, .invoke = invoke_b2s,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_space_to_batch_nd_registration(void)
 {
-    static const pl_registration r = {"SPACE_TO_BATCH_ND", OP_SPACE_TO_BATCH_ND, init, NULL,
-                                      prepare_s2b, invoke_s2b, NULL};
+    static const pl_registration r = {.name = "SPACE_TO_BATCH_ND",
+                                      .builtin_code = OP_SPACE_TO_BATCH_ND,
+                                      .prepare = prepare_s2b, .invoke = invoke_s2b,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

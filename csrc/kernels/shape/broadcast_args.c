@@ -61,7 +61,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_broadcast_args_registration(void)
 {
-    static const pl_registration r = {"BROADCAST_ARGS", OP_BROADCAST_ARGS, NULL, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "BROADCAST_ARGS",
+                                      .builtin_code = OP_BROADCAST_ARGS, .prepare = prepare,
+                                      .invoke = invoke};
     return &r;
 }

@@ -38,12 +38,6 @@ static pl_status plan(pl_context *ctx, const pl_tensor *in, int32_t ndims, const
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
@@ -99,7 +93,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_broadcast_to_registration(void)
 {
-    static const pl_registration r = {"BROADCAST_TO", OP_BROADCAST_TO, init, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "BROADCAST_TO", .builtin_code = OP_BROADCAST_TO,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -96,12 +96,6 @@ static pl_status set_output(pl_context *ctx, const pl_node *node, int32_t axis, 
     return pl_set_output_shape(ctx, out, rank, dims);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
@@ -160,7 +154,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_concatenation_registration(void)
 {
-    static const pl_registration r = {"CONCATENATION", OP_CONCATENATION, init, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "CONCATENATION", .builtin_code = OP_CONCATENATION,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

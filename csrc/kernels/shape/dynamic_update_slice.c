@@ -65,7 +65,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_dynamic_update_slice_registration(void)
 {
-    static const pl_registration r = {"DYNAMIC_UPDATE_SLICE", OP_DYNAMIC_UPDATE_SLICE, NULL,
-                                      NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "DYNAMIC_UPDATE_SLICE",
+                                      .builtin_code = OP_DYNAMIC_UPDATE_SLICE,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -66,6 +66,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_fill_registration(void)
 {
-    static const pl_registration r = {"FILL", OP_FILL, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "FILL", .builtin_code = OP_FILL,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

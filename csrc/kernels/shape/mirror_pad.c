@@ -58,12 +58,6 @@ static pl_status check(pl_context *ctx, const pl_tensor *in, const pl_tensor *p,
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
@@ -130,7 +124,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_mirror_pad_registration(void)
 {
-    static const pl_registration r = {"MIRROR_PAD", OP_MIRROR_PAD, init, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "MIRROR_PAD", .builtin_code = OP_MIRROR_PAD,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -61,12 +61,6 @@ static pl_status set_shape(pl_context *ctx, pl_tensor *out, const pl_tensor *fro
     return pl_set_output_shape(ctx, out, rank, dims);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 /* Shared by both: the packed side is one tensor, the unit side n tensors. */
 static pl_status prepare_common(pl_context *ctx, pl_node *node, bool pack)
 {
@@ -144,13 +138,16 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_pack_registration(void)
 {
-    static const pl_registration r = {"PACK", OP_PACK, init, NULL, prepare_pack, invoke, NULL};
+    static const pl_registration r = {.name = "PACK", .builtin_code = OP_PACK,
+                                      .prepare = prepare_pack, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_unpack_registration(void)
 {
-    static const pl_registration r = {"UNPACK", OP_UNPACK, init, NULL, prepare_unpack, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "UNPACK", .builtin_code = OP_UNPACK,
+                                      .prepare = prepare_unpack, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -105,12 +105,6 @@ static pl_status check_value(pl_context *ctx, const pl_tensor *v, const pl_tenso
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
@@ -174,12 +168,15 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_pad_registration(void)
 {
-    static const pl_registration r = {"PAD", OP_PAD, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "PAD", .builtin_code = OP_PAD, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_padv2_registration(void)
 {
-    static const pl_registration r = {"PADV2", OP_PADV2, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "PADV2", .builtin_code = OP_PADV2,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -199,21 +199,21 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_reshape_registration(void)
 {
-    static const pl_registration r = {"RESHAPE", OP_RESHAPE, NULL, NULL, prepare_reshape,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "RESHAPE", .builtin_code = OP_RESHAPE,
+                                      .prepare = prepare_reshape, .invoke = invoke};
     return &r;
 }
 
 const pl_registration *pl_squeeze_registration(void)
 {
-    static const pl_registration r = {"SQUEEZE", OP_SQUEEZE, NULL, NULL, prepare_squeeze,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "SQUEEZE", .builtin_code = OP_SQUEEZE,
+                                      .prepare = prepare_squeeze, .invoke = invoke};
     return &r;
 }
 
 const pl_registration *pl_expand_dims_registration(void)
 {
-    static const pl_registration r = {"EXPAND_DIMS", OP_EXPAND_DIMS, NULL, NULL,
-                                      prepare_expand_dims, invoke, NULL};
+    static const pl_registration r = {.name = "EXPAND_DIMS", .builtin_code = OP_EXPAND_DIMS,
+                                      .prepare = prepare_expand_dims, .invoke = invoke};
     return &r;
 }

@@ -14,12 +14,6 @@ typedef struct opdata {
     bool flip[PL_MAX_DIMS];
 } opdata;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status read_axes(pl_context *ctx, const pl_tensor *axis, int32_t ndims, opdata *d)
 {
     if (axis->type != PL_INT32 || axis->ndims != 1 || axis->data == NULL)
@@ -87,7 +81,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_reverse_v2_registration(void)
 {
-    static const pl_registration r = {"REVERSE_V2", OP_REVERSE_V2, init, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "REVERSE_V2", .builtin_code = OP_REVERSE_V2,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

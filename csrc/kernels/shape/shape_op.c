@@ -51,6 +51,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_shape_registration(void)
 {
-    static const pl_registration r = {"SHAPE", OP_SHAPE, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "SHAPE", .builtin_code = OP_SHAPE,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

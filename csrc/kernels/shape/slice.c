@@ -88,12 +88,6 @@ static pl_status check_fixed(pl_context *ctx, int32_t output, int32_t ndims,
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
@@ -145,6 +139,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_slice_registration(void)
 {
-    static const pl_registration r = {"SLICE", OP_SLICE, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "SLICE", .builtin_code = OP_SLICE,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

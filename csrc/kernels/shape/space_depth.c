@@ -123,14 +123,16 @@ static pl_status invoke_s2d(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_depth_to_space_registration(void)
 {
-    static const pl_registration r = {"DEPTH_TO_SPACE", OP_DEPTH_TO_SPACE, NULL, NULL,
-                                      prepare_d2s, invoke_d2s, NULL};
+    static const pl_registration r = {.name = "DEPTH_TO_SPACE",
+                                      .builtin_code = OP_DEPTH_TO_SPACE, .prepare = prepare_d2s,
+                                      .invoke = invoke_d2s};
     return &r;
 }
 
 const pl_registration *pl_space_to_depth_registration(void)
 {
-    static const pl_registration r = {"SPACE_TO_DEPTH", OP_SPACE_TO_DEPTH, NULL, NULL,
-                                      prepare_s2d, invoke_s2d, NULL};
+    static const pl_registration r = {.name = "SPACE_TO_DEPTH",
+                                      .builtin_code = OP_SPACE_TO_DEPTH, .prepare = prepare_s2d,
+                                      .invoke = invoke_s2d};
     return &r;
 }

@@ -78,12 +78,6 @@ static pl_status get_input(pl_context *ctx, pl_node *node, uint32_t at, int64_t 
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare_split(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
@@ -167,14 +161,16 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_split_registration(void)
 {
-    static const pl_registration r = {"SPLIT", OP_SPLIT, init, NULL, prepare_split, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "SPLIT", .builtin_code = OP_SPLIT,
+                                      .prepare = prepare_split, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_split_v_registration(void)
 {
-    static const pl_registration r = {"SPLIT_V", OP_SPLIT_V, init, NULL, prepare_split_v,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "SPLIT_V", .builtin_code = OP_SPLIT_V,
+                                      .prepare = prepare_split_v, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

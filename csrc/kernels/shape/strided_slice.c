@@ -236,12 +236,6 @@ static pl_status plan(pl_context *ctx, const params *p, const pl_tensor *in, pl_
     return pl_set_output_shape(ctx, out, kept, dims);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     int32_t ii = pl_node_input(node, 0), oi = pl_node_output(node, 0);
@@ -306,7 +300,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_strided_slice_registration(void)
 {
-    static const pl_registration r = {"STRIDED_SLICE", OP_STRIDED_SLICE, init, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "STRIDED_SLICE", .builtin_code = OP_STRIDED_SLICE,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -90,6 +90,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_tile_registration(void)
 {
-    static const pl_registration r = {"TILE", OP_TILE, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "TILE", .builtin_code = OP_TILE,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -79,12 +79,6 @@ static bool cmsis_int8_perm(pl_arith arith, int32_t ndims, int32_t *perm)
     return true;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
@@ -138,7 +132,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_transpose_registration(void)
 {
-    static const pl_registration r = {"TRANSPOSE", OP_TRANSPOSE, init, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "TRANSPOSE", .builtin_code = OP_TRANSPOSE,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
