@@ -1,5 +1,6 @@
 /* common.c - counts, tensors and state shared by the Signal kernels (see common.h). */
 #include "signal/common.h"
+#include "picolite/pl_node_io.h"
 
 pl_status pl_signal_tensor(pl_context *ctx, const pl_node *node, bool output, uint32_t i,
                            pl_type type, int32_t ndims, pl_tensor **out)

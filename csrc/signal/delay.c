@@ -5,6 +5,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t delay, frame, rows;
@@ -65,8 +66,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     const int16_t *x = in.data;
     int16_t *y = out.data;
     for (int32_t r = 0; r < d->rows; r++) {

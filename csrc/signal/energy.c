@@ -2,6 +2,7 @@
 ** (TFLM's SpectrumToEnergy). Like TFLM, the other output elements are left untouched. */
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t start, end;
@@ -32,8 +33,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     const int16_t *z = in.data;
     uint32_t *y = out.data;
     for (int32_t i = d->start; i < d->end; i++) {

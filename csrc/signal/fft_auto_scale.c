@@ -3,6 +3,7 @@
 #include "signal/common.h"
 #include "signal/intmath.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
@@ -31,9 +32,7 @@ static int16_t max_abs(const int16_t *x, size_t n)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, out, bits;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 1), &bits));
+    PL_TRY(pl_node_evals(ctx, node, 1, 2, &in, &out, &bits));
     const int16_t *x = in.data;
     int16_t *y = out.data;
     size_t n = pl_tensor_count(&in);

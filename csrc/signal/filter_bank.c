@@ -5,6 +5,7 @@
 ** tensors' lengths on every invoke, as they may be inputs. */
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 enum { IN, WEIGHTS, UNWEIGHTS, FREQ_STARTS, WEIGHT_STARTS, WIDTHS, N_INPUTS };
 
@@ -27,7 +28,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     for (uint32_t i = WEIGHTS; i < N_INPUTS; i++)
         PL_TRY(pl_signal_tensor(ctx, node, false, i, PL_INT16, 1, &t));
     for (uint32_t i = FREQ_STARTS; i < N_INPUTS; i++) {
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, i), &t));
+        PL_TRY(pl_node_tensor(ctx, node, false, i, &t));
         if (t->dims[0] < d->channels + 1)
             return ctx->fail(ctx, PL_ERR_MODEL, "input %u has %d entries for %d channels + 1",
                              i, t->dims[0], d->channels);
@@ -57,8 +58,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     const op_data *d = node->user_data;
     pl_tensor t[N_INPUTS], out;
     for (uint32_t i = 0; i < N_INPUTS; i++)
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, i), &t[i]));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+        PL_TRY(pl_node_eval(ctx, node, false, i, &t[i]));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     PL_TRY(check_tables(ctx, d, t));
     const uint32_t *x = t[IN].data;
     const int16_t *wt = t[WEIGHTS].data, *uw = t[UNWEIGHTS].data;

@@ -3,6 +3,7 @@
 #include "signal/common.h"
 #include "signal/intmath.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t correction_bits, output_scale;
@@ -28,8 +29,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     const uint32_t *x = in.data;
     int16_t *y = out.data;
     for (size_t i = 0; i < pl_tensor_count(&in); i++) {

@@ -3,6 +3,7 @@
 #include "signal/common.h"
 #include "signal/intmath.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
@@ -17,9 +18,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, bits, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &bits));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &bits, &out));
     int32_t shift = *(const int32_t *)bits.data;
     if (shift < 0 || shift > 31)
         return ctx->fail(ctx, PL_ERR_ARG, "scale bits %d outside 0..31", shift);

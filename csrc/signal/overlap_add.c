@@ -5,6 +5,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t type, step, size, frames, rows;
@@ -83,8 +84,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     for (int32_t r = 0; r < d->rows; r++) {
         for (int32_t f = 0; f < d->frames; f++) {
             size_t k = (size_t)r * (size_t)d->frames + (size_t)f;

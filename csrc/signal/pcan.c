@@ -4,6 +4,7 @@
 #include "signal/common.h"
 #include "signal/intmath.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 #define SNR_BITS 12
 #define OUTPUT_BITS 6
@@ -60,10 +61,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, noise, lut, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &noise));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &lut));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 3, 1, &in, &noise, &lut, &out));
     const uint32_t *x = in.data, *n = noise.data;
     uint32_t *y = out.data;
     for (size_t i = 0; i < pl_tensor_count(&in); i++) {

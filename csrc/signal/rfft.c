@@ -5,6 +5,7 @@
 #include "signal/common.h"
 #include "signal/fft.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     pl_fft plan;
@@ -75,8 +76,7 @@ static pl_status invoke_rfft(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t len = (size_t)in.dims[in.ndims - 1], bins = 2u * (size_t)(d->plan.ncfft + 1);
     size_t frames = pl_tensor_count(&in) / len, sz = sample_size(d->type);
     for (size_t f = 0; f < frames; f++) {
@@ -103,7 +103,7 @@ static pl_status prepare_irfft(pl_context *ctx, pl_node *node)
     int32_t bins = 2 * (d->plan.ncfft + 1);
     PL_TRY(prepare_fft(ctx, node, bins, d->fft_length));
     pl_tensor *in;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(pl_node_tensor(ctx, node, false, 0, &in));
     if (in->dims[in->ndims - 1] != bins)
         return ctx->fail(ctx, PL_ERR_MODEL, "frames of %d values, expected %d bins for "
                          "fft_length %d", in->dims[in->ndims - 1], bins, d->fft_length);
@@ -114,8 +114,7 @@ static pl_status invoke_irfft(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t bins = 2u * (size_t)(d->plan.ncfft + 1), n = (size_t)d->fft_length;
     size_t frames = pl_tensor_count(&in) / bins, sz = sample_size(d->type);
     for (size_t f = 0; f < frames; f++) {

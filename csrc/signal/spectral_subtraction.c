@@ -7,6 +7,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t channels;
@@ -88,9 +89,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out, noise;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 1), &noise));
+    PL_TRY(pl_node_evals(ctx, node, 1, 2, &in, &out, &noise));
     const uint32_t *x = in.data;
     uint32_t *y = out.data;
     for (int32_t i = 0; i < d->channels; i++)

@@ -7,6 +7,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t channels, left, right, step;
@@ -61,9 +62,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
     pl_tensor in, out, valid;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 1), &valid));
+    PL_TRY(pl_node_evals(ctx, node, 1, 2, &in, &out, &valid));
     size_t c = (size_t)d->channels;
     memcpy(d->fifo + d->count, in.data, c * sizeof(int16_t));
     d->count += d->channels;

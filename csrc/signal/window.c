@@ -2,6 +2,7 @@
 ** saturated to int16 (TFLM's ApplyWindow), the window repeated over the input's frames. */
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t shift;
@@ -35,9 +36,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, w, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &w));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &w, &out));
     const int16_t *x = in.data, *win = w.data;
     int16_t *y = out.data;
     size_t n = pl_tensor_count(&in), m = (size_t)w.dims[0];

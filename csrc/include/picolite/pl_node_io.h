@@ -16,21 +16,27 @@ extern "C" {
 
 /* The inputs and outputs a kernel accepts. Inputs below min_in must be present; those from
 ** min_in to max_in - 1 are optional (absent: index -1, or past the end of the list).
-** Every output below the node's count must be present. */
+** Every output below the node's count must be present. roles, when not NULL, names the
+** inputs for the count's message ("input, filter, optional bias"). */
 typedef struct pl_io_spec {
     uint8_t min_in, max_in, min_out, max_out;
+    const char *roles;
 } pl_io_spec;
 
 /* No upper bound (ADD_N's inputs, SPLIT's outputs). */
 #define PL_IO_ANY 255u
 
 /* Exactly n_in inputs and n_out outputs. */
-#define PL_IO(n_in, n_out) ((pl_io_spec){(n_in), (n_in), (n_out), (n_out)})
+#define PL_IO(n_in, n_out) ((pl_io_spec){(n_in), (n_in), (n_out), (n_out), NULL})
 /* min_in..max_in inputs, exactly n_out outputs. */
-#define PL_IO_OPT(min_in, max_in, n_out) ((pl_io_spec){(min_in), (max_in), (n_out), (n_out)})
+#define PL_IO_OPT(min_in, max_in, n_out) ((pl_io_spec){(min_in), (max_in), (n_out), (n_out), NULL})
+/* The same with the inputs' roles named. */
+#define PL_IO_NAMED(min_in, max_in, n_out, roles) \
+    ((pl_io_spec){(min_in), (max_in), (n_out), (n_out), (roles)})
 
 /* Checks the node's input and output counts and that the required ones are present.
-** PL_ERR_MODEL: "expects 2 inputs, got 3", "input 1 is absent". */
+** PL_ERR_MODEL: "expects 2 to 3 inputs (input, filter, optional bias), got 4", "expects 1
+** output, got 2", "input 1 is absent". */
 pl_status pl_node_check(pl_context *ctx, const pl_node *node, pl_io_spec spec);
 
 /* Prepare: pl_node_check, then the full tensors (ctx->get_tensor) of inputs 0..max_in - 1
@@ -48,6 +54,11 @@ pl_status pl_node_evals(pl_context *ctx, const pl_node *node, uint32_t n_in, uin
 ** absent. For operators whose tensor count varies (ADD_N, PACK, SPLIT) after pl_node_check. */
 pl_status pl_node_tensor(pl_context *ctx, const pl_node *node, bool output, uint32_t i,
                          pl_tensor **out);
+
+/* Prepare and invoke: the eval view of input i (output i when output is true); an absent
+** input gets index -1 and NULL data. */
+pl_status pl_node_eval(pl_context *ctx, const pl_node *node, bool output, uint32_t i,
+                       pl_tensor *out);
 
 /* A set of tensor types for pl_check_type: PL_TYPES2(PL_FLOAT32, PL_INT8). */
 #define PL_TYPE_BIT(t) (1u << (uint32_t)(t))

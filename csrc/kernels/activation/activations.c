@@ -12,6 +12,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { RELU_CODE = 19, RELU_N1_TO_1_CODE = 20, RELU6_CODE = 21, LEAKY_RELU_CODE = 98,
        HARD_SWISH_CODE = 117 };
@@ -144,8 +145,7 @@ static pl_status relu_invoke_range(pl_context *ctx, pl_node *node, float lo, flo
 {
     const pl_activation_op *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_FLOAT32)
         pl_relu_f32(in.data, out.data, n, lo, hi);
@@ -255,8 +255,7 @@ static pl_status leaky_relu_invoke(pl_context *ctx, pl_node *node)
 {
     const pl_leaky_relu_params *p = &((const pl_activation_op *)node->user_data)->leaky;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_FLOAT32)
         pl_leaky_relu_f32(p->alpha, in.data, out.data, n);
@@ -391,8 +390,7 @@ static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
 {
     const pl_hard_swish_params *p = &((const pl_activation_op *)node->user_data)->hs;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_FLOAT32)
         pl_hard_swish_f32(in.data, out.data, n);

@@ -12,6 +12,7 @@
 #include "kernels/common/fmath.h"
 #include "kernels/common/lut.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { LOGISTIC_CODE = 14, TANH_CODE = 28 };
 
@@ -287,8 +288,7 @@ static pl_status invoke_common(pl_context *ctx, pl_node *node, bool is_tanh)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (per_element(in.type, ctx->arith))
         tflm_s8(d, is_tanh, in.data, out.data, n);

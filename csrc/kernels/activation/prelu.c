@@ -6,6 +6,7 @@
 #include "kernels/activation/activations.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { PRELU_CODE = 54 };
 
@@ -82,12 +83,7 @@ static pl_status prelu_prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
     pl_tensor *in, *alpha, *out;
-    if (node->inputs.n != 2 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
-        pl_node_input(node, 1) < 0 || pl_node_output(node, 0) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "PRELU: expected 2 inputs and 1 output");
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &alpha));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &alpha, &out));
     if (in->type != alpha->type || in->type != out->type ||
         (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
@@ -106,9 +102,7 @@ static pl_status prelu_invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, alpha, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &alpha));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &alpha, &out));
     pl_bcast bc;
     pl_bcast_init(&bc, &in, &alpha, &out);
     if (in.type == PL_FLOAT32)

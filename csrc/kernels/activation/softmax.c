@@ -10,6 +10,7 @@
 #include "kernels/common/fmath.h"
 #include "kernels/common/lut.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { SOFTMAX_CODE = 25 };
 
@@ -361,8 +362,7 @@ static pl_status softmax_invoke(pl_context *ctx, pl_node *node)
 {
     const pl_softmax_op *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t depth = (size_t)in.dims[in.ndims - 1];
     size_t outer = depth == 0 ? 0 : pl_tensor_count(&in) / depth;
     if (in.type == PL_FLOAT32)

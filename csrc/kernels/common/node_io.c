@@ -3,26 +3,30 @@
 
 #include <stdarg.h>
 
+/* "expects 2 to 3 inputs (input, filter, optional bias), got 4" */
 static pl_status count_error(pl_context *ctx, const char *what, uint32_t lo, uint32_t hi,
-                             uint32_t got)
+                             const char *roles, uint32_t got)
 {
-    const char *plural = hi == 1 ? "" : "s";
+    const char *plural = hi == 1 ? "" : "s", *lparen = roles ? " (" : "",
+               *rparen = roles ? ")" : "";
+    roles = roles ? roles : "";
     if (lo == hi)
-        return ctx->fail(ctx, PL_ERR_MODEL, "expects %u %s%s, got %u", lo, what, plural, got);
+        return ctx->fail(ctx, PL_ERR_MODEL, "expects %u %s%s%s%s%s, got %u", lo, what, plural,
+                         lparen, roles, rparen, got);
     if (hi == PL_IO_ANY)
-        return ctx->fail(ctx, PL_ERR_MODEL, "expects at least %u %s%s, got %u", lo, what,
-                         plural, got);
-    return ctx->fail(ctx, PL_ERR_MODEL, "expects %u to %u %s%s, got %u", lo, hi, what, plural,
-                     got);
+        return ctx->fail(ctx, PL_ERR_MODEL, "expects at least %u %ss%s%s%s, got %u", lo, what,
+                         lparen, roles, rparen, got);
+    return ctx->fail(ctx, PL_ERR_MODEL, "expects %u to %u %ss%s%s%s, got %u", lo, hi, what,
+                     lparen, roles, rparen, got);
 }
 
 pl_status pl_node_check(pl_context *ctx, const pl_node *node, pl_io_spec spec)
 {
     if (node->inputs.n < spec.min_in || (spec.max_in != PL_IO_ANY && node->inputs.n > spec.max_in))
-        return count_error(ctx, "input", spec.min_in, spec.max_in, node->inputs.n);
+        return count_error(ctx, "input", spec.min_in, spec.max_in, spec.roles, node->inputs.n);
     if (node->outputs.n < spec.min_out ||
         (spec.max_out != PL_IO_ANY && node->outputs.n > spec.max_out))
-        return count_error(ctx, "output", spec.min_out, spec.max_out, node->outputs.n);
+        return count_error(ctx, "output", spec.min_out, spec.max_out, NULL, node->outputs.n);
     for (uint32_t i = 0; i < spec.min_in; i++) {
         if (pl_node_input(node, i) < 0)
             return ctx->fail(ctx, PL_ERR_MODEL, "input %u is absent", i);
@@ -59,6 +63,12 @@ pl_status pl_node_tensor(pl_context *ctx, const pl_node *node, bool output, uint
     if (index < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s %u is absent", output ? "output" : "input", i);
     return ctx->get_tensor(ctx, index, out);
+}
+
+pl_status pl_node_eval(pl_context *ctx, const pl_node *node, bool output, uint32_t i,
+                       pl_tensor *out)
+{
+    return ctx->get_eval(ctx, output ? pl_node_output(node, i) : pl_node_input(node, i), out);
 }
 
 pl_status pl_node_evals(pl_context *ctx, const pl_node *node, uint32_t n_in, uint32_t n_out,

@@ -2,6 +2,7 @@
 #include "control.h"
 
 #include "copy.h"
+#include "picolite/pl_node_io.h"
 
 /* BuiltinOptions union types and their fields (schema.fbs). */
 enum { OPT_IF = 92, OPT_WHILE = 93, OPT_CALL_ONCE = 103 };
@@ -69,9 +70,7 @@ static pl_status shape_fail(pl_context *ctx, shape_diff f, uint32_t i, const pl_
 static pl_status call_once_prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(read_options(ctx, node, OPT_CALL_ONCE, 1));
-    if (node->inputs.n != 0 || node->outputs.n != 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%u inputs and %u outputs, expected none",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    PL_TRY(pl_node_check(ctx, node, PL_IO(0, 0)));
     return ctx->prepare_subgraph(ctx, ((op_data *)node->user_data)->first, node->inputs);
 }
 
@@ -132,7 +131,7 @@ static pl_status if_prepare(pl_context *ctx, pl_node *node)
     if (pl_node_input(node, 0) < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "no condition input");
     pl_tensor cond;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &cond));
+    PL_TRY(pl_node_evals(ctx, node, 1, 0, &cond));
     if (cond.type != PL_BOOL || pl_tensor_count(&cond) != 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "the condition is %s with %zu elements, expected "
                          "one BOOL", pl_type_name(cond.type), pl_tensor_count(&cond));
@@ -147,7 +146,7 @@ static pl_status if_invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor cond;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &cond));
+    PL_TRY(pl_node_evals(ctx, node, 1, 0, &cond));
     int32_t k = *(const uint8_t *)cond.data ? d->first : d->second;
     pl_copy_end ins = {-1, false, 1}, outs = {-1, true, 0};
     pl_copy_end sub_in = {k, false, 0}, sub_out = {k, true, 0};
@@ -210,7 +209,7 @@ static pl_status while_prepare(pl_context *ctx, pl_node *node)
     for (uint32_t i = 0; i < n; i++) {
         pl_tensor in;
         PL_TRY(carried(ctx, d->second, i));
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, i), &in));
+        PL_TRY(pl_node_eval(ctx, node, false, i, &in));
         PL_TRY(shape_like(ctx, pl_node_output(node, i), &in));
     }
     return PL_OK;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "picolite/pl_kernel.h"
+#include "picolite/pl_node_io.h"
 
 /* How an op words its messages: "<op>: quantization must be per-tensor for input/output and
 ** per-tensor or <per> (dimension d) for the <filter>", "<op>: <zp_filter> zero point z
@@ -78,10 +79,10 @@ typedef struct pl_convq_views {
 static inline pl_status pl_convq_views_get(pl_context *ctx, const pl_node *node,
                                            pl_convq_views *v)
 {
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &v->in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &v->f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &v->bias));
-    return ctx->get_eval(ctx, pl_node_output(node, 0), &v->out);
+    PL_TRY(pl_node_eval(ctx, node, false, 0, &v->in));
+    PL_TRY(pl_node_eval(ctx, node, false, 1, &v->f));
+    PL_TRY(pl_node_eval(ctx, node, false, 2, &v->bias));
+    return pl_node_eval(ctx, node, true, 0, &v->out);
 }
 
 /* Options: the fused activation must be none or a ReLU (PL_ERR_UNSUPPORTED); strides and

@@ -9,6 +9,7 @@
 #include "kernels/conv/uint8.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
+#include "picolite/pl_node_io.h"
 
 /* TransposeConvOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION };
@@ -245,18 +246,13 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *shape, const pl_
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    if (node->inputs.n < 3 || node->inputs.n > 4 || node->outputs.n != 1 ||
-        pl_node_input(node, IN_SHAPE) < 0 || pl_node_input(node, IN_WEIGHTS) < 0 ||
-        pl_node_input(node, IN_INPUT) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: needs output_shape, weights, "
-                         "input, optional bias and one output (got %u inputs, %u outputs)",
-                         node->inputs.n, node->outputs.n);
+    PL_TRY(pl_node_check(ctx, node, PL_IO_OPT(3, 4, 1)));
     pl_tensor *shape, *f, *in, *out, *bias, bias_view;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_SHAPE), &shape));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS), &f));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_INPUT), &in));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_SHAPE, &shape));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_WEIGHTS, &f));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_INPUT, &in));
     PL_TRY(pl_convq_bias(ctx, node, IN_BIAS, &bias_view, &bias));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_tensor(ctx, node, true, 0, &out));
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, shape, f, in, bias, out));
@@ -295,10 +291,10 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, f, bias, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS), &f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_INPUT, &in));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_WEIGHTS, &f));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_BIAS, &bias));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     if (d->type == PL_FLOAT32 && !d->hybrid) {
         pl_transpose_conv_f32(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
                               out.data);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     pl_abs_params p;
@@ -69,11 +70,8 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    if (node->inputs.n != 1 || node->outputs.n != 1 || pl_node_input(node, 0) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "ABS: needs one input and one output");
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
     pl_type t = in->type;
     if ((t != PL_FLOAT32 && t != PL_INT8 && t != PL_INT16 && t != PL_INT32) || out->type != t)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "ABS: input %s, output %s is not supported",
@@ -91,8 +89,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (d->type == PL_FLOAT32)
         pl_abs_f32(in.data, out.data, n);

@@ -2,6 +2,7 @@
 #include "resize.h"
 
 #include "kernels/shape/operand.h"
+#include "picolite/pl_node_io.h"
 
 static pl_status read_size(pl_context *ctx, const char *name, const pl_tensor *in,
                            const pl_tensor *size, int32_t *dims)
@@ -41,15 +42,9 @@ static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
 
 pl_status pl_resize_prepare(pl_context *ctx, pl_node *node, const char *name)
 {
-    int32_t ii = pl_node_input(node, 0), si = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || si < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs 2 inputs and 1 output, got %u and %u",
-                         name, (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *size, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, si, &size));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &size, &out));
     PL_TRY(check(ctx, name, in, size, out));
     if (!pl_operand_known(size))
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_RESIZE_NEAREST_NEIGHBOR = 97 };
 
@@ -35,9 +36,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, size, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &size));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &size, &out));
     PL_TRY(pl_resize_size(ctx, "RESIZE_NEAREST_NEIGHBOR", &in, &size, &out));
     bool align = pl_table_bool(&node->options, OPT_ALIGN_CORNERS, false);
     bool half = pl_table_bool(&node->options, OPT_HALF_PIXEL_CENTERS, false);

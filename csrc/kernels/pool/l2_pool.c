@@ -7,6 +7,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_L2_POOL_2D = 12 };
 
@@ -44,13 +45,9 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, opdata *d,
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 1 || node->outputs.n != 1 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "L2_POOL_2D: needs 1 input and 1 output, got %u "
-                         "and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
     if (in->type != PL_FLOAT32 || out->type != PL_FLOAT32 || in->ndims != 4)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "L2_POOL_2D: %s input of rank %d with %s "
                          "output (FLOAT32 NHWC only)", pl_type_name(in->type), (int)in->ndims,
@@ -94,8 +91,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     float *o = out.data;
     size_t k = 0;
     for (int32_t b = 0; b < out.dims[0]; b++)

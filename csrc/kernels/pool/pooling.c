@@ -6,6 +6,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
+#include "picolite/pl_node_io.h"
 
 /* Pool2DOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_FILTER_W, OPT_FILTER_H,
@@ -227,12 +228,8 @@ static pl_status prepare_quant(pl_context *ctx, const char *name, const pl_tenso
 static pl_status prepare_pool(pl_context *ctx, pl_node *node, const char *name)
 {
     pl_pooling_op *d = node->user_data;
-    if (node->inputs.n != 1 || node->outputs.n != 1 || pl_node_input(node, 0) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs one input and one output (got %u, "
-                         "%u)", name, node->inputs.n, node->outputs.n);
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, name, &d->p, &padding, &activation));
     PL_TRY(check_tensors(ctx, name, in, out, padding, &d->p));
@@ -257,8 +254,7 @@ static pl_status invoke_pool(pl_context *ctx, pl_node *node, bool average)
 {
     const pl_pooling_op *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     if (d->type == PL_FLOAT32 && average)
         pl_pooling_avg_f32(&d->p, in.dims, in.data, out.dims, out.data);
     else if (d->type == PL_FLOAT32)

@@ -8,6 +8,7 @@
 #include "kernels/activation/activations.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { DEQUANTIZE_CODE = 6, QUANTIZE_CODE = 114 };
 
@@ -252,8 +253,7 @@ static pl_status quantize_invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type != PL_FLOAT32)
         pl_quantize_requant(&d->rq, in.type, in.data, out.type, out.data, n);
@@ -296,8 +296,7 @@ static pl_status dequantize_invoke(pl_context *ctx, pl_node *node)
         return PL_OK;
     d->done = true;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_INT8)
         pl_dequantize_s8(&d->layout, d->scale, d->zero_point, in.data, out.data, n);

@@ -7,6 +7,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/fmath.h"
+#include "picolite/pl_node_io.h"
 
 /* SVDFOptions field ids (schema.fbs). */
 enum { OPT_RANK = 0, OPT_ACTIVATION, OPT_ASYMMETRIC_QUANTIZE_INPUTS };
@@ -194,21 +195,19 @@ typedef struct svdf_tensors {
 
 static pl_status get_tensors(pl_context *ctx, const pl_node *node, svdf_tensors *t)
 {
-    if (node->inputs.n != 5 || node->outputs.n != 1)
-        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: needs 5 inputs and 1 output (got %u, %u)",
-                         node->inputs.n, node->outputs.n);
+    PL_TRY(pl_node_check(ctx, node, PL_IO(5, 1)));
     for (uint32_t i = 0; i < 5; i++) {
         if (i != IN_BIAS && pl_node_input(node, i) < 0)
             return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: input %u is missing", i);
     }
     t->bias = NULL;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_INPUT), &t->in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS_FEATURE), &t->wf));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS_TIME), &t->wt));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_INPUT, &t->in));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_WEIGHTS_FEATURE, &t->wf));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_WEIGHTS_TIME, &t->wt));
     if (pl_node_input(node, IN_BIAS) >= 0)
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_BIAS), &t->bias));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_STATE), &t->state));
-    return ctx->get_tensor(ctx, pl_node_output(node, 0), &t->out);
+        PL_TRY(pl_node_tensor(ctx, node, false, IN_BIAS, &t->bias));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_STATE, &t->state));
+    return pl_node_tensor(ctx, node, true, 0, &t->out);
 }
 
 /* TFLite's checks: input [batch, input_size], weights_feature [filters, input_size],
@@ -321,12 +320,12 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, wf, wt, bias, state, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS_FEATURE), &wf));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS_TIME), &wt));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_STATE), &state));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_INPUT, &in));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_WEIGHTS_FEATURE, &wf));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_WEIGHTS_TIME, &wt));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_BIAS, &bias));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_STATE, &state));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     if (d->state_type == PL_FLOAT32)
         pl_svdf_f32(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
     else if (d->state_type == PL_INT16)

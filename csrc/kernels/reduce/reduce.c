@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 /* ReducerOptions field ids (schema.fbs). */
 enum { OPT_KEEP_DIMS = 0 };
@@ -244,14 +245,8 @@ static pl_status prepare_quant(pl_context *ctx, const char *name, const pl_tenso
 pl_status pl_reduce_plan(pl_context *ctx, pl_node *node, const char *name, pl_tensor **in,
                          pl_tensor **out, pl_reduce_params *p)
 {
-    if (node->inputs.n != 2 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
-        pl_node_input(node, 1) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs input, axis and one output (got %u "
-                         "inputs, %u outputs)", name, node->inputs.n, node->outputs.n);
     pl_tensor *axis;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &axis));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), in, &axis, out));
     bool keep = pl_table_bool(&node->options, OPT_KEEP_DIMS, false);
     uint32_t mask = 0;
     PL_TRY(resolve_axes(ctx, name, axis, (*in)->ndims, &mask));
@@ -305,8 +300,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     if (d->type == PL_FLOAT32) {
         invoke_float(d, in.data, out.data);
         return PL_OK;

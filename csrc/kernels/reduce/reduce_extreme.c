@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kernels/shape/operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_REDUCE_PROD = 81, OP_REDUCE_MAX = 82, OP_REDUCE_MIN = 89, OP_REDUCE_ANY = 91,
        OP_REDUCE_ALL = 140 };
@@ -162,8 +163,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node, int32_t op)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     if (op == OP_REDUCE_PROD)
         product(&d->p, in.type, in.data, out.data);
     else if (op == OP_REDUCE_ALL || op == OP_REDUCE_ANY)

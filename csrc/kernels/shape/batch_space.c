@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_BATCH_TO_SPACE_ND = 37, OP_SPACE_TO_BATCH_ND = 38 };
 
@@ -81,16 +82,9 @@ static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
 static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, bool to_batch)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), bi = pl_node_input(node, 1);
-    int32_t pi = pl_node_input(node, 2), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 3 || node->outputs.n != 1 || ii < 0 || bi < 0 || pi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs 3 inputs and 1 output, got %u and %u",
-                         name, (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *block, *pads, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, bi, &block));
-    PL_TRY(ctx->get_tensor(ctx, pi, &pads));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(3, 1), &in, &block, &pads, &out));
     PL_TRY(check(ctx, name, in, block, pads, out));
     bool byte = pl_type_size(in->type) == 1 && out->q.count > 0;
     d->pad_byte = byte ? (uint8_t)out->q.zero_point[0] : 0;
@@ -168,10 +162,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node, const char *name, bool b
 {
     opdata *d = node->user_data;
     pl_tensor in, block, pads, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &block));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &pads));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 3, 1, &in, &block, &pads, &out));
     PL_TRY(resolve(ctx, name, batch, &in, &block, &pads, d));
     PL_TRY(pl_operand_check_out(ctx, name, &out, in.ndims, d->out_dims));
     int32_t in4[4], out4[4];

@@ -5,6 +5,7 @@
 ** ((h % bs) * bs + w % bs) * out_depth + c); SPACE_TO_DEPTH is its inverse. Pure copies, so
 ** quantized input and output must share their quantization. */
 #include "space_depth.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -47,13 +48,9 @@ static pl_status shape_of(pl_context *ctx, const char *name, bool to_space,
 
 static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, bool to_space)
 {
-    int32_t ii = pl_node_input(node, 0), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 1 || node->outputs.n != 1 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs 1 input and 1 output, got %u and %u",
-                         name, (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
     if (in->type != out->type || pl_type_size(in->type) == 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s with output type %s is "
                          "not supported", name, pl_type_name(in->type),
@@ -103,8 +100,7 @@ static void rearrange(const int32_t *s, int32_t bs, size_t esize, bool to_space,
 static pl_status invoke(pl_context *ctx, pl_node *node, bool to_space)
 {
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     int32_t bs = pl_table_i32(&node->options, OPT_BLOCK_SIZE, 0);
     rearrange(to_space ? out.dims : in.dims, bs, pl_type_size(in.type), to_space, in.data,
               out.data);
