@@ -92,7 +92,8 @@ pl_status pl_custom_opt_float(pl_context *ctx, const pl_node *node, const char *
 /* Whether the map has key with a non-null value (an optional option keeps its default). */
 pl_status pl_custom_opt_has(pl_context *ctx, const pl_node *node, const char *key, bool *has);
 
-/* An NHWC tensor's dimensions by name (conv, pool, resize): dims[0..3]. */
+/* An NHWC tensor's dimensions by name (conv, pool, resize): dims[0..3]. A filter (OHWI)
+** reads as n = output channels, c = input channels, as CMSIS-NN's filter_dims. */
 typedef struct pl_nhwc {
     int32_t n, h, w, c;
 } pl_nhwc;

@@ -225,21 +225,26 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *shape, const pl_
                               int32_t padding, pl_transpose_conv_params *p)
 {
     PL_TRY(set_output(ctx, shape, out));
-    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || f->dims[3] != in->dims[3] ||
-        out->dims[0] != in->dims[0] || out->dims[3] != f->dims[0])
+    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4)
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: input, weights and output must "
+                         "be 4D (got %d, %d, %d)", in->ndims, f->ndims, out->ndims);
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
+    const pl_nhwc out_shape = pl_nhwc_of(out);
+    if (f_shape.c != in_shape.c || out_shape.n != in_shape.n || out_shape.c != f_shape.n)
         return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: input [%d,H,W,%d], weights "
-                         "[%d,H,W,%d] and output [%d,H,W,%d] do not match", in->dims[0],
-                         in->dims[3], f->dims[0], f->dims[3], out->dims[0], out->dims[3]);
-    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out->dims[3]));
-    int32_t rh = pl_pad_out_size(padding, out->dims[1], f->dims[1], p->stride_h, 1);
-    int32_t rw = pl_pad_out_size(padding, out->dims[2], f->dims[2], p->stride_w, 1);
+                         "[%d,H,W,%d] and output [%d,H,W,%d] do not match", in_shape.n,
+                         in_shape.c, f_shape.n, f_shape.c, out_shape.n, out_shape.c);
+    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out_shape.c));
+    int32_t rh = pl_pad_out_size(padding, out_shape.h, f_shape.h, p->stride_h, 1);
+    int32_t rw = pl_pad_out_size(padding, out_shape.w, f_shape.w, p->stride_w, 1);
     /* TFLite's Prepare: the convolution of the output must give back the input's size */
-    if (rh != in->dims[1] || rw != in->dims[2])
+    if (rh != in_shape.h || rw != in_shape.w)
         return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: an output of %dx%d comes from an "
-                         "input of %dx%d, not %dx%d", out->dims[1], out->dims[2], rh, rw,
-                         in->dims[1], in->dims[2]);
-    p->pad_h = pl_pad_before(p->stride_h, 1, out->dims[1], f->dims[1], rh, NULL);
-    p->pad_w = pl_pad_before(p->stride_w, 1, out->dims[2], f->dims[2], rw, NULL);
+                         "input of %dx%d, not %dx%d", out_shape.h, out_shape.w, rh, rw,
+                         in_shape.h, in_shape.w);
+    p->pad_h = pl_pad_before(p->stride_h, 1, out_shape.h, f_shape.h, rh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, 1, out_shape.w, f_shape.w, rw, NULL);
     return PL_OK;
 }
 
@@ -262,14 +267,16 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TRANSPOSE_CONV: TFLM's CMSIS-NN kernel "
                          "needs a bias for int16 input (it reads an absent one's type)");
     PL_TRY(check_shapes(ctx, shape, f, in, bias, out, padding, &d->p));
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
     d->type = in->type;
     d->bias64 = bias != NULL && bias->type == PL_INT64;
     d->hybrid = in->type == PL_FLOAT32 && f->type == PL_INT8;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (d->hybrid) { /* LiteRT spreads a single weight scale over every channel */
-        PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[0], 0, &d->p.filter_scale));
+        PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f_shape.n, 0, &d->p.filter_scale));
         d->hybrid_per_channel = f->q.count > 1;
-        return ctx->request_scratch(ctx, pl_tensor_count(in) / (size_t)in->dims[0],
+        return ctx->request_scratch(ctx, pl_tensor_count(in) / (size_t)in_shape.n,
                                     &d->scratch);
     }
     if (in->type == PL_FLOAT32)
@@ -279,7 +286,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         PL_TRY(pl_u8conv_prepare(ctx, "TRANSPOSE_CONV", in, f, out, activation, &q,
                                  &d->filter_offset));
     else
-        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f_shape.n, 0,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
     return ctx->request_scratch(ctx, pl_transpose_conv_scratch_size(in->type,

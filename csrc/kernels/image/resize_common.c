@@ -7,17 +7,18 @@
 static pl_status read_size(pl_context *ctx, const char *name, const pl_tensor *in,
                            const pl_tensor *size, int32_t *dims)
 {
+    const pl_nhwc in_shape = pl_nhwc_of(in);
     const int32_t *s = size->data;
-    if (in->dims[1] < 1 || in->dims[2] < 1)
+    if (in_shape.h < 1 || in_shape.w < 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: input of %d x %d pixels", name,
-                         (int)in->dims[1], (int)in->dims[2]);
+                         (int)in_shape.h, (int)in_shape.w);
     if (s[0] < 1 || s[1] < 1 || s[0] > PL_RESIZE_MAX_SIDE || s[1] > PL_RESIZE_MAX_SIDE)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: size %d x %d must be in 1..%d", name,
                          (int)s[0], (int)s[1], PL_RESIZE_MAX_SIDE);
-    dims[0] = in->dims[0];
+    dims[0] = in_shape.n;
     dims[1] = s[0];
     dims[2] = s[1];
-    dims[3] = in->dims[3];
+    dims[3] = in_shape.c;
     return PL_OK;
 }
 

@@ -193,15 +193,16 @@ static pl_status check_tensors(pl_context *ctx, const char *name, const pl_tenso
                          "supported", name, pl_type_name(in->type), pl_type_name(out->type));
     if (in->ndims != 4)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: input must be 4D (got %d)", name, in->ndims);
-    int32_t oh = pl_pad_out_size(padding, in->dims[1], p->filter_h, p->stride_h, 1);
-    int32_t ow = pl_pad_out_size(padding, in->dims[2], p->filter_w, p->stride_w, 1);
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    int32_t oh = pl_pad_out_size(padding, in_shape.h, p->filter_h, p->stride_h, 1);
+    int32_t ow = pl_pad_out_size(padding, in_shape.w, p->filter_w, p->stride_w, 1);
     if (oh < 0 || ow < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: a %dx%d window does not fit a %dx%d input",
-                         name, p->filter_h, p->filter_w, in->dims[1], in->dims[2]);
-    int32_t shape[4] = {in->dims[0], oh, ow, in->dims[3]};
+                         name, p->filter_h, p->filter_w, in_shape.h, in_shape.w);
+    int32_t shape[4] = {in_shape.n, oh, ow, in_shape.c};
     PL_TRY(pl_set_output_shape(ctx, out, 4, shape));
-    p->pad_h = pl_pad_before(p->stride_h, 1, in->dims[1], p->filter_h, oh, NULL);
-    p->pad_w = pl_pad_before(p->stride_w, 1, in->dims[2], p->filter_w, ow, NULL);
+    p->pad_h = pl_pad_before(p->stride_h, 1, in_shape.h, p->filter_h, oh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, 1, in_shape.w, p->filter_w, ow, NULL);
     return PL_OK;
 }
 
