@@ -72,6 +72,15 @@ pl_status pl_node_eval(pl_context *ctx, const pl_node *node, bool output, uint32
 pl_status pl_check_type(pl_context *ctx, const pl_tensor *t, bool output, uint32_t i,
                         uint32_t types);
 
+/* Every type with a fixed element size (pl_type_size > 0): what data movement runs. */
+#define PL_TYPES_FIXED_SIZE 0xFFFFFFFFu
+
+/* The usual pair: input 0 has one of the types (pl_check_type) and output 0 the same
+** (pl_check_same_type). With PL_TYPES_FIXED_SIZE: "input 0 is STRING, expected a type of
+** fixed size". */
+pl_status pl_check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *out,
+                         uint32_t types);
+
 /* PL_ERR_MODEL unless t (input or output i) has rank ndims: "input 0 has rank 3, expected 4". */
 pl_status pl_check_rank(pl_context *ctx, const pl_tensor *t, bool output, uint32_t i,
                         int32_t ndims);

@@ -358,11 +358,7 @@ static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
     pl_hard_swish_params *p = &((pl_activation_op *)node->user_data)->hs;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    if (in->type != out->type ||
-        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "HARD_SWISH: input type %s with output type %s is not supported",
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8)));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_act_q iq, oq;

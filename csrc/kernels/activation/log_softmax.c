@@ -8,6 +8,7 @@
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/lut.h"
 #include "kernels/elementwise/binary.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_LOG_SOFTMAX = 50 };
 
@@ -179,10 +180,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_unary_prepare(ctx, node, &in, &out));
-    if (out->type != in->type ||
-        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input %s, output %s is not supported",
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8)));
     if (in->ndims < 1 || in->dims[in->ndims - 1] < 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "needs a non-empty last dim");
     return in->type == PL_FLOAT32 ? PL_OK : prepare_q(ctx, in, out, node->user_data);

@@ -84,12 +84,10 @@ static pl_status prelu_prepare(pl_context *ctx, pl_node *node)
     opdata *d = node->user_data;
     pl_tensor *in, *alpha, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &alpha, &out));
-    if (in->type != alpha->type || in->type != out->type ||
-        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "PRELU: input type %s with alpha type %s and output type %s is not "
-                         "supported", pl_type_name(in->type), pl_type_name(alpha->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8)));
+    if (alpha->type != in->type)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input 1 is %s, expected %s (input 0's type)",
+                         pl_type_name(alpha->type), pl_type_name(in->type));
     PL_TRY(pl_bcast_set_output(ctx, in, alpha, out));
     if (!pl_bcast_matches(in, alpha, out) || !same_shape(in, out))
         return ctx->fail(ctx, PL_ERR_MODEL,

@@ -115,6 +115,17 @@ pl_status pl_check_type(pl_context *ctx, const pl_tensor *t, bool output, uint32
                      output ? "output" : "input", i, pl_type_name(t->type), expected);
 }
 
+pl_status pl_check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *out,
+                         uint32_t types)
+{
+    if (types == PL_TYPES_FIXED_SIZE && pl_type_size(in->type) == 0)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input 0 is %s, expected a type of fixed "
+                         "size", pl_type_name(in->type));
+    if (types != PL_TYPES_FIXED_SIZE)
+        PL_TRY(pl_check_type(ctx, in, false, 0, types));
+    return pl_check_same_type(ctx, in, out);
+}
+
 pl_status pl_check_rank(pl_context *ctx, const pl_tensor *t, bool output, uint32_t i,
                         int32_t ndims)
 {

@@ -18,9 +18,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t oi = pl_node_output(node, 0);
     pl_tensor *p, *idx, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &p, &idx, &out));
-    if (p->type != out->type || pl_type_size(p->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "GATHER_ND: params type %s with output type "
-                         "%s is not supported", pl_type_name(p->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, p, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_is_index(idx->type) && idx->type != PL_INT16)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "GATHER_ND: indices must be INT16, INT32 or "
                          "INT64, not %s", pl_type_name(idx->type));

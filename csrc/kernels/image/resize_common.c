@@ -25,10 +25,7 @@ static pl_status read_size(pl_context *ctx, const char *name, const pl_tensor *i
 static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
                        const pl_tensor *size, const pl_tensor *out)
 {
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s with output type %s is "
-                         "not supported", name, pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->ndims != 4 || in->dims[1] > PL_RESIZE_MAX_SIDE || in->dims[2] > PL_RESIZE_MAX_SIDE)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input must be 4-D NHWC with sides up "
                          "to %d", name, PL_RESIZE_MAX_SIDE);

@@ -186,11 +186,7 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, const char *
 static pl_status check_tensors(pl_context *ctx, const char *name, const pl_tensor *in,
                                pl_tensor *out, int32_t padding, pl_pooling_params *p)
 {
-    if (!(in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
-          in->type == PL_UINT8) ||
-        out->type != in->type)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input %s with output %s is not "
-                         "supported", name, pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_INT16, PL_UINT8)));
     if (in->ndims != 4)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: input must be 4D (got %d)", name, in->ndims);
     const pl_nhwc in_shape = pl_nhwc_of(in);

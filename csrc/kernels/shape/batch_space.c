@@ -59,10 +59,7 @@ static pl_status resolve(pl_context *ctx, const char *name, bool to_batch, const
 static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
                        const pl_tensor *block, const pl_tensor *pads, const pl_tensor *out)
 {
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s with output type %s is "
-                         "not supported", name, pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->ndims != 3 && in->ndims != 4)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input rank %d (3 or 4 supported)", name,
                          (int)in->ndims);

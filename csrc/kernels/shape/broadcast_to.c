@@ -45,10 +45,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *shape, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &shape, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "BROADCAST_TO: input type %s with output "
-                         "type %s is not supported", pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_known(shape)) {
         PL_TRY(plan(ctx, in, out->ndims, out->dims, d));
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);

@@ -43,10 +43,7 @@ static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *
 static pl_status check(pl_context *ctx, const pl_tensor *in, const pl_tensor *p,
                        const pl_tensor *out)
 {
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "MIRROR_PAD: input type %s with output type "
-                         "%s is not supported", pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_is_index(p->type) || p->ndims != 2 || p->dims[0] != in->ndims ||
         p->dims[1] != 2)
         return ctx->fail(ctx, PL_ERR_MODEL, "MIRROR_PAD: paddings must be an INT32 or INT64 "

@@ -30,9 +30,7 @@ static bool same_quant(const pl_tensor *a, const pl_tensor *b)
 static pl_status check_unit(pl_context *ctx, const pl_tensor *unit, const pl_tensor *packed,
                             int32_t axis, uint32_t n)
 {
-    if (unit->type != packed->type || pl_type_size(unit->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "types %s and %s are not supported",
-                         pl_type_name(unit->type), pl_type_name(packed->type));
+    PL_TRY(pl_check_types(ctx, unit, packed, PL_TYPES_FIXED_SIZE));
     if (!same_quant(unit, packed))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "tensor %d is quantized unlike tensor %d",
                          (int)unit->index, (int)packed->index);

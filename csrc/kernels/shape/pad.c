@@ -116,9 +116,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(pl_node_tensor(ctx, node, false, 0, &in));
     PL_TRY(pl_node_tensor(ctx, node, true, 0, &out));
     PL_TRY(pl_node_tensor(ctx, node, false, 1, &p));
-    if (in->type != out->type || pl_type_size(in->type) == 0 || in->type == PL_STRING)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
-                         "supported", pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->ndims > PL_PAD_MAX_DIMS)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (at most %d)", (int)in->ndims,
                          PL_PAD_MAX_DIMS);

@@ -38,10 +38,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *axis, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &axis, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "REVERSE_V2: input type %s with output type "
-                         "%s is not supported", pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     memset(d->flip, 0, sizeof d->flip);
     PL_TRY(read_axes(ctx, axis, in->ndims, d));
     return ctx->set_shape(ctx, oi, in->ndims, in->dims);

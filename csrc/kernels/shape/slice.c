@@ -95,9 +95,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *begin, *size, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(3, 1), &in, &begin, &size, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SLICE: input type %s with output type %s "
-                         "is not supported", pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_is_index(begin->type) || size->type != begin->type ||
         begin->ndims != 1 || size->ndims != 1 || begin->dims[0] != in->ndims ||
         size->dims[0] != in->ndims)

@@ -51,10 +51,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, bool 
     int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s with output type %s is "
-                         "not supported", name, pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->q.count != out->q.count ||
         (in->q.count > 0 && (in->q.scale[0] != out->q.scale[0] ||
                              in->q.zero_point[0] != out->q.zero_point[0])))

@@ -239,9 +239,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(pl_node_check(ctx, node, PL_IO(4, 1)));
     pl_tensor in, out; /* eval views, as read_spec's */
     PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
-    if (in.type != out.type || pl_type_size(in.type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
-                         "supported", pl_type_name(in.type), pl_type_name(out.type));
+    PL_TRY(pl_check_types(ctx, &in, &out, PL_TYPES_FIXED_SIZE));
     spec s = {0};
     PL_TRY(read_spec(ctx, node, &s));
     int32_t eff = effective_rank(&s, in.ndims);

@@ -31,9 +31,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *mult, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &mult, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TILE: input type %s with output type %s "
-                         "is not supported", pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_known(mult)) {
         if (out->ndims != in->ndims)
             return ctx->fail(ctx, PL_ERR_MODEL, "TILE: output rank %d, input rank %d",

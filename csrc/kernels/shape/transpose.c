@@ -85,9 +85,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     opdata *d = node->user_data;
     pl_tensor *in, *p, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &p, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
-                         "supported", pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->ndims > PL_TRANSPOSE_MAX_DIMS)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (at most %d)", (int)in->ndims,
                          PL_TRANSPOSE_MAX_DIMS);
