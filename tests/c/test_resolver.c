@@ -16,7 +16,8 @@ static const pl_registration *get_custom(void)
     return &custom;
 }
 
-static const pl_kernel_entry entries[] = {{3, NULL, get_conv}, {PL_BUILTIN_CUSTOM, "SignalFft", get_custom}};
+static const pl_kernel_entry entries[] = {{3, NULL, get_conv},
+                                          {PL_BUILTIN_CUSTOM, "SignalFft", get_custom}};
 static const pl_kernel_list list = {entries, 2};
 static const pl_resolver resolver = {pl_list_resolver_find, &list};
 

@@ -14,25 +14,28 @@
 extern "C" {
 #endif
 
-/* The inputs and outputs a kernel accepts. Inputs below min_in must be present; those from
-** min_in to max_in - 1 are optional (absent: index -1, or past the end of the list).
-** Every output below the node's count must be present. roles, when not NULL, names the
-** inputs for the count's message ("input, filter, optional bias"). */
+/* The inputs and outputs a kernel accepts. Inputs below min_in must be present, but for
+** those whose bit is set in optional (SVDF's bias); those from min_in to max_in - 1 are
+** optional (absent: index -1, or past the end of the list). Every output below the node's
+** count must be present. roles, when not NULL, names the inputs for the count's message
+** ("input, filter, optional bias"). */
 typedef struct pl_io_spec {
     uint8_t min_in, max_in, min_out, max_out;
     const char *roles;
+    uint32_t optional;
 } pl_io_spec;
 
 /* No upper bound (ADD_N's inputs, SPLIT's outputs). */
 #define PL_IO_ANY 255u
 
 /* Exactly n_in inputs and n_out outputs. */
-#define PL_IO(n_in, n_out) ((pl_io_spec){(n_in), (n_in), (n_out), (n_out), NULL})
+#define PL_IO(n_in, n_out) ((pl_io_spec){(n_in), (n_in), (n_out), (n_out), NULL, 0})
 /* min_in..max_in inputs, exactly n_out outputs. */
-#define PL_IO_OPT(min_in, max_in, n_out) ((pl_io_spec){(min_in), (max_in), (n_out), (n_out), NULL})
+#define PL_IO_OPT(min_in, max_in, n_out) \
+    ((pl_io_spec){(min_in), (max_in), (n_out), (n_out), NULL, 0})
 /* The same with the inputs' roles named. */
 #define PL_IO_NAMED(min_in, max_in, n_out, roles) \
-    ((pl_io_spec){(min_in), (max_in), (n_out), (n_out), (roles)})
+    ((pl_io_spec){(min_in), (max_in), (n_out), (n_out), (roles), 0})
 
 /* Checks the node's input and output counts and that the required ones are present.
 ** PL_ERR_MODEL: "expects 2 to 3 inputs (input, filter, optional bias), got 4", "expects 1

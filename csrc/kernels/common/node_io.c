@@ -7,15 +7,14 @@
 static pl_status count_error(pl_context *ctx, const char *what, uint32_t lo, uint32_t hi,
                              const char *roles, uint32_t got)
 {
-    const char *plural = hi == 1 ? "" : "s", *lparen = roles ? " (" : "",
+    const char *plural = lo == 1 && (hi == 1 || hi == PL_IO_ANY) ? "" : "s",
+               *lparen = roles ? " (" : "",
                *rparen = roles ? ")" : "";
     roles = roles ? roles : "";
-    if (lo == hi)
-        return ctx->fail(ctx, PL_ERR_MODEL, "expects %u %s%s%s%s%s, got %u", lo, what, plural,
-                         lparen, roles, rparen, got);
-    if (hi == PL_IO_ANY)
-        return ctx->fail(ctx, PL_ERR_MODEL, "expects at least %u %ss%s%s%s, got %u", lo, what,
-                         lparen, roles, rparen, got);
+    if (lo == hi || hi == PL_IO_ANY)
+        return ctx->fail(ctx, PL_ERR_MODEL, "expects %s%u %s%s%s%s%s, got %u",
+                         lo == hi ? "" : "at least ", lo, what, plural, lparen, roles, rparen,
+                         got);
     return ctx->fail(ctx, PL_ERR_MODEL, "expects %u to %u %ss%s%s%s, got %u", lo, hi, what,
                      lparen, roles, rparen, got);
 }
@@ -28,7 +27,7 @@ pl_status pl_node_check(pl_context *ctx, const pl_node *node, pl_io_spec spec)
         (spec.max_out != PL_IO_ANY && node->outputs.n > spec.max_out))
         return count_error(ctx, "output", spec.min_out, spec.max_out, NULL, node->outputs.n);
     for (uint32_t i = 0; i < spec.min_in; i++) {
-        if (pl_node_input(node, i) < 0)
+        if (pl_node_input(node, i) < 0 && !(i < 32 && (spec.optional & (1u << i))))
             return ctx->fail(ctx, PL_ERR_MODEL, "input %u is absent", i);
     }
     for (uint32_t i = 0; i < node->outputs.n; i++) {

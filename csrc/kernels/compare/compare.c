@@ -168,6 +168,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 PL_SHARED_REGISTRATION(equal, "EQUAL", PL_CMP_EQUAL, sizeof(op_data), prepare, invoke)
 PL_SHARED_REGISTRATION(not_equal, "NOT_EQUAL", PL_CMP_NOT_EQUAL, sizeof(op_data), prepare, invoke)
 PL_SHARED_REGISTRATION(greater, "GREATER", PL_CMP_GREATER, sizeof(op_data), prepare, invoke)
-PL_SHARED_REGISTRATION(greater_equal, "GREATER_EQUAL", PL_CMP_GREATER_EQUAL, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(greater_equal, "GREATER_EQUAL", PL_CMP_GREATER_EQUAL, sizeof(op_data),
+                       prepare, invoke)
 PL_SHARED_REGISTRATION(less, "LESS", PL_CMP_LESS, sizeof(op_data), prepare, invoke)
-PL_SHARED_REGISTRATION(less_equal, "LESS_EQUAL", PL_CMP_LESS_EQUAL, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(less_equal, "LESS_EQUAL", PL_CMP_LESS_EQUAL, sizeof(op_data), prepare,
+                       invoke)

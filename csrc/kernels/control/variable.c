@@ -19,7 +19,7 @@ static pl_status var_handle_prepare(pl_context *ctx, pl_node *node)
 {
     if (node->options_type != OPT_VAR_HANDLE)
         return ctx->fail(ctx, PL_ERR_MODEL, "expected VarHandleOptions");
-    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){0, PL_IO_ANY, 1, 1, NULL})));
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){0, PL_IO_ANY, 1, 1, NULL, 0})));
     pl_tensor t;
     PL_TRY(pl_node_evals(ctx, node, 0, 1, &t));
     PL_TRY(ctx->set_shape(ctx, t.index, t.ndims, t.dims));

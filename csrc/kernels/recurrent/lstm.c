@@ -775,7 +775,7 @@ static pl_status prepare_quant(pl_context *ctx, const pl_node *node, const pl_ls
 static pl_status check_layer_norm(pl_context *ctx, const pl_node *node)
 {
     /* many of the first 20 are optional (CIFG, peepholes, projection): checked by role */
-    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){0, 24, 1, 1, NULL})));
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){0, 24, 1, 1, NULL, 0})));
     if (node->inputs.n != 20 && node->inputs.n != 24)
         return ctx->fail(ctx, PL_ERR_MODEL, "expects 20 or 24 inputs, got %u", node->inputs.n);
     for (uint32_t i = PL_LSTM_IN_LAYER_NORM; i < node->inputs.n; i++) {

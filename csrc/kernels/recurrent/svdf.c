@@ -195,11 +195,7 @@ typedef struct svdf_tensors {
 
 static pl_status get_tensors(pl_context *ctx, const pl_node *node, svdf_tensors *t)
 {
-    PL_TRY(pl_node_check(ctx, node, PL_IO(5, 1)));
-    for (uint32_t i = 0; i < 5; i++) {
-        if (i != IN_BIAS && pl_node_input(node, i) < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: input %u is missing", i);
-    }
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){5, 5, 1, 1, NULL, 1u << IN_BIAS})));
     t->bias = NULL;
     PL_TRY(pl_node_tensor(ctx, node, false, IN_INPUT, &t->in));
     PL_TRY(pl_node_tensor(ctx, node, false, IN_WEIGHTS_FEATURE, &t->wf));

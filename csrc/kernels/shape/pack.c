@@ -65,8 +65,8 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool pack)
 {
     opdata *d = node->user_data;
     uint32_t n = pack ? node->inputs.n : node->outputs.n;
-    PL_TRY(pl_node_check(ctx, node, pack ? (pl_io_spec){1, PL_IO_ANY, 1, 1, NULL}
-                                         : (pl_io_spec){1, 1, 1, PL_IO_ANY, NULL}));
+    PL_TRY(pl_node_check(ctx, node, pack ? (pl_io_spec){1, PL_IO_ANY, 1, 1, NULL, 0}
+                                         : (pl_io_spec){1, 1, 1, PL_IO_ANY, NULL, 0}));
     if (n > PL_SPLIT_MAX_OUTPUTS)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u tensors to %s (at most %d)", (unsigned)n,
                          pack ? "pack" : "unpack", PL_SPLIT_MAX_OUTPUTS);

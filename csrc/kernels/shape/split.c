@@ -81,7 +81,7 @@ static pl_status prepare_split(pl_context *ctx, pl_node *node)
     opdata *d = node->user_data;
     int64_t axis;
     pl_tensor *in;
-    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){2, 2, 1, PL_IO_ANY, NULL})));
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){2, 2, 1, PL_IO_ANY, NULL, 0})));
     PL_TRY(const_scalar(ctx, node, 0, &axis));
     PL_TRY(get_input(ctx, node, 1, axis, &in, &d->axis));
     uint32_t n = node->outputs.n;
@@ -99,7 +99,7 @@ static pl_status prepare_split_v(pl_context *ctx, pl_node *node)
     opdata *d = node->user_data;
     int64_t axis;
     pl_tensor *in, *sizes;
-    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){3, 3, 1, PL_IO_ANY, NULL})));
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){3, 3, 1, PL_IO_ANY, NULL, 0})));
     PL_TRY(const_scalar(ctx, node, 2, &axis));
     PL_TRY(get_input(ctx, node, 0, axis, &in, &d->axis));
     PL_TRY(pl_node_tensor(ctx, node, false, 1, &sizes));
