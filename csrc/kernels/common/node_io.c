@@ -11,10 +11,12 @@ static pl_status count_error(pl_context *ctx, const char *what, uint32_t lo, uin
                *lparen = roles ? " (" : "",
                *rparen = roles ? ")" : "";
     roles = roles ? roles : "";
-    if (lo == hi || hi == PL_IO_ANY)
-        return ctx->fail(ctx, PL_ERR_MODEL, "expects %s%u %s%s%s%s%s, got %u",
-                         lo == hi ? "" : "at least ", lo, what, plural, lparen, roles, rparen,
-                         got);
+    if (lo == hi)
+        return ctx->fail(ctx, PL_ERR_MODEL, "expects %u %s%s%s%s%s, got %u", lo, what, plural,
+                         lparen, roles, rparen, got);
+    if (hi == PL_IO_ANY)
+        return ctx->fail(ctx, PL_ERR_MODEL, "expects at least %u %s%s%s%s%s, got %u", lo, what,
+                         plural, lparen, roles, rparen, got);
     return ctx->fail(ctx, PL_ERR_MODEL, "expects %u to %u %ss%s%s%s, got %u", lo, hi, what,
                      lparen, roles, rparen, got);
 }
