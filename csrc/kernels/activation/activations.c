@@ -107,18 +107,14 @@ static pl_status relu6_prepare_tflm(pl_context *ctx, pl_activation_op *d, const 
     return PL_OK;
 }
 
-static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, const char *op, float lo,
-                                    float hi, bool allow_s16)
+static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, float lo, float hi,
+                                    bool allow_s16)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_UINT8 ||
-               (allow_s16 && in->type == PL_INT16));
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "%s: input type %s with output type %s is not supported", op,
-                         pl_type_name(in->type), pl_type_name(out->type));
+    uint32_t types = PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8) |
+                     (allow_s16 ? PL_TYPE_BIT(PL_INT16) : 0u);
+    PL_TRY(pl_check_types(ctx, in, out, types));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     if (hi == 6.0f && lo == 0.0f && in->type != PL_UINT8 && ctx->arith != PL_ARITH_LITERT)
@@ -128,17 +124,17 @@ static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, const char *
 
 static pl_status relu_prepare(pl_context *ctx, pl_node *node)
 {
-    return relu_prepare_range(ctx, node, "RELU", 0.0f, INFINITY, true);
+    return relu_prepare_range(ctx, node, 0.0f, INFINITY, true);
 }
 
 static pl_status relu6_prepare(pl_context *ctx, pl_node *node)
 {
-    return relu_prepare_range(ctx, node, "RELU6", 0.0f, 6.0f, true);
+    return relu_prepare_range(ctx, node, 0.0f, 6.0f, true);
 }
 
 static pl_status relu_n1_to_1_prepare(pl_context *ctx, pl_node *node)
 {
-    return relu_prepare_range(ctx, node, "RELU_N1_TO_1", -1.0f, 1.0f, false);
+    return relu_prepare_range(ctx, node, -1.0f, 1.0f, false);
 }
 
 static pl_status relu_invoke_range(pl_context *ctx, pl_node *node, float lo, float hi)
@@ -219,13 +215,7 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     p->alpha = pl_table_f32(&node->options, 0, 0.0f);
-    bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
-               in->type == PL_UINT8);
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "LEAKY_RELU: input type %s with output type %s is not supported",
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_INT16, PL_UINT8)));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     if (!(p->alpha > -FLT_MAX && p->alpha < FLT_MAX))

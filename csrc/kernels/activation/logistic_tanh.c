@@ -222,13 +222,7 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     opdata *d = node->user_data;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
-               in->type == PL_UINT8);
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "%s: input type %s with output type %s is not supported", op,
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_INT16, PL_UINT8)));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_act_q iq, oq;

@@ -72,10 +72,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     op_data *d = node->user_data;
     pl_tensor *in, *out;
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_INT16, PL_INT32)));
     pl_type t = in->type;
-    if ((t != PL_FLOAT32 && t != PL_INT8 && t != PL_INT16 && t != PL_INT32) || out->type != t)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "ABS: input %s, output %s is not supported",
-                         pl_type_name(t), pl_type_name(out->type));
     PL_TRY(pl_set_output_like(ctx, out, in));
     if (pl_tensor_count(in) != pl_tensor_count(out))
         return ctx->fail(ctx, PL_ERR_MODEL, "ABS: output has %zu elements for %zu",
