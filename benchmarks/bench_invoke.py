@@ -8,8 +8,8 @@ process and the table reports ratios (peer time / picolite time; > 1 means picol
 faster) next to the median microseconds per invoke. Every model's picolite outputs are
 checked against LiteRT's reference kernels (integers equal, float32 within 1e-5), and the
 summary gives the geometric mean of LiteRT default / picolite per model type (int8 and
-float32 by the model's tensors, 16x8 and hybrid apart; benchmarks/make_hybrid_models.py
-writes hybrid models). Without arguments it runs the zoo's nets and TFLM's example models
+float32 by the model's tensors; 16x8, hybrid and float16-weight models apart;
+benchmarks/make_hybrid_models.py and make_mediapipe_like.py write such models). Without arguments it runs the zoo's nets and TFLM's example models
 from ../shared; --shared adds every model under ../shared/models.
 --kernels runs picolite's column on one kernel set (picolite.kernel_sets()) instead of the
 best this CPU has.
@@ -45,14 +45,19 @@ def default_models(shared_all):
 
 
 def model_kind(it):
-    """int8, float32, 16x8 or hybrid, from the model's tensors (what its kernels compute in):
-    hybrid when an operator takes float input with int8 weights (dynamic-range quantization,
-    the input quantized on the fly)."""
+    """int8, float32, 16x8, hybrid or float16, from the model's tensors (what its kernels
+    compute in): hybrid when an operator takes float input with int8 weights (dynamic-range
+    quantization, the input quantized on the fly); float16 when float weights are stored as
+    float16 behind DEQUANTIZE (MediaPipe's models)."""
     types = [d["dtype"] for d in it.get_tensor_details()]
     if any(d["dtype"] == np.int16 for d in it.get_input_details()):
         return "16x8"
-    if any(op["operand_types"][:2] == [np.float32, np.int8] for op in it._get_ops_details()):
+    ops = it._get_ops_details()
+    if any(op["operand_types"][:2] == [np.float32, np.int8] for op in ops):
         return "hybrid"
+    if any(op["op_name"] == "DEQUANTIZE" and op["operand_types"][:1] == [np.float16]
+           for op in ops):
+        return "float16"
     return "int8" if types.count(np.int8) + types.count(np.uint8) > types.count(np.float32) \
         else "float32"
 

@@ -8,8 +8,8 @@
 
 #include "fast/fast.h"
 #include "fast/gemm.h"
-#include "kernels/common/rescale.h"
-#include "kernels/conv/batch_matmul.h"
+#include "kernels/common/arith_fast.h"
+#include "kernels/conv/batch_matmul_fast.h"
 
 typedef struct bmm_plan {
     int32_t kp;                /* int8: depth rounded up to 4 */
@@ -27,8 +27,9 @@ static void *take(uint8_t **at, size_t n)
     return p;
 }
 
-static bool plan(const pl_node *node)
+static bool plan(pl_context *ctx, const pl_node *node)
 {
+    (void)ctx;
     const pl_batch_matmul_op *d = node->user_data;
     const pl_batch_matmul_params *p = &d->p;
     pl_isa isa = pl_fast_isa_of(node);
@@ -68,10 +69,7 @@ static bool plan(const pl_node *node)
 
 pl_status pl_fast_batch_matmul_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 /* The right-hand matrix as rows of depth per column (w[n][k] = rhs(k, n)). */

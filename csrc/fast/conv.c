@@ -6,14 +6,13 @@
 #include <string.h>
 
 #include "fast/conv_gather.h"
-#include "fast/conv_window.h"
 #include "fast/fast.h"
 #include "fast/gemm.h"
 #include "fast/hybrid.h"
 #include "fast/s16.h"
-#include "kernels/conv/conv.h"
-#include "kernels/conv/conv_params.h"
-
+#include "kernels/conv/conv_fast.h"
+#include "kernels/conv/conv_window_fast.h"
+#include "kernels/conv/convq_views_fast.h"
 
 typedef struct conv_plan {
     int32_t k, kp, n;  /* taps x input channels, k padded for int8, output channels */
@@ -51,7 +50,7 @@ static inline void zero_f32(float *dst, size_t n)
 }
 
 /* The float taps of one window row fy (padding 0.0f, whose products add +-0). */
-static inline void gather_row_f32(const pl_conv_params *p, const window *w,
+static inline void gather_row_f32(const pl_conv_params *p, const pl_conv_window *w,
                                   const int32_t *in_dims, const float *in, int32_t fy,
                                   int32_t kw, float *row)
 {
@@ -80,9 +79,9 @@ static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32
     const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
     const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
     const size_t last_run = (size_t)((f_dims[1] - 1) * p->dilation_h) * line;
-    point_walk k = walk_from(out_dims, first);
-    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
-        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
+    pl_conv_walk k = pl_conv_walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k)) {
+        pl_conv_window w = pl_conv_window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         float *row = (float *)cp->a + (size_t)r * (size_t)cp->k;
         if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
             p->dilation_w == 1) { /* the whole window inside: one run per filter row */

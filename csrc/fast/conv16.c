@@ -7,12 +7,11 @@
 ** Groups keep the portable kernel, as does a model whose filter or bias is not constant. */
 #include <string.h>
 
-#include "fast/conv_window.h"
 #include "fast/gemm.h"
 #include "fast/gemm16.h"
 #include "fast/s16.h"
-#include "kernels/conv/conv_params.h"
-
+#include "kernels/conv/conv_window_fast.h"
+#include "kernels/conv/convq_views_fast.h"
 
 typedef struct conv16_plan {
     int32_t k, kp, n; /* taps x input channels, k rounded up to 4, output channels */
@@ -40,8 +39,9 @@ static inline void copy16(int16_t *dst, const int16_t *src, size_t n)
 }
 
 /* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
-static inline void gather_row(const pl_conv_params *p, const window *w, const int32_t *in_dims,
-                              const int16_t *in, int32_t fy, int32_t kw, int16_t *row)
+static inline void gather_row(const pl_conv_params *p, const pl_conv_window *w,
+                              const int32_t *in_dims, const int16_t *in, int32_t fy,
+                              int32_t kw, int16_t *row)
 {
     const size_t ic = (size_t)in_dims[3];
     if (fy < w->fy0 || fy >= w->fy1 || w->fx0 >= w->fx1) {
@@ -66,9 +66,9 @@ static void gather(const pl_conv_params *p, const conv16_plan *cp, const int32_t
 {
     const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
     const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
-    point_walk k = walk_from(out_dims, first);
-    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
-        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
+    pl_conv_walk k = pl_conv_walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k)) {
+        pl_conv_window w = pl_conv_window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         int16_t *row = cp->a + (size_t)r * (size_t)cp->kp;
         if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
             p->dilation_w == 1) { /* the whole window inside: one run per filter row */

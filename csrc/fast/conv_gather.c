@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "fast/conv_window.h"
+#include "kernels/conv/conv_window_fast.h"
 
 /* n bytes of value v: short fills (a few taps of few channels) skip the call. */
 static inline void fill(uint8_t *dst, uint8_t v, size_t n)
@@ -54,9 +54,9 @@ static inline void copy16_flipped(uint8_t *dst, const int8_t *src)
 }
 
 /* The taps of one window row fy in the input: a run when the taps touch (dilation 1). */
-static inline void gather_row_s8(const pl_conv_params *p, const window *w, const int32_t *in_dims,
-                          const int8_t *in, int32_t fy, int32_t kw, uint8_t pad,
-                          uint8_t *row)
+static inline void gather_row_s8(const pl_conv_params *p, const pl_conv_window *w,
+                                 const int32_t *in_dims, const int8_t *in, int32_t fy,
+                                 int32_t kw, uint8_t pad, uint8_t *row)
 {
     const size_t ic = (size_t)in_dims[3];
     /* a short row is padded whole first (the rows have PL_FAST_GATHER_SPILL bytes of room past
@@ -94,9 +94,9 @@ void pl_fast_conv_gather_s8(const pl_conv_params *p, const pl_gather_s8 *g,
     const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
     /* a window's last run starts this far after its first */
     const size_t last_run = (size_t)((f_dims[1] - 1) * p->dilation_h) * line;
-    point_walk k = walk_from(out_dims, first);
-    for (int32_t r = 0; r < rows; r++, walk_next(&k)) {
-        window w = window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
+    pl_conv_walk k = pl_conv_walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k)) {
+        pl_conv_window w = pl_conv_window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
         uint8_t *row = g->a + (size_t)r * (size_t)g->kp;
         if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
             p->dilation_w == 1) { /* the whole window inside: one run per filter row */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/conv/conv.h"
+#include "kernels/conv/conv_fast.h"
 
 /* Bytes past the gathered rows that a short run's whole copy (int8: 16 bytes, float: quads)
 ** or a short row's padding (16 bytes) may write into. */

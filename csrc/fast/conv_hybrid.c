@@ -9,8 +9,8 @@
 #include "fast/conv_gather.h"
 #include "fast/gemm.h"
 #include "fast/hybrid.h"
-#include "kernels/conv/conv.h"
-#include "kernels/conv/conv_params.h"
+#include "kernels/conv/conv_fast.h"
+#include "kernels/conv/convq_views_fast.h"
 
 typedef struct conv_hybrid_plan {
     int32_t k, kp, n;    /* taps x input channels, k rounded up to 4, output channels */

@@ -13,9 +13,10 @@
 #include "fast/fast.h"
 #include "fast/gemm.h" /* pl_fast_round_up */
 #include "fast/hybrid.h"
+#include "fast/isa_pick.h"
 #include "fast/s16.h"
-#include "kernels/conv/conv_params.h"
-#include "kernels/conv/depthwise_conv.h"
+#include "kernels/conv/convq_views_fast.h"
+#include "kernels/conv/depthwise_conv_fast.h"
 
 /* A staged batch larger than this keeps the portable kernel (host memory is not free). */
 #define MAX_STAGED ((size_t)1 << 26) /* elements */
@@ -71,35 +72,15 @@ bool pl_dw_geometry_of(const pl_depthwise_conv_params *p, const pl_tensor *in,
 
 const pl_dw_s8 *pl_dw_s8_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512)
-        return &pl_dw_s8_avx512;
-    if (isa == PL_ISA_AVX2)
-        return &pl_dw_s8_avx2;
-    if (isa == PL_ISA_SSE41)
-        return &pl_dw_s8_sse41;
-#elif defined(PL_FAST_ARM64)
-    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return &pl_dw_s8_neon;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, &pl_dw_s8_avx512, &pl_dw_s8_avx2, &pl_dw_s8_sse41, &pl_dw_s8_neon,
+                 &pl_dw_s8_neon);
     return NULL;
 }
 
 const pl_dw_f32 *pl_dw_f32_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512)
-        return &pl_dw_f32_avx512;
-    if (isa == PL_ISA_AVX2)
-        return &pl_dw_f32_avx2;
-    if (isa == PL_ISA_SSE41)
-        return &pl_dw_f32_sse41;
-#elif defined(PL_FAST_ARM64)
-    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return &pl_dw_f32_neon;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, &pl_dw_f32_avx512, &pl_dw_f32_avx2, &pl_dw_f32_sse41, &pl_dw_f32_neon,
+                 &pl_dw_f32_neon);
     return NULL;
 }
 

@@ -18,7 +18,8 @@
 #include <stdint.h>
 
 #include "fast/inline.h"
-#include "kernels/conv/depthwise_conv.h"
+#include "kernels/conv/depthwise_conv_fast.h"
+#include "fast/isa_pick.h"
 #include "picolite/pl_fast.h"
 
 /* Staged channels are padded to a multiple of this. */
@@ -81,13 +82,7 @@ static inline size_t pl_dw_s8_group_bytes(int32_t taps, int32_t g)
     return (size_t)taps / 2 * (size_t)g * 2 * sizeof(int16_t) + 4 * (size_t)g * sizeof(int32_t);
 }
 
-extern const pl_dw_s8 pl_dw_s8_avx512;
-extern const pl_dw_s8 pl_dw_s8_avx2;
-extern const pl_dw_f32 pl_dw_f32_avx512;
-extern const pl_dw_f32 pl_dw_f32_avx2;
-extern const pl_dw_s8 pl_dw_s8_sse41;
-extern const pl_dw_f32 pl_dw_f32_sse41;
-extern const pl_dw_s8 pl_dw_s8_neon;   /* NEON_DOT's too */
-extern const pl_dw_f32 pl_dw_f32_neon; /* NEON_DOT's too */
+PL_FAST_TABLES(pl_dw_s8, pl_dw_s8);
+PL_FAST_TABLES(pl_dw_f32, pl_dw_f32);
 
 #endif

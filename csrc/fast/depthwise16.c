@@ -9,8 +9,9 @@
 #include "fast/depthwise16.h"
 #include "fast/gemm.h" /* pl_fast_round_up */
 #include "fast/gemm16.h" /* pl_s16_narrow */
+#include "fast/isa_pick.h"
 #include "fast/s16.h"
-#include "kernels/conv/depthwise_conv.h"
+#include "kernels/conv/depthwise_conv_fast.h"
 
 /* A staged batch larger than this keeps the portable kernel (host memory is not free). */
 #define MAX_STAGED ((size_t)1 << 28)
@@ -23,16 +24,8 @@ typedef struct dw16_plan {
 
 const pl_dw_s16 *pl_dw_s16_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512 || isa == PL_ISA_AVX2)
-        return &pl_dw_s16_avx2;
-    if (isa == PL_ISA_SSE41)
-        return &pl_dw_s16_sse41;
-#elif defined(PL_FAST_ARM64)
-    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return &pl_dw_s16_neon;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, &pl_dw_s16_avx2, &pl_dw_s16_avx2, &pl_dw_s16_sse41, &pl_dw_s16_neon,
+                 &pl_dw_s16_neon);
     return NULL;
 }
 

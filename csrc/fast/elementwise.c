@@ -9,7 +9,8 @@
 
 #include "fast/elementwise.h"
 #include "fast/fast.h"
-#include "kernels/elementwise/elementwise.h"
+#include "fast/isa_pick.h"
+#include "kernels/elementwise/elementwise_fast.h"
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18 }; /* builtin codes */
 
@@ -27,18 +28,7 @@ typedef struct ew_plan {
 
 const pl_ew *pl_ew_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512)
-        return &pl_ew_avx512;
-    if (isa == PL_ISA_AVX2)
-        return &pl_ew_avx2;
-    if (isa == PL_ISA_SSE41)
-        return &pl_ew_sse41;
-#elif defined(PL_FAST_ARM64)
-    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return &pl_ew_neon;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, &pl_ew_avx512, &pl_ew_avx2, &pl_ew_sse41, &pl_ew_neon, &pl_ew_neon);
     return NULL;
 }
 
@@ -120,10 +110,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
 
 pl_status pl_fast_elementwise_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 static size_t element_bytes(ew_kind kind)

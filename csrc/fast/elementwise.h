@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fast/isa_pick.h"
 #include "picolite/pl_fast.h"
 
 /* A rescale split for vectors: multiplier, left shift, rounding right shift. */
@@ -43,9 +44,6 @@ typedef struct pl_ew {
 /* NULL when isa has no such kernels in this build. */
 const pl_ew *pl_ew_for(pl_isa isa);
 
-extern const pl_ew pl_ew_avx512;
-extern const pl_ew pl_ew_avx2;
-extern const pl_ew pl_ew_sse41;
-extern const pl_ew pl_ew_neon; /* NEON_DOT's too */
+PL_FAST_TABLES(pl_ew, pl_ew);
 
 #endif

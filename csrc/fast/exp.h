@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "fast/isa_pick.h"
 #include "picolite/pl_fast.h"
 
 typedef struct pl_exp_kernels {
@@ -28,9 +29,6 @@ typedef struct pl_exp_kernels {
 /* NULL when isa has no such kernels in this build. */
 const pl_exp_kernels *pl_exp_for(pl_isa isa);
 
-extern const pl_exp_kernels pl_exp_avx512;
-extern const pl_exp_kernels pl_exp_avx2;
-extern const pl_exp_kernels pl_exp_sse41;
-extern const pl_exp_kernels pl_exp_neon; /* NEON_DOT's too */
+PL_FAST_TABLES(pl_exp_kernels, pl_exp);
 
 #endif

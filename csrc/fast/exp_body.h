@@ -18,8 +18,8 @@
 
 #include "fast/exp.h"
 #include "fast/inline.h"
-#include "kernels/activation/logistic_tanh.h"
-#include "kernels/common/fmath.h"
+#include "kernels/activation/logistic_tanh_fast.h"
+#include "kernels/common/arith_fast.h"
 
 /* fmath.c's reduce on each lane: e^y = 2^k (1 + return value) with k integral. */
 PL_FAST_INLINE vd expm1_parts(vd y, vd *k_out)

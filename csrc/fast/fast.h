@@ -44,6 +44,18 @@ void *pl_fast_block_new(const pl_node *node, size_t bytes);
 /* Prepare: the node keeps no block (its invoke takes the portable path). */
 void pl_fast_block_drop(const pl_node *node);
 
+/* A fast operator's prepare: the portable prepare (so every arena figure is the portable
+** build's), then the fast path's plan, which sets up the node's block or declines (false:
+** no block, the portable invoke runs). */
+static inline pl_status pl_fast_prepare(pl_context *ctx, pl_node *node,
+                                        bool (*plan)(pl_context *ctx, const pl_node *node))
+{
+    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
+    if (!plan(ctx, node))
+        pl_fast_block_drop(node);
+    return PL_OK;
+}
+
 /* Invoke: the node's block, NULL when it has none. */
 void *pl_fast_block(const pl_node *node);
 

@@ -12,9 +12,8 @@
 #include "fast/gemm.h"
 #include "fast/hybrid.h"
 #include "fast/s16.h"
-#include "kernels/conv/conv_params.h"
-#include "kernels/conv/fully_connected.h"
-
+#include "kernels/conv/convq_views_fast.h"
+#include "kernels/conv/fully_connected_fast.h"
 
 typedef struct fc_plan {
     int32_t kp;      /* int8: depth rounded up to 4 */

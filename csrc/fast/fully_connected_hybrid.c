@@ -8,8 +8,8 @@
 
 #include "fast/gemm.h"
 #include "fast/hybrid.h"
-#include "kernels/conv/conv_params.h"
-#include "kernels/conv/fully_connected.h"
+#include "kernels/conv/convq_views_fast.h"
+#include "kernels/conv/fully_connected_fast.h"
 
 typedef struct fc_hybrid_plan {
     int32_t kp;          /* depth rounded up to 4 */

@@ -3,34 +3,20 @@
 
 #include <string.h>
 
+#include "fast/isa_pick.h"
+
 const pl_gemm_s8 *pl_gemm_s8_for(pl_isa isa)
 {
-    switch (isa) {
-#if defined(PL_FAST_X86)
-    case PL_ISA_AVX512: return &pl_gemm_s8_avx512;
-    case PL_ISA_AVX2: return &pl_gemm_s8_avx2;
-    case PL_ISA_SSE41: return &pl_gemm_s8_sse41;
-#elif defined(PL_FAST_ARM64)
-    case PL_ISA_NEON_DOT: return &pl_gemm_s8_neon_dot;
-    case PL_ISA_NEON: return &pl_gemm_s8_neon;
-#endif
-    default: return NULL;
-    }
+    PL_FAST_PICK(isa, &pl_gemm_s8_avx512, &pl_gemm_s8_avx2, &pl_gemm_s8_sse41, &pl_gemm_s8_neon,
+                 &pl_gemm_s8_neon_dot);
+    return NULL;
 }
 
 const pl_gemm_f32 *pl_gemm_f32_for(pl_isa isa)
 {
-    switch (isa) {
-#if defined(PL_FAST_X86)
-    case PL_ISA_AVX512: return &pl_gemm_f32_avx512;
-    case PL_ISA_AVX2: return &pl_gemm_f32_avx2;
-    case PL_ISA_SSE41: return &pl_gemm_f32_sse41;
-#elif defined(PL_FAST_ARM64)
-    case PL_ISA_NEON_DOT:
-    case PL_ISA_NEON: return &pl_gemm_f32_neon;
-#endif
-    default: return NULL;
-    }
+    PL_FAST_PICK(isa, &pl_gemm_f32_avx512, &pl_gemm_f32_avx2, &pl_gemm_f32_sse41,
+                 &pl_gemm_f32_neon, &pl_gemm_f32_neon);
+    return NULL;
 }
 
 bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, int32_t k,

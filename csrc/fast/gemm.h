@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "fast/inline.h"
-#include "kernels/conv/fully_connected.h"
+#include "kernels/conv/fully_connected_fast.h"
 #include "picolite/pl_fast.h"
 
 /* Channel arrays are padded to this many entries (the widest vector). */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fast/isa_pick.h"
 #include "picolite/pl_fast.h"
 
 enum { PL_S16_BLOCK = 256 };
@@ -48,9 +49,6 @@ typedef struct pl_gemm_s16 {
 /* NULL when isa has no such kernels in this build. */
 const pl_gemm_s16 *pl_gemm_s16_for(pl_isa isa);
 
-extern const pl_gemm_s16 pl_gemm_s16_avx512;
-extern const pl_gemm_s16 pl_gemm_s16_avx2;
-extern const pl_gemm_s16 pl_gemm_s16_sse41;
-extern const pl_gemm_s16 pl_gemm_s16_neon; /* NEON_DOT's too: SDOT has no int16 form */
+PL_FAST_TABLES(pl_gemm_s16, pl_gemm_s16); /* NEON_DOT takes NEON's: SDOT has no int16 form */
 
 #endif

@@ -12,6 +12,7 @@
 enum { W = 4 };
 
 #include "fast/hybrid_body.h"
+#include "fast/isa_pick.h"
 
 static inline void store_q(uint8_t *out, vi q, uint8_t flip)
 {
@@ -54,17 +55,9 @@ const pl_hybrid_kernels pl_hybrid_vec4 = {quantize, output, output_f32};
 
 const pl_hybrid_kernels *pl_hybrid_for(pl_isa isa)
 {
-    switch (isa) {
-#if defined(PL_FAST_X86)
-    case PL_ISA_AVX512: return &pl_hybrid_avx512;
-    case PL_ISA_AVX2: return &pl_hybrid_avx2;
-    case PL_ISA_SSE41: return &pl_hybrid_vec4;
-#elif defined(PL_FAST_ARM64)
-    case PL_ISA_NEON_DOT:
-    case PL_ISA_NEON: return &pl_hybrid_vec4;
-#endif
-    default: return NULL;
-    }
+    PL_FAST_PICK(isa, &pl_hybrid_avx512, &pl_hybrid_avx2, &pl_hybrid_vec4, &pl_hybrid_vec4,
+                 &pl_hybrid_vec4);
+    return NULL;
 }
 
 bool pl_hybrid_all_zero(const float *x, size_t n)

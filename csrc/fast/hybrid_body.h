@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fast/hybrid.h"
-#include "kernels/conv/hybrid.h"
+#include "kernels/conv/hybrid_fast.h"
 
 typedef float vf __attribute__((vector_size(4 * W)));
 typedef int32_t vi __attribute__((vector_size(4 * W)));

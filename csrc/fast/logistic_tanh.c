@@ -27,24 +27,26 @@ static bool is_byte(pl_context *ctx, const pl_node *node)
            (in.type == PL_INT8 || in.type == PL_UINT8);
 }
 
-static pl_status prepare(pl_context *ctx, pl_node *node, bool is_tanh)
+static bool plan_logistic(pl_context *ctx, const pl_node *node)
 {
-    if (is_byte(ctx, node))
-        return pl_fast_lut8_prepare(ctx, node);
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node, is_tanh))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return plan(ctx, node, false);
+}
+
+static bool plan_tanh(pl_context *ctx, const pl_node *node)
+{
+    return plan(ctx, node, true);
 }
 
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node)
 {
-    return prepare(ctx, node, false);
+    return is_byte(ctx, node) ? pl_fast_lut8_prepare(ctx, node)
+                              : pl_fast_prepare(ctx, node, plan_logistic);
 }
 
 pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node)
 {
-    return prepare(ctx, node, true);
+    return is_byte(ctx, node) ? pl_fast_lut8_prepare(ctx, node)
+                              : pl_fast_prepare(ctx, node, plan_tanh);
 }
 
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)

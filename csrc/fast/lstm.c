@@ -17,7 +17,7 @@
 #include "fast/gemm.h"
 #include "fast/gemm16.h"
 #include "fast/lstm.h"
-#include "kernels/common/fixedpoint.h"
+#include "kernels/common/arith_fast.h"
 
 enum { LIMIT = 1 << 24 }; /* weights and sums past this keep the portable kernel */
 
@@ -209,10 +209,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
 
 pl_status pl_fast_lstm_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 /* Input row of batch b at step t, and the stride between steps. */

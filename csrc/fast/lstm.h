@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "fast/gemm16.h"
-#include "kernels/recurrent/lstm16.h"
+#include "kernels/recurrent/lstm16_fast.h"
 
 /* The host block's head: sizes, packed weights and where the work area's rows are. */
 typedef struct pl_lstm_plan {

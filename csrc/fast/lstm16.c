@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "fast/lstm.h"
-#include "kernels/activation/logistic_tanh.h"
-#include "kernels/common/fixedpoint.h"
+#include "kernels/activation/logistic_tanh_fast.h"
+#include "kernels/common/arith_fast.h"
 
 /* TFLM's 16x8 fully connected output: the exact sum plus bias (wrapping), rescaled, int16.
 ** The bias (NULL: none) is int64 element 'i' of a model buffer, maybe only 4-byte aligned. */

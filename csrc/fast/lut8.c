@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "fast/fast.h"
+#include "fast/isa_pick.h"
 #include "fast/lut8.h"
-#include "kernels/activation/activations.h"
-#include "kernels/activation/logistic_tanh.h"
-#include "kernels/registry.h"
+#include "kernels/activation/activations_fast.h"
+#include "kernels/activation/logistic_tanh_fast.h"
 
 enum { TABLE = 256 };
 
@@ -29,14 +29,8 @@ static void lookup_scalar(const uint8_t table[256], const uint8_t *in, uint8_t *
 
 pl_lut8_fn pl_lut8_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512 && pl_fast_x86_has_vbmi())
-        return pl_lut8_avx512vbmi;
-#elif defined(PL_FAST_ARM64)
-    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return pl_lut8_neon;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, pl_fast_x86_has_vbmi() ? pl_lut8_avx512vbmi : lookup_scalar,
+                 lookup_scalar, lookup_scalar, pl_lut8_neon, pl_lut8_neon);
     return lookup_scalar;
 }
 
@@ -97,10 +91,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
 
 pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 void pl_fast_lut8_apply(const pl_node *node, const pl_tensor *in, pl_tensor *out)

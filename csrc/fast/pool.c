@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "fast/fast.h"
+#include "fast/isa_pick.h"
 #include "fast/pool.h"
-#include "kernels/pool/pooling.h"
+#include "kernels/pool/pooling_fast.h"
 
 typedef struct pool_plan {
     bool average;
@@ -14,18 +15,8 @@ typedef struct pool_plan {
 
 const pl_pool *pl_pool_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512)
-        return &pl_pool_avx512;
-    if (isa == PL_ISA_AVX2)
-        return &pl_pool_avx2;
-    if (isa == PL_ISA_SSE41)
-        return &pl_pool_sse41;
-#elif defined(PL_FAST_ARM64)
-    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return &pl_pool_neon;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, &pl_pool_avx512, &pl_pool_avx2, &pl_pool_sse41, &pl_pool_neon,
+                 &pl_pool_neon);
     return NULL;
 }
 
@@ -73,22 +64,24 @@ static bool plan(pl_context *ctx, const pl_node *node, bool average)
     return true;
 }
 
-static pl_status prepare(pl_context *ctx, pl_node *node, bool average)
+static bool plan_avg(pl_context *ctx, const pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node, average))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return plan(ctx, node, true);
+}
+
+static bool plan_max(pl_context *ctx, const pl_node *node)
+{
+    return plan(ctx, node, false);
 }
 
 pl_status pl_fast_avg_pool_prepare(pl_context *ctx, pl_node *node)
 {
-    return prepare(ctx, node, true);
+    return pl_fast_prepare(ctx, node, plan_avg);
 }
 
 pl_status pl_fast_max_pool_prepare(pl_context *ctx, pl_node *node)
 {
-    return prepare(ctx, node, false);
+    return pl_fast_prepare(ctx, node, plan_max);
 }
 
 /* One output point, every channel: the table's kernel for the node's type. */

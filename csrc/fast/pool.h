@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fast/isa_pick.h"
 #include "picolite/pl_fast.h"
 
 /* The largest window the fast average takes: int16 sums, count / 2 added, stay in int32. */
@@ -41,9 +42,6 @@ typedef struct pl_pool {
 /* NULL when isa has no such kernels in this build. */
 const pl_pool *pl_pool_for(pl_isa isa);
 
-extern const pl_pool pl_pool_avx512;
-extern const pl_pool pl_pool_avx2;
-extern const pl_pool pl_pool_sse41;
-extern const pl_pool pl_pool_neon; /* NEON_DOT's too */
+PL_FAST_TABLES(pl_pool, pl_pool);
 
 #endif

@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "fast/fast.h"
+#include "fast/isa_pick.h"
 #include "fast/prelu.h"
-#include "kernels/activation/prelu.h"
+#include "kernels/activation/prelu_fast.h"
 
 enum { ROW = 64 }; /* floats per row at least, when alpha is repeated */
 
@@ -55,11 +56,8 @@ void pl_prelu_rows_c(const float *in, const float *alpha, size_t period, size_t 
 
 pl_prelu_rows_fn pl_prelu_rows_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)
-        return pl_prelu_rows_avx2;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, pl_prelu_rows_avx2, pl_prelu_rows_avx2, pl_prelu_rows_c,
+                 pl_prelu_rows_c, pl_prelu_rows_c);
     return pl_prelu_rows_c;
 }
 
@@ -121,10 +119,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
 
 pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node)

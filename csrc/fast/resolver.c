@@ -5,16 +5,20 @@
 #include <string.h>
 
 #include "fast/fast.h"
-#include "kernels/activation/softmax.h"
-#include "kernels/conv/batch_matmul.h"
-#include "kernels/conv/conv.h"
-#include "kernels/conv/depthwise_conv.h"
-#include "kernels/conv/fully_connected.h"
-#include "kernels/conv/transpose_conv.h"
-#include "kernels/elementwise/elementwise.h"
-#include "kernels/pool/pooling.h"
-#include "kernels/recurrent/lstm.h"
-#include "kernels/registry.h" /* pl_softmax_, pl_logistic_, pl_tanh_registration */
+#include "kernels/activation/activations_fast.h"
+#include "kernels/activation/logistic_tanh_fast.h"
+#include "kernels/activation/prelu_fast.h"
+#include "kernels/activation/softmax_fast.h"
+#include "kernels/conv/batch_matmul_fast.h"
+#include "kernels/conv/conv_fast.h"
+#include "kernels/conv/depthwise_conv_fast.h"
+#include "kernels/conv/fully_connected_fast.h"
+#include "kernels/conv/transpose_conv_fast.h"
+#include "kernels/elementwise/elementwise_fast.h"
+#include "kernels/pool/pooling_fast.h"
+#include "kernels/quant/dequantize_fast.h"
+#include "kernels/recurrent/lstm_fast.h"
+#include "kernels/shape/strided_slice_fast.h"
 
 typedef struct fast_op {
     const pl_registration *(*portable)(void);

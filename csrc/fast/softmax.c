@@ -7,8 +7,9 @@
 ** the vector exp of exp.h, bit for bit pl_fmath_expf, in the portable kernel's steps. */
 #include "fast/exp.h"
 #include "fast/fast.h"
+#include "fast/isa_pick.h"
 #include "fast/softmax16.h"
-#include "kernels/activation/softmax.h"
+#include "kernels/activation/softmax_fast.h"
 
 /* The host block: this header, then the int8 or int16 exps it points to. */
 typedef struct softmax_plan {
@@ -22,13 +23,8 @@ typedef struct softmax_plan {
 /* The vector int16 rows for isa, NULL for none. */
 static pl_softmax16_rows rows16_for(pl_isa isa)
 {
-#if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX512)
-        return pl_softmax16_avx512;
-    if (isa == PL_ISA_AVX2)
-        return pl_softmax16_avx2;
-#endif
-    (void)isa;
+    PL_FAST_PICK(isa, pl_softmax16_avx512, pl_softmax16_avx2, (pl_softmax16_rows)NULL,
+                 (pl_softmax16_rows)NULL, (pl_softmax16_rows)NULL);
     return NULL;
 }
 
@@ -87,10 +83,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
 
 pl_status pl_fast_softmax_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/activation/softmax.h"
+#include "kernels/activation/softmax_fast.h"
 
 typedef void (*pl_softmax16_rows)(const pl_softmax_params *p, const int16_t *exps, int32_t n,
                                   const int16_t *in, int16_t *out, size_t outer, size_t depth);

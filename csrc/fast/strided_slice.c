@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fast/fast.h"
-#include "kernels/shape/strided_slice.h"
+#include "kernels/shape/strided_slice_fast.h"
 
 typedef struct slice_plan {
     int32_t axes;                                 /* loops around the runs */
@@ -63,10 +63,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
 
 pl_status pl_fast_strided_slice_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 /* The innermost loop: count runs of run bytes, step bytes apart (single elements of the

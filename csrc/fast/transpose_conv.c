@@ -9,11 +9,10 @@
 
 #include "fast/fast.h"
 #include "fast/gemm.h"
-#include "kernels/conv/transpose_conv.h"
+#include "kernels/conv/transpose_conv_fast.h"
 
 /* TRANSPOSE_CONV's inputs (schema order). */
 enum { IN_WEIGHTS = 1, IN_INPUT = 2, IN_BIAS = 3 };
-
 
 typedef struct tconv_plan {
     int32_t k, kp, n, rows; /* taps x input channels (k padded for int8), outputs, chunk */
@@ -137,10 +136,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
 
 pl_status pl_fast_transpose_conv_prepare(pl_context *ctx, pl_node *node)
 {
-    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
-    if (!plan(ctx, node))
-        pl_fast_block_drop(node);
-    return PL_OK;
+    return pl_fast_prepare(ctx, node, plan);
 }
 
 pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node)

@@ -222,6 +222,7 @@ static void fill(pl_interp *it, pl_context *ctx)
     ctx->fold = fold;
     ctx->shape_signature = shape_signature;
     ctx->loop_budget = it->opt.loop_budget;
+    ctx->subgraph_count = pl_interp_subgraph_count(it);
     ctx->arith = (pl_arith)it->opt.arith;
     pl_subgraph_init_context(ctx);
     pl_resource_init_context(ctx);

@@ -68,12 +68,36 @@ static uint32_t type_size(pl_type type)
     }
 }
 
-/* The shape picolite's allocate gave the tensor (a resized model's own, else the model's). */
-static void resolved_dims(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out)
+/* Whether the model gives the tensor a whole shape (no -1). */
+static bool whole_shape(const pl_tensor_view *v)
+{
+    for (uint32_t i = 0; i < v->shape.n; i++)
+        if (pl_vec_i32(v->shape, i) < 0)
+            return false;
+    return true;
+}
+
+/* The shape TFLM plans: the model's, which its kernels keep (a branch that computes a larger
+** shape, as IF's unequal branches do, writes past it); picolite's where the user resized an
+** input (the figures are then for the model exported at that shape) or the model leaves a
+** dim -1. */
+static void resolved_dims(const pl_tflm_node *n, int32_t index, const pl_tensor_view *v,
+                          pl_tflm_tensor *out)
 {
     const pl_interp *it = n->p->it;
     const pl_eval_record *r =
         &it->tensor_records[pl_subgraph_rec(it, n->subgraph).tensor_base + (uint32_t)index];
+    bool declared = (r->flags & PL_EVAL_OWN_SHAPE) && it->requests == PL_NO_OFFSET &&
+                    whole_shape(v) && v->shape.n <= PL_MAX_DIMS;
+    if (declared) {
+        out->ndims = (int32_t)v->shape.n;
+        out->elements = 1;
+        for (uint32_t i = 0; i < v->shape.n; i++) {
+            out->dims[i] = pl_vec_i32(v->shape, i);
+            out->elements *= (uint64_t)out->dims[i];
+        }
+        return;
+    }
     const uint8_t *shape = (r->flags & PL_EVAL_OWN_SHAPE) ? pl_arena_base(it->arena)
                                                           : it->model.buf;
     out->ndims = r->ndims;
@@ -97,7 +121,7 @@ void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out
     pl_model_tensor(n->model, &n->sg, (uint32_t)index, &v);
     pl_model_buffer(n->model, v.buffer, &b);
     out->type = v.type;
-    resolved_dims(n, index, out);
+    resolved_dims(n, index, &v, out);
     out->bytes = out->elements * type_size(v.type);
     if (v.scale.n > 0 && v.zero_point.n > 0) {
         out->channels = v.scale.n;
@@ -110,7 +134,7 @@ void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out
         out->unknown_dim |= pl_vec_i32(v.shape, i) == -1;
 }
 
-int32_t pl_tflm_temp_tensor(pl_tflm_node *n, int32_t index)
+static int32_t temp_tensor(pl_tflm_node *n, int32_t index, bool zero_points_read)
 {
     const pl_tflm_abi *a = n->p->abi;
     pl_tflm_tensor t;
@@ -119,10 +143,21 @@ int32_t pl_tflm_temp_tensor(pl_tflm_node *n, int32_t index)
     pl_tflm_tensor_of(n, index, &t);
     pl_tflm_program_temp(n->p, a->tensor.size, a->tensor.align, a->tensor_read);
     if (t.channels > 0) {
+        uint32_t zero_points = 4u + 4u * t.channels;
         pl_tflm_program_temp(n->p, a->quant.size, a->quant.align, 2u * a->word);
-        pl_tflm_program_temp(n->p, 4u + 4u * t.channels, 4, 0);
+        pl_tflm_program_temp(n->p, zero_points, 4, zero_points_read ? zero_points : 0);
     }
     return index;
+}
+
+int32_t pl_tflm_temp_tensor(pl_tflm_node *n, int32_t index)
+{
+    return temp_tensor(n, index, false);
+}
+
+int32_t pl_tflm_temp_tensor_zero_points_read(pl_tflm_node *n, int32_t index)
+{
+    return temp_tensor(n, index, true);
 }
 
 int32_t pl_tflm_temp_input(pl_tflm_node *n, uint32_t k)

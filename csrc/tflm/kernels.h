@@ -98,6 +98,10 @@ void pl_tflm_tensor_of(const pl_tflm_node *n, int32_t index, pl_tflm_tensor *out
 ** tensor is quantized; nothing for index -1. Returns index. */
 int32_t pl_tflm_temp_tensor(pl_tflm_node *n, int32_t index);
 
+/* The same for a tensor whose zero points the kernel reads after a later tail allocation (a
+** tail buffer over them then corrupts what the kernel copies). */
+int32_t pl_tflm_temp_tensor_zero_points_read(pl_tflm_node *n, int32_t index);
+
 /* AllocateTempInputTensor(k) / AllocateTempOutputTensor(k). */
 int32_t pl_tflm_temp_input(pl_tflm_node *n, uint32_t k);
 int32_t pl_tflm_temp_output(pl_tflm_node *n, uint32_t k);

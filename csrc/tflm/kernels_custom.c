@@ -73,28 +73,36 @@ static void detection_prepare(pl_tflm_node *n)
 
 enum { DECODE_LUT = 0, DECODE_HUFFMAN = 1, DECODE_PRUNE = 2 };
 
-/* DecodeStatePrune::Setup keeps per-channel zero points when some is not zero. */
-static void prune_zero_points(pl_tflm_node *n, int32_t out)
+static uint8_t decode_type(pl_tflm_node *n, int32_t ancillary)
+{
+    pl_tflm_tensor t;
+    pl_tflm_tensor_of(n, ancillary, &t);
+    return t.data != NULL ? t.data[0] : 0xFF;
+}
+
+/* DecodeStatePrune::Setup copies per-channel zero points (a byte each) when some is not
+** zero: into a persistent buffer allocated before it reads them from the output's temp
+** tensor. The channels it keeps, or 0. */
+static uint32_t prune_zero_points(pl_tflm_node *n, int32_t out)
 {
     pl_tensor_view v;
     pl_model_tensor(n->model, &n->sg, (uint32_t)out, &v);
     bool nonzero = false;
     for (uint32_t c = 0; c < v.zero_point.n; c++)
         nonzero |= pl_vec_i64(v.zero_point, c) != 0;
-    if (v.scale.n > 1 && v.zero_point.n > 0 && nonzero)
-        pl_tflm_persistent(n, v.scale.n);
+    return v.scale.n > 1 && v.zero_point.n > 0 && nonzero ? v.scale.n : 0;
 }
 
-static void decode_state(pl_tflm_node *n, const pl_tflm_tensor *ancillary, int32_t out)
+static void decode_state(pl_tflm_node *n, uint8_t type, uint32_t zero_points)
 {
-    uint8_t type = ancillary->data != NULL ? ancillary->data[0] : 0xFF;
     if (type == DECODE_LUT)
         pl_tflm_persistent(n, W(36, 72));
     if (type == DECODE_HUFFMAN)
         pl_tflm_persistent(n, W(28, 56));
     if (type == DECODE_PRUNE) {
         pl_tflm_persistent(n, W(40, 80));
-        prune_zero_points(n, out);
+        if (zero_points > 0)
+            pl_tflm_persistent(n, zero_points);
     }
 }
 
@@ -103,11 +111,14 @@ static void decode_prepare(pl_tflm_node *n)
     uint32_t outputs = n->op.outputs.n;
     pl_tflm_persistent(n, outputs * n->p->abi->word);
     for (uint32_t k = 0; k < outputs; k++) {
-        pl_tflm_tensor ancillary;
         int32_t in = pl_tflm_temp_input(n, 2 * k), anc = pl_tflm_temp_input(n, 2 * k + 1);
-        int32_t out = pl_tflm_temp_output(n, k);
-        pl_tflm_tensor_of(n, anc, &ancillary);
-        decode_state(n, &ancillary, out);
+        uint8_t type = decode_type(n, anc);
+        int32_t out_index = pl_tflm_output(n, k);
+        uint32_t zero_points =
+            type == DECODE_PRUNE && out_index >= 0 ? prune_zero_points(n, out_index) : 0;
+        int32_t out = zero_points > 0 ? pl_tflm_temp_tensor_zero_points_read(n, out_index)
+                                      : pl_tflm_temp_output(n, k);
+        decode_state(n, type, zero_points);
         pl_tflm_free_tensor(n, in);
         pl_tflm_free_tensor(n, anc);
         pl_tflm_free_tensor(n, out);

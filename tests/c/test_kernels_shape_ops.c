@@ -186,9 +186,12 @@ static void reverse_refuses_repeated_axis(void)
     CHECK_EQ(kh_run(pl_reverse_v2_registration(), in, 2, out, 1, NULL), PL_ERR_MODEL);
 }
 
+/* LiteRT pads int8 with the output's zero point; TFLM with its never-set output_offset, 0 on
+** a fresh firmware. */
 static void space_to_batch_pads_with_zero_point(void)
 {
     kh_setup();
+    kh_ctx.arith = PL_ARITH_LITERT;
     static const int32_t di[] = {1, 2, 1}, db[] = {1}, dp[] = {1, 2}, dout[] = {2, 2, 1};
     int8_t x[2] = {5, 6}, got[4];
     int32_t block[1] = {2}, pads[2] = {1, 1};
@@ -201,6 +204,9 @@ static void space_to_batch_pads_with_zero_point(void)
     CHECK_EQ(kh_run(pl_space_to_batch_nd_registration(), in, 3, out, 1, NULL), PL_OK);
     /* padded [-3, 5, 6, -3]: batch 0 takes even rows, batch 1 odd ones */
     CHECK(got[0] == -3 && got[1] == 6 && got[2] == 5 && got[3] == -3);
+    kh_ctx.arith = PL_ARITH_TFLM;
+    CHECK_EQ(kh_run(pl_space_to_batch_nd_registration(), in, 3, out, 1, NULL), PL_OK);
+    CHECK(got[0] == 0 && got[1] == 6 && got[2] == 5 && got[3] == 0);
 }
 
 /* TILE: a 2x3 int16 input by (2, 2) is 4x6, row r column c holding x[r % 2][c % 3]; an

@@ -6,6 +6,7 @@
 #include <arm_neon.h>
 #include <string.h>
 
+#include "fast/arm/dw_pairs_neon.h"
 #include "fast/arm/s8_stage.h"
 #include "fast/depthwise.h"
 #include "fast/gemm.h"
@@ -19,31 +20,8 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
                               int8_t *out)
 {
     int32x4_t a[S8_POINTS][4], b[S8_POINTS][4]; /* per channel: tap t's, tap t + 1's sums */
-    PL_FAST_UNROLL
-    for (int32_t r = 0; r < S8_POINTS; r++)
-        PL_FAST_UNROLL
-        for (int32_t h = 0; h < 4; h++)
-            a[r][h] = b[r][h] = vdupq_n_s32(0);
-    const int16_t *w = (const int16_t *)(const void *)g;
-    for (int32_t t = 0; t < job->taps; t += 2, w += 32) {
-        int16x8_t w0 = vld1q_s16(w), w1 = vld1q_s16(w + 8), w2 = vld1q_s16(w + 16),
-                  w3 = vld1q_s16(w + 24);
-        const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < n; r++) {
-            size_t at = (size_t)r * job->step;
-            int16x8_t p0 = vld1q_s16(x0 + at), p1 = vld1q_s16(x0 + at + 8);
-            int16x8_t q0 = vld1q_s16(x1 + at), q1 = vld1q_s16(x1 + at + 8);
-            int16x8_t z[4] = {vzip1q_s16(p0, q0), vzip1q_s16(p1, q1), vzip2q_s16(p0, q0),
-                              vzip2q_s16(p1, q1)};
-            int16x8_t wz[4] = {w0, w1, w2, w3};
-            PL_FAST_UNROLL
-            for (int32_t h = 0; h < 4; h++) {
-                a[r][h] = vmlal_s16(a[r][h], vget_low_s16(z[h]), vget_low_s16(wz[h]));
-                b[r][h] = vmlal_high_s16(b[r][h], z[h], wz[h]);
-            }
-        }
-    }
+    pl_dw_pairs_neon(job->taps, job->tap_at, job->step, n, in, c0,
+                     (const int16_t *)(const void *)g, a, b);
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         /* pairs added; back into channel order */
@@ -123,18 +101,7 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
     }
 }
 
-static void f32_run(const pl_dw_job *job, const float *in, int32_t points, float *out)
-{
-    for (int32_t c0 = 0; c0 < job->cp; c0 += 16) {
-        int32_t pt = 0;
-        for (; points - pt >= F32_POINTS; pt += F32_POINTS)
-            f32_points(job, F32_POINTS, in + (size_t)pt * job->step, c0,
-                       out + (size_t)pt * (size_t)job->channels);
-        for (; pt < points; pt++)
-            f32_points(job, 1, in + (size_t)pt * job->step, c0,
-                       out + (size_t)pt * (size_t)job->channels);
-    }
-}
+#include "fast/dw_rows_body.h"
 
 const pl_dw_s8 pl_dw_s8_neon = {16, s8_run, NULL};
 const pl_dw_f32 pl_dw_f32_neon = {f32_run};

@@ -7,28 +7,16 @@
 #include <string.h>
 
 #include "fast/arm/s8_stage.h"
+#include "fast/arm/smlal_lane.h"
 #include "fast/arm/stage16_neon.h"
 #include "fast/gemm16.h"
+#include "fast/gemm_pack.h"
 #include "fast/inline.h"
 
 enum { NR = 16, MR = 4 };
 
 /* Panels of 16 channels; per k, the 16 channels' w[k] as int16 (0 past n or k). */
-static size_t packed_bytes(int32_t n, int32_t kp)
-{
-    return (size_t)(n + NR - 1) / NR * NR * (size_t)kp * 2;
-}
-
-static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
-{
-    int16_t *p = packed;
-    for (int32_t n0 = 0; n0 < n; n0 += NR)
-        for (int32_t i = 0; i < kp; i++)
-            for (int32_t j = 0; j < NR; j++, p++) {
-                int32_t c = n0 + j;
-                *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
-            }
-}
+PL_GEMM_PACKING(NR, 1, 1, true)
 
 /* One panel's stage: the arrays, and the 32-bit rescale's operands of its four groups of 4
 ** channels (left shifts capped at 32 and right shifts negated, as pl_neon_stage_of). */
@@ -90,15 +78,6 @@ static inline void finish(const int32x4_t acc[4], const int64_t *total, const pa
     memcpy(out, tmp, sizeof(int16_t) * (size_t)count);
 }
 
-/* acc (16 channels) += the panel's w[k + LANE] times x[LANE] (the lane must be a constant). */
-#define MAC_LANE(acc, w, x, LANE)                                                            \
-    do {                                                                                     \
-        (acc)[0] = vmlal_lane_s16((acc)[0], vget_low_s16((w)[2 * (LANE)]), (x), (LANE));     \
-        (acc)[1] = vmlal_high_lane_s16((acc)[1], (w)[2 * (LANE)], (x), (LANE));              \
-        (acc)[2] = vmlal_lane_s16((acc)[2], vget_low_s16((w)[2 * (LANE) + 1]), (x), (LANE)); \
-        (acc)[3] = vmlal_high_lane_s16((acc)[3], (w)[2 * (LANE) + 1], (x), (LANE));          \
-    } while (0)
-
 /* total (16 int64 in memory) = the 16 int32 lanes of acc, + total unless first. */
 static inline void widen_add(int64_t *total, const int32x4_t acc[4], bool first)
 {
@@ -136,11 +115,8 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a
             }
         }
         for (int32_t k = k0; k < k1; k += 4) {
-            const int16_t *p = panel + (size_t)k * NR;
             int16x8_t w[8];
-            PL_FAST_UNROLL
-            for (int32_t v = 0; v < 8; v++)
-                w[v] = vld1q_s16(p + 8 * v);
+            pl_smlal_weights(panel + (size_t)k * NR, w);
             PL_FAST_UNROLL
             for (int32_t r = 0; r < rows; r++) {
                 int16x4_t x = vld1_s16(a + (size_t)r * lda + (size_t)k);
@@ -160,24 +136,9 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a
     }
 }
 
-static void run(int32_t m, int32_t n, int32_t kp, const int16_t *a, size_t lda,
-                const void *packed, const pl_s16_stage *st, int16_t *out, int64_t *sums,
-                size_t ldo)
-{
-    for (int32_t n0 = 0; n0 < n; n0 += NR) {
-        const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
-        panel_stage ps;
-        if (st != NULL)
-            stage_of(st, n0, &ps);
-        const panel_stage *use = st != NULL ? &ps : NULL;
-        for (int32_t m0 = 0; m0 < m; m0 += MR) {
-            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
-                block(MR, m0, kp, a, lda, panel, use, n0, n, out, sums, ldo);
-            else
-                for (int32_t r = m0; r < m; r++)
-                    block(1, r, kp, a, lda, panel, use, n0, n, out, sums, ldo);
-        }
-    }
-}
+typedef int16_t panel_t;
+#define PL_GEMM_S16
+
+#include "fast/gemm_panels_body.h"
 
 const pl_gemm_s16 pl_gemm_s16_neon = {packed_bytes, pack, run};

@@ -5,35 +5,14 @@
 #include <string.h>
 
 #include "fast/arm/s8_stage.h"
+#include "fast/arm/smlal_lane.h"
 #include "fast/gemm.h"
+#include "fast/gemm_pack.h"
 
 enum { NR = 16, MR = 4 };
 
 /* Panels of 16 channels; per k, the 16 channels' w[k] as int16 (0 past n or k). */
-static size_t packed_bytes(int32_t n, int32_t kp)
-{
-    return (size_t)pl_fast_round_up(n, NR) * (size_t)kp * 2;
-}
-
-static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
-{
-    int16_t *p = packed;
-    for (int32_t n0 = 0; n0 < n; n0 += NR)
-        for (int32_t i = 0; i < kp; i++)
-            for (int32_t j = 0; j < NR; j++, p++) {
-                int32_t c = n0 + j;
-                *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
-            }
-}
-
-/* acc (16 channels) += the panel's w[k + LANE] times x[LANE] (the lane must be a constant). */
-#define MAC_LANE(acc, w, x, LANE)                                                            \
-    do {                                                                                     \
-        (acc)[0] = vmlal_lane_s16((acc)[0], vget_low_s16((w)[2 * (LANE)]), (x), (LANE));     \
-        (acc)[1] = vmlal_high_lane_s16((acc)[1], (w)[2 * (LANE)], (x), (LANE));              \
-        (acc)[2] = vmlal_lane_s16((acc)[2], vget_low_s16((w)[2 * (LANE) + 1]), (x), (LANE)); \
-        (acc)[3] = vmlal_high_lane_s16((acc)[3], (w)[2 * (LANE) + 1], (x), (LANE));          \
-    } while (0)
+PL_GEMM_PACKING(NR, 1, 1, true)
 
 /* rows (1..MR) rows of a from row m0 on against one panel. */
 PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
@@ -47,11 +26,8 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a
         for (int32_t h = 0; h < 4; h++)
             acc[r][h] = vdupq_n_s32(0);
     for (int32_t k = 0; k < kp; k += 4) {
-        const int16_t *p = panel + (size_t)k * NR;
         int16x8_t w[8];
-        PL_FAST_UNROLL
-        for (int32_t v = 0; v < 8; v++)
-            w[v] = vld1q_s16(p + 8 * v);
+        pl_smlal_weights(panel + (size_t)k * NR, w);
         PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++) {
             uint32_t x4;
@@ -70,25 +46,11 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a
         pl_neon_finish(acc[r], ns, n0, n, out, raw, (size_t)(m0 + r) * ldo);
 }
 
-static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
-                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
-                size_t ldo)
-{
-    for (int32_t n0 = 0; n0 < n; n0 += NR) {
-        const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
-        pl_neon_stage ns;
-        if (st != NULL)
-            pl_neon_stage_of(st, n0, &ns);
-        const pl_neon_stage *use = st != NULL ? &ns : NULL;
-        for (int32_t m0 = 0; m0 < m; m0 += MR) {
-            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
-                block(MR, m0, kp, a, lda, panel, use, n0, n, out, raw, ldo);
-            else
-                for (int32_t r = m0; r < m; r++)
-                    block(1, r, kp, a, lda, panel, use, n0, n, out, raw, ldo);
-        }
-    }
-}
+typedef int16_t panel_t;
+typedef pl_neon_stage panel_stage;
+#define stage_of pl_neon_stage_of
+
+#include "fast/gemm_panels_body.h"
 
 /* 2 units per step in double lanes (FRINTA rounds half away from zero), the last alone. */
 void pl_fc_output_neon(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)

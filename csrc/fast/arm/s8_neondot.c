@@ -9,6 +9,7 @@
 
 #include "fast/arm/s8_stage.h"
 #include "fast/gemm.h"
+#include "fast/gemm_pack.h"
 
 enum { NR = 16, MR = 4 };
 
@@ -26,17 +27,14 @@ static size_t packed_bytes(int32_t n, int32_t kp)
 
 static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
 {
+    static const pl_gemm_layout layout = {NR, 4, 4, false};
     for (int32_t n0 = 0; n0 < n; n0 += NR) {
         int8_t *p = (int8_t *)packed + (size_t)(n0 / NR) * panel_bytes(kp);
         uint32_t sums[NR] = {0}; /* mod 2^32, as the sums wrap */
-        for (int32_t k0 = 0; k0 < kp; k0 += 4)
-            for (int32_t j = 0; j < NR; j++)
-                for (int32_t q = 0; q < 4; q++, p++) {
-                    int32_t c = n0 + j, i = k0 + q;
-                    *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
-                    sums[j] += (uint32_t)(int32_t)*p * 128u;
-                }
-        memcpy(p, sums, sizeof sums);
+        for (int32_t j = 0; j < NR && n0 + j < n; j++)
+            for (int32_t i = 0; i < k; i++)
+                sums[j] += (uint32_t)(int32_t)w[(size_t)(n0 + j) * (size_t)k + (size_t)i] * 128u;
+        memcpy(p + pl_gemm_pack_panel(&layout, w, n, k, kp, n0, p), sums, sizeof sums);
     }
 }
 
@@ -72,24 +70,12 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a
         pl_neon_finish(acc[r], ns, n0, n, out, raw, (size_t)(m0 + r) * ldo);
 }
 
-static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
-                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
-                size_t ldo)
-{
-    for (int32_t n0 = 0; n0 < n; n0 += NR) {
-        const int8_t *panel = (const int8_t *)packed + (size_t)(n0 / NR) * panel_bytes(kp);
-        pl_neon_stage ns;
-        if (st != NULL)
-            pl_neon_stage_of(st, n0, &ns);
-        const pl_neon_stage *use = st != NULL ? &ns : NULL;
-        for (int32_t m0 = 0; m0 < m; m0 += MR) {
-            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
-                block(MR, m0, kp, a, lda, panel, use, n0, n, out, raw, ldo);
-            else
-                for (int32_t r = m0; r < m; r++)
-                    block(1, r, kp, a, lda, panel, use, n0, n, out, raw, ldo);
-        }
-    }
-}
+typedef int8_t panel_t;
+typedef pl_neon_stage panel_stage;
+#define stage_of pl_neon_stage_of
+#define PANEL_AT(packed, n0, kp) \
+    ((const int8_t *)(packed) + (size_t)((n0) / NR) * panel_bytes(kp))
+
+#include "fast/gemm_panels_body.h"
 
 const pl_gemm_s8 pl_gemm_s8_neon_dot = {packed_bytes, pack, run, pl_fc_output_neon};

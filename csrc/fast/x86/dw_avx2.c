@@ -75,18 +75,8 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
     }
 }
 
-static void f32_run(const pl_dw_job *job, const float *in, int32_t points, float *out)
-{
-    for (int32_t c0 = 0; c0 < job->cp; c0 += 16) {
-        int32_t pt = 0;
-        for (; points - pt >= POINTS; pt += POINTS) /* constant n: the sums stay in registers */
-            f32_points(job, POINTS, in + (size_t)pt * job->step, c0,
-                       out + (size_t)pt * (size_t)job->channels);
-        for (; pt < points; pt++)
-            f32_points(job, 1, in + (size_t)pt * job->step, c0,
-                       out + (size_t)pt * (size_t)job->channels);
-    }
-}
+#define F32_POINTS POINTS
+#include "fast/dw_rows_body.h"
 
 const pl_dw_s8 pl_dw_s8_avx2 = {16, s8_run, stage};
 const pl_dw_f32 pl_dw_f32_avx2 = {f32_run};

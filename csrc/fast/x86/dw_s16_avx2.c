@@ -50,27 +50,8 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
     }
 }
 
-PL_FAST_INLINE void rows(const pl_dw16_job *job, const int16_t *in, int32_t points,
-                         int16_t *out, bool narrow)
-{
-    const uint8_t *g = job->packed;
-    for (int32_t c0 = 0; c0 < job->cp; c0 += 16, g += pl_dw16_group_bytes(job->taps)) {
-        int32_t pt = 0;
-        for (; points - pt >= PL_DW16_POINTS; pt += PL_DW16_POINTS) /* constant n: registers */
-            points_at(job, PL_DW16_POINTS, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels, narrow);
-        for (; pt < points; pt++)
-            points_at(job, 1, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels, narrow);
-    }
-}
-
-static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
-{
-    if (job->narrow) /* the stage's multiply chosen once per row */
-        rows(job, in, points, out, true);
-    else
-        rows(job, in, points, out, false);
-}
+#define S16_POINTS PL_DW16_POINTS
+#define DW_ROWS_S16
+#include "fast/dw_rows_body.h"
 
 const pl_dw_s16 pl_dw_s16_avx2 = {run};

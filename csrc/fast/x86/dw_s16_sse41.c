@@ -8,6 +8,7 @@
 
 #include "fast/depthwise16.h"
 #include "fast/inline.h"
+#include "fast/x86/dw_pairs_sse41.h"
 #include "fast/x86/rescale_sse41.h"
 #include "fast/x86/stage16_sse41.h"
 
@@ -30,27 +31,8 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
                               const uint8_t *g, int32_t c0, int16_t *out, bool narrow)
 {
     __m128i acc[POINTS][4]; /* channels 0-3, 8-11, 4-7, 12-15 */
-    PL_FAST_UNROLL
-    for (int32_t r = 0; r < POINTS; r++)
-        acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = _mm_setzero_si128();
-    const __m128i *w = (const __m128i *)g;
-    for (int32_t t = 0; t < job->taps; t += 2, w += 4) {
-        __m128i w0 = _mm_loadu_si128(w), w1 = _mm_loadu_si128(w + 1);
-        __m128i w2 = _mm_loadu_si128(w + 2), w3 = _mm_loadu_si128(w + 3);
-        const int16_t *x0 = in + job->tap_at[t] + c0, *x1 = in + job->tap_at[t + 1] + c0;
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < n; r++) {
-            size_t at = (size_t)r * job->step;
-            __m128i a0 = _mm_loadu_si128((const __m128i *)(x0 + at));
-            __m128i a1 = _mm_loadu_si128((const __m128i *)(x0 + at + 8));
-            __m128i b0 = _mm_loadu_si128((const __m128i *)(x1 + at));
-            __m128i b1 = _mm_loadu_si128((const __m128i *)(x1 + at + 8));
-            acc[r][0] = _mm_add_epi32(acc[r][0], _mm_madd_epi16(_mm_unpacklo_epi16(a0, b0), w0));
-            acc[r][1] = _mm_add_epi32(acc[r][1], _mm_madd_epi16(_mm_unpacklo_epi16(a1, b1), w1));
-            acc[r][2] = _mm_add_epi32(acc[r][2], _mm_madd_epi16(_mm_unpackhi_epi16(a0, b0), w2));
-            acc[r][3] = _mm_add_epi32(acc[r][3], _mm_madd_epi16(_mm_unpackhi_epi16(a1, b1), w3));
-        }
-    }
+    const __m128i *w = pl_dw_pairs_sse41(job->taps, job->tap_at, job->step, n, in, c0,
+                                         (const __m128i *)g, acc);
     const int64_t *arr = (const int64_t *)(const void *)w; /* the stage follows the weights */
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
     PL_FAST_UNROLL
@@ -65,27 +47,8 @@ PL_FAST_INLINE void points_at(const pl_dw16_job *job, int32_t n, const int16_t *
     }
 }
 
-PL_FAST_INLINE void rows(const pl_dw16_job *job, const int16_t *in, int32_t points,
-                         int16_t *out, bool narrow)
-{
-    const uint8_t *g = job->packed;
-    for (int32_t c0 = 0; c0 < job->cp; c0 += 16, g += pl_dw16_group_bytes(job->taps)) {
-        int32_t pt = 0;
-        for (; points - pt >= POINTS; pt += POINTS) /* constant n: registers */
-            points_at(job, POINTS, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels, narrow);
-        for (; pt < points; pt++)
-            points_at(job, 1, in + (size_t)pt * job->step, g, c0,
-                      out + (size_t)pt * (size_t)job->channels, narrow);
-    }
-}
-
-static void run(const pl_dw16_job *job, const int16_t *in, int32_t points, int16_t *out)
-{
-    if (job->narrow) /* the stage's multiply chosen once per row */
-        rows(job, in, points, out, true);
-    else
-        rows(job, in, points, out, false);
-}
+#define S16_POINTS POINTS
+#define DW_ROWS_S16
+#include "fast/dw_rows_body.h"
 
 const pl_dw_s16 pl_dw_s16_sse41 = {run};

@@ -9,20 +9,7 @@
 
 enum { NR = 8, MR = 4 };
 
-/* Panels of 8 channels; per k, the 8 channels' w[k] (0 past n). */
-static size_t packed_bytes(int32_t n, int32_t k)
-{
-    return (size_t)pl_fast_round_up(n, NR) * (size_t)k * sizeof(float);
-}
-
-static void pack(const float *w, int32_t n, int32_t k, void *packed)
-{
-    float *p = packed;
-    for (int32_t n0 = 0; n0 < n; n0 += NR)
-        for (int32_t i = 0; i < k; i++)
-            for (int32_t j = 0; j < NR; j++, p++)
-                *p = n0 + j < n ? w[(size_t)(n0 + j) * (size_t)k + (size_t)i] : 0.0f;
-}
+#include "fast/f32_pack.h"
 
 /* The reference's min(max(x, lo), hi): MAXPS/MINPS give their second operand when one is
 ** NaN, so NaN passes the clamp as in the reference. */
@@ -66,19 +53,6 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, s
     }
 }
 
-static void run(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
-                const void *packed, const float *bias, float act_min, float act_max,
-                float *out, size_t ldo)
-{
-    for (int32_t m0 = 0; m0 < m; m0 += MR)
-        for (int32_t n0 = 0; n0 < n; n0 += NR) {
-            const float *panel = (const float *)packed + (size_t)n0 * (size_t)k;
-            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
-                block(MR, m0, k, a, lda, panel, bias, act_min, act_max, n0, n, out, ldo);
-            else
-                for (int32_t r = m0; r < m; r++)
-                    block(1, r, k, a, lda, panel, bias, act_min, act_max, n0, n, out, ldo);
-        }
-}
+#include "fast/f32_narrow_run.h"
 
 const pl_gemm_f32 pl_gemm_f32_sse41 = {packed_bytes, pack, run};

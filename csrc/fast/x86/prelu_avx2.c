@@ -5,7 +5,7 @@
 #include <immintrin.h>
 
 #include "fast/prelu.h"
-#include "kernels/activation/prelu.h"
+#include "kernels/activation/prelu_fast.h"
 
 /* One row of m <= period elements against alpha[0..m). */
 static void row(const float *in, const float *alpha, size_t m, float *out)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fast/gemm16.h"
+#include "fast/gemm_pack.h"
 #include "fast/inline.h"
 #include "fast/x86/rescale_avx2.h"
 #include "fast/x86/stage16_avx2.h"
@@ -15,23 +16,7 @@ enum { NR = 8, MR = 6 };
 
 /* Panels of 8 channels; per group of 4 k, two vectors of int16 pairs: (w[k], w[k+1]) of
 ** channels 0..7, then (w[k+2], w[k+3]). */
-static size_t packed_bytes(int32_t n, int32_t kp)
-{
-    return (size_t)(n + NR - 1) / NR * NR * (size_t)kp * 2;
-}
-
-static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
-{
-    int16_t *p = packed;
-    for (int32_t n0 = 0; n0 < n; n0 += NR)
-        for (int32_t k0 = 0; k0 < kp; k0 += 4)
-            for (int32_t half = 0; half < 4; half += 2)
-                for (int32_t j = 0; j < NR; j++)
-                    for (int32_t q = 0; q < 2; q++, p++) {
-                        int32_t c = n0 + j, i = k0 + half + q;
-                        *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
-                    }
-}
+PL_GEMM_PACKING(NR, 4, 2, true)
 
 static inline __m256i load(const void *p)
 {
@@ -114,35 +99,6 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a
     }
 }
 
-static void run(int32_t m, int32_t n, int32_t kp, const int16_t *a, size_t lda,
-                const void *packed, const pl_s16_stage *st, int16_t *out, int64_t *sums,
-                size_t ldo)
-{
-    for (int32_t m0 = 0; m0 < m; m0 += MR)
-        for (int32_t n0 = 0; n0 < n; n0 += NR) {
-            const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
-            /* constant row counts: the accumulators stay in registers and the panel is
-            ** read once for the last rows too */
-            switch (m - m0 >= MR ? MR : m - m0) {
-            case 1:
-                block(1, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
-                break;
-            case 2:
-                block(2, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
-                break;
-            case 3:
-                block(3, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
-                break;
-            case 4:
-                block(4, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
-                break;
-            case 5:
-                block(5, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
-                break;
-            default:
-                block(MR, m0, kp, a, lda, panel, st, n0, n, out, sums, ldo);
-            }
-        }
-}
+#include "fast/x86/s16_wide_run.h"
 
 const pl_gemm_s16 pl_gemm_s16_avx2 = {packed_bytes, pack, run};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fast/gemm16.h"
+#include "fast/gemm_pack.h"
 #include "fast/inline.h"
 #include "fast/x86/rescale_sse41.h"
 #include "fast/x86/stage16_sse41.h"
@@ -16,23 +17,7 @@ enum { NR = 8, MR = 4 };
 /* Panels of 8 channels; per group of 4 k, four vectors of int16 pairs: (w[k], w[k+1]) of
 ** channels 0..3, of channels 4..7, then (w[k+2], w[k+3]) of channels 0..3 and 4..7 (AVX2's
 ** layout, each of its vectors taken as two). */
-static size_t packed_bytes(int32_t n, int32_t kp)
-{
-    return (size_t)(n + NR - 1) / NR * NR * (size_t)kp * 2;
-}
-
-static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
-{
-    int16_t *p = packed;
-    for (int32_t n0 = 0; n0 < n; n0 += NR)
-        for (int32_t k0 = 0; k0 < kp; k0 += 4)
-            for (int32_t half = 0; half < 4; half += 2)
-                for (int32_t j = 0; j < NR; j++)
-                    for (int32_t q = 0; q < 2; q++, p++) {
-                        int32_t c = n0 + j, i = k0 + half + q;
-                        *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
-                    }
-}
+PL_GEMM_PACKING(NR, 4, 2, true)
 
 /* One panel's stage: the arrays, and the 32-bit rescale's operands of its two groups of 4
 ** channels (the bias is added in int64 before the truncation, so their addend is 0). */
@@ -151,24 +136,9 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a
     }
 }
 
-static void run(int32_t m, int32_t n, int32_t kp, const int16_t *a, size_t lda,
-                const void *packed, const pl_s16_stage *st, int16_t *out, int64_t *sums,
-                size_t ldo)
-{
-    for (int32_t n0 = 0; n0 < n; n0 += NR) {
-        const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
-        panel_stage ps;
-        if (st != NULL)
-            stage_of(st, n0, &ps);
-        const panel_stage *use = st != NULL ? &ps : NULL;
-        for (int32_t m0 = 0; m0 < m; m0 += MR) {
-            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
-                block(MR, m0, kp, a, lda, panel, use, n0, n, out, sums, ldo);
-            else
-                for (int32_t r = m0; r < m; r++)
-                    block(1, r, kp, a, lda, panel, use, n0, n, out, sums, ldo);
-        }
-    }
-}
+typedef int16_t panel_t;
+#define PL_GEMM_S16
+
+#include "fast/gemm_panels_body.h"
 
 const pl_gemm_s16 pl_gemm_s16_sse41 = {packed_bytes, pack, run};

@@ -5,30 +5,14 @@
 #include <string.h>
 
 #include "fast/gemm.h"
-#include "fast/inline.h"
+#include "fast/gemm_pack.h"
 #include "fast/x86/rescale_avx2.h"
 
 enum { NR = 8, MR = 6 };
 
 /* Panels of 8 channels; per group of 4 k, two vectors of int16 pairs: (w[k], w[k+1]) of
 ** channels 0..7, then (w[k+2], w[k+3]). */
-static size_t packed_bytes(int32_t n, int32_t kp)
-{
-    return (size_t)pl_fast_round_up(n, NR) * (size_t)kp * 2;
-}
-
-static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
-{
-    int16_t *p = packed;
-    for (int32_t n0 = 0; n0 < n; n0 += NR)
-        for (int32_t k0 = 0; k0 < kp; k0 += 4)
-            for (int32_t half = 0; half < 4; half += 2)
-                for (int32_t j = 0; j < NR; j++)
-                    for (int32_t q = 0; q < 2; q++, p++) {
-                        int32_t c = n0 + j, i = k0 + half + q;
-                        *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
-                    }
-}
+PL_GEMM_PACKING(NR, 4, 2, true)
 
 /* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
 static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_t n,
@@ -51,83 +35,41 @@ static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_
     memcpy(out + row + (size_t)n0, tmp, (size_t)count);
 }
 
-/* rows rows of a from row m0 on against `panels` panels from channel n0 on (rows * panels
-** <= MR): a sum per row and panel, so that even one row keeps several products in flight. */
-PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t kp,
-                         const uint8_t *a, size_t lda, const int16_t *panel,
-                         const pl_s8_stage *st, int32_t n0, int32_t n, int8_t *out,
-                         int32_t *raw, size_t ldo)
+typedef int16_t panel_t;
+typedef __m256i vi;
+
+/* A row's x[k..k+3] as int16 pairs, each broadcast: (x[k], x[k+1]), then (x[k+2], x[k+3]). */
+typedef struct xin {
+    __m256i p01, p23;
+} xin;
+
+typedef struct wts {
+    __m256i w01, w23;
+} wts;
+
+static inline vi vi_zero(void) { return _mm256_setzero_si256(); }
+
+static inline xin x_of(const uint8_t *p)
 {
-    __m256i acc[MR];
-    a += (size_t)m0 * lda;
-    PL_FAST_UNROLL
-    for (int32_t i = 0; i < MR; i++)
-        acc[i] = _mm256_setzero_si256();
-    for (int32_t k = 0; k < kp; k += 4) {
-        __m256i p01[MR], p23[MR];
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < rows; r++) {
-            int32_t x;
-            memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
-            __m256i x16 = _mm256_cvtepu8_epi16(_mm_set1_epi32(x));
-            p01[r] = _mm256_shuffle_epi32(x16, 0x00);
-            p23[r] = _mm256_shuffle_epi32(x16, 0x55);
-        }
-        PL_FAST_UNROLL
-        for (int32_t j = 0; j < panels; j++) {
-            const __m256i *w =
-                (const __m256i *)(panel + ((size_t)j * (size_t)kp + (size_t)k) * NR);
-            __m256i w01 = _mm256_loadu_si256(w), w23 = _mm256_loadu_si256(w + 1);
-            PL_FAST_UNROLL
-            for (int32_t r = 0; r < rows; r++) {
-                __m256i *s = &acc[r * panels + j];
-                *s = _mm256_add_epi32(*s, _mm256_madd_epi16(p01[r], w01));
-                *s = _mm256_add_epi32(*s, _mm256_madd_epi16(p23[r], w23));
-            }
-        }
-    }
-    PL_FAST_UNROLL
-    for (int32_t r = 0; r < rows; r++)
-        PL_FAST_UNROLL
-        for (int32_t j = 0; j < panels; j++)
-            finish(acc[r * panels + j], st, n0 + j * NR, n, out, raw, (size_t)(m0 + r) * ldo);
+    int32_t x;
+    memcpy(&x, p, 4);
+    __m256i x16 = _mm256_cvtepu8_epi16(_mm_set1_epi32(x));
+    return (xin){_mm256_shuffle_epi32(x16, 0x00), _mm256_shuffle_epi32(x16, 0x55)};
 }
 
-/* rows (a constant) rows from m0 on against every panel, MR / rows panels at a time. */
-PL_FAST_INLINE void rows_by_panels(int32_t rows, int32_t m0, int32_t n, int32_t kp,
-                                  const uint8_t *a, size_t lda, const int16_t *packed,
-                                  const pl_s8_stage *st, int8_t *out, int32_t *raw, size_t ldo)
+static inline wts w_of(const int16_t *p)
 {
-    const int32_t wide = MR / rows;
-    int32_t n0 = 0;
-    for (; n - n0 > (wide - 1) * NR; n0 += wide * NR)
-        block(rows, wide, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n, out,
-              raw, ldo);
-    for (; n0 < n; n0 += NR)
-        block(rows, 1, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n, out, raw,
-              ldo);
+    const __m256i *w = (const __m256i *)p;
+    return (wts){_mm256_loadu_si256(w), _mm256_loadu_si256(w + 1)};
 }
 
-static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
-                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
-                size_t ldo)
+static inline vi mac(vi acc, xin x, wts w)
 {
-    int32_t m0 = 0;
-    for (; m - m0 >= MR; m0 += MR)
-        rows_by_panels(MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-    /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
-    ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
-    if (m - m0 >= 4) {
-        rows_by_panels(4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-        m0 += 4;
-    }
-    if (m - m0 >= 2) {
-        rows_by_panels(2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-        m0 += 2;
-    }
-    if (m > m0)
-        rows_by_panels(1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x.p01, w.w01));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(x.p23, w.w23));
 }
+
+#include "fast/x86/s8_wide_body.h"
 
 /* 4 units per step in double lanes, the last few one by one. */
 static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)

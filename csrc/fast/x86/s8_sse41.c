@@ -6,29 +6,14 @@
 #include <string.h>
 
 #include "fast/gemm.h"
+#include "fast/gemm_pack.h"
 #include "fast/x86/rescale_sse41.h"
 
 enum { NR = 8, MR = 4 };
 
 /* Panels of 8 channels; per group of 4 k, four vectors of int16 pairs: (w[k], w[k+1]) of
 ** channels 0..3, of channels 4..7, then (w[k+2], w[k+3]) of channels 0..3 and 4..7. */
-static size_t packed_bytes(int32_t n, int32_t kp)
-{
-    return (size_t)pl_fast_round_up(n, NR) * (size_t)kp * 2;
-}
-
-static void pack(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed)
-{
-    int16_t *p = packed;
-    for (int32_t n0 = 0; n0 < n; n0 += NR)
-        for (int32_t k0 = 0; k0 < kp; k0 += 4)
-            for (int32_t half = 0; half < 4; half += 2)
-                for (int32_t j = 0; j < NR; j++)
-                    for (int32_t q = 0; q < 2; q++, p++) {
-                        int32_t c = n0 + j, i = k0 + half + q;
-                        *p = c < n && i < k ? w[(size_t)c * (size_t)k + (size_t)i] : 0;
-                    }
-}
+PL_GEMM_PACKING(NR, 4, 2, true)
 
 /* One panel's stage: two groups of 4 channels. */
 typedef struct panel_stage {
@@ -100,25 +85,9 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const uint8_t *a
         finish(lo[r], hi[r], ps, n0, n, out, raw, (size_t)(m0 + r) * ldo);
 }
 
-static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
-                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
-                size_t ldo)
-{
-    for (int32_t n0 = 0; n0 < n; n0 += NR) {
-        const int16_t *panel = (const int16_t *)packed + (size_t)n0 * (size_t)kp;
-        panel_stage ps;
-        if (st != NULL)
-            stage_of(st, n0, &ps);
-        const panel_stage *use = st != NULL ? &ps : NULL;
-        for (int32_t m0 = 0; m0 < m; m0 += MR) {
-            if (m - m0 >= MR) /* a constant row count: the accumulators stay in registers */
-                block(MR, m0, kp, a, lda, panel, use, n0, n, out, raw, ldo);
-            else
-                for (int32_t r = m0; r < m; r++)
-                    block(1, r, kp, a, lda, panel, use, n0, n, out, raw, ldo);
-        }
-    }
-}
+typedef int16_t panel_t;
+
+#include "fast/gemm_panels_body.h"
 
 /* 2 units per step in double lanes, the last one alone. */
 static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out)

@@ -143,6 +143,8 @@ struct pl_context {
     ** (pl_interp_options.loop_budget at the start of each top-level call): a loop takes one
     ** per iteration and fails when none is left. */
     uint32_t loop_budget;
+    /* The model's subgraph count (0 outside a runtime, as under a test harness). */
+    uint32_t subgraph_count;
     /* Subgraph k's input (output false) or output count; prepare and invoke. */
     pl_status (*subgraph_io_count)(pl_context *ctx, int32_t subgraph, bool output,
                                    uint32_t *count);

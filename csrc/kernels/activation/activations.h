@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/activation/activations_fast.h"
 #include "picolite/pl_kernel.h"
 #include "picolite/pl_node_io.h"
 
@@ -38,62 +39,15 @@ static inline pl_status pl_act_quant(pl_context *ctx, const pl_tensor *t, pl_act
     return PL_OK;
 }
 
-/* Quantized ReLU-family parameters (TFLite ReluParams). */
-typedef struct pl_relu_params {
-    int32_t input_offset;
-    int32_t output_offset;
-    int32_t output_multiplier;
-    int32_t output_shift;
-    int32_t act_min;
-    int32_t act_max;
-} pl_relu_params;
-
-/* TFLite LeakyReluParams; alpha is used by float only. */
-typedef struct pl_leaky_relu_params {
-    float alpha;
-    int32_t input_offset;
-    int32_t output_offset;
-    int32_t multiplier_alpha; /* magnitude; negative_alpha says the sign */
-    int32_t shift_alpha;
-    int32_t multiplier_identity;
-    int32_t shift_identity;
-    bool negative_alpha;
-} pl_leaky_relu_params;
-
-/* TFLite HardSwishParams (16-bit fixed-point multipliers). */
-typedef struct pl_hard_swish_params {
-    int32_t input_zero_point;
-    int32_t output_zero_point;
-    int16_t reluish_multiplier;
-    int32_t reluish_exponent;
-    int16_t output_multiplier;
-    int32_t output_exponent;
-} pl_hard_swish_params;
-
-/* The op data of these kernels: one op uses one member. */
-typedef union pl_activation_op {
-    pl_relu_params relu;
-    pl_leaky_relu_params leaky;
-    pl_hard_swish_params hs;
-} pl_activation_op;
-
 /* Float clamps: out = min(max(in, lo), hi) (RELU: hi = +inf). */
 void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi);
 /* Quantized ReluX: requantize to the output scale, then clamp to [act_min, act_max]. */
-void pl_relu_s8(const pl_relu_params *p, const int8_t *in, int8_t *out, size_t n);
-void pl_relu_u8(const pl_relu_params *p, const uint8_t *in, uint8_t *out, size_t n);
 void pl_relu_s16(const pl_relu_params *p, const int16_t *in, int16_t *out, size_t n);
 
 void pl_leaky_relu_f32(float alpha, const float *in, float *out, size_t n);
-void pl_leaky_relu_s8(const pl_leaky_relu_params *p, const int8_t *in, int8_t *out, size_t n);
-void pl_leaky_relu_u8(const pl_leaky_relu_params *p, const uint8_t *in, uint8_t *out,
-                      size_t n);
 void pl_leaky_relu_s16(const pl_leaky_relu_params *p, const int16_t *in, int16_t *out,
                        size_t n);
 
 void pl_hard_swish_f32(const float *in, float *out, size_t n);
-void pl_hard_swish_s8(const pl_hard_swish_params *p, const int8_t *in, int8_t *out, size_t n);
-void pl_hard_swish_u8(const pl_hard_swish_params *p, const uint8_t *in, uint8_t *out,
-                      size_t n);
 
 #endif

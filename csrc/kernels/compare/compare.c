@@ -1,6 +1,8 @@
 /* compare.c - the six comparisons (see compare.h). */
 #include "compare.h"
 
+#include <string.h>
+
 #include "kernels/common/registration.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/elementwise/binary.h"
@@ -131,6 +133,14 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name(t[0]->type));
     d->scaled = wants_scaling(op, t[0]);
+    if (ctx->arith != PL_ARITH_LITERT && op == PL_CMP_GREATER && t[0]->type == PL_INT16) {
+        /* TFLM's int16 GREATER scales with parameters its prepare fills only for int8: they
+        ** stay as the op data's fresh, zeroed memory left them, every value scales to 0 and
+        ** every output is false (the firmware and the wheel alike) */
+        memset(&d->p, 0, sizeof d->p);
+        d->scaled = true;
+        return PL_OK;
+    }
     if (!d->scaled)
         return PL_OK;
     PL_TRY(scale_multiplier(ctx, t[0], &d->p.offset1, &d->p.multiplier1, &d->p.shift1));

@@ -3,12 +3,13 @@
 
 #include "kernels/conv/conv_1xn_mve.h"
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/conv_window_fast.h"
 #include "kernels/conv/int4.h"
 #include "kernels/conv/uint8.h"
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
-#include "kernels/conv/hybrid.h"
 #include "kernels/common/padding.h"
+#include "kernels/conv/hybrid.h"
 #include "kernels/common/rescale.h"
 #include "picolite/pl_node_io.h"
 
@@ -21,9 +22,11 @@ static const pl_convq_names op_names = {"CONV_2D", "filter", "per-output-channel
 
 typedef pl_conv_op op_data;
 
-/* One output point's geometry. A "run" is a stretch of taps contiguous in both the input
-** and the filter: a whole clipped filter row when dilation_w is 1 and there is one group
-** (input channels and filter depth coincide), else one tap's filter depth. */
+/* One output point's geometry and its runs. A "run" is a stretch of taps contiguous in both
+** the input and the filter: a whole clipped filter row when dilation_w is 1 and there is
+** one group (input channels and filter depth coincide), else one tap's filter depth. The
+** taps are clipped by conv_window_fast.h's helper into these fields, not through its
+** pl_conv_window: a copy of that struct costs the MCU's invoke stack. */
 typedef struct window {
     const int32_t *in_dims, *f_dims;
     int32_t fy0, fy1, fx0, fx1, y0, x0, dil_h, dil_w;
@@ -42,8 +45,8 @@ static inline void window_at(const pl_conv_params *p, const int32_t *in_dims,
     w->x0 = ox * p->stride_w - p->pad_w;
     w->dil_h = p->dilation_h;
     w->dil_w = p->dilation_w;
-    pl_pad_clip_taps(w->y0, p->dilation_h, in_dims[1], f_dims[1], &w->fy0, &w->fy1);
-    pl_pad_clip_taps(w->x0, p->dilation_w, in_dims[2], f_dims[2], &w->fx0, &w->fx1);
+    pl_conv_clip_taps(w->y0, p->dilation_h, in_dims[1], f_dims[1], &w->fy0, &w->fy1);
+    pl_conv_clip_taps(w->x0, p->dilation_w, in_dims[2], f_dims[2], &w->fx0, &w->fx1);
     w->row0 = (size_t)b * (size_t)in_dims[1] * (size_t)in_dims[2] * (size_t)in_dims[3];
     w->rows = p->dilation_w == 1 && f_dims[3] == in_dims[3];
     w->full = w->fy0 == 0 && w->fx0 == 0 && w->fy1 == f_dims[1] && w->fx1 == f_dims[2];
@@ -55,17 +58,17 @@ static inline void window_at(const pl_conv_params *p, const int32_t *in_dims,
     do {                                                                                  \
         const int32_t in_w_ = (w)->in_dims[2], in_d_ = (w)->in_dims[3];                   \
         const int32_t f_w_ = (w)->f_dims[2], f_d_ = (w)->f_dims[3];                       \
-        for (int32_t fy_ = (w)->fy0; fy_ < (w)->fy1; fy_++) {                             \
-            const size_t iy_ = (size_t)((w)->y0 + (w)->dil_h * fy_) * (size_t)in_w_;      \
+        for (int32_t fy_ = (w)->fy0; fy_ < (w)->fy1; fy_++) {                         \
+            const size_t iy_ = (size_t)((w)->y0 + (w)->dil_h * fy_) * (size_t)in_w_;    \
             if ((w)->rows) {                                                              \
-                const size_t ix_ = (size_t)((w)->x0 + (w)->fx0);                          \
+                const size_t ix_ = (size_t)((w)->x0 + (w)->fx0);                      \
                 RUN((w)->row0 + (iy_ + ix_) * (size_t)in_d_,                              \
-                    ((size_t)fy_ * (size_t)f_w_ + (size_t)(w)->fx0) * (size_t)f_d_,       \
-                    ((w)->fx1 - (w)->fx0) * f_d_);                                        \
+                    ((size_t)fy_ * (size_t)f_w_ + (size_t)(w)->fx0) * (size_t)f_d_,     \
+                    ((w)->fx1 - (w)->fx0) * f_d_);                                    \
                 continue;                                                                 \
             }                                                                             \
-            for (int32_t fx_ = (w)->fx0; fx_ < (w)->fx1; fx_++) {                         \
-                const size_t ix_ = (size_t)((w)->x0 + (w)->dil_w * fx_);                  \
+            for (int32_t fx_ = (w)->fx0; fx_ < (w)->fx1; fx_++) {                     \
+                const size_t ix_ = (size_t)((w)->x0 + (w)->dil_w * fx_);                \
                 RUN((w)->row0 + (iy_ + ix_) * (size_t)in_d_,                              \
                     ((size_t)fy_ * (size_t)f_w_ + (size_t)fx_) * (size_t)f_d_, f_d_);     \
             }                                                                             \

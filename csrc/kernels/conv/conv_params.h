@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/conv/convq_views_fast.h"
 #include "picolite/pl_kernel.h"
-#include "picolite/pl_node_io.h"
 
 /* How an op words its messages: "<op>: quantization must be per-tensor for input/output and
 ** per-tensor or <per> (dimension d) for the <filter>", "<op>: <zp_filter> zero point z
@@ -70,20 +70,6 @@ typedef struct pl_convq_io {
 
 pl_status pl_convq_io_get(pl_context *ctx, const pl_node *node, const pl_convq_names *names,
                           pl_convq_io *io);
-
-/* Invoke's eval views of the same tensors (bias data NULL when absent). */
-typedef struct pl_convq_views {
-    pl_tensor in, f, bias, out;
-} pl_convq_views;
-
-static inline pl_status pl_convq_views_get(pl_context *ctx, const pl_node *node,
-                                           pl_convq_views *v)
-{
-    PL_TRY(pl_node_eval(ctx, node, false, 0, &v->in));
-    PL_TRY(pl_node_eval(ctx, node, false, 1, &v->f));
-    PL_TRY(pl_node_eval(ctx, node, false, 2, &v->bias));
-    return pl_node_eval(ctx, node, true, 0, &v->out);
-}
 
 /* Options: the fused activation must be none or a ReLU (PL_ERR_UNSUPPORTED); strides and
 ** dilations positive and the padding SAME or VALID (PL_ERR_MODEL). */

@@ -10,31 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/conv/fully_connected_fast.h" /* the op data */
 #include "picolite/pl_kernel.h"
-
-/* Precomputed in prepare, one entry per output unit when the weights are per-channel, else
-** one (per-tensor): with fixed_rescale (TFLM), rescale holds each entry's Q31 multiplier and
-** shift side by side, QuantizeMultiplier((double)in * filter / out); else scale holds that
-** double ratio itself (LiteRT). Both take 8 bytes an entry. Each op lives in the arena, so
-** what one type path never reads shares memory with what another needs: the integer clamp
-** with the float one, the integer scales with the hybrid weight scales. */
-typedef struct pl_fully_connected_params {
-    int32_t batches, units, depth;
-    int32_t input_offset, filter_offset, output_offset;
-    union {
-        struct { int32_t act_min, act_max; };   /* int8, 16x8 */
-        struct { float f_act_min, f_act_max; }; /* float, hybrid */
-    };
-    union {
-        const double *scale;       /* int8, 16x8, uint8: LiteRT's rescale */
-        const int32_t *rescale;    /* int8, 16x8, uint8: TFLM's, {multiplier, shift} pairs */
-        const float *filter_scale; /* hybrid: weight scales, one or one per unit */
-        PL_ALIGN8 uint64_t scale_slot_;
-    };
-    bool per_channel;
-    bool asymmetric; /* hybrid: input quantization mode */
-    bool fixed_rescale; /* TFLM's integer rescale (rescale), else LiteRT's double (scale) */
-} pl_fully_connected_params;
 
 /* bias may be NULL; input is [batches, depth], filter [units, depth], output
 ** [batches, units], all row-major. */
@@ -42,15 +19,6 @@ void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
                             const float *filter, const float *bias, float *out);
 void pl_fully_connected_s8(const pl_fully_connected_params *p, const int8_t *in,
                            const int8_t *filter, const int32_t *bias, int8_t *out);
-/* One int8 output: the accumulator of unit plus its bias (bias may be NULL; int32 sums
-** wrap), rescaled in the params' arithmetic, offset and clamped. */
-int8_t pl_fully_connected_s8_output(const pl_fully_connected_params *p, int32_t acc,
-                                    const int32_t *bias, int32_t unit);
-/* One 16x8 output: the exact sum of unit plus its bias (bias may be NULL) in int64 when
-** acc64, else wrapped to int32 (the reference's BiasType), rescaled in the params'
-** arithmetic (TFLM's int64 path: the 16-bit reduced multiplier) and clamped. */
-int16_t pl_fully_connected_s16_output(const pl_fully_connected_params *p, int64_t acc,
-                                      const void *bias, bool acc64, int32_t unit);
 /* 16x8: accumulates in int64 when acc64, else in int32 (the reference's BiasType). */
 void pl_fully_connected_s16(const pl_fully_connected_params *p, const int16_t *in,
                             const int8_t *filter, const void *bias, bool acc64,
@@ -63,16 +31,5 @@ size_t pl_fully_connected_hybrid_scratch_size(int32_t batches, int32_t depth, in
 void pl_fully_connected_hybrid(const pl_fully_connected_params *p, const float *in,
                                const int8_t *filter, const float *bias, float *out,
                                void *scratch);
-
-/* FULLY_CONNECTED's op data: what prepare decided (read by the host fast paths too). */
-typedef struct pl_fully_connected_op {
-    pl_fully_connected_params p;
-    pl_type type;
-    bool acc64;
-    bool hybrid;
-    int32_t scratch; /* hybrid: the quantized rows; int4: the unpacked weights */
-} pl_fully_connected_op;
-
-const pl_registration *pl_fully_connected_registration(void);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/conv/hybrid_fast.h"
 #include "kernels/conv/conv_params.h"
 #include "picolite/pl_kernel.h"
 
@@ -20,15 +21,6 @@ void pl_hybrid_quantize_symmetric(const float *x, int32_t n, int8_t *q, float *s
 ** [-512, 512] first (a NaN to -512), the sum to [-128, 127]. */
 void pl_hybrid_quantize_asymmetric(const float *x, int32_t n, int8_t *q, float *scale,
                                    int32_t *zero_point);
-
-/* The parameters both take from the values' least lo and greatest hi, which they find
-** walking from x[0] and taking a later value only when strictly less (greater): a NaN
-** first value gives NaN, a later one is never taken. false: the range is empty, every value
-** quantizes to 0 (scale 1, zero point 0) and inv is not set. (The host fast paths vectorize
-** the walk and the values' rule around these.) */
-bool pl_hybrid_symmetric_params(float lo, float hi, float *scale, float *inv);
-bool pl_hybrid_asymmetric_params(float lo, float hi, float *scale, int32_t *zero_point,
-                                 float *inv);
 
 /* The int8 weights' scales, copied to persistent memory (the prepare view is temporary):
 ** one, or one per channel along dimension qdim; zero points must be 0. */

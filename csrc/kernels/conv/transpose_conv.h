@@ -6,25 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/conv/transpose_conv_fast.h" /* the op data */
 #include "picolite/pl_kernel.h"
-
-/* Precomputed in prepare. Input/output NHWC, filter OHWI; multiplier/shift per output
-** channel. */
-typedef struct pl_transpose_conv_params {
-    int32_t stride_w, stride_h, pad_w, pad_h;
-    int32_t input_offset, output_offset; /* -input zero point, output zero point */
-    union {
-        struct { int32_t act_min, act_max; };   /* quantized clamp */
-        struct { float f_act_min, f_act_max; }; /* float clamp */
-    };
-    union { /* a hybrid node has no integer rescale: its weight scales take the slots */
-        struct {
-            PL_SLOT(const int32_t *, multiplier);
-            PL_SLOT(const int32_t *, shift);
-        };
-        PL_SLOT(const float *, filter_scale); /* hybrid: one, or one per output channel */
-    };
-} pl_transpose_conv_params;
 
 /* bias may be NULL. The quantized ones use scratch: one int32 (s8) or int64 (s16) per
 ** output element; pl_transpose_conv_scratch_size() gives the bytes. */
@@ -57,17 +40,5 @@ void pl_transpose_conv_hybrid(const pl_transpose_conv_params *p, const float *fi
                               bool per_channel, const int32_t *in_dims, const float *in,
                               const int32_t *f_dims, const int8_t *filter, const float *bias,
                               const int32_t *out_dims, float *out, int8_t *scratch);
-
-/* TRANSPOSE_CONV's op data (read by the host fast paths too). */
-typedef struct pl_transpose_conv_op {
-    pl_transpose_conv_params p;
-    pl_type type;
-    bool bias64;
-    bool hybrid, hybrid_per_channel; /* hybrid: float input and output, int8 weights */
-    int32_t scratch;
-    int32_t filter_offset; /* uint8: minus the weights' zero point */
-} pl_transpose_conv_op;
-
-const pl_registration *pl_transpose_conv_registration(void);
 
 #endif

@@ -59,16 +59,18 @@ static int32_t leading_sign_bits(int32_t x)
     return n - 1;
 }
 
-/* gemmlowp RoundingDivideByPOT for any exponent, as TFLite's build computes it on x86-64:
-** the mask is (1ll << e) - 1 truncated to 32 bits and the shift count is taken mod 32. A
-** dividend of 0 has 31 bits of headroom, which pushes e past 31: the mask is then all ones
-** and the result 1, so LiteRT and TFLM give the output zero point + 1 for 0 / x. */
-static int32_t rdbpot_any(int32_t x, int32_t e)
+/* gemmlowp RoundingDivideByPOT for any exponent, as TFLite's build computes it: the mask is
+** (1ll << e) - 1 truncated to 32 bits, and x >> e past 31 takes the count mod 32 on x86-64
+** but fills with the sign bit on Arm. A dividend of 0 has 31 bits of headroom, which pushes
+** e past 31: the mask is then all ones and the result 1, so LiteRT and TFLM give the output
+** zero point + 1 for 0 / x on both; a dividend of -1 gives -1 on Arm. */
+static int32_t rdbpot_any(int32_t x, int32_t e, bool arm)
 {
     int32_t mask = (int32_t)(uint32_t)(((uint64_t)1 << (e & 63)) - 1u);
     int32_t remainder = x & mask;
     int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    return (x >> (e & 31)) + (remainder > threshold ? 1 : 0);
+    int32_t shifted = arm && e > 31 ? (x < 0 ? -1 : 0) : x >> (e & 31);
+    return shifted + (remainder > threshold ? 1 : 0);
 }
 
 /* One element of TFLite's DivElementwise (the ints are the offset values; y is not 0). */
@@ -84,8 +86,8 @@ static int32_t div_one(const pl_div_params *d, int32_t x, int32_t y)
     /* MultiplyByQuantizedMultiplierGreaterThanOne: the headroom keeps the shift exact */
     int32_t unscaled = pl_fx_srdhm((int32_t)((uint32_t)x << headroom), inv);
     int32_t exponent = -(d->shift - recip_shift - headroom);
-    int64_t v = (int64_t)rdbpot_any(pl_fx_srdhm(unscaled, d->multiplier), exponent) +
-                d->output_offset;
+    int32_t scaled = pl_fx_srdhm(unscaled, d->multiplier);
+    int64_t v = (int64_t)rdbpot_any(scaled, exponent, d->arm_shifts) + d->output_offset;
     return v < d->act_min ? d->act_min : v > d->act_max ? d->act_max : (int32_t)v;
 }
 
@@ -142,6 +144,7 @@ static pl_status prepare_quantized(pl_context *ctx, pl_tensor *const t[3], int32
     double real = pl_fx_pick(pl_arith_wide(ctx->arith), (double)s1 / ((double)s2 * (double)so),
                              (double)(s1 / (s2 * so)));
     pl_fx_quantize_multiplier(real, &d->multiplier, &d->shift);
+    d->arm_shifts = ctx->arith != PL_ARITH_LITERT && ctx->arith != PL_ARITH_TFLM_WIDE;
     return PL_OK;
 }
 

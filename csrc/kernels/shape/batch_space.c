@@ -5,7 +5,8 @@
 ** block_shape [M] and crops / paddings [M, 2] are INT32/INT64 (M = rank - 2): constants give
 ** the output shape at prepare, computed ones are checked at invoke. SPACE_TO_BATCH_ND pads
 ** 1-byte types with the output zero point byte and wider types with zero bytes, as TFLite's
-** memset does; quantized input and output must share their quantization. */
+** memset does (TFLM with zero bytes always); quantized input and output must share their
+** quantization. */
 #include "batch_space.h"
 
 #include <stdbool.h>
@@ -84,7 +85,9 @@ static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, bool 
     PL_TRY(pl_node_tensors(ctx, node, PL_IO(3, 1), &in, &block, &pads, &out));
     PL_TRY(check(ctx, name, in, block, pads, out));
     bool byte = pl_type_size(in->type) == 1 && out->q.count > 0;
-    d->pad_byte = byte ? (uint8_t)out->q.zero_point[0] : 0;
+    /* TFLM pads with its op data's output_offset, which its prepare never sets: fresh,
+    ** zeroed memory pads with 0 bytes (LiteRT: 1-byte types with the output zero point) */
+    d->pad_byte = byte && ctx->arith == PL_ARITH_LITERT ? (uint8_t)out->q.zero_point[0] : 0;
     if (!pl_operand_known(block) || !pl_operand_known(pads))
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
     PL_TRY(resolve(ctx, name, to_batch, in, block, pads, d));

@@ -1,0 +1,78 @@
+/* s8_wide_body.h - the int8 matrix product's driver for the wide x86 sets (AVX2, AVX-512),
+** written once (exp_body.h's pattern): blocks of rows against several panels at once.
+**
+** The includer defines NR and MR (an enum), panel_t (the packed entries, NR * 4 per group
+** of 4 k), the accumulator vi with vi_zero(), a row's 4 inputs xin = x_of(bytes), a panel's
+** 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), and finish(acc, st, n0, n,
+** out, raw, row). */
+#include "fast/gemm.h"
+#include "fast/inline.h"
+
+/* rows rows of a from row m0 on against `panels` panels from channel n0 on (rows * panels
+** <= MR): a sum per row and panel, so that even one row keeps several products in flight. */
+PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t kp,
+                          const uint8_t *a, size_t lda, const panel_t *panel,
+                          const pl_s8_stage *st, int32_t n0, int32_t n, int8_t *out,
+                          int32_t *raw, size_t ldo)
+{
+    vi acc[MR];
+    a += (size_t)m0 * lda;
+    PL_FAST_UNROLL
+    for (int32_t i = 0; i < MR; i++)
+        acc[i] = vi_zero();
+    for (int32_t k = 0; k < kp; k += 4) {
+        xin x[MR];
+        PL_FAST_UNROLL
+        for (int32_t r = 0; r < rows; r++)
+            x[r] = x_of(a + (size_t)r * lda + (size_t)k);
+        PL_FAST_UNROLL
+        for (int32_t j = 0; j < panels; j++) {
+            wts w = w_of(panel + ((size_t)j * (size_t)kp + (size_t)k) * NR);
+            PL_FAST_UNROLL
+            for (int32_t r = 0; r < rows; r++)
+                acc[r * panels + j] = mac(acc[r * panels + j], x[r], w);
+        }
+    }
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < rows; r++)
+        PL_FAST_UNROLL
+        for (int32_t j = 0; j < panels; j++)
+            finish(acc[r * panels + j], st, n0 + j * NR, n, out, raw, (size_t)(m0 + r) * ldo);
+}
+
+/* rows (a constant) rows from m0 on against every panel, MR / rows panels at a time. */
+PL_FAST_INLINE void rows_by_panels(int32_t rows, int32_t m0, int32_t n, int32_t kp,
+                                   const uint8_t *a, size_t lda, const panel_t *packed,
+                                   const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                                   size_t ldo)
+{
+    const int32_t wide = MR / rows;
+    int32_t n0 = 0;
+    for (; n - n0 > (wide - 1) * NR; n0 += wide * NR)
+        block(rows, wide, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n, out,
+              raw, ldo);
+    for (; n0 < n; n0 += NR)
+        block(rows, 1, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n, out, raw,
+              ldo);
+}
+
+static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                size_t ldo)
+{
+    int32_t m0 = 0;
+    for (; m - m0 >= MR; m0 += MR)
+        rows_by_panels(MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+    /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
+    ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
+    if (m - m0 >= 4) {
+        rows_by_panels(4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        m0 += 4;
+    }
+    if (m - m0 >= 2) {
+        rows_by_panels(2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        m0 += 2;
+    }
+    if (m > m0)
+        rows_by_panels(1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+}
