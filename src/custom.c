@@ -10,7 +10,6 @@
 
 #include <string.h>
 
-#define CUSTOM_CODE 32
 
 typedef struct pl_py_custom_op {
     pl_registration reg;          /* first: node->registration leads back here */
@@ -34,7 +33,7 @@ static const pl_registration *
 custom_find(const void *self, int32_t code, const char *name, uint32_t len, int32_t version)
 {
     const pl_py_custom *c = self;
-    for (Py_ssize_t i = 0; code == CUSTOM_CODE && name != NULL && i < c->n; i++) {
+    for (Py_ssize_t i = 0; code == PL_BUILTIN_CUSTOM && name != NULL && i < c->n; i++) {
         const pl_py_custom_op *op = &c->ops[i];
         if ((size_t)op->utf8_len == len && memcmp(op->utf8, name, len) == 0)
             return &op->reg;
@@ -206,7 +205,7 @@ pl_py_custom_new(PyObject *ops, PyObject *adapter)
         op->name = Py_NewRef(key);
         op->op = Py_NewRef(value);
         op->reg.name = op->utf8;
-        op->reg.builtin_code = CUSTOM_CODE;
+        op->reg.builtin_code = PL_BUILTIN_CUSTOM;
         op->reg.prepare = custom_prepare;
         op->reg.invoke = custom_invoke;
         c->n = ++i;

@@ -48,7 +48,7 @@ static const pl_registration *find(const void *self, int32_t builtin_code,
 {
     (void)self;
     (void)version; /* kernels check the parameters a version implies in prepare */
-    if (builtin_code == 32) /* CUSTOM */
+    if (builtin_code == PL_BUILTIN_CUSTOM)
         return find_custom(custom_name, custom_len);
     for (size_t i = 0; entries[i].get != NULL; i++) {
         if (entries[i].code == builtin_code)
@@ -88,6 +88,6 @@ const char *pl_builtin_op(uint32_t index, int32_t *builtin_code)
         *builtin_code = entries[index].code;
         return entries[index].name;
     }
-    *builtin_code = 32; /* CUSTOM */
+    *builtin_code = PL_BUILTIN_CUSTOM;
     return customs[index - BUILTIN_OPS].name;
 }

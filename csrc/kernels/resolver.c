@@ -3,14 +3,12 @@
 
 #include <string.h>
 
-#define CUSTOM_CODE 32 /* BuiltinOperator CUSTOM: matched by name */
-
 static bool matches(const pl_kernel_entry *e, int32_t builtin_code, const char *custom_name,
                     uint32_t custom_len)
 {
     if (e->builtin_code != builtin_code)
         return false;
-    if (builtin_code != CUSTOM_CODE)
+    if (builtin_code != PL_BUILTIN_CUSTOM)
         return true;
     return e->custom_name != NULL && custom_name != NULL &&
            strlen(e->custom_name) == custom_len &&

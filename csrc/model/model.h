@@ -15,8 +15,6 @@
 #include "picolite/pl_types.h"
 #include "picolite/pl_view.h"
 
-/* Builtin operator code of custom ops. */
-#define PL_BUILTIN_CUSTOM 32
 /* Number of BuiltinOperator values in the schema (0..209); larger codes are rejected. */
 #define PL_BUILTIN_COUNT 210
 

@@ -166,13 +166,13 @@ static pl_status init_nodes(pl_interp *it)
 {
     for (uint32_t n = 0; n < it->node_count; n++) {
         const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
-        if (reg->init == NULL)
+        if (reg->init == NULL && reg->user_data_size == 0)
             continue;
         pl_node node;
         void *data = NULL;
         pl_context_node(it, n, &node);
         enter_node(it, n);
-        pl_status s = reg->init(it->ctx, &node, &data);
+        pl_status s = pl_registration_init(reg, it->ctx, &node, &data);
         if (s != PL_OK)
             return node_failed(it, n, s, "init failed");
         if (data != NULL)

@@ -1,25 +1,13 @@
-/* common.h - what every Signal kernel needs: its FlexBuffer options by key, checked
-** input/output counts, and tensors of an expected type and rank. Each records a message
-** through ctx->fail (naming the node and op) and returns its status. */
+/* common.h - what every Signal kernel needs beyond the kernel API (pl_node_io.h reads its
+** options and checks its counts): tensors of an expected type and rank, state.
+** Each records a message through ctx->fail (naming the node and op) and returns its status. */
 #ifndef PL_SIGNAL_COMMON_H
 #define PL_SIGNAL_COMMON_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "picolite/pl_kernel.h"
-
-/* Integer option key of the node's custom_options map, in lo..hi; missing is an error. */
-pl_status pl_signal_opt_int(pl_context *ctx, const pl_node *node, const char *key, int64_t lo,
-                            int64_t hi, int32_t *out);
-pl_status pl_signal_opt_bool(pl_context *ctx, const pl_node *node, const char *key, bool *out);
-pl_status pl_signal_opt_float(pl_context *ctx, const pl_node *node, const char *key,
-                              float *out);
-/* Whether the options map has key (optional options keep their default when absent). */
-pl_status pl_signal_opt_has(pl_context *ctx, const pl_node *node, const char *key, bool *has);
-
-/* The node has exactly n_in inputs (all present) and n_out outputs. */
-pl_status pl_signal_io(pl_context *ctx, const pl_node *node, uint32_t n_in, uint32_t n_out);
+#include "picolite/pl_node_io.h"
 
 /* Input (output false) or output i as a full tensor; type must match and, when ndims >= 0,
 ** the rank too. Prepare only. */

@@ -5,6 +5,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t delay, frame, rows;
@@ -14,9 +15,8 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    return pl_signal_opt_int(ctx, node, "delay_length", 0, 1 << 24, &d->delay);
+    return pl_custom_opt_int(ctx, node, "delay_length", 0, 1 << 24, &d->delay);
 }
 
 static pl_status reset(pl_context *ctx, pl_node *node)
@@ -32,7 +32,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
     pl_tensor *in, *out;
-    PL_TRY(pl_signal_io(ctx, node, 1, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, -1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, -1, &out));
     if (in->ndims < 1 || in->dims[in->ndims - 1] < 1)
@@ -66,8 +66,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     const int16_t *x = in.data;
     int16_t *y = out.data;
     for (int32_t r = 0; r < d->rows; r++) {
@@ -79,6 +78,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_delay_registration(void)
 {
-    static const pl_registration reg = {"SignalDelay", 32, init, NULL, prepare, invoke, reset};
+    static const pl_registration reg = {.name = "SignalDelay",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke, .reset = reset,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -2,6 +2,7 @@
 ** (TFLM's SpectrumToEnergy). Like TFLM, the other output elements are left untouched. */
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t start, end;
@@ -9,17 +10,16 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    PL_TRY(pl_signal_opt_int(ctx, node, "start_index", 0, INT32_MAX, &d->start));
-    return pl_signal_opt_int(ctx, node, "end_index", 0, INT32_MAX, &d->end);
+    PL_TRY(pl_custom_opt_int(ctx, node, "start_index", 0, INT32_MAX, &d->start));
+    return pl_custom_opt_int(ctx, node, "end_index", 0, INT32_MAX, &d->end);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor *in, *out;
-    PL_TRY(pl_signal_io(ctx, node, 1, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_UINT32, 1, &out));
     int32_t bins = in->dims[0] / 2;
@@ -33,8 +33,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     const int16_t *z = in.data;
     uint32_t *y = out.data;
     for (int32_t i = d->start; i < d->end; i++) {
@@ -46,6 +45,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_energy_registration(void)
 {
-    static const pl_registration reg = {"SignalEnergy", 32, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "SignalEnergy",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -3,11 +3,12 @@
 #include "signal/common.h"
 #include "signal/intmath.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out, *bits;
-    PL_TRY(pl_signal_io(ctx, node, 1, 2));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 2)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, 1, &out));
     PL_TRY(pl_signal_tensor(ctx, node, true, 1, PL_INT32, 0, &bits));
@@ -31,9 +32,7 @@ static int16_t max_abs(const int16_t *x, size_t n)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, out, bits;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 1), &bits));
+    PL_TRY(pl_node_evals(ctx, node, 1, 2, &in, &out, &bits));
     const int16_t *x = in.data;
     int16_t *y = out.data;
     size_t n = pl_tensor_count(&in);
@@ -48,7 +47,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_fft_auto_scale_registration(void)
 {
-    static const pl_registration reg = {"SignalFftAutoScale", 32, NULL, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "SignalFftAutoScale",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .prepare = prepare,
+                                        .invoke = invoke};
     return &reg;
 }

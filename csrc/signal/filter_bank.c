@@ -5,6 +5,7 @@
 ** tensors' lengths on every invoke, as they may be inputs. */
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 enum { IN, WEIGHTS, UNWEIGHTS, FREQ_STARTS, WEIGHT_STARTS, WIDTHS, N_INPUTS };
 
@@ -14,21 +15,20 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    return pl_signal_opt_int(ctx, node, "num_channels", 1, INT16_MAX, &d->channels);
+    return pl_custom_opt_int(ctx, node, "num_channels", 1, INT16_MAX, &d->channels);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor *t;
-    PL_TRY(pl_signal_io(ctx, node, N_INPUTS, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(N_INPUTS, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, IN, PL_UINT32, 1, &t));
     for (uint32_t i = WEIGHTS; i < N_INPUTS; i++)
         PL_TRY(pl_signal_tensor(ctx, node, false, i, PL_INT16, 1, &t));
     for (uint32_t i = FREQ_STARTS; i < N_INPUTS; i++) {
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, i), &t));
+        PL_TRY(pl_node_tensor(ctx, node, false, i, &t));
         if (t->dims[0] < d->channels + 1)
             return ctx->fail(ctx, PL_ERR_MODEL, "input %u has %d entries for %d channels + 1",
                              i, t->dims[0], d->channels);
@@ -58,8 +58,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     const op_data *d = node->user_data;
     pl_tensor t[N_INPUTS], out;
     for (uint32_t i = 0; i < N_INPUTS; i++)
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, i), &t[i]));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+        PL_TRY(pl_node_eval(ctx, node, false, i, &t[i]));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     PL_TRY(check_tables(ctx, d, t));
     const uint32_t *x = t[IN].data;
     const int16_t *wt = t[WEIGHTS].data, *uw = t[UNWEIGHTS].data;
@@ -82,7 +82,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_filter_bank_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBank", 32, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "SignalFilterBank",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -3,11 +3,12 @@
 #include "signal/common.h"
 #include "signal/intmath.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *bits, *out;
-    PL_TRY(pl_signal_io(ctx, node, 2, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(2, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_UINT64, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, false, 1, PL_INT32, 0, &bits));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_UINT32, 1, &out));
@@ -17,9 +18,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, bits, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &bits));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &bits, &out));
     int32_t shift = *(const int32_t *)bits.data;
     if (shift < 0 || shift > 31)
         return ctx->fail(ctx, PL_ERR_ARG, "scale bits %d outside 0..31", shift);
@@ -32,7 +31,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_filter_bank_square_root_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBankSquareRoot", 32, NULL, NULL, prepare,
-                                        invoke, NULL};
+    static const pl_registration reg = {.name = "SignalFilterBankSquareRoot",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .prepare = prepare,
+                                        .invoke = invoke};
     return &reg;
 }

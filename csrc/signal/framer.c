@@ -7,6 +7,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t size, step, rows, frames, capacity;
@@ -19,11 +20,10 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    PL_TRY(pl_signal_opt_int(ctx, node, "frame_size", 1, 1 << 24, &d->size));
-    PL_TRY(pl_signal_opt_int(ctx, node, "frame_step", 1, 1 << 24, &d->step));
-    PL_TRY(pl_signal_opt_bool(ctx, node, "prefill", &d->prefill));
+    PL_TRY(pl_custom_opt_int(ctx, node, "frame_size", 1, 1 << 24, &d->size));
+    PL_TRY(pl_custom_opt_int(ctx, node, "frame_step", 1, 1 << 24, &d->step));
+    PL_TRY(pl_custom_opt_bool(ctx, node, "prefill", &d->prefill));
     if (d->prefill && d->size < d->step)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "prefill with frame_size %d < frame_step %d "
                          "(TFLM would write a negative count of zeros)", d->size, d->step);
@@ -46,7 +46,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
     pl_tensor *in, *out, *valid;
-    PL_TRY(pl_signal_io(ctx, node, 1, 2));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 2)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, -1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, in->ndims + 1, &out));
     PL_TRY(pl_signal_tensor(ctx, node, true, 1, PL_BOOL, 0, &valid));
@@ -87,9 +87,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out, valid;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 1), &valid));
+    PL_TRY(pl_node_evals(ctx, node, 1, 2, &in, &out, &valid));
     bool ok = true;
     for (int32_t r = 0; r < d->rows; r++) {
         int16_t *fifo = d->fifo + (size_t)r * (size_t)d->capacity;
@@ -105,6 +103,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_framer_registration(void)
 {
-    static const pl_registration reg = {"SignalFramer", 32, init, NULL, prepare, invoke, reset};
+    static const pl_registration reg = {.name = "SignalFramer",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke, .reset = reset,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

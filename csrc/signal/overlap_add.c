@@ -5,6 +5,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t type, step, size, frames, rows;
@@ -19,13 +20,12 @@ static size_t sample_size(const op_data *d)
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    PL_TRY(pl_signal_opt_int(ctx, node, "T", 0, 255, &d->type));
+    PL_TRY(pl_custom_opt_int(ctx, node, "T", 0, 255, &d->type));
     if (d->type != PL_INT16 && d->type != PL_FLOAT32)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported (int16, float32)",
                          pl_type_name(d->type));
-    return pl_signal_opt_int(ctx, node, "frame_step", 1, 1 << 24, &d->step);
+    return pl_custom_opt_int(ctx, node, "frame_step", 1, 1 << 24, &d->step);
 }
 
 static pl_status reset(pl_context *ctx, pl_node *node)
@@ -41,7 +41,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
     pl_tensor *in, *out;
-    PL_TRY(pl_signal_io(ctx, node, 1, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, (pl_type)d->type, -1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, (pl_type)d->type, in->ndims - 1, &out));
     if (in->ndims < 2 || in->dims[in->ndims - 1] < d->step || in->dims[in->ndims - 2] < 1)
@@ -84,8 +84,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     for (int32_t r = 0; r < d->rows; r++) {
         for (int32_t f = 0; f < d->frames; f++) {
             size_t k = (size_t)r * (size_t)d->frames + (size_t)f;
@@ -103,7 +102,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_overlap_add_registration(void)
 {
-    static const pl_registration reg = {"SignalOverlapAdd", 32, init, NULL, prepare, invoke,
-                                        reset};
+    static const pl_registration reg = {.name = "SignalOverlapAdd",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke, .reset = reset,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -4,6 +4,7 @@
 #include "signal/common.h"
 #include "signal/intmath.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 #define SNR_BITS 12
 #define OUTPUT_BITS 6
@@ -16,15 +17,14 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    return pl_signal_opt_int(ctx, node, "snr_shift", 0, 63, &d->snr_shift);
+    return pl_custom_opt_int(ctx, node, "snr_shift", 0, 63, &d->snr_shift);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *noise, *lut, *out;
-    PL_TRY(pl_signal_io(ctx, node, 3, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(3, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_UINT32, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, false, 1, PL_UINT32, 1, &noise));
     PL_TRY(pl_signal_tensor(ctx, node, false, 2, PL_INT16, 1, &lut));
@@ -61,10 +61,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, noise, lut, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &noise));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &lut));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 3, 1, &in, &noise, &lut, &out));
     const uint32_t *x = in.data, *n = noise.data;
     uint32_t *y = out.data;
     for (size_t i = 0; i < pl_tensor_count(&in); i++) {
@@ -76,6 +73,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_pcan_registration(void)
 {
-    static const pl_registration reg = {"SignalPCAN", 32, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "SignalPCAN", .builtin_code = PL_BUILTIN_CUSTOM,
+                                        .init = init, .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

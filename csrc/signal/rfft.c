@@ -5,6 +5,7 @@
 #include "signal/common.h"
 #include "signal/fft.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     pl_fft plan;
@@ -20,11 +21,10 @@ static size_t sample_size(int32_t type)
 
 static pl_status init_fft(pl_context *ctx, pl_node *node, void **user_data, bool inverse)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
     pl_error err;
-    PL_TRY(pl_signal_opt_int(ctx, node, "T", 0, 255, &d->type));
-    PL_TRY(pl_signal_opt_int(ctx, node, "fft_length", 4, 1 << 24, &d->fft_length));
+    PL_TRY(pl_custom_opt_int(ctx, node, "T", 0, 255, &d->type));
+    PL_TRY(pl_custom_opt_int(ctx, node, "fft_length", 4, 1 << 24, &d->fft_length));
     if (d->type != PL_INT16 && d->type != PL_INT32 && d->type != PL_FLOAT32)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported (int16, int32, "
                          "float32)", pl_type_name(d->type));
@@ -47,7 +47,7 @@ static pl_status prepare_fft(pl_context *ctx, pl_node *node, int32_t in_last, in
 {
     const op_data *d = node->user_data;
     pl_tensor *in, *out;
-    PL_TRY(pl_signal_io(ctx, node, 1, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, (pl_type)d->type, -1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, (pl_type)d->type, in->ndims, &out));
     int32_t last = in->ndims > 0 ? in->dims[in->ndims - 1] : 0;
@@ -76,8 +76,7 @@ static pl_status invoke_rfft(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t len = (size_t)in.dims[in.ndims - 1], bins = 2u * (size_t)(d->plan.ncfft + 1);
     size_t frames = pl_tensor_count(&in) / len, sz = sample_size(d->type);
     for (size_t f = 0; f < frames; f++) {
@@ -104,7 +103,7 @@ static pl_status prepare_irfft(pl_context *ctx, pl_node *node)
     int32_t bins = 2 * (d->plan.ncfft + 1);
     PL_TRY(prepare_fft(ctx, node, bins, d->fft_length));
     pl_tensor *in;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(pl_node_tensor(ctx, node, false, 0, &in));
     if (in->dims[in->ndims - 1] != bins)
         return ctx->fail(ctx, PL_ERR_MODEL, "frames of %d values, expected %d bins for "
                          "fft_length %d", in->dims[in->ndims - 1], bins, d->fft_length);
@@ -115,8 +114,7 @@ static pl_status invoke_irfft(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t bins = 2u * (size_t)(d->plan.ncfft + 1), n = (size_t)d->fft_length;
     size_t frames = pl_tensor_count(&in) / bins, sz = sample_size(d->type);
     for (size_t f = 0; f < frames; f++) {
@@ -138,14 +136,18 @@ static pl_status invoke_irfft(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_rfft_registration(void)
 {
-    static const pl_registration reg = {"SignalRfft", 32, init_rfft, NULL, prepare_rfft,
-                                        invoke_rfft, NULL};
+    static const pl_registration reg = {.name = "SignalRfft", .builtin_code = PL_BUILTIN_CUSTOM,
+                                        .init = init_rfft, .prepare = prepare_rfft,
+                                        .invoke = invoke_rfft,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }
 
 const pl_registration *pl_signal_irfft_registration(void)
 {
-    static const pl_registration reg = {"SignalIrfft", 32, init_irfft, NULL, prepare_irfft,
-                                        invoke_irfft, NULL};
+    static const pl_registration reg = {.name = "SignalIrfft",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init_irfft,
+                                        .prepare = prepare_irfft, .invoke = invoke_irfft,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -7,6 +7,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t channels;
@@ -19,25 +20,24 @@ typedef struct op_data {
 static pl_status opt_u32(pl_context *ctx, pl_node *node, const char *key, uint32_t *out)
 {
     int32_t v;
-    PL_TRY(pl_signal_opt_int(ctx, node, key, INT32_MIN, INT32_MAX, &v));
+    PL_TRY(pl_custom_opt_int(ctx, node, key, INT32_MIN, INT32_MAX, &v));
     *out = (uint32_t)v; /* TFLM stores the int32 option into a uint32 field */
     return PL_OK;
 }
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    PL_TRY(pl_signal_opt_int(ctx, node, "num_channels", 1, 1 << 20, &d->channels));
+    PL_TRY(pl_custom_opt_int(ctx, node, "num_channels", 1, 1 << 20, &d->channels));
     PL_TRY(opt_u32(ctx, node, "smoothing", &d->smoothing));
     PL_TRY(opt_u32(ctx, node, "one_minus_smoothing", &d->one_minus));
     PL_TRY(opt_u32(ctx, node, "alternate_smoothing", &d->alt_smoothing));
     PL_TRY(opt_u32(ctx, node, "alternate_one_minus_smoothing", &d->alt_one_minus));
     PL_TRY(opt_u32(ctx, node, "min_signal_remaining", &d->min_remaining));
-    PL_TRY(pl_signal_opt_int(ctx, node, "smoothing_bits", 0, 31, &d->smoothing_bits));
-    PL_TRY(pl_signal_opt_int(ctx, node, "spectral_subtraction_bits", 0, 63,
+    PL_TRY(pl_custom_opt_int(ctx, node, "smoothing_bits", 0, 31, &d->smoothing_bits));
+    PL_TRY(pl_custom_opt_int(ctx, node, "spectral_subtraction_bits", 0, 63,
                              &d->subtraction_bits));
-    PL_TRY(pl_signal_opt_bool(ctx, node, "clamping", &d->clamping));
+    PL_TRY(pl_custom_opt_bool(ctx, node, "clamping", &d->clamping));
     return ctx->alloc_persistent(ctx, (size_t)d->channels * sizeof(uint32_t),
                                  (void **)&d->noise);
 }
@@ -54,7 +54,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor *in, *out, *noise;
-    PL_TRY(pl_signal_io(ctx, node, 1, 2));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 2)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_UINT32, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_UINT32, 1, &out));
     PL_TRY(pl_signal_tensor(ctx, node, true, 1, PL_UINT32, 1, &noise));
@@ -89,9 +89,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out, noise;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 1), &noise));
+    PL_TRY(pl_node_evals(ctx, node, 1, 2, &in, &out, &noise));
     const uint32_t *x = in.data;
     uint32_t *y = out.data;
     for (int32_t i = 0; i < d->channels; i++)
@@ -102,7 +100,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_spectral_subtraction_registration(void)
 {
-    static const pl_registration reg = {"SignalFilterBankSpectralSubtraction", 32, init, NULL,
-                                        prepare, invoke, reset};
+    static const pl_registration reg = {.name = "SignalFilterBankSpectralSubtraction",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke, .reset = reset,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

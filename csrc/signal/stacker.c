@@ -7,6 +7,7 @@
 
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t channels, left, right, step;
@@ -18,12 +19,11 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    PL_TRY(pl_signal_opt_int(ctx, node, "num_channels", 1, 1 << 16, &d->channels));
-    PL_TRY(pl_signal_opt_int(ctx, node, "stacker_left_context", 0, 1 << 10, &d->left));
-    PL_TRY(pl_signal_opt_int(ctx, node, "stacker_right_context", 0, 1 << 10, &d->right));
-    PL_TRY(pl_signal_opt_int(ctx, node, "stacker_step", 1, 1 << 10, &d->step));
+    PL_TRY(pl_custom_opt_int(ctx, node, "num_channels", 1, 1 << 16, &d->channels));
+    PL_TRY(pl_custom_opt_int(ctx, node, "stacker_left_context", 0, 1 << 10, &d->left));
+    PL_TRY(pl_custom_opt_int(ctx, node, "stacker_right_context", 0, 1 << 10, &d->right));
+    PL_TRY(pl_custom_opt_int(ctx, node, "stacker_step", 1, 1 << 10, &d->step));
     if (d->step > d->left + d->right + 1)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "stacker_step %d exceeds the %d stacked "
                          "frames (TFLM would discard samples it does not hold)", d->step,
@@ -46,7 +46,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor *in, *out, *valid;
-    PL_TRY(pl_signal_io(ctx, node, 1, 2));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(1, 2)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, 1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, 1, &out));
     PL_TRY(pl_signal_tensor(ctx, node, true, 1, PL_BOOL, 0, &valid));
@@ -62,9 +62,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
     pl_tensor in, out, valid;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 1), &valid));
+    PL_TRY(pl_node_evals(ctx, node, 1, 2, &in, &out, &valid));
     size_t c = (size_t)d->channels;
     memcpy(d->fifo + d->count, in.data, c * sizeof(int16_t));
     d->count += d->channels;
@@ -86,7 +84,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_stacker_registration(void)
 {
-    static const pl_registration reg = {"SignalStacker", 32, init, NULL, prepare, invoke,
-                                        reset};
+    static const pl_registration reg = {.name = "SignalStacker",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke, .reset = reset,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

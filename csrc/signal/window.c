@@ -2,6 +2,7 @@
 ** saturated to int16 (TFLM's ApplyWindow), the window repeated over the input's frames. */
 #include "signal/common.h"
 #include "signal/list.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     int32_t shift;
@@ -9,15 +10,14 @@ typedef struct op_data {
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
-    return pl_signal_opt_int(ctx, node, "shift", 0, 31, &d->shift);
+    return pl_custom_opt_int(ctx, node, "shift", 0, 31, &d->shift);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *w, *out;
-    PL_TRY(pl_signal_io(ctx, node, 2, 1));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(2, 1)));
     PL_TRY(pl_signal_tensor(ctx, node, false, 0, PL_INT16, -1, &in));
     PL_TRY(pl_signal_tensor(ctx, node, false, 1, PL_INT16, 1, &w));
     PL_TRY(pl_signal_tensor(ctx, node, true, 0, PL_INT16, in->ndims, &out));
@@ -36,9 +36,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, w, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &w));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &w, &out));
     const int16_t *x = in.data, *win = w.data;
     int16_t *y = out.data;
     size_t n = pl_tensor_count(&in), m = (size_t)w.dims[0];
@@ -49,6 +47,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_signal_window_registration(void)
 {
-    static const pl_registration reg = {"SignalWindow", 32, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "SignalWindow",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -431,7 +431,7 @@ static const special specials[] = {
 
 void pl_tflm_accept(pl_tflm_node *n)
 {
-    if (n->builtin == OP_CUSTOM) {
+    if (n->builtin == PL_BUILTIN_CUSTOM) {
         for (size_t i = 0; i < sizeof custom_rules / sizeof custom_rules[0]; i++) {
             const custom_rule *r = &custom_rules[i];
             size_t len = strlen(r->name);

@@ -128,9 +128,9 @@ static void decode_prepare(pl_tflm_node *n)
 #define NONE {{0, 0}, {0, 0}}
 
 static const pl_tflm_kernel entries[] = {
-    {OP_CUSTOM, "CIRCULAR_BUFFER", NONE, circular_buffer_init, unary},
-    {OP_CUSTOM, "TFLite_Detection_PostProcess", NONE, detection_init, detection_prepare},
-    {OP_CUSTOM, "TFLM_DECODE", NONE, NULL, decode_prepare},
+    {PL_BUILTIN_CUSTOM, "CIRCULAR_BUFFER", NONE, circular_buffer_init, unary},
+    {PL_BUILTIN_CUSTOM, "TFLite_Detection_PostProcess", NONE, detection_init, detection_prepare},
+    {PL_BUILTIN_CUSTOM, "TFLM_DECODE", NONE, NULL, decode_prepare},
 };
 
 const pl_tflm_kernel_set pl_tflm_kernels_custom = {entries, sizeof entries / sizeof entries[0]};

@@ -204,7 +204,7 @@ static void pcan_prepare(pl_tflm_node *n)
 }
 
 #define NONE {{0, 0}, {0, 0}}
-#define SIGNAL(name, init, prepare) {OP_CUSTOM, name, NONE, init, prepare}
+#define SIGNAL(name, init, prepare) {PL_BUILTIN_CUSTOM, name, NONE, init, prepare}
 
 static const pl_tflm_kernel entries[] = {
     SIGNAL("SignalWindow", small_params_init, binary),

@@ -35,7 +35,7 @@ enum pl_tflm_builtin {
     OP_CONCAT_EMBEDDINGS = 29,
     OP_SKIP_GRAM = 30,
     OP_CALL = 31,
-    OP_CUSTOM = 32,
+    /* 32 is PL_BUILTIN_CUSTOM (pl_kernel.h) */
     OP_EMBEDDING_LOOKUP_SPARSE = 33,
     OP_PAD = 34,
     OP_UNIDIRECTIONAL_SEQUENCE_RNN = 35,

@@ -220,7 +220,7 @@ static inline pl_status kh_run(const pl_registration *reg, const int32_t *inputs
     kh.message[0] = '\0';
     pl_status s = PL_OK;
     kh.phase = PL_PHASE_INIT;
-    if (reg->init != NULL && (s = reg->init(&kh_ctx, &node, &node.user_data)) != PL_OK)
+    if ((s = pl_registration_init(reg, &kh_ctx, &node, &node.user_data)) != PL_OK)
         return s;
     kh.phase = PL_PHASE_PREPARE;
     if (reg->prepare != NULL && (s = reg->prepare(&kh_ctx, &node)) != PL_OK)

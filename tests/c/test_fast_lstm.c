@@ -185,7 +185,7 @@ static pl_status run(const pl_registration *reg, const int32_t *ins, int32_t o,
     node.intermediates.n = 5;
     node.options = *t;
     kh.phase = PL_PHASE_INIT;
-    PL_TRY(reg->init(&kh_ctx, &node, &node.user_data));
+    PL_TRY(pl_registration_init(reg, &kh_ctx, &node, &node.user_data));
     kh.phase = PL_PHASE_PREPARE;
     PL_TRY(reg->prepare(&kh_ctx, &node));
     kh.phase = PL_PHASE_INVOKE;

@@ -113,7 +113,8 @@ static pl_status k_invoke(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-static const pl_registration standin = {"STANDIN", 0, k_init, NULL, k_prepare, k_invoke, NULL};
+static const pl_registration standin = {.name = "STANDIN", .builtin_code = 0, .init = k_init,
+                                        .prepare = k_prepare, .invoke = k_invoke};
 
 static const pl_registration *find_all(const void *self, int32_t code, const char *custom,
                                        uint32_t custom_len, int32_t version)

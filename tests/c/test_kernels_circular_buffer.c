@@ -20,7 +20,7 @@ static pl_status make_node(pl_node *node, int8_t *x, int8_t *y, int32_t slots, i
     node->inputs = kh_vec(0, &in, 1);
     node->outputs = kh_vec(1, &out, 1);
     kh.phase = PL_PHASE_INIT;
-    PL_TRY(reg->init(&kh_ctx, node, &node->user_data));
+    PL_TRY(pl_registration_init(reg, &kh_ctx, node, &node->user_data));
     kh.phase = PL_PHASE_PREPARE;
     PL_TRY(reg->prepare(&kh_ctx, node));
     kh.phase = PL_PHASE_INVOKE;

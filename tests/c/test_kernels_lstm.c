@@ -71,7 +71,7 @@ static pl_status run_lstm(const int32_t *ins, int32_t out, const pl_table *optio
     node.options = *options;
     const pl_registration *reg = pl_unidirectional_sequence_lstm_registration();
     kh.phase = PL_PHASE_INIT;
-    PL_TRY(reg->init(&kh_ctx, &node, &node.user_data));
+    PL_TRY(pl_registration_init(reg, &kh_ctx, &node, &node.user_data));
     kh.phase = PL_PHASE_PREPARE;
     PL_TRY(reg->prepare(&kh_ctx, &node));
     kh.phase = PL_PHASE_INVOKE;

@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "model/model.h"
 #include "model_builder.h"
+#include "picolite/pl_kernel.h"
 
 /* Builds and opens a spec; the caller frees *bytes. */
 static pl_status open_spec(const mb_spec *s, pl_model *m, uint8_t **bytes)

@@ -123,8 +123,8 @@ static pl_status shape_invoke(pl_context *ctx, pl_node *node)
 static const pl_registration *with_shape(const void *self, int32_t code, const char *custom,
                                          uint32_t custom_len, int32_t version)
 {
-    static const pl_registration shape = {"SHAPE", 77, NULL, NULL, shape_prepare,
-                                          shape_invoke, NULL};
+    static const pl_registration shape = {.name = "SHAPE", .builtin_code = 77,
+                                          .prepare = shape_prepare, .invoke = shape_invoke};
     const pl_resolver *builtin = pl_builtin_resolver();
     (void)self;
     return code == 77 ? &shape

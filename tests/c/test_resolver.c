@@ -3,8 +3,8 @@
 
 #include "harness.h"
 
-static const pl_registration conv = {"CONV_2D", 3, NULL, NULL, NULL, NULL, NULL};
-static const pl_registration custom = {"SIGNAL_FFT", 32, NULL, NULL, NULL, NULL, NULL};
+static const pl_registration conv = {.name = "CONV_2D", .builtin_code = 3};
+static const pl_registration custom = {.name = "SIGNAL_FFT", .builtin_code = PL_BUILTIN_CUSTOM};
 
 static const pl_registration *get_conv(void)
 {
@@ -16,7 +16,8 @@ static const pl_registration *get_custom(void)
     return &custom;
 }
 
-static const pl_kernel_entry entries[] = {{3, NULL, get_conv}, {32, "SignalFft", get_custom}};
+static const pl_kernel_entry entries[] = {{3, NULL, get_conv},
+                                          {PL_BUILTIN_CUSTOM, "SignalFft", get_custom}};
 static const pl_kernel_list list = {entries, 2};
 static const pl_resolver resolver = {pl_list_resolver_find, &list};
 
@@ -34,10 +35,10 @@ static void unlisted_builtins_are_not_found(void)
 
 static void custom_operators_match_the_whole_name(void)
 {
-    CHECK(resolver.find(resolver.self, 32, "SignalFft", 9, 1) == &custom);
-    CHECK(resolver.find(resolver.self, 32, "SignalFftX", 10, 1) == NULL);
-    CHECK(resolver.find(resolver.self, 32, "Signal", 6, 1) == NULL);
-    CHECK(resolver.find(resolver.self, 32, NULL, 0, 1) == NULL);
+    CHECK(resolver.find(resolver.self, PL_BUILTIN_CUSTOM, "SignalFft", 9, 1) == &custom);
+    CHECK(resolver.find(resolver.self, PL_BUILTIN_CUSTOM, "SignalFftX", 10, 1) == NULL);
+    CHECK(resolver.find(resolver.self, PL_BUILTIN_CUSTOM, "Signal", 6, 1) == NULL);
+    CHECK(resolver.find(resolver.self, PL_BUILTIN_CUSTOM, NULL, 0, 1) == NULL);
 }
 
 static void an_empty_list_finds_nothing(void)

@@ -47,7 +47,7 @@ static const pl_registration *real_if(void)
 
 static pl_status s_init(pl_context *ctx, pl_node *node, void **data)
 {
-    return real_if()->init(ctx, node, data);
+    return pl_registration_init(real_if(), ctx, node, data);
 }
 
 static pl_status s_prepare(pl_context *ctx, pl_node *node)
@@ -77,7 +77,8 @@ static pl_status s_invoke(pl_context *ctx, pl_node *node)
     return real_if()->invoke(ctx, node);
 }
 
-static const pl_registration stand_in = {"IF", OP_IF, s_init, NULL, s_prepare, s_invoke, NULL};
+static const pl_registration stand_in = {.name = "IF", .builtin_code = OP_IF, .init = s_init,
+                                         .prepare = s_prepare, .invoke = s_invoke};
 
 static const pl_registration *find(const void *self, int32_t code, const char *custom,
                                    uint32_t custom_len, int32_t version)

@@ -1,8 +1,10 @@
 /* pl_kernel.h - the kernel API: what an operator implementation sees of the runtime.
 **
-** A kernel is a pl_registration {init, free, prepare, invoke}. It reaches the runtime only
-** through the pl_context callback table, whose functions check the interpreter's phase:
-**   init    (PL_PHASE_INIT)     allocate persistent op data (ctx->alloc_persistent)
+** A kernel is a pl_registration {init, free, prepare, invoke, reset, user_data_size}. It
+** reaches the runtime only through the pl_context callback table, whose functions check the
+** interpreter's phase:
+**   init    (PL_PHASE_INIT)     the runtime allocates user_data_size bytes of op data; init
+**                               may allocate more (ctx->alloc_persistent)
 **   prepare (PL_PHASE_PREPARE)  read full tensors (ctx->get_tensor), give every output the
 **                               shape computed from the inputs (ctx->set_shape: inputs may
 **                               have been resized), check types, precompute quantization,
@@ -25,6 +27,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* BuiltinOperator CUSTOM: the operator code of every custom operator, which resolvers
+** match by its name. */
+#define PL_BUILTIN_CUSTOM 32
 
 /* The largest output ctx->fold computes at prepare. */
 #define PL_FOLD_MAX_BYTES 256
@@ -73,7 +79,7 @@ typedef struct pl_tensor {
 /* A node as a kernel sees it. Tensor lists are views of the model: use pl_node_input(). */
 typedef struct pl_node {
     uint32_t index;        /* node index in the subgraph (execution order) */
-    int32_t builtin_code;  /* BuiltinOperator value, 32 (CUSTOM) for custom ops */
+    int32_t builtin_code;  /* BuiltinOperator value, PL_BUILTIN_CUSTOM for custom ops */
     int32_t version;       /* operator code version */
     pl_vec inputs;         /* int32 tensor indices, -1 = optional and absent */
     pl_vec outputs;
@@ -184,13 +190,17 @@ struct pl_context {
 struct pl_registration {
     const char *name;      /* "CONV_2D", ... : used in messages and profiles */
     int32_t builtin_code;
-    /* Each may be NULL. init allocates persistent op data and returns it in *user_data. */
+    /* Each may be NULL. init runs once per node, after the op data of user_data_size, and
+    ** may replace *user_data with persistent data of its own. */
     pl_status (*init)(pl_context *ctx, pl_node *node, void **user_data);
     void (*free)(pl_context *ctx, pl_node *node);
     pl_status (*prepare)(pl_context *ctx, pl_node *node);
     pl_status (*invoke)(pl_context *ctx, pl_node *node);
     /* Resets kernel state kept outside variable tensors (reset_all_variables); may be NULL. */
     pl_status (*reset)(pl_context *ctx, pl_node *node);
+    /* Bytes of per-node op data the runtime allocates (persistent, zeroed) where init runs,
+    ** before init, and hands over in node->user_data; 0 for none. */
+    size_t user_data_size;
 };
 
 /* An op resolver: maps an operator code to a registration, NULL when unsupported. */
@@ -205,7 +215,7 @@ typedef struct pl_resolver {
 **   static const pl_kernel_entry kernels[] = {{3, NULL, pl_conv_registration}, ...};
 **   static const pl_kernel_list list = {kernels, 1};
 **   static const pl_resolver resolver = {pl_list_resolver_find, &list};
-** custom_name is NULL for builtin operators; a custom operator (builtin code 32) is matched
+** custom_name is NULL for builtin operators; a custom operator (PL_BUILTIN_CUSTOM) is matched
 ** by name. `picolite export-c` writes such a list for one model. */
 typedef struct pl_kernel_entry {
     int32_t builtin_code;
@@ -222,6 +232,19 @@ typedef struct pl_kernel_list {
 const pl_registration *pl_list_resolver_find(const void *self, int32_t builtin_code,
                                              const char *custom_name, uint32_t custom_len,
                                              int32_t version);
+
+/* The init step as the runtime runs it: user_data_size bytes of op data from
+** ctx->alloc_persistent into *user_data and node->user_data, then init. */
+static inline pl_status pl_registration_init(const pl_registration *reg, pl_context *ctx,
+                                             pl_node *node, void **user_data)
+{
+    *user_data = NULL;
+    if (reg->user_data_size > 0) {
+        PL_TRY(ctx->alloc_persistent(ctx, reg->user_data_size, user_data));
+        node->user_data = *user_data;
+    }
+    return reg->init != NULL ? reg->init(ctx, node, user_data) : PL_OK;
+}
 
 /* Tensor index of input/output i, or -1 when i is past the end or the input is absent. */
 static inline int32_t pl_node_input(const pl_node *node, uint32_t i)

@@ -12,6 +12,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { RELU_CODE = 19, RELU_N1_TO_1_CODE = 20, RELU6_CODE = 21, LEAKY_RELU_CODE = 98,
        HARD_SWISH_CODE = 117 };
@@ -106,18 +107,14 @@ static pl_status relu6_prepare_tflm(pl_context *ctx, pl_activation_op *d, const 
     return PL_OK;
 }
 
-static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, const char *op, float lo,
-                                    float hi, bool allow_s16)
+static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, float lo, float hi,
+                                    bool allow_s16)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_UINT8 ||
-               (allow_s16 && in->type == PL_INT16));
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "%s: input type %s with output type %s is not supported", op,
-                         pl_type_name(in->type), pl_type_name(out->type));
+    uint32_t types = PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8) |
+                     (allow_s16 ? PL_TYPE_BIT(PL_INT16) : 0u);
+    PL_TRY(pl_check_types(ctx, in, out, types));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     if (hi == 6.0f && lo == 0.0f && in->type != PL_UINT8 && ctx->arith != PL_ARITH_LITERT)
@@ -127,25 +124,24 @@ static pl_status relu_prepare_range(pl_context *ctx, pl_node *node, const char *
 
 static pl_status relu_prepare(pl_context *ctx, pl_node *node)
 {
-    return relu_prepare_range(ctx, node, "RELU", 0.0f, INFINITY, true);
+    return relu_prepare_range(ctx, node, 0.0f, INFINITY, true);
 }
 
 static pl_status relu6_prepare(pl_context *ctx, pl_node *node)
 {
-    return relu_prepare_range(ctx, node, "RELU6", 0.0f, 6.0f, true);
+    return relu_prepare_range(ctx, node, 0.0f, 6.0f, true);
 }
 
 static pl_status relu_n1_to_1_prepare(pl_context *ctx, pl_node *node)
 {
-    return relu_prepare_range(ctx, node, "RELU_N1_TO_1", -1.0f, 1.0f, false);
+    return relu_prepare_range(ctx, node, -1.0f, 1.0f, false);
 }
 
 static pl_status relu_invoke_range(pl_context *ctx, pl_node *node, float lo, float hi)
 {
     const pl_activation_op *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_FLOAT32)
         pl_relu_f32(in.data, out.data, n, lo, hi);
@@ -219,13 +215,7 @@ static pl_status leaky_relu_prepare(pl_context *ctx, pl_node *node)
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
     p->alpha = pl_table_f32(&node->options, 0, 0.0f);
-    bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
-               in->type == PL_UINT8);
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "LEAKY_RELU: input type %s with output type %s is not supported",
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_INT16, PL_UINT8)));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     if (!(p->alpha > -FLT_MAX && p->alpha < FLT_MAX))
@@ -255,8 +245,7 @@ static pl_status leaky_relu_invoke(pl_context *ctx, pl_node *node)
 {
     const pl_leaky_relu_params *p = &((const pl_activation_op *)node->user_data)->leaky;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_FLOAT32)
         pl_leaky_relu_f32(p->alpha, in.data, out.data, n);
@@ -359,11 +348,7 @@ static pl_status hard_swish_prepare(pl_context *ctx, pl_node *node)
     pl_hard_swish_params *p = &((pl_activation_op *)node->user_data)->hs;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    if (in->type != out->type ||
-        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "HARD_SWISH: input type %s with output type %s is not supported",
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8)));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_act_q iq, oq;
@@ -391,8 +376,7 @@ static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
 {
     const pl_hard_swish_params *p = &((const pl_activation_op *)node->user_data)->hs;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_FLOAT32)
         pl_hard_swish_f32(in.data, out.data, n);
@@ -405,43 +389,46 @@ static pl_status hard_swish_invoke(pl_context *ctx, pl_node *node)
 
 /* ---- registrations ------------------------------------------------------------------- */
 
-static pl_status act_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_activation_op), user_data);
-}
-
 const pl_registration *pl_relu_registration(void)
 {
-    static const pl_registration reg = {"RELU", RELU_CODE, act_init, NULL, relu_prepare,
-                                        relu_invoke, NULL};
+    static const pl_registration reg = {.name = "RELU", .builtin_code = RELU_CODE,
+                                        .prepare = relu_prepare, .invoke = relu_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }
 
 const pl_registration *pl_relu6_registration(void)
 {
-    static const pl_registration reg = {"RELU6", RELU6_CODE, act_init, NULL, relu6_prepare,
-                                        relu6_invoke, NULL};
+    static const pl_registration reg = {.name = "RELU6", .builtin_code = RELU6_CODE,
+                                        .prepare = relu6_prepare, .invoke = relu6_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }
 
 const pl_registration *pl_relu_n1_to_1_registration(void)
 {
-    static const pl_registration reg = {"RELU_N1_TO_1", RELU_N1_TO_1_CODE, act_init, NULL,
-                                        relu_n1_to_1_prepare, relu_n1_to_1_invoke, NULL};
+    static const pl_registration reg = {.name = "RELU_N1_TO_1",
+                                        .builtin_code = RELU_N1_TO_1_CODE,
+                                        .prepare = relu_n1_to_1_prepare,
+                                        .invoke = relu_n1_to_1_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }
 
 const pl_registration *pl_leaky_relu_registration(void)
 {
-    static const pl_registration reg = {"LEAKY_RELU", LEAKY_RELU_CODE, act_init, NULL,
-                                        leaky_relu_prepare, leaky_relu_invoke, NULL};
+    static const pl_registration reg = {.name = "LEAKY_RELU", .builtin_code = LEAKY_RELU_CODE,
+                                        .prepare = leaky_relu_prepare,
+                                        .invoke = leaky_relu_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }
 
 const pl_registration *pl_hard_swish_registration(void)
 {
-    static const pl_registration reg = {"HARD_SWISH", HARD_SWISH_CODE, act_init, NULL,
-                                        hard_swish_prepare, hard_swish_invoke, NULL};
+    static const pl_registration reg = {.name = "HARD_SWISH", .builtin_code = HARD_SWISH_CODE,
+                                        .prepare = hard_swish_prepare,
+                                        .invoke = hard_swish_invoke,
+                                        .user_data_size = sizeof(pl_activation_op)};
     return &reg;
 }

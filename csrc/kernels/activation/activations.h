@@ -9,6 +9,7 @@
 
 #include "kernels/activation/activations_fast.h"
 #include "picolite/pl_kernel.h"
+#include "picolite/pl_node_io.h"
 
 /* Per-tensor quantization of a prepared tensor: scale[0] and zero_point[0]. */
 typedef struct pl_act_q {
@@ -21,12 +22,7 @@ typedef struct pl_act_q {
 static inline pl_status pl_act_unary(pl_context *ctx, pl_node *node, pl_tensor **in,
                                      pl_tensor **out)
 {
-    if (node->inputs.n != 1 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
-        pl_node_output(node, 0) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "expected 1 input and 1 output, got %u and %u",
-                         node->inputs.n, node->outputs.n);
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), in, out));
     return pl_set_output_like(ctx, *out, *in);
 }
 

@@ -5,6 +5,7 @@
 
 #include "kernels/common/lut.h"
 #include "kernels/elementwise/binary.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_ELU = 111 };
 
@@ -18,19 +19,11 @@ typedef struct op_data {
     PL_SLOT(int8_t *, lut);
 } op_data;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_unary_prepare(ctx, node, &in, &out));
-    if (out->type != in->type || (in->type != PL_FLOAT32 && in->type != PL_INT8))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input %s, output %s is not supported",
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES2(PL_FLOAT32, PL_INT8)));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     if (in->q.count == 0 || out->q.count == 0 || !(in->q.scale[0] > 0.0f) ||
@@ -62,6 +55,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_elu_registration(void)
 {
-    static const pl_registration r = {"ELU", OP_ELU, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "ELU", .builtin_code = OP_ELU, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(op_data)};
     return &r;
 }

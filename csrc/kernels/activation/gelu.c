@@ -6,6 +6,7 @@
 
 #include "kernels/common/lut.h"
 #include "kernels/elementwise/binary.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_GELU = 150, OPT_APPROXIMATE = 0 };
 
@@ -29,21 +30,12 @@ typedef struct op_data {
     bool approximate;
 } op_data;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_unary_prepare(ctx, node, &in, &out));
     pl_type t = in->type;
-    if (out->type != t ||
-        (t != PL_FLOAT32 && t != PL_INT8 && t != PL_UINT8 && t != PL_INT16))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input %s, output %s is not supported",
-                         pl_type_name(t), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_UINT8, PL_INT16)));
     op_data *d = node->user_data;
     d->approximate = pl_table_i8(&node->options, OPT_APPROXIMATE, 0) != 0;
     if (t == PL_FLOAT32)
@@ -94,6 +86,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_gelu_registration(void)
 {
-    static const pl_registration r = {"GELU", OP_GELU, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "GELU", .builtin_code = OP_GELU,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(op_data)};
     return &r;
 }

@@ -7,6 +7,7 @@
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/invsqrt.h"
 #include "kernels/elementwise/binary.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_L2_NORMALIZATION = 11 };
 
@@ -67,20 +68,11 @@ static pl_status check_quant(pl_context *ctx, const pl_tensor *in, const pl_tens
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(int32_t), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_unary_prepare(ctx, node, &in, &out));
-    if (out->type != in->type ||
-        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input %s, output %s is not supported",
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8)));
     int32_t act = pl_table_i8(&node->options, 0, 0);
     if (act != PL_ACT_NONE)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "fused activation %d is not supported",
@@ -123,7 +115,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_l2_normalization_registration(void)
 {
-    static const pl_registration r = {"L2_NORMALIZATION", OP_L2_NORMALIZATION, init, NULL,
-                                      prepare, invoke, NULL};
+    static const pl_registration r = {.name = "L2_NORMALIZATION",
+                                      .builtin_code = OP_L2_NORMALIZATION, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(int32_t)};
     return &r;
 }

@@ -8,6 +8,7 @@
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/lut.h"
 #include "kernels/elementwise/binary.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_LOG_SOFTMAX = 50 };
 
@@ -175,20 +176,11 @@ static pl_status prepare_q(pl_context *ctx, const pl_tensor *in, const pl_tensor
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_log_softmax_params), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *in, *out;
     PL_TRY(pl_unary_prepare(ctx, node, &in, &out));
-    if (out->type != in->type ||
-        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input %s, output %s is not supported",
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8)));
     if (in->ndims < 1 || in->dims[in->ndims - 1] < 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "needs a non-empty last dim");
     return in->type == PL_FLOAT32 ? PL_OK : prepare_q(ctx, in, out, node->user_data);
@@ -218,7 +210,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_log_softmax_registration(void)
 {
-    static const pl_registration r = {"LOG_SOFTMAX", OP_LOG_SOFTMAX, init, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "LOG_SOFTMAX", .builtin_code = OP_LOG_SOFTMAX,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(pl_log_softmax_params)};
     return &r;
 }

@@ -12,6 +12,7 @@
 #include "kernels/common/fmath.h"
 #include "kernels/common/lut.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { LOGISTIC_CODE = 14, TANH_CODE = 28 };
 
@@ -221,13 +222,7 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     opdata *d = node->user_data;
     pl_tensor *in, *out;
     PL_TRY(pl_act_unary(ctx, node, &in, &out));
-    bool ok = in->type == out->type &&
-              (in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
-               in->type == PL_UINT8);
-    if (!ok)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "%s: input type %s with output type %s is not supported", op,
-                         pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_INT16, PL_UINT8)));
     if (in->type == PL_FLOAT32)
         return PL_OK;
     pl_act_q iq, oq;
@@ -261,12 +256,6 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool is_tanh)
     return PL_OK;
 }
 
-static pl_status lt_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status logistic_prepare(pl_context *ctx, pl_node *node)
 {
     return prepare_common(ctx, node, false);
@@ -293,8 +282,7 @@ static pl_status invoke_common(pl_context *ctx, pl_node *node, bool is_tanh)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (per_element(in.type, ctx->arith))
         tflm_s8(d, is_tanh, in.data, out.data, n);
@@ -325,14 +313,16 @@ static pl_status tanh_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_logistic_registration(void)
 {
-    static const pl_registration reg = {"LOGISTIC", LOGISTIC_CODE, lt_init, NULL,
-                                        logistic_prepare, logistic_invoke, NULL};
+    static const pl_registration reg = {.name = "LOGISTIC", .builtin_code = LOGISTIC_CODE,
+                                        .prepare = logistic_prepare, .invoke = logistic_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }
 
 const pl_registration *pl_tanh_registration(void)
 {
-    static const pl_registration reg = {"TANH", TANH_CODE, lt_init, NULL, tanh_prepare,
-                                        tanh_invoke, NULL};
+    static const pl_registration reg = {.name = "TANH", .builtin_code = TANH_CODE,
+                                        .prepare = tanh_prepare, .invoke = tanh_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }

@@ -6,6 +6,7 @@
 #include "kernels/activation/activations.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { PRELU_CODE = 54 };
 
@@ -51,12 +52,6 @@ void pl_prelu_u8(const pl_prelu_params *p, const pl_bcast *bc, const uint8_t *in
         out[i] = (uint8_t)pl_fx_clamp(prelu_one(p, in[it.i1], alpha[it.i2]), 0, UINT8_MAX);
 }
 
-static pl_status prelu_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare_s8(pl_context *ctx, opdata *d, const pl_tensor *in,
                             const pl_tensor *alpha, const pl_tensor *out)
 {
@@ -88,18 +83,11 @@ static pl_status prelu_prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
     pl_tensor *in, *alpha, *out;
-    if (node->inputs.n != 2 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
-        pl_node_input(node, 1) < 0 || pl_node_output(node, 0) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "PRELU: expected 2 inputs and 1 output");
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &alpha));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
-    if (in->type != alpha->type || in->type != out->type ||
-        (in->type != PL_FLOAT32 && in->type != PL_INT8 && in->type != PL_UINT8))
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED,
-                         "PRELU: input type %s with alpha type %s and output type %s is not "
-                         "supported", pl_type_name(in->type), pl_type_name(alpha->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &alpha, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES3(PL_FLOAT32, PL_INT8, PL_UINT8)));
+    if (alpha->type != in->type)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input 1 is %s, expected %s (input 0's type)",
+                         pl_type_name(alpha->type), pl_type_name(in->type));
     PL_TRY(pl_bcast_set_output(ctx, in, alpha, out));
     if (!pl_bcast_matches(in, alpha, out) || !same_shape(in, out))
         return ctx->fail(ctx, PL_ERR_MODEL,
@@ -112,9 +100,7 @@ static pl_status prelu_invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, alpha, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &alpha));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &alpha, &out));
     pl_bcast bc;
     pl_bcast_init(&bc, &in, &alpha, &out);
     if (in.type == PL_FLOAT32)
@@ -128,7 +114,8 @@ static pl_status prelu_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_prelu_registration(void)
 {
-    static const pl_registration reg = {"PRELU", PRELU_CODE, prelu_init, NULL, prelu_prepare,
-                                        prelu_invoke, NULL};
+    static const pl_registration reg = {.name = "PRELU", .builtin_code = PRELU_CODE,
+                                        .prepare = prelu_prepare, .invoke = prelu_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }

@@ -10,6 +10,7 @@
 #include "kernels/common/fmath.h"
 #include "kernels/common/lut.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { SOFTMAX_CODE = 25 };
 
@@ -331,12 +332,6 @@ static pl_status check_output(pl_context *ctx, const pl_tensor *in, const pl_ten
     return PL_OK;
 }
 
-static pl_status softmax_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_softmax_op), user_data);
-}
-
 static pl_status softmax_prepare(pl_context *ctx, pl_node *node)
 {
     pl_softmax_op *d = node->user_data;
@@ -367,8 +362,7 @@ static pl_status softmax_invoke(pl_context *ctx, pl_node *node)
 {
     const pl_softmax_op *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t depth = (size_t)in.dims[in.ndims - 1];
     size_t outer = depth == 0 ? 0 : pl_tensor_count(&in) / depth;
     if (in.type == PL_FLOAT32)
@@ -386,7 +380,8 @@ static pl_status softmax_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_softmax_registration(void)
 {
-    static const pl_registration reg = {"SOFTMAX", SOFTMAX_CODE, softmax_init, NULL,
-                                        softmax_prepare, softmax_invoke, NULL};
+    static const pl_registration reg = {.name = "SOFTMAX", .builtin_code = SOFTMAX_CODE,
+                                        .prepare = softmax_prepare, .invoke = softmax_invoke,
+                                        .user_data_size = sizeof(pl_softmax_op)};
     return &reg;
 }

@@ -119,12 +119,6 @@ static bool supported(pl_compare_op op, pl_type t)
     return pl_type_in(t, types, 6);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -181,9 +175,11 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-PL_SHARED_REGISTRATION(equal, "EQUAL", PL_CMP_EQUAL, init, prepare, invoke)
-PL_SHARED_REGISTRATION(not_equal, "NOT_EQUAL", PL_CMP_NOT_EQUAL, init, prepare, invoke)
-PL_SHARED_REGISTRATION(greater, "GREATER", PL_CMP_GREATER, init, prepare, invoke)
-PL_SHARED_REGISTRATION(greater_equal, "GREATER_EQUAL", PL_CMP_GREATER_EQUAL, init, prepare, invoke)
-PL_SHARED_REGISTRATION(less, "LESS", PL_CMP_LESS, init, prepare, invoke)
-PL_SHARED_REGISTRATION(less_equal, "LESS_EQUAL", PL_CMP_LESS_EQUAL, init, prepare, invoke)
+PL_SHARED_REGISTRATION(equal, "EQUAL", PL_CMP_EQUAL, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(not_equal, "NOT_EQUAL", PL_CMP_NOT_EQUAL, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(greater, "GREATER", PL_CMP_GREATER, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(greater_equal, "GREATER_EQUAL", PL_CMP_GREATER_EQUAL, sizeof(op_data),
+                       prepare, invoke)
+PL_SHARED_REGISTRATION(less, "LESS", PL_CMP_LESS, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(less_equal, "LESS_EQUAL", PL_CMP_LESS_EQUAL, sizeof(op_data), prepare,
+                       invoke)

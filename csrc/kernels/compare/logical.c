@@ -60,21 +60,21 @@ static pl_status invoke_not(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_logical_and_registration(void)
 {
-    static const pl_registration r = {"LOGICAL_AND", OP_LOGICAL_AND, NULL, NULL,
-                                      prepare_binary, invoke_binary, NULL};
+    static const pl_registration r = {.name = "LOGICAL_AND", .builtin_code = OP_LOGICAL_AND,
+                                      .prepare = prepare_binary, .invoke = invoke_binary};
     return &r;
 }
 
 const pl_registration *pl_logical_or_registration(void)
 {
-    static const pl_registration r = {"LOGICAL_OR", OP_LOGICAL_OR, NULL, NULL,
-                                      prepare_binary, invoke_binary, NULL};
+    static const pl_registration r = {.name = "LOGICAL_OR", .builtin_code = OP_LOGICAL_OR,
+                                      .prepare = prepare_binary, .invoke = invoke_binary};
     return &r;
 }
 
 const pl_registration *pl_logical_not_registration(void)
 {
-    static const pl_registration r = {"LOGICAL_NOT", OP_LOGICAL_NOT, NULL, NULL, prepare_not,
-                                      invoke_not, NULL};
+    static const pl_registration r = {.name = "LOGICAL_NOT", .builtin_code = OP_LOGICAL_NOT,
+                                      .prepare = prepare_not, .invoke = invoke_not};
     return &r;
 }

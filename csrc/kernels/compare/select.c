@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels/common/broadcast.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_SELECT = 64, OP_SELECT_V2 = 123 };
 
@@ -32,14 +33,7 @@ static bool three_way_shape(const pl_tensor *const t[3], int32_t *ndims,
 /* The four tensors, checked for count and types. */
 static pl_status get_io(pl_context *ctx, pl_node *node, pl_tensor *t[4])
 {
-    int32_t idx[4] = {pl_node_input(node, 0), pl_node_input(node, 1), pl_node_input(node, 2),
-                      pl_node_output(node, 0)};
-    if (node->inputs.n != 3 || node->outputs.n != 1 || idx[0] < 0 || idx[1] < 0 ||
-        idx[2] < 0 || idx[3] < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 3 inputs and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
-    for (int k = 0; k < 4; k++)
-        PL_TRY(ctx->get_tensor(ctx, idx[k], &t[k]));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(3, 1), &t[0], &t[1], &t[2], &t[3]));
     if (t[0]->type != PL_BOOL)
         return ctx->fail(ctx, PL_ERR_MODEL, "condition is %s, needs bool",
                          pl_type_name(t[0]->type));
@@ -77,9 +71,7 @@ static pl_status prepare_v1(pl_context *ctx, pl_node *node)
 static pl_status invoke_v1(pl_context *ctx, pl_node *node)
 {
     pl_tensor t[4];
-    for (uint32_t k = 0; k < 3; k++)
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t[k]));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &t[3]));
+    PL_TRY(pl_node_evals(ctx, node, 3, 1, &t[0], &t[1], &t[2], &t[3]));
     size_t rows = pl_tensor_count(&t[0]), count = pl_tensor_count(&t[3]);
     if (count == 0)
         return PL_OK;
@@ -111,9 +103,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor t[4];
-    for (uint32_t k = 0; k < 3; k++)
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t[k]));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &t[3]));
+    PL_TRY(pl_node_evals(ctx, node, 3, 1, &t[0], &t[1], &t[2], &t[3]));
     int32_t dims[PL_BCAST_MAX_DIMS], at[PL_BCAST_MAX_DIMS] = {0};
     size_t s[3][PL_BCAST_MAX_DIMS], count = 1, pos[3] = {0, 0, 0};
     for (int32_t d = 0; d < PL_BCAST_MAX_DIMS; d++) {
@@ -149,14 +139,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_select_registration(void)
 {
-    static const pl_registration r = {"SELECT", OP_SELECT, NULL, NULL, prepare_v1, invoke_v1,
-                                      NULL};
+    static const pl_registration r = {.name = "SELECT", .builtin_code = OP_SELECT,
+                                      .prepare = prepare_v1, .invoke = invoke_v1};
     return &r;
 }
 
 const pl_registration *pl_select_v2_registration(void)
 {
-    static const pl_registration r = {"SELECT_V2", OP_SELECT_V2, NULL, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "SELECT_V2", .builtin_code = OP_SELECT_V2,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

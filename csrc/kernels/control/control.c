@@ -2,6 +2,7 @@
 #include "control.h"
 
 #include "copy.h"
+#include "picolite/pl_node_io.h"
 
 /* BuiltinOptions union types and their fields (schema.fbs). */
 enum { OPT_IF = 92, OPT_WHILE = 93, OPT_CALL_ONCE = 103 };
@@ -12,12 +13,6 @@ typedef struct op_data {
     int32_t second; /* else or body subgraph */
     uint32_t has_run;
 } op_data;
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
 
 /* Reads the subgraph indices from options of the expected type; checks they exist. */
 static pl_status read_options(pl_context *ctx, pl_node *node, uint8_t type, uint32_t count)
@@ -75,9 +70,7 @@ static pl_status shape_fail(pl_context *ctx, shape_diff f, uint32_t i, const pl_
 static pl_status call_once_prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(read_options(ctx, node, OPT_CALL_ONCE, 1));
-    if (node->inputs.n != 0 || node->outputs.n != 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%u inputs and %u outputs, expected none",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    PL_TRY(pl_node_check(ctx, node, PL_IO(0, 0)));
     return ctx->prepare_subgraph(ctx, ((op_data *)node->user_data)->first, node->inputs);
 }
 
@@ -93,8 +86,10 @@ static pl_status call_once_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_call_once_registration(void)
 {
-    static const pl_registration reg = {"CALL_ONCE", 129, init, NULL, call_once_prepare,
-                                        call_once_invoke, NULL};
+    static const pl_registration reg = {.name = "CALL_ONCE", .builtin_code = 129,
+                                        .prepare = call_once_prepare,
+                                        .invoke = call_once_invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }
 
@@ -136,7 +131,7 @@ static pl_status if_prepare(pl_context *ctx, pl_node *node)
     if (pl_node_input(node, 0) < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "no condition input");
     pl_tensor cond;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &cond));
+    PL_TRY(pl_node_evals(ctx, node, 1, 0, &cond));
     if (cond.type != PL_BOOL || pl_tensor_count(&cond) != 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "the condition is %s with %zu elements, expected "
                          "one BOOL", pl_type_name(cond.type), pl_tensor_count(&cond));
@@ -151,7 +146,7 @@ static pl_status if_invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor cond;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &cond));
+    PL_TRY(pl_node_evals(ctx, node, 1, 0, &cond));
     int32_t k = *(const uint8_t *)cond.data ? d->first : d->second;
     pl_copy_end ins = {-1, false, 1}, outs = {-1, true, 0};
     pl_copy_end sub_in = {k, false, 0}, sub_out = {k, true, 0};
@@ -162,7 +157,9 @@ static pl_status if_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_if_registration(void)
 {
-    static const pl_registration reg = {"IF", 118, init, NULL, if_prepare, if_invoke, NULL};
+    static const pl_registration reg = {.name = "IF", .builtin_code = 118,
+                                        .prepare = if_prepare, .invoke = if_invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }
 
@@ -212,7 +209,7 @@ static pl_status while_prepare(pl_context *ctx, pl_node *node)
     for (uint32_t i = 0; i < n; i++) {
         pl_tensor in;
         PL_TRY(carried(ctx, d->second, i));
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, i), &in));
+        PL_TRY(pl_node_eval(ctx, node, false, i, &in));
         PL_TRY(shape_like(ctx, pl_node_output(node, i), &in));
     }
     return PL_OK;
@@ -254,7 +251,8 @@ static pl_status while_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_while_registration(void)
 {
-    static const pl_registration reg = {"WHILE", 119, init, NULL, while_prepare, while_invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "WHILE", .builtin_code = 119,
+                                        .prepare = while_prepare, .invoke = while_invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

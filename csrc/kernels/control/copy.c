@@ -1,5 +1,6 @@
 /* copy.c - tensors between a control-flow node and its subgraphs. */
 #include "copy.h"
+#include "picolite/pl_node_io.h"
 
 #include <string.h>
 
@@ -8,11 +9,11 @@ static pl_status end_tensor(pl_context *ctx, const pl_node *node, pl_copy_end e,
 {
     if (e.subgraph >= 0)
         return ctx->subgraph_io(ctx, e.subgraph, e.output, e.first + i, out);
-    int32_t t = e.output ? pl_node_output(node, e.first + i) : pl_node_input(node, e.first + i);
-    if (t < 0)
+    PL_TRY(pl_node_eval(ctx, node, e.output, e.first + i, out));
+    if (out->index < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s %u is absent", e.output ? "output" : "input",
                          (unsigned)(e.first + i));
-    return ctx->get_eval(ctx, t, out);
+    return PL_OK;
 }
 
 pl_status pl_copy_tensors(pl_context *ctx, const pl_node *node, pl_copy_end from,

@@ -3,6 +3,7 @@
 #include "batch_matmul.h"
 
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 /* BatchMatMulOptions field ids (schema.fbs). */
 enum { OPT_ADJ_X = 0, OPT_ADJ_Y, OPT_ASYMMETRIC_INPUTS };
@@ -77,12 +78,6 @@ void pl_batch_matmul_s16(const pl_batch_matmul_params *p, const int16_t *lhs,
     })
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 /* Dim d (0..4) of t extended on the left to rank 5 with ones. */
 static int32_t dim5(const pl_tensor *t, int32_t d)
 {
@@ -153,14 +148,8 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *l, const pl_ten
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    if (node->inputs.n != 2 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
-        pl_node_input(node, 1) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "BATCH_MATMUL: needs two inputs and one output "
-                         "(got %u, %u)", node->inputs.n, node->outputs.n);
     pl_tensor *l, *r, *out;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &l));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &r));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &l, &r, &out));
     if (!(l->type == PL_FLOAT32 || l->type == PL_INT8 || l->type == PL_INT16) ||
         r->type != l->type || out->type != l->type)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "BATCH_MATMUL: inputs %s, %s with output "
@@ -179,9 +168,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor l, r, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &l));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &r));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &l, &r, &out));
     if (d->type == PL_FLOAT32)
         pl_batch_matmul_f32(&d->p, l.data, r.data, out.data);
     else if (d->type == PL_INT8)
@@ -193,7 +180,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_batch_matmul_registration(void)
 {
-    static const pl_registration reg = {"BATCH_MATMUL", 126, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "BATCH_MATMUL", .builtin_code = 126,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

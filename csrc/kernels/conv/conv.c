@@ -11,6 +11,7 @@
 #include "kernels/common/padding.h"
 #include "kernels/conv/hybrid.h"
 #include "kernels/common/rescale.h"
+#include "picolite/pl_node_io.h"
 
 /* Conv2DOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION, OPT_DILATION_W,
@@ -553,12 +554,6 @@ void pl_conv_s16(const pl_conv_params *p, const int32_t *in_dims, const int16_t 
 #undef POINT
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node, pl_conv_params *p,
                               int32_t *padding, int32_t *activation)
 {
@@ -583,18 +578,20 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
     if (in->ndims != 4 || f->ndims != 4)
         return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: input and filter must be 4D "
                          "(got %d, %d)", in->ndims, f->ndims);
-    int32_t groups = f->dims[3] > 0 ? in->dims[3] / f->dims[3] : 0;
-    if (groups <= 0 || in->dims[3] % f->dims[3] != 0 || f->dims[0] % groups != 0)
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
+    int32_t groups = f_shape.c > 0 ? in_shape.c / f_shape.c : 0;
+    if (groups <= 0 || in_shape.c % f_shape.c != 0 || f_shape.n % groups != 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "CONV_2D: input depth %d and filter %dx..x%d "
-                         "do not form groups", in->dims[3], f->dims[0], f->dims[3]);
-    int32_t oh = pl_pad_out_size(padding, in->dims[1], f->dims[1], p->stride_h,
+                         "do not form groups", in_shape.c, f_shape.n, f_shape.c);
+    int32_t oh = pl_pad_out_size(padding, in_shape.h, f_shape.h, p->stride_h,
                                  p->dilation_h);
-    int32_t ow = pl_pad_out_size(padding, in->dims[2], f->dims[2], p->stride_w,
+    int32_t ow = pl_pad_out_size(padding, in_shape.w, f_shape.w, p->stride_w,
                                  p->dilation_w);
-    PL_TRY(pl_convq_set_output(ctx, &op_names, in, f->dims[0], oh, ow, out));
-    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, f->dims[0]));
-    p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
-    p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
+    PL_TRY(pl_convq_set_output(ctx, &op_names, in, f_shape.n, oh, ow, out));
+    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, f_shape.n));
+    p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in_shape.h, f_shape.h, oh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in_shape.w, f_shape.w, ow, NULL);
     return PL_OK;
 }
 
@@ -630,7 +627,9 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
 static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
                                 op_data *d)
 {
-    PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[0], 0, &d->h.filter_scale));
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
+    PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f_shape.n, 0, &d->h.filter_scale));
     bool differ = false;
     for (uint32_t i = 1; i < f->q.count; i++)
         differ = differ || d->h.filter_scale[i] != d->h.filter_scale[0];
@@ -640,13 +639,13 @@ static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *in, const pl_t
     if (f->q.count > 1 && (d->p.dilation_h != 1 || d->p.dilation_w != 1))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: hybrid per-channel filter with "
                          "dilation %d,%d is not supported", d->p.dilation_h, d->p.dilation_w);
-    if (f->dims[3] != in->dims[3])
+    if (f_shape.c != in_shape.c)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: hybrid grouped convolution "
-                         "(input depth %d, filter depth %d) is not supported", in->dims[3],
-                         f->dims[3]);
+                         "(input depth %d, filter depth %d) is not supported", in_shape.c,
+                         f_shape.c);
     d->hybrid = true;
     d->h.per_channel = f->q.count > 1;
-    size_t batch = pl_tensor_count(in) / (size_t)in->dims[0];
+    size_t batch = pl_tensor_count(in) / (size_t)in_shape.n;
     return ctx->request_scratch(ctx, batch, &d->scratch);
 }
 
@@ -655,10 +654,12 @@ static pl_status prepare_u8(pl_context *ctx, const pl_tensor *in, const pl_tenso
                             const pl_tensor *out, int32_t activation, pl_convq *q,
                             int32_t *filter_offset)
 {
-    if (f->dims[3] != in->dims[3])
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
+    if (f_shape.c != in_shape.c)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "CONV_2D: uint8 grouped convolution "
-                         "(input depth %d, filter depth %d) is not supported", in->dims[3],
-                         f->dims[3]);
+                         "(input depth %d, filter depth %d) is not supported", in_shape.c,
+                         f_shape.c);
     return pl_u8conv_prepare(ctx, "CONV_2D", in, f, out, activation, q, filter_offset);
 }
 
@@ -676,6 +677,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type == PL_INT16 && bias == NULL && pl_arith_cmsis_nn(ctx->arith))
         d->bias_type = PL_INT32;
     PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
+    const pl_nhwc f_shape = pl_nhwc_of(f);
     d->type = in->type;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
@@ -686,7 +688,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     if (in->type == PL_UINT8)
         PL_TRY(prepare_u8(ctx, in, f, out, activation, &q, &d->filter_offset));
     else
-        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f_shape.n, 0,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
     if (f->type == PL_INT4)
@@ -737,6 +739,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_conv_registration(void)
 {
-    static const pl_registration reg = {"CONV_2D", 3, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "CONV_2D", .builtin_code = 3,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -3,6 +3,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
+#include "picolite/pl_node_io.h"
 
 static pl_status check_scales(pl_context *ctx, const pl_convq_names *n, const pl_tensor *in,
                               const pl_tensor *f, const pl_tensor *out, int32_t channels,
@@ -77,7 +78,7 @@ pl_status pl_convq_bias(pl_context *ctx, const pl_node *node, uint32_t k, pl_ten
     *bias = NULL;
     if (pl_node_input(node, k) < 0)
         return PL_OK;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), view));
+    PL_TRY(pl_node_eval(ctx, node, false, k, view));
     *bias = view;
     return PL_OK;
 }
@@ -105,15 +106,13 @@ pl_status pl_convq_set_output(pl_context *ctx, const pl_convq_names *names,
 pl_status pl_convq_io_get(pl_context *ctx, const pl_node *node, const pl_convq_names *names,
                           pl_convq_io *io)
 {
-    if (node->inputs.n < 2 || node->inputs.n > 3 || node->outputs.n != 1 ||
-        pl_node_input(node, 0) < 0 || pl_node_input(node, 1) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs input, %s, optional bias and one "
-                         "output (got %u inputs, %u outputs)", names->op, names->filter,
-                         node->inputs.n, node->outputs.n);
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &io->in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &io->f));
+    const char *roles = names->filter[0] == 'w' ? "input, weights, optional bias"
+                                                : "input, filter, optional bias";
+    PL_TRY(pl_node_check(ctx, node, PL_IO_NAMED(2, 3, 1, roles)));
+    PL_TRY(pl_node_tensor(ctx, node, false, 0, &io->in));
+    PL_TRY(pl_node_tensor(ctx, node, false, 1, &io->f));
     PL_TRY(pl_convq_bias(ctx, node, 2, &io->bias_view, &io->bias));
-    return ctx->get_tensor(ctx, pl_node_output(node, 0), &io->out);
+    return pl_node_tensor(ctx, node, true, 0, &io->out);
 }
 
 pl_status pl_convq_check_activation(pl_context *ctx, const pl_convq_names *names,

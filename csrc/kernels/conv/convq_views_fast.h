@@ -4,7 +4,7 @@
 #ifndef PL_KERNELS_CONVQ_VIEWS_FAST_H
 #define PL_KERNELS_CONVQ_VIEWS_FAST_H
 
-#include "picolite/pl_kernel.h"
+#include "picolite/pl_node_io.h"
 
 /* Invoke's eval views of input 0 (input), 1 (filter), 2 (bias: data NULL when absent)
 ** and output 0. */
@@ -15,10 +15,7 @@ typedef struct pl_convq_views {
 static inline pl_status pl_convq_views_get(pl_context *ctx, const pl_node *node,
                                            pl_convq_views *v)
 {
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &v->in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &v->f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &v->bias));
-    return ctx->get_eval(ctx, pl_node_output(node, 0), &v->out);
+    return pl_node_evals(ctx, node, 3, 1, &v->in, &v->f, &v->bias, &v->out);
 }
 
 #endif

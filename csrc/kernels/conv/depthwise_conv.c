@@ -11,6 +11,7 @@
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
 #include "kernels/common/rescale.h"
+#include "picolite/pl_node_io.h"
 
 /* DepthwiseConv2DOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_DEPTH_MULTIPLIER, OPT_ACTIVATION,
@@ -287,12 +288,6 @@ void pl_depthwise_conv_hybrid(const pl_depthwise_conv_params *p, const float *fi
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_depthwise_conv_op), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node,
                               pl_depthwise_conv_params *p, int32_t *padding,
                               int32_t *activation)
@@ -318,21 +313,23 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *in, const pl_ten
     if (in->ndims != 4 || f->ndims != 4 || f->dims[0] != 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: the input must be 4D and "
                          "the filter 1HWC (got ranks %d, %d)", in->ndims, f->ndims);
-    int32_t in_d = in->dims[3], out_d = f->dims[3];
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
+    int32_t in_d = in_shape.c, out_d = f_shape.c;
     if (in_d <= 0 || out_d % in_d != 0 ||
         (p->depth_multiplier != 0 && (int64_t)p->depth_multiplier * in_d != out_d))
         return ctx->fail(ctx, PL_ERR_MODEL, "DEPTHWISE_CONV_2D: depth multiplier %d with "
                          "input depth %d does not give filter depth %d", p->depth_multiplier,
                          in_d, out_d);
     p->depth_multiplier = out_d / in_d;
-    int32_t oh = pl_pad_out_size(padding, in->dims[1], f->dims[1], p->stride_h,
+    int32_t oh = pl_pad_out_size(padding, in_shape.h, f_shape.h, p->stride_h,
                                  p->dilation_h);
-    int32_t ow = pl_pad_out_size(padding, in->dims[2], f->dims[2], p->stride_w,
+    int32_t ow = pl_pad_out_size(padding, in_shape.w, f_shape.w, p->stride_w,
                                  p->dilation_w);
     PL_TRY(pl_convq_set_output(ctx, &op_names, in, out_d, oh, ow, out));
     PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out_d));
-    p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in->dims[1], f->dims[1], oh, NULL);
-    p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in->dims[2], f->dims[2], ow, NULL);
+    p->pad_h = pl_pad_before(p->stride_h, p->dilation_h, in_shape.h, f_shape.h, oh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, p->dilation_w, in_shape.w, f_shape.w, ow, NULL);
     return PL_OK;
 }
 
@@ -359,13 +356,15 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tens
 static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
                                 pl_depthwise_conv_op *d)
 {
-    if (f->q.count != (uint32_t)f->dims[3])
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
+    if (f->q.count != (uint32_t)f_shape.c)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: the hybrid filter needs "
-                         "one scale per output channel (%d), got %u", f->dims[3], f->q.count);
-    PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[3], f->q.count > 1 ? 3 : 0,
+                         "one scale per output channel (%d), got %u", f_shape.c, f->q.count);
+    PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f_shape.c, f->q.count > 1 ? 3 : 0,
                                    &d->p.filter_scale));
     d->p.hybrid = true;
-    size_t batch = pl_tensor_count(in) / (size_t)in->dims[0];
+    size_t batch = pl_tensor_count(in) / (size_t)in_shape.n;
     return ctx->request_scratch(ctx, batch, &d->scratch);
 }
 
@@ -379,6 +378,8 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, in, f, bias, out));
     PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
     d->type = in->type;
     d->p.hybrid = false;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
@@ -391,17 +392,17 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         PL_TRY(pl_u8conv_prepare(ctx, "DEPTHWISE_CONV_2D", in, f, out, activation, &q,
                                  &d->filter_offset));
     else
-        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[3], 3,
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f_shape.c, 3,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
     /* CMSIS-NN's int4 kernels walk an odd depth's packed filter nibble by nibble, the
     ** parity carried from tap to tap whatever the padding skips: the M4 firmware's bytes
     ** differ from the unpacked filter's there, and picolite does not reproduce them yet */
-    if (f->type == PL_INT4 && pl_arith_cmsis_nn(ctx->arith) && in->dims[3] % 2 != 0)
+    if (f->type == PL_INT4 && pl_arith_cmsis_nn(ctx->arith) && in_shape.c % 2 != 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: CMSIS-NN's int4 kernel "
                          "with an odd input depth (%d) reads its packed filter otherwise "
                          "than TFLM's reference kernel; picolite does not reproduce it",
-                         (int)in->dims[3]);
+                         (int)in_shape.c);
     /* Helium's int4 depthwise kernel gives other bytes on odd output channels (M55
     ** firmware, tests/goldens/tflm/m4-int4-random.json); not reproduced either */
     if (f->type == PL_INT4 && ctx->arith == PL_ARITH_CMSIS_NN_MVE)
@@ -453,7 +454,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_depthwise_conv_registration(void)
 {
-    static const pl_registration reg = {"DEPTHWISE_CONV_2D", 4, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "DEPTHWISE_CONV_2D", .builtin_code = 4,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(pl_depthwise_conv_op)};
     return &reg;
 }

@@ -237,12 +237,6 @@ void pl_fully_connected_hybrid(const pl_fully_connected_params *p, const float *
         out[k] = pl_fx_clamp_f32(out[k], p->f_act_min, p->f_act_max);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status check_types(pl_context *ctx, const pl_tensor *in, const pl_tensor *f,
                              const pl_tensor *bias, const pl_tensor *out)
 {
@@ -448,7 +442,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_fully_connected_registration(void)
 {
-    static const pl_registration reg = {"FULLY_CONNECTED", 9, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "FULLY_CONNECTED", .builtin_code = 9,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

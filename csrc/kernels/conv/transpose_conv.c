@@ -9,6 +9,7 @@
 #include "kernels/conv/uint8.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
+#include "picolite/pl_node_io.h"
 
 /* TransposeConvOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_ACTIVATION };
@@ -163,12 +164,6 @@ void pl_transpose_conv_hybrid(const pl_transpose_conv_params *p, const float *fi
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node,
                               pl_transpose_conv_params *p, int32_t *padding,
                               int32_t *activation)
@@ -230,39 +225,39 @@ static pl_status check_shapes(pl_context *ctx, const pl_tensor *shape, const pl_
                               int32_t padding, pl_transpose_conv_params *p)
 {
     PL_TRY(set_output(ctx, shape, out));
-    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4 || f->dims[3] != in->dims[3] ||
-        out->dims[0] != in->dims[0] || out->dims[3] != f->dims[0])
+    if (in->ndims != 4 || f->ndims != 4 || out->ndims != 4)
+        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: input, weights and output must "
+                         "be 4D (got %d, %d, %d)", in->ndims, f->ndims, out->ndims);
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
+    const pl_nhwc out_shape = pl_nhwc_of(out);
+    if (f_shape.c != in_shape.c || out_shape.n != in_shape.n || out_shape.c != f_shape.n)
         return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: input [%d,H,W,%d], weights "
-                         "[%d,H,W,%d] and output [%d,H,W,%d] do not match", in->dims[0],
-                         in->dims[3], f->dims[0], f->dims[3], out->dims[0], out->dims[3]);
-    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out->dims[3]));
-    int32_t rh = pl_pad_out_size(padding, out->dims[1], f->dims[1], p->stride_h, 1);
-    int32_t rw = pl_pad_out_size(padding, out->dims[2], f->dims[2], p->stride_w, 1);
+                         "[%d,H,W,%d] and output [%d,H,W,%d] do not match", in_shape.n,
+                         in_shape.c, f_shape.n, f_shape.c, out_shape.n, out_shape.c);
+    PL_TRY(pl_convq_bias_count(ctx, &op_names, bias, out_shape.c));
+    int32_t rh = pl_pad_out_size(padding, out_shape.h, f_shape.h, p->stride_h, 1);
+    int32_t rw = pl_pad_out_size(padding, out_shape.w, f_shape.w, p->stride_w, 1);
     /* TFLite's Prepare: the convolution of the output must give back the input's size */
-    if (rh != in->dims[1] || rw != in->dims[2])
+    if (rh != in_shape.h || rw != in_shape.w)
         return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: an output of %dx%d comes from an "
-                         "input of %dx%d, not %dx%d", out->dims[1], out->dims[2], rh, rw,
-                         in->dims[1], in->dims[2]);
-    p->pad_h = pl_pad_before(p->stride_h, 1, out->dims[1], f->dims[1], rh, NULL);
-    p->pad_w = pl_pad_before(p->stride_w, 1, out->dims[2], f->dims[2], rw, NULL);
+                         "input of %dx%d, not %dx%d", out_shape.h, out_shape.w, rh, rw,
+                         in_shape.h, in_shape.w);
+    p->pad_h = pl_pad_before(p->stride_h, 1, out_shape.h, f_shape.h, rh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, 1, out_shape.w, f_shape.w, rw, NULL);
     return PL_OK;
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    if (node->inputs.n < 3 || node->inputs.n > 4 || node->outputs.n != 1 ||
-        pl_node_input(node, IN_SHAPE) < 0 || pl_node_input(node, IN_WEIGHTS) < 0 ||
-        pl_node_input(node, IN_INPUT) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "TRANSPOSE_CONV: needs output_shape, weights, "
-                         "input, optional bias and one output (got %u inputs, %u outputs)",
-                         node->inputs.n, node->outputs.n);
+    PL_TRY(pl_node_check(ctx, node, PL_IO_OPT(3, 4, 1)));
     pl_tensor *shape, *f, *in, *out, *bias, bias_view;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_SHAPE), &shape));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS), &f));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_INPUT), &in));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_SHAPE, &shape));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_WEIGHTS, &f));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_INPUT, &in));
     PL_TRY(pl_convq_bias(ctx, node, IN_BIAS, &bias_view, &bias));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_tensor(ctx, node, true, 0, &out));
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, shape, f, in, bias, out));
@@ -272,14 +267,16 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TRANSPOSE_CONV: TFLM's CMSIS-NN kernel "
                          "needs a bias for int16 input (it reads an absent one's type)");
     PL_TRY(check_shapes(ctx, shape, f, in, bias, out, padding, &d->p));
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    const pl_nhwc f_shape = pl_nhwc_of(f);
     d->type = in->type;
     d->bias64 = bias != NULL && bias->type == PL_INT64;
     d->hybrid = in->type == PL_FLOAT32 && f->type == PL_INT8;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (d->hybrid) { /* LiteRT spreads a single weight scale over every channel */
-        PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f->dims[0], 0, &d->p.filter_scale));
+        PL_TRY(pl_hybrid_filter_scales(ctx, &op_names, f, f_shape.n, 0, &d->p.filter_scale));
         d->hybrid_per_channel = f->q.count > 1;
-        return ctx->request_scratch(ctx, pl_tensor_count(in) / (size_t)in->dims[0],
+        return ctx->request_scratch(ctx, pl_tensor_count(in) / (size_t)in_shape.n,
                                     &d->scratch);
     }
     if (in->type == PL_FLOAT32)
@@ -289,7 +286,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         PL_TRY(pl_u8conv_prepare(ctx, "TRANSPOSE_CONV", in, f, out, activation, &q,
                                  &d->filter_offset));
     else
-        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f->dims[0], 0,
+        PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f_shape.n, 0,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
     return ctx->request_scratch(ctx, pl_transpose_conv_scratch_size(in->type,
@@ -301,10 +298,10 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, f, bias, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS), &f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_INPUT, &in));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_WEIGHTS, &f));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_BIAS, &bias));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     if (d->type == PL_FLOAT32 && !d->hybrid) {
         pl_transpose_conv_f32(&d->p, in.dims, in.data, f.dims, f.data, bias.data, out.dims,
                               out.data);
@@ -332,7 +329,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_transpose_conv_registration(void)
 {
-    static const pl_registration reg = {"TRANSPOSE_CONV", 67, init, NULL, prepare, invoke,
-                                        NULL};
+    static const pl_registration reg = {.name = "TRANSPOSE_CONV", .builtin_code = 67,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

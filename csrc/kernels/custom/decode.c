@@ -12,6 +12,7 @@
 
 #include "kernels/custom/decode.h"
 #include "kernels/custom/list.h"
+#include "picolite/pl_node_io.h"
 
 static pl_status check_pair(pl_context *ctx, uint32_t i, const pl_tensor *in,
                             const pl_tensor *anc, const pl_tensor *out)
@@ -98,11 +99,9 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     pl_decode_pair *pairs = node->user_data;
     for (uint32_t i = 0; i < node->outputs.n; i++) {
         pl_tensor *in, *anc, *out;
-        if (pl_node_input(node, 2 * i) < 0 || pl_node_input(node, 2 * i + 1) < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "pair %u is incomplete", i);
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 2 * i), &in));
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 2 * i + 1), &anc));
-        PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, i), &out));
+        PL_TRY(pl_node_tensor(ctx, node, false, 2 * i, &in));
+        PL_TRY(pl_node_tensor(ctx, node, false, 2 * i + 1, &anc));
+        PL_TRY(pl_node_tensor(ctx, node, true, i, &out));
         PL_TRY(check_pair(ctx, i, in, anc, out));
         PL_TRY(setup(ctx, i, in, anc, out, &pairs[i]));
         PL_TRY(ctx->set_shape(ctx, pl_node_output(node, i), out->ndims, out->dims));
@@ -138,9 +137,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     const pl_decode_pair *pairs = node->user_data;
     for (uint32_t i = 0; i < node->outputs.n; i++) {
         pl_tensor in, anc, out;
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2 * i), &in));
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2 * i + 1), &anc));
-        PL_TRY(ctx->get_eval(ctx, pl_node_output(node, i), &out));
+        PL_TRY(pl_node_eval(ctx, node, false, 2 * i, &in));
+        PL_TRY(pl_node_eval(ctx, node, false, 2 * i + 1, &anc));
+        PL_TRY(pl_node_eval(ctx, node, true, i, &out));
         pl_decode_pair l = pairs[i];
         l.data = in.data;
         l.table = (const uint8_t *)anc.data + PL_DECODE_HEADER_BYTES;
@@ -156,6 +155,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_decode_registration(void)
 {
-    static const pl_registration reg = {"TFLM_DECODE", 32, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "TFLM_DECODE",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke};
     return &reg;
 }

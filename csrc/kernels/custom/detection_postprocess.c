@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "kernels/custom/list.h"
-#include "signal/common.h"
+#include "picolite/pl_node_io.h"
 
 enum { BOXES, CLASSES, SCORES, NUM };
 
@@ -53,29 +53,28 @@ static pl_status opt_int(pl_context *ctx, pl_node *node, const char *key, int32_
                          int32_t *out)
 {
     bool has;
-    PL_TRY(pl_signal_opt_has(ctx, node, key, &has));
+    PL_TRY(pl_custom_opt_has(ctx, node, key, &has));
     *out = dflt;
-    return has ? pl_signal_opt_int(ctx, node, key, 0, INT32_MAX, out) : PL_OK;
+    return has ? pl_custom_opt_int(ctx, node, key, 0, INT32_MAX, out) : PL_OK;
 }
 
 static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
 {
-    PL_TRY(ctx->alloc_persistent(ctx, sizeof(op_data), user_data));
     op_data *d = *user_data;
     bool has;
     static const char *const scales[4] = {"y_scale", "x_scale", "h_scale", "w_scale"};
-    PL_TRY(pl_signal_opt_int(ctx, node, "max_detections", 0, 1 << 20, &d->max_detections));
-    PL_TRY(pl_signal_opt_int(ctx, node, "max_classes_per_detection", 1, 1 << 16,
+    PL_TRY(pl_custom_opt_int(ctx, node, "max_detections", 0, 1 << 20, &d->max_detections));
+    PL_TRY(pl_custom_opt_int(ctx, node, "max_classes_per_detection", 1, 1 << 16,
                              &d->max_classes));
-    PL_TRY(pl_signal_opt_int(ctx, node, "num_classes", 1, 1 << 16, &d->num_classes));
+    PL_TRY(pl_custom_opt_int(ctx, node, "num_classes", 1, 1 << 16, &d->num_classes));
     PL_TRY(opt_int(ctx, node, "detections_per_class", 100, &d->per_class));
-    PL_TRY(pl_signal_opt_has(ctx, node, "use_regular_nms", &has));
+    PL_TRY(pl_custom_opt_has(ctx, node, "use_regular_nms", &has));
     if (has)
-        PL_TRY(pl_signal_opt_bool(ctx, node, "use_regular_nms", &d->regular));
-    PL_TRY(pl_signal_opt_float(ctx, node, "nms_score_threshold", &d->score_threshold));
-    PL_TRY(pl_signal_opt_float(ctx, node, "nms_iou_threshold", &d->iou_threshold));
+        PL_TRY(pl_custom_opt_bool(ctx, node, "use_regular_nms", &d->regular));
+    PL_TRY(pl_custom_opt_float(ctx, node, "nms_score_threshold", &d->score_threshold));
+    PL_TRY(pl_custom_opt_float(ctx, node, "nms_iou_threshold", &d->iou_threshold));
     for (int i = 0; i < 4; i++)
-        PL_TRY(pl_signal_opt_float(ctx, node, scales[i], &d->scale[i]));
+        PL_TRY(pl_custom_opt_float(ctx, node, scales[i], &d->scale[i]));
     if (!(d->iou_threshold > 0.0f && d->iou_threshold <= 1.0f) || d->per_class < 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "nms_iou_threshold %g must be in (0, 1] and "
                          "detections_per_class %d positive", (double)d->iou_threshold,
@@ -122,7 +121,8 @@ static pl_status set_outputs(pl_context *ctx, pl_node *node, const op_data *d)
     int32_t boxes[3] = {1, rows, 4}, per[2] = {1, rows}, one = 1;
     pl_tensor *t;
     for (uint32_t i = 0; i < 4; i++) {
-        PL_TRY(pl_signal_tensor(ctx, node, true, i, PL_FLOAT32, -1, &t));
+        PL_TRY(pl_node_tensor(ctx, node, true, i, &t));
+        PL_TRY(pl_check_type(ctx, t, true, i, PL_TYPES1(PL_FLOAT32)));
     }
     PL_TRY(ctx->set_shape(ctx, pl_node_output(node, BOXES), 3, boxes));
     PL_TRY(ctx->set_shape(ctx, pl_node_output(node, CLASSES), 2, per));
@@ -134,9 +134,9 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
     pl_tensor *t[3];
-    PL_TRY(pl_signal_io(ctx, node, 3, 4));
+    PL_TRY(pl_node_check(ctx, node, PL_IO(3, 4)));
     for (uint32_t i = 0; i < 3; i++)
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, i), &t[i]));
+        PL_TRY(pl_node_tensor(ctx, node, false, i, &t[i]));
     PL_TRY(check_inputs(ctx, d, t));
     if ((int64_t)d->max_detections * d->max_classes > INT32_MAX / 4)
         return ctx->fail(ctx, PL_ERR_MODEL, "%d detections of %d classes is too many",
@@ -354,10 +354,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     const op_data *d = node->user_data;
     pl_tensor in[3], o[4];
     float *out[4];
-    for (uint32_t i = 0; i < 3; i++)
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, i), &in[i]));
+    PL_TRY(pl_node_evals(ctx, node, 3, 4, &in[0], &in[1], &in[2], &o[0], &o[1], &o[2], &o[3]));
     for (uint32_t i = 0; i < 4; i++) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_output(node, i), &o[i]));
         out[i] = o[i].data;
         memset(out[i], 0, o[i].bytes);
     }
@@ -380,7 +378,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_detection_postprocess_registration(void)
 {
-    static const pl_registration reg = {"TFLite_Detection_PostProcess", 32, init, NULL,
-                                        prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "TFLite_Detection_PostProcess",
+                                        .builtin_code = PL_BUILTIN_CUSTOM, .init = init,
+                                        .prepare = prepare, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 typedef struct op_data {
     pl_abs_params p;
@@ -49,12 +50,6 @@ void pl_abs_s16(const pl_abs_params *p, const int16_t *in, int16_t *out, size_t 
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_tensor *out,
                                pl_abs_params *p)
 {
@@ -75,15 +70,10 @@ static pl_status prepare_quant(pl_context *ctx, const pl_tensor *in, const pl_te
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
-    if (node->inputs.n != 1 || node->outputs.n != 1 || pl_node_input(node, 0) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "ABS: needs one input and one output");
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_INT16, PL_INT32)));
     pl_type t = in->type;
-    if ((t != PL_FLOAT32 && t != PL_INT8 && t != PL_INT16 && t != PL_INT32) || out->type != t)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "ABS: input %s, output %s is not supported",
-                         pl_type_name(t), pl_type_name(out->type));
     PL_TRY(pl_set_output_like(ctx, out, in));
     if (pl_tensor_count(in) != pl_tensor_count(out))
         return ctx->fail(ctx, PL_ERR_MODEL, "ABS: output has %zu elements for %zu",
@@ -97,8 +87,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (d->type == PL_FLOAT32)
         pl_abs_f32(in.data, out.data, n);
@@ -113,6 +102,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_abs_registration(void)
 {
-    static const pl_registration reg = {"ABS", 101, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "ABS", .builtin_code = 101, .prepare = prepare,
+                                        .invoke = invoke, .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -5,6 +5,7 @@
 
 #include "kernels/common/broadcast.h"
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_ADD_N = 106, LEFT_SHIFT = 20 };
 
@@ -67,20 +68,11 @@ static pl_status check_input(pl_context *ctx, const pl_tensor *first, const pl_t
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_add_n_params), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t o = pl_node_output(node, 0);
-    if (node->inputs.n < 2 || node->outputs.n != 1 || o < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs at least 2 inputs and 1 output, got %u "
-                         "and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    PL_TRY(pl_node_check(ctx, node, PL_IO_OPT(2, PL_IO_ANY, 1)));
     pl_tensor *first = NULL, *t, *out;
-    PL_TRY(ctx->get_tensor(ctx, o, &out));
+    PL_TRY(pl_node_tensor(ctx, node, true, 0, &out));
     pl_type type = out->type;
     if (type != PL_FLOAT32 && type != PL_INT32 && type != PL_INT8)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
@@ -89,10 +81,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u int8 inputs, at most %d",
                          (unsigned)node->inputs.n, PL_ADD_N_MAX_S8_INPUTS);
     for (uint32_t i = 0; i < node->inputs.n; i++) {
-        int32_t idx = pl_node_input(node, i);
-        if (idx < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is absent", (unsigned)i);
-        PL_TRY(ctx->get_tensor(ctx, idx, &t));
+        PL_TRY(pl_node_tensor(ctx, node, false, i, &t));
         if (i == 0)
             first = t;
         PL_TRY(check_input(ctx, first, t, i));
@@ -127,7 +116,7 @@ static pl_status invoke_s8(pl_context *ctx, const pl_node *node, const pl_tensor
     int8_t values[PL_ADD_N_MAX_S8_INPUTS];
     pl_tensor in;
     for (uint32_t k = 0; k < node->inputs.n; k++) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &in));
+        PL_TRY(pl_node_eval(ctx, node, false, k, &in));
         if (pl_tensor_count(&in) != n)
             return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
         data[k] = in.data;
@@ -143,12 +132,12 @@ static pl_status invoke_s8(pl_context *ctx, const pl_node *node, const pl_tensor
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor out, in;
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     size_t n = pl_tensor_count(&out);
     if (out.type == PL_INT8)
         return invoke_s8(ctx, node, &out, n);
     for (uint32_t k = 0; k < node->inputs.n; k++) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &in));
+        PL_TRY(pl_node_eval(ctx, node, false, k, &in));
         if (pl_tensor_count(&in) != n)
             return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
         accumulate(out.type, k, in.data, out.data, n);
@@ -158,6 +147,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_add_n_registration(void)
 {
-    static const pl_registration r = {"ADD_N", OP_ADD_N, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "ADD_N", .builtin_code = OP_ADD_N,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(pl_add_n_params)};
     return &r;
 }

@@ -9,6 +9,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/lut.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_DIV = 42 };
 
@@ -120,12 +121,6 @@ static bool has_zero_divisor(const pl_tensor *b, int32_t offset)
     return false;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 /* div.cc: the activation range in output units, and input1 / (input2 * output) scales as
 ** a float quotient widened to double (LiteRT, TFLM 90b983c), or in double (the wheel's
 ** TFLM). */
@@ -156,14 +151,8 @@ static pl_status prepare_quantized(pl_context *ctx, pl_tensor *const t[3], int32
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t idx[3] = {pl_node_input(node, 0), pl_node_input(node, 1),
-                      pl_node_output(node, 0)};
-    if (node->inputs.n != 2 || node->outputs.n != 1 || idx[0] < 0 || idx[1] < 0 || idx[2] < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 2 inputs and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *t[3];
-    for (int k = 0; k < 3; k++)
-        PL_TRY(ctx->get_tensor(ctx, idx[k], &t[k]));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &t[0], &t[1], &t[2]));
     pl_type ty = t[2]->type;
     if (t[0]->type != ty || t[1]->type != ty ||
         (ty != PL_FLOAT32 && ty != PL_INT32 && ty != PL_INT8 && ty != PL_UINT8))
@@ -194,9 +183,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor a, b, o;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &a, &b, &o));
     pl_bcast bc;
     if (pl_bcast_setup(&bc, &a, &b, &o) != PL_BCAST_OK)
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
@@ -221,6 +208,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_div_registration(void)
 {
-    static const pl_registration r = {"DIV", OP_DIV, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "DIV", .builtin_code = OP_DIV, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -13,6 +13,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/rescale.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18 };
 
@@ -338,13 +339,7 @@ static pl_status prepare_quantized(pl_context *ctx, pl_node *node, const pl_tens
 
 static pl_status get_three(pl_context *ctx, pl_node *node, pl_tensor *t[3])
 {
-    int32_t idx[3] = {pl_node_input(node, 0), pl_node_input(node, 1),
-                      pl_node_output(node, 0)};
-    if (node->inputs.n != 2 || node->outputs.n != 1 || idx[0] < 0 || idx[1] < 0 || idx[2] < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 2 inputs and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
-    for (int k = 0; k < 3; k++)
-        PL_TRY(ctx->get_tensor(ctx, idx[k], &t[k]));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &t[0], &t[1], &t[2]));
     return PL_OK;
 }
 
@@ -363,12 +358,6 @@ static pl_status check_types(pl_context *ctx, const pl_tensor *const t[3], int32
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "fused activation %d is not supported",
                          (int)act);
     return PL_OK;
-}
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_elementwise_op), user_data);
 }
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
@@ -427,9 +416,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const pl_elementwise_op *d = node->user_data;
     pl_tensor a, b, o;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &a, &b, &o));
     pl_bcast bc;
     if (pl_bcast_setup(&bc, &a, &b, &o) != PL_BCAST_OK)
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
@@ -468,18 +455,24 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_add_registration(void)
 {
-    static const pl_registration r = {"ADD", OP_ADD, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "ADD", .builtin_code = OP_ADD, .prepare = prepare,
+                                      .invoke = invoke,
+                                      .user_data_size = sizeof(pl_elementwise_op)};
     return &r;
 }
 
 const pl_registration *pl_sub_registration(void)
 {
-    static const pl_registration r = {"SUB", OP_SUB, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "SUB", .builtin_code = OP_SUB, .prepare = prepare,
+                                      .invoke = invoke,
+                                      .user_data_size = sizeof(pl_elementwise_op)};
     return &r;
 }
 
 const pl_registration *pl_mul_registration(void)
 {
-    static const pl_registration r = {"MUL", OP_MUL, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "MUL", .builtin_code = OP_MUL, .prepare = prepare,
+                                      .invoke = invoke,
+                                      .user_data_size = sizeof(pl_elementwise_op)};
     return &r;
 }

@@ -118,14 +118,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_floor_div_registration(void)
 {
-    static const pl_registration r = {"FLOOR_DIV", OP_FLOOR_DIV, NULL, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "FLOOR_DIV", .builtin_code = OP_FLOOR_DIV,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }
 
 const pl_registration *pl_floor_mod_registration(void)
 {
-    static const pl_registration r = {"FLOOR_MOD", OP_FLOOR_MOD, NULL, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "FLOOR_MOD", .builtin_code = OP_FLOOR_MOD,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

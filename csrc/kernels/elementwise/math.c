@@ -178,12 +178,6 @@ static pl_status prepare_quant(pl_context *ctx, int32_t op, const pl_tensor *in,
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     op_data *d = node->user_data;
@@ -305,15 +299,15 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-PL_SHARED_REGISTRATION(ceil, "CEIL", OP_CEIL, init, prepare, invoke)
-PL_SHARED_REGISTRATION(cos, "COS", OP_COS, init, prepare, invoke)
-PL_SHARED_REGISTRATION(exp, "EXP", OP_EXP, init, prepare, invoke)
-PL_SHARED_REGISTRATION(floor, "FLOOR", OP_FLOOR, init, prepare, invoke)
-PL_SHARED_REGISTRATION(log, "LOG", OP_LOG, init, prepare, invoke)
-PL_SHARED_REGISTRATION(neg, "NEG", OP_NEG, init, prepare, invoke)
-PL_SHARED_REGISTRATION(round, "ROUND", OP_ROUND, init, prepare, invoke)
-PL_SHARED_REGISTRATION(rsqrt, "RSQRT", OP_RSQRT, init, prepare, invoke)
-PL_SHARED_REGISTRATION(sin, "SIN", OP_SIN, init, prepare, invoke)
-PL_SHARED_REGISTRATION(sqrt, "SQRT", OP_SQRT, init, prepare, invoke)
-PL_SHARED_REGISTRATION(square, "SQUARE", OP_SQUARE, init, prepare, invoke)
-PL_SHARED_REGISTRATION(zeros_like, "ZEROS_LIKE", OP_ZEROS_LIKE, init, prepare, invoke)
+PL_SHARED_REGISTRATION(ceil, "CEIL", OP_CEIL, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(cos, "COS", OP_COS, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(exp, "EXP", OP_EXP, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(floor, "FLOOR", OP_FLOOR, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(log, "LOG", OP_LOG, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(neg, "NEG", OP_NEG, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(round, "ROUND", OP_ROUND, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(rsqrt, "RSQRT", OP_RSQRT, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(sin, "SIN", OP_SIN, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(sqrt, "SQRT", OP_SQRT, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(square, "SQUARE", OP_SQUARE, sizeof(op_data), prepare, invoke)
+PL_SHARED_REGISTRATION(zeros_like, "ZEROS_LIKE", OP_ZEROS_LIKE, sizeof(op_data), prepare, invoke)

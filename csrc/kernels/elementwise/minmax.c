@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "kernels/common/broadcast.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_MAXIMUM = 55, OP_MINIMUM = 57 };
 
@@ -64,14 +65,8 @@ static bool supported(pl_type t)
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t idx[3] = {pl_node_input(node, 0), pl_node_input(node, 1),
-                      pl_node_output(node, 0)};
-    if (node->inputs.n != 2 || node->outputs.n != 1 || idx[0] < 0 || idx[1] < 0 || idx[2] < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 2 inputs and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *t[3];
-    for (int k = 0; k < 3; k++)
-        PL_TRY(ctx->get_tensor(ctx, idx[k], &t[k]));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &t[0], &t[1], &t[2]));
     if (t[1]->type != t[0]->type || t[2]->type != t[0]->type)
         return ctx->fail(ctx, PL_ERR_MODEL, "input types %s, %s and output type %s differ",
                          pl_type_name(t[0]->type), pl_type_name(t[1]->type),
@@ -93,9 +88,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor a, b, o;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &a, &b, &o));
     pl_bcast bc;
     if (pl_bcast_setup(&bc, &a, &b, &o) != PL_BCAST_OK)
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
@@ -113,12 +106,14 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_maximum_registration(void)
 {
-    static const pl_registration r = {"MAXIMUM", OP_MAXIMUM, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "MAXIMUM", .builtin_code = OP_MAXIMUM,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }
 
 const pl_registration *pl_minimum_registration(void)
 {
-    static const pl_registration r = {"MINIMUM", OP_MINIMUM, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "MINIMUM", .builtin_code = OP_MINIMUM,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -59,12 +59,6 @@ static pl_status prepare_q(pl_context *ctx, pl_tensor *const t[3], pl_sqdiff_par
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_sqdiff_params), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     pl_tensor *t[3];
@@ -111,7 +105,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_squared_difference_registration(void)
 {
-    static const pl_registration r = {"SQUARED_DIFFERENCE", OP_SQUARED_DIFFERENCE, init, NULL,
-                                      prepare, invoke, NULL};
+    static const pl_registration r = {.name = "SQUARED_DIFFERENCE",
+                                      .builtin_code = OP_SQUARED_DIFFERENCE, .prepare = prepare,
+                                      .invoke = invoke,
+                                      .user_data_size = sizeof(pl_sqdiff_params)};
     return &r;
 }

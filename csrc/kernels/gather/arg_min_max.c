@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernels/shape/operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_ARG_MAX = 56, OP_ARG_MIN = 79 };
 
@@ -22,12 +23,6 @@ typedef struct opdata {
     PL_SLOT(size_t, inner);
 } opdata;
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static bool supported(pl_type t)
 {
     return t == PL_FLOAT32 || t == PL_INT8 || t == PL_UINT8 || t == PL_INT16 ||
@@ -37,15 +32,9 @@ static bool supported(pl_type t)
 static pl_status prepare(pl_context *ctx, pl_node *node, const char *name)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), ai = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || ai < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs 2 inputs and 1 output, got %u and %u",
-                         name, (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *axis, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, ai, &axis));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &axis, &out));
     int32_t want = pl_table_i8(&node->options, OPT_OUTPUT_TYPE, (int32_t)out->type);
     if (!supported(in->type) || !pl_operand_is_index(out->type) || want != (int32_t)out->type)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input %s, output %s (option %s) is not "
@@ -119,8 +108,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node, bool is_max)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t k = 0;
     for (size_t o = 0; o < d->outer; o++)
         for (size_t i = 0; i < d->inner; i++, k++) {
@@ -151,14 +139,16 @@ static pl_status invoke_min(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_arg_max_registration(void)
 {
-    static const pl_registration r = {"ARG_MAX", OP_ARG_MAX, init, NULL, prepare_max,
-                                      invoke_max, NULL};
+    static const pl_registration r = {.name = "ARG_MAX", .builtin_code = OP_ARG_MAX,
+                                      .prepare = prepare_max, .invoke = invoke_max,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_arg_min_registration(void)
 {
-    static const pl_registration r = {"ARG_MIN", OP_ARG_MIN, init, NULL, prepare_min,
-                                      invoke_min, NULL};
+    static const pl_registration r = {.name = "ARG_MIN", .builtin_code = OP_ARG_MIN,
+                                      .prepare = prepare_min, .invoke = invoke_min,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -12,6 +12,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/shape/operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_CUMSUM = 128 };
 
@@ -25,12 +26,6 @@ typedef struct opdata {
     int32_t in_offset, out_offset;
     int32_t in_mult, in_shift, out_mult, out_shift;
 } opdata;
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
 
 static pl_status prepare_int8(pl_context *ctx, const pl_tensor *in, const pl_tensor *out,
                               opdata *d)
@@ -53,15 +48,9 @@ static pl_status prepare_int8(pl_context *ctx, const pl_tensor *in, const pl_ten
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), ai = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || ai < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "CUMSUM: needs 2 inputs and 1 output, got %u and "
-                         "%u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *axis, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, ai, &axis));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &axis, &out));
     bool ok = in->type == PL_FLOAT32 || in->type == PL_INT32 || in->type == PL_INT64 ||
               in->type == PL_INT8;
     if (!ok || out->type != in->type)
@@ -129,9 +118,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, axis, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &axis));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &axis, &out));
     int32_t a = *(const int32_t *)axis.data;
     a = a < 0 ? a + in.ndims : a;
     if (a < 0 || a >= in.ndims)
@@ -152,6 +139,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_cumsum_registration(void)
 {
-    static const pl_registration r = {"CUMSUM", OP_CUMSUM, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "CUMSUM", .builtin_code = OP_CUMSUM,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

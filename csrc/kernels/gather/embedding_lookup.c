@@ -7,6 +7,7 @@
 ** 0. Every lookup is checked against the row count before its copy: one outside fails the
 ** invoke (as TFLite does), never reading out of bounds. */
 #include "embedding_lookup.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -18,12 +19,6 @@ typedef struct opdata {
     uint32_t nscales; /* hybrid: 1, or one per row */
     PL_SLOT(float *, scales); /* persistent copy (eval views carry no quantization) */
 } opdata;
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
 
 static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *value, opdata *d)
 {
@@ -49,15 +44,9 @@ static pl_status prepare_hybrid(pl_context *ctx, const pl_tensor *value, opdata 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t li = pl_node_input(node, 0), vi = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || li < 0 || vi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "EMBEDDING_LOOKUP: needs 2 inputs and 1 output, "
-                         "got %u and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *lookup, *value, *out;
-    PL_TRY(ctx->get_tensor(ctx, li, &lookup));
-    PL_TRY(ctx->get_tensor(ctx, vi, &value));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &lookup, &value, &out));
     if (lookup->type != PL_INT32 || lookup->ndims != 1 || value->ndims < 2)
         return ctx->fail(ctx, PL_ERR_MODEL, "EMBEDDING_LOOKUP: lookup must be a 1-D INT32 "
                          "vector (got %s of rank %d) and value at least 2-D (rank %d)",
@@ -79,9 +68,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor lookup, value, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &lookup));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &value));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &lookup, &value, &out));
     size_t cols = pl_tensor_count(&value) / (value.dims[0] > 0 ? (size_t)value.dims[0] : 1);
     size_t row = cols * pl_type_size(value.type), orow = cols * pl_type_size(out.type);
     const int32_t *ids = lookup.data;
@@ -106,7 +93,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_embedding_lookup_registration(void)
 {
-    static const pl_registration r = {"EMBEDDING_LOOKUP", OP_EMBEDDING_LOOKUP, init, NULL,
-                                      prepare, invoke, NULL};
+    static const pl_registration r = {.name = "EMBEDDING_LOOKUP",
+                                      .builtin_code = OP_EMBEDDING_LOOKUP, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(opdata)};
     return &r;
 }

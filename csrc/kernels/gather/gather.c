@@ -11,6 +11,7 @@
 
 #include "gather_string.h"
 #include "kernels/shape/operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_GATHER = 36 };
 
@@ -24,12 +25,6 @@ typedef struct opdata {
     PL_SLOT(size_t, coords);
     int32_t axis_size;
 } opdata;
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
 
 static pl_status check_types(pl_context *ctx, const pl_tensor *p, const pl_tensor *idx,
                              const pl_tensor *out)
@@ -94,15 +89,9 @@ static pl_status plan(pl_context *ctx, const pl_node *node, const pl_tensor *p,
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t pi = pl_node_input(node, 0), ii = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || pi < 0 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "GATHER: needs 2 inputs and 1 output, got %u and "
-                         "%u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *p, *idx, *out;
-    PL_TRY(ctx->get_tensor(ctx, pi, &p));
-    PL_TRY(ctx->get_tensor(ctx, ii, &idx));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &p, &idx, &out));
     PL_TRY(check_types(ctx, p, idx, out));
     int32_t ndims = 0, dims[PL_MAX_DIMS];
     PL_TRY(plan(ctx, node, p, idx, node->user_data, &ndims, dims));
@@ -114,9 +103,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor p, idx, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &p));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &idx));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &p, &idx, &out));
     size_t n = d->batch * d->coords;
     for (size_t k = 0; k < n; k++) {
         int64_t v = pl_operand_at(&idx, k);
@@ -140,6 +127,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_gather_registration(void)
 {
-    static const pl_registration r = {"GATHER", OP_GATHER, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "GATHER", .builtin_code = OP_GATHER,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

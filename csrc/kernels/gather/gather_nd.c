@@ -9,23 +9,16 @@
 #include <string.h>
 
 #include "kernels/shape/operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_GATHER_ND = 107 };
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t pi = pl_node_input(node, 0), ii = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || pi < 0 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "GATHER_ND: needs 2 inputs and 1 output, got %u "
-                         "and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *p, *idx, *out;
-    PL_TRY(ctx->get_tensor(ctx, pi, &p));
-    PL_TRY(ctx->get_tensor(ctx, ii, &idx));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    if (p->type != out->type || pl_type_size(p->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "GATHER_ND: params type %s with output type "
-                         "%s is not supported", pl_type_name(p->type), pl_type_name(out->type));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &p, &idx, &out));
+    PL_TRY(pl_check_types(ctx, p, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_is_index(idx->type) && idx->type != PL_INT16)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "GATHER_ND: indices must be INT16, INT32 or "
                          "INT64, not %s", pl_type_name(idx->type));
@@ -48,9 +41,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor p, idx, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &p));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &idx));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &p, &idx, &out));
     int32_t k = idx.dims[idx.ndims - 1];
     size_t slice = 1, lookups = 1;
     for (int32_t i = k; i < p.ndims; i++)
@@ -75,7 +66,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_gather_nd_registration(void)
 {
-    static const pl_registration r = {"GATHER_ND", OP_GATHER_ND, NULL, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "GATHER_ND", .builtin_code = OP_GATHER_ND,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

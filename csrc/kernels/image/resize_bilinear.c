@@ -5,6 +5,7 @@
 ** fixed-point source coordinates and the 20-bit weighted sum rounded half away from zero.
 ** align_corners and half_pixel_centers as the options say (not both, as TFLite requires). */
 #include "resize.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 
@@ -146,7 +147,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     PL_TRY(pl_resize_prepare(ctx, node, "RESIZE_BILINEAR"));
     pl_tensor *in;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(pl_node_tensor(ctx, node, false, 0, &in));
     if (in->type != PL_FLOAT32 && in->type != PL_UINT8 && in->type != PL_INT8 &&
         in->type != PL_INT16)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "RESIZE_BILINEAR: type %s (FLOAT32, UINT8, "
@@ -161,9 +162,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, size, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &size));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &size, &out));
     PL_TRY(pl_resize_size(ctx, "RESIZE_BILINEAR", &in, &size, &out));
     bool align = pl_table_bool(&node->options, OPT_ALIGN_CORNERS, false);
     bool half = pl_table_bool(&node->options, OPT_HALF_PIXEL_CENTERS, false);
@@ -176,7 +175,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_resize_bilinear_registration(void)
 {
-    static const pl_registration r = {"RESIZE_BILINEAR", OP_RESIZE_BILINEAR, NULL, NULL,
-                                      prepare, invoke, NULL};
+    static const pl_registration r = {.name = "RESIZE_BILINEAR",
+                                      .builtin_code = OP_RESIZE_BILINEAR, .prepare = prepare,
+                                      .invoke = invoke};
     return &r;
 }

@@ -2,31 +2,30 @@
 #include "resize.h"
 
 #include "kernels/shape/operand.h"
+#include "picolite/pl_node_io.h"
 
 static pl_status read_size(pl_context *ctx, const char *name, const pl_tensor *in,
                            const pl_tensor *size, int32_t *dims)
 {
+    const pl_nhwc in_shape = pl_nhwc_of(in);
     const int32_t *s = size->data;
-    if (in->dims[1] < 1 || in->dims[2] < 1)
+    if (in_shape.h < 1 || in_shape.w < 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: input of %d x %d pixels", name,
-                         (int)in->dims[1], (int)in->dims[2]);
+                         (int)in_shape.h, (int)in_shape.w);
     if (s[0] < 1 || s[1] < 1 || s[0] > PL_RESIZE_MAX_SIDE || s[1] > PL_RESIZE_MAX_SIDE)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: size %d x %d must be in 1..%d", name,
                          (int)s[0], (int)s[1], PL_RESIZE_MAX_SIDE);
-    dims[0] = in->dims[0];
+    dims[0] = in_shape.n;
     dims[1] = s[0];
     dims[2] = s[1];
-    dims[3] = in->dims[3];
+    dims[3] = in_shape.c;
     return PL_OK;
 }
 
 static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
                        const pl_tensor *size, const pl_tensor *out)
 {
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s with output type %s is "
-                         "not supported", name, pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->ndims != 4 || in->dims[1] > PL_RESIZE_MAX_SIDE || in->dims[2] > PL_RESIZE_MAX_SIDE)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input must be 4-D NHWC with sides up "
                          "to %d", name, PL_RESIZE_MAX_SIDE);
@@ -41,15 +40,9 @@ static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
 
 pl_status pl_resize_prepare(pl_context *ctx, pl_node *node, const char *name)
 {
-    int32_t ii = pl_node_input(node, 0), si = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || si < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs 2 inputs and 1 output, got %u and %u",
-                         name, (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *size, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, si, &size));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &size, &out));
     PL_TRY(check(ctx, name, in, size, out));
     if (!pl_operand_known(size))
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_RESIZE_NEAREST_NEIGHBOR = 97 };
 
@@ -35,20 +36,20 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, size, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &size));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &size, &out));
     PL_TRY(pl_resize_size(ctx, "RESIZE_NEAREST_NEIGHBOR", &in, &size, &out));
+    const pl_nhwc in_shape = pl_nhwc_of(&in);
+    const pl_nhwc out_shape = pl_nhwc_of(&out);
     bool align = pl_table_bool(&node->options, OPT_ALIGN_CORNERS, false);
     bool half = pl_table_bool(&node->options, OPT_HALF_PIXEL_CENTERS, false);
-    size_t row = (size_t)in.dims[3] * pl_type_size(in.type), k = 0;
+    size_t row = (size_t)in_shape.c * pl_type_size(in.type), k = 0;
     const uint8_t *src = in.data;
-    for (int32_t b = 0; b < out.dims[0]; b++)
-        for (int32_t y = 0; y < out.dims[1]; y++) {
-            int32_t iy = nearest(y, in.dims[1], out.dims[1], align, half);
-            for (int32_t x = 0; x < out.dims[2]; x++, k++) {
-                int32_t ix = nearest(x, in.dims[2], out.dims[2], align, half);
-                size_t px = ((size_t)b * (size_t)in.dims[1] + (size_t)iy) * (size_t)in.dims[2] +
+    for (int32_t b = 0; b < out_shape.n; b++)
+        for (int32_t y = 0; y < out_shape.h; y++) {
+            int32_t iy = nearest(y, in_shape.h, out_shape.h, align, half);
+            for (int32_t x = 0; x < out_shape.w; x++, k++) {
+                int32_t ix = nearest(x, in_shape.w, out_shape.w, align, half);
+                size_t px = ((size_t)b * (size_t)in_shape.h + (size_t)iy) * (size_t)in_shape.w +
                             (size_t)ix;
                 memcpy((uint8_t *)out.data + k * row, src + px * row, row);
             }
@@ -58,7 +59,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_resize_nearest_neighbor_registration(void)
 {
-    static const pl_registration r = {"RESIZE_NEAREST_NEIGHBOR", OP_RESIZE_NEAREST_NEIGHBOR,
-                                      NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "RESIZE_NEAREST_NEIGHBOR",
+                                      .builtin_code = OP_RESIZE_NEAREST_NEIGHBOR,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -7,6 +7,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_L2_POOL_2D = 12 };
 
@@ -18,12 +19,6 @@ typedef struct opdata {
     int32_t stride_w, stride_h, filter_w, filter_h, pad_w, pad_h;
     float act_min, act_max;
 } opdata;
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
 
 static pl_status read_options(pl_context *ctx, const pl_node *node, opdata *d,
                               int32_t *padding)
@@ -50,29 +45,24 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, opdata *d,
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 1 || node->outputs.n != 1 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "L2_POOL_2D: needs 1 input and 1 output, got %u "
-                         "and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
     if (in->type != PL_FLOAT32 || out->type != PL_FLOAT32 || in->ndims != 4)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "L2_POOL_2D: %s input of rank %d with %s "
                          "output (FLOAT32 NHWC only)", pl_type_name(in->type), (int)in->ndims,
                          pl_type_name(out->type));
     int32_t padding = 0;
     PL_TRY(read_options(ctx, node, d, &padding));
-    int32_t dims[4] = {in->dims[0],
-                       pl_pad_out_size(padding, in->dims[1], d->filter_h, d->stride_h, 1),
-                       pl_pad_out_size(padding, in->dims[2], d->filter_w, d->stride_w, 1),
-                       in->dims[3]};
-    if (dims[1] < 0 || dims[2] < 0)
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    int32_t oh = pl_pad_out_size(padding, in_shape.h, d->filter_h, d->stride_h, 1);
+    int32_t ow = pl_pad_out_size(padding, in_shape.w, d->filter_w, d->stride_w, 1);
+    if (oh < 0 || ow < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "L2_POOL_2D: a %dx%d filter does not fit a %dx%d "
-                         "input", d->filter_h, d->filter_w, in->dims[1], in->dims[2]);
-    d->pad_h = pl_pad_before(d->stride_h, 1, in->dims[1], d->filter_h, dims[1], NULL);
-    d->pad_w = pl_pad_before(d->stride_w, 1, in->dims[2], d->filter_w, dims[2], NULL);
-    return ctx->set_shape(ctx, oi, 4, dims);
+                         "input", d->filter_h, d->filter_w, in_shape.h, in_shape.w);
+    d->pad_h = pl_pad_before(d->stride_h, 1, in_shape.h, d->filter_h, oh, NULL);
+    d->pad_w = pl_pad_before(d->stride_w, 1, in_shape.w, d->filter_w, ow, NULL);
+    const int32_t dims[4] = {in_shape.n, oh, ow, in_shape.c};
+    return ctx->set_shape(ctx, out->index, 4, dims);
 }
 
 /* One output value: TFLite's loop over the clipped window, in its order. */
@@ -100,21 +90,22 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
+    const pl_nhwc out_shape = pl_nhwc_of(&out);
     float *o = out.data;
     size_t k = 0;
-    for (int32_t b = 0; b < out.dims[0]; b++)
-        for (int32_t y = 0; y < out.dims[1]; y++)
-            for (int32_t x = 0; x < out.dims[2]; x++)
-                for (int32_t c = 0; c < out.dims[3]; c++)
+    for (int32_t b = 0; b < out_shape.n; b++)
+        for (int32_t y = 0; y < out_shape.h; y++)
+            for (int32_t x = 0; x < out_shape.w; x++)
+                for (int32_t c = 0; c < out_shape.c; c++)
                     o[k++] = pool_at(d, in.dims, in.data, b, y, x, c);
     return PL_OK;
 }
 
 const pl_registration *pl_l2_pool_registration(void)
 {
-    static const pl_registration r = {"L2_POOL_2D", OP_L2_POOL_2D, init, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "L2_POOL_2D", .builtin_code = OP_L2_POOL_2D,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -6,6 +6,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
+#include "picolite/pl_node_io.h"
 
 /* Pool2DOptions field ids (schema.fbs). */
 enum { OPT_PADDING = 0, OPT_STRIDE_W, OPT_STRIDE_H, OPT_FILTER_W, OPT_FILTER_H,
@@ -160,12 +161,6 @@ void pl_pooling_max_s16(const pl_pooling_params *p, const int32_t *in_dims,
          EACH(k) o[k] = (int16_t)pl_fx_clamp(max[k], p->act_min, p->act_max));
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(pl_pooling_op), user_data);
-}
-
 static pl_status read_options(pl_context *ctx, const pl_node *node, const char *name,
                               pl_pooling_params *p, int32_t *padding, int32_t *activation)
 {
@@ -191,22 +186,19 @@ static pl_status read_options(pl_context *ctx, const pl_node *node, const char *
 static pl_status check_tensors(pl_context *ctx, const char *name, const pl_tensor *in,
                                pl_tensor *out, int32_t padding, pl_pooling_params *p)
 {
-    if (!(in->type == PL_FLOAT32 || in->type == PL_INT8 || in->type == PL_INT16 ||
-          in->type == PL_UINT8) ||
-        out->type != in->type)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input %s with output %s is not "
-                         "supported", name, pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_INT16, PL_UINT8)));
     if (in->ndims != 4)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: input must be 4D (got %d)", name, in->ndims);
-    int32_t oh = pl_pad_out_size(padding, in->dims[1], p->filter_h, p->stride_h, 1);
-    int32_t ow = pl_pad_out_size(padding, in->dims[2], p->filter_w, p->stride_w, 1);
+    const pl_nhwc in_shape = pl_nhwc_of(in);
+    int32_t oh = pl_pad_out_size(padding, in_shape.h, p->filter_h, p->stride_h, 1);
+    int32_t ow = pl_pad_out_size(padding, in_shape.w, p->filter_w, p->stride_w, 1);
     if (oh < 0 || ow < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "%s: a %dx%d window does not fit a %dx%d input",
-                         name, p->filter_h, p->filter_w, in->dims[1], in->dims[2]);
-    int32_t shape[4] = {in->dims[0], oh, ow, in->dims[3]};
+                         name, p->filter_h, p->filter_w, in_shape.h, in_shape.w);
+    int32_t shape[4] = {in_shape.n, oh, ow, in_shape.c};
     PL_TRY(pl_set_output_shape(ctx, out, 4, shape));
-    p->pad_h = pl_pad_before(p->stride_h, 1, in->dims[1], p->filter_h, oh, NULL);
-    p->pad_w = pl_pad_before(p->stride_w, 1, in->dims[2], p->filter_w, ow, NULL);
+    p->pad_h = pl_pad_before(p->stride_h, 1, in_shape.h, p->filter_h, oh, NULL);
+    p->pad_w = pl_pad_before(p->stride_w, 1, in_shape.w, p->filter_w, ow, NULL);
     return PL_OK;
 }
 
@@ -233,12 +225,8 @@ static pl_status prepare_quant(pl_context *ctx, const char *name, const pl_tenso
 static pl_status prepare_pool(pl_context *ctx, pl_node *node, const char *name)
 {
     pl_pooling_op *d = node->user_data;
-    if (node->inputs.n != 1 || node->outputs.n != 1 || pl_node_input(node, 0) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs one input and one output (got %u, "
-                         "%u)", name, node->inputs.n, node->outputs.n);
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
     int32_t padding = 0, activation = 0;
     PL_TRY(read_options(ctx, node, name, &d->p, &padding, &activation));
     PL_TRY(check_tensors(ctx, name, in, out, padding, &d->p));
@@ -263,8 +251,7 @@ static pl_status invoke_pool(pl_context *ctx, pl_node *node, bool average)
 {
     const pl_pooling_op *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     if (d->type == PL_FLOAT32 && average)
         pl_pooling_avg_f32(&d->p, in.dims, in.data, out.dims, out.data);
     else if (d->type == PL_FLOAT32)
@@ -296,14 +283,16 @@ static pl_status invoke_max(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_pooling_avg_registration(void)
 {
-    static const pl_registration reg = {"AVERAGE_POOL_2D", 1, init, NULL, prepare_avg,
-                                        invoke_avg, NULL};
+    static const pl_registration reg = {.name = "AVERAGE_POOL_2D", .builtin_code = 1,
+                                        .prepare = prepare_avg, .invoke = invoke_avg,
+                                        .user_data_size = sizeof(pl_pooling_op)};
     return &reg;
 }
 
 const pl_registration *pl_pooling_max_registration(void)
 {
-    static const pl_registration reg = {"MAX_POOL_2D", 17, init, NULL, prepare_max,
-                                        invoke_max, NULL};
+    static const pl_registration reg = {.name = "MAX_POOL_2D", .builtin_code = 17,
+                                        .prepare = prepare_max, .invoke = invoke_max,
+                                        .user_data_size = sizeof(pl_pooling_op)};
     return &reg;
 }

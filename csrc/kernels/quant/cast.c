@@ -3,6 +3,7 @@
 ** Integer to integer wraps (two's complement); to BOOL is "!= 0"; float to integer
 ** truncates toward zero and saturates (NaN gives the maximum), as LiteRT does. */
 #include "cast.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -118,12 +119,8 @@ void pl_cast_copy(pl_type from, pl_type to, size_t count, const void *in, void *
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t ii = pl_node_input(node, 0), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 1 || node->outputs.n != 1 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 1 input and 1 output");
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
     if (!castable(in->type) || !castable(out->type))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "cast from %s to %s is not supported",
                          pl_type_name(in->type), pl_type_name(out->type));
@@ -137,14 +134,14 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     pl_cast_copy(in.type, out.type, pl_tensor_count(&in), in.data, out.data);
     return PL_OK;
 }
 
 const pl_registration *pl_cast_registration(void)
 {
-    static const pl_registration r = {"CAST", OP_CAST, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "CAST", .builtin_code = OP_CAST,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

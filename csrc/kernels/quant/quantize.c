@@ -8,6 +8,7 @@
 #include "kernels/activation/activations.h"
 #include "kernels/common/fixedpoint.h"
 #include "kernels/registry.h"
+#include "picolite/pl_node_io.h"
 
 enum { DEQUANTIZE_CODE = 6, QUANTIZE_CODE = 114 };
 
@@ -163,12 +164,6 @@ void pl_dequantize_f16(const uint16_t *in, float *out, size_t n)
         out[i] = half_to_float(in[i]);
 }
 
-static pl_status q_init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 /* Copies t's scales and zero points into op data (per-channel when more than one). */
 static pl_status keep_quant(pl_context *ctx, opdata *d, const pl_tensor *t)
 {
@@ -258,8 +253,7 @@ static pl_status quantize_invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type != PL_FLOAT32)
         pl_quantize_requant(&d->rq, in.type, in.data, out.type, out.data, n);
@@ -302,8 +296,7 @@ static pl_status dequantize_invoke(pl_context *ctx, pl_node *node)
         return PL_OK;
     d->done = true;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t n = pl_tensor_count(&in);
     if (in.type == PL_INT8)
         pl_dequantize_s8(&d->layout, d->scale, d->zero_point, in.data, out.data, n);
@@ -318,14 +311,17 @@ static pl_status dequantize_invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_quantize_registration(void)
 {
-    static const pl_registration reg = {"QUANTIZE", QUANTIZE_CODE, q_init, NULL,
-                                        quantize_prepare, quantize_invoke, NULL};
+    static const pl_registration reg = {.name = "QUANTIZE", .builtin_code = QUANTIZE_CODE,
+                                        .prepare = quantize_prepare, .invoke = quantize_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }
 
 const pl_registration *pl_dequantize_registration(void)
 {
-    static const pl_registration reg = {"DEQUANTIZE", DEQUANTIZE_CODE, q_init, NULL,
-                                        dequantize_prepare, dequantize_invoke, NULL};
+    static const pl_registration reg = {.name = "DEQUANTIZE", .builtin_code = DEQUANTIZE_CODE,
+                                        .prepare = dequantize_prepare,
+                                        .invoke = dequantize_invoke,
+                                        .user_data_size = sizeof(opdata)};
     return &reg;
 }

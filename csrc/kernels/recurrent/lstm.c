@@ -7,6 +7,7 @@
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/fmath.h"
 #include "kernels/recurrent/lstm16.h"
+#include "picolite/pl_node_io.h"
 
 /* UnidirectionalSequenceLSTMOptions field ids (schema.fbs). */
 enum { OPT_ACTIVATION = 0, OPT_CELL_CLIP, OPT_PROJ_CLIP, OPT_TIME_MAJOR, OPT_ASYMMETRIC };
@@ -510,7 +511,7 @@ static const int32_t peep_input[PL_LSTM_GATES] = {PL_LSTM_IN_PEEP, PL_LSTM_IN_PE
 static pl_status optional(pl_context *ctx, const pl_node *node, uint32_t i, pl_tensor **t)
 {
     *t = NULL;
-    return pl_node_input(node, i) >= 0 ? ctx->get_tensor(ctx, pl_node_input(node, i), t)
+    return pl_node_input(node, i) >= 0 ? pl_node_tensor(ctx, node, false, i, t)
                                        : PL_OK;
 }
 
@@ -521,7 +522,7 @@ static pl_status optional_eval(pl_context *ctx, const pl_node *node, uint32_t i,
     *t = NULL;
     if (pl_node_input(node, i) < 0)
         return PL_OK;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, i), view));
+    PL_TRY(pl_node_eval(ctx, node, false, i, view));
     *t = view;
     return PL_OK;
 }
@@ -531,7 +532,7 @@ static pl_status required(pl_context *ctx, const pl_node *node, uint32_t i, pl_t
     if (pl_node_input(node, i) < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: input %u is "
                          "missing", i);
-    return ctx->get_tensor(ctx, pl_node_input(node, i), t);
+    return pl_node_tensor(ctx, node, false, i, t);
 }
 
 static pl_status get_tensors(pl_context *ctx, const pl_node *node, pl_lstm_tensors *t)
@@ -553,7 +554,7 @@ static pl_status get_tensors(pl_context *ctx, const pl_node *node, pl_lstm_tenso
                          &t->proj_b));
     PL_TRY(required(ctx, node, PL_LSTM_IN_OUTPUT_STATE, &t->out_state));
     PL_TRY(required(ctx, node, PL_LSTM_IN_CELL_STATE, &t->cell_state));
-    return ctx->get_tensor(ctx, pl_node_output(node, 0), &t->out);
+    return pl_node_tensor(ctx, node, true, 0, &t->out);
 }
 
 static bool is_2d(const pl_tensor *t, int32_t d0, int32_t d1)
@@ -773,23 +774,16 @@ static pl_status prepare_quant(pl_context *ctx, const pl_node *node, const pl_ls
 
 static pl_status check_layer_norm(pl_context *ctx, const pl_node *node)
 {
+    /* many of the first 20 are optional (CIFG, peepholes, projection): checked by role */
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){0, 24, 1, 1, NULL, 0})));
     if (node->inputs.n != 20 && node->inputs.n != 24)
-        return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: expects 20 or 24 "
-                         "inputs (got %u)", node->inputs.n);
+        return ctx->fail(ctx, PL_ERR_MODEL, "expects 20 or 24 inputs, got %u", node->inputs.n);
     for (uint32_t i = PL_LSTM_IN_LAYER_NORM; i < node->inputs.n; i++) {
         if (pl_node_input(node, i) >= 0)
             return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: layer "
                              "normalisation is not supported");
     }
-    if (node->outputs.n != 1)
-        return ctx->fail(ctx, PL_ERR_MODEL, "UNIDIRECTIONAL_SEQUENCE_LSTM: needs one output");
     return PL_OK;
-}
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
 }
 
 /* TFLM's integer LSTM: the 16x8 one, or under TFLM's targets the int8 one (q16->s8). */
@@ -838,21 +832,21 @@ static pl_status gather(pl_context *ctx, const pl_node *node, pl_lstm_weights *w
 {
     pl_tensor e;
     for (uint32_t g = 0; g < PL_LSTM_GATES; g++) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_WX + g), &e));
+        PL_TRY(pl_node_eval(ctx, node, false, PL_LSTM_IN_WX + g, &e));
         w->wx[g] = e.data;
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_WH + g), &e));
+        PL_TRY(pl_node_eval(ctx, node, false, PL_LSTM_IN_WH + g, &e));
         w->wh[g] = e.data;
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_BIAS + g), &e));
+        PL_TRY(pl_node_eval(ctx, node, false, PL_LSTM_IN_BIAS + g, &e));
         w->bias[g] = e.data;
         w->peep[g] = NULL;
         if (peep_input[g] >= 0) {
-            PL_TRY(ctx->get_eval(ctx, pl_node_input(node, (uint32_t)peep_input[g]), &e));
+            PL_TRY(pl_node_eval(ctx, node, false, (uint32_t)peep_input[g], &e));
             w->peep[g] = e.data;
         }
     }
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_PROJ_W), &e));
+    PL_TRY(pl_node_eval(ctx, node, false, PL_LSTM_IN_PROJ_W, &e));
     w->proj_w = e.data;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_PROJ_B), &e));
+    PL_TRY(pl_node_eval(ctx, node, false, PL_LSTM_IN_PROJ_B, &e));
     w->proj_b = e.data;
     return PL_OK;
 }
@@ -861,10 +855,10 @@ pl_status pl_lstm_data_get(pl_context *ctx, const pl_node *node, pl_lstm_data *d
 {
     pl_tensor in, state, cell, out;
     PL_TRY(gather(ctx, node, &d->w));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_INPUT), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_OUTPUT_STATE), &state));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, PL_LSTM_IN_CELL_STATE), &cell));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_eval(ctx, node, false, PL_LSTM_IN_INPUT, &in));
+    PL_TRY(pl_node_eval(ctx, node, false, PL_LSTM_IN_OUTPUT_STATE, &state));
+    PL_TRY(pl_node_eval(ctx, node, false, PL_LSTM_IN_CELL_STATE, &cell));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     d->in = in.data;
     d->out_state = state.data;
     d->cell_state = cell.data;
@@ -893,7 +887,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_unidirectional_sequence_lstm_registration(void)
 {
-    static const pl_registration reg = {"UNIDIRECTIONAL_SEQUENCE_LSTM", 44, init, NULL,
-                                        prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "UNIDIRECTIONAL_SEQUENCE_LSTM",
+                                        .builtin_code = 44, .prepare = prepare,
+                                        .invoke = invoke, .user_data_size = sizeof(op_data)};
     return &reg;
 }

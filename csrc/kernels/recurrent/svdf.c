@@ -7,6 +7,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/fmath.h"
+#include "picolite/pl_node_io.h"
 
 /* SVDFOptions field ids (schema.fbs). */
 enum { OPT_RANK = 0, OPT_ACTIVATION, OPT_ASYMMETRIC_QUANTIZE_INPUTS };
@@ -188,33 +189,21 @@ void pl_svdf_s8_s8_cmsis(const pl_svdf_params *p, bool mve, const int8_t *in, co
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 typedef struct svdf_tensors {
     pl_tensor *in, *wf, *wt, *bias, *state, *out;
 } svdf_tensors;
 
 static pl_status get_tensors(pl_context *ctx, const pl_node *node, svdf_tensors *t)
 {
-    if (node->inputs.n != 5 || node->outputs.n != 1)
-        return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: needs 5 inputs and 1 output (got %u, %u)",
-                         node->inputs.n, node->outputs.n);
-    for (uint32_t i = 0; i < 5; i++) {
-        if (i != IN_BIAS && pl_node_input(node, i) < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "SVDF: input %u is missing", i);
-    }
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){5, 5, 1, 1, NULL, 1u << IN_BIAS})));
     t->bias = NULL;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_INPUT), &t->in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS_FEATURE), &t->wf));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_WEIGHTS_TIME), &t->wt));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_INPUT, &t->in));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_WEIGHTS_FEATURE, &t->wf));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_WEIGHTS_TIME, &t->wt));
     if (pl_node_input(node, IN_BIAS) >= 0)
-        PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_BIAS), &t->bias));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, IN_STATE), &t->state));
-    return ctx->get_tensor(ctx, pl_node_output(node, 0), &t->out);
+        PL_TRY(pl_node_tensor(ctx, node, false, IN_BIAS, &t->bias));
+    PL_TRY(pl_node_tensor(ctx, node, false, IN_STATE, &t->state));
+    return pl_node_tensor(ctx, node, true, 0, &t->out);
 }
 
 /* TFLite's checks: input [batch, input_size], weights_feature [filters, input_size],
@@ -327,12 +316,12 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, wf, wt, bias, state, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS_FEATURE), &wf));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS_TIME), &wt));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_STATE), &state));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_INPUT, &in));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_WEIGHTS_FEATURE, &wf));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_WEIGHTS_TIME, &wt));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_BIAS, &bias));
+    PL_TRY(pl_node_eval(ctx, node, false, IN_STATE, &state));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     if (d->state_type == PL_FLOAT32)
         pl_svdf_f32(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
     else if (d->state_type == PL_INT16)
@@ -347,6 +336,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_svdf_registration(void)
 {
-    static const pl_registration reg = {"SVDF", 27, init, NULL, prepare, invoke, NULL};
+    static const pl_registration reg = {.name = "SVDF", .builtin_code = 27, .prepare = prepare,
+                                        .invoke = invoke, .user_data_size = sizeof(op_data)};
     return &reg;
 }

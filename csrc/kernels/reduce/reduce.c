@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 /* ReducerOptions field ids (schema.fbs). */
 enum { OPT_KEEP_DIMS = 0 };
@@ -163,12 +164,6 @@ static void mean_or_sum_rescale(const op_data *d, const int32_t *sum, void *out)
     }
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
-
 /* Resolves the constant axis tensor (negative axes, duplicates) into a mask of dims. */
 static pl_status resolve_axes(pl_context *ctx, const char *name, const pl_tensor *axis,
                               int32_t ndims, uint32_t *mask)
@@ -250,14 +245,8 @@ static pl_status prepare_quant(pl_context *ctx, const char *name, const pl_tenso
 pl_status pl_reduce_plan(pl_context *ctx, pl_node *node, const char *name, pl_tensor **in,
                          pl_tensor **out, pl_reduce_params *p)
 {
-    if (node->inputs.n != 2 || node->outputs.n != 1 || pl_node_input(node, 0) < 0 ||
-        pl_node_input(node, 1) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs input, axis and one output (got %u "
-                         "inputs, %u outputs)", name, node->inputs.n, node->outputs.n);
     pl_tensor *axis;
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 0), in));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &axis));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_output(node, 0), out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), in, &axis, out));
     bool keep = pl_table_bool(&node->options, OPT_KEEP_DIMS, false);
     uint32_t mask = 0;
     PL_TRY(resolve_axes(ctx, name, axis, (*in)->ndims, &mask));
@@ -311,8 +300,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     if (d->type == PL_FLOAT32) {
         invoke_float(d, in.data, out.data);
         return PL_OK;
@@ -328,12 +316,16 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_reduce_mean_registration(void)
 {
-    static const pl_registration reg = {"MEAN", 40, init, NULL, prepare_mean, invoke, NULL};
+    static const pl_registration reg = {.name = "MEAN", .builtin_code = 40,
+                                        .prepare = prepare_mean, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }
 
 const pl_registration *pl_reduce_sum_registration(void)
 {
-    static const pl_registration reg = {"SUM", 74, init, NULL, prepare_sum, invoke, NULL};
+    static const pl_registration reg = {.name = "SUM", .builtin_code = 74,
+                                        .prepare = prepare_sum, .invoke = invoke,
+                                        .user_data_size = sizeof(op_data)};
     return &reg;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kernels/shape/operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_REDUCE_PROD = 81, OP_REDUCE_MAX = 82, OP_REDUCE_MIN = 89, OP_REDUCE_ANY = 91,
        OP_REDUCE_ALL = 140 };
@@ -21,12 +22,6 @@ enum { OP_REDUCE_PROD = 81, OP_REDUCE_MAX = 82, OP_REDUCE_MIN = 89, OP_REDUCE_AN
 typedef struct op_data {
     pl_reduce_params p;
 } op_data;
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(op_data), user_data);
-}
 
 static bool supported(int32_t op, pl_type t)
 {
@@ -168,8 +163,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node, int32_t op)
 {
     const op_data *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     if (op == OP_REDUCE_PROD)
         product(&d->p, in.type, in.data, out.data);
     else if (op == OP_REDUCE_ALL || op == OP_REDUCE_ANY)
@@ -206,35 +200,40 @@ static pl_status invoke_any(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_reduce_max_registration(void)
 {
-    static const pl_registration r = {"REDUCE_MAX", OP_REDUCE_MAX, init, NULL, prepare_max,
-                                      invoke_max, NULL};
+    static const pl_registration r = {.name = "REDUCE_MAX", .builtin_code = OP_REDUCE_MAX,
+                                      .prepare = prepare_max, .invoke = invoke_max,
+                                      .user_data_size = sizeof(op_data)};
     return &r;
 }
 
 const pl_registration *pl_reduce_min_registration(void)
 {
-    static const pl_registration r = {"REDUCE_MIN", OP_REDUCE_MIN, init, NULL, prepare_min,
-                                      invoke_min, NULL};
+    static const pl_registration r = {.name = "REDUCE_MIN", .builtin_code = OP_REDUCE_MIN,
+                                      .prepare = prepare_min, .invoke = invoke_min,
+                                      .user_data_size = sizeof(op_data)};
     return &r;
 }
 
 const pl_registration *pl_reduce_prod_registration(void)
 {
-    static const pl_registration r = {"REDUCE_PROD", OP_REDUCE_PROD, init, NULL, prepare_prod,
-                                      invoke_prod, NULL};
+    static const pl_registration r = {.name = "REDUCE_PROD", .builtin_code = OP_REDUCE_PROD,
+                                      .prepare = prepare_prod, .invoke = invoke_prod,
+                                      .user_data_size = sizeof(op_data)};
     return &r;
 }
 
 const pl_registration *pl_reduce_all_registration(void)
 {
-    static const pl_registration r = {"REDUCE_ALL", OP_REDUCE_ALL, init, NULL, prepare_all,
-                                      invoke_all, NULL};
+    static const pl_registration r = {.name = "REDUCE_ALL", .builtin_code = OP_REDUCE_ALL,
+                                      .prepare = prepare_all, .invoke = invoke_all,
+                                      .user_data_size = sizeof(op_data)};
     return &r;
 }
 
 const pl_registration *pl_reduce_any_registration(void)
 {
-    static const pl_registration r = {"REDUCE_ANY", OP_REDUCE_ANY, init, NULL, prepare_any,
-                                      invoke_any, NULL};
+    static const pl_registration r = {.name = "REDUCE_ANY", .builtin_code = OP_REDUCE_ANY,
+                                      .prepare = prepare_any, .invoke = invoke_any,
+                                      .user_data_size = sizeof(op_data)};
     return &r;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_BATCH_TO_SPACE_ND = 37, OP_SPACE_TO_BATCH_ND = 38 };
 
@@ -59,10 +60,7 @@ static pl_status resolve(pl_context *ctx, const char *name, bool to_batch, const
 static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
                        const pl_tensor *block, const pl_tensor *pads, const pl_tensor *out)
 {
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s with output type %s is "
-                         "not supported", name, pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->ndims != 3 && in->ndims != 4)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input rank %d (3 or 4 supported)", name,
                          (int)in->ndims);
@@ -79,25 +77,12 @@ static pl_status check(pl_context *ctx, const char *name, const pl_tensor *in,
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, bool to_batch)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), bi = pl_node_input(node, 1);
-    int32_t pi = pl_node_input(node, 2), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 3 || node->outputs.n != 1 || ii < 0 || bi < 0 || pi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs 3 inputs and 1 output, got %u and %u",
-                         name, (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *block, *pads, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, bi, &block));
-    PL_TRY(ctx->get_tensor(ctx, pi, &pads));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(3, 1), &in, &block, &pads, &out));
     PL_TRY(check(ctx, name, in, block, pads, out));
     bool byte = pl_type_size(in->type) == 1 && out->q.count > 0;
     /* TFLM pads with its op data's output_offset, which its prepare never sets: fresh,
@@ -177,10 +162,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node, const char *name, bool b
 {
     opdata *d = node->user_data;
     pl_tensor in, block, pads, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &block));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &pads));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 3, 1, &in, &block, &pads, &out));
     PL_TRY(resolve(ctx, name, batch, &in, &block, &pads, d));
     PL_TRY(pl_operand_check_out(ctx, name, &out, in.ndims, d->out_dims));
     int32_t in4[4], out4[4];
@@ -205,14 +187,18 @@ static pl_status invoke_s2b(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_batch_to_space_nd_registration(void)
 {
-    static const pl_registration r = {"BATCH_TO_SPACE_ND", OP_BATCH_TO_SPACE_ND, init, NULL,
-                                      prepare_b2s, invoke_b2s, NULL};
+    static const pl_registration r = {.name = "BATCH_TO_SPACE_ND",
+                                      .builtin_code = OP_BATCH_TO_SPACE_ND,
+                                      .prepare = prepare_b2s, .invoke = invoke_b2s,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_space_to_batch_nd_registration(void)
 {
-    static const pl_registration r = {"SPACE_TO_BATCH_ND", OP_SPACE_TO_BATCH_ND, init, NULL,
-                                      prepare_s2b, invoke_s2b, NULL};
+    static const pl_registration r = {.name = "SPACE_TO_BATCH_ND",
+                                      .builtin_code = OP_SPACE_TO_BATCH_ND,
+                                      .prepare = prepare_s2b, .invoke = invoke_s2b,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -6,20 +6,15 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_BROADCAST_ARGS = 145 };
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t ai = pl_node_input(node, 0), bi = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ai < 0 || bi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "BROADCAST_ARGS: needs 2 inputs and 1 output, got "
-                         "%u and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *a, *b, *out;
-    PL_TRY(ctx->get_tensor(ctx, ai, &a));
-    PL_TRY(ctx->get_tensor(ctx, bi, &b));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &a, &b, &out));
     if (!pl_operand_is_index(a->type) || b->type != a->type || out->type != a->type ||
         a->ndims != 1 || b->ndims != 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "BROADCAST_ARGS: inputs and output must be 1-D "
@@ -42,9 +37,7 @@ static void store(const pl_tensor *out, size_t i, int64_t v)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor a, b, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &a, &b, &out));
     int32_t n = out.dims[0];
     for (int32_t k = 0; k < n; k++) {
         /* right-aligned: entry k of the output pairs with a[k - (n - na)], b likewise */
@@ -61,7 +54,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_broadcast_args_registration(void)
 {
-    static const pl_registration r = {"BROADCAST_ARGS", OP_BROADCAST_ARGS, NULL, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "BROADCAST_ARGS",
+                                      .builtin_code = OP_BROADCAST_ARGS, .prepare = prepare,
+                                      .invoke = invoke};
     return &r;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_BROADCAST_TO = 130 };
 
@@ -38,28 +39,13 @@ static pl_status plan(pl_context *ctx, const pl_tensor *in, int32_t ndims, const
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), si = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || si < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "BROADCAST_TO: needs 2 inputs and 1 output, got "
-                         "%u and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *shape, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, si, &shape));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "BROADCAST_TO: input type %s with output "
-                         "type %s is not supported", pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &shape, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_known(shape)) {
         PL_TRY(plan(ctx, in, out->ndims, out->dims, d));
         return ctx->set_shape(ctx, oi, out->ndims, out->dims);
@@ -75,9 +61,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
     pl_tensor in, shape, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &shape));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &shape, &out));
     int32_t ndims = 0, dims[PL_MAX_DIMS];
     PL_TRY(pl_operand_shape(ctx, "BROADCAST_TO", &shape, &ndims, dims));
     PL_TRY(pl_operand_check_out(ctx, "BROADCAST_TO", &out, ndims, dims));
@@ -99,7 +83,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_broadcast_to_registration(void)
 {
-    static const pl_registration r = {"BROADCAST_TO", OP_BROADCAST_TO, init, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "BROADCAST_TO", .builtin_code = OP_BROADCAST_TO,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_CONCATENATION = 2 };
 
@@ -76,9 +77,9 @@ static pl_status set_output(pl_context *ctx, const pl_node *node, int32_t axis, 
     int32_t dims[PL_MAX_DIMS], rank = 0;
     int64_t sum = 0;
     for (uint32_t k = 0; k < node->inputs.n; k++) {
-        if (pl_node_input(node, k) < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is missing", (unsigned)k);
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t));
+        if (pl_node_input(node, k) < 0) /* every input counts: none is optional */
+            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is absent", (unsigned)k);
+        PL_TRY(pl_node_eval(ctx, node, false, k, &t));
         if (k == 0) {
             rank = t.ndims;
             *at = axis < 0 ? axis + rank : axis;
@@ -96,23 +97,15 @@ static pl_status set_output(pl_context *ctx, const pl_node *node, int32_t axis, 
     return pl_set_output_shape(ctx, out, rank, dims);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n < 1 || node->outputs.n != 1 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs inputs and one output");
+    PL_TRY(pl_node_check(ctx, node, PL_IO_OPT(1, PL_IO_ANY, 1)));
     if (node->inputs.n > PL_CONCATENATION_MAX_INPUTS)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u inputs (at most %d)",
                          (unsigned)node->inputs.n, PL_CONCATENATION_MAX_INPUTS);
     pl_tensor *out;
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensor(ctx, node, true, 0, &out));
     int32_t act = pl_table_i8(&node->options, 1, 0), axis = pl_table_i32(&node->options, 0, 0);
     if (act != PL_ACT_NONE)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "fused activation %d (TFLite allows none)",
@@ -124,10 +117,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     int64_t sum = 0;
     for (uint32_t k = 0; k < node->inputs.n; k++) {
         pl_tensor *t;
-        int32_t ii = pl_node_input(node, k);
-        if (ii < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is missing", (unsigned)k);
-        PL_TRY(ctx->get_tensor(ctx, ii, &t));
+        PL_TRY(pl_node_tensor(ctx, node, false, k, &t));
         PL_TRY(check_input(ctx, t, out, d->axis, &sum));
     }
     if (sum != out->dims[d->axis])
@@ -143,13 +133,13 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     size_t run[PL_CONCATENATION_MAX_INPUTS];
     uint32_t n = node->inputs.n;
     pl_tensor t;
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &t));
+    PL_TRY(pl_node_evals(ctx, node, 0, 1, &t));
     size_t outer = 1, esize = pl_type_size(t.type);
     for (int32_t k = 0; k < d->axis; k++)
         outer *= (size_t)t.dims[k];
     void *out = t.data;
     for (uint32_t k = 0; k < n; k++) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, k), &t));
+        PL_TRY(pl_node_eval(ctx, node, false, k, &t));
         data[k] = t.data;
         /* each input contributes one contiguous run per outer index */
         run[k] = outer == 0 ? 0 : pl_tensor_count(&t) / outer * esize;
@@ -160,7 +150,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_concatenation_registration(void)
 {
-    static const pl_registration r = {"CONCATENATION", OP_CONCATENATION, init, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "CONCATENATION", .builtin_code = OP_CONCATENATION,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

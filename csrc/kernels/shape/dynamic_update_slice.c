@@ -10,22 +10,15 @@
 
 #include "operand.h"
 #include "slice.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_DYNAMIC_UPDATE_SLICE = 151 };
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t ai = pl_node_input(node, 0), ui = pl_node_input(node, 1);
-    int32_t si = pl_node_input(node, 2), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 3 || node->outputs.n != 1 || ai < 0 || ui < 0 || si < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "DYNAMIC_UPDATE_SLICE: needs 3 inputs and 1 "
-                         "output, got %u and %u", (unsigned)node->inputs.n,
-                         (unsigned)node->outputs.n);
+    int32_t oi = pl_node_output(node, 0);
     pl_tensor *a, *u, *s, *out;
-    PL_TRY(ctx->get_tensor(ctx, ai, &a));
-    PL_TRY(ctx->get_tensor(ctx, ui, &u));
-    PL_TRY(ctx->get_tensor(ctx, si, &s));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(3, 1), &a, &u, &s, &out));
     if (u->type != a->type || out->type != a->type || pl_type_size(a->type) == 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DYNAMIC_UPDATE_SLICE: operand %s, update %s,"
                          " output %s", pl_type_name(a->type), pl_type_name(u->type),
@@ -47,10 +40,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor a, u, s, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &u));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &s));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 3, 1, &a, &u, &s, &out));
     int32_t start[PL_MAX_DIMS];
     for (int32_t d = 0; d < a.ndims; d++) {
         int64_t v = pl_operand_at(&s, (size_t)d), hi = (int64_t)a.dims[d] - u.dims[d];
@@ -65,7 +55,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_dynamic_update_slice_registration(void)
 {
-    static const pl_registration r = {"DYNAMIC_UPDATE_SLICE", OP_DYNAMIC_UPDATE_SLICE, NULL,
-                                      NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "DYNAMIC_UPDATE_SLICE",
+                                      .builtin_code = OP_DYNAMIC_UPDATE_SLICE,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

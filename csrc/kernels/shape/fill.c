@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_FILL = 94 };
 
@@ -27,15 +28,9 @@ static pl_status check_value(pl_context *ctx, const pl_tensor *v, const pl_tenso
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t di = pl_node_input(node, 0), vi = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || di < 0 || vi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "FILL: needs 2 inputs and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *dims, *value, *out;
-    PL_TRY(ctx->get_tensor(ctx, di, &dims));
-    PL_TRY(ctx->get_tensor(ctx, vi, &value));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &dims, &value, &out));
     PL_TRY(check_value(ctx, value, out));
     if (!pl_operand_known(dims)) {
         if (!pl_operand_is_index(dims->type) || dims->ndims != 1)
@@ -52,9 +47,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor dims, value, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &dims));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &value));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &dims, &value, &out));
     int32_t ndims = 0, shape[PL_MAX_DIMS];
     PL_TRY(pl_operand_shape(ctx, "FILL", &dims, &ndims, shape));
     PL_TRY(pl_operand_check_out(ctx, "FILL", &out, ndims, shape));
@@ -66,6 +59,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_fill_registration(void)
 {
-    static const pl_registration r = {"FILL", OP_FILL, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "FILL", .builtin_code = OP_FILL,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

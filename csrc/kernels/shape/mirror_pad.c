@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_MIRROR_PAD = 100 };
 
@@ -42,10 +43,7 @@ static pl_status resolve(pl_context *ctx, const pl_tensor *in, const pl_tensor *
 static pl_status check(pl_context *ctx, const pl_tensor *in, const pl_tensor *p,
                        const pl_tensor *out)
 {
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "MIRROR_PAD: input type %s with output type "
-                         "%s is not supported", pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_is_index(p->type) || p->ndims != 2 || p->dims[0] != in->ndims ||
         p->dims[1] != 2)
         return ctx->fail(ctx, PL_ERR_MODEL, "MIRROR_PAD: paddings must be an INT32 or INT64 "
@@ -58,24 +56,12 @@ static pl_status check(pl_context *ctx, const pl_tensor *in, const pl_tensor *p,
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), pi = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || pi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "MIRROR_PAD: needs 2 inputs and 1 output, got %u "
-                         "and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *p, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, pi, &p));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &p, &out));
     PL_TRY(check(ctx, in, p, out));
     int32_t mode = pl_table_i8(&node->options, OPT_MODE, MODE_REFLECT);
     if (mode != MODE_REFLECT && mode != MODE_SYMMETRIC)
@@ -102,9 +88,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
     pl_tensor in, p, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &p));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &p, &out));
     PL_TRY(resolve(ctx, &in, &p, d));
     PL_TRY(pl_operand_check_out(ctx, "MIRROR_PAD", &out, in.ndims, d->out_dims));
     size_t esize = pl_type_size(in.type), total = pl_tensor_count(&out);
@@ -130,7 +114,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_mirror_pad_registration(void)
 {
-    static const pl_registration r = {"MIRROR_PAD", OP_MIRROR_PAD, init, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "MIRROR_PAD", .builtin_code = OP_MIRROR_PAD,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

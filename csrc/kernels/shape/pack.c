@@ -9,6 +9,7 @@
 
 #include "kernels/shape/concatenation.h"
 #include "kernels/shape/split.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_PACK = 83, OP_UNPACK = 88 };
 
@@ -29,9 +30,7 @@ static bool same_quant(const pl_tensor *a, const pl_tensor *b)
 static pl_status check_unit(pl_context *ctx, const pl_tensor *unit, const pl_tensor *packed,
                             int32_t axis, uint32_t n)
 {
-    if (unit->type != packed->type || pl_type_size(unit->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "types %s and %s are not supported",
-                         pl_type_name(unit->type), pl_type_name(packed->type));
+    PL_TRY(pl_check_types(ctx, unit, packed, PL_TYPES_FIXED_SIZE));
     if (!same_quant(unit, packed))
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "tensor %d is quantized unlike tensor %d",
                          (int)unit->index, (int)packed->index);
@@ -61,29 +60,20 @@ static pl_status set_shape(pl_context *ctx, pl_tensor *out, const pl_tensor *fro
     return pl_set_output_shape(ctx, out, rank, dims);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 /* Shared by both: the packed side is one tensor, the unit side n tensors. */
 static pl_status prepare_common(pl_context *ctx, pl_node *node, bool pack)
 {
     opdata *d = node->user_data;
-    pl_vec units = pack ? node->inputs : node->outputs;
-    int32_t pi = pack ? pl_node_output(node, 0) : pl_node_input(node, 0);
-    uint32_t n = units.n;
-    if (pi < 0 || n < 1 || n > PL_SPLIT_MAX_OUTPUTS || (pack ? node->outputs.n
-                                                             : node->inputs.n) != 1)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u tensors to %s (1 to %d, one other side)",
-                         (unsigned)n, pack ? "pack" : "unpack", PL_SPLIT_MAX_OUTPUTS);
+    uint32_t n = pack ? node->inputs.n : node->outputs.n;
+    PL_TRY(pl_node_check(ctx, node, pack ? (pl_io_spec){1, PL_IO_ANY, 1, 1, NULL, 0}
+                                         : (pl_io_spec){1, 1, 1, PL_IO_ANY, NULL, 0}));
+    if (n > PL_SPLIT_MAX_OUTPUTS)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u tensors to %s (at most %d)", (unsigned)n,
+                         pack ? "pack" : "unpack", PL_SPLIT_MAX_OUTPUTS);
     pl_tensor *packed, *unit;
-    PL_TRY(ctx->get_tensor(ctx, pi, &packed));
-    if (pack && pl_vec_i32(units, 0) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "tensor 0 is missing");
+    PL_TRY(pl_node_tensor(ctx, node, pack, 0, &packed)); /* PACK's output, UNPACK's input */
     if (pack)
-        PL_TRY(ctx->get_tensor(ctx, pl_vec_i32(units, 0), &unit));
+        PL_TRY(pl_node_tensor(ctx, node, false, 0, &unit));
     int32_t rank = pack ? unit->ndims + 1 : packed->ndims;
     int32_t count = pl_table_i32(&node->options, 0, (int32_t)n);
     int32_t axis = pl_table_i32(&node->options, 1, 0);
@@ -95,11 +85,8 @@ static pl_status prepare_common(pl_context *ctx, pl_node *node, bool pack)
     if (pack)
         PL_TRY(set_shape(ctx, packed, unit, d->axis, (int32_t)n, true));
     for (uint32_t k = 0; k < n; k++) {
-        int32_t ui = pl_vec_i32(units, k);
-        if (ui < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "tensor %u is missing", (unsigned)k);
         if (!pack || k > 0) /* PACK's first input is already in hand: no second temp copy */
-            PL_TRY(ctx->get_tensor(ctx, ui, &unit));
+            PL_TRY(pl_node_tensor(ctx, node, !pack, k, &unit));
         if (!pack)
             PL_TRY(set_shape(ctx, unit, packed, d->axis, 0, false));
         PL_TRY(check_unit(ctx, unit, packed, d->axis, n));
@@ -125,13 +112,13 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     void *ptr[PL_SPLIT_MAX_OUTPUTS];
     size_t run[PL_SPLIT_MAX_OUTPUTS];
     pl_tensor t;
-    PL_TRY(ctx->get_eval(ctx, pack ? pl_node_output(node, 0) : pl_node_input(node, 0), &t));
+    PL_TRY(pl_node_eval(ctx, node, pack, 0, &t)); /* the packed side */
     void *packed = t.data;
     size_t outer = 1, esize = pl_type_size(t.type);
     for (int32_t k = 0; k < d->axis; k++)
         outer *= (size_t)t.dims[k];
     for (uint32_t k = 0; k < units.n; k++) {
-        PL_TRY(ctx->get_eval(ctx, pl_vec_i32(units, k), &t));
+        PL_TRY(pl_node_eval(ctx, node, !pack, k, &t));
         ptr[k] = t.data;
         run[k] = outer == 0 ? 0 : pl_tensor_count(&t) / outer * esize;
     }
@@ -144,13 +131,16 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_pack_registration(void)
 {
-    static const pl_registration r = {"PACK", OP_PACK, init, NULL, prepare_pack, invoke, NULL};
+    static const pl_registration r = {.name = "PACK", .builtin_code = OP_PACK,
+                                      .prepare = prepare_pack, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_unpack_registration(void)
 {
-    static const pl_registration r = {"UNPACK", OP_UNPACK, init, NULL, prepare_unpack, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "UNPACK", .builtin_code = OP_UNPACK,
+                                      .prepare = prepare_unpack, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

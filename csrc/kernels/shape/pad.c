@@ -5,6 +5,7 @@
 ** constant_values must share the output's quantization, as TFLite requires. Paddings must
 ** be a constant [rank, 2] INT32/INT64 tensor of non-negative values. */
 #include "pad.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -105,29 +106,17 @@ static pl_status check_value(pl_context *ctx, const pl_tensor *v, const pl_tenso
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    uint32_t max_in = node->builtin_code == OP_PADV2 ? 3 : 2;
-    int32_t ii = pl_node_input(node, 0), pi = pl_node_input(node, 1);
-    int32_t vi = pl_node_input(node, 2), oi = pl_node_output(node, 0);
-    if (node->inputs.n < 2 || node->inputs.n > max_in || node->outputs.n != 1 || ii < 0 ||
-        pi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "bad input/output count (%u, %u)",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    uint8_t max_in = node->builtin_code == OP_PADV2 ? 3 : 2;
+    int32_t vi = pl_node_input(node, 2);
+    PL_TRY(pl_node_check(ctx, node, PL_IO_OPT(2, max_in, 1)));
     pl_tensor *in, *p, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    PL_TRY(ctx->get_tensor(ctx, pi, &p));
-    if (in->type != out->type || pl_type_size(in->type) == 0 || in->type == PL_STRING)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
-                         "supported", pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_node_tensor(ctx, node, false, 0, &in));
+    PL_TRY(pl_node_tensor(ctx, node, true, 0, &out));
+    PL_TRY(pl_node_tensor(ctx, node, false, 1, &p));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->ndims > PL_PAD_MAX_DIMS)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (at most %d)", (int)in->ndims,
                          PL_PAD_MAX_DIMS);
@@ -135,7 +124,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     d->zero_point = out->q.count > 0 ? (int32_t)out->q.zero_point[0] : 0;
     if (vi >= 0) {
         pl_tensor *v;
-        PL_TRY(ctx->get_tensor(ctx, vi, &v));
+        PL_TRY(pl_node_tensor(ctx, node, false, 2, &v));
         PL_TRY(check_value(ctx, v, out));
     }
     return PL_OK;
@@ -159,9 +148,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, v, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &v));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_eval(ctx, node, false, 0, &in));
+    PL_TRY(pl_node_eval(ctx, node, false, 2, &v));
+    PL_TRY(pl_node_eval(ctx, node, true, 0, &out));
     size_t esize = pl_type_size(out.type);
     uint8_t value[MAX_ELEMENT];
     default_value(out.type, d->zero_point, value);
@@ -174,12 +163,15 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_pad_registration(void)
 {
-    static const pl_registration r = {"PAD", OP_PAD, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "PAD", .builtin_code = OP_PAD, .prepare = prepare,
+                                      .invoke = invoke, .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_padv2_registration(void)
 {
-    static const pl_registration r = {"PADV2", OP_PADV2, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "PADV2", .builtin_code = OP_PADV2,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

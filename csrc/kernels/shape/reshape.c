@@ -6,6 +6,7 @@
 ** RESHAPE's shape input: one computed at run time leaves the model's output shape standing,
 ** as TFLM does. Invoke copies unless the planner put input and output on the same bytes. */
 #include "reshape.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -41,13 +42,9 @@ static pl_status need_const_int(pl_context *ctx, const pl_tensor *t, const char 
 static pl_status io(pl_context *ctx, pl_node *node, uint32_t min_in, uint32_t max_in,
                     pl_tensor **in, pl_tensor **out)
 {
-    int32_t i = pl_node_input(node, 0), o = pl_node_output(node, 0);
-    if (node->inputs.n < min_in || node->inputs.n > max_in || node->outputs.n != 1 || i < 0 ||
-        o < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "bad input/output count (%u, %u)",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
-    PL_TRY(ctx->get_tensor(ctx, i, in));
-    PL_TRY(ctx->get_tensor(ctx, o, out));
+    PL_TRY(pl_node_check(ctx, node, PL_IO_OPT((uint8_t)min_in, (uint8_t)max_in, 1)));
+    PL_TRY(pl_node_tensor(ctx, node, false, 0, in));
+    PL_TRY(pl_node_tensor(ctx, node, true, 0, out));
     if ((*in)->type != (*out)->type)
         return ctx->fail(ctx, PL_ERR_MODEL, "input type %s differs from output type %s",
                          pl_type_name((*in)->type), pl_type_name((*out)->type));
@@ -96,7 +93,7 @@ static pl_status reshape_target(pl_context *ctx, pl_node *node, bool *known, sha
     pl_tensor *st = NULL;
     int32_t si = pl_node_input(node, 1);
     if (si >= 0)
-        PL_TRY(ctx->get_tensor(ctx, si, &st));
+        PL_TRY(pl_node_tensor(ctx, node, false, 1, &st));
     *known = true;
     if (st != NULL && st->ndims == 1 && st->type == PL_INT32) {
         *known = st->is_constant && st->data != NULL;
@@ -166,7 +163,7 @@ static pl_status prepare_expand_dims(pl_context *ctx, pl_node *node)
     int32_t ai = pl_node_input(node, 1);
     if (ai < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "axis input is missing");
-    PL_TRY(ctx->get_tensor(ctx, ai, &at));
+    PL_TRY(pl_node_tensor(ctx, node, false, 1, &at));
     PL_TRY(need_const_int(ctx, at, "axis"));
     if (pl_tensor_count(at) != 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "axis has %zu elements", pl_tensor_count(at));
@@ -185,8 +182,7 @@ static pl_status prepare_expand_dims(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     /* a string buffer moves whole: its layout does not depend on the shape */
     size_t bytes = in.type == PL_STRING ? in.bytes : pl_tensor_count(&in) * pl_type_size(in.type);
     if (bytes > out.bytes)
@@ -199,21 +195,21 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_reshape_registration(void)
 {
-    static const pl_registration r = {"RESHAPE", OP_RESHAPE, NULL, NULL, prepare_reshape,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "RESHAPE", .builtin_code = OP_RESHAPE,
+                                      .prepare = prepare_reshape, .invoke = invoke};
     return &r;
 }
 
 const pl_registration *pl_squeeze_registration(void)
 {
-    static const pl_registration r = {"SQUEEZE", OP_SQUEEZE, NULL, NULL, prepare_squeeze,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "SQUEEZE", .builtin_code = OP_SQUEEZE,
+                                      .prepare = prepare_squeeze, .invoke = invoke};
     return &r;
 }
 
 const pl_registration *pl_expand_dims_registration(void)
 {
-    static const pl_registration r = {"EXPAND_DIMS", OP_EXPAND_DIMS, NULL, NULL,
-                                      prepare_expand_dims, invoke, NULL};
+    static const pl_registration r = {.name = "EXPAND_DIMS", .builtin_code = OP_EXPAND_DIMS,
+                                      .prepare = prepare_expand_dims, .invoke = invoke};
     return &r;
 }

@@ -4,6 +4,7 @@
 ** accepts only a contiguous run of axes; reversing each listed axis is the same result
 ** there and the op's definition elsewhere, so any set is accepted. */
 #include "reverse.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -13,12 +14,6 @@ enum { OP_REVERSE_V2 = 105 };
 typedef struct opdata {
     bool flip[PL_MAX_DIMS];
 } opdata;
-
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
 
 static pl_status read_axes(pl_context *ctx, const pl_tensor *axis, int32_t ndims, opdata *d)
 {
@@ -40,19 +35,10 @@ static pl_status read_axes(pl_context *ctx, const pl_tensor *axis, int32_t ndims
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), ai = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || ai < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "REVERSE_V2: needs 2 inputs and 1 output, got %u "
-                         "and %u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *axis, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, ai, &axis));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "REVERSE_V2: input type %s with output type "
-                         "%s is not supported", pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &axis, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     memset(d->flip, 0, sizeof d->flip);
     PL_TRY(read_axes(ctx, axis, in->ndims, d));
     return ctx->set_shape(ctx, oi, in->ndims, in->dims);
@@ -62,8 +48,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     size_t esize = pl_type_size(in.type), total = pl_tensor_count(&in);
     size_t stride[PL_MAX_DIMS], s = 1;
     for (int32_t a = in.ndims - 1; a >= 0; a--) {
@@ -87,7 +72,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_reverse_v2_registration(void)
 {
-    static const pl_registration r = {"REVERSE_V2", OP_REVERSE_V2, init, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "REVERSE_V2", .builtin_code = OP_REVERSE_V2,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

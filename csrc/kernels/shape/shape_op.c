@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_SHAPE = 77 };
 
@@ -16,13 +17,9 @@ enum { OPT_OUT_TYPE = 0 };
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t ii = pl_node_input(node, 0), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 1 || node->outputs.n != 1 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "SHAPE: needs 1 input and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
     int32_t want = pl_table_i8(&node->options, OPT_OUT_TYPE, (int32_t)out->type);
     if ((out->type != PL_INT32 && out->type != PL_INT64) || want != (int32_t)out->type)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SHAPE: output type %s (option out_type %s);"
@@ -36,8 +33,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     for (int32_t i = 0; i < in.ndims; i++) {
         if (out.type == PL_INT64) {
             int64_t v = in.dims[i];
@@ -51,6 +47,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_shape_registration(void)
 {
-    static const pl_registration r = {"SHAPE", OP_SHAPE, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "SHAPE", .builtin_code = OP_SHAPE,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_SLICE = 65 };
 
@@ -88,28 +89,13 @@ static pl_status check_fixed(pl_context *ctx, int32_t output, int32_t ndims,
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), bi = pl_node_input(node, 1);
-    int32_t si = pl_node_input(node, 2), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 3 || node->outputs.n != 1 || ii < 0 || bi < 0 || si < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "SLICE: needs 3 inputs and 1 output, got %u and "
-                         "%u", (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *begin, *size, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, bi, &begin));
-    PL_TRY(ctx->get_tensor(ctx, si, &size));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "SLICE: input type %s with output type %s "
-                         "is not supported", pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(3, 1), &in, &begin, &size, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_is_index(begin->type) || size->type != begin->type ||
         begin->ndims != 1 || size->ndims != 1 || begin->dims[0] != in->ndims ||
         size->dims[0] != in->ndims)
@@ -130,11 +116,10 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
     pl_tensor in, begin, size, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     if (!d->ready) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &begin));
-        PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &size));
+        PL_TRY(pl_node_eval(ctx, node, false, 1, &begin));
+        PL_TRY(pl_node_eval(ctx, node, false, 2, &size));
         PL_TRY(resolve(ctx, &in, &begin, &size, d));
     }
     PL_TRY(pl_operand_check_out(ctx, "SLICE", &out, in.ndims, d->size));
@@ -145,6 +130,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_slice_registration(void)
 {
-    static const pl_registration r = {"SLICE", OP_SLICE, init, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "SLICE", .builtin_code = OP_SLICE,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -5,6 +5,7 @@
 ** ((h % bs) * bs + w % bs) * out_depth + c); SPACE_TO_DEPTH is its inverse. Pure copies, so
 ** quantized input and output must share their quantization. */
 #include "space_depth.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -47,17 +48,10 @@ static pl_status shape_of(pl_context *ctx, const char *name, bool to_space,
 
 static pl_status prepare(pl_context *ctx, pl_node *node, const char *name, bool to_space)
 {
-    int32_t ii = pl_node_input(node, 0), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 1 || node->outputs.n != 1 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "%s: needs 1 input and 1 output, got %u and %u",
-                         name, (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    int32_t oi = pl_node_output(node, 0);
     pl_tensor *in, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%s: input type %s with output type %s is "
-                         "not supported", name, pl_type_name(in->type),
-                         pl_type_name(out->type));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(1, 1), &in, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->q.count != out->q.count ||
         (in->q.count > 0 && (in->q.scale[0] != out->q.scale[0] ||
                              in->q.zero_point[0] != out->q.zero_point[0])))
@@ -103,8 +97,7 @@ static void rearrange(const int32_t *s, int32_t bs, size_t esize, bool to_space,
 static pl_status invoke(pl_context *ctx, pl_node *node, bool to_space)
 {
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     int32_t bs = pl_table_i32(&node->options, OPT_BLOCK_SIZE, 0);
     rearrange(to_space ? out.dims : in.dims, bs, pl_type_size(in.type), to_space, in.data,
               out.data);
@@ -123,14 +116,16 @@ static pl_status invoke_s2d(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_depth_to_space_registration(void)
 {
-    static const pl_registration r = {"DEPTH_TO_SPACE", OP_DEPTH_TO_SPACE, NULL, NULL,
-                                      prepare_d2s, invoke_d2s, NULL};
+    static const pl_registration r = {.name = "DEPTH_TO_SPACE",
+                                      .builtin_code = OP_DEPTH_TO_SPACE, .prepare = prepare_d2s,
+                                      .invoke = invoke_d2s};
     return &r;
 }
 
 const pl_registration *pl_space_to_depth_registration(void)
 {
-    static const pl_registration r = {"SPACE_TO_DEPTH", OP_SPACE_TO_DEPTH, NULL, NULL,
-                                      prepare_s2d, invoke_s2d, NULL};
+    static const pl_registration r = {.name = "SPACE_TO_DEPTH",
+                                      .builtin_code = OP_SPACE_TO_DEPTH, .prepare = prepare_s2d,
+                                      .invoke = invoke_s2d};
     return &r;
 }

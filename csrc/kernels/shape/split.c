@@ -3,6 +3,7 @@
 ** The axis (and SPLIT_V's size_splits) must be constant; every output shape is checked
 ** against the model. Invoke copies one contiguous run per output per outer index. */
 #include "split.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -25,12 +26,10 @@ void pl_split_copy(const void *in, size_t outer, uint32_t n, void *const *outs,
     }
 }
 
-static pl_status const_scalar(pl_context *ctx, int32_t index, int64_t *v)
+static pl_status const_scalar(pl_context *ctx, const pl_node *node, uint32_t at, int64_t *v)
 {
     pl_tensor *t;
-    if (index < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "axis input is missing");
-    PL_TRY(ctx->get_tensor(ctx, index, &t));
+    PL_TRY(pl_node_tensor(ctx, node, false, at, &t));
     if ((t->type != PL_INT32 && t->type != PL_INT64) || pl_tensor_count(t) != 1)
         return ctx->fail(ctx, PL_ERR_MODEL, "axis must be one INT32/INT64 value");
     if (!t->is_constant || t->data == NULL)
@@ -49,7 +48,7 @@ static pl_status check_output(pl_context *ctx, pl_node *node, uint32_t k, const 
     int32_t oi = pl_node_output(node, k);
     if (oi < 0)
         return ctx->fail(ctx, PL_ERR_MODEL, "output %u is missing", (unsigned)k);
-    PL_TRY(ctx->get_tensor(ctx, oi, &t));
+    PL_TRY(pl_node_tensor(ctx, node, true, k, &t));
     if (t->type != in->type)
         return ctx->fail(ctx, PL_ERR_MODEL, "output %u differs from the input in type",
                          (unsigned)k);
@@ -62,11 +61,10 @@ static pl_status check_output(pl_context *ctx, pl_node *node, uint32_t k, const 
 static pl_status get_input(pl_context *ctx, pl_node *node, uint32_t at, int64_t axis,
                            pl_tensor **in, int32_t *axis_out)
 {
-    int32_t ii = pl_node_input(node, at);
-    if (ii < 0 || node->outputs.n < 1 || node->outputs.n > PL_SPLIT_MAX_OUTPUTS)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input missing or %u outputs (1 to %d)",
+    if (node->outputs.n > PL_SPLIT_MAX_OUTPUTS)
+        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "%u outputs (at most %d)",
                          (unsigned)node->outputs.n, PL_SPLIT_MAX_OUTPUTS);
-    PL_TRY(ctx->get_tensor(ctx, ii, in));
+    PL_TRY(pl_node_tensor(ctx, node, false, at, in));
     if (pl_type_size((*in)->type) == 0)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "type %s is not supported",
                          pl_type_name((*in)->type));
@@ -78,20 +76,13 @@ static pl_status get_input(pl_context *ctx, pl_node *node, uint32_t at, int64_t 
     return PL_OK;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare_split(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
     int64_t axis;
     pl_tensor *in;
-    if (node->inputs.n != 2)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 2 inputs, got %u", (unsigned)node->inputs.n);
-    PL_TRY(const_scalar(ctx, pl_node_input(node, 0), &axis));
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){2, 2, 1, PL_IO_ANY, NULL, 0})));
+    PL_TRY(const_scalar(ctx, node, 0, &axis));
     PL_TRY(get_input(ctx, node, 1, axis, &in, &d->axis));
     uint32_t n = node->outputs.n;
     int32_t want = pl_table_i32(&node->options, 0, (int32_t)n);
@@ -108,11 +99,10 @@ static pl_status prepare_split_v(pl_context *ctx, pl_node *node)
     opdata *d = node->user_data;
     int64_t axis;
     pl_tensor *in, *sizes;
-    if (node->inputs.n != 3 || pl_node_input(node, 1) < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 3 inputs, got %u", (unsigned)node->inputs.n);
-    PL_TRY(const_scalar(ctx, pl_node_input(node, 2), &axis));
+    PL_TRY(pl_node_check(ctx, node, ((pl_io_spec){3, 3, 1, PL_IO_ANY, NULL, 0})));
+    PL_TRY(const_scalar(ctx, node, 2, &axis));
     PL_TRY(get_input(ctx, node, 0, axis, &in, &d->axis));
-    PL_TRY(ctx->get_tensor(ctx, pl_node_input(node, 1), &sizes));
+    PL_TRY(pl_node_tensor(ctx, node, false, 1, &sizes));
     uint32_t n = node->outputs.n;
     if ((sizes->type != PL_INT32 && sizes->type != PL_INT64) || pl_tensor_count(sizes) != n)
         return ctx->fail(ctx, PL_ERR_MODEL, "size_splits must be %u INT32/INT64 values",
@@ -151,13 +141,13 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     size_t run[PL_SPLIT_MAX_OUTPUTS];
     pl_tensor t;
     uint32_t n = node->outputs.n;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, node->builtin_code == OP_SPLIT ? 1 : 0), &t));
+    PL_TRY(pl_node_eval(ctx, node, false, node->builtin_code == OP_SPLIT ? 1 : 0, &t));
     const void *in = t.data;
     size_t outer = 1, esize = pl_type_size(t.type);
     for (int32_t k = 0; k < d->axis; k++)
         outer *= (size_t)t.dims[k];
     for (uint32_t k = 0; k < n; k++) {
-        PL_TRY(ctx->get_eval(ctx, pl_node_output(node, k), &t));
+        PL_TRY(pl_node_eval(ctx, node, true, k, &t));
         outs[k] = t.data;
         run[k] = outer == 0 ? 0 : pl_tensor_count(&t) / outer * esize;
     }
@@ -167,14 +157,16 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_split_registration(void)
 {
-    static const pl_registration r = {"SPLIT", OP_SPLIT, init, NULL, prepare_split, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "SPLIT", .builtin_code = OP_SPLIT,
+                                      .prepare = prepare_split, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
 
 const pl_registration *pl_split_v_registration(void)
 {
-    static const pl_registration r = {"SPLIT_V", OP_SPLIT_V, init, NULL, prepare_split_v,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "SPLIT_V", .builtin_code = OP_SPLIT_V,
+                                      .prepare = prepare_split_v, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

@@ -5,6 +5,7 @@
 ** each axis' start and stop with StridedSliceStartForAxis/EndForAxis (offset included).
 ** begin/end/strides must be constant. Invoke is a strided copy of any fixed-size type. */
 #include "strided_slice.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -155,11 +156,8 @@ static pl_status read_spec(pl_context *ctx, pl_node *node, spec *s)
 {
     operand *o[3] = {&s->begin, &s->end, &s->strides};
     for (uint32_t k = 0; k < 3; k++) {
-        int32_t idx = pl_node_input(node, k + 1);
-        if (idx < 0)
-            return ctx->fail(ctx, PL_ERR_MODEL, "input %u is missing", (unsigned)k + 1);
-        pl_tensor t;
-        PL_TRY(ctx->get_eval(ctx, idx, &t));
+        pl_tensor t; /* present: prepare's pl_node_check */
+        PL_TRY(pl_node_eval(ctx, node, false, k + 1, &t));
         if (t.type != PL_INT32 && t.type != PL_INT64)
             return ctx->fail(ctx, PL_ERR_MODEL, "begin/end/strides must be INT32 or INT64");
         if (!t.is_constant || t.data == NULL)
@@ -236,24 +234,12 @@ static pl_status plan(pl_context *ctx, const params *p, const pl_tensor *in, pl_
     return pl_set_output_shape(ctx, out, kept, dims);
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t ii = pl_node_input(node, 0), oi = pl_node_output(node, 0);
-    if (node->inputs.n != 4 || node->outputs.n != 1 || ii < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 4 inputs and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
+    PL_TRY(pl_node_check(ctx, node, PL_IO(4, 1)));
     pl_tensor in, out; /* eval views, as read_spec's */
-    PL_TRY(ctx->get_eval(ctx, ii, &in));
-    PL_TRY(ctx->get_eval(ctx, oi, &out));
-    if (in.type != out.type || pl_type_size(in.type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
-                         "supported", pl_type_name(in.type), pl_type_name(out.type));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
+    PL_TRY(pl_check_types(ctx, &in, &out, PL_TYPES_FIXED_SIZE));
     spec s = {0};
     PL_TRY(read_spec(ctx, node, &s));
     int32_t eff = effective_rank(&s, in.ndims);
@@ -297,8 +283,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     pl_strided_slice_copy(d->ndims, d->start, d->stride, d->count, d->in_step,
                           pl_type_size(in.type), in.data, out.data);
     return PL_OK;
@@ -306,7 +291,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_strided_slice_registration(void)
 {
-    static const pl_registration r = {"STRIDED_SLICE", OP_STRIDED_SLICE, init, NULL, prepare,
-                                      invoke, NULL};
+    static const pl_registration r = {.name = "STRIDED_SLICE", .builtin_code = OP_STRIDED_SLICE,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }

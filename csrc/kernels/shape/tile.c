@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "picolite/pl_node_io.h"
 
 enum { OP_TILE = 69 };
 
@@ -27,18 +28,10 @@ static pl_status tiled_shape(pl_context *ctx, const pl_tensor *in, const pl_tens
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
-    int32_t ii = pl_node_input(node, 0), mi = pl_node_input(node, 1);
     int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || mi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "TILE: needs 2 inputs and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *mult, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, mi, &mult));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "TILE: input type %s with output type %s "
-                         "is not supported", pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &mult, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (!pl_operand_known(mult)) {
         if (out->ndims != in->ndims)
             return ctx->fail(ctx, PL_ERR_MODEL, "TILE: output rank %d, input rank %d",
@@ -54,9 +47,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
 static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     pl_tensor in, mult, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &mult));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 2, 1, &in, &mult, &out));
     int32_t dims[PL_MAX_DIMS];
     PL_TRY(tiled_shape(ctx, &in, &mult, dims));
     PL_TRY(pl_operand_check_out(ctx, "TILE", &out, in.ndims, dims));
@@ -90,6 +81,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_tile_registration(void)
 {
-    static const pl_registration r = {"TILE", OP_TILE, NULL, NULL, prepare, invoke, NULL};
+    static const pl_registration r = {.name = "TILE", .builtin_code = OP_TILE,
+                                      .prepare = prepare, .invoke = invoke};
     return &r;
 }

@@ -4,6 +4,7 @@
 ** Invoke walks the output in order and gathers from the input with precomputed strides.
 ** Under the CMSIS-NN targets int8 follows arm_transpose_s8 (cmsis_int8_perm). */
 #include "transpose.h"
+#include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -79,27 +80,12 @@ static bool cmsis_int8_perm(pl_arith arith, int32_t ndims, int32_t *perm)
     return true;
 }
 
-static pl_status init(pl_context *ctx, pl_node *node, void **user_data)
-{
-    (void)node;
-    return ctx->alloc_persistent(ctx, sizeof(opdata), user_data);
-}
-
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {
     opdata *d = node->user_data;
-    int32_t ii = pl_node_input(node, 0), pi = pl_node_input(node, 1);
-    int32_t oi = pl_node_output(node, 0);
-    if (node->inputs.n != 2 || node->outputs.n != 1 || ii < 0 || pi < 0 || oi < 0)
-        return ctx->fail(ctx, PL_ERR_MODEL, "needs 2 inputs and 1 output, got %u and %u",
-                         (unsigned)node->inputs.n, (unsigned)node->outputs.n);
     pl_tensor *in, *p, *out;
-    PL_TRY(ctx->get_tensor(ctx, ii, &in));
-    PL_TRY(ctx->get_tensor(ctx, pi, &p));
-    PL_TRY(ctx->get_tensor(ctx, oi, &out));
-    if (in->type != out->type || pl_type_size(in->type) == 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "input type %s with output type %s is not "
-                         "supported", pl_type_name(in->type), pl_type_name(out->type));
+    PL_TRY(pl_node_tensors(ctx, node, PL_IO(2, 1), &in, &p, &out));
+    PL_TRY(pl_check_types(ctx, in, out, PL_TYPES_FIXED_SIZE));
     if (in->ndims > PL_TRANSPOSE_MAX_DIMS)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "rank %d (at most %d)", (int)in->ndims,
                          PL_TRANSPOSE_MAX_DIMS);
@@ -127,8 +113,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 {
     const opdata *d = node->user_data;
     pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    PL_TRY(pl_node_evals(ctx, node, 1, 1, &in, &out));
     if (d->ndims < 0)
         return PL_OK;
     pl_transpose_copy(d->ndims, d->out_dims, d->in_step, pl_type_size(in.type), in.data,
@@ -138,7 +123,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
 
 const pl_registration *pl_transpose_registration(void)
 {
-    static const pl_registration r = {"TRANSPOSE", OP_TRANSPOSE, init, NULL, prepare, invoke,
-                                      NULL};
+    static const pl_registration r = {.name = "TRANSPOSE", .builtin_code = OP_TRANSPOSE,
+                                      .prepare = prepare, .invoke = invoke,
+                                      .user_data_size = sizeof(opdata)};
     return &r;
 }
