@@ -61,7 +61,8 @@ static inline int8_t finish(const pl_depthwise_conv_params *p, uint32_t acc,
 ** (D / 2) * multiplier bytes plus one after a high nibble; each filter row restarts at
 ** (row's first tap) * (D / 2) * multiplier + oc / 2 + that count. After a channel the
 ** parity flips once more when the filter has an even number of taps. With x == NULL it
-** only walks (the parity never depends on the weights). Returns the first byte index at or past `bytes` it would read, else -1. */
+** only walks (the parity never depends on the weights). Returns the first byte index at or
+** past `bytes` it would read, else -1. */
 static int64_t generic_odd_point(const pl_depthwise_conv_params *p, const int32_t *in_dims,
                                  const int32_t *f_dims, const window *w, const int8_t *x,
                                  const uint8_t *filter, int64_t bytes, const int32_t *bias,
