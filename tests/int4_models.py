@@ -90,9 +90,9 @@ DEPTHWISE_CASES = ("opt_odd", "opt_even", "mult_odd", "batch_odd", "dilation_odd
 
 
 def depthwise(seed):
-    """A random int4 DEPTHWISE_CONV_2D (strides, SAME or VALID, filters up to 4x4, a bias or
-    none) of case DEPTHWISE_CASES[seed % 6]; seeds 12 and up of the opt cases take 125-140
-    channels, so Helium's kernel makes two passes of 124."""
+    """A random int4 DEPTHWISE_CONV_2D (strides, SAME or VALID, filters up to 4x4, a bias) of
+    case DEPTHWISE_CASES[seed % 6]; seeds 12 and up of the opt cases take 125-140 channels,
+    so Helium's kernel makes two passes of 124."""
     rng = np.random.default_rng(1000 + seed)
     case = DEPTHWISE_CASES[seed % len(DEPTHWISE_CASES)]
     m = Model()
@@ -126,14 +126,16 @@ def depthwise(seed):
     cout = cin * mult
     x = m.tensor([batch, h, w, cin], "int8", x_q)
     f, ws = _filter(m, rng, [1, kh, kw, cout], cout, 3, True)
-    b = _bias(m, rng, cout, x_q[0], ws) if rng.random() < 0.8 else -1
+    rng.random()  # once a bias-or-none draw: TFLM's depthwise prepare needs the bias
+    b = _bias(m, rng, cout, x_q[0], ws)
     y = m.tensor([batch, oh, ow, cout], "int8", y_q)
     opt = S.DepthwiseConv2DOptionsT()
     opt.depthMultiplier = mult
     opt.padding = S.Padding.SAME if same else S.Padding.VALID
     opt.strideH, opt.strideW = sh, sw
     opt.dilationHFactor, opt.dilationWFactor = dil
-    opt.fusedActivationFunction = int(rng.choice([0, 1, 3]))  # none, RELU, RELU6
+    # mostly none: a clamp hides which weight a clamped output summed
+    opt.fusedActivationFunction = int(rng.choice([0, 0, 0, 1, 3]))  # none, RELU, RELU6
     m.op("DEPTHWISE_CONV_2D", [x, f, b], [y], opt)
     m.io([x], [y])
     return m.bytes()

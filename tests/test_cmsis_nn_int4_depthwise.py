@@ -352,14 +352,3 @@ def test_the_cases_reach_every_branch():
     want |= {("generic", b, n) for b in (1, 2, 3) for n in (False, True)}
     want |= {("dilated", 0), ("dilated", 1), ("wide", 3, 0, True), ("wide", 2, 1, False)}
     assert want - seen == set()
-
-
-def test_a_wide_helium_pass_without_a_bias_is_refused():
-    """Past the first 124-channel pass the four-point kernel gets NULL + 124 as its bias."""
-    s = shape(np.random.default_rng(7), "wide")
-    s.update(h=2, w=2, kh=1, kw=1, sh=1, sw=1, oh=2, ow=2, ph=0, pw=0, same=False)
-    values = np.zeros((1, 1, 1, s["cin"]), np.int8)
-    content = model(s, values, bias=False)
-    with pytest.raises(picolite.UnsupportedOpError, match="bias"):
-        picolite.Interpreter(model_content=content, target="tflm-cmsis-nn-mve").allocate_tensors()
-    picolite.Interpreter(model_content=content, target="tflm-cmsis-nn").allocate_tensors()

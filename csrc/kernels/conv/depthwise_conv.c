@@ -402,8 +402,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     ** the unpacking scratch is asked for on every target all the same, so picolite's own
     ** arena stays the target's arena replay's */
     PL_TRY(pl_int4_filter_prepare(ctx, op_names.op, f, &d->scratch));
-    return pl_dw_s4_cmsis_plan(ctx, &d->p, in->dims, f->dims, io.out->dims, bias != NULL,
-                               &d->p.s4_walk);
+    return pl_dw_s4_cmsis_plan(ctx, &d->p, in->dims, f->dims, io.out->dims, &d->p.s4_walk);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)

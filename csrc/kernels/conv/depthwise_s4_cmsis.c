@@ -12,9 +12,6 @@
 #include "kernels/common/padding.h"
 #include "kernels/common/rescale.h"
 
-/* S4_CH_IN_BLOCK_MVE: the Helium kernel's channels per pass. */
-enum { HELIUM_BLOCK = 124 };
-
 static inline int32_t nibble(uint8_t byte, bool high)
 {
     uint8_t v = high ? (uint8_t)(byte >> 4) : (uint8_t)(byte & 0x0Fu);
@@ -128,7 +125,7 @@ static int64_t packed_bytes(const int32_t *f_dims)
 
 pl_status pl_dw_s4_cmsis_plan(pl_context *ctx, const pl_depthwise_conv_params *p,
                               const int32_t *in_dims, const int32_t *f_dims,
-                              const int32_t *out_dims, bool has_bias, uint8_t *walk)
+                              const int32_t *out_dims, uint8_t *walk)
 {
     *walk = PL_DW_S4_UNPACKED;
     if (!pl_arith_cmsis_nn(ctx->arith))
@@ -136,12 +133,6 @@ pl_status pl_dw_s4_cmsis_plan(pl_context *ctx, const pl_depthwise_conv_params *p
     bool opt = p->depth_multiplier == 1 && in_dims[0] == 1 && p->dilation_w == 1 &&
                p->dilation_h == 1;
     if (opt && ctx->arith == PL_ARITH_CMSIS_NN_MVE) {
-        /* the 4-point pass gets bias + first channel of the pass, even when bias is NULL */
-        if (!has_bias && out_dims[3] > HELIUM_BLOCK && (int64_t)out_dims[1] * out_dims[2] >= 4)
-            return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: CMSIS-NN's int4 "
-                             "kernel on Helium reads channels %d and up's bias from address "
-                             "%d onwards when the model has none (undefined)",
-                             HELIUM_BLOCK, HELIUM_BLOCK * 4);
         *walk = PL_DW_S4_HELIUM_OPT;
         return PL_OK;
     }

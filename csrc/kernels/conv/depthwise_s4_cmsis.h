@@ -30,11 +30,12 @@ typedef enum pl_dw_s4_walk {
 } pl_dw_s4_walk;
 
 /* The walk the firmware of ctx->arith makes (UNPACKED off the CMSIS-NN targets). Fails,
-** naming why, where that walk reads past the packed filter's end or where the firmware
-** reads a bias the model does not have. */
+** naming why, where that walk would read past the packed filter's end. (Helium's 4-point
+** pass adds 124 to a NULL bias past its first 124 channels, but TFLM's prepare refuses a
+** depthwise without a bias before.) */
 pl_status pl_dw_s4_cmsis_plan(pl_context *ctx, const pl_depthwise_conv_params *p,
                               const int32_t *in_dims, const int32_t *f_dims,
-                              const int32_t *out_dims, bool has_bias, uint8_t *walk);
+                              const int32_t *out_dims, uint8_t *walk);
 
 /* The convolution with that walk's weights (walk != UNPACKED); filter is packed. Fails only
 ** if the walk would leave the filter (the plan refused that already). */
