@@ -1,8 +1,8 @@
 """CMSIS-NN's int4 depthwise kernels (TFLM + CMSIS-NN) on random shapes: which weight each
 output multiplies with each input.
 
-The firmware goldens (test_int4.py: tests/goldens/tflm/m4-int4-depthwise.json, M4, M3 and
-M55) show the cases they hold; this covers every branch of the kernels on random shapes. A
+The firmware goldens (test_int4.py: tests/goldens/tflm/m4-int4-depthwise-random.json, M4,
+M3 and M55) show the cases they hold; this covers every branch of the kernels on random shapes. A
 simulation written here from CMSIS-NN's sources, independently of
 csrc/kernels/conv/depthwise_s4_cmsis.c, follows each kernel's reads of the packed filter
 (which byte, which nibble, for which input) and gives the matrix W with output = W @ input.

@@ -3,14 +3,15 @@
 TFLM's reference and CMSIS-NN kernels, and LiteRT's, take int4 weights packed two a byte,
 the first in the low nibble. Checked here: on every target an int4 model gives the bytes of
 its twin with the same weights stored as int8 (tests/int4_models.py), whatever the kernels
-(the host fast paths leave packed filters to the portable kernels); the firmware goldens
-(tests/goldens/tflm/m4-int4-random.json: TFLM's reference and CMSIS-NN builds on a Cortex-M4F,
-nine models also on CMSIS-NN for the M55 and M3; CMSIS-NN's int4 depthwise walks read some
-weights from other nibbles, so there the firmware's bytes, not the twin's, are checked)
-give the bytes, arena_used_bytes and smallest arena of targets "tflm" and "tflm-cmsis-nn" (or
-their refusal: TFLM takes per-channel FULLY_CONNECTED weights as int8 only);
-LiteRT's reference kernels, live, the bytes of target "litert"; and a truncated or
-non-constant int4 filter is refused.
+(the host fast paths leave packed filters to the portable kernels), except where CMSIS-NN's
+int4 depthwise kernels read other nibbles (csrc/kernels/conv/depthwise_s4_cmsis.h); the
+firmware goldens give the bytes, arena_used_bytes and (where bisected) smallest arena of
+the TFLM targets, or their refusal (TFLM takes per-channel FULLY_CONNECTED weights as int8
+only): tests/goldens/tflm/m4-int4-random.json (TFLM's reference and CMSIS-NN builds on a
+Cortex-M4F, nine models also on CMSIS-NN for the M55 and M3) and
+m4-int4-depthwise-random.json (CMSIS-NN's depthwise walks on the M4F, M3 and M55); LiteRT's
+reference kernels, live, the bytes of target "litert"; and a truncated or non-constant int4
+filter is refused.
 """
 
 import hashlib
@@ -28,7 +29,7 @@ from tflm_models import Model  # noqa: E402
 
 GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-int4-random.json"
 # depthwise(seed)'s models on the three CMSIS-NN firmwares and the reference one, by walk
-DEPTHWISE_GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-int4-depthwise.json"
+DEPTHWISE_GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-int4-depthwise-random.json"
 TARGETS = ("tflm", "tflm-x86-64", "litert", "picolite", "tflm-cmsis-nn", "tflm-cmsis-nn-mve",
            "tflm-cmsis-nn-nodsp")
 CASES = [(kind, seed) for kind in KINDS for seed in range(6)]
