@@ -79,3 +79,63 @@ def make(kind, seed, int4=True):
         m.op("CONV_2D" if kind == "conv" else "DEPTHWISE_CONV_2D", [x, f, b], [y], opt)
     m.io([x], [y])
     return m.bytes()
+
+
+# depthwise(seed)'s cases, seed % 6: the walk CMSIS-NN's int4 kernels take
+# (csrc/kernels/conv/depthwise_s4_cmsis.h): arm_depthwise_conv_s4_opt (multiplier 1, one
+# batch, no dilation) with an odd or even depth; arm_depthwise_conv_s4 with an odd input
+# depth reached by a multiplier of 2 or 3, by two batches, by a dilation; and with an even one.
+DEPTHWISE_CASES = ("opt_odd", "opt_even", "mult_odd", "batch_odd", "dilation_odd",
+                   "generic_even")
+
+
+def depthwise(seed):
+    """A random int4 DEPTHWISE_CONV_2D (strides, SAME or VALID, filters up to 4x4, a bias) of
+    case DEPTHWISE_CASES[seed % 6]; seeds 12 and up of the opt cases take 125-140 channels,
+    so Helium's kernel makes two passes of 124."""
+    rng = np.random.default_rng(1000 + seed)
+    case = DEPTHWISE_CASES[seed % len(DEPTHWISE_CASES)]
+    m = Model()
+    S = m.S
+    m.types["int4"] = S.TensorType.INT4
+    batch, mult, dil = 1, 1, (1, 1)
+    cin = int(rng.integers(1, 10))
+    if case.startswith("opt"):
+        cin = int(rng.integers(125, 141)) if seed >= 12 else cin
+        cin += (cin % 2) != (case == "opt_odd")
+    elif case == "generic_even":
+        cin += cin % 2
+        mult, batch = int(rng.integers(1, 4)), 2
+    else:
+        cin -= 1 - cin % 2 if cin > 1 else 0
+        mult = int(rng.integers(2, 4)) if case == "mult_odd" else int(rng.integers(1, 4))
+        batch = 2 if case == "batch_odd" else int(rng.integers(1, 3))
+        if case == "dilation_odd":
+            dil = (int(rng.integers(1, 3)), 2) if rng.random() < 0.5 else (2, 1)
+    h, w = int(rng.integers(2, 9)), int(rng.integers(2, 9))
+    if cin > 100:
+        h, w = int(rng.integers(2, 5)), int(rng.integers(2, 5))
+    kh, kw = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    sh, sw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    ekh, ekw = (kh - 1) * dil[0] + 1, (kw - 1) * dil[1] + 1
+    same = bool(rng.random() < 0.6) or ekh > h or ekw > w
+    oh = -(-h // sh) if same else (h - ekh) // sh + 1
+    ow = -(-w // sw) if same else (w - ekw) // sw + 1
+    x_q = (float(rng.uniform(0.01, 0.05)), int(rng.integers(-20, 21)))
+    y_q = (float(rng.uniform(0.05, 0.5)), int(rng.integers(-20, 21)))
+    cout = cin * mult
+    x = m.tensor([batch, h, w, cin], "int8", x_q)
+    f, ws = _filter(m, rng, [1, kh, kw, cout], cout, 3, True)
+    rng.random()  # once a bias-or-none draw: TFLM's depthwise prepare needs the bias
+    b = _bias(m, rng, cout, x_q[0], ws)
+    y = m.tensor([batch, oh, ow, cout], "int8", y_q)
+    opt = S.DepthwiseConv2DOptionsT()
+    opt.depthMultiplier = mult
+    opt.padding = S.Padding.SAME if same else S.Padding.VALID
+    opt.strideH, opt.strideW = sh, sw
+    opt.dilationHFactor, opt.dilationWFactor = dil
+    # mostly none: a clamp hides which weight a clamped output summed
+    opt.fusedActivationFunction = int(rng.choice([0, 0, 0, 1, 3]))  # none, RELU, RELU6
+    m.op("DEPTHWISE_CONV_2D", [x, f, b], [y], opt)
+    m.io([x], [y])
+    return m.bytes()

@@ -3,13 +3,15 @@
 TFLM's reference and CMSIS-NN kernels, and LiteRT's, take int4 weights packed two a byte,
 the first in the low nibble. Checked here: on every target an int4 model gives the bytes of
 its twin with the same weights stored as int8 (tests/int4_models.py), whatever the kernels
-(the host fast paths leave packed filters to the portable kernels); the firmware goldens
-(tests/goldens/tflm/m4-int4-random.json: TFLM's reference and CMSIS-NN builds on a Cortex-M4F,
-nine models also on CMSIS-NN for the M55 and M3)
-give the bytes, arena_used_bytes and smallest arena of targets "tflm" and "tflm-cmsis-nn" (or
-their refusal: TFLM takes per-channel FULLY_CONNECTED weights as int8 only);
-LiteRT's reference kernels, live, the bytes of target "litert"; and a truncated or
-non-constant int4 filter is refused.
+(the host fast paths leave packed filters to the portable kernels), except where CMSIS-NN's
+int4 depthwise kernels read other nibbles (csrc/kernels/conv/depthwise_s4_cmsis.h); the
+firmware goldens give the bytes, arena_used_bytes and (where bisected) smallest arena of
+the TFLM targets, or their refusal (TFLM takes per-channel FULLY_CONNECTED weights as int8
+only): tests/goldens/tflm/m4-int4-random.json (TFLM's reference and CMSIS-NN builds on a
+Cortex-M4F, nine models also on CMSIS-NN for the M55 and M3) and
+m4-int4-depthwise-random.json (CMSIS-NN's depthwise walks on the M4F, M3 and M55); LiteRT's
+reference kernels, live, the bytes of target "litert"; and a truncated or non-constant int4
+filter is refused.
 """
 
 import hashlib
@@ -22,10 +24,12 @@ import picolite
 from conftest import ROOT, require
 
 require("tflite_micro")  # the schema the model builder writes with
-from int4_models import KINDS, make, pack_int4  # noqa: E402
+from int4_models import DEPTHWISE_CASES, KINDS, depthwise, make, pack_int4  # noqa: E402
 from tflm_models import Model  # noqa: E402
 
 GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-int4-random.json"
+# depthwise(seed)'s models on the three CMSIS-NN firmwares and the reference one, by walk
+DEPTHWISE_GOLDENS = ROOT / "tests" / "goldens" / "tflm" / "m4-int4-depthwise-random.json"
 TARGETS = ("tflm", "tflm-x86-64", "litert", "picolite", "tflm-cmsis-nn", "tflm-cmsis-nn-mve",
            "tflm-cmsis-nn-nodsp")
 CASES = [(kind, seed) for kind in KINDS for seed in range(6)]
@@ -49,35 +53,48 @@ def test_int4_gives_its_int8_twins_bytes(kind, seed):
     probe = picolite.Interpreter(model_content=unpacked, target="tflm")
     probe.allocate_tensors()
     shape = probe.get_input_details()[0]["shape"]
+    mult = probe.get_output_details()[0]["shape"][-1] // shape[-1]
     x = np.random.default_rng(seed).integers(-128, 128, shape).astype(np.int8)
     for target in TARGETS:
-        if bytes_not_reproduced(target, kind, shape[-1]):
-            continue  # refused (test_int4_equals_the_firmware)
+        if reads_other_nibbles(target, kind, shape[-1], mult):
+            continue  # the firmware's own weights (test_int4_equals_the_firmware)
         want = run(unpacked, target, x, "portable")
         for kernels in ("portable", "auto"):
             np.testing.assert_array_equal(run(packed, target, x, kernels), want,
                                           err_msg=f"{target}, {kernels}")
 
 
+def reads_other_nibbles(target, kind, depth, mult):
+    """Where CMSIS-NN's int4 depthwise kernels multiply other weights than the int8 twin's
+    (csrc/kernels/conv/depthwise_s4_cmsis.h), for make()'s one-batch, undilated models:
+    arm_depthwise_conv_s4 (multiplier above 1) with an odd input depth on every core, and
+    arm_depthwise_conv_s4_opt (multiplier 1) on Helium."""
+    if kind != "depthwise" or "cmsis" not in target:
+        return False
+    return mult > 1 and depth % 2 == 1 or mult == 1 and target.endswith("mve")
+
+
 def goldens():
-    return json.loads(GOLDENS.read_text())["models"] if GOLDENS.is_file() else {}
+    """{name: golden} of both files; a depthwise(seed) model is named walk-<case>-s<seed>."""
+    found = {}
+    for path in (GOLDENS, DEPTHWISE_GOLDENS):
+        found.update(json.loads(path.read_text())["models"] if path.is_file() else {})
+    return found
+
+
+def golden_model(name):
+    kind, seed = name.rsplit("-s", 1)
+    return depthwise(int(seed)) if kind.startswith("walk-") else make(kind, int(seed), True)
 
 
 RUNS = (("tflm", "reference"), ("tflm-cmsis-nn", "cmsis-nn"),
         ("tflm-cmsis-nn-mve", "m55-cmsis-nn"), ("tflm-cmsis-nn-nodsp", "m3-cmsis-nn"))
 
 
-def bytes_not_reproduced(target, kind, depth):
-    """CMSIS-NN's int4 depthwise kernels picolite refuses (README): an odd input depth on
-    any core, every depth on Helium."""
-    return kind == "depthwise" and "cmsis" in target and (depth % 2 or target.endswith("mve"))
-
-
 @pytest.mark.parametrize("name", sorted(goldens()))
 def test_int4_equals_the_firmware(name):
     g = goldens()[name]
-    kind, seed = name.rsplit("-s", 1)
-    model = make(kind, int(seed), True)
+    model = golden_model(name)
     assert hashlib.sha256(model).hexdigest() == g["sha256"], "the model builder changed"
     x = np.frombuffer(bytes.fromhex(g["input_hex"]), np.int8)
     for target, key in RUNS:
@@ -89,12 +106,9 @@ def test_int4_equals_the_firmware(name):
                 picolite.required_arena_size(model, target=target)
             continue
         it = picolite.Interpreter(model_content=model, target=target)
-        if bytes_not_reproduced(target, kind, x_depth(it)):
-            with pytest.raises(picolite.UnsupportedOpError, match="does not reproduce"):
-                it.allocate_tensors()
-            continue
-        assert picolite.required_arena_size(model, target=target) == \
-            run_["min_arena_bytes"], target
+        if "min_arena_bytes" in run_:  # the depthwise goldens have the used bytes only
+            assert picolite.required_arena_size(model, target=target) == \
+                run_["min_arena_bytes"], target
         it.allocate_tensors()
         for want in run_["outputs_hex"]:  # one per invoke, the same input before each
             it.set_input(x.reshape(it.get_input_details()[0]["shape"]), 0)
@@ -103,15 +117,12 @@ def test_int4_equals_the_firmware(name):
         assert it.arena_used_bytes() == run_["arena_used_bytes"], target
 
 
-def x_depth(it):
-    return int(it.get_input_details()[0]["shape"][-1])
-
-
 def test_goldens_cover_every_kind():
     names = goldens()
     if not names:
         pytest.skip(f"{GOLDENS} is absent")
-    assert {n.rsplit("-s", 1)[0] for n in names} == set(KINDS)
+    assert {n.rsplit("-s", 1)[0] for n in names} == set(KINDS) | (
+        {f"walk-{c}" for c in DEPTHWISE_CASES} if DEPTHWISE_GOLDENS.is_file() else set())
 
 
 @pytest.mark.parametrize("kind, seed", CASES[::2])

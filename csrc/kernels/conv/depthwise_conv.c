@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/conv/conv_params.h"
+#include "kernels/conv/depthwise_s4_cmsis.h"
 #include "kernels/conv/int4.h"
 #include "kernels/conv/hybrid.h"
 #include "kernels/conv/uint8.h"
@@ -378,10 +379,10 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     PL_TRY(read_options(ctx, node, &d->p, &padding, &activation));
     PL_TRY(check_types(ctx, in, f, bias, out));
     PL_TRY(check_shapes(ctx, in, f, bias, io.out, padding, &d->p));
-    const pl_nhwc in_shape = pl_nhwc_of(in);
     const pl_nhwc f_shape = pl_nhwc_of(f);
     d->type = in->type;
     d->p.hybrid = false;
+    d->p.s4_walk = PL_DW_S4_UNPACKED;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
         return prepare_hybrid(ctx, in, f, d);
@@ -395,23 +396,13 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         PL_TRY(pl_convq_per_channel(ctx, &op_names, in, f, out, activation, f_shape.c, 3,
                                     &q));
     PL_CONVQ_STORE(&d->p, q);
-    /* CMSIS-NN's int4 kernels walk an odd depth's packed filter nibble by nibble, the
-    ** parity carried from tap to tap whatever the padding skips: the M4 firmware's bytes
-    ** differ from the unpacked filter's there, and picolite does not reproduce them yet */
-    if (f->type == PL_INT4 && pl_arith_cmsis_nn(ctx->arith) && in_shape.c % 2 != 0)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: CMSIS-NN's int4 kernel "
-                         "with an odd input depth (%d) reads its packed filter otherwise "
-                         "than TFLM's reference kernel; picolite does not reproduce it",
-                         (int)in_shape.c);
-    /* Helium's int4 depthwise kernel gives other bytes on odd output channels (M55
-    ** firmware, tests/goldens/tflm/m4-int4-random.json); not reproduced either */
-    if (f->type == PL_INT4 && ctx->arith == PL_ARITH_CMSIS_NN_MVE)
-        return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "DEPTHWISE_CONV_2D: CMSIS-NN's int4 kernel "
-                         "on Helium computes other bytes than TFLM's reference kernel on odd "
-                         "channels; picolite does not reproduce it");
-    if (f->type == PL_INT4)
-        return pl_int4_filter_prepare(ctx, op_names.op, f, &d->scratch);
-    return PL_OK;
+    if (f->type != PL_INT4)
+        return PL_OK;
+    /* CMSIS-NN's int4 kernels read some weights from other nibbles (depthwise_s4_cmsis.h);
+    ** the unpacking scratch is asked for on every target all the same, so picolite's own
+    ** arena stays the target's arena replay's */
+    PL_TRY(pl_int4_filter_prepare(ctx, op_names.op, f, &d->scratch));
+    return pl_dw_s4_cmsis_plan(ctx, &d->p, in->dims, f->dims, io.out->dims, &d->p.s4_walk);
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
@@ -438,6 +429,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     else if (d->type == PL_UINT8)
         pl_u8conv_depthwise(&d->p, d->filter_offset, in_dims, v.in.data, f_dims, v.f.data,
                             v.bias.data, out_dims, v.out.data);
+    else if (d->type == PL_INT8 && d->p.s4_walk != PL_DW_S4_UNPACKED)
+        return pl_dw_s4_cmsis(ctx, &d->p, d->p.s4_walk, in_dims, v.in.data, f_dims, v.f.data,
+                              v.bias.data, out_dims, v.out.data);
     else if (d->type == PL_INT8) {
         const int8_t *filter = v.f.type == PL_INT4
             ? pl_int4_filter_unpack(ctx, op_names.op, &v.f, d->scratch) : v.f.data;

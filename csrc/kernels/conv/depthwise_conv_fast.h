@@ -22,6 +22,7 @@ typedef struct pl_depthwise_conv_params {
     int32_t act_min, act_max;
     float f_act_min, f_act_max;
     bool hybrid;
+    uint8_t s4_walk; /* an int4 filter: how the firmware reads it (depthwise_s4_cmsis.h) */
     union {
         struct {
             PL_SLOT(const int32_t *, multiplier);
