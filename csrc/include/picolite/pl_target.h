@@ -71,6 +71,12 @@ int pl_target_modelled(pl_target target);
 /* The arithmetic the kernels do for target. */
 pl_arith pl_target_arith(pl_target target);
 
+/* Nonzero when the target's firmware computes float `a * b + c` as one fused multiply-add
+** (one rounding): GCC contracts it by default (-ffp-contract=fast) where the FPU has VFMA,
+** as TFLM's Cortex-M4F and M55 builds do. Not picolite's own runtime (built with
+** -ffp-contract=off), the M3 (soft float), the x86-64 wheel nor LiteRT. */
+int pl_target_fused_madd(pl_target target);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,7 @@ typedef struct pl_depthwise_conv_params {
     int32_t act_min, act_max;
     float f_act_min, f_act_max;
     bool hybrid;
+    bool fused; /* float: the target fuses each multiply-add (ctx->fused_madd) */
     union {
         struct {
             PL_SLOT(const int32_t *, multiplier);
