@@ -132,7 +132,7 @@ struct pl_context {
     ** at prepare, kept in the op data. */
     pl_arith arith;
     /* Float a * b + c as one fused multiply-add (fmaf) where the target's firmware fuses it
-    ** (pl_target_fused_madd): read at prepare like arith. Not derived from arith, since
+    ** (pl_target_fused_madd); the same at prepare and invoke. Not derived from arith, since
     ** picolite's own runtime does TFLM's arithmetic unfused. */
     bool fused_madd;
 
