@@ -8,16 +8,14 @@ static const struct {
     const char *name;
     pl_arith arith;
     bool modelled; /* proven against its firmware: refused otherwise */
-    bool fused;    /* float a * b + c fused into one VFMA by the firmware's compiler */
-} targets[PL_TARGET_COUNT] = {
-    [PL_TARGET_PICOLITE] = {"picolite", PL_ARITH_TFLM, true, false},
-    [PL_TARGET_TFLM] = {"tflm", PL_ARITH_TFLM, true, true},
-    [PL_TARGET_TFLM_X86_64] = {"tflm-x86-64", PL_ARITH_TFLM_WIDE, true, false}, /* the wheel's */
-    [PL_TARGET_LITERT] = {"litert", PL_ARITH_LITERT, true, false},
-    [PL_TARGET_TFLM_CMSIS_NN] = {"tflm-cmsis-nn", PL_ARITH_CMSIS_NN_DSP, true, true},
-    [PL_TARGET_TFLM_CMSIS_NN_MVE] = {"tflm-cmsis-nn-mve", PL_ARITH_CMSIS_NN_MVE, true, true},
-    [PL_TARGET_TFLM_CMSIS_NN_NODSP] = {"tflm-cmsis-nn-nodsp", PL_ARITH_CMSIS_NN_NODSP, true,
-                                       false}, /* the M3: soft float */
+} targets[PL_TARGET_COUNT] = { /* the fused multiply-adds: pl_target_fused_madd() */
+    [PL_TARGET_PICOLITE] = {"picolite", PL_ARITH_TFLM, true},
+    [PL_TARGET_TFLM] = {"tflm", PL_ARITH_TFLM, true},
+    [PL_TARGET_TFLM_X86_64] = {"tflm-x86-64", PL_ARITH_TFLM_WIDE, true}, /* the wheel's */
+    [PL_TARGET_LITERT] = {"litert", PL_ARITH_LITERT, true},
+    [PL_TARGET_TFLM_CMSIS_NN] = {"tflm-cmsis-nn", PL_ARITH_CMSIS_NN_DSP, true},
+    [PL_TARGET_TFLM_CMSIS_NN_MVE] = {"tflm-cmsis-nn-mve", PL_ARITH_CMSIS_NN_MVE, true},
+    [PL_TARGET_TFLM_CMSIS_NN_NODSP] = {"tflm-cmsis-nn-nodsp", PL_ARITH_CMSIS_NN_NODSP, true},
 };
 
 const char *pl_target_name(pl_target target)
@@ -42,9 +40,4 @@ int pl_target_modelled(pl_target target)
 pl_arith pl_target_arith(pl_target target)
 {
     return (unsigned)target < PL_TARGET_COUNT ? targets[target].arith : PL_ARITH_TFLM;
-}
-
-int pl_target_fused_madd(pl_target target)
-{
-    return (unsigned)target < PL_TARGET_COUNT && targets[target].fused;
 }
