@@ -132,14 +132,22 @@ def _mnemonics(build: Path, obj: Path) -> dict:
     return counts
 
 
+# The float products that also run fused, for a target whose firmware fuses them
+# (ctx->fused_madd): their FMLA comes from vfmaq intrinsics, their FMUL + FADD stay apart.
+FUSED_FOR_TARGETS = ("f32_neon.c", "dw_neon.c")
+
+
 def test_kernels_use_the_intended_instructions(build):
     f32 = _mnemonics(build, FAST_OBJECTS / "f32_neon.c.o")
     assert f32.get("fmul", 0) >= 16 and f32.get("fadd", 0) >= 16, f32
+    assert f32.get("fmla", 0) >= 16, f32
     for src in sorted((ROOT / "csrc/fast/arm").glob("*.c")):
         ops = _mnemonics(build, FAST_OBJECTS / f"{src.name}.o")
-        assert not FUSED & set(ops), (src.name, ops)
+        if src.name not in FUSED_FOR_TARGETS:
+            assert not FUSED & set(ops), (src.name, ops)
     dw = _mnemonics(build, FAST_OBJECTS / "dw_neon.c.o")
     assert dw.get("smlal2", 0) >= 8 and dw.get("fmul", 0) >= 12, dw
+    assert dw.get("fmla", 0) >= 12, dw
     s8 = _mnemonics(build, FAST_OBJECTS / "s8_neon.c.o")
     assert s8.get("smlal", 0) >= 16 and s8.get("smlal2", 0) >= 16, s8
     assert _mnemonics(build, FAST_OBJECTS / "s8_neondot.c.o").get("sdot", 0) >= 16
@@ -149,10 +157,13 @@ def test_kernels_use_the_intended_instructions(build):
     assert dw16.get("smlal", 0) >= 8 and dw16.get("smlal2", 0) >= 8, dw16
 
 
-def test_portable_float_kernels_are_not_fused(build):
+def test_portable_float_kernels_fuse_only_where_asked(build):
     """The oracle the fast paths equal: the core's float conv and fully connected multiply
-    and add apart on arm64 too (picolite_core is built with -ffp-contract=off)."""
+    and add apart on arm64 too (picolite_core is built with -ffp-contract=off); their only
+    fused instructions are the fmaf of a fused target's loops. That the
+    unfused loops stay unfused test_fast shows by their bytes (conv_fused_fast_paths_equal_
+    portable: fused and unfused outputs differ), which runs above under qemu."""
     for name in ("conv", "fully_connected", "depthwise_conv"):
         ops = _mnemonics(build, Path(f"CMakeFiles/picolite_core.dir/csrc/kernels/conv/"
                                      f"{name}.c.o"))
-        assert ops.get("fmul", 0) > 0 and not FUSED & set(ops), (name, ops)
+        assert ops.get("fmul", 0) > 0 and FUSED & set(ops), (name, ops)

@@ -36,7 +36,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const pl_gemm_s8 *g8 = pl_gemm_s8_for(isa);
     const pl_gemm_f32 *gf = pl_gemm_f32_for(isa);
     bool f32 = d->type == PL_FLOAT32;
-    if ((!f32 && d->type != PL_INT8) || g8 == NULL || gf == NULL || p->multiplier == INT32_MIN)
+    if ((!f32 && d->type != PL_INT8) || g8 == NULL || gf == NULL || p->multiplier == INT32_MIN ||
+        (f32 && pl_gemm_f32_run(gf, p->fused) == NULL)) /* no FMA */
         return false;
     size_t rows = (size_t)p->rows, cols = (size_t)p->cols, depth = (size_t)p->depth;
     size_t elem = f32 ? sizeof(float) : 1, kp = f32 ? depth : (depth + 3) / 4 * 4;
@@ -100,8 +101,8 @@ static void batch_f32(const bmm_plan *bp, const pl_batch_matmul_params *p,
         a = t;
     }
     /* no bias, no clamp: +-infinity bounds pass every value, NaN included */
-    gf->run(p->rows, p->cols, p->depth, a, (size_t)p->depth, bp->packed, NULL, -INFINITY,
-            INFINITY, out, (size_t)p->cols);
+    pl_gemm_f32_run(gf, p->fused)(p->rows, p->cols, p->depth, a, (size_t)p->depth, bp->packed,
+                                  NULL, -INFINITY, INFINITY, out, (size_t)p->cols);
 }
 
 /* sum (r + ro)(l + lo) = raw + (lo - 128) colsum + ro rowsum + depth lo ro, with raw the

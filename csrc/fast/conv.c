@@ -117,6 +117,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
+    if (d->type == PL_FLOAT32 && pl_gemm_f32_run(gf, d->fused) == NULL) /* no FMA */
+        return false;
     if (f.data == NULL || !f.is_constant || f.type == PL_INT4 /* packed: portable */ ||
         f.dims[3] != in.dims[3] || (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
         return false;
@@ -202,9 +204,10 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
         if (!cp->direct)
             gather_f32(&d->p, cp, v.in.dims, v.in.data, pl_tensor_count(&v.in), v.f.dims,
                        v.out.dims, first, rows);
-        pl_gemm_f32_for(isa)->run(rows, cp->n, cp->k, a, (size_t)cp->k, cp->packed,
-                                  v.bias.data, d->p.f_act_min, d->p.f_act_max,
-                                  (float *)v.out.data + o, (size_t)cp->n);
+        pl_gemm_f32_run(pl_gemm_f32_for(isa), d->fused)(rows, cp->n, cp->k, a, (size_t)cp->k,
+                                                       cp->packed, v.bias.data, d->p.f_act_min,
+                                                       d->p.f_act_max, (float *)v.out.data + o,
+                                                       (size_t)cp->n);
     }
     return PL_OK;
 }

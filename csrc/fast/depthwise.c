@@ -256,6 +256,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
+    if (d->type == PL_FLOAT32 && !d->p.hybrid && d->p.fused &&
+        pl_dw_f32_for(isa)->run_fused == NULL) /* no FMA */
+        return false;
     /* a hybrid bias is added at invoke, by the float stage; a packed int4 filter stays
     ** with the portable kernel */
     if (f.data == NULL || !f.is_constant || f.type == PL_INT4 ||
@@ -360,10 +363,13 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
         size_t o = (size_t)b * (size_t)pl->g.oh * out_row;
         if (pl->f32) {
             const pl_dw_f32 *k = pl_dw_f32_for(isa);
+            void (*run)(const pl_dw_job *, const float *, int32_t, float *) =
+                ((const pl_depthwise_conv_op *)node->user_data)->p.fused ? k->run_fused
+                                                                         : k->run;
             stage_f32(pl, (const float *)in.data + (size_t)b * in_batch);
             for (int32_t oy = 0; oy < pl->g.oh; oy++, o += out_row)
-                k->run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->g.ow,
-                       (float *)out.data + o);
+                run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->g.ow,
+                    (float *)out.data + o);
         } else {
             const pl_dw_s8 *k = pl_dw_s8_for(isa);
             stage_s8(pl, k, (const int8_t *)in.data + (size_t)b * in_batch);

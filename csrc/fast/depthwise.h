@@ -70,6 +70,8 @@ typedef struct pl_dw_s8 {
 
 typedef struct pl_dw_f32 {
     void (*run)(const pl_dw_job *job, const float *in, int32_t points, float *out);
+    /* run with each product fused into its sum (ctx->fused_madd); NULL without FMA */
+    void (*run_fused)(const pl_dw_job *job, const float *in, int32_t points, float *out);
 } pl_dw_f32;
 
 /* NULL when isa has no such kernels in this build. */

@@ -81,7 +81,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (d->hybrid || (d->type != PL_INT8 && d->type != PL_FLOAT32) || g8 == NULL ||
         gf == NULL || pl_fast_eval_constant(ctx, node, pl_node_input(node, 1), &f) != PL_OK ||
         f.data == NULL || !f.is_constant || f.type == PL_INT4 /* packed: portable */ ||
-        (d->type == PL_INT8 && p->filter_offset != 0))
+        (d->type == PL_INT8 && p->filter_offset != 0) ||
+        (d->type == PL_FLOAT32 && pl_gemm_f32_run(gf, p->fused) == NULL)) /* no FMA */
         return false;
     fc_plan fp = {0};
     fp.f32 = d->type == PL_FLOAT32;
@@ -180,10 +181,9 @@ pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     pl_isa isa = pl_fast_isa_of(node);
     if (fp->f32)
-        pl_gemm_f32_for(isa)->run(d->p.batches, d->p.units, d->p.depth, v.in.data,
-                                  (size_t)d->p.depth, fp->packed, v.bias.data,
-                                  d->p.f_act_min, d->p.f_act_max, v.out.data,
-                                  (size_t)d->p.units);
+        pl_gemm_f32_run(pl_gemm_f32_for(isa), d->p.fused)(
+            d->p.batches, d->p.units, d->p.depth, v.in.data, (size_t)d->p.depth, fp->packed,
+            v.bias.data, d->p.f_act_min, d->p.f_act_max, v.out.data, (size_t)d->p.units);
     else
         invoke_s8(fp, &d->p, pl_gemm_s8_for(isa), v.in.data, v.bias.data, v.out.data);
     return PL_OK;

@@ -4,7 +4,8 @@
 ** unsigned bytes (the zero point folded into a per-channel addend: integer sums are exact,
 ** so this gives the reference's bits) and rows of kp bytes (k rounded up to 4, w zero past k).
 ** float32: out[m][n] = clamp(sum_k a[m][k] * w[n][k] + bias[n]), each lane summing k in
-** order with a multiply and an add (no fused multiply-add): the reference's own arithmetic. */
+** order with a multiply and an add (run) or, for a target whose firmware fuses them
+** (ctx->fused_madd), a fused multiply-add (run_fused): the portable kernel's arithmetic. */
 #ifndef PL_FAST_GEMM_H
 #define PL_FAST_GEMM_H
 
@@ -76,14 +77,24 @@ typedef struct pl_gemm_s8 {
     void (*fc_output)(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out);
 } pl_gemm_s8;
 
+/* out = clamp(a x packed + bias): bias may be NULL; out rows of stride ldo. */
+typedef void pl_gemm_f32_fn(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                            const void *packed, const float *bias, float act_min,
+                            float act_max, float *out, size_t ldo);
+
 typedef struct pl_gemm_f32 {
     size_t (*packed_bytes)(int32_t n, int32_t k);
     void (*pack)(const float *w, int32_t n, int32_t k, void *packed);
-    /* bias may be NULL; out rows of stride ldo. */
-    void (*run)(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
-                const void *packed, const float *bias, float act_min, float act_max,
-                float *out, size_t ldo);
+    pl_gemm_f32_fn *run;
+    pl_gemm_f32_fn *run_fused; /* each product fused into its sum; NULL without FMA */
 } pl_gemm_f32;
+
+/* gf's product for a node whose target fuses its multiply-adds (ctx->fused_madd) or not;
+** NULL (no gf, or no FMA) when the portable kernel must run the node. */
+static inline pl_gemm_f32_fn *pl_gemm_f32_run(const pl_gemm_f32 *gf, bool fused)
+{
+    return gf == NULL ? NULL : fused ? gf->run_fused : gf->run;
+}
 
 /* NULL when isa has no such kernels in this build. */
 const pl_gemm_s8 *pl_gemm_s8_for(pl_isa isa);

@@ -136,6 +136,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
     lp.kp = f32 ? p->n_cell : pl_fast_round_up(p->n_cell, 4);
     const pl_exp_kernels *e = pl_exp_for(pl_fast_isa_of(node)); /* the same bits, by lanes */
     lp.math = e != NULL ? (pl_lstm_f32_math){e->expf, e->tanhf} : pl_lstm_f32_fmath;
+    lp.run_f32 = pl_gemm_f32_run(pl_gemm_f32_for(isa), ctx->fused_madd);
+    if (f32 && lp.run_f32 == NULL) /* a fused target without FMA: the portable kernel */
+        return false;
     lp.chunk = pl_fast_chunk_rows((size_t)lp.gn * ssize, (size_t)p->steps);
     const void *w_x[PL_LSTM_GATES], *w_h[PL_LSTM_GATES];
     const void *w_p = p->projection ? constant(ctx, node, PL_LSTM_IN_PROJ_W) : NULL;
@@ -218,8 +221,8 @@ static size_t step_stride(const pl_lstm_params *p, size_t row)
     return p->time_major ? (size_t)p->batches * row : row;
 }
 
-static void batch_f32(const pl_lstm_plan *lp, const pl_lstm_params *p, const pl_gemm_f32 *g,
-                      const pl_lstm_data *t, int32_t b)
+static void batch_f32(const pl_lstm_plan *lp, const pl_lstm_params *p, const pl_lstm_data *t,
+                      int32_t b)
 {
     const size_t gn = (size_t)lp->gn, n_out = (size_t)p->n_output;
     const size_t lda = step_stride(p, (size_t)p->n_input);
@@ -229,12 +232,12 @@ static void batch_f32(const pl_lstm_plan *lp, const pl_lstm_params *p, const pl_
     float *gx = lp->sums, *gh = lp->rec;
     for (int32_t t0 = 0; t0 < p->steps; t0 += lp->chunk) {
         int32_t rows = p->steps - t0 < lp->chunk ? p->steps - t0 : lp->chunk;
-        g->run(rows, lp->gn, p->n_input, in + (size_t)t0 * lda, lda, lp->wx, lp->bias,
-               -INFINITY, INFINITY, gx, gn);
+        lp->run_f32(rows, lp->gn, p->n_input, in + (size_t)t0 * lda, lda, lp->wx, lp->bias,
+                    -INFINITY, INFINITY, gx, gn);
         for (int32_t s = 0; s < rows; s++) {
             /* no clamp: +-infinity bounds pass every value, NaN included */
-            g->run(1, lp->gn, p->n_output, h, n_out, lp->wh, gx + (size_t)s * gn, -INFINITY,
-                   INFINITY, gh, gn);
+            lp->run_f32(1, lp->gn, p->n_output, h, n_out, lp->wh, gx + (size_t)s * gn,
+                        -INFINITY, INFINITY, gh, gn);
             float *out = (float *)t->out + pl_lstm_row(p, b, t0 + s) * n_out;
             float *hidden = p->projection ? lp->hidden : out;
             float *gate[PL_LSTM_GATES] = {NULL};
@@ -242,8 +245,8 @@ static void batch_f32(const pl_lstm_plan *lp, const pl_lstm_params *p, const pl_
                 gate[lp->gate[k]] = gh + (size_t)k * (size_t)p->n_cell;
             pl_lstm_f32_cells(p, &lp->math, &t->w, 0, p->n_cell, gate, cell, hidden);
             if (p->projection) {
-                g->run(1, p->n_output, p->n_cell, hidden, (size_t)p->n_cell, lp->wp,
-                       t->w.proj_b, -INFINITY, INFINITY, out, n_out);
+                lp->run_f32(1, p->n_output, p->n_cell, hidden, (size_t)p->n_cell, lp->wp,
+                            t->w.proj_b, -INFINITY, INFINITY, out, n_out);
                 for (size_t r = 0; p->proj_clip > 0.0f && r < n_out; r++)
                     out[r] = pl_fx_clamp_f32(out[r], -p->proj_clip, p->proj_clip);
             }
@@ -378,7 +381,7 @@ pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node)
                sizeof(float) * (size_t)p->n_cell);
     for (int32_t b = 0; b < p->batches; b++) {
         if (d->type == PL_FLOAT32)
-            batch_f32(lp, p, pl_gemm_f32_for(isa), &t, b);
+            batch_f32(lp, p, &t, b);
         else if (d->type == PL_INT8 && d->q16 != NULL)
             batch_s8_tflm(lp, p, d->q16, pl_gemm_s8_for(isa), &t, b);
         else if (d->type == PL_INT8)

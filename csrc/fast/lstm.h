@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "fast/gemm.h"
 #include "fast/gemm16.h"
 #include "kernels/recurrent/lstm16_fast.h"
 
@@ -27,6 +28,7 @@ typedef struct pl_lstm_plan {
     int32_t *proj;               /* int8: n_output projection sums */
     int16_t *act;                /* 16x8: gates x n_cell pre-activations, then activated */
     pl_lstm_f32_math math;       /* float: the rows of exps and tanhs */
+    pl_gemm_f32_fn *run_f32;     /* float: the products, fused for a fused target */
 } pl_lstm_plan;
 
 /* One step of TFLM's integer LSTM after its products: lp->act holds the gates' rescaled

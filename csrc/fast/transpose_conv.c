@@ -89,6 +89,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl_fast_eval_constant(ctx, node, pl_node_input(node, IN_BIAS), &bias) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
+    if (d->type == PL_FLOAT32 && pl_gemm_f32_run(gf, d->fused) == NULL) /* no FMA */
+        return false;
     if (f.data == NULL || !f.is_constant || f.ndims != 4 || in.ndims != 4 ||
         f.dims[3] != in.dims[3] || f.dims[0] <= 0 ||
         (bias.index >= 0 && (bias.data == NULL || !bias.is_constant)))
@@ -161,9 +163,9 @@ pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node)
                    (uint8_t *)tp->a + (size_t)r * row_bytes);
         size_t o = first * (size_t)tp->n;
         if (tp->f32)
-            pl_gemm_f32_for(isa)->run(rows, tp->n, tp->k, tp->a, (size_t)tp->k, tp->packed,
-                                      bias.data, d->p.f_act_min, d->p.f_act_max,
-                                      (float *)out.data + o, (size_t)tp->n);
+            pl_gemm_f32_run(pl_gemm_f32_for(isa), d->fused)(
+                rows, tp->n, tp->k, tp->a, (size_t)tp->k, tp->packed, bias.data,
+                d->p.f_act_min, d->p.f_act_max, (float *)out.data + o, (size_t)tp->n);
         else
             pl_gemm_s8_for(isa)->run(rows, tp->n, tp->kp, tp->a, (size_t)tp->kp, tp->packed,
                                      &tp->st, (int8_t *)out.data + o, NULL, (size_t)tp->n);

@@ -224,6 +224,7 @@ static void fill(pl_interp *it, pl_context *ctx)
     ctx->loop_budget = it->opt.loop_budget;
     ctx->subgraph_count = pl_interp_subgraph_count(it);
     ctx->arith = (pl_arith)it->opt.arith;
+    ctx->fused_madd = it->opt.fused_madd;
     pl_subgraph_init_context(ctx);
     pl_resource_init_context(ctx);
 }

@@ -77,6 +77,7 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     it->requests = PL_NO_OFFSET;
     it->opt.loop_budget = opt->loop_budget;
     it->opt.arith = (uint8_t)pl_target_arith(opt->target);
+    it->opt.fused_madd = pl_target_fused_madd(opt->target);
     it->phase = PL_PHASE_CREATED;
     it->current_node = -1;
     it->subgraph_count = pl_model_subgraph_count(&m);

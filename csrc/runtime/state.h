@@ -102,6 +102,7 @@ typedef struct pl_interp_kept {
     PL_SLOT(const pl_resolver *, resolver);
     uint8_t planner; /* pl_planner */
     uint8_t arith;   /* pl_arith: the target's, for every kernel's context */
+    bool fused_madd; /* the target's float multiply-adds are fused (pl_target.h) */
     uint32_t loop_budget;
 } pl_interp_kept;
 

@@ -8,7 +8,7 @@ static const struct {
     const char *name;
     pl_arith arith;
     bool modelled; /* proven against its firmware: refused otherwise */
-} targets[PL_TARGET_COUNT] = {
+} targets[PL_TARGET_COUNT] = { /* the fused multiply-adds: pl_target_fused_madd() */
     [PL_TARGET_PICOLITE] = {"picolite", PL_ARITH_TFLM, true},
     [PL_TARGET_TFLM] = {"tflm", PL_ARITH_TFLM, true},
     [PL_TARGET_TFLM_X86_64] = {"tflm-x86-64", PL_ARITH_TFLM_WIDE, true}, /* the wheel's */

@@ -141,6 +141,17 @@ static int32_t round31(uint64_t x) /* x: a wrapped int64 product sum */
 #define SIN(ph) (float)sin(ph)
 #include "signal/fft_impl.h"
 
+/* ---- float, fused as the Cortex-M4F firmware computes it (C_MUL: the first product fused,
+** the second rounded and added or subtracted) ---- */
+#undef NAME
+#undef CMUL_R
+#undef CMUL_I
+#define NAME(x) x##_f32_fused
+#define CMUL_R(ar, ai, br, bi) fmaf(ar, br, -((ai) * (bi)))
+#define CMUL_I(ar, ai, br, bi) fmaf(ar, bi, (ai) * (br))
+#define FUSED
+#include "signal/fft_impl.h"
+
 void pl_fft_init_s16(const pl_fft *plan, bool inverse, int16_t *mem)
 {
     twiddles_s16(mem, mem + 2 * plan->ncfft, plan->ncfft, inverse);
@@ -168,9 +179,13 @@ void pl_fft_rfft_s32(const pl_fft *plan, int32_t *mem, const int32_t *in, size_t
     rfft_s32(plan, mem, in, n, out);
 }
 
-void pl_fft_rfft_f32(const pl_fft *plan, float *mem, const float *in, size_t n, float *out)
+void pl_fft_rfft_f32(const pl_fft *plan, float *mem, const float *in, size_t n, bool fused,
+                     float *out)
 {
-    rfft_f32(plan, mem, in, n, out);
+    if (fused)
+        rfft_f32_fused(plan, mem, in, n, out);
+    else
+        rfft_f32(plan, mem, in, n, out);
 }
 
 void pl_fft_irfft_s16(const pl_fft *plan, int16_t *mem, const int16_t *in, int16_t *out)
@@ -183,7 +198,10 @@ void pl_fft_irfft_s32(const pl_fft *plan, int32_t *mem, const int32_t *in, int32
     irfft_s32(plan, mem, in, out);
 }
 
-void pl_fft_irfft_f32(const pl_fft *plan, float *mem, const float *in, float *out)
+void pl_fft_irfft_f32(const pl_fft *plan, float *mem, const float *in, bool fused, float *out)
 {
-    irfft_f32(plan, mem, in, out);
+    if (fused)
+        irfft_f32_fused(plan, mem, in, out);
+    else
+        irfft_f32(plan, mem, in, out);
 }

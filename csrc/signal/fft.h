@@ -38,11 +38,14 @@ void pl_fft_rfft_s16(const pl_fft *plan, int16_t *mem, const int16_t *in, size_t
                      int16_t *out);
 void pl_fft_rfft_s32(const pl_fft *plan, int32_t *mem, const int32_t *in, size_t n,
                      int32_t *out);
-void pl_fft_rfft_f32(const pl_fft *plan, float *mem, const float *in, size_t n, float *out);
+/* float: fused computes kiss_fft as the Cortex-M4F firmware does, its products fused into
+** VFMA (ctx->fused_madd). */
+void pl_fft_rfft_f32(const pl_fft *plan, float *mem, const float *in, size_t n, bool fused,
+                     float *out);
 
 /* Inverse: ncfft + 1 interleaved bins -> fft_length real samples (unscaled, as kiss). */
 void pl_fft_irfft_s16(const pl_fft *plan, int16_t *mem, const int16_t *in, int16_t *out);
 void pl_fft_irfft_s32(const pl_fft *plan, int32_t *mem, const int32_t *in, int32_t *out);
-void pl_fft_irfft_f32(const pl_fft *plan, float *mem, const float *in, float *out);
+void pl_fft_irfft_f32(const pl_fft *plan, float *mem, const float *in, bool fused, float *out);
 
 #endif

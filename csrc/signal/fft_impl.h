@@ -4,7 +4,9 @@
 ** ADD, SUB, NEG, SMUL, CMUL_R, CMUL_I, FIXDIV, HALF_OF, HALF_SUM, HALF_DIFF, COS and SIN
 ** defined for that type. The operation order follows kiss_fft v130 (as TFLM builds it) so
 ** that fixed-point rounding and float results match it exactly. Complex values are
-** interleaved (re, im) pairs. */
+** interleaved (re, im) pairs. With FUSED defined (float only), the butterflies fuse what the
+** Cortex-M4F firmware's GCC fuses into VFMA/VFMS (CMUL_R and CMUL_I say how for C_MUL); the
+** twiddles are the unfused instance's. */
 
 /* The input of the first stage: a real array read as complex pairs, zero past n values. */
 typedef struct NAME(source) {
@@ -94,6 +96,17 @@ static void NAME(bfly3)(SC *f, size_t fstride, const SC *tw, size_t m)
         s3[1] = ADD(s1[1], s2[1]);
         s0[0] = SUB(s1[0], s2[0]);
         s0[1] = SUB(s1[1], s2[1]);
+#ifdef FUSED /* the halves fused into VFMS; s0 * epi3.i never rounded, fused into each use */
+        const float e = epi3[1];
+        f1[0] = fmaf(-s3[0], 0.5f, f0[0]);
+        f1[1] = fmaf(-s3[1], 0.5f, f0[1]);
+        f0[0] = ADD(f0[0], s3[0]);
+        f0[1] = ADD(f0[1], s3[1]);
+        f2[0] = fmaf(s0[1], e, f1[0]);
+        f2[1] = fmaf(s0[0], -e, f1[1]);
+        f1[0] = fmaf(-e, s0[1], f1[0]);
+        f1[1] = fmaf(e, s0[0], f1[1]);
+#else
         f1[0] = SUB(f0[0], HALF_OF(s3[0]));
         f1[1] = SUB(f0[1], HALF_OF(s3[1]));
         s0[0] = SMUL(s0[0], epi3[1]);
@@ -104,6 +117,7 @@ static void NAME(bfly3)(SC *f, size_t fstride, const SC *tw, size_t m)
         f2[1] = SUB(f1[1], s0[0]);
         f1[0] = SUB(f1[0], s0[1]);
         f1[1] = ADD(f1[1], s0[0]);
+#endif
     }
 }
 
@@ -132,13 +146,25 @@ static void NAME(bfly5)(SC *f, size_t fstride, const SC *tw, size_t m)
             s8[c] = ADD(s2[c], s3[c]);
             s9[c] = SUB(s2[c], s3[c]);
             f0[c] = ADD(f0[c], ADD(s7[c], s8[c]));
+#ifdef FUSED /* both products of each sum fused in turn */
+            s5[c] = fmaf(s8[c], yb[0], fmaf(s7[c], ya[0], s0[c]));
+            s11[c] = fmaf(s8[c], ya[0], fmaf(s7[c], yb[0], s0[c]));
+#else
             s5[c] = ADD(ADD(s0[c], SMUL(s7[c], ya[0])), SMUL(s8[c], yb[0]));
             s11[c] = ADD(ADD(s0[c], SMUL(s7[c], yb[0])), SMUL(s8[c], ya[0]));
+#endif
         }
+#ifdef FUSED /* one product of each pair fused (s12[0]: the second, the first is negated) */
+        s6[0] = fmaf(s10[1], ya[1], s9[1] * yb[1]);
+        s6[1] = fmaf(-s10[0], ya[1], -(s9[0] * yb[1]));
+        s12[0] = fmaf(s9[1], ya[1], -(s10[1] * yb[1]));
+        s12[1] = fmaf(s10[0], yb[1], -(s9[0] * ya[1]));
+#else
         s6[0] = ADD(SMUL(s10[1], ya[1]), SMUL(s9[1], yb[1]));
         s6[1] = SUB(NEG(SMUL(s10[0], ya[1])), SMUL(s9[0], yb[1]));
         s12[0] = ADD(NEG(SMUL(s10[1], yb[1])), SMUL(s9[1], ya[1]));
         s12[1] = SUB(SMUL(s10[0], yb[1]), SMUL(s9[0], ya[1]));
+#endif
         for (int c = 0; c < 2; c++) {
             f1[c] = SUB(s5[c], s6[c]);
             f4[c] = ADD(s5[c], s6[c]);
@@ -171,6 +197,7 @@ static void NAME(work)(SC *out, const NAME(source) *src, size_t f, size_t fstrid
         NAME(bfly5)(out, fstride, tw, m);
 }
 
+#ifndef FUSED
 /* Twiddles of kiss_fft_alloc (ncfft of them) and kiss_fftr_alloc's super twiddles
 ** (ncfft / 2), in the same double-precision expressions. */
 static void NAME(twiddles)(SC *tw, SC *super, int32_t ncfft, bool inverse)
@@ -191,6 +218,7 @@ static void NAME(twiddles)(SC *tw, SC *super, int32_t ncfft, bool inverse)
         super[2 * i + 1] = SIN(phase);
     }
 }
+#endif
 
 /* kiss_fftr: the half-length complex FFT of the packed real input (n values, zero-padded),
 ** then the split into ncfft + 1 bins. */

@@ -87,7 +87,7 @@ static pl_status invoke_rfft(pl_context *ctx, pl_node *node)
         else if (d->type == PL_INT32)
             pl_fft_rfft_s32(&d->plan, d->mem, x, len, y);
         else
-            pl_fft_rfft_f32(&d->plan, d->mem, x, len, y);
+            pl_fft_rfft_f32(&d->plan, d->mem, x, len, ctx->fused_madd, y);
     }
     return PL_OK;
 }
@@ -126,7 +126,7 @@ static pl_status invoke_irfft(pl_context *ctx, pl_node *node)
             pl_fft_irfft_s32(&d->plan, d->mem, x, y);
         } else {
             float *yf = y;
-            pl_fft_irfft_f32(&d->plan, d->mem, x, yf);
+            pl_fft_irfft_f32(&d->plan, d->mem, x, ctx->fused_madd, yf);
             for (size_t i = 0; i < n; i++)
                 yf[i] /= (float)d->fft_length;
         }

@@ -75,4 +75,31 @@ static inline void fast_equals_portable(const pl_resolver *portable, const char 
     }
 }
 
+/* fast_equals_portable for a fused target (ctx->fused_madd, as tflm's; ctx is the kernels'
+** context): every case takes
+** the fast path where the instruction set has FMA (can_fuse), none where it has not (the
+** portable kernel's fmaf runs them). Prints "  <isa>, fused: <what> N fast cases". */
+static inline void fast_fused_equals_portable(const pl_resolver *portable, const char *what,
+                                              int cases, fast_case_fn one,
+                                              bool (*can_fuse)(pl_isa isa), pl_context *ctx)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0;
+        fast_cases = 0;
+        ctx->fused_madd = true;
+        for (int k = 0; k < cases; k++)
+            failures += !one(&r);
+        ctx->fused_madd = false;
+        pl_fast_resolver_release(&r);
+        printf("  %s, fused: %s %d fast cases\n", pl_fast_isa_name((pl_isa)isa), what,
+               fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast_cases, can_fuse((pl_isa)isa) ? cases : 0);
+    }
+}
+
 #endif

@@ -169,6 +169,48 @@ static void conv_fast_paths_equal_portable(void)
     }
 }
 
+/* A fused target (ctx->fused_madd, as tflm): float convolutions through VFMADD/FMLA equal
+** the portable kernel's fmaf on every instruction set with FMA, and SSE4.1 declines them;
+** some outputs differ from the unfused sums, so the cases do tell the two apart. */
+static void conv_fused_fast_paths_equal_portable(void)
+{
+    static float unfused[MAX_OUT];
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        const bool can = pl_gemm_f32_run(pl_gemm_f32_for((pl_isa)isa), true) != NULL;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0, cases = 0, differ = 0;
+        fast_cases = 0;
+        for (int n = 0; n < 150; n++) {
+            conv_case c;
+            random_conv(&c);
+            c.f32 = true;
+            int32_t oh = pl_pad_out_size(c.padding, c.h, c.kh, c.stride_h, c.dil_h);
+            int32_t ow = pl_pad_out_size(c.padding, c.w, c.kw, c.stride_w, c.dil_w);
+            if (oh <= 0 || ow <= 0)
+                continue;
+            int32_t od[4] = {c.batch, oh, ow, c.oc};
+            kh_ctx.fused_madd = true;
+            cases++;
+            conv_case_matches(&r, &c, &failures);
+            kh_ctx.fused_madd = false;
+            CHECK_EQ(run_conv(&c, pl_conv_registration(), 1, od), PL_OK);
+            size_t n_out = (size_t)c.batch * (size_t)(oh * ow * c.oc);
+            memcpy(unfused, out32[1], sizeof(float) * n_out);
+            for (size_t i = 0; i < n_out; i++)
+                differ += unfused[i] != out32[0][i];
+        }
+        pl_fast_resolver_release(&r);
+        printf("  %s, fused: conv %d fast cases of %d, %d outputs not the unfused sums'\n",
+               pl_fast_isa_name((pl_isa)isa), fast_cases, cases, differ);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast_cases, can ? cases : 0);
+        CHECK(differ > 0);
+    }
+}
+
 /* FULLY_CONNECTED: batches x depth by units, weights per-tensor or per-unit. */
 static bool fc_case_matches(pl_fast_resolver *r, bool is_f32)
 {
@@ -256,6 +298,21 @@ static void fully_connected_fast_paths_equal_portable(void)
             CHECK_EQ(fast_cases, 300);
         }
         kh_ctx.arith = PL_ARITH_TFLM;
+        /* a fused target's float units: VFMADD/FMLA, or the portable kernel without FMA */
+        const bool can = pl_gemm_f32_run(pl_gemm_f32_for((pl_isa)isa), true) != NULL;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        kh_ctx.fused_madd = true;
+        int failures = 0;
+        fast_cases = 0;
+        for (int n = 0; n < 100; n++)
+            failures += !fc_case_matches(&r, true);
+        kh_ctx.fused_madd = false;
+        pl_fast_resolver_release(&r);
+        printf("  %s, fused: fully connected %d fast cases\n", pl_fast_isa_name((pl_isa)isa),
+               fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast_cases, can ? 100 : 0);
     }
 }
 
@@ -320,6 +377,7 @@ int main(void)
 {
     RUN(portable_isa_keeps_the_base_registrations);
     RUN(conv_fast_paths_equal_portable);
+    RUN(conv_fused_fast_paths_equal_portable);
     RUN(fully_connected_fast_paths_equal_portable);
     RUN(fc_output_rounds_as_the_portable_kernel);
     return HARNESS_END();

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast_harness.h"
+#include "fast/gemm.h"
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
@@ -137,8 +138,28 @@ static void batch_matmul_fast_paths_equal_portable(void)
     fast_equals_portable(&portable, "batch matmul", 300, 300, one_case);
 }
 
+/* float cases of a fused target: VFMADD/FMLA where the instruction set has FMA */
+static bool one_fused_case(pl_fast_resolver *r)
+{
+    bmm_case c;
+    random_case(&c);
+    c.f32 = true;
+    return case_matches(r, &c);
+}
+
+static bool can_fuse(pl_isa isa)
+{
+    return pl_gemm_f32_run(pl_gemm_f32_for(isa), true) != NULL;
+}
+
+static void batch_matmul_fused_fast_paths_equal_portable(void)
+{
+    fast_fused_equals_portable(&portable, "batch matmul", 150, one_fused_case, can_fuse, &kh_ctx);
+}
+
 int main(void)
 {
     RUN(batch_matmul_fast_paths_equal_portable);
+    RUN(batch_matmul_fused_fast_paths_equal_portable);
     return HARNESS_END();
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast_harness.h"
+#include "fast/depthwise.h"
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
@@ -171,6 +172,37 @@ static void depthwise_fast_paths_equal_portable(void)
 }
 
 /* A filter with an infinity keeps the portable kernel (0 * inf at a padded tap is NaN). */
+/* A fused target's float depthwise (ctx->fused_madd, as tflm's): VFMADD/FMLA equal the
+** portable kernel's fmaf in every case with an output where the instruction set has FMA;
+** SSE4.1 declines. */
+static void depthwise_fused_fast_paths_equal_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        const bool can = pl_dw_f32_for((pl_isa)isa)->run_fused != NULL;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0, cases = 0;
+        fast_cases = 0;
+        kh_ctx.fused_madd = true;
+        for (int n = 0; n < 300; n++) {
+            dw_case c;
+            random_case(&c);
+            c.f32 = true;
+            cases += pl_pad_out_size(c.padding, c.h, c.kh, c.stride_h, c.dil_h) > 0 &&
+                     pl_pad_out_size(c.padding, c.w, c.kw, c.stride_w, c.dil_w) > 0;
+            case_matches(&r, &c, &failures);
+        }
+        kh_ctx.fused_madd = false;
+        pl_fast_resolver_release(&r);
+        printf("  %s, fused: depthwise %d of %d float cases fast\n",
+               pl_fast_isa_name((pl_isa)isa), fast_cases, cases);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast_cases, can ? cases : 0);
+    }
+}
+
 static void depthwise_infinite_filter_falls_back(void)
 {
     pl_fast_resolver r;
@@ -199,6 +231,7 @@ static void depthwise_infinite_filter_falls_back(void)
 int main(void)
 {
     RUN(depthwise_fast_paths_equal_portable);
+    RUN(depthwise_fused_fast_paths_equal_portable);
     RUN(depthwise_infinite_filter_falls_back);
     return HARNESS_END();
 }

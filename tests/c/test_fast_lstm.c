@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fast/gemm.h"
 #include "fast/gemm16.h"
 #include "fast_harness.h"
 #include "harness.h"
@@ -286,8 +287,44 @@ static void lstm_fast_paths_equal_portable(void)
     }
 }
 
+/* A fused target's float LSTM (ctx->fused_madd, as tflm's): its products through
+** VFMADD/FMLA equal the portable kernel's fmaf where the instruction set has FMA; without
+** it (SSE4.1) the portable kernel runs them. */
+static void lstm_fused_fast_paths_equal_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        const bool can = pl_gemm_f32_run(pl_gemm_f32_for((pl_isa)isa), true) != NULL;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        int failures = 0, expected = 0, misrouted = 0;
+        fast_cases = 0;
+        kh_ctx.fused_madd = true;
+        for (int n = 0; n < CASES / 2; n++) {
+            lstm_case c;
+            do
+                random_case(&c);
+            while (c.type != PL_FLOAT32);
+            bool fast = false;
+            failures += !case_matches(&r, &c, &fast);
+            expected += c.constant && can;
+            fast_cases += fast;
+            misrouted += fast != (c.constant && can);
+        }
+        kh_ctx.fused_madd = false;
+        pl_fast_resolver_release(&r);
+        printf("  %s, fused: lstm %d float fast cases\n", pl_fast_isa_name((pl_isa)isa),
+               fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(misrouted, 0);
+        CHECK(!can || expected > CASES / 4);
+    }
+}
+
 int main(void)
 {
     RUN(lstm_fast_paths_equal_portable);
+    RUN(lstm_fused_fast_paths_equal_portable);
     return HARNESS_END();
 }

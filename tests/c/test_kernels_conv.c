@@ -417,7 +417,7 @@ static void conv_fast_paths_match_the_reference_loops(void)
         pl_conv_s8(&p, id, sweep_in8, fd, sweep_f8, sweep_bias, od, sweep_out8);
         p.f_act_min = -1e30f;
         p.f_act_max = 1e30f;
-        pl_conv_f32(&p, id, sweep_inf, fd, sweep_ff, sweep_biasf, od, sweep_outf);
+        pl_conv_f32(&p, id, sweep_inf, fd, sweep_ff, sweep_biasf, od, false, sweep_outf);
         p.act_min = -128;
         p.act_max = 127;
         int32_t bad = 0;

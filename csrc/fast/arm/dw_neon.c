@@ -2,7 +2,8 @@
 ** of the x86 layout, whose weights come in (tap, tap + 1) pairs: two taps' staged int16
 ** values interleaved the same way (ZIP1/ZIP2) and SMLAL/SMLAL2 into two sums per channel
 ** pair, added pairwise (ADDP) at the end: exact. float: 16 channels in four vectors, FMUL
-** then FADD per tap (built with -ffp-contract=off), the reference's order. */
+** then FADD per tap (built with -ffp-contract=off) or, for a fused target, FMLA, the
+** reference's order. */
 #include <arm_neon.h>
 #include <string.h>
 
@@ -68,9 +69,16 @@ static inline float32x4_t clamp(float32x4_t x, float32x4_t lo, float32x4_t hi)
     return vbslq_f32(vcgtq_f32(y, hi), hi, y);
 }
 
+/* acc + x * w, the one step a fused target changes: fused (one rounding, as the firmware's
+** VFMA) or a multiply and an add. */
+PL_FAST_INLINE float32x4_t madd(float32x4_t acc, float32x4_t x, float32x4_t w, bool fused)
+{
+    return fused ? vfmaq_f32(acc, x, w) : vaddq_f32(acc, vmulq_f32(x, w));
+}
+
 /* n (1..F32_POINTS) points from in on, channels c0..c0+15. */
 PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
-                               float *out)
+                               float *out, bool fused)
 {
     float32x4_t acc[F32_POINTS][4];
     PL_FAST_UNROLL
@@ -87,7 +95,7 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
         for (int32_t r = 0; r < n; r++, x += job->step)
             PL_FAST_UNROLL
             for (int32_t h = 0; h < 4; h++)
-                acc[r][h] = vaddq_f32(acc[r][h], vmulq_f32(vld1q_f32(x + 4 * h), wv[h]));
+                acc[r][h] = madd(acc[r][h], vld1q_f32(x + 4 * h), wv[h], fused);
     }
     const float32x4_t lo = vdupq_n_f32(job->act_lo), hi = vdupq_n_f32(job->act_hi);
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
@@ -101,7 +109,8 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
     }
 }
 
+#define F32_FUSED
 #include "fast/dw_rows_body.h"
 
 const pl_dw_s8 pl_dw_s8_neon = {16, s8_run, NULL};
-const pl_dw_f32 pl_dw_f32_neon = {f32_run};
+const pl_dw_f32 pl_dw_f32_neon = {f32_run, f32_run_fused};

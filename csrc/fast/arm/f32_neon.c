@@ -1,7 +1,7 @@
 /* f32_neon.c - the float32 matrix product with NEON, 16 output channels in four vectors.
 ** Each lane sums its channel's products in k order with a separate multiply and add (FMUL
-** then FADD: this file is built with -ffp-contract=off, and no fused FMLA intrinsic is
-** used): the reference kernel's own rounding, bit for bit. */
+** then FADD: this file is built with -ffp-contract=off), or with FMLA for a fused target
+** (run_fused): the portable kernel's own rounding, bit for bit. */
 #include <arm_neon.h>
 #include <string.h>
 
@@ -19,10 +19,17 @@ static inline float32x4_t clamp(float32x4_t x, float32x4_t lo, float32x4_t hi)
     return vbslq_f32(vcgtq_f32(y, hi), hi, y);
 }
 
+/* acc + w * x, the one step a fused target changes: fused (one rounding, as the firmware's
+** VFMA) or a multiply and an add. */
+PL_FAST_INLINE float32x4_t madd(float32x4_t acc, float32x4_t w, float x, bool fused)
+{
+    return fused ? vfmaq_n_f32(acc, w, x) : vaddq_f32(acc, vmulq_n_f32(w, x));
+}
+
 /* rows (1..MR) rows of a from row m0 on against one panel: + bias, clamp, store. */
 PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, size_t lda,
                           const float *panel, const float *bias, float lo, float hi, int32_t n0,
-                          int32_t n, float *out, size_t ldo)
+                          int32_t n, float *out, size_t ldo, bool fused)
 {
     float32x4_t acc[MR][4];
     a += (size_t)m0 * lda;
@@ -37,10 +44,10 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, s
         PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++) {
             float x = a[(size_t)r * lda + (size_t)i];
-            acc[r][0] = vaddq_f32(acc[r][0], vmulq_n_f32(w0, x));
-            acc[r][1] = vaddq_f32(acc[r][1], vmulq_n_f32(w1, x));
-            acc[r][2] = vaddq_f32(acc[r][2], vmulq_n_f32(w2, x));
-            acc[r][3] = vaddq_f32(acc[r][3], vmulq_n_f32(w3, x));
+            acc[r][0] = madd(acc[r][0], w0, x, fused);
+            acc[r][1] = madd(acc[r][1], w1, x, fused);
+            acc[r][2] = madd(acc[r][2], w2, x, fused);
+            acc[r][3] = madd(acc[r][3], w3, x, fused);
         }
     }
     int32_t count = n - n0 >= NR ? NR : n - n0;
@@ -57,6 +64,7 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, s
     }
 }
 
+#define F32_FUSED
 #include "fast/f32_narrow_run.h"
 
-const pl_gemm_f32 pl_gemm_f32_neon = {packed_bytes, pack, run};
+const pl_gemm_f32 pl_gemm_f32_neon = {packed_bytes, pack, run, run_fused};

@@ -1,7 +1,7 @@
 /* dw_avx2.c - the depthwise rows with AVX2 (see depthwise.h). int8: two taps' staged int16
 ** values interleaved and VPMADDWD against the packed weight pairs, 16 channels per group;
-** float: 8 channels per vector, a multiply and an add per tap (built with -ffp-contract=off),
-** the reference's order. Built with -mavx2 -mfma; run only when the CPU has them. */
+** float: 8 channels per vector, a multiply and an add per tap (built with -ffp-contract=off)
+** or, for a fused target, VFMADD, the reference's order. Built with -mavx2 -mfma; run only when the CPU has them. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -40,9 +40,16 @@ static void stage(const int8_t *s, int16_t *o, size_t cols, size_t cin, size_t c
     }
 }
 
+/* acc + x * w, the one step a fused target changes: fused (one rounding, as the firmware's
+** VFMA) or a multiply and an add. */
+PL_FAST_INLINE __m256 madd(__m256 acc, __m256 x, __m256 w, bool fused)
+{
+    return fused ? _mm256_fmadd_ps(x, w, acc) : _mm256_add_ps(acc, _mm256_mul_ps(x, w));
+}
+
 /* n (1..POINTS) points from in on, channels c0..c0+15. */
 PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
-                              float *out)
+                              float *out, bool fused)
 {
     __m256 acc[POINTS][2];
     PL_FAST_UNROLL
@@ -54,8 +61,8 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
         const float *x = in + job->tap_at[t] + c0;
         PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++, x += job->step) {
-            acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_mul_ps(_mm256_loadu_ps(x), w0));
-            acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_mul_ps(_mm256_loadu_ps(x + 8), w1));
+            acc[r][0] = madd(acc[r][0], _mm256_loadu_ps(x), w0, fused);
+            acc[r][1] = madd(acc[r][1], _mm256_loadu_ps(x + 8), w1, fused);
         }
     }
     const __m256 lo = _mm256_set1_ps(job->act_lo), hi = _mm256_set1_ps(job->act_hi);
@@ -76,7 +83,8 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
 }
 
 #define F32_POINTS POINTS
+#define F32_FUSED
 #include "fast/dw_rows_body.h"
 
 const pl_dw_s8 pl_dw_s8_avx2 = {16, s8_run, stage};
-const pl_dw_f32 pl_dw_f32_avx2 = {f32_run};
+const pl_dw_f32 pl_dw_f32_avx2 = {f32_run, f32_run_fused};

@@ -1,7 +1,8 @@
 /* dw_avx512.c - the depthwise rows with AVX-512 (see depthwise.h). int8: two taps' staged
 ** int16 values interleaved and VPDPWSSD against the packed weight pairs, 32 channels per
 ** group (a last group of 16 with 256-bit vectors); float: 16 channels per vector, a multiply
-** and an add per tap (built with -ffp-contract=off), the reference's order.
+** and an add per tap (built with -ffp-contract=off) or, for a fused target, VFMADD, the
+** reference's order.
 ** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni; run only when the CPU has them. */
 #include <immintrin.h>
 
@@ -78,9 +79,16 @@ static void stage(const int8_t *s, int16_t *o, size_t cols, size_t cin, size_t c
         }
 }
 
+/* acc + x * w, the one step a fused target changes: fused (one rounding, as the firmware's
+** VFMA) or a multiply and an add. */
+PL_FAST_INLINE __m512 madd(__m512 acc, __m512 x, __m512 w, bool fused)
+{
+    return fused ? _mm512_fmadd_ps(x, w, acc) : _mm512_add_ps(acc, _mm512_mul_ps(x, w));
+}
+
 /* n (1..F32_POINTS) points from in on, channels c0..c0+15. */
 PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
-                              float *out)
+                              float *out, bool fused)
 {
     __m512 acc[F32_POINTS];
     PL_FAST_UNROLL
@@ -92,7 +100,7 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
         const float *x = in + job->tap_at[t] + c0;
         PL_FAST_UNROLL
         for (int32_t r = 0; r < n; r++, x += job->step)
-            acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_loadu_ps(x), wv));
+            acc[r] = madd(acc[r], _mm512_loadu_ps(x), wv, fused);
     }
     const __m512 lo = _mm512_set1_ps(job->act_lo), hi = _mm512_set1_ps(job->act_hi);
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
@@ -107,7 +115,8 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
     }
 }
 
+#define F32_FUSED
 #include "fast/dw_rows_body.h"
 
 const pl_dw_s8 pl_dw_s8_avx512 = {32, s8_run, stage};
-const pl_dw_f32 pl_dw_f32_avx512 = {f32_run};
+const pl_dw_f32 pl_dw_f32_avx512 = {f32_run, f32_run_fused};

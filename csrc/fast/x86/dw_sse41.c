@@ -60,10 +60,12 @@ static void s8_run(const pl_dw_job *job, const int16_t *in, int32_t points, int8
     }
 }
 
-/* n (1..POINTS) points from in on, channels c0..c0+15. */
+/* n (1..POINTS) points from in on, channels c0..c0+15. Never fused: SSE4.1 has no FMA (no
+** f32_run_fused: a fused target's nodes take the portable kernel). */
 PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in, int32_t c0,
-                               float *out)
+                               float *out, bool fused)
 {
+    (void)fused;
     __m128 acc[POINTS][4];
     PL_FAST_UNROLL
     for (int32_t r = 0; r < POINTS; r++)
@@ -100,4 +102,4 @@ PL_FAST_INLINE void f32_points(const pl_dw_job *job, int32_t n, const float *in,
 #include "fast/dw_rows_body.h"
 
 const pl_dw_s8 pl_dw_s8_sse41 = {16, s8_run, NULL};
-const pl_dw_f32 pl_dw_f32_sse41 = {f32_run};
+const pl_dw_f32 pl_dw_f32_sse41 = {f32_run, NULL};

@@ -20,4 +20,4 @@ typedef __mmask16 lanes_t;
 
 #include "fast/x86/f32_body.h"
 
-const pl_gemm_f32 pl_gemm_f32_avx512 = {packed_bytes, pack, run};
+const pl_gemm_f32 pl_gemm_f32_avx512 = {packed_bytes, pack, run, run_fused};

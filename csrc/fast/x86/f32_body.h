@@ -1,7 +1,8 @@
 /* f32_body.h - the float32 matrix product's driver for the wide x86 sets, written once
 ** (exp_body.h's pattern). Each lane sums its channel's products in k order with a separate
-** multiply and add (the includer is built with -ffp-contract=off): the reference kernel's
-** own rounding, bit for bit.
+** multiply and add (the includer is built with -ffp-contract=off; run), or with VFMADD for
+** a target whose firmware fuses them (run_fused): the portable kernel's own rounding, bit
+** for bit.
 **
 ** The includer defines NR and MR (an enum), vf (the float vector), PS(op) (its
 ** _mm*_<op>_ps intrinsic), lanes_t with lanes_of(channels left), and the tail's
@@ -10,12 +11,20 @@
 #include "fast/f32_pack.h"
 #include "fast/inline.h"
 
+/* acc + x * w, the one step a fused target changes: fused (one rounding, as the firmware's
+** VFMA) or a multiply and an add. */
+PL_FAST_INLINE vf madd(vf acc, vf x, vf w, bool fused)
+{
+    return fused ? PS(fmadd)(x, w, acc) : PS(add)(acc, PS(mul)(x, w));
+}
+
 /* rows rows of a from row m0 on against `panels` panels from channel n0 on (rows * panels
 ** <= MR): + bias, clamp, store. A sum per row and panel, so that even one row keeps several
 ** adds in flight; each still sums its k in order. */
 PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t k, const float *a,
                           size_t lda, const float *panel, const float *bias, float lo,
-                          float hi, int32_t n0, int32_t n, float *out, size_t ldo)
+                          float hi, int32_t n0, int32_t n, float *out, size_t ldo,
+                          bool fused)
 {
     vf acc[MR];
     a += (size_t)m0 * lda;
@@ -28,8 +37,8 @@ PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t k, c
             vf w = PS(loadu)(panel + ((size_t)j * (size_t)k + (size_t)i) * NR);
             PL_FAST_UNROLL
             for (int32_t r = 0; r < rows; r++)
-                acc[r * panels + j] = PS(add)(
-                    acc[r * panels + j], PS(mul)(PS(set1)(a[(size_t)r * lda + (size_t)i]), w));
+                acc[r * panels + j] = madd(acc[r * panels + j],
+                                           PS(set1)(a[(size_t)r * lda + (size_t)i]), w, fused);
         }
     }
     PL_FAST_UNROLL
@@ -52,35 +61,49 @@ PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t k, c
 PL_FAST_INLINE void rows_by_panels(int32_t rows, int32_t m0, int32_t n, int32_t k,
                                   const float *a, size_t lda, const float *packed,
                                   const float *bias, float lo, float hi, float *out,
-                                  size_t ldo)
+                                  size_t ldo, bool fused)
 {
     const int32_t wide = MR / rows;
     int32_t n0 = 0;
     for (; n - n0 > (wide - 1) * NR; n0 += wide * NR)
         block(rows, wide, m0, k, a, lda, packed + (size_t)n0 * (size_t)k, bias, lo, hi, n0, n,
-              out, ldo);
+              out, ldo, fused);
     for (; n0 < n; n0 += NR)
         block(rows, 1, m0, k, a, lda, packed + (size_t)n0 * (size_t)k, bias, lo, hi, n0, n,
-              out, ldo);
+              out, ldo, fused);
+}
+
+PL_FAST_INLINE void run_any(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                           const void *packed, const float *bias, float act_min,
+                           float act_max, float *out, size_t ldo, bool fused)
+{
+    int32_t m0 = 0;
+    for (; m - m0 >= MR; m0 += MR)
+        rows_by_panels(MR, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
+    /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
+    ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
+    if (m - m0 >= 4) {
+        rows_by_panels(4, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
+        m0 += 4;
+    }
+    if (m - m0 >= 2) {
+        rows_by_panels(2, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
+        m0 += 2;
+    }
+    if (m > m0)
+        rows_by_panels(1, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
 }
 
 static void run(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
                 const void *packed, const float *bias, float act_min, float act_max,
                 float *out, size_t ldo)
 {
-    int32_t m0 = 0;
-    for (; m - m0 >= MR; m0 += MR)
-        rows_by_panels(MR, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
-    /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
-    ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
-    if (m - m0 >= 4) {
-        rows_by_panels(4, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
-        m0 += 4;
-    }
-    if (m - m0 >= 2) {
-        rows_by_panels(2, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
-        m0 += 2;
-    }
-    if (m > m0)
-        rows_by_panels(1, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo);
+    run_any(m, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, false);
+}
+
+static void run_fused(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                      const void *packed, const float *bias, float act_min, float act_max,
+                      float *out, size_t ldo)
+{
+    run_any(m, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, true);
 }

@@ -18,11 +18,13 @@ static inline __m128 clamp(__m128 v, __m128 lo, __m128 hi)
     return _mm_min_ps(hi, _mm_max_ps(lo, v));
 }
 
-/* rows (1..MR) rows of a from row m0 on against one panel: + bias, clamp, store. */
+/* rows (1..MR) rows of a from row m0 on against one panel: + bias, clamp, store. Never
+** fused: SSE4.1 has no FMA (no run_fused: a fused target's nodes take the portable kernel). */
 PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, size_t lda,
                           const float *panel, const float *bias, float lo, float hi, int32_t n0,
-                          int32_t n, float *out, size_t ldo)
+                          int32_t n, float *out, size_t ldo, bool fused)
 {
+    (void)fused;
     __m128 acc0[MR], acc1[MR];
     a += (size_t)m0 * lda;
     PL_FAST_UNROLL
@@ -55,4 +57,4 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, s
 
 #include "fast/f32_narrow_run.h"
 
-const pl_gemm_f32 pl_gemm_f32_sse41 = {packed_bytes, pack, run};
+const pl_gemm_f32 pl_gemm_f32_sse41 = {packed_bytes, pack, run, NULL};

@@ -137,6 +137,10 @@ struct pl_context {
     /* The arithmetic to reproduce where the firmwares' kernels differ (pl_target.h): read
     ** at prepare, kept in the op data. */
     pl_arith arith;
+    /* Float a * b + c as one fused multiply-add (fmaf) where the target's firmware fuses it
+    ** (pl_target_fused_madd); the same at prepare and invoke. Not derived from arith, since
+    ** picolite's own runtime does TFLM's arithmetic unfused. */
+    bool fused_madd;
 
     /* --- control flow (IF, WHILE, CALL_ONCE): subgraphs by model index --- */
     /* WHILE iterations left in this invoke, every WHILE node and nested loop together

@@ -71,6 +71,18 @@ int pl_target_modelled(pl_target target);
 /* The arithmetic the kernels do for target. */
 pl_arith pl_target_arith(pl_target target);
 
+/* Nonzero when the target's firmware computes float `a * b + c` as one fused multiply-add
+** (one rounding): GCC contracts it by default (-ffp-contract=fast) where the FPU has VFMA,
+** as TFLM's Cortex-M4F and M55 builds do. Not picolite's own runtime (built with
+** -ffp-contract=off), the M3 (soft float), the x86-64 wheel nor LiteRT. A mask, not a
+** column of target.c's table: inline, it costs the minimal runtime a few bytes, not 26. */
+static inline int pl_target_fused_madd(pl_target target)
+{
+    const unsigned fused = 1u << PL_TARGET_TFLM | 1u << PL_TARGET_TFLM_CMSIS_NN |
+                           1u << PL_TARGET_TFLM_CMSIS_NN_MVE;
+    return (unsigned)target < PL_TARGET_COUNT && (fused >> target & 1u);
+}
+
 #ifdef __cplusplus
 }
 #endif

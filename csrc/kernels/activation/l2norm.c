@@ -6,6 +6,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/invsqrt.h"
+#include "kernels/common/madd.h"
 #include "kernels/elementwise/binary.h"
 #include "picolite/pl_node_io.h"
 
@@ -41,11 +42,12 @@ void pl_l2norm_u8(int32_t input_zp, const uint8_t *in, uint8_t *out, size_t dept
     }
 }
 
-static void l2norm_f32(const float *in, float *out, size_t depth)
+/* fused: each square fused into the sum, as a fused target's firmware computes it */
+static void l2norm_f32(const float *in, float *out, size_t depth, bool fused)
 {
     float sum = 0.0f;
     for (size_t c = 0; c < depth; c++)
-        sum += in[c] * in[c];
+        sum = pl_madd_f32(sum, in[c], in[c], fused);
     float norm = sqrtf(sum);
     norm = norm < 1e-6f ? 1e-6f : norm;
     for (size_t c = 0; c < depth; c++)
@@ -100,7 +102,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     for (size_t r = 0; r < n / depth; r++) {
         if (in.type == PL_FLOAT32)
             l2norm_f32((const float *)in.data + r * depth, (float *)out.data + r * depth,
-                       depth);
+                       depth, ctx->fused_madd);
         else if (in.type == PL_INT8)
             pl_l2norm_s8(*(const int32_t *)node->user_data,
                          (const int8_t *)in.data + r * depth, (int8_t *)out.data + r * depth,

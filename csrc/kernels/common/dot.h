@@ -2,6 +2,7 @@
 #ifndef PL_KERNELS_DOT_H
 #define PL_KERNELS_DOT_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,25 @@ static inline void pl_dot4_f32(const float *restrict x, const float *restrict w,
         t1 += x[i] * w1[i];
         t2 += x[i] * w2[i];
         t3 += x[i] * w3[i];
+    }
+    t[0] = t0;
+    t[1] = t1;
+    t[2] = t2;
+    t[3] = t3;
+}
+
+/* pl_dot4_f32 with each product fused into its sum (one rounding), as the firmware of a
+** fused target computes TFLite's `total += x * w` (ctx->fused_madd). */
+static inline void pl_dot4_fma_f32(const float *restrict x, const float *restrict w,
+                                   size_t stride, int32_t n, float *restrict t)
+{
+    const float *w0 = w, *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
+    float t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
+    for (int32_t i = 0; i < n; i++) {
+        t0 = fmaf(x[i], w0[i], t0);
+        t1 = fmaf(x[i], w1[i], t1);
+        t2 = fmaf(x[i], w2[i], t2);
+        t3 = fmaf(x[i], w3[i], t3);
     }
     t[0] = t0;
     t[1] = t1;

@@ -3,6 +3,7 @@
 #include "batch_matmul.h"
 
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/madd.h"
 #include "picolite/pl_node_io.h"
 
 /* BatchMatMulOptions field ids (schema.fbs). */
@@ -47,7 +48,8 @@ void pl_batch_matmul_f32(const pl_batch_matmul_params *p, const float *lhs, cons
     FOR_EACH_OUTPUT(p, {
         float total = 0.0f;
         for (int32_t k = 0; k < p->depth; k++)
-            total += lhs[lb + lhs_at(p, i, k)] * rhs[rb + rhs_at(p, k, j)];
+            total = pl_madd_f32(total, lhs[lb + lhs_at(p, i, k)], rhs[rb + rhs_at(p, k, j)],
+                                p->fused);
         out[o] = total;
     })
 }
@@ -157,6 +159,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
                          pl_type_name(r->type), pl_type_name(out->type));
     d->p.adj_x = pl_table_bool(&node->options, OPT_ADJ_X, false);
     d->p.adj_y = pl_table_bool(&node->options, OPT_ADJ_Y, false);
+    d->p.fused = ctx->fused_madd;
     PL_TRY(check_shapes(ctx, l, r, out, &d->p));
     d->type = l->type;
     if (l->type != PL_FLOAT32)

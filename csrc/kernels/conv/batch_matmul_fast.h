@@ -20,6 +20,7 @@ typedef struct pl_batch_matmul_params {
     PL_SLOTS(size_t, rhs_stride, 3);
     int32_t rows, cols, depth;
     bool adj_x, adj_y;
+    bool fused; /* float: the target fuses each multiply-add (ctx->fused_madd) */
     int32_t lhs_offset, rhs_offset, output_offset; /* -zero points, output zero point */
     int32_t multiplier, shift;
     int32_t act_min, act_max;

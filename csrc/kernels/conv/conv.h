@@ -9,10 +9,10 @@
 #include "kernels/conv/conv_fast.h" /* the op data */
 #include "picolite/pl_kernel.h"
 
-/* bias may be NULL. */
+/* bias may be NULL; fused: each product fused into its sum (ctx->fused_madd). */
 void pl_conv_f32(const pl_conv_params *p, const int32_t *in_dims, const float *in,
                  const int32_t *f_dims, const float *filter, const float *bias,
-                 const int32_t *out_dims, float *out);
+                 const int32_t *out_dims, bool fused, float *out);
 void pl_conv_s8(const pl_conv_params *p, const int32_t *in_dims, const int8_t *in,
                 const int32_t *f_dims, const int8_t *filter, const int32_t *bias,
                 const int32_t *out_dims, int8_t *out);

@@ -39,6 +39,7 @@ typedef struct pl_conv_op {
     pl_type bias_type;
     bool hybrid;
     bool helium_1xn; /* CMSIS-NN's Helium 1xN path (conv_1xn_mve.h): its own edge bytes */
+    bool fused;      /* float: the target fuses each multiply-add (ctx->fused_madd) */
     pl_conv_hybrid_params h;
     int32_t scratch; /* hybrid: one batch of quantized input; int4: the unpacked filter */
     int32_t filter_offset; /* uint8: minus the filter zero point */

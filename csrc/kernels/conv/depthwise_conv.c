@@ -1,6 +1,7 @@
 /* depthwise_conv.c - DEPTHWISE_CONV_2D as TFLite's reference kernels compute it. */
 #include "depthwise_conv.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -94,24 +95,24 @@ static inline int32_t block_mode(int32_t m, int32_t c, int32_t n)
 }
 
 /* One tap for the n channels of a block starting at output channel c: acc[k] += w[k] *
-** x[(c + k) / m], x pointing at the tap's pixel. ONE_TO_ONE is the contiguous case;
-** WHOLE_GROUPS takes one input channel per m outputs, starting at xc = c / m. */
-#define TAP_CHANNELS(XT, X, CH)                                                           \
+** x[(c + k) / m] (by MAC(acc, w, x)), x pointing at the tap's pixel. ONE_TO_ONE is the
+** contiguous case; WHOLE_GROUPS takes one input channel per m outputs, from xc = c / m. */
+#define TAP_CHANNELS(XT, X, CH, MAC)                                                      \
     do {                                                                                  \
         if (mode == ONE_TO_ONE) {                                                         \
-            CH(n, k, acc[k] += w[k] * X(x[c + k]));                                       \
+            CH(n, k, MAC(acc[k], w[k], X(x[c + k])));                                     \
         } else if (mode == WHOLE_GROUPS && n == m) {                                      \
             const XT xv = X(x[xc]);                                                       \
-            CH(n, k, acc[k] += w[k] * xv);                                                \
+            CH(n, k, MAC(acc[k], w[k], xv));                                              \
         } else if (mode == WHOLE_GROUPS) {                                                \
             for (int32_t j = 0, ic = xc; j < n; j += m, ic++) {                           \
                 const XT xv = X(x[ic]);                                                   \
                 for (int32_t k = j; k < j + m; k++)                                       \
-                    acc[k] += w[k] * xv;                                                  \
+                    MAC(acc[k], w[k], xv);                                                \
             }                                                                             \
         } else {                                                                          \
             for (int32_t k = 0; k < n; k++)                                               \
-                acc[k] += w[k] * X(x[(c + k) / m]);                                       \
+                MAC(acc[k], w[k], X(x[(c + k) / m]));                                     \
         }                                                                                 \
     } while (0)
 
@@ -119,26 +120,36 @@ static inline int32_t block_mode(int32_t m, int32_t c, int32_t n)
 /* int8 input + offset fits int16, and so does the filter: a 16x16->32 multiply */
 #define OFFSET(v) (int16_t)((v) + off)
 #define WIDE(v) (int64_t)(v)
+#define MAC_ADD(a, w, x) ((a) += (w) * (x))
+/* TFLite's `total += x * w` as a fused target's compiler emits it: one rounding */
+#define MAC_FMA(a, w, x) ((a) = fmaf((w), (x), (a)))
 
 static inline void tap_f32(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
                            float *restrict acc, const float *restrict w,
                            const float *restrict x)
 {
-    TAP_CHANNELS(float, AS_IS, CHANNELS);
+    TAP_CHANNELS(float, AS_IS, CHANNELS, MAC_ADD);
+}
+
+static inline void tap_fma_f32(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
+                               float *restrict acc, const float *restrict w,
+                               const float *restrict x)
+{
+    TAP_CHANNELS(float, AS_IS, CHANNELS, MAC_FMA);
 }
 
 static inline void tap_s8(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
                           int16_t off, int32_t *restrict acc, const int8_t *restrict w,
                           const int8_t *restrict x)
 {
-    TAP_CHANNELS(int16_t, OFFSET, CHANNELS_S8);
+    TAP_CHANNELS(int16_t, OFFSET, CHANNELS_S8, MAC_ADD);
 }
 
 static inline void tap_s16(int32_t mode, int32_t m, int32_t c, int32_t xc, int32_t n,
                            int64_t *restrict acc, const int8_t *restrict w,
                            const int16_t *restrict x)
 {
-    TAP_CHANNELS(int64_t, WIDE, CHANNELS);
+    TAP_CHANNELS(int64_t, WIDE, CHANNELS, MAC_ADD);
 }
 
 static inline void block_f32(const pl_depthwise_conv_params *p, const int32_t *in_dims,
@@ -152,9 +163,15 @@ static inline void block_f32(const pl_depthwise_conv_params *p, const int32_t *i
         t[k] = 0.0f;
     const float *restrict x0 = in;
     const float *restrict w0 = filter + c;
-#define TAP(i_, f_) tap_f32(mode, m, c, xc, n, t, w0 + (f_), x0 + (i_))
-    FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
+    if (p->fused) { /* apart, so the unfused taps stay as fast */
+#define TAP(i_, f_) tap_fma_f32(mode, m, c, xc, n, t, w0 + (f_), x0 + (i_))
+        FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
 #undef TAP
+    } else {
+#define TAP(i_, f_) tap_f32(mode, m, c, xc, n, t, w0 + (f_), x0 + (i_))
+        FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
+#undef TAP
+    }
     for (int32_t k = 0; k < n; k++) {
         float bias_value = bias != NULL ? bias[c + k] : 0.0f;
         out[c + k] = pl_fx_clamp_f32(t[k] + bias_value, p->f_act_min, p->f_act_max);
@@ -384,6 +401,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     d->p.hybrid = false;
     d->p.s4_walk = PL_DW_S4_UNPACKED;
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    d->p.fused = ctx->fused_madd;
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
         return prepare_hybrid(ctx, in, f, d);
     if (in->type == PL_FLOAT32)

@@ -23,6 +23,7 @@ typedef struct pl_depthwise_conv_params {
     float f_act_min, f_act_max;
     bool hybrid;
     uint8_t s4_walk; /* an int4 filter: how the firmware reads it (depthwise_s4_cmsis.h) */
+    bool fused; /* float: the target fuses each multiply-add (ctx->fused_madd) */
     union {
         struct {
             PL_SLOT(const int32_t *, multiplier);

@@ -9,6 +9,7 @@
 #include "kernels/conv/int4.h"
 #include "kernels/common/dot.h"
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/madd.h"
 #include "kernels/common/rescale.h"
 #include "kernels/conv/hybrid.h"
 #include "kernels/conv/uint8.h"
@@ -39,13 +40,15 @@ void pl_fully_connected_f32(const pl_fully_connected_params *p, const float *in,
         for (int32_t u = 0; u < p->units; u += 4) {
             float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
             int32_t count = p->units - u < 4 ? p->units - u : 4;
-            if (count == 4) {
+            if (count == 4 && p->fused) {
+                pl_dot4_fma_f32(x, filter + (size_t)u * depth, depth, p->depth, t);
+            } else if (count == 4) {
                 pl_dot4_f32(x, filter + (size_t)u * depth, depth, p->depth, t);
             } else {
                 for (int32_t k = 0; k < count; k++) {
                     const float *w = filter + (size_t)(u + k) * depth;
                     for (int32_t d = 0; d < p->depth; d++)
-                        t[k] += x[d] * w[d];
+                        t[k] = pl_madd_f32(t[k], x[d], w[d], p->fused);
                 }
             }
             for (int32_t k = 0; k < count; k++) {
@@ -401,6 +404,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
         d->acc64 = true;
     }
     pl_fx_activation_range_f32(activation, &d->p.f_act_min, &d->p.f_act_max);
+    d->p.fused = ctx->fused_madd;
     if (in->type == PL_FLOAT32 && f->type == PL_INT8)
         return prepare_hybrid(ctx, node, f, d);
     if (in->type == PL_UINT8)

@@ -35,6 +35,7 @@ typedef struct pl_fully_connected_params {
     bool per_channel;
     bool asymmetric; /* hybrid: input quantization mode */
     bool fixed_rescale; /* TFLM's integer rescale (rescale), else LiteRT's double (scale) */
+    bool fused;         /* float: the target fuses each multiply-add (ctx->fused_madd) */
 } pl_fully_connected_params;
 
 /* One int8 output: the accumulator of unit plus its bias (bias may be NULL; int32 sums

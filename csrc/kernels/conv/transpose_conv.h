@@ -9,12 +9,13 @@
 #include "kernels/conv/transpose_conv_fast.h" /* the op data */
 #include "picolite/pl_kernel.h"
 
-/* bias may be NULL. The quantized ones use scratch: one int32 (s8) or int64 (s16) per
-** output element; pl_transpose_conv_scratch_size() gives the bytes. */
+/* bias may be NULL; fused (float): each product fused into its sum (ctx->fused_madd). The
+** quantized ones use scratch: one int32 (s8) or int64 (s16) per output element;
+** pl_transpose_conv_scratch_size() gives the bytes. */
 size_t pl_transpose_conv_scratch_size(pl_type type, size_t output_elements);
 void pl_transpose_conv_f32(const pl_transpose_conv_params *p, const int32_t *in_dims,
                            const float *in, const int32_t *f_dims, const float *filter,
-                           const float *bias, const int32_t *out_dims, float *out);
+                           const float *bias, const int32_t *out_dims, bool fused, float *out);
 void pl_transpose_conv_s8(const pl_transpose_conv_params *p, const int32_t *in_dims,
                           const int8_t *in, const int32_t *f_dims, const int8_t *filter,
                           const int32_t *bias, const int32_t *out_dims, int8_t *out,

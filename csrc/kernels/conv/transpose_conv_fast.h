@@ -36,6 +36,7 @@ typedef struct pl_transpose_conv_op {
     pl_type type;
     bool bias64;
     bool hybrid, hybrid_per_channel; /* hybrid: float input and output, int8 weights */
+    bool fused; /* float: the target fuses each multiply-add (ctx->fused_madd) */
     int32_t scratch;
     int32_t filter_offset; /* uint8: minus the weights' zero point */
 } pl_transpose_conv_op;

@@ -7,6 +7,7 @@
 #include "resize.h"
 #include "picolite/pl_node_io.h"
 
+#include <math.h>
 #include <stdbool.h>
 
 enum { OP_RESIZE_BILINEAR = 23 };
@@ -37,11 +38,15 @@ static int32_t ceil_i(float x)
     return (float)t < x ? t + 1 : t;
 }
 
-/* TFLite's ComputeInterpolationValues. */
-static axis_f coord_f(int32_t v, float scale, bool half, int32_t in)
+/* TFLite's ComputeInterpolationValues; fused: (v + 0.5) * scale - 0.5 in one rounding, as
+** the Cortex-M4F firmware's VFMA computes it. */
+static axis_f coord_f(int32_t v, float scale, bool half, bool fused, int32_t in)
 {
     axis_f a;
-    a.at = half ? ((float)v + 0.5f) * scale - 0.5f : (float)v * scale;
+    if (half)
+        a.at = fused ? fmaf((float)v + 0.5f, scale, -0.5f) : ((float)v + 0.5f) * scale - 0.5f;
+    else
+        a.at = (float)v * scale;
     a.lo = floor_i(a.at) > 0 ? floor_i(a.at) : 0;
     a.hi = ceil_i(a.at) < in - 1 ? ceil_i(a.at) : in - 1;
     return a;
@@ -83,7 +88,18 @@ static float value_f(const pl_tensor *t, size_t i)
                                  : (float)((const uint8_t *)t->data)[i];
 }
 
-static void bilinear_f(const pl_tensor *in, const pl_tensor *out, bool align, bool half)
+/* The four weighted corners, fused as the firmware's GCC contracts TFLite's sum of four
+** products of three: the second term whole, then the first, third and fourth each fused on
+** their last product. */
+static float corners_fma(float v00, float v10, float v01, float v11, float wy, float wx)
+{
+    float s = fmaf(v00 * (1 - wy), 1 - wx, v10 * wy * (1 - wx));
+    s = fmaf(v01 * (1 - wy), wx, s);
+    return fmaf(v11 * wy, wx, s);
+}
+
+static void bilinear_f(const pl_tensor *in, const pl_tensor *out, bool align, bool half,
+                       bool fused)
 {
     const int32_t *di = in->dims, *dout = out->dims;
     float sy = scale_f(di[1], dout[1], align), sx = scale_f(di[2], dout[2], align);
@@ -91,12 +107,21 @@ static void bilinear_f(const pl_tensor *in, const pl_tensor *out, bool align, bo
     size_t k = 0;
     for (int32_t b = 0; b < dout[0]; b++)
         for (int32_t y = 0; y < dout[1]; y++) {
-            axis_f ay = coord_f(y, sy, half, di[1]);
+            axis_f ay = coord_f(y, sy, half, fused, di[1]);
             float wy = ay.at - (float)ay.lo;
             for (int32_t x = 0; x < dout[2]; x++) {
-                axis_f ax = coord_f(x, sx, half, di[2]);
+                axis_f ax = coord_f(x, sx, half, fused, di[2]);
                 float wx = ax.at - (float)ax.lo;
                 for (int32_t c = 0; c < dout[3]; c++, k++) {
+                    if (fused) { /* float only: the firmware's float template */
+                        ((float *)out->data)[k] =
+                            corners_fma(value_f(in, at(di, b, ay.lo, ax.lo, c)),
+                                        value_f(in, at(di, b, ay.hi, ax.lo, c)),
+                                        value_f(in, at(di, b, ay.lo, ax.hi, c)),
+                                        value_f(in, at(di, b, ay.hi, ax.hi, c)), wy, wx) +
+                            rounding;
+                        continue;
+                    }
                     float v = value_f(in, at(di, b, ay.lo, ax.lo, c)) * (1 - wy) * (1 - wx) +
                               value_f(in, at(di, b, ay.hi, ax.lo, c)) * wy * (1 - wx) +
                               value_f(in, at(di, b, ay.lo, ax.hi, c)) * (1 - wy) * wx +
@@ -166,8 +191,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(pl_resize_size(ctx, "RESIZE_BILINEAR", &in, &size, &out));
     bool align = pl_table_bool(&node->options, OPT_ALIGN_CORNERS, false);
     bool half = pl_table_bool(&node->options, OPT_HALF_PIXEL_CENTERS, false);
-    if (in.type == PL_FLOAT32 || in.type == PL_UINT8)
-        bilinear_f(&in, &out, align, half);
+    if (in.type == PL_FLOAT32 || in.type == PL_UINT8) /* TFLM has no uint8 resize */
+        bilinear_f(&in, &out, align, half, ctx->fused_madd && in.type == PL_FLOAT32);
     else
         bilinear_q(&in, &out, align, half);
     return PL_OK;

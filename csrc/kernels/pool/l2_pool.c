@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "kernels/common/madd.h"
 #include "kernels/common/padding.h"
 #include "picolite/pl_node_io.h"
 
@@ -65,9 +66,10 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     return ctx->set_shape(ctx, out->index, 4, dims);
 }
 
-/* One output value: TFLite's loop over the clipped window, in its order. */
+/* One output value: TFLite's loop over the clipped window, in its order (fused: each
+** square fused into the sum, as a fused target's firmware computes it). */
 static float pool_at(const opdata *d, const int32_t *di, const float *in, int32_t b,
-                     int32_t oy, int32_t ox, int32_t c)
+                     int32_t oy, int32_t ox, int32_t c, bool fused)
 {
     int32_t x0 = ox * d->stride_w - d->pad_w, y0 = oy * d->stride_h - d->pad_h;
     int32_t fx0 = x0 < 0 ? -x0 : 0, fy0 = y0 < 0 ? -y0 : 0;
@@ -80,7 +82,7 @@ static float pool_at(const opdata *d, const int32_t *di, const float *in, int32_
             size_t px = ((size_t)b * (size_t)di[1] + (size_t)(y0 + fy)) * (size_t)di[2] +
                         (size_t)(x0 + fx);
             float v = in[px * (size_t)di[3] + (size_t)c];
-            sum += v * v;
+            sum = pl_madd_f32(sum, v, v, fused);
             count++;
         }
     return pl_fx_clamp_f32(sqrtf(sum / (float)count), d->act_min, d->act_max);
@@ -98,7 +100,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         for (int32_t y = 0; y < out_shape.h; y++)
             for (int32_t x = 0; x < out_shape.w; x++)
                 for (int32_t c = 0; c < out_shape.c; c++)
-                    o[k++] = pool_at(d, in.dims, in.data, b, y, x, c);
+                    o[k++] = pool_at(d, in.dims, in.data, b, y, x, c, ctx->fused_madd);
     return PL_OK;
 }
 

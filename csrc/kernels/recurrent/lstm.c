@@ -6,6 +6,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/fmath.h"
+#include "kernels/common/madd.h"
 #include "kernels/recurrent/lstm16.h"
 #include "picolite/pl_node_io.h"
 
@@ -203,22 +204,24 @@ static void activate_row(const pl_lstm_f32_math *m, int32_t activation, float *v
             v[j] = activate(activation, v[j]);
 }
 
-static float dot_f32(const float *w, const float *x, int32_t n)
+/* fused: each product fused into the sum, as a fused target's firmware computes TFLM's
+** FullyConnected */
+static float dot_f32(const float *w, const float *x, int32_t n, bool fused)
 {
     float total = 0.0f;
     for (int32_t k = 0; k < n; k++)
-        total += w[k] * x[k];
+        total = pl_madd_f32(total, w[k], x[k], fused);
     return total;
 }
 
 /* (W_x x + bias) + W_h h, before the peephole and the activation: LiteRT's order. */
 static float gate_f32(const pl_lstm_params *p, const pl_lstm_weights *w, int g, int32_t c,
-                      const float *x, const float *h)
+                      const float *x, const float *h, bool fused)
 {
     const float *wx = (const float *)w->wx[g] + (size_t)c * (size_t)p->n_input;
     const float *wh = (const float *)w->wh[g] + (size_t)c * (size_t)p->n_output;
-    float v = dot_f32(wx, x, p->n_input) + ((const float *)w->bias[g])[c];
-    return dot_f32(wh, h, p->n_output) + v;
+    float v = dot_f32(wx, x, p->n_input, fused) + ((const float *)w->bias[g])[c];
+    return dot_f32(wh, h, p->n_output, fused) + v;
 }
 
 /* 1 / (1 + e^-v) of gate g's n sums in place, after its peephole term (cell, from cell
@@ -261,19 +264,19 @@ void pl_lstm_f32_cells(const pl_lstm_params *p, const pl_lstm_f32_math *m,
 }
 
 static void step_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float *x,
-                     float *h, float *cell, float *out, float *scratch)
+                     float *h, float *cell, float *out, float *scratch, bool fused)
 {
     float *hidden = p->projection ? scratch : out;
     for (int32_t c = 0; c < p->n_cell; c++) {
         float sum[PL_LSTM_GATES] = {0};
         float *const rows[PL_LSTM_GATES] = {&sum[0], &sum[1], &sum[2], &sum[3]};
         for (int g = p->cifg ? PL_LSTM_GATE_F : PL_LSTM_GATE_I; g < PL_LSTM_GATES; g++)
-            sum[g] = gate_f32(p, w, g, c, x, h);
+            sum[g] = gate_f32(p, w, g, c, x, h, fused);
         pl_lstm_f32_cells(p, &pl_lstm_f32_fmath, w, c, 1, rows, &cell[c], &hidden[c]);
     }
     for (int32_t r = 0; p->projection && r < p->n_output; r++) {
         const float *pw = (const float *)w->proj_w + (size_t)r * (size_t)p->n_cell;
-        float v = dot_f32(pw, hidden, p->n_cell);
+        float v = dot_f32(pw, hidden, p->n_cell, fused);
         if (w->proj_b != NULL)
             v += ((const float *)w->proj_b)[r];
         out[r] = p->proj_clip > 0.0f ? pl_fx_clamp_f32(v, -p->proj_clip, p->proj_clip) : v;
@@ -468,7 +471,7 @@ static void step_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int
 }
 
 void pl_lstm_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float *in,
-                 float *out_state, float *cell_state, float *out, float *scratch)
+                 float *out_state, float *cell_state, float *out, float *scratch, bool fused)
 {
     for (int32_t b = 0; b < p->batches; b++) {
         for (int32_t t = 0; t < p->steps; t++) {
@@ -476,7 +479,7 @@ void pl_lstm_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float 
             step_f32(p, w, in + row * (size_t)p->n_input,
                      out_state + (size_t)b * (size_t)p->n_output,
                      cell_state + (size_t)b * (size_t)p->n_cell,
-                     out + row * (size_t)p->n_output, scratch);
+                     out + row * (size_t)p->n_output, scratch, fused);
         }
     }
 }
@@ -873,7 +876,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(pl_lstm_data_get(ctx, node, &t));
     void *scratch = d->scratch >= 0 ? ctx->get_scratch(ctx, d->scratch) : NULL;
     if (d->type == PL_FLOAT32)
-        pl_lstm_f32(&d->p, &t.w, t.in, t.out_state, t.cell_state, t.out, scratch);
+        pl_lstm_f32(&d->p, &t.w, t.in, t.out_state, t.cell_state, t.out, scratch,
+                    ctx->fused_madd);
     else if (d->q16 != NULL && d->q16->cmsis)
         pl_lstm_cmsis(&d->p, d->q16, &t.w, t.in, t.out, scratch);
     else if (d->type == PL_INT16)

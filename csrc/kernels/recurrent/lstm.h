@@ -31,9 +31,10 @@ typedef struct pl_lstm_tensors {
 
 /* The whole sequence: in/out as the op's tensors, states updated in place. For float,
 ** scratch holds n_cell floats when there is a projection (else it may be NULL); for int8 it
-** holds pl_lstm_s8_scratch_bytes() (the offset input and state rows, the hidden row). */
+** holds pl_lstm_s8_scratch_bytes() (the offset input and state rows, the hidden row). fused:
+** the float products fused into their sums (ctx->fused_madd). */
 void pl_lstm_f32(const pl_lstm_params *p, const pl_lstm_weights *w, const float *in,
-                 float *out_state, float *cell_state, float *out, float *scratch);
+                 float *out_state, float *cell_state, float *out, float *scratch, bool fused);
 void pl_lstm_s8(const pl_lstm_params *p, const pl_lstm_weights *w, const int8_t *in,
                 int8_t *out_state, int16_t *cell_state, int8_t *out, int16_t *scratch);
 size_t pl_lstm_s8_scratch_bytes(const pl_lstm_params *p);

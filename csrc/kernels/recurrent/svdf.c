@@ -7,6 +7,7 @@
 
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/fmath.h"
+#include "kernels/common/madd.h"
 #include "picolite/pl_node_io.h"
 
 /* SVDFOptions field ids (schema.fbs). */
@@ -47,7 +48,7 @@ static float activate(int32_t activation, float x)
 }
 
 void pl_svdf_f32(const pl_svdf_params *p, const float *in, const float *wf, const float *wt,
-                 const float *bias, float *state, float *out)
+                 const float *bias, bool fused, float *state, float *out)
 {
     size_t per_batch = (size_t)p->filters * (size_t)p->memory;
     shift_state(state, per_batch * (size_t)p->batches, sizeof(float));
@@ -58,7 +59,7 @@ void pl_svdf_f32(const pl_svdf_params *p, const float *in, const float *wf, cons
             const float *w = wf + (size_t)f * (size_t)p->input_size;
             float dot = 0.0f;
             for (int32_t c = 0; c < p->input_size; c++)
-                dot += w[c] * x[c];
+                dot = pl_madd_f32(dot, w[c], x[c], fused);
             s[(size_t)f * (size_t)p->memory + (size_t)p->memory - 1] = dot;
         }
         for (int32_t u = 0; u < p->units; u++) {
@@ -68,7 +69,7 @@ void pl_svdf_f32(const pl_svdf_params *p, const float *in, const float *wf, cons
                 const float *sv = s + f * (size_t)p->memory, *tv = wt + f * (size_t)p->memory;
                 float dot = 0.0f;
                 for (int32_t m = 0; m < p->memory; m++)
-                    dot += tv[m] * sv[m];
+                    dot = pl_madd_f32(dot, tv[m], sv[m], fused);
                 total += dot;
             }
             out[(size_t)b * (size_t)p->units + (size_t)u] = activate(p->activation, total);
@@ -323,7 +324,8 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(pl_node_eval(ctx, node, false, IN_STATE, &state));
     PL_TRY(pl_node_evals(ctx, node, 0, 1, &out));
     if (d->state_type == PL_FLOAT32)
-        pl_svdf_f32(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
+        pl_svdf_f32(&d->p, in.data, wf.data, wt.data, bias.data, ctx->fused_madd, state.data,
+                    out.data);
     else if (d->state_type == PL_INT16)
         pl_svdf_s8_s16(&d->p, in.data, wf.data, wt.data, bias.data, state.data, out.data);
     else if (d->cmsis)

@@ -25,9 +25,10 @@ typedef struct pl_svdf_params {
 
 const pl_registration *pl_svdf_registration(void);
 
-/* bias may be NULL. state is updated in place. */
+/* bias may be NULL. state is updated in place. fused: each product fused into its sum
+** (ctx->fused_madd). */
 void pl_svdf_f32(const pl_svdf_params *p, const float *in, const float *wf, const float *wt,
-                 const float *bias, float *state, float *out);
+                 const float *bias, bool fused, float *state, float *out);
 /* int16 weights_time and state (state zero point 0). */
 void pl_svdf_s8_s16(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
                     const int16_t *wt, const int32_t *bias, int16_t *state, int8_t *out);
