@@ -95,14 +95,15 @@ def constructs(runtime, data, size):
     return in_child(lambda: runtime.Interpreter.from_bytes(data, arena_size=size))[0]
 
 
-def _fill_inputs(it, fill):
+def _each(get):
+    """(k, get(k)) for k = 0, 1, ... until get raises (past the last)."""
     k = 0
     while True:
         try:
-            d = it.get_input_details(k)
-        except Exception:  # past the last input
+            item = get(k)
+        except Exception:
             return
-        it.set_input(np.full(d["shape"], fill, d["dtype"]), k)
+        yield k, item
         k += 1
 
 
@@ -111,16 +112,11 @@ def outputs(runtime, data, size, fill):
     in size bytes or invoke it (a kernel may fail on the values: a division by zero)."""
     def construct_and_invoke():
         it = runtime.Interpreter.from_bytes(data, arena_size=size)
-        _fill_inputs(it, fill)
+        for k, d in _each(it.get_input_details):
+            it.set_input(np.full(d["shape"], fill, d["dtype"]), k)
         it.invoke()  # raises when a kernel fails (CIRCULAR_BUFFER's abort is no failure)
-        k = 0
-        while True:
-            try:
-                out = it.get_output(k)
-            except Exception:  # past the last output
-                return
+        for _, out in _each(it.get_output):
             sys.stderr.write(f"OUTPUT {np.asarray(out).tobytes().hex()}\n")
-            k += 1
 
     ok, text = in_child(construct_and_invoke)
     return [line for line in text.splitlines() if line.startswith("OUTPUT ")] if ok else None
