@@ -286,7 +286,7 @@ def zoo_cases():
         yield pytest.param(e, image_grown, id=e["file"].removesuffix(".tflite") + "-image")
 
 
-@pytest.mark.parametrize("entry, grow", zoo_cases())
+@pytest.mark.parametrize("entry, grow", list(zoo_cases()))
 def test_every_zoo_model_resized_matches_litert(entry, grow):
     """Every input's first dim tripled, and every 4-D input 3 rows and 2 columns larger:
     each kernel's output shapes follow as TFLite's Prepare computes them (compared through
