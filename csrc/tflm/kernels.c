@@ -87,23 +87,19 @@ static void resolved_dims(const pl_tflm_node *n, int32_t index, const pl_tensor_
     const pl_interp *it = n->p->it;
     const pl_eval_record *r =
         &it->tensor_records[pl_subgraph_rec(it, n->subgraph).tensor_base + (uint32_t)index];
-    bool declared = (r->flags & PL_EVAL_OWN_SHAPE) && it->requests == PL_NO_OFFSET &&
-                    whole_shape(v) && v->shape.n <= PL_MAX_DIMS;
-    if (declared) {
-        out->ndims = (int32_t)v->shape.n;
-        out->elements = 1;
-        for (uint32_t i = 0; i < v->shape.n; i++) {
-            out->dims[i] = pl_vec_i32(v->shape, i);
-            out->elements *= (uint64_t)out->dims[i];
-        }
-        return;
+    const uint8_t *shape = it->model.buf + r->shape;
+    uint32_t ndims = r->ndims;
+    if ((r->flags & PL_EVAL_OWN_SHAPE) && it->requests == PL_NO_OFFSET && whole_shape(v) &&
+        v->shape.n <= PL_MAX_DIMS) {
+        shape = v->shape.p;
+        ndims = v->shape.n;
+    } else if (r->flags & PL_EVAL_OWN_SHAPE) {
+        shape = pl_arena_base(it->arena) + r->shape;
     }
-    const uint8_t *shape = (r->flags & PL_EVAL_OWN_SHAPE) ? pl_arena_base(it->arena)
-                                                          : it->model.buf;
-    out->ndims = r->ndims;
+    out->ndims = (int32_t)ndims;
     out->elements = 1;
-    for (uint32_t i = 0; i < r->ndims; i++) {
-        out->dims[i] = (int32_t)pl_le32(shape + r->shape + 4u * i);
+    for (uint32_t i = 0; i < ndims; i++) {
+        out->dims[i] = (int32_t)pl_le32(shape + 4u * i);
         out->elements *= (uint64_t)(out->dims[i] < 0 ? 0 : out->dims[i]);
     }
 }
