@@ -1,6 +1,7 @@
 import ast
 import importlib
 import pathlib
+import subprocess
 
 import pytest
 
@@ -177,4 +178,13 @@ def test_the_sdist_leaves_build_folders_out(tmp_path):
     tops = {n.split("/")[1] for n in names if n.count("/") >= 1}
     assert not any(t.startswith("build") for t in tops), sorted(tops)
     assert {"csrc", "src", "python", "pyproject.toml", "CMakeLists.txt"} <= tops
-    assert (tmp_path / name).stat().st_size < 6 << 20
+    assert not any("build-sdist-probe" in n for n in names)
+    # Nothing but the repository's own files (the goldens make it large, not build outputs).
+    if (ROOT / ".git").exists():
+        tracked = set(
+            subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+        )
+        packed = {n.split("/", 1)[1] for n in names if n.count("/") >= 1}
+        files = {n for n in packed if not (ROOT / n).is_dir()} - {"PKG-INFO"}
+        assert files <= tracked, sorted(files - tracked)[:10]
