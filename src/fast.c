@@ -19,6 +19,8 @@ static void host_release(void *self, void *block)
 
 static const pl_host_memory host_memory = {NULL, host_alloc, host_release};
 
+_Static_assert(PL_PY_MAX_THREADS == PL_FAST_MAX_THREADS, "num_threads' bound is the resolver's");
+
 static bool available(int isa)
 {
     return pl_fast_isa_available((pl_isa)isa);
@@ -85,18 +87,49 @@ const pl_resolver *pl_py_fast_resolver(pl_py_interp *self, const pl_resolver *ba
 {
 #ifdef PL_HAVE_FAST
     if (self->isa != 0 &&
-        pl_fast_resolver_init(&self->fast, base, &host_memory, (pl_isa)self->isa) == PL_OK)
+        pl_fast_resolver_init(&self->fast, base, &host_memory, (pl_isa)self->isa) == PL_OK) {
+        if (pl_fast_resolver_set_threads(&self->fast, self->threads) != PL_OK) {
+            PyErr_Format(PyExc_RuntimeError, "num_threads=%d: could not start %d worker "
+                         "threads", self->threads, self->threads - 1);
+            self->isa = 0;
+            return NULL;
+        }
         return pl_fast_resolver_get(&self->fast);
+    }
 #endif
     self->isa = 0;
     return base;
 }
 
-void pl_py_fast_release(pl_py_interp *self)
+int pl_py_fast_threads(const pl_py_interp *self)
 {
 #ifdef PL_HAVE_FAST
     if (self->isa != 0)
+        return (int)pl_fast_thread_count(&self->fast);
+#else
+    (void)self;
+#endif
+    return 1;
+}
+
+unsigned long long pl_py_fast_parallel_jobs(const pl_py_interp *self)
+{
+#ifdef PL_HAVE_FAST
+    if (self->isa != 0)
+        return (unsigned long long)self->fast.parallel_jobs;
+#else
+    (void)self;
+#endif
+    return 0;
+}
+
+void pl_py_fast_release(pl_py_interp *self)
+{
+#ifdef PL_HAVE_FAST
+    if (self->isa != 0) {
+        pl_fast_resolver_set_threads(&self->fast, 1); /* joins the workers */
         pl_fast_resolver_release(&self->fast);
+    }
 #else
     (void)self;
 #endif

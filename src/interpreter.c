@@ -134,6 +134,8 @@ create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_
     if (self->custom != NULL)
         self->opt.resolver = pl_py_custom_resolver(self->custom);
     self->opt.resolver = pl_py_fast_resolver(self, self->opt.resolver);
+    if (self->opt.resolver == NULL)
+        return -1;
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;
@@ -189,7 +191,7 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"model", "arena", "planner", "preserve_all_tensors",
                              "loop_budget", "input_shapes", "custom_ops", "custom_adapter",
-                             "kernels", "target", NULL};
+                             "kernels", "target", "num_threads", NULL};
     pl_py_state *st = PyType_GetModuleState(type);
     PyObject *model = NULL, *arena = NULL, *shapes = Py_None, *custom_ops = Py_None;
     PyObject *adapter = Py_None;
@@ -199,12 +201,17 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     unsigned long loop_budget = PL_DEFAULT_LOOP_BUDGET;
     pl_planner planner;
     pl_target target;
-    int isa = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spOOOOss:_Interpreter", kwlist, &model,
+    int isa = 0, threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|spOOOOssi:_Interpreter", kwlist, &model,
                                      st->arena_type, &arena, &planner_name, &preserve,
                                      &budget, &shapes, &custom_ops, &adapter, &kernels,
-                                     &target_name))
+                                     &target_name, &threads))
         return NULL;
+    if (threads < 1 || threads > PL_PY_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "num_threads must be in 1..%d, got %d",
+                     PL_PY_MAX_THREADS, threads);
+        return NULL;
+    }
     if (pl_py_target(target_name, &target) < 0)
         return NULL;
     if (pl_py_kernels_parse(kernels, &isa) < 0)
@@ -229,6 +236,7 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->arena = (pl_py_arena *)Py_NewRef(arena);
     self->custom = NULL;
     self->isa = isa;
+    self->threads = threads;
 #ifdef PL_HAVE_FAST
     memset(&self->fast, 0, sizeof self->fast); /* released in dealloc even if never made */
 #endif
@@ -459,6 +467,18 @@ get_kernels(pl_py_interp *self, void *Py_UNUSED(c))
 }
 
 static PyObject *
+get_num_threads(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromLong(pl_py_fast_threads(self));
+}
+
+static PyObject *
+get_parallel_jobs(pl_py_interp *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromUnsignedLongLong(pl_py_fast_parallel_jobs(self));
+}
+
+static PyObject *
 get_host_bytes(pl_py_interp *self, void *Py_UNUSED(c))
 {
     return PyLong_FromSize_t(pl_py_fast_host_bytes(self));
@@ -477,6 +497,10 @@ static PyGetSetDef interp_getset[] = {
     {"model_size", (getter)get_model_size, NULL, "Bytes of the model.", NULL},
     {"kernels", (getter)get_kernels, NULL, "The kernels' instruction set: 'portable', "
      "'avx2', 'avx512', ...", NULL},
+    {"num_threads", (getter)get_num_threads, NULL, "The threads the fast paths' large "
+     "operators split over (1 with the portable kernels, or without POSIX threads).", NULL},
+    {"parallel_jobs", (getter)get_parallel_jobs, NULL, "Operator jobs split over the threads "
+     "so far.", NULL},
     {"host_bytes", (getter)get_host_bytes, NULL, "Host memory the fast paths hold outside "
      "the arena (packed weights, tables).", NULL},
     {NULL, NULL, NULL, NULL, NULL},

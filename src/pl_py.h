@@ -92,6 +92,9 @@ typedef struct pl_py_shapes {
 } pl_py_shapes;
 
 /* The C interpreter, its model bytes and its arena, kept alive together. */
+/* num_threads: at most as many as one fast resolver runs (PL_FAST_MAX_THREADS). */
+#define PL_PY_MAX_THREADS 64
+
 typedef struct pl_py_interp {
     PyObject_HEAD
     pl_interp *it;         /* NULL once closed */
@@ -107,6 +110,7 @@ typedef struct pl_py_interp {
     uint32_t io_count;
     uint32_t subgraph;     /* the selected subgraph (select_subgraph) */
     int isa;               /* the kernels' instruction set (pl_isa; 0: portable) */
+    int threads;           /* num_threads asked for (the fast paths' operators split) */
 #ifdef PL_HAVE_FAST
     pl_fast_resolver fast; /* when isa != 0: wraps the resolver, holds the host blocks */
 #endif
@@ -231,8 +235,13 @@ extern PyMethodDef pl_py_kernel_methods[];
 /* fast.c: kernels= */
 /* "auto", "portable" or an instruction set this machine runs -> *isa; -1 with ValueError. */
 int pl_py_kernels_parse(const char *name, int *isa);
-/* base wrapped by the fast resolver for self->isa (set to 0 when there is none). */
+/* base wrapped by the fast resolver for self->isa (set to 0 when there is none), running
+** on self->threads threads; NULL with RuntimeError when they cannot start. */
 const pl_resolver *pl_py_fast_resolver(pl_py_interp *self, const pl_resolver *base);
+/* The threads the fast paths run on (1 with the portable kernels). */
+int pl_py_fast_threads(const pl_py_interp *self);
+/* Jobs the fast paths split over the threads so far (a test sees that they did). */
+unsigned long long pl_py_fast_parallel_jobs(const pl_py_interp *self);
 /* Frees the host blocks (after the C interpreter is destroyed). */
 void pl_py_fast_release(pl_py_interp *self);
 size_t pl_py_fast_host_bytes(const pl_py_interp *self);

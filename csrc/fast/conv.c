@@ -21,7 +21,8 @@ typedef struct conv_plan {
     bool direct;       /* float 1x1, stride 1, no padding: the input rows are the rows */
     uint8_t pad;       /* int8: what a padded tap holds, the zero point + 128 */
     void *packed;
-    void *a;           /* rows x kp gathered taps */
+    void *a;           /* per worker, rows x kp gathered taps */
+    size_t a_stride;   /* bytes between two workers' rows */
     pl_s8_stage st;
 } conv_plan;
 
@@ -72,9 +73,10 @@ static inline void gather_row_f32(const pl_conv_params *p, const pl_conv_window 
     zero_f32(row + (size_t)w->fx1 * ic, (size_t)(kw - w->fx1) * ic);
 }
 
-static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32_t *in_dims,
-                       const float *in, size_t in_count, const int32_t *f_dims,
-                       const int32_t *out_dims, size_t first, int32_t rows)
+static void gather_f32(const pl_conv_params *p, const conv_plan *cp, float *a,
+                       const int32_t *in_dims, const float *in, size_t in_count,
+                       const int32_t *f_dims, const int32_t *out_dims, size_t first,
+                       int32_t rows)
 {
     const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
     const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
@@ -82,7 +84,7 @@ static void gather_f32(const pl_conv_params *p, const conv_plan *cp, const int32
     pl_conv_walk k = pl_conv_walk_from(out_dims, first);
     for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k)) {
         pl_conv_window w = pl_conv_window_at(p, in_dims, f_dims, k.b, k.oy, k.ox);
-        float *row = (float *)cp->a + (size_t)r * (size_t)cp->k;
+        float *row = a + (size_t)r * (size_t)cp->k;
         if (w.fy0 == 0 && w.fy1 == f_dims[1] && w.fx0 == 0 && w.fx1 == f_dims[2] &&
             p->dilation_w == 1) { /* the whole window inside: one run per filter row */
             size_t at = ((size_t)w.b * (size_t)in_dims[1] + (size_t)w.y0) * line +
@@ -132,12 +134,14 @@ static bool plan(pl_context *ctx, const pl_node *node)
     cp.pad = (uint8_t)(128 - d->p.input_offset);
     size_t elem = cp.f32 ? sizeof(float) : 1;
     size_t points = pl_tensor_count(&out) / (size_t)cp.n;
-    cp.rows = pl_fast_chunk_rows((size_t)cp.kp * elem, points);
+    int32_t workers = pl_fast_threads_of(node);
+    cp.rows = pl_fast_chunk_rows_split((size_t)cp.kp * elem, points, workers);
     int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
     size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
     size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * 4 * (size_t)lanes);
-    size_t gathered = cp.direct ? 0 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem +
-                                                      PL_FAST_GATHER_SPILL);
+    cp.a_stride = cp.direct ? 0 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem +
+                                                  PL_FAST_GATHER_SPILL);
+    size_t gathered = cp.a_stride * (size_t)workers;
     size_t head = pl_fast_align64(sizeof cp);
     uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered);
     if (block == NULL)
@@ -174,6 +178,43 @@ pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
+/* One chunk of output points: gathered into the worker's rows, then the product. */
+typedef struct conv_job {
+    const conv_plan *cp;
+    const pl_conv_op *d;
+    const pl_convq_views *v;
+    pl_isa isa;
+    size_t points;
+} conv_job;
+
+static void conv_chunk(void *arg, int32_t worker, int32_t task)
+{
+    const conv_job *j = arg;
+    const conv_plan *cp = j->cp;
+    const pl_convq_views *v = j->v;
+    size_t first = (size_t)task * (size_t)cp->rows;
+    int32_t rows = (int32_t)(j->points - first < (size_t)cp->rows ? j->points - first
+                                                                    : (size_t)cp->rows);
+    size_t o = first * (size_t)cp->n;
+    void *a = (uint8_t *)cp->a + (size_t)worker * cp->a_stride;
+    if (!cp->f32) {
+        const pl_gather_s8 g = {a, cp->k, cp->kp, cp->pad};
+        pl_fast_conv_gather_s8(&j->d->p, &g, v->in.dims, v->in.data, pl_tensor_count(&v->in),
+                               v->f.dims, v->out.dims, first, rows);
+        pl_gemm_s8_for(j->isa)->run(rows, cp->n, cp->kp, a, (size_t)cp->kp, cp->packed, &cp->st,
+                                    (int8_t *)v->out.data + o, NULL, (size_t)cp->n);
+        return;
+    }
+    if (cp->direct)
+        a = (float *)v->in.data + first * (size_t)cp->k;
+    else
+        gather_f32(&j->d->p, cp, a, v->in.dims, v->in.data, pl_tensor_count(&v->in), v->f.dims,
+                   v->out.dims, first, rows);
+    pl_gemm_f32_run(pl_gemm_f32_for(j->isa), j->d->fused)(
+        rows, cp->n, cp->k, a, (size_t)cp->k, cp->packed, v->bias.data, j->d->p.f_act_min,
+        j->d->p.f_act_max, (float *)v->out.data + o, (size_t)cp->n);
+}
+
 pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
 {
     const conv_plan *cp = pl_fast_block(node);
@@ -186,28 +227,9 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_conv16_invoke(ctx, node, cp);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
-    pl_isa isa = pl_fast_isa_of(node);
-    size_t points = pl_tensor_count(&v.out) / (size_t)cp->n;
-    for (size_t first = 0; first < points; first += (size_t)cp->rows) {
-        int32_t rows = (int32_t)(points - first < (size_t)cp->rows ? points - first
-                                                                     : (size_t)cp->rows);
-        size_t o = first * (size_t)cp->n;
-        if (!cp->f32) {
-            const pl_gather_s8 g = {cp->a, cp->k, cp->kp, cp->pad};
-            pl_fast_conv_gather_s8(&d->p, &g, v.in.dims, v.in.data, pl_tensor_count(&v.in),
-                                   v.f.dims, v.out.dims, first, rows);
-            pl_gemm_s8_for(isa)->run(rows, cp->n, cp->kp, cp->a, (size_t)cp->kp, cp->packed,
-                                     &cp->st, (int8_t *)v.out.data + o, NULL, (size_t)cp->n);
-            continue;
-        }
-        const float *a = cp->direct ? (const float *)v.in.data + first * (size_t)cp->k : cp->a;
-        if (!cp->direct)
-            gather_f32(&d->p, cp, v.in.dims, v.in.data, pl_tensor_count(&v.in), v.f.dims,
-                       v.out.dims, first, rows);
-        pl_gemm_f32_run(pl_gemm_f32_for(isa), d->fused)(rows, cp->n, cp->k, a, (size_t)cp->k,
-                                                       cp->packed, v.bias.data, d->p.f_act_min,
-                                                       d->p.f_act_max, (float *)v.out.data + o,
-                                                       (size_t)cp->n);
-    }
+    conv_job job = {cp, d, &v, pl_fast_isa_of(node), pl_tensor_count(&v.out) / (size_t)cp->n};
+    size_t chunks = (job.points + (size_t)cp->rows - 1) / (size_t)cp->rows;
+    pl_fast_parallel(node, (int32_t)chunks, (double)job.points * cp->n * cp->k, conv_chunk,
+                     &job);
     return PL_OK;
 }

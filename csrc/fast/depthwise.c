@@ -340,6 +340,46 @@ static void invoke_hybrid(const dw_plan *pl, const pl_depthwise_conv_op *d, pl_i
     }
 }
 
+/* A batch's output rows in tasks of per_task rows (the staged batch is shared, read only). */
+enum { DW_ROW_TASKS = 16 };
+
+typedef struct dw_rows {
+    const dw_plan *pl;
+    pl_isa isa;
+    bool fused;
+    void *out; /* the batch's first output row */
+    int32_t per_task;
+} dw_rows;
+
+static size_t dw_row_bytes(const dw_plan *pl)
+{
+    return (size_t)pl->g.ow * (size_t)pl->job.channels * (pl->f32 ? sizeof(float) : 1);
+}
+
+static void dw_run_rows(void *arg, int32_t worker, int32_t task)
+{
+    (void)worker;
+    const dw_rows *j = arg;
+    const dw_plan *pl = j->pl;
+    const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;
+    int32_t oy = task * j->per_task;
+    int32_t end = oy + j->per_task < pl->g.oh ? oy + j->per_task : pl->g.oh;
+    uint8_t *o = (uint8_t *)j->out + (size_t)oy * dw_row_bytes(pl);
+    if (pl->f32) {
+        const pl_dw_f32 *k = pl_dw_f32_for(j->isa);
+        void (*run)(const pl_dw_job *, const float *, int32_t, float *) =
+            j->fused ? k->run_fused : k->run;
+        for (; oy < end; oy++, o += dw_row_bytes(pl))
+            run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->g.ow,
+                (float *)o);
+    } else {
+        const pl_dw_s8 *k = pl_dw_s8_for(j->isa);
+        for (; oy < end; oy++, o += dw_row_bytes(pl))
+            k->run(&pl->job, (const int16_t *)pl->staged + (size_t)oy * row_step, pl->g.ow,
+                   (int8_t *)o);
+    }
+}
+
 pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
 {
     const dw_plan *pl = pl_fast_block(node);
@@ -357,26 +397,18 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
         return PL_OK;
     }
     const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;
-    const size_t out_row = (size_t)pl->g.ow * (size_t)pl->job.channels;
-    const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;
+    dw_rows job = {pl, isa, ((const pl_depthwise_conv_op *)node->user_data)->p.fused, NULL,
+                   (pl->g.oh + DW_ROW_TASKS - 1) / DW_ROW_TASKS};
+    const double work = (double)pl->g.oh * pl->g.ow * pl->job.channels * pl->job.taps;
     for (int32_t b = 0; b < in.dims[0]; b++) {
-        size_t o = (size_t)b * (size_t)pl->g.oh * out_row;
-        if (pl->f32) {
-            const pl_dw_f32 *k = pl_dw_f32_for(isa);
-            void (*run)(const pl_dw_job *, const float *, int32_t, float *) =
-                ((const pl_depthwise_conv_op *)node->user_data)->p.fused ? k->run_fused
-                                                                         : k->run;
+        job.out = (uint8_t *)out.data +
+                  (size_t)b * (size_t)pl->g.oh * dw_row_bytes(pl);
+        if (pl->f32)
             stage_f32(pl, (const float *)in.data + (size_t)b * in_batch);
-            for (int32_t oy = 0; oy < pl->g.oh; oy++, o += out_row)
-                run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->g.ow,
-                    (float *)out.data + o);
-        } else {
-            const pl_dw_s8 *k = pl_dw_s8_for(isa);
-            stage_s8(pl, k, (const int8_t *)in.data + (size_t)b * in_batch);
-            for (int32_t oy = 0; oy < pl->g.oh; oy++, o += out_row)
-                k->run(&pl->job, (const int16_t *)pl->staged + (size_t)oy * row_step, pl->g.ow,
-                       (int8_t *)out.data + o);
-        }
+        else
+            stage_s8(pl, pl_dw_s8_for(isa), (const int8_t *)in.data + (size_t)b * in_batch);
+        pl_fast_parallel(node, (pl->g.oh + job.per_task - 1) / job.per_task, work, dw_run_rows,
+                         &job);
     }
     return PL_OK;
 }

@@ -37,6 +37,37 @@ static inline int32_t pl_fast_chunk_rows(size_t row_bytes, size_t points)
     return (int32_t)(rows < needed ? rows : needed);
 }
 
+/* Threads (threads.c): fn(arg, worker, task) for every task in [0, tasks), spread over the
+** node's resolver's threads (worker 0 is the caller, the others 1..threads - 1) when the
+** whole job is worth waking them for (work: about its multiply-adds), else in order on the
+** caller; returns when all are done. A task must compute the same bytes whichever worker
+** runs it. */
+typedef void pl_fast_task_fn(void *arg, int32_t worker, int32_t task);
+void pl_fast_parallel(const pl_node *node, int32_t tasks, double work, pl_fast_task_fn *fn,
+                      void *arg);
+
+/* Below this much work (multiply-adds, about 5 us on one core) a job stays on the caller
+** (the resolver's parallel_min_work starts at it). */
+#define PL_FAST_PARALLEL_WORK 262144.0
+
+/* Prepare: how many workers the node's invoke may run on (per-worker scratch). */
+static inline int32_t pl_fast_threads_of(const pl_node *node)
+{
+    return pl_fast_reg_of(node)->owner->thread_count;
+}
+
+/* pl_fast_chunk_rows for a job split over workers threads: small enough (never under 24)
+** that each gets about four chunks to share out. */
+static inline int32_t pl_fast_chunk_rows_split(size_t row_bytes, size_t points, int32_t workers)
+{
+    int32_t rows = pl_fast_chunk_rows(row_bytes, points);
+    if (workers <= 1)
+        return rows;
+    size_t share = (points + 4 * (size_t)workers - 1) / (4 * (size_t)workers);
+    share = (share + 23) / 24 * 24;
+    return share < (size_t)rows ? (int32_t)share : rows;
+}
+
 /* Prepare: a new 64-byte-aligned host block of bytes for node, in place of any it had;
 ** NULL (the node then has none) when the host gives no memory. */
 void *pl_fast_block_new(const pl_node *node, size_t bytes);

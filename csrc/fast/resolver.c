@@ -97,6 +97,8 @@ pl_status pl_fast_resolver_init(pl_fast_resolver *r, const pl_resolver *base,
     r->base = base;
     r->mem = *mem;
     r->isa = isa;
+    r->thread_count = 1;
+    r->parallel_min_work = PL_FAST_PARALLEL_WORK;
     for (int i = 0; i < PL_FAST_OP_COUNT; i++) {
         const pl_registration *portable = fast_ops[i].portable();
         pl_fast_registration *f = &r->regs[i];

@@ -142,6 +142,16 @@ def _checked_loop_budget(value: Any) -> int:
     return n
 
 
+def _checked_num_threads(value: Any) -> int:
+    """Threads for the fast paths: an integer in 1..64 (True and 2.0 refused)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"num_threads must be an integer, got {type(value).__name__} "
+                        f"{value!r}")
+    if not 1 <= value <= 64:
+        raise ValueError(f"num_threads must be in 1..64, got {value}")
+    return value
+
+
 class InterpreterCore:
     """picolite's interpreter without either peer's method names (see the module docstring);
     the constructor is picolite.Interpreter's."""
@@ -153,7 +163,7 @@ class InterpreterCore:
                  experimental_preserve_all_tensors: bool = False,
                  loop_budget: int = 1_000_000,
                  custom_ops: Optional[Dict[str, Any]] = None,
-                 kernels: str = "auto", target: str = "tflm"):
+                 kernels: str = "auto", target: str = "tflm", num_threads: int = 1):
         if model_path is None and model_content is None:
             raise ValueError("`model_path` or `model_content` must be specified.")
         if model_path is not None and model_content is not None:
@@ -165,6 +175,7 @@ class InterpreterCore:
         # tf.lite's spelling, so code written for it runs unchanged
         preserve_all_tensors = bool(preserve_all_tensors or experimental_preserve_all_tensors)
         self._loop_budget = _checked_loop_budget(loop_budget)
+        self._num_threads = _checked_num_threads(num_threads)
         content = (read_model(model_path) if model_path is not None
                    else content_bytes(model_content))
         self._auto_arena = arena_size is None and arena is None  # grows with resizes
@@ -189,6 +200,7 @@ class InterpreterCore:
         try:
             self._c = _c._Interpreter(content, arena, planner, preserve_all_tensors,
                                       self._loop_budget, kernels=kernels, target=target,
+                                      num_threads=self._num_threads,
                                       **custom_kwargs(custom_ops))
         except ModelError as e:  # LiteRT's words first for a model that fails verification
             e.args = (f"The model is not a valid Flatbuffer buffer: {e}",) + e.args[1:]
@@ -235,12 +247,14 @@ class InterpreterCore:
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
                                       self._preserve, self._loop_budget, kernels=self._kernels,
                                       target=self._target, input_shapes=list(shapes.items()),
+                                      num_threads=self._num_threads,
                                       **custom_kwargs(self._custom_ops))
         except (Error, ValueError):
             self._c = _c._Interpreter(self._model_content, arena, self._planner,
                                       self._preserve, self._loop_budget, kernels=self._kernels,
                                       target=self._target,
                                       input_shapes=list(self._shapes.items()),
+                                      num_threads=self._num_threads,
                                       **custom_kwargs(self._custom_ops))
             raise
         self._shapes = shapes
@@ -304,6 +318,12 @@ class InterpreterCore:
     def kernels(self) -> str:
         """The instruction set the kernels run: "portable", "avx2", "avx512", ..."""
         return self._c.kernels
+
+    @property
+    def num_threads(self) -> int:
+        """The threads an invoke's large CONV_2D and DEPTHWISE_CONV_2D split over (their
+        output points or rows): the bytes are one thread's. 1 with kernels="portable"."""
+        return self._c.num_threads
 
     @property
     def host_memory_bytes(self) -> int:

@@ -6,8 +6,9 @@ one import line.
 
 Every keyword LiteRT's Interpreter takes is accepted, with this meaning in picolite:
 
-- ``num_threads``: checked as LiteRT does (an int >= 1); one picolite interpreter runs on
-  one thread (as TFLM on a microcontroller), so the value changes no result.
+- ``num_threads``: checked as LiteRT does (an int >= 1); the host fast paths split an
+  invoke's large operators over that many threads (at most 64), each output computed as on
+  one thread, so the value changes no byte. The portable kernels (BUILTIN_REF) run on one.
 - ``experimental_op_resolver_type``: any OpResolverType; BUILTIN_REF runs picolite's
   portable kernels, the others its host fast paths (``kernels="auto"``); both are
   bit-exact with LiteRT's BUILTIN_REF for integer models.
@@ -290,7 +291,8 @@ class Interpreter(LiteRTMethods):
         super().__init__(model_path=model_path, model_content=model_content, arena=arena,
                          arena_size=arena_size, planner=planner,
                          preserve_all_tensors=bool(experimental_preserve_all_tensors),
-                         custom_ops=custom_ops, kernels=kernels)
+                         custom_ops=custom_ops, kernels=kernels,
+                         num_threads=1 if num_threads is None else min(num_threads, 64))
         # LiteRT's creation counter (a no-op in its pip package and here), called where
         # LiteRT calls it: once the interpreter exists
         metrics.TFLiteMetrics().increase_counter_interpreter_creation()

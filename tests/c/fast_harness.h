@@ -75,6 +75,13 @@ static inline void fast_equals_portable(const pl_resolver *portable, const char 
     }
 }
 
+/* r on threads threads, every job split however small (what the threaded cases run). */
+static inline void split_every_job(pl_fast_resolver *r, int32_t threads)
+{
+    CHECK_EQ(pl_fast_resolver_set_threads(r, threads), PL_OK);
+    r->parallel_min_work = 0.0;
+}
+
 /* fast_equals_portable for a fused target (ctx->fused_madd, as tflm's; ctx is the kernels'
 ** context): every case takes
 ** the fast path where the instruction set has FMA (can_fuse), none where it has not (the

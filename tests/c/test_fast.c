@@ -148,25 +148,43 @@ static void conv_case_matches(pl_fast_resolver *r, const conv_case *c, int *fail
     pl_fast_resolver_release(r);
 }
 
-static void conv_fast_paths_equal_portable(void)
+/* On threads threads (every job split), cases random convolutions against the portable
+** kernel on every instruction set. */
+static void conv_cases_equal_portable(int32_t threads, int cases)
 {
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        split_every_job(&r, threads);
         int failures = 0;
         fast_cases = 0;
-        for (int n = 0; n < 400; n++) {
+        for (int n = 0; n < cases; n++) {
             conv_case c;
             random_conv(&c);
             conv_case_matches(&r, &c, &failures);
         }
         pl_fast_resolver_release(&r);
-        printf("  %s: conv %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
+        printf("  %s, %d threads: conv %d fast cases, %llu split jobs\n",
+               pl_fast_isa_name((pl_isa)isa), threads, fast_cases,
+               (unsigned long long)r.parallel_jobs);
+        CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
         CHECK_EQ(failures, 0);
-        CHECK(fast_cases > 200);
+        CHECK(fast_cases > cases / 2);
+        CHECK(threads == 1 || r.parallel_jobs > (uint64_t)cases / 8);
     }
+}
+
+static void conv_fast_paths_equal_portable(void)
+{
+    conv_cases_equal_portable(1, 400);
+}
+
+/* Split over threads, every output as one thread computes it. */
+static void conv_threads_equal_portable(void)
+{
+    conv_cases_equal_portable(3, 200);
 }
 
 /* A fused target (ctx->fused_madd, as tflm): float convolutions through VFMADD/FMLA equal
@@ -377,6 +395,7 @@ int main(void)
 {
     RUN(portable_isa_keeps_the_base_registrations);
     RUN(conv_fast_paths_equal_portable);
+    RUN(conv_threads_equal_portable);
     RUN(conv_fused_fast_paths_equal_portable);
     RUN(fully_connected_fast_paths_equal_portable);
     RUN(fc_output_rounds_as_the_portable_kernel);

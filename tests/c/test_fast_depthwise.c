@@ -147,16 +147,19 @@ static void case_matches(pl_fast_resolver *r, const dw_case *c, int *failures)
     pl_fast_resolver_release(r);
 }
 
-static void depthwise_fast_paths_equal_portable(void)
+/* On threads threads (every job split), n_cases random depthwise convolutions against the
+** portable kernel on every instruction set. */
+static void depthwise_cases_equal_portable(int32_t threads, int n_cases)
 {
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        split_every_job(&r, threads);
         int failures = 0, cases = 0;
         fast_cases = 0;
-        for (int n = 0; n < 600; n++) {
+        for (int n = 0; n < n_cases; n++) {
             dw_case c;
             random_case(&c);
             cases += pl_pad_out_size(c.padding, c.h, c.kh, c.stride_h, c.dil_h) > 0 &&
@@ -164,11 +167,25 @@ static void depthwise_fast_paths_equal_portable(void)
             case_matches(&r, &c, &failures);
         }
         pl_fast_resolver_release(&r);
-        printf("  %s: depthwise %d of %d cases fast\n", pl_fast_isa_name((pl_isa)isa),
-               fast_cases, cases);
+        printf("  %s, %d threads: depthwise %d of %d cases fast, %llu split jobs\n",
+               pl_fast_isa_name((pl_isa)isa), threads, fast_cases, cases,
+               (unsigned long long)r.parallel_jobs);
+        CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
         CHECK_EQ(failures, 0);
         CHECK_EQ(fast_cases, cases);
+        CHECK(threads == 1 || r.parallel_jobs > (uint64_t)n_cases / 8);
     }
+}
+
+static void depthwise_fast_paths_equal_portable(void)
+{
+    depthwise_cases_equal_portable(1, 600);
+}
+
+/* Split over threads by output rows, every output as one thread computes it. */
+static void depthwise_threads_equal_portable(void)
+{
+    depthwise_cases_equal_portable(3, 300);
 }
 
 /* A filter with an infinity keeps the portable kernel (0 * inf at a padded tap is NaN). */
@@ -231,6 +248,7 @@ static void depthwise_infinite_filter_falls_back(void)
 int main(void)
 {
     RUN(depthwise_fast_paths_equal_portable);
+    RUN(depthwise_threads_equal_portable);
     RUN(depthwise_fused_fast_paths_equal_portable);
     RUN(depthwise_infinite_filter_falls_back);
     return HARNESS_END();

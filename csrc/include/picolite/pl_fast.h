@@ -120,11 +120,20 @@ typedef struct pl_fast_slot {
     size_t bytes;
 } pl_fast_slot;
 
+/* The most threads one resolver runs (pl_fast_resolver_set_threads). */
+#define PL_FAST_MAX_THREADS 64
+
+typedef struct pl_fast_threads pl_fast_threads; /* threads.c */
+
 struct pl_fast_resolver {
     pl_resolver resolver; /* find = the fast find, self = this */
     const pl_resolver *base;
     pl_host_memory mem;
     pl_isa isa;
+    int32_t thread_count;     /* 1: the caller's thread alone */
+    pl_fast_threads *threads; /* NULL with one thread */
+    double parallel_min_work; /* jobs below it stay on the caller (tests set 0) */
+    uint64_t parallel_jobs;   /* jobs split over the threads so far */
     pl_fast_registration regs[PL_FAST_OP_COUNT];
     pl_fast_slot *slots; /* open addressing, capacity a power of two */
     size_t capacity, used;
@@ -139,6 +148,20 @@ pl_status pl_fast_resolver_init(pl_fast_resolver *r, const pl_resolver *base,
 static inline const pl_resolver *pl_fast_resolver_get(pl_fast_resolver *r)
 {
     return &r->resolver;
+}
+
+/* Runs the fast paths of the interpreters prepared after it on count threads (the caller's
+** and count - 1 workers; 1 stops the workers): large operators split their output rows or
+** channels over them, each output computed as on one thread, so the bytes are one thread's.
+** Call it before pl_interp_allocate (the fast paths size per-thread scratch there), and with
+** 1 before releasing the resolver for good. PL_ERR_ARG outside 1..PL_FAST_MAX_THREADS,
+** PL_ERR_UNSUPPORTED when the host gives no memory or no thread. Without POSIX threads in the build
+** every count runs on the caller (pl_fast_thread_count says 1). */
+pl_status pl_fast_resolver_set_threads(pl_fast_resolver *r, int32_t count);
+
+static inline int32_t pl_fast_thread_count(const pl_fast_resolver *r)
+{
+    return r->thread_count;
 }
 
 /* Frees every host block, keeping the resolver usable for a new interpreter (call it
