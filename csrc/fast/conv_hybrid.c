@@ -20,8 +20,10 @@ typedef struct conv_hybrid_plan {
     int32_t *weight_sum; /* per output channel */
     float *scale;        /* per output channel (a per-tensor scale repeated) */
     int8_t *q;           /* one batch quantized */
-    uint8_t *a;          /* rows x kp gathered taps, then the gather's spill room */
-    int32_t *sums;       /* rows x n */
+    uint8_t *a;          /* per worker: rows x kp gathered taps, then the gather's spill room */
+    int32_t *sums;       /* per worker: rows x n */
+    size_t a_stride, sums_stride; /* bytes between two workers' */
+    int32_t workers;
 } conv_hybrid_plan;
 
 /* The arrays after the plan's head in the block (each 64-byte aligned); block NULL: only
@@ -40,8 +42,10 @@ static size_t carve(const pl_gemm_s8 *g8, uint8_t *block, conv_hybrid_plan *cp)
     TAKE(weight_sum, sizeof(int32_t) * n);
     TAKE(scale, sizeof(float) * n);
     TAKE(q, cp->in_size);
-    TAKE(a, rows * (size_t)cp->kp + PL_FAST_GATHER_SPILL);
-    TAKE(sums, sizeof(int32_t) * rows * n);
+    cp->a_stride = pl_fast_align64(rows * (size_t)cp->kp + PL_FAST_GATHER_SPILL);
+    cp->sums_stride = pl_fast_align64(sizeof(int32_t) * rows * n);
+    TAKE(a, cp->a_stride * (size_t)cp->workers);
+    TAKE(sums, cp->sums_stride * (size_t)cp->workers);
 #undef TAKE
     return at;
 }
@@ -62,8 +66,10 @@ bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node)
     cp.k = f.dims[1] * f.dims[2] * f.dims[3];
     cp.kp = pl_fast_round_up(cp.k, 4);
     cp.in_size = pl_tensor_count(&in) / (size_t)in.dims[0];
-    cp.rows = pl_fast_chunk_rows((size_t)cp.kp, pl_tensor_count(&out) / (size_t)out.dims[0] /
-                                                    (size_t)cp.n);
+    cp.workers = pl_fast_threads_of(node);
+    cp.rows = pl_fast_chunk_rows_split((size_t)cp.kp, pl_tensor_count(&out) /
+                                                          (size_t)out.dims[0] / (size_t)cp.n,
+                                       cp.workers);
     uint8_t *block = pl_fast_block_new(node, carve(g8, NULL, &cp));
     if (block == NULL)
         return false;
@@ -81,35 +87,58 @@ bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node)
     return true;
 }
 
+/* One batch's chunk of output points: its windows of the quantized batch gathered into
+** the worker's rows, their int8 sums, then the float stage. */
+typedef struct hybrid_job {
+    const conv_hybrid_plan *cp;
+    const pl_conv_op *d;
+    const pl_gemm_s8 *g8;
+    const pl_hybrid_kernels *k;
+    const pl_hybrid_out *o;
+    const int32_t *in_dims, *f_dims, *out_dims; /* one batch's */
+    size_t points;
+    float *out; /* the batch's */
+} hybrid_job;
+
+static void hybrid_chunk(void *arg, int32_t worker, int32_t task)
+{
+    const hybrid_job *j = arg;
+    const conv_hybrid_plan *cp = j->cp;
+    const size_t n = (size_t)cp->n, first = (size_t)task * (size_t)cp->rows;
+    int32_t rows = (int32_t)(j->points - first < (size_t)cp->rows ? j->points - first
+                                                                    : (size_t)cp->rows);
+    uint8_t *a = cp->a + (size_t)worker * cp->a_stride;
+    int32_t *sums = (int32_t *)((uint8_t *)cp->sums + (size_t)worker * cp->sums_stride);
+    const pl_gather_s8 g = {a, cp->k, cp->kp, (uint8_t)(j->o->zp + 128)};
+    pl_fast_conv_gather_s8(&j->d->p, &g, j->in_dims, cp->q, cp->in_size, j->f_dims,
+                           j->out_dims, first, rows);
+    j->g8->run(rows, cp->n, cp->kp, a, (size_t)cp->kp, cp->packed, NULL, NULL, sums, n);
+    for (int32_t r = 0; r < rows; r++)
+        j->k->output(j->o, sums + (size_t)r * n, cp->n, j->out + (first + (size_t)r) * n);
+}
+
 pl_status pl_fast_conv_hybrid_invoke(pl_context *ctx, pl_node *node, const void *block)
 {
     const conv_hybrid_plan *cp = block;
     const pl_conv_op *d = node->user_data;
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
-    const pl_gemm_s8 *g8 = pl_gemm_s8_for(pl_fast_isa_of(node));
-    const pl_hybrid_kernels *k = pl_hybrid_for(pl_fast_isa_of(node));
     const int32_t *id = v.in.dims, *od = v.out.dims;
     const int32_t one_in[4] = {1, id[1], id[2], id[3]}, one_out[4] = {1, od[1], od[2], od[3]};
     const size_t points = (size_t)od[1] * (size_t)od[2], n = (size_t)cp->n;
     pl_hybrid_out o = {cp->weight_sum, cp->scale, 0.0f, 0, d->h.per_channel, v.bias.data,
                        d->p.f_act_min, d->p.f_act_max};
+    hybrid_job job = {cp, d, pl_gemm_s8_for(pl_fast_isa_of(node)),
+                      pl_hybrid_for(pl_fast_isa_of(node)), &o, one_in, v.f.dims, one_out,
+                      points, NULL};
+    const size_t chunks = (points + (size_t)cp->rows - 1) / (size_t)cp->rows;
     for (int32_t b = 0; b < id[0]; b++) {
         const float *x = (const float *)v.in.data + (size_t)b * cp->in_size;
-        float *out = (float *)v.out.data + (size_t)b * points * n;
-        k->quantize(x, (int32_t)cp->in_size, d->h.per_channel, 0, (uint8_t *)cp->q,
-                    &o.row_scale, &o.zp);
-        const pl_gather_s8 g = {cp->a, cp->k, cp->kp, (uint8_t)(o.zp + 128)};
-        for (size_t first = 0; first < points; first += (size_t)cp->rows) {
-            int32_t rows = (int32_t)(points - first < (size_t)cp->rows ? points - first
-                                                                       : (size_t)cp->rows);
-            pl_fast_conv_gather_s8(&d->p, &g, one_in, cp->q, cp->in_size, v.f.dims, one_out,
-                                   first, rows);
-            g8->run(rows, cp->n, cp->kp, cp->a, (size_t)cp->kp, cp->packed, NULL, NULL,
-                    cp->sums, n);
-            for (int32_t r = 0; r < rows; r++)
-                k->output(&o, cp->sums + (size_t)r * n, cp->n, out + (first + (size_t)r) * n);
-        }
+        job.out = (float *)v.out.data + (size_t)b * points * n;
+        job.k->quantize(x, (int32_t)cp->in_size, d->h.per_channel, 0, (uint8_t *)cp->q,
+                        &o.row_scale, &o.zp);
+        pl_fast_parallel(node, (int32_t)chunks, (double)points * (double)n * cp->k,
+                         hybrid_chunk, &job);
     }
     return PL_OK;
 }

@@ -82,6 +82,31 @@ static inline void split_every_job(pl_fast_resolver *r, int32_t threads)
     r->parallel_min_work = 0.0;
 }
 
+/* fast_equals_portable on 3 threads with every job split: the cases must also have split
+** some jobs (min_jobs), so a fast path that stopped splitting fails. */
+static inline void fast_threads_equal_portable(const pl_resolver *portable, const char *what,
+                                               int cases, uint64_t min_jobs, fast_case_fn one)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, (pl_isa)isa), PL_OK);
+        split_every_job(&r, 3);
+        int failures = 0;
+        fast_cases = 0;
+        for (int k = 0; k < cases; k++)
+            failures += !one(&r);
+        pl_fast_resolver_release(&r);
+        CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
+        printf("  %s, 3 threads: %s %d fast cases, %llu split jobs\n",
+               pl_fast_isa_name((pl_isa)isa), what, fast_cases,
+               (unsigned long long)r.parallel_jobs);
+        CHECK_EQ(failures, 0);
+        CHECK(r.parallel_jobs >= min_jobs);
+    }
+}
+
 /* fast_equals_portable for a fused target (ctx->fused_madd, as tflm's; ctx is the kernels'
 ** context): every case takes
 ** the fast path where the instruction set has FMA (can_fuse), none where it has not (the

@@ -239,6 +239,7 @@ static bool conv_case_matches(pl_fast_resolver *r)
 static void conv_hybrid_equals_portable(void)
 {
     fast_equals_portable(&portable, "hybrid conv", 300, 300, conv_case_matches);
+    fast_threads_equal_portable(&portable, "hybrid conv", 200, 40, conv_case_matches);
 }
 
 typedef struct dw_case {
