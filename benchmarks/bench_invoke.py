@@ -2,6 +2,7 @@
 default kernels, one thread) and TFLM, one run.
 
     python benchmarks/bench_invoke.py [MODEL ...] [--n 200] [--shared] [--kernels sse4.1]
+                                      [--threads 2]
 
 Timings on a shared machine are noisy, so each model's runtimes run interleaved in the same
 process and the table reports ratios (peer time / picolite time; > 1 means picolite is
@@ -12,7 +13,8 @@ float32 by the model's tensors; 16x8, hybrid and float16-weight models apart;
 benchmarks/make_hybrid_models.py and make_mediapipe_like.py write such models). Without arguments it runs the zoo's nets and TFLM's example models
 from ../shared; --shared adds every model under ../shared/models.
 --kernels runs picolite's column on one kernel set (picolite.kernel_sets()) instead of the
-best this CPU has.
+best this CPU has. --threads N runs picolite and LiteRT's default kernels (XNNPACK) on N
+threads each (the portable and reference columns stay on one).
 """
 
 import argparse
@@ -79,11 +81,12 @@ def litert_survives(path, kind):
     return r.returncode >= 0  # an exception exits 1 (handled in-process), a crash by signal
 
 
-def runtimes(path, probe_litert, fast="auto"):
+def runtimes(path, probe_litert, fast="auto", threads=1):
     """name -> interpreter for every runtime that loads the model."""
     out = {}
     for name, kernels in [("picolite", fast), ("portable", "portable")]:
-        it = picolite.Interpreter(model_path=str(path), kernels=kernels)
+        it = picolite.Interpreter(model_path=str(path), kernels=kernels,
+                                  num_threads=threads if name == "picolite" else 1)
         it.allocate_tensors()
         out[name] = it
     try:
@@ -94,7 +97,7 @@ def runtimes(path, probe_litert, fast="auto"):
             if probe_litert and not litert_survives(path, kind):
                 continue
             it = Interpreter(model_path=str(path), experimental_op_resolver_type=kind,
-                             num_threads=1)
+                             num_threads=threads if name == "litert" else 1)
             it.allocate_tensors()
             out[name] = it
     except (ImportError, ValueError, RuntimeError):
@@ -128,11 +131,11 @@ def exact(ours, ref):
     return True
 
 
-def bench(path, n, probe_litert, fast="auto"):
+def bench(path, n, probe_litert, fast="auto", threads=1):
     probe = picolite.Interpreter(model_path=str(path))
     details = probe.get_input_details()
     inputs = random_inputs(details, seed=1)
-    its = runtimes(path, probe_litert, fast)
+    its = runtimes(path, probe_litert, fast, threads)
     for name in list(its):
         # one warm-up invoke each, so that models with state (variables) have taken the
         # same number of steps in every runtime when the outputs are compared
@@ -164,13 +167,16 @@ def main():
                         help="every model in ../shared (LiteRT is probed in a child process)")
     parser.add_argument("--kernels", default="auto", choices=["auto", *picolite.kernel_sets()],
                         help="picolite's kernel set (default: the best this CPU runs)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads for picolite and LiteRT's default kernels")
     args = parser.parse_args()
     print(f"{'model':40s} {'kind':>7s} " + " ".join(f"{n + ' us':>13s}" for n in NAMES) +
           "  exact  ratios (peer/picolite)")
     ratios = {}
     for path in args.models or default_models(args.shared):
         try:
-            us, same, kind, kernels = bench(path, args.n, args.shared, args.kernels)
+            us, same, kind, kernels = bench(path, args.n, args.shared, args.kernels,
+                                            args.threads)
         except (picolite.Error, ValueError, RuntimeError) as e:
             print(f"{path.name:40s} not run: {str(e).splitlines()[0][:80]}")
             continue
@@ -178,12 +184,15 @@ def main():
         peer = " ".join(f"{n}={us[n] / us['picolite']:.2f}" for n in NAMES[1:] if n in us)
         print(f"{path.name[:40]:40s} {kind:>7s} {cells}  {str(same):5s}  {peer}")
         if "litert" in us:
-            ratios.setdefault(kind, []).append(us["litert"] / us["picolite"])
+            ratios.setdefault(kind, []).append((us["litert"] / us["picolite"], path.name))
     print(f"\nkernels: {kernels}")
     for kind, r in sorted(ratios.items()):
-        geomean = math.exp(sum(math.log(x) for x in r) / len(r))
-        print(f"geomean LiteRT default (1 thread) / picolite, {kind}: {geomean:.3f} "
+        geomean = math.exp(sum(math.log(x) for x, _ in r) / len(r))
+        print(f"geomean LiteRT default ({args.threads} thread(s)) / picolite, {kind}: "
+              f"{geomean:.3f} "
               f"over {len(r)} models")
+    worst = sorted(x for r in ratios.values() for x in r)[:5]
+    print("worst: " + ", ".join(f"{name} {x:.2f}" for x, name in worst))
 
 
 if __name__ == "__main__":
