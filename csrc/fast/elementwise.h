@@ -7,7 +7,8 @@
 ** output, + its offset, clamped; SUB is ADD with input 2's multiplier negated, as the
 ** portable kernel does. MUL rescales (x + off1) * (y + off2). Every rescale is TFLite's
 ** MultiplyByQuantizedMultiplier, bit for bit. float32 is one IEEE operation per element,
-** then the clamp, as the reference. */
+** then the clamp, as the reference; float HARD_SWISH (lut8.c's float case) the portable
+** kernel's operations in its order. */
 #ifndef PL_FAST_ELEMENTWISE_H
 #define PL_FAST_ELEMENTWISE_H
 
@@ -39,6 +40,8 @@ typedef struct pl_ew {
                     int16_t *out);
     void (*f32)(pl_ew_f32_op op, const float *a, const float *b, size_t n, float lo, float hi,
                 float *out);
+    /* pl_hard_swish_f32: r = x + 3, r = 0 < r ? r : 0, r = r < 6 ? r : 6, x * r / 6 */
+    void (*hard_swish_f32)(const float *in, float *out, size_t n);
 } pl_ew;
 
 /* NULL when isa has no such kernels in this build. */

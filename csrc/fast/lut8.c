@@ -5,9 +5,11 @@
 ** on all 256 bytes), invoke looks each byte up, with vector shuffles where the CPU has them.
 ** The table holds the portable kernel's own results, so the bits are the reference's; the
 ** arena is not touched (TFLM computes all of these per element, int8 LOGISTIC and TANH
-** included, and so does the portable kernel for those two). */
+** included, and so does the portable kernel for those two). Float HARD_SWISH runs the
+** elementwise table's vector loop of its portable arithmetic instead. */
 #include <string.h>
 
+#include "fast/elementwise.h"
 #include "fast/fast.h"
 #include "fast/isa_pick.h"
 #include "fast/lut8.h"
@@ -18,6 +20,7 @@ enum { TABLE = 256 };
 
 typedef struct lut8_plan {
     pl_lut8_fn lookup;
+    void (*f32)(const float *in, float *out, size_t n); /* float HARD_SWISH: no table */
     uint8_t table[TABLE];
 } lut8_plan;
 
@@ -72,12 +75,28 @@ static bool fill(const pl_node *node, pl_type t, pl_arith arith, uint8_t *table)
     return true;
 }
 
+/* Float HARD_SWISH: the elementwise table's loop (the others keep the portable kernel). */
+static bool plan_f32(const pl_node *node)
+{
+    const pl_ew *ew = pl_ew_for(pl_fast_isa_of(node));
+    if (pl_fast_reg_of(node)->base != pl_hard_swish_registration() || ew == NULL)
+        return false;
+    lut8_plan *lp = pl_fast_block_new(node, sizeof *lp);
+    if (lp != NULL) {
+        lp->lookup = NULL;
+        lp->f32 = ew->hard_swish_f32;
+    }
+    return lp != NULL;
+}
+
 static bool plan(pl_context *ctx, const pl_node *node)
 {
     pl_tensor in, out;
     if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK || in.type != out.type)
         return false;
+    if (in.type == PL_FLOAT32) /* a vector loop of the portable arithmetic, not a table */
+        return plan_f32(node);
     uint8_t table[TABLE];
     if (!fill(node, in.type, ctx->arith, table))
         return false;
@@ -85,6 +104,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (lp == NULL)
         return false;
     lp->lookup = pl_lut8_for(pl_fast_isa_of(node));
+    lp->f32 = NULL;
     memcpy(lp->table, table, TABLE);
     return true;
 }
@@ -107,6 +127,10 @@ pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    pl_fast_lut8_apply(node, &in, &out);
+    const lut8_plan *lp = pl_fast_block(node);
+    if (lp->f32 != NULL)
+        lp->f32(in.data, out.data, pl_tensor_count(&in));
+    else
+        pl_fast_lut8_apply(node, &in, &out);
     return PL_OK;
 }

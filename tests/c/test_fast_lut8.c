@@ -1,9 +1,11 @@
 /* test_fast_lut8.c - the table fast path of 8-bit HARD_SWISH, LEAKY_RELU, RELU, RELU6,
 ** RELU_N1_TO_1, LOGISTIC and TANH against the portable kernels, byte for byte, on random
 ** scales, zero points, alphas and lengths (every vector tail) with every input byte present;
-** int16 keeps the portable kernels, float32 too but for LOGISTIC and TANH (their vector exp,
-** tested in test_fast_logistic_tanh.c). Every instruction set this CPU runs is tested; CI
+** int16 keeps the portable kernels, float32 too but for HARD_SWISH (a vector loop, with
+** NaN, infinities, zeros and its clamps' edges among the inputs) and LOGISTIC and TANH (their
+** vector exp, tested in test_fast_logistic_tanh.c). Every instruction set this CPU runs is tested; CI
 ** runs this under ASan and UBSan. */
+#include <math.h>
 #include <string.h>
 
 #include "fast_harness.h"
@@ -84,7 +86,8 @@ static bool case_matches(pl_fast_resolver *r, const lut_case *c)
         return !took_fast;
     fast_cases += took_fast;
     bool bytes = c->type == PL_INT8 || c->type == PL_UINT8;
-    bool fast = bytes || (c->type == PL_FLOAT32 && (c->code == 14 || c->code == 28));
+    bool fast = bytes || (c->type == PL_FLOAT32 &&
+                          (c->code == 14 || c->code == 28 || c->code == 117));
     size_t n = (size_t)c->n;
     bool same = c->type == PL_FLOAT32
                     ? memcmp(out32[0], out32[1], sizeof(float) * n) == 0
@@ -97,8 +100,14 @@ static bool case_matches(pl_fast_resolver *r, const lut_case *c)
     return same && took_fast == fast;
 }
 
+enum { SPECIALS = 12 };
+static float specials[SPECIALS];
+
 static void byte_activations_equal_portable(void)
 {
+    const float s[SPECIALS] = {0.0f, -0.0f, -3.0f, 3.0f, -3.0000002f, 2.9999998f, 6.0f,
+                               INFINITY, -INFINITY, NAN, -NAN, 1e-40f};
+    memcpy(specials, s, sizeof s);
     static const pl_type types[] = {PL_INT8, PL_INT8, PL_UINT8, PL_INT16, PL_FLOAT32};
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
@@ -127,8 +136,8 @@ static void byte_activations_equal_portable(void)
             }
             for (int i = 0; i < 2 * N; i++) /* every byte in the first 256 when n allows */
                 in8[i] = (uint8_t)(i < 256 ? i : between(0, 255));
-            for (int i = 0; i < N; i++)
-                in32[i] = unit() * 8.0f;
+            for (int i = 0; i < N; i++) /* and the edges of HARD_SWISH's clamps */
+                in32[i] = between(0, 9) ? unit() * 8.0f : specials[between(0, SPECIALS - 1)];
             failures += !case_matches(&r, &c);
         }
         pl_fast_resolver_release(&r);

@@ -156,4 +156,27 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
     }
 }
 
-const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32};
+/* The portable kernel's comparisons as written (FMAX/FMIN's NaN rules differ). */
+static inline float32x4_t hard_swish_one(float32x4_t x)
+{
+    const float32x4_t zero = vdupq_n_f32(0.0f), six = vdupq_n_f32(6.0f);
+    float32x4_t r = vaddq_f32(x, vdupq_n_f32(3.0f));
+    r = vbslq_f32(vcltq_f32(zero, r), r, zero);
+    r = vbslq_f32(vcltq_f32(r, six), r, six);
+    return vdivq_f32(vmulq_f32(x, r), six);
+}
+
+static void hard_swish_f32(const float *in, float *out, size_t n)
+{
+    size_t i = 0;
+    for (; n - i >= 4; i += 4)
+        vst1q_f32(out + i, hard_swish_one(vld1q_f32(in + i)));
+    if (i < n) {
+        float t[4] = {0};
+        memcpy(t, in + i, sizeof(float) * (n - i));
+        vst1q_f32(t, hard_swish_one(vld1q_f32(t)));
+        memcpy(out + i, t, sizeof(float) * (n - i));
+    }
+}
+
+const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32};

@@ -147,4 +147,25 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
     }
 }
 
-const pl_ew pl_ew_avx2 = {add_s8, mul_s8, add_s16, mul_s16, f32};
+/* MAXPS(r, 0) is 0 < r ? r : 0 and MINPS(r, 6) is r < 6 ? r : 6, NaN and zeros included. */
+static inline __m256 hard_swish_one(__m256 x)
+{
+    const __m256 six = _mm256_set1_ps(6.0f);
+    __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(x, _mm256_set1_ps(3.0f)), _mm256_setzero_ps()), six);
+    return _mm256_div_ps(_mm256_mul_ps(x, r), six);
+}
+
+static void hard_swish_f32(const float *in, float *out, size_t n)
+{
+    size_t i = 0;
+    for (; n - i >= L; i += L)
+        _mm256_storeu_ps(out + i, hard_swish_one(_mm256_loadu_ps(in + i)));
+    if (i < n) {
+        float t[L] = {0};
+        memcpy(t, in + i, sizeof(float) * (n - i));
+        _mm256_storeu_ps(t, hard_swish_one(_mm256_loadu_ps(t)));
+        memcpy(out + i, t, sizeof(float) * (n - i));
+    }
+}
+
+const pl_ew pl_ew_avx2 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32};

@@ -130,4 +130,17 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
     }
 }
 
-const pl_ew pl_ew_avx512 = {add_s8, mul_s8, add_s16, mul_s16, f32};
+/* MAXPS(r, 0) is 0 < r ? r : 0 and MINPS(r, 6) is r < 6 ? r : 6, NaN and zeros included. */
+static void hard_swish_f32(const float *in, float *out, size_t n)
+{
+    const __m512 three = _mm512_set1_ps(3.0f), six = _mm512_set1_ps(6.0f);
+    for (size_t i = 0; i < n; i += L) {
+        __mmask16 m = tail(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(m, in + i);
+        __m512 r = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(x, three), _mm512_setzero_ps()),
+                                 six);
+        _mm512_mask_storeu_ps(out + i, m, _mm512_div_ps(_mm512_mul_ps(x, r), six));
+    }
+}
+
+const pl_ew pl_ew_avx512 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32};
