@@ -1,6 +1,8 @@
 /* depthwise.c - DEPTHWISE_CONV_2D's fast path, int8, float32 and hybrid (see depthwise.h):
-** each batch staged into the host block with its padding written out and its depth
-** multiplier expanded, then one table run per output row (16x8: depthwise16.c). Hybrid
+** the input staged with its padding written out and its depth multiplier expanded, a band
+** of output rows at a time (the band's input rows, into a worker's buffer that stays in the
+** cache), then one table run per output row (16x8: depthwise16.c). A band is a task: bands
+** split over the threads. Hybrid
 ** (float input, int8 filter) quantizes each batch as the portable kernel does (hybrid.h),
 ** stages q - zero point as floats and runs the float rows with the filter as floats: every
 ** product and partial sum is an integer below 2^24, so the float sums are the portable
@@ -31,9 +33,15 @@ typedef struct dw_plan {
     bool hybrid;
     pl_dw_geometry g;
     int16_t offset;     /* int8: the input offset (minus its zero point) */
-    void *staged;       /* one batch, zero where it is padding */
+    int32_t band;       /* output rows per band */
+    int32_t span;       /* staged rows one output row reads: (kh - 1) * dilation + 1 */
+    void *staged;       /* per worker, a band's staged rows, zero where they are padding */
+    size_t band_bytes;  /* between two workers' buffers */
     int8_t *q;          /* hybrid: one batch quantized */
 } dw_plan;
+
+/* A band's staged rows (per worker) are kept to about this many bytes (the L2 cache). */
+#define BAND_BYTES ((size_t)128 * 1024)
 
 bool pl_dw_geometry_of(const pl_depthwise_conv_params *p, const pl_tensor *in,
                        const pl_tensor *f, const pl_tensor *out, size_t max_staged,
@@ -148,13 +156,6 @@ static bool pack_f32(const pl_dw_job *job, const float *w, const int8_t *w8, con
     return true;
 }
 
-/* Where input pixel (iy, ix)'s channels start in the staged batch. */
-static inline size_t staged_at(const dw_plan *pl, int32_t iy, int32_t ix)
-{
-    return ((size_t)(iy + pl->g.pad_h) * (size_t)pl->g.wp + (size_t)(ix + pl->g.pad_w)) *
-           (size_t)pl->job.cp;
-}
-
 /* One staged row of cols pixels with depth multiplier m > 1: x + off, each input channel
 ** m times. */
 static void stage_row_expand_s8(const int8_t *s, int16_t *o, size_t cols, size_t cin,
@@ -164,19 +165,6 @@ static void stage_row_expand_s8(const int8_t *s, int16_t *o, size_t cols, size_t
         for (size_t c = 0; c < cin; c++)
             for (size_t k = 0; k < m; k++)
                 o[c * m + k] = (int16_t)(s[c] + off);
-}
-
-static void stage_s8(const dw_plan *pl, const pl_dw_s8 *k, const int8_t *in)
-{
-    const size_t cin = (size_t)pl->g.in_c, row = (size_t)pl->g.in_w * cin, cp = (size_t)pl->job.cp;
-    for (int32_t iy = 0; iy < pl->g.rows; iy++) {
-        const int8_t *s = in + (size_t)iy * row;
-        int16_t *o = (int16_t *)pl->staged + staged_at(pl, iy, 0);
-        if (pl->g.m == 1 && k->stage != NULL)
-            k->stage(s, o, (size_t)pl->g.cols, cin, cp, pl->offset);
-        else
-            stage_row_expand_s8(s, o, (size_t)pl->g.cols, cin, (size_t)pl->g.m, cp, pl->offset);
-    }
 }
 
 static void stage_row_f32(const float *restrict s, float *restrict o, size_t cols,
@@ -193,14 +181,6 @@ static void stage_row_f32(const float *restrict s, float *restrict o, size_t col
             for (size_t c = 0; c < cin; c++)
                 for (size_t k = 0; k < m; k++)
                     o[c * m + k] = s[c];
-}
-
-static void stage_f32(const dw_plan *pl, const float *in)
-{
-    const size_t cin = (size_t)pl->g.in_c, row = (size_t)pl->g.in_w * cin;
-    for (int32_t iy = 0; iy < pl->g.rows; iy++)
-        stage_row_f32(in + (size_t)iy * row, (float *)pl->staged + staged_at(pl, iy, 0),
-                      (size_t)pl->g.cols, cin, (size_t)pl->g.m, (size_t)pl->job.cp);
 }
 
 /* Hybrid: one staged row of cols pixels of the quantized batch as q - zp in float (exact),
@@ -222,12 +202,42 @@ static void stage_row_hybrid(const int8_t *restrict s, float *restrict o, size_t
                     o[c * m + k] = (float)(s[c] - zp);
 }
 
-static void stage_hybrid(const dw_plan *pl, int32_t zp)
+/* What a band stages from: one batch of the input (int8 or float) or, hybrid, of q with
+** its zero point. */
+typedef struct dw_source {
+    const void *batch;
+    const pl_dw_s8 *k8;
+    int32_t zp;
+} dw_source;
+
+/* Staged rows sr0 .. sr0 + count - 1 into buf (their columns inside the input, the padding
+** columns staying zero since prepare): an input row is staged, a padding row zeroed. */
+static void stage_band(const dw_plan *pl, const dw_source *src, void *buf, int32_t sr0,
+                       int32_t count)
 {
-    const size_t cin = (size_t)pl->g.in_c, row = (size_t)pl->g.in_w * cin;
-    for (int32_t iy = 0; iy < pl->g.rows; iy++)
-        stage_row_hybrid(pl->q + (size_t)iy * row, (float *)pl->staged + staged_at(pl, iy, 0),
-                         (size_t)pl->g.cols, cin, (size_t)pl->g.m, (size_t)pl->job.cp, zp);
+    const size_t cin = (size_t)pl->g.in_c, cp = (size_t)pl->job.cp, cols = (size_t)pl->g.cols;
+    const size_t row = (size_t)pl->g.in_w * cin, m = (size_t)pl->g.m;
+    const size_t elem = pl->f32 ? sizeof(float) : sizeof(int16_t);
+    for (int32_t i = 0; i < count; i++) {
+        int32_t iy = sr0 + i - pl->g.pad_h;
+        size_t at = ((size_t)i * (size_t)pl->g.wp + (size_t)pl->g.pad_w) * cp;
+        uint8_t *o = (uint8_t *)buf + at * elem;
+        if (iy < 0 || iy >= pl->g.rows) {
+            memset(o, 0, cols * cp * elem);
+        } else if (pl->hybrid) {
+            stage_row_hybrid((const int8_t *)src->batch + (size_t)iy * row, (float *)o, cols,
+                             cin, m, cp, src->zp);
+        } else if (pl->f32) {
+            stage_row_f32((const float *)src->batch + (size_t)iy * row, (float *)o, cols, cin,
+                          m, cp);
+        } else if (m == 1 && src->k8->stage != NULL) {
+            src->k8->stage((const int8_t *)src->batch + (size_t)iy * row, (int16_t *)o, cols,
+                           cin, cp, pl->offset);
+        } else {
+            stage_row_expand_s8((const int8_t *)src->batch + (size_t)iy * row, (int16_t *)o,
+                                cols, cin, m, cp, pl->offset);
+        }
+    }
 }
 
 /* Tap t's offset from its window's origin (the extra int8 tap repeats the last one). */
@@ -240,6 +250,21 @@ static void plan_taps(const pl_depthwise_conv_params *p, const pl_tensor *f, con
         tap_at[t] = ((size_t)fy * (size_t)p->dilation_h * (size_t)pl->g.wp +
                      (size_t)fx * (size_t)p->dilation_w) * (size_t)pl->job.cp;
     }
+}
+
+/* Output rows per band: their staged rows (stride apart, span each) in about BAND_BYTES,
+** at least one row, and small enough that workers > 1 threads get about four bands each. */
+static int32_t band_rows(const pl_dw_geometry *g, int32_t span, size_t row_bytes,
+                         int32_t workers)
+{
+    int64_t fit = (int64_t)(BAND_BYTES / row_bytes) - span;
+    int64_t band = fit > 0 ? fit / g->stride_h + 1 : 1;
+    if (workers > 1) {
+        int64_t share = ((int64_t)g->oh + 4 * workers - 1) / (4 * workers);
+        band = band < share ? band : share;
+    }
+    band = band < g->oh ? band : g->oh;
+    return band < 1 ? 1 : (int32_t)band;
 }
 
 /* Sets up the node's block; false: the portable kernel runs it. */
@@ -267,7 +292,6 @@ static bool plan(pl_context *ctx, const pl_node *node)
     dw_plan pl = {0};
     if (!pl_dw_geometry_of(&d->p, &in, &f, &out, MAX_STAGED, &pl.g))
         return false;
-    size_t staged_elems = pl.g.staged;
     pl.job.channels = pl.g.channels;
     pl.job.cp = pl.g.cp;
     pl.job.step = pl.g.step;
@@ -288,7 +312,13 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t packed = pl.f32 ? sizeof(float) * (size_t)(pl.job.taps + 1) * (size_t)pl.job.cp
                            : s8_packed_bytes(pl.job.taps, pl.job.cp, k8->group);
     size_t head = pl_fast_align64(sizeof pl), taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
-    size_t staged = pl_fast_align64(staged_elems * elem), q = pl.hybrid ? in_batch : 0;
+    const int32_t workers = pl_fast_threads_of(node);
+    pl.span = (f.dims[1] - 1) * d->p.dilation_h + 1;
+    pl.band = band_rows(&pl.g, pl.span, (size_t)pl.g.wp * (size_t)pl.g.cp * elem, workers);
+    const size_t band_elems = (size_t)((pl.band - 1) * pl.g.stride_h + pl.span) *
+                              (size_t)pl.g.wp * (size_t)pl.g.cp;
+    pl.band_bytes = pl_fast_align64(band_elems * elem);
+    size_t staged = pl.band_bytes * (size_t)workers, q = pl.hybrid ? in_batch : 0;
     uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + staged + q);
     if (block == NULL)
         return false;
@@ -298,7 +328,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl.job.packed = block + head + taps;
     pl.staged = block + head + taps + pl_fast_align64(packed);
     pl.q = pl.hybrid ? (int8_t *)pl.staged + staged : NULL;
-    memset(pl.staged, 0, staged_elems * elem);
+    memset(pl.staged, 0, staged);
     float *packed_f = (float *)(block + head + taps);
     bool ok = pl.hybrid ? pack_f32(&pl.job, NULL, f.data, NULL, packed_f)
             : pl.f32    ? pack_f32(&pl.job, f.data, NULL, bias.data, packed_f)
@@ -317,65 +347,49 @@ pl_status pl_fast_depthwise_prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-/* Hybrid: per batch, quantized and staged, then each output row's exact float sums through
-** the float stage in place. */
-static void invoke_hybrid(const dw_plan *pl, const pl_depthwise_conv_op *d, pl_isa isa,
-                          int32_t batches, const float *in, const float *bias, float *out)
-{
-    const pl_dw_f32 *k = pl_dw_f32_for(isa);
-    const pl_hybrid_kernels *h = pl_hybrid_for(isa);
-    const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;
-    const size_t n = (size_t)pl->job.channels, out_row = (size_t)pl->g.ow * n;
-    const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;
-    pl_hybrid_out o = {NULL, d->p.filter_scale, 0.0f, 0, false, bias, d->p.f_act_min,
-                       d->p.f_act_max};
-    for (int32_t b = 0; b < batches; b++, in += in_batch) {
-        h->quantize(in, (int32_t)in_batch, true, 0, (uint8_t *)pl->q, &o.row_scale, &o.zp);
-        stage_hybrid(pl, o.zp);
-        for (int32_t oy = 0; oy < pl->g.oh; oy++, out += out_row) {
-            k->run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->g.ow, out);
-            for (size_t at = 0; at < out_row; at += n)
-                h->output_f32(&o, out + at, pl->job.channels, out + at);
-        }
-    }
-}
-
-/* A batch's output rows in tasks of per_task rows (the staged batch is shared, read only). */
-enum { DW_ROW_TASKS = 16 };
-
-typedef struct dw_rows {
+/* One batch's bands: each task stages its band's rows into its worker's buffer, then runs
+** the band's output rows (hybrid: each row's sums through the float stage in place). */
+typedef struct dw_bands {
     const dw_plan *pl;
     pl_isa isa;
     bool fused;
-    void *out; /* the batch's first output row */
-    int32_t per_task;
-} dw_rows;
+    dw_source src;
+    const pl_hybrid_out *o; /* hybrid */
+    void *out;              /* the batch's first output row */
+} dw_bands;
 
 static size_t dw_row_bytes(const dw_plan *pl)
 {
     return (size_t)pl->g.ow * (size_t)pl->job.channels * (pl->f32 ? sizeof(float) : 1);
 }
 
-static void dw_run_rows(void *arg, int32_t worker, int32_t task)
+static void dw_run_band(void *arg, int32_t worker, int32_t task)
 {
-    (void)worker;
-    const dw_rows *j = arg;
+    const dw_bands *j = arg;
     const dw_plan *pl = j->pl;
+    const int32_t oy0 = task * pl->band;
+    const int32_t rows = pl->g.oh - oy0 < pl->band ? pl->g.oh - oy0 : pl->band;
+    void *buf = (uint8_t *)pl->staged + (size_t)worker * pl->band_bytes;
+    stage_band(pl, &j->src, buf, oy0 * pl->g.stride_h,
+               (rows - 1) * pl->g.stride_h + pl->span);
     const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;
-    int32_t oy = task * j->per_task;
-    int32_t end = oy + j->per_task < pl->g.oh ? oy + j->per_task : pl->g.oh;
-    uint8_t *o = (uint8_t *)j->out + (size_t)oy * dw_row_bytes(pl);
+    uint8_t *o = (uint8_t *)j->out + (size_t)oy0 * dw_row_bytes(pl);
     if (pl->f32) {
         const pl_dw_f32 *k = pl_dw_f32_for(j->isa);
         void (*run)(const pl_dw_job *, const float *, int32_t, float *) =
             j->fused ? k->run_fused : k->run;
-        for (; oy < end; oy++, o += dw_row_bytes(pl))
-            run(&pl->job, (const float *)pl->staged + (size_t)oy * row_step, pl->g.ow,
-                (float *)o);
+        const pl_hybrid_kernels *h = pl->hybrid ? pl_hybrid_for(j->isa) : NULL;
+        const size_t n = (size_t)pl->job.channels, out_row = (size_t)pl->g.ow * n;
+        for (int32_t r = 0; r < rows; r++, o += dw_row_bytes(pl)) {
+            float *y = (float *)o;
+            run(&pl->job, (const float *)buf + (size_t)r * row_step, pl->g.ow, y);
+            for (size_t at = 0; h != NULL && at < out_row; at += n)
+                h->output_f32(j->o, y + at, pl->job.channels, y + at);
+        }
     } else {
-        const pl_dw_s8 *k = pl_dw_s8_for(j->isa);
-        for (; oy < end; oy++, o += dw_row_bytes(pl))
-            k->run(&pl->job, (const int16_t *)pl->staged + (size_t)oy * row_step, pl->g.ow,
+        const pl_dw_s8 *k = j->src.k8;
+        for (int32_t r = 0; r < rows; r++, o += dw_row_bytes(pl))
+            k->run(&pl->job, (const int16_t *)buf + (size_t)r * row_step, pl->g.ow,
                    (int8_t *)o);
     }
 }
@@ -391,24 +405,27 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    pl_isa isa = pl_fast_isa_of(node);
-    if (pl->hybrid) {
-        invoke_hybrid(pl, node->user_data, isa, in.dims[0], in.data, bias.data, out.data);
-        return PL_OK;
-    }
+    const pl_depthwise_conv_op *d = node->user_data;
     const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;
-    dw_rows job = {pl, isa, ((const pl_depthwise_conv_op *)node->user_data)->p.fused, NULL,
-                   (pl->g.oh + DW_ROW_TASKS - 1) / DW_ROW_TASKS};
+    pl_hybrid_out o = {NULL, d->p.filter_scale, 0.0f, 0, false, bias.data, d->p.f_act_min,
+                       d->p.f_act_max};
+    dw_bands job = {pl, pl_fast_isa_of(node), d->p.fused, {NULL, NULL, 0}, &o, NULL};
+    job.src.k8 = pl_dw_s8_for(job.isa);
+    const int32_t bands = (pl->g.oh + pl->band - 1) / pl->band;
     const double work = (double)pl->g.oh * pl->g.ow * pl->job.channels * pl->job.taps;
     for (int32_t b = 0; b < in.dims[0]; b++) {
-        job.out = (uint8_t *)out.data +
-                  (size_t)b * (size_t)pl->g.oh * dw_row_bytes(pl);
-        if (pl->f32)
-            stage_f32(pl, (const float *)in.data + (size_t)b * in_batch);
-        else
-            stage_s8(pl, pl_dw_s8_for(isa), (const int8_t *)in.data + (size_t)b * in_batch);
-        pl_fast_parallel(node, (pl->g.oh + job.per_task - 1) / job.per_task, work, dw_run_rows,
-                         &job);
+        job.out = (uint8_t *)out.data + (size_t)b * (size_t)pl->g.oh * dw_row_bytes(pl);
+        if (pl->hybrid) { /* the batch quantized whole, as the portable kernel does */
+            pl_hybrid_for(job.isa)->quantize((const float *)in.data + (size_t)b * in_batch,
+                                             (int32_t)in_batch, true, 0, (uint8_t *)pl->q,
+                                             &o.row_scale, &o.zp);
+            job.src.batch = pl->q;
+            job.src.zp = o.zp;
+        } else {
+            job.src.batch = (const uint8_t *)in.data +
+                            (size_t)b * in_batch * (pl->f32 ? sizeof(float) : 1);
+        }
+        pl_fast_parallel(node, bands, work, dw_run_band, &job);
     }
     return PL_OK;
 }

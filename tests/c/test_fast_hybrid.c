@@ -332,6 +332,7 @@ static bool dw_case_matches(pl_fast_resolver *r)
 static void depthwise_hybrid_equals_portable(void)
 {
     fast_equals_portable(&portable, "hybrid depthwise", 400, 340, dw_case_matches);
+    fast_threads_equal_portable(&portable, "hybrid depthwise", 200, 40, dw_case_matches);
 }
 
 /* The vector quantizer of every set against pl_hybrid_quantize_*: values placed on halves
