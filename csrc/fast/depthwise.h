@@ -1,8 +1,8 @@
 /* depthwise.h - the depthwise convolution rows the fast path runs, one table per
 ** instruction set.
 **
-** depthwise.c stages each batch of the input into host memory with the padding written out
-** (so every tap of every window is in bounds) and the depth multiplier expanded (staged
+** depthwise.c stages the input rows of a band of output rows into host memory with the
+** padding written out (so every tap of every window is in bounds) and the depth multiplier expanded (staged
 ** channel c is input channel c / m), channels padded to PL_DW_PAD with zeros. A run then
 ** computes `points` consecutive output points of one row, all channels:
 **   int8:  staged values are int16 (x + input offset), padding 0, so a padded tap adds 0 to
