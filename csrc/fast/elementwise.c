@@ -3,7 +3,7 @@
 ** it and the other repeats along the output's last axes (a scalar, or [C] against
 ** [N, H, W, C]): that one is repeated into a stack buffer and the flat loops run over
 ** chunks starting at a repeat, so each element meets the operand the broadcast walk gives
-** it. Anything else (other broadcasts, int16 power-of-two ADD/SUB, uint8, int32, int64)
+** it. A large int8 node looks its outputs up in a table of every input pair instead. Anything else (other broadcasts, int16 power-of-two ADD/SUB, uint8, int32, int64)
 ** keeps the portable kernel. */
 #include <string.h>
 
@@ -24,7 +24,12 @@ typedef struct ew_plan {
     int32_t small;        /* 0: flat; 1 or 2: that input repeats */
     size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
+    const int8_t *pairs;  /* int8 with PAIRS_MIN outputs or more: every (a, b)'s output */
 } ew_plan;
+
+/* An int8 node with this many outputs looks its bytes up in a table of all 65536 input
+** pairs, computed once at prepare by the vector arithmetic itself (64 KB of host memory). */
+enum { PAIRS_MIN = 4096, PAIRS = 65536 };
 
 const pl_ew *pl_ew_for(pl_isa isa)
 {
@@ -84,6 +89,26 @@ static bool quantize(const pl_elementwise_op *d, int32_t op, ew_plan *pl)
                              split(p->input2_multiplier, p->input2_shift, &pl->q.in2)));
 }
 
+/* Every (a, b)'s int8 output, row a of 256 at a time through the flat vector loop. */
+static void fill_pairs(const ew_plan *pl, const pl_ew *k, int8_t *pairs)
+{
+    int8_t a[256], b[256];
+    for (int i = 0; i < 256; i++)
+        b[i] = (int8_t)(uint8_t)i;
+    for (int hi = 0; hi < 256; hi++) {
+        memset(a, hi, sizeof a);
+        (pl->op == PL_EW_MUL ? k->mul_s8 : k->add_s8)(&pl->q, a, b, 256, pairs + hi * 256);
+    }
+    memset(pairs + PAIRS, 0, 64); /* what a 4-byte gather of the last entries reads past */
+}
+
+static void pairs_scalar(const int8_t *pairs, const int8_t *a, const int8_t *b, size_t n,
+                         int8_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = pairs[(size_t)(uint8_t)a[i] << 8 | (uint8_t)b[i]];
+}
+
 static bool plan(pl_context *ctx, const pl_node *node)
 {
     pl_tensor a, b, o;
@@ -101,9 +126,15 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
     pl.op = op == OP_ADD ? PL_EW_ADD : op == OP_SUB ? PL_EW_SUB : PL_EW_MUL;
     bool ok = pl.small >= 0 && (pl.kind == EW_F32 || quantize(node->user_data, op, &pl));
-    void *block = ok ? pl_fast_block_new(node, sizeof pl) : NULL;
+    const bool pairs = ok && pl.kind == EW_S8 && pl.count >= PAIRS_MIN;
+    const size_t head = pl_fast_align64(sizeof pl);
+    uint8_t *block = ok ? pl_fast_block_new(node, head + (pairs ? PAIRS + 64 : 0)) : NULL;
     if (block == NULL)
         return false;
+    if (pairs) {
+        fill_pairs(&pl, pl_ew_for(pl_fast_isa_of(node)), (int8_t *)block + head);
+        pl.pairs = (const int8_t *)block + head;
+    }
     memcpy(block, &pl, sizeof pl);
     return true;
 }
@@ -123,7 +154,9 @@ static void run_flat(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op 
                      const void *a, const void *b, size_t n, void *out)
 {
     bool mul = pl->op == PL_EW_MUL;
-    if (pl->kind == EW_F32)
+    if (pl->pairs != NULL)
+        (k->pairs_s8 != NULL ? k->pairs_s8 : pairs_scalar)(pl->pairs, a, b, n, out);
+    else if (pl->kind == EW_F32)
         k->f32(pl->op, a, b, n, d->f_min, d->f_max, out);
     else if (pl->kind == EW_S16)
         (mul ? k->mul_s16 : k->add_s16)(&pl->q, a, b, n, out);

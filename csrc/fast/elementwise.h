@@ -42,6 +42,10 @@ typedef struct pl_ew {
                 float *out);
     /* pl_hard_swish_f32: r = x + 3, r = 0 < r ? r : 0, r = r < 6 ? r : 6, x * r / 6 */
     void (*hard_swish_f32)(const float *in, float *out, size_t n);
+    /* out[i] = pairs[(uint8_t)a[i] * 256 + (uint8_t)b[i]] (pairs holds 3 bytes past its
+    ** 65536 for 4-byte gathers); NULL: elementwise.c's scalar loop */
+    void (*pairs_s8)(const int8_t *pairs, const int8_t *a, const int8_t *b, size_t n,
+                     int8_t *out);
 } pl_ew;
 
 /* NULL when isa has no such kernels in this build. */

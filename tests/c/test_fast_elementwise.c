@@ -87,6 +87,8 @@ static void shapes(ew_case *c)
     o[0] = between(1, 2), o[1] = between(1, 5), o[2] = between(1, 8), o[3] = between(1, 40);
     if (c->form == LONG_B)
         o[0] = 1, o[1] = 2, o[2] = 1, o[3] = between(4097, MAX_N / 2);
+    if (c->form == SAME && between(0, 2) == 0) /* large: int8 takes the pairs table */
+        o[0] = o[1] = o[2] = 1, o[3] = between(4090, MAX_N);
     if (c->form == OTHER)
         o[0] = 2, o[1] = between(2, 5);
     c->a_nd = c->b_nd = 4;
@@ -201,6 +203,8 @@ static pl_status run_case(const ew_case *c, const pl_registration *reg, int slot
     return kh_run(reg, t, 2, t + 2, 1, kt_make_opts(&o, fields, 1));
 }
 
+static int pair_cases;
+
 static bool case_matches(pl_fast_resolver *r, const ew_case *c)
 {
     const pl_registration *fast = r->resolver.find(r, c->op, NULL, 0, 1);
@@ -211,6 +215,7 @@ static bool case_matches(pl_fast_resolver *r, const ew_case *c)
     }
     bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
     fast_cases += took_fast;
+    pair_cases += r->host_bytes > 65536; /* an int8 node's table of every input pair */
     pl_fast_resolver_release(r);
     size_t es = c->type == PL_FLOAT32 ? 4 : c->type == PL_INT16 ? 2 : 1;
     size_t bytes = count(c->out_nd, c->out_dims) * es;
@@ -238,17 +243,19 @@ static void elementwise_fast_paths_equal_portable(void)
             pl_fast_resolver r;
             CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
             int failures = 0;
-            fast_cases = 0;
+            fast_cases = pair_cases = 0;
             for (int n = 0; n < 900; n++) {
                 ew_case c;
                 random_case(&c);
                 failures += !case_matches(&r, &c);
             }
             pl_fast_resolver_release(&r);
-            printf("  %s, %s arithmetic: elementwise %d fast cases\n",
-                   pl_fast_isa_name((pl_isa)isa), a == 0 ? "TFLM" : "LiteRT", fast_cases);
+            printf("  %s, %s arithmetic: elementwise %d fast cases, %d through the pairs "
+                   "table\n", pl_fast_isa_name((pl_isa)isa), a == 0 ? "TFLM" : "LiteRT",
+                   fast_cases, pair_cases);
             CHECK_EQ(failures, 0);
             CHECK(fast_cases > 700);
+            CHECK(pair_cases > 20);
         }
         kh_ctx.arith = PL_ARITH_TFLM;
     }

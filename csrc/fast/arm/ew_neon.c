@@ -179,4 +179,4 @@ static void hard_swish_f32(const float *in, float *out, size_t n)
     }
 }
 
-const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32};
+const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL};

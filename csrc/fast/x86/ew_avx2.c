@@ -168,4 +168,26 @@ static void hard_swish_f32(const float *in, float *out, size_t n)
     }
 }
 
-const pl_ew pl_ew_avx2 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32};
+/* 8 table entries per VPGATHERDD (4 bytes read at each byte offset, the low one kept). */
+static void pairs_s8(const int8_t *pairs, const int8_t *a, const int8_t *b, size_t n,
+                     int8_t *out)
+{
+    const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                               -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1,
+                                               -1, -1, -1, -1, -1, -1);
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        __m256i x = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(a + i)));
+        __m256i y = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(b + i)));
+        __m256i at = _mm256_or_si256(_mm256_slli_epi32(x, 8), y);
+        __m256i v = _mm256_shuffle_epi8(_mm256_i32gather_epi32((const int *)pairs, at, 1),
+                                        low_bytes);
+        int32_t lo = _mm256_extract_epi32(v, 0), hi = _mm256_extract_epi32(v, 4);
+        memcpy(out + i, &lo, 4);
+        memcpy(out + i + 4, &hi, 4);
+    }
+    for (; i < n; i++)
+        out[i] = pairs[(size_t)(uint8_t)a[i] << 8 | (uint8_t)b[i]];
+}
+
+const pl_ew pl_ew_avx2 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, pairs_s8};

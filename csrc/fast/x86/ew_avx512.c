@@ -143,4 +143,18 @@ static void hard_swish_f32(const float *in, float *out, size_t n)
     }
 }
 
-const pl_ew pl_ew_avx512 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32};
+/* 16 table entries per VPGATHERDD (4 bytes read at each byte offset, the low one kept). */
+static void pairs_s8(const int8_t *pairs, const int8_t *a, const int8_t *b, size_t n,
+                     int8_t *out)
+{
+    for (size_t i = 0; i < n; i += L) {
+        __mmask16 m = tail(n - i);
+        __m512i x = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, a + i));
+        __m512i y = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, b + i));
+        __m512i at = _mm512_or_si512(_mm512_slli_epi32(x, 8), y);
+        __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, at, pairs, 1);
+        _mm_mask_storeu_epi8(out + i, m, _mm512_cvtepi32_epi8(v));
+    }
+}
+
+const pl_ew pl_ew_avx512 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, pairs_s8};
