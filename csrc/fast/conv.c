@@ -23,8 +23,15 @@ typedef struct conv_plan {
     void *packed;
     void *a;           /* per worker, rows x kp gathered taps */
     size_t a_stride;   /* bytes between two workers' rows */
+    float *padded;     /* float, few channels: the input with its padding written out */
+    int32_t hp, wp;    /* padded's rows and columns (every window's extent) */
     pl_s8_stage st;
 } conv_plan;
+
+/* A float convolution whose window rows hold at most this many values gathers from a
+** padded copy of its input (no window is clipped, every row one short copy), when the copy
+** holds at most PADDED_MAX values. */
+enum { PADDED_SPAN = 64, PADDED_MAX = 1 << 22 };
 
 /* A run of floats as whole quads: at most 3 floats past the run, in the rows' spill room. */
 static inline void copy_quads_f32(float *dst, const float *src, size_t quads)
@@ -104,6 +111,69 @@ static void gather_f32(const pl_conv_params *p, const conv_plan *cp, float *a,
     }
 }
 
+/* The padded copy's extent for cp's float windows; false when the input is not worth
+** copying (enough channels that clipped windows copy long runs anyway, or no padding). */
+static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl_tensor *f,
+                          const pl_tensor *out, conv_plan *cp)
+{
+    if (!cp->f32 || cp->direct || (p->pad_h == 0 && p->pad_w == 0) ||
+        (int64_t)f->dims[2] * in->dims[3] > PADDED_SPAN)
+        return false;
+    int64_t hp = (int64_t)(out->dims[1] - 1) * p->stride_h + (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
+    int64_t wp = (int64_t)(out->dims[2] - 1) * p->stride_w + (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
+    if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
+        return false;
+    cp->hp = (int32_t)hp;
+    cp->wp = (int32_t)wp;
+    return true;
+}
+
+/* Each batch's input rows and columns that windows read, into the padded copy (its padding
+** stays zero from prepare). */
+static void stage_padded(const conv_plan *cp, const pl_conv_params *p, const int32_t *in_dims,
+                         const float *in)
+{
+    const size_t c = (size_t)in_dims[3];
+    const int32_t rows = in_dims[1] < cp->hp - p->pad_h ? in_dims[1] : cp->hp - p->pad_h;
+    const int32_t cols = in_dims[2] < cp->wp - p->pad_w ? in_dims[2] : cp->wp - p->pad_w;
+    for (int32_t b = 0; b < in_dims[0]; b++)
+        for (int32_t iy = 0; iy < rows; iy++) {
+            const float *src = in + ((size_t)b * (size_t)in_dims[1] + (size_t)iy) *
+                                        (size_t)in_dims[2] * c;
+            float *dst = cp->padded + (((size_t)b * (size_t)cp->hp + (size_t)(iy + p->pad_h)) *
+                                           (size_t)cp->wp + (size_t)p->pad_w) * c;
+            memcpy(dst, src, (size_t)(cols > 0 ? cols : 0) * c * sizeof(float));
+        }
+}
+
+/* gather_f32 from the padded copy: every window whole, each of its rows one copy (dilated
+** columns one copy per tap). */
+static void gather_padded_f32(const pl_conv_params *p, const conv_plan *cp, float *a,
+                              const int32_t *in_dims, const int32_t *f_dims,
+                              const int32_t *out_dims, size_t first, int32_t rows)
+{
+    const size_t c = (size_t)in_dims[3], line = (size_t)cp->wp * c;
+    const size_t span = (size_t)f_dims[2] * c, quads = (span + 3) / 4;
+    const bool runs = p->dilation_w == 1;
+    pl_conv_walk k = pl_conv_walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k)) {
+        float *row = a + (size_t)r * (size_t)cp->k;
+        const float *src = cp->padded + ((size_t)k.b * (size_t)cp->hp +
+                                         (size_t)(k.oy * p->stride_h)) * line +
+                           (size_t)(k.ox * p->stride_w) * c;
+        for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span) {
+            const float *s = src + (size_t)(fy * p->dilation_h) * line;
+            if (runs && span <= 16) /* quads: at most 3 floats past the row, in its spill room */
+                copy_quads_f32(row, s, quads);
+            else if (runs)
+                copy_f32(row, s, span);
+            else
+                for (int32_t fx = 0; fx < f_dims[2]; fx++)
+                    copy_f32(row + (size_t)fx * c, s + (size_t)(fx * p->dilation_w) * c, c);
+        }
+    }
+}
+
 /* Sets up the node's block; false: the portable kernel runs it. */
 static bool plan(pl_context *ctx, const pl_node *node)
 {
@@ -143,11 +213,20 @@ static bool plan(pl_context *ctx, const pl_node *node)
                                                   PL_FAST_GATHER_SPILL);
     size_t gathered = cp.a_stride * (size_t)workers;
     size_t head = pl_fast_align64(sizeof cp);
-    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered);
+    size_t padded = padded_extent(&d->p, &in, &f, &out, &cp)
+                        ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
+                              (size_t)in.dims[3] * sizeof(float) + PL_FAST_GATHER_SPILL
+                        : 0;
+    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered +
+                                                 padded);
     if (block == NULL)
         return false;
     cp.packed = block + head;
     cp.a = block + head + pl_fast_align64(packed) + arrays;
+    if (padded > 0) {
+        cp.padded = (float *)((uint8_t *)cp.a + gathered);
+        memset(cp.padded, 0, padded);
+    }
     if (cp.f32) {
         const float *w = f.data;
         for (size_t i = 0; i < (size_t)cp.n * (size_t)cp.k; i++)
@@ -207,6 +286,8 @@ static void conv_chunk(void *arg, int32_t worker, int32_t task)
     }
     if (cp->direct)
         a = (float *)v->in.data + first * (size_t)cp->k;
+    else if (cp->padded != NULL)
+        gather_padded_f32(&j->d->p, cp, a, v->in.dims, v->f.dims, v->out.dims, first, rows);
     else
         gather_f32(&j->d->p, cp, a, v->in.dims, v->in.data, pl_tensor_count(&v->in), v->f.dims,
                    v->out.dims, first, rows);
@@ -228,6 +309,8 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     conv_job job = {cp, d, &v, pl_fast_isa_of(node), pl_tensor_count(&v.out) / (size_t)cp->n};
+    if (cp->padded != NULL)
+        stage_padded(cp, &d->p, v.in.dims, v.in.data);
     size_t chunks = (job.points + (size_t)cp->rows - 1) / (size_t)cp->rows;
     pl_fast_parallel(node, (int32_t)chunks, (double)job.points * cp->n * cp->k, conv_chunk,
                      &job);

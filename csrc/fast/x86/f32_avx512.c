@@ -5,7 +5,7 @@
 
 #include "fast/gemm.h"
 
-enum { NR = 16, MR = 8 };
+enum { NR = 16, MR = 12, ROWS = 6 };
 
 typedef __m512 vf;
 #define PS(op) _mm512_##op##_ps

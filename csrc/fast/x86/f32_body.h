@@ -4,7 +4,9 @@
 ** a target whose firmware fuses them (run_fused): the portable kernel's own rounding, bit
 ** for bit.
 **
-** The includer defines NR and MR (an enum), vf (the float vector), PS(op) (its
+** The includer defines NR, MR (accumulators: rows x panels of a block) and ROWS (the rows of
+** the main blocks when n spans more than one panel, each then against MR / ROWS panels; one
+** panel takes MR rows) as an enum, vf (the float vector), PS(op) (its
 ** _mm*_<op>_ps intrinsic), lanes_t with lanes_of(channels left), and the tail's
 ** bias_of(bias or NULL, lanes: 0.0f past them and without a bias) and store(dst, v, lanes),
 ** as functions or macros (f32_avx512.c says why its are macros). */
@@ -78,14 +80,16 @@ PL_FAST_INLINE void run_any(int32_t m, int32_t n, int32_t k, const float *a, siz
                            float act_max, float *out, size_t ldo, bool fused)
 {
     int32_t m0 = 0;
+    if (n > NR) /* several panels: fewer rows against each, so a broadcast feeds several */
+        for (; m - m0 >= ROWS; m0 += ROWS)
+            rows_by_panels(ROWS, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo,
+                           fused);
     for (; m - m0 >= MR; m0 += MR)
         rows_by_panels(MR, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
-    /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
-    ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
-    if (m - m0 >= 4) {
+    /* the last rows (fewer than MR or ROWS: a small M is a fully connected layer's batch or
+    ** a late layer's few pixels) in groups of 4, 2 and 1, each against several panels */
+    for (; m - m0 >= 4; m0 += 4)
         rows_by_panels(4, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
-        m0 += 4;
-    }
     if (m - m0 >= 2) {
         rows_by_panels(2, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
         m0 += 2;
