@@ -5,7 +5,7 @@
 
 #include "fast/gemm.h"
 
-enum { NR = 8, MR = 6, ROWS = 3 };
+enum { NR = 8, MR = 6, ROWS = 6 }; /* 16 registers: 6 sums of one panel */
 
 typedef __m256 vf;
 #define PS(op) _mm256_##op##_ps
