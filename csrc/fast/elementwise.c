@@ -28,8 +28,11 @@ typedef struct ew_plan {
 } ew_plan;
 
 /* An int8 node with this many outputs looks its bytes up in a table of all 65536 input
-** pairs, computed once at prepare by the vector arithmetic itself (64 KB of host memory). */
-enum { PAIRS_MIN = 4096, PAIRS = 65536 };
+** pairs, computed once at prepare by the vector arithmetic itself (64 KB of host memory).
+** Only that large: in a network the table is cold at every invoke, and loading it costs
+** more than the arithmetic on fewer outputs (DenseNet's 65536-output MULs: 20 us computed,
+** 67 us looked up, and the tables evicted the convolutions' data). */
+enum { PAIRS_MIN = 1 << 18, PAIRS = 65536 };
 
 const pl_ew *pl_ew_for(pl_isa isa)
 {

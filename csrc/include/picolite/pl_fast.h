@@ -16,7 +16,7 @@
 ** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D (int8, 16x8, float32
 ** and hybrid: float input, int8 weights), TRANSPOSE_CONV, BATCH_MATMUL
 ** (int8, float32), ADD, SUB, MUL (int8, int16, float32; same element counts, or one input a scalar
-** or repeating along the output's last axes; an int8 node of 4096 outputs or more looks them up
+** or repeating along the output's last axes; an int8 node of 2^18 outputs or more looks them up
 ** in a 64 KB table of every input pair, computed at prepare by the vector arithmetic), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32),
 ** SOFTMAX (int8 input, int16, float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's
 ** table), HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read
