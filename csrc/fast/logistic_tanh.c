@@ -49,6 +49,25 @@ pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node)
                               : pl_fast_prepare(ctx, node, plan_tanh);
 }
 
+/* Float elements per task (each element on its own: any split gives the same bytes), and
+** what one element's exp costs in multiply-adds (about 30 double operations). */
+enum { LANES_TASK = 8192, EXP_WORK = 30 };
+
+typedef struct lanes_job {
+    lanes_fn fn;
+    const float *in;
+    float *out;
+    size_t n;
+} lanes_job;
+
+static void lanes_chunk(void *arg, int32_t worker, int32_t task)
+{
+    (void)worker;
+    const lanes_job *j = arg;
+    size_t at = (size_t)task * LANES_TASK;
+    j->fn(j->in + at, j->out + at, j->n - at < LANES_TASK ? j->n - at : LANES_TASK);
+}
+
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
 {
     const void *block = pl_fast_block(node);
@@ -57,9 +76,13 @@ pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    if (in.type == PL_FLOAT32) /* else lut8's plan: a table of the 8-bit types */
-        (*(const lanes_fn *)block)(in.data, out.data, pl_tensor_count(&in));
-    else
+    if (in.type != PL_FLOAT32) { /* lut8's plan: a table of the 8-bit types */
         pl_fast_lut8_apply(node, &in, &out);
+        return PL_OK;
+    }
+    const size_t n = pl_tensor_count(&in);
+    lanes_job job = {*(const lanes_fn *)block, in.data, out.data, n};
+    pl_fast_parallel(node, (int32_t)((n + LANES_TASK - 1) / LANES_TASK), (double)n * EXP_WORK,
+                     lanes_chunk, &job);
     return PL_OK;
 }

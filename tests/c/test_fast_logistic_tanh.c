@@ -12,7 +12,7 @@
 #include "kernel_tests.h"
 #include "kernels/registry.h"
 
-enum { LOGISTIC = 14, TANH = 28, MAX_N = 5000 };
+enum { LOGISTIC = 14, TANH = 28, MAX_N = 20000 }; /* several of fast/logistic_tanh.c's tasks */
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
@@ -78,13 +78,16 @@ static bool case_matches(pl_fast_resolver *r, int32_t code, int32_t rows, int32_
     return same && took_fast;
 }
 
-static void logistic_tanh_fast_paths_equal_portable(void)
+/* On threads threads (every job split: float elements in chunks), random cases against the
+** portable kernels on every instruction set. */
+static void cases_equal_portable(int32_t threads)
 {
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        split_every_job(&r, threads);
         int failures = 0, floats = 0;
         fast_cases = 0;
         for (int k = 0; k < 200; k++) {
@@ -98,15 +101,30 @@ static void logistic_tanh_fast_paths_equal_portable(void)
             failures += !case_matches(&r, k % 2 ? TANH : LOGISTIC, rows, cols, kind);
         }
         pl_fast_resolver_release(&r);
-        printf("  %s: logistic/tanh %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
+        CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
+        printf("  %s, %d threads: logistic/tanh %d fast cases, %llu split jobs\n",
+               pl_fast_isa_name((pl_isa)isa), threads, fast_cases,
+               (unsigned long long)r.parallel_jobs);
         CHECK_EQ(failures, 0);
         CHECK_EQ(fast_cases, 200);
         CHECK(floats > 100);
+        CHECK(threads == 1 || r.parallel_jobs > 10);
     }
+}
+
+static void logistic_tanh_fast_paths_equal_portable(void)
+{
+    cases_equal_portable(1);
+}
+
+static void logistic_tanh_threads_equal_portable(void)
+{
+    cases_equal_portable(3);
 }
 
 int main(void)
 {
     RUN(logistic_tanh_fast_paths_equal_portable);
+    RUN(logistic_tanh_threads_equal_portable);
     return HARNESS_END();
 }
