@@ -8,7 +8,7 @@
 #include "fast/gemm_pack.h"
 #include "fast/x86/rescale_avx2.h"
 
-enum { NR = 8, MR = 6 };
+enum { NR = 8, MR = 6, ROWS = 6 };
 
 /* Panels of 8 channels; per group of 4 k, two vectors of int16 pairs: (w[k], w[k+1]) of
 ** channels 0..7, then (w[k+2], w[k+3]). */

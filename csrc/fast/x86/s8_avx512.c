@@ -7,7 +7,7 @@
 #include "fast/gemm_pack.h"
 #include "fast/x86/rescale_avx512.h"
 
-enum { NR = 16, MR = 8 };
+enum { NR = 16, MR = 12, ROWS = 6 };
 
 /* Panels of 16 channels; per group of 4 k, 16 x 4 bytes: channel j's w[k..k+3]. */
 PL_GEMM_PACKING(NR, 4, 4, false)

@@ -61,14 +61,15 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
                 size_t ldo)
 {
     int32_t m0 = 0;
+    if (n > NR) /* several panels: fewer rows against each, so a broadcast feeds several */
+        for (; m - m0 >= ROWS; m0 += ROWS)
+            rows_by_panels(ROWS, m0, n, kp, a, lda, packed, st, out, raw, ldo);
     for (; m - m0 >= MR; m0 += MR)
         rows_by_panels(MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-    /* the last rows (fewer than MR: a small M is a fully connected layer's batch or a late
-    ** layer's few pixels) in groups of 4, 2 and 1, each against several panels at once */
-    if (m - m0 >= 4) {
+    /* the last rows (fewer than MR or ROWS: a small M is a fully connected layer's batch or
+    ** a late layer's few pixels) in groups of 4, 2 and 1, each against several panels */
+    for (; m - m0 >= 4; m0 += 4)
         rows_by_panels(4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-        m0 += 4;
-    }
     if (m - m0 >= 2) {
         rows_by_panels(2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
         m0 += 2;
