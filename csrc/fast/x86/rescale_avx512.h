@@ -6,25 +6,43 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+/* A rescale's per-channel operands, split once for the lanes: the multiplier and its odd
+** lanes' copy, the shifts, and the rounding mask of the right shift and its half. */
+typedef struct pl_rescale16 {
+    __m512i mult, mult_odd, left, right, mask, half;
+} pl_rescale16;
+
+static inline pl_rescale16 pl_rescale16_of(__m512i mult, __m512i left, __m512i right)
+{
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    return (pl_rescale16){mult, _mm512_srli_epi64(mult, 32), left, right, mask,
+                          _mm512_srai_epi32(mask, 1)};
+}
+
 /* TFLite's MultiplyByQuantizedMultiplier on 16 lanes (multipliers are never INT32_MIN, so
 ** the doubling high multiply cannot saturate): floor((x * m + 2^30) / 2^31), then the
 ** rounding right shift, half away from zero. */
-static inline __m512i pl_rescale_avx512(__m512i x, __m512i mult, __m512i left, __m512i right)
+static inline __m512i pl_rescale16_apply(__m512i x, const pl_rescale16 *r)
 {
     const __m512i half = _mm512_set1_epi64(1LL << 30), one = _mm512_set1_epi32(1);
-    x = _mm512_sllv_epi32(x, left);
-    __m512i even = _mm512_mul_epi32(x, mult);
-    __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(mult, 32));
+    x = _mm512_sllv_epi32(x, r->left);
+    __m512i even = _mm512_mul_epi32(x, r->mult);
+    __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), r->mult_odd);
     /* the low 32 bits of a logical and an arithmetic shift by 31 agree */
     even = _mm512_srli_epi64(_mm512_add_epi64(even, half), 31);
     odd = _mm512_slli_epi64(_mm512_srli_epi64(_mm512_add_epi64(odd, half), 31), 32);
     __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
-    __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
-    __m512i threshold = _mm512_sub_epi32(_mm512_srai_epi32(mask, 1),
-                                         _mm512_srai_epi32(high, 31));
-    __m512i q = _mm512_srav_epi32(high, right);
-    __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask), threshold);
+    __m512i threshold = _mm512_sub_epi32(r->half, _mm512_srai_epi32(high, 31));
+    __m512i q = _mm512_srav_epi32(high, r->right);
+    __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, r->mask), threshold);
     return _mm512_mask_add_epi32(q, up, q, one);
+}
+
+static inline __m512i pl_rescale_avx512(__m512i x, __m512i mult, __m512i left, __m512i right)
+{
+    const pl_rescale16 r = pl_rescale16_of(mult, left, right);
+    return pl_rescale16_apply(x, &r);
 }
 
 /* The whole stage from int32 sums: + addend (wrapping, as TFLite's int32 add), rescale,

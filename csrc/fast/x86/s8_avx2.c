@@ -14,9 +14,33 @@ enum { NR = 8, MR = 6, ROWS = 6 };
 ** channels 0..7, then (w[k+2], w[k+3]). */
 PL_GEMM_PACKING(NR, 4, 2, true)
 
-/* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
-static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_t n,
-                          int8_t *out, int32_t *raw, size_t row)
+/* The output stage of channels n0..n0+7, its per-channel operands loaded and split once. */
+typedef struct stage_t {
+    __m256i addend, out_offset, act_min, act_max;
+    pl_rescale8 r;
+} stage_t;
+
+static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
+{
+    stage_t s;
+    if (st == NULL) { /* raw sums: no stage */
+        memset(&s, 0, sizeof s);
+        return s;
+    }
+    s.addend = _mm256_loadu_si256((const __m256i *)(st->addend + n0));
+    s.r = pl_rescale8_of(_mm256_loadu_si256((const __m256i *)(st->mult + n0)),
+                         _mm256_loadu_si256((const __m256i *)(st->left + n0)),
+                         _mm256_loadu_si256((const __m256i *)(st->right + n0)));
+    s.out_offset = _mm256_set1_epi32(st->out_offset);
+    s.act_min = _mm256_set1_epi32(st->act_min);
+    s.act_max = _mm256_set1_epi32(st->act_max);
+    return s;
+}
+
+/* Row `row` of the output (out, or raw when st is NULL), channels n0.. of n: + addend
+** (wrapping, as TFLite's int32 add), rescale, + the output offset, clamp. */
+static inline void finish(__m256i acc, const stage_t *s, const pl_s8_stage *st, int32_t n0,
+                          int32_t n, int8_t *out, int32_t *raw, size_t row)
 {
     int32_t count = n - n0 >= NR ? NR : n - n0;
     if (st == NULL) {
@@ -25,8 +49,9 @@ static inline void finish(__m256i acc, const pl_s8_stage *st, int32_t n0, int32_
         memcpy(raw + row + (size_t)n0, tmp, sizeof(int32_t) * (size_t)count);
         return;
     }
-    acc = pl_stage_avx2(acc, st->addend + n0, st->mult + n0, st->left + n0, st->right + n0,
-                        st->out_offset, st->act_min, st->act_max);
+    acc = pl_rescale8_apply(_mm256_add_epi32(acc, s->addend), &s->r);
+    acc = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc, s->out_offset), s->act_min),
+                           s->act_max);
     __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(acc),
                                     _mm256_extracti128_si256(acc, 1));
     __m128i bytes = _mm_packs_epi16(words, words);

@@ -12,17 +12,41 @@ enum { NR = 16, MR = 12, ROWS = 6 };
 /* Panels of 16 channels; per group of 4 k, 16 x 4 bytes: channel j's w[k..k+3]. */
 PL_GEMM_PACKING(NR, 4, 4, false)
 
-/* Row `row` of the output (out or raw, the other NULL), channels n0.. of n. */
-static inline void finish(__m512i acc, const pl_s8_stage *st, int32_t n0, int32_t n,
-                          int8_t *out, int32_t *raw, size_t row)
+/* The output stage of channels n0..n0+15, its per-channel operands loaded and split once. */
+typedef struct stage_t {
+    __m512i addend, out_offset, act_min, act_max;
+    pl_rescale16 r;
+} stage_t;
+
+static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
+{
+    stage_t s;
+    if (st == NULL) { /* raw sums: no stage */
+        __builtin_memset(&s, 0, sizeof s);
+        return s;
+    }
+    s.addend = _mm512_loadu_si512(st->addend + n0);
+    s.r = pl_rescale16_of(_mm512_loadu_si512(st->mult + n0), _mm512_loadu_si512(st->left + n0),
+                          _mm512_loadu_si512(st->right + n0));
+    s.out_offset = _mm512_set1_epi32(st->out_offset);
+    s.act_min = _mm512_set1_epi32(st->act_min);
+    s.act_max = _mm512_set1_epi32(st->act_max);
+    return s;
+}
+
+/* Row `row` of the output (out, or raw when st is NULL), channels n0.. of n: + addend
+** (wrapping, as TFLite's int32 add), rescale, + the output offset, clamp. */
+static inline void finish(__m512i acc, const stage_t *s, const pl_s8_stage *st, int32_t n0,
+                          int32_t n, int8_t *out, int32_t *raw, size_t row)
 {
     __mmask16 lanes = n - n0 >= NR ? 0xFFFF : (__mmask16)((1u << (n - n0)) - 1u);
     if (st == NULL) {
         _mm512_mask_storeu_epi32(raw + row + (size_t)n0, lanes, acc);
         return;
     }
-    acc = pl_stage_avx512(acc, st->addend + n0, st->mult + n0, st->left + n0,
-                          st->right + n0, st->out_offset, st->act_min, st->act_max);
+    acc = pl_rescale16_apply(_mm512_add_epi32(acc, s->addend), &s->r);
+    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(acc, s->out_offset), s->act_min),
+                           s->act_max);
     _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(acc));
 }
 

@@ -3,7 +3,8 @@
 **
 ** The includer defines NR and MR (an enum), panel_t (the packed entries, NR * 4 per group
 ** of 4 k), the accumulator vi with vi_zero(), a row's 4 inputs xin = x_of(bytes), a panel's
-** 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), and finish(acc, st, n0, n,
+** 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), a panel's output stage
+** stage_t = stage_of(st, n0) (st may be NULL: raw sums) and finish(acc, &stage, st, n0, n,
 ** out, raw, row). */
 #include "fast/gemm.h"
 #include "fast/inline.h"
@@ -34,10 +35,13 @@ PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t kp,
         }
     }
     PL_FAST_UNROLL
-    for (int32_t r = 0; r < rows; r++)
+    for (int32_t j = 0; j < panels; j++) {
+        const stage_t s = stage_of(st, n0 + j * NR); /* once per panel, not per row */
         PL_FAST_UNROLL
-        for (int32_t j = 0; j < panels; j++)
-            finish(acc[r * panels + j], st, n0 + j * NR, n, out, raw, (size_t)(m0 + r) * ldo);
+        for (int32_t r = 0; r < rows; r++)
+            finish(acc[r * panels + j], &s, st, n0 + j * NR, n, out, raw,
+                   (size_t)(m0 + r) * ldo);
+    }
 }
 
 /* rows (a constant) rows from m0 on against every panel, MR / rows panels at a time. */
