@@ -111,5 +111,13 @@ pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_strided_slice_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_strided_slice_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_slice_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_slice_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_pad_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_pad_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_transpose_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_transpose_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_gather_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_gather_invoke(pl_context *ctx, pl_node *node);
 
 #endif

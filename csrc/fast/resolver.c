@@ -15,10 +15,14 @@
 #include "kernels/conv/fully_connected_fast.h"
 #include "kernels/conv/transpose_conv_fast.h"
 #include "kernels/elementwise/elementwise_fast.h"
+#include "kernels/gather/gather_fast.h"
 #include "kernels/pool/pooling_fast.h"
 #include "kernels/quant/dequantize_fast.h"
 #include "kernels/recurrent/lstm_fast.h"
+#include "kernels/shape/pad_fast.h"
+#include "kernels/shape/slice_fast.h"
 #include "kernels/shape/strided_slice_fast.h"
+#include "kernels/shape/transpose_fast.h"
 
 typedef struct fast_op {
     const pl_registration *(*portable)(void);
@@ -68,6 +72,12 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_PRELU] = {pl_prelu_registration, pl_fast_prelu_prepare, pl_fast_prelu_invoke},
     [PL_FAST_STRIDED_SLICE] = {pl_strided_slice_registration, pl_fast_strided_slice_prepare,
                                pl_fast_strided_slice_invoke},
+    [PL_FAST_SLICE] = {pl_slice_registration, pl_fast_slice_prepare, pl_fast_slice_invoke},
+    [PL_FAST_PAD] = {pl_pad_registration, pl_fast_pad_prepare, pl_fast_pad_invoke},
+    [PL_FAST_PADV2] = {pl_padv2_registration, pl_fast_pad_prepare, pl_fast_pad_invoke},
+    [PL_FAST_TRANSPOSE] = {pl_transpose_registration, pl_fast_transpose_prepare,
+                           pl_fast_transpose_invoke},
+    [PL_FAST_GATHER] = {pl_gather_registration, pl_fast_gather_prepare, pl_fast_gather_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,
