@@ -59,6 +59,13 @@ static inline pl_status pl_fast_prepare(pl_context *ctx, pl_node *node,
 /* Invoke: the node's block, NULL when it has none. */
 void *pl_fast_block(const pl_node *node);
 
+/* The same for an operator that keeps no op data (RESIZE_*), found by the node's index: only
+** in a one-subgraph model (NULL otherwise, as when the host gives no memory). Its invoke
+** checks that the block was made for the shapes it sees. */
+void *pl_fast_node_block_new(const pl_context *ctx, const pl_node *node, size_t bytes);
+void pl_fast_node_block_drop(const pl_node *node);
+void *pl_fast_node_block(const pl_node *node);
+
 /* Prepare: a new 64-byte-aligned host block of bytes for the values of tensor index (of a
 ** one-subgraph model), in place of any it had; NULL when the host gives no memory. */
 void *pl_fast_fold_new(const pl_node *node, int32_t index, size_t bytes);
@@ -119,5 +126,8 @@ pl_status pl_fast_transpose_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_transpose_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_gather_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_gather_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_resize_bilinear_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_resize_nearest_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_resize_invoke(pl_context *ctx, pl_node *node);
 
 #endif

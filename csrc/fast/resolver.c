@@ -16,6 +16,7 @@
 #include "kernels/conv/transpose_conv_fast.h"
 #include "kernels/elementwise/elementwise_fast.h"
 #include "kernels/gather/gather_fast.h"
+#include "kernels/image/resize_fast.h"
 #include "kernels/pool/pooling_fast.h"
 #include "kernels/quant/dequantize_fast.h"
 #include "kernels/recurrent/lstm_fast.h"
@@ -78,6 +79,11 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_TRANSPOSE] = {pl_transpose_registration, pl_fast_transpose_prepare,
                            pl_fast_transpose_invoke},
     [PL_FAST_GATHER] = {pl_gather_registration, pl_fast_gather_prepare, pl_fast_gather_invoke},
+    [PL_FAST_RESIZE_BILINEAR] = {pl_resize_bilinear_registration,
+                                 pl_fast_resize_bilinear_prepare, pl_fast_resize_invoke},
+    [PL_FAST_RESIZE_NEAREST_NEIGHBOR] = {pl_resize_nearest_neighbor_registration,
+                                         pl_fast_resize_nearest_prepare,
+                                         pl_fast_resize_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,
@@ -220,6 +226,34 @@ const void *pl_fast_fold(const pl_node *node, int32_t index, size_t bytes)
         index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
     return s != NULL && s->key != NULL && s->block != NULL && s->bytes == bytes + 64 ? s->block
                                                                                      : NULL;
+}
+
+/* A node without op data: its index, 2 mod 4 (op data is 16-byte aligned, a folded tensor's
+** key odd); unique in a one-subgraph model. */
+static const void *node_key(const pl_node *node)
+{
+    return (const void *)(uintptr_t)(4u * node->index + 2u);
+}
+
+void *pl_fast_node_block_new(const pl_context *ctx, const pl_node *node, size_t bytes)
+{
+    if (ctx->subgraph_count > 1)
+        return NULL;
+    return slot_new(pl_fast_reg_of(node)->owner, node_key(node), bytes);
+}
+
+void pl_fast_node_block_drop(const pl_node *node)
+{
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    pl_fast_slot *s = lookup(r, node_key(node));
+    if (s != NULL && s->key != NULL)
+        clear(r, s);
+}
+
+void *pl_fast_node_block(const pl_node *node)
+{
+    const pl_fast_slot *s = lookup(pl_fast_reg_of(node)->owner, node_key(node));
+    return s != NULL && s->key != NULL ? s->block : NULL;
 }
 
 void pl_fast_block_drop(const pl_node *node)

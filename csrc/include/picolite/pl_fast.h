@@ -104,6 +104,8 @@ enum {
     PL_FAST_PADV2,
     PL_FAST_TRANSPOSE,
     PL_FAST_GATHER,
+    PL_FAST_RESIZE_BILINEAR,
+    PL_FAST_RESIZE_NEAREST_NEIGHBOR,
     PL_FAST_OP_COUNT
 };
 
@@ -117,7 +119,9 @@ typedef struct pl_fast_registration {
 } pl_fast_registration;
 
 /* One node's host block, found by the node's op data (unique per node in an arena), or a
-** folded tensor's values, found by an odd key (2 * tensor index + 1: op data is aligned). */
+** folded tensor's values, found by an odd key (2 * tensor index + 1: op data is aligned), or
+** the block of a node without op data (RESIZE_*), found by the node's index
+** (4 * index + 2; one-subgraph models). */
 typedef struct pl_fast_slot {
     const void *key; /* NULL: empty */
     void *raw;       /* what the host gave (NULL: the node has no block) */
