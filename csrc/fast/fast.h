@@ -129,5 +129,7 @@ pl_status pl_fast_gather_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_bilinear_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_nearest_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node);
 
 #endif

@@ -20,6 +20,7 @@
 #include "kernels/pool/pooling_fast.h"
 #include "kernels/quant/dequantize_fast.h"
 #include "kernels/recurrent/lstm_fast.h"
+#include "kernels/reduce/reduce_fast.h"
 #include "kernels/shape/pad_fast.h"
 #include "kernels/shape/slice_fast.h"
 #include "kernels/shape/strided_slice_fast.h"
@@ -84,6 +85,7 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_RESIZE_NEAREST_NEIGHBOR] = {pl_resize_nearest_neighbor_registration,
                                          pl_fast_resize_nearest_prepare,
                                          pl_fast_resize_invoke},
+    [PL_FAST_MEAN] = {pl_reduce_mean_registration, pl_fast_mean_prepare, pl_fast_mean_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,
