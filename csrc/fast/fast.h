@@ -129,6 +129,17 @@ pl_status pl_fast_gather_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_bilinear_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_nearest_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_invoke(pl_context *ctx, pl_node *node);
+/* RESIZE_BILINEAR's float pixel of channels on a fused target, from its four corners' rows
+** (resize_fma_body.h): built for the sets with FMA (x86/resize_avx2.c, arm/resize_neon.c). */
+typedef void (*pl_fast_bilinear_fma)(float *dst, const float *r00, const float *r10,
+                                     const float *r01, const float *r11, float wy, float wx,
+                                     int32_t channels);
+void pl_fast_bilinear_fma_avx2(float *dst, const float *r00, const float *r10,
+                               const float *r01, const float *r11, float wy, float wx,
+                               int32_t channels);
+void pl_fast_bilinear_fma_neon(float *dst, const float *r00, const float *r10,
+                               const float *r01, const float *r11, float wy, float wx,
+                               int32_t channels);
 pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node);
 

@@ -7,9 +7,10 @@
 ** source row of the row before (what the portable kernel writes there too). Bilinear
 ** computes each element with the portable kernel's expression, operation for operation
 ** (float: the four products of three in its order, then the sum and the rounding term,
-** unfused; int8 and int16: the same integer sum, its rounding and its truncating division);
-** a fused target's float (ctx->fused_madd: the firmware's contractions) keeps the portable
-** kernel. */
+** unfused; int8 and int16: the same integer sum, its rounding and its truncating division).
+** A fused target's float (ctx->fused_madd: the firmware's contractions) runs the portable
+** kernel's fused expression with FMA (resize_fma_body.h: AVX2, AVX-512, NEON); SSE4.1,
+** which has none, keeps the portable kernel there. */
 #include <string.h>
 
 #include "fast/fast.h"
@@ -25,11 +26,13 @@ typedef struct resize_plan {
     int32_t in_dims[4], out_dims[4];
     pl_type type;
     bool bilinear;
+    pl_fast_bilinear_fma fma; /* float on a fused target, else NULL */
     axis_entry *rows, *cols; /* out_dims[1] then out_dims[2] entries, after the plan */
 } resize_plan;
 
 static void tabulate(resize_plan *rp, axis_entry *e, int32_t axis, bool align, bool half)
 {
+    const bool fused = rp->fma != NULL; /* the half-pixel coordinate fused too */
     int32_t in = rp->in_dims[axis], out = rp->out_dims[axis];
     bool floats = rp->type == PL_FLOAT32 || rp->type == PL_UINT8;
     float sf = pl_resize_scale_f(in, out, align);
@@ -39,7 +42,7 @@ static void tabulate(resize_plan *rp, axis_entry *e, int32_t axis, bool align, b
         if (!rp->bilinear) {
             e[v].lo = e[v].hi = pl_resize_nearest_index(v, in, out, align, half);
         } else if (floats) {
-            pl_resize_axis_f a = pl_resize_coord_f(v, sf, half, false, in);
+            pl_resize_axis_f a = pl_resize_coord_f(v, sf, half, fused, in);
             e[v].lo = a.lo, e[v].hi = a.hi, e[v].wf = a.at - (float)a.lo;
         } else {
             pl_resize_axis_q a = pl_resize_coord_q(v, sq, half, in);
@@ -58,6 +61,20 @@ static bool weights_fit(const axis_entry *e, int32_t n)
     return true;
 }
 
+/* The fused float pixel of isa's set; NULL for a set without FMA. */
+static pl_fast_bilinear_fma fma_for(pl_isa isa)
+{
+#if defined(PL_FAST_X86)
+    if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)
+        return pl_fast_bilinear_fma_avx2;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return pl_fast_bilinear_fma_neon;
+#endif
+    (void)isa;
+    return NULL;
+}
+
 static bool plan(pl_context *ctx, const pl_node *node, bool bilinear)
 {
     pl_tensor in, size, out;
@@ -67,7 +84,8 @@ static bool plan(pl_context *ctx, const pl_node *node, bool bilinear)
         in.ndims != 4 || out.ndims != 4 || pl_type_size(in.type) == 0)
         return false;
     bool floats = in.type == PL_FLOAT32 || in.type == PL_UINT8;
-    if (bilinear && in.type == PL_FLOAT32 && ctx->fused_madd)
+    bool fused = bilinear && in.type == PL_FLOAT32 && ctx->fused_madd;
+    if (fused && fma_for(pl_fast_isa_of(node)) == NULL)
         return false;
     bool align = pl_table_bool(&node->options, bilinear ? PL_RESIZE_BILINEAR_ALIGN_CORNERS
                                                         : PL_RESIZE_NEAREST_ALIGN_CORNERS,
@@ -84,6 +102,7 @@ static bool plan(pl_context *ctx, const pl_node *node, bool bilinear)
     memcpy(rp->out_dims, out.dims, sizeof rp->out_dims);
     rp->type = in.type;
     rp->bilinear = bilinear;
+    rp->fma = fused ? fma_for(pl_fast_isa_of(node)) : NULL;
     rp->rows = (axis_entry *)((uint8_t *)rp + head);
     rp->cols = rp->rows + out.dims[1];
     tabulate(rp, rp->rows, 1, align, half);
@@ -164,6 +183,12 @@ static void bilinear_px(const resize_plan *rp, uint8_t *dst, const uint8_t *row_
     const int32_t w00 = ((1 << 10) - ey->wq) * ((1 << 10) - ex->wq);
     const int32_t w10 = ey->wq * ((1 << 10) - ex->wq), w01 = ((1 << 10) - ey->wq) * ex->wq;
     const int32_t w11 = ey->wq * ex->wq;
+    if (rp->fma != NULL) {
+        rp->fma((float *)(void *)dst, (const float *)(const void *)r00,
+                (const float *)(const void *)r10, (const float *)(const void *)r01,
+                (const float *)(const void *)r11, wy, wx, channels);
+        return;
+    }
     switch (rp->type) {
     case PL_FLOAT32: BILINEAR_F(float, float, 0.0f) break;
     case PL_UINT8: BILINEAR_F(uint8_t, uint8_t, 0.5f) break;
