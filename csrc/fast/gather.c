@@ -10,6 +10,7 @@
 #include "kernels/gather/gather_fast.h"
 
 typedef struct gather_plan {
+    pl_gather_op op;  /* what the plan was made from */
     size_t row;       /* bytes of one output row */
     size_t count;     /* indices: batch * coords */
     int64_t index[];  /* the indices of the current invoke, widened */
@@ -32,6 +33,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     gather_plan *gp = pl_fast_block_new(node, sizeof *gp + count * sizeof(int64_t));
     if (gp == NULL)
         return false;
+    memcpy(&gp->op, d, sizeof gp->op); /* padding too: invoke compares the bytes */
     gp->row = d->inner * pl_type_size(p.type);
     gp->count = count;
     return true;
@@ -70,6 +72,9 @@ pl_status pl_fast_gather_invoke(pl_context *ctx, pl_node *node)
     const pl_gather_op *d = node->user_data;
     gather_plan *gp = pl_fast_block(node);
     pl_tensor p, idx, out;
+    /* a block of other op data: a resized model's prepare folding before this plan */
+    if (gp != NULL && memcmp(&gp->op, d, sizeof gp->op) != 0)
+        gp = NULL;
     if (gp != NULL) {
         PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &p));
         PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &idx));

@@ -10,18 +10,26 @@
 #include "fast/fast.h"
 #include "kernels/reduce/reduce_fast.h"
 
+typedef struct mean_plan {
+    pl_reduce_params p;      /* what the blocks were found for */
+    pl_reduce_blocks blocks;
+} mean_plan;
+
 static bool plan(pl_context *ctx, const pl_node *node)
 {
     (void)ctx;
     const pl_reduce_op *d = node->user_data;
+    mean_plan mp;
+    memcpy(&mp.p, &d->p, sizeof mp.p); /* padding too: invoke compares the bytes */
     pl_reduce_blocks b;
     if (d->is_sum || d->as_uint8 || !pl_reduce_as_blocks(&d->p, &b) ||
         (d->type != PL_FLOAT32 && d->type != PL_INT8 && d->type != PL_INT16 &&
          d->type != PL_UINT8))
         return false;
-    void *block = pl_fast_block_new(node, sizeof b);
+    mp.blocks = b;
+    void *block = pl_fast_block_new(node, sizeof mp);
     if (block != NULL)
-        memcpy(block, &b, sizeof b);
+        memcpy(block, &mp, sizeof mp);
     return block != NULL;
 }
 
@@ -106,7 +114,9 @@ static void sum_quantized(const pl_reduce_op *d, const pl_reduce_blocks *b, cons
 pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
 {
     const pl_reduce_op *d = node->user_data;
-    const pl_reduce_blocks *b = pl_fast_block(node);
+    const mean_plan *mp = pl_fast_block(node);
+    const pl_reduce_blocks *b =
+        mp != NULL && memcmp(&mp->p, &d->p, sizeof mp->p) == 0 ? &mp->blocks : NULL;
     int32_t *sum = b != NULL && d->type != PL_FLOAT32 ? ctx->get_scratch(ctx, d->scratch) : NULL;
     if (b == NULL || (d->type != PL_FLOAT32 && sum == NULL))
         return pl_fast_reg_of(node)->base->invoke(ctx, node);

@@ -2,12 +2,19 @@
 ** strided copy with its axes reduced at prepare (runs.h). Axes of one index only move the
 ** start; the innermost axes that read consecutive elements merge into one run copied whole
 ** (a microWakeWord ring buffer's slice is one or a few runs); the others stay loops. The
-** bytes are the portable kernel's (a copy); an empty slice keeps the portable kernel. */
+** bytes are the portable kernel's (a copy); an empty slice keeps the portable kernel, as
+** does a block made for other op data (a resized model's prepare may fold, running invoke
+** before this prepare's plan). */
 #include <string.h>
 
 #include "fast/fast.h"
 #include "fast/runs.h"
 #include "kernels/shape/strided_slice_fast.h"
+
+typedef struct slice_plan {
+    pl_fast_runs runs;
+    pl_strided_slice_op op; /* what the runs were reduced from */
+} slice_plan;
 
 static bool plan(pl_context *ctx, const pl_node *node)
 {
@@ -15,9 +22,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl_tensor in;
     if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK || pl_type_size(in.type) == 0)
         return false;
-    pl_fast_runs sp;
+    slice_plan sp;
+    memcpy(&sp.op, d, sizeof sp.op); /* padding too: invoke compares the bytes */
     if (!pl_fast_runs_plan(d->ndims, d->start, d->stride, d->count, d->in_step,
-                           pl_type_size(in.type), &sp))
+                           pl_type_size(in.type), &sp.runs))
         return false;
     void *block = pl_fast_block_new(node, sizeof sp);
     if (block != NULL)
@@ -32,12 +40,12 @@ pl_status pl_fast_strided_slice_prepare(pl_context *ctx, pl_node *node)
 
 pl_status pl_fast_strided_slice_invoke(pl_context *ctx, pl_node *node)
 {
-    const pl_fast_runs *sp = pl_fast_block(node);
-    if (sp == NULL)
+    const slice_plan *sp = pl_fast_block(node);
+    if (sp == NULL || memcmp(&sp->op, node->user_data, sizeof sp->op) != 0)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    pl_fast_runs_copy(sp, in.data, out.data);
+    pl_fast_runs_copy(&sp->runs, in.data, out.data);
     return PL_OK;
 }
