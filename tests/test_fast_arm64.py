@@ -133,8 +133,8 @@ def _mnemonics(build: Path, obj: Path) -> dict:
 
 
 # The float products that also run fused, for a target whose firmware fuses them
-# (ctx->fused_madd): their FMLA comes from vfmaq intrinsics (resize_neon.c: fmaf, the fused
-# target's bilinear pixel alone), their FMUL + FADD stay apart.
+# (ctx->fused_madd): their FMLA comes from vfmaq intrinsics (resize_neon.c: fmaf, in the fused
+# target's bilinear loop alone), their FMUL + FADD stay apart.
 FUSED_FOR_TARGETS = ("f32_neon.c", "dw_neon.c", "resize_neon.c")
 
 

@@ -129,17 +129,25 @@ pl_status pl_fast_gather_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_bilinear_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_nearest_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_invoke(pl_context *ctx, pl_node *node);
-/* RESIZE_BILINEAR's float pixel of channels on a fused target, from its four corners' rows
-** (resize_fma_body.h): built for the sets with FMA (x86/resize_avx2.c, arm/resize_neon.c). */
-typedef void (*pl_fast_bilinear_fma)(float *dst, const float *r00, const float *r10,
-                                     const float *r01, const float *r11, float wy, float wx,
-                                     int32_t channels);
-void pl_fast_bilinear_fma_avx2(float *dst, const float *r00, const float *r10,
-                               const float *r01, const float *r11, float wy, float wx,
-                               int32_t channels);
-void pl_fast_bilinear_fma_neon(float *dst, const float *r00, const float *r10,
-                               const float *r01, const float *r11, float wy, float wx,
-                               int32_t channels);
+/* RESIZE_BILINEAR's output pixel of channels from its four corners (resize_body.h), built
+** for each set: type FLOAT32, UINT8, INT8 or INT16; fused (a fused target's float) only
+** where the set has FMA (avx2, neon). */
+typedef struct pl_fast_bilinear_corners {
+    const void *r00, *r10, *r01, *r11; /* (lo, lo), (hi, lo), (lo, hi), (hi, hi) */
+    float wy, wx;                      /* float weights of hi */
+    int32_t w[4];                      /* integer weights of the corners, in 1/2^20ths */
+} pl_fast_bilinear_corners;
+
+typedef void (*pl_fast_bilinear_px)(void *restrict dst, const pl_fast_bilinear_corners *k,
+                                    int32_t channels, pl_type type, bool fused);
+void pl_fast_bilinear_px_c(void *restrict dst, const pl_fast_bilinear_corners *k,
+                           int32_t channels, pl_type type, bool fused);
+void pl_fast_bilinear_px_sse41(void *restrict dst, const pl_fast_bilinear_corners *k,
+                               int32_t channels, pl_type type, bool fused);
+void pl_fast_bilinear_px_avx2(void *restrict dst, const pl_fast_bilinear_corners *k,
+                              int32_t channels, pl_type type, bool fused);
+void pl_fast_bilinear_px_neon(void *restrict dst, const pl_fast_bilinear_corners *k,
+                              int32_t channels, pl_type type, bool fused);
 pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node);
 

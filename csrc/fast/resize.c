@@ -4,17 +4,17 @@
 ** every output element; here prepare tabulates them per output row and column with the
 ** portable kernels' own functions (resize_fast.h) and invoke runs over the channels.
 ** Nearest copies a source pixel per output pixel, and a whole output row when it reads the
-** source row of the row before (what the portable kernel writes there too). Bilinear
-** computes each element with the portable kernel's expression, operation for operation
-** (float: the four products of three in its order, then the sum and the rounding term,
-** unfused; int8 and int16: the same integer sum, its rounding and its truncating division).
-** A fused target's float (ctx->fused_madd: the firmware's contractions) runs the portable
-** kernel's fused expression with FMA (resize_fma_body.h: AVX2, AVX-512, NEON); SSE4.1,
-** which has none, keeps the portable kernel there. */
+** source row of the row before (what the portable kernel writes there too). Bilinear runs
+** resize_body.h's pixel, built for the instruction set: each element the portable kernel's
+** expression operation for operation. A fused target's float (ctx->fused_madd) needs FMA
+** (AVX2, AVX-512, NEON); SSE4.1 keeps the portable kernel there. */
 #include <string.h>
 
 #include "fast/fast.h"
 #include "kernels/image/resize_fast.h"
+
+#define PL_RESIZE_PX_NAME pl_fast_bilinear_px_c
+#include "fast/resize_body.h"
 
 typedef struct axis_entry {
     int32_t lo, hi; /* source indices (nearest: lo) */
@@ -26,13 +26,14 @@ typedef struct resize_plan {
     int32_t in_dims[4], out_dims[4];
     pl_type type;
     bool bilinear;
-    pl_fast_bilinear_fma fma; /* float on a fused target, else NULL */
+    bool fused;               /* float on a fused target (the coordinates fused too) */
+    pl_fast_bilinear_px px;   /* the set's bilinear pixel */
     axis_entry *rows, *cols; /* out_dims[1] then out_dims[2] entries, after the plan */
 } resize_plan;
 
 static void tabulate(resize_plan *rp, axis_entry *e, int32_t axis, bool align, bool half)
 {
-    const bool fused = rp->fma != NULL; /* the half-pixel coordinate fused too */
+    const bool fused = rp->fused; /* the half-pixel coordinate fused too */
     int32_t in = rp->in_dims[axis], out = rp->out_dims[axis];
     bool floats = rp->type == PL_FLOAT32 || rp->type == PL_UINT8;
     float sf = pl_resize_scale_f(in, out, align);
@@ -61,18 +62,21 @@ static bool weights_fit(const axis_entry *e, int32_t n)
     return true;
 }
 
-/* The fused float pixel of isa's set; NULL for a set without FMA. */
-static pl_fast_bilinear_fma fma_for(pl_isa isa)
+/* isa's bilinear pixel; *fma whether it has FMA (a fused target's float). */
+static pl_fast_bilinear_px px_for(pl_isa isa, bool *fma)
 {
+    *fma = false;
 #if defined(PL_FAST_X86)
-    if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)
-        return pl_fast_bilinear_fma_avx2;
+    *fma = isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512;
+    if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512 || isa == PL_ISA_SSE41)
+        return *fma ? pl_fast_bilinear_px_avx2 : pl_fast_bilinear_px_sse41;
 #elif defined(PL_FAST_ARM64)
-    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return pl_fast_bilinear_fma_neon;
+    *fma = isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT;
+    if (*fma)
+        return pl_fast_bilinear_px_neon;
 #endif
     (void)isa;
-    return NULL;
+    return pl_fast_bilinear_px_c;
 }
 
 static bool plan(pl_context *ctx, const pl_node *node, bool bilinear)
@@ -84,8 +88,9 @@ static bool plan(pl_context *ctx, const pl_node *node, bool bilinear)
         in.ndims != 4 || out.ndims != 4 || pl_type_size(in.type) == 0)
         return false;
     bool floats = in.type == PL_FLOAT32 || in.type == PL_UINT8;
-    bool fused = bilinear && in.type == PL_FLOAT32 && ctx->fused_madd;
-    if (fused && fma_for(pl_fast_isa_of(node)) == NULL)
+    bool fused = bilinear && in.type == PL_FLOAT32 && ctx->fused_madd, fma;
+    pl_fast_bilinear_px px = px_for(pl_fast_isa_of(node), &fma);
+    if (fused && !fma)
         return false;
     bool align = pl_table_bool(&node->options, bilinear ? PL_RESIZE_BILINEAR_ALIGN_CORNERS
                                                         : PL_RESIZE_NEAREST_ALIGN_CORNERS,
@@ -102,7 +107,8 @@ static bool plan(pl_context *ctx, const pl_node *node, bool bilinear)
     memcpy(rp->out_dims, out.dims, sizeof rp->out_dims);
     rp->type = in.type;
     rp->bilinear = bilinear;
-    rp->fma = fused ? fma_for(pl_fast_isa_of(node)) : NULL;
+    rp->fused = fused;
+    rp->px = px;
     rp->rows = (axis_entry *)((uint8_t *)rp + head);
     rp->cols = rp->rows + out.dims[1];
     tabulate(rp, rp->rows, 1, align, half);
@@ -151,50 +157,19 @@ static void nearest(const resize_plan *rp, const uint8_t *in, uint8_t *out)
     }
 }
 
-/* The portable kernel's float sum over c channels, its operations in its order; the four
-** corners' rows r00 (lo, lo), r10 (hi, lo), r01 (lo, hi), r11 (hi, hi). */
-#define BILINEAR_F(TYPE, STORE, ROUNDING)                                                  \
-    for (int32_t c = 0; c < channels; c++) {                                           \
-        float v = (float)((const TYPE *)r00)[c] * (1 - wy) * (1 - wx) +                    \
-                  (float)((const TYPE *)r10)[c] * wy * (1 - wx) +                          \
-                  (float)((const TYPE *)r01)[c] * (1 - wy) * wx +                          \
-                  (float)((const TYPE *)r11)[c] * wy * wx + (ROUNDING);                    \
-        ((STORE *)dst)[c] = (STORE)v;                                                      \
-    }
-
-/* The portable kernel's integer sum: SUM_T wide enough for it, then rounded half away from
-** zero and divided by 2^20 (truncating). */
-#define BILINEAR_Q(TYPE, SUM_T)                                                            \
-    for (int32_t c = 0; c < channels; c++) {                                           \
-        SUM_T s = (SUM_T)((const TYPE *)r00)[c] * w00 + (SUM_T)((const TYPE *)r10)[c] * w10 + \
-                  (SUM_T)((const TYPE *)r01)[c] * w01 + (SUM_T)((const TYPE *)r11)[c] * w11; \
-        ((TYPE *)dst)[c] = (TYPE)((s + (s > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20));      \
-    }
-
 /* One output pixel of bilinear from the source rows lo and hi (byte pointers). */
 static void bilinear_px(const resize_plan *rp, uint8_t *dst, const uint8_t *row_lo,
                         const uint8_t *row_hi, const axis_entry *ey, const axis_entry *ex,
                         size_t px)
 {
-    const int32_t channels = rp->in_dims[3];
-    const uint8_t *r00 = row_lo + (size_t)ex->lo * px, *r01 = row_lo + (size_t)ex->hi * px;
-    const uint8_t *r10 = row_hi + (size_t)ex->lo * px, *r11 = row_hi + (size_t)ex->hi * px;
-    const float wy = ey->wf, wx = ex->wf;
-    const int32_t w00 = ((1 << 10) - ey->wq) * ((1 << 10) - ex->wq);
-    const int32_t w10 = ey->wq * ((1 << 10) - ex->wq), w01 = ((1 << 10) - ey->wq) * ex->wq;
-    const int32_t w11 = ey->wq * ex->wq;
-    if (rp->fma != NULL) {
-        rp->fma((float *)(void *)dst, (const float *)(const void *)r00,
-                (const float *)(const void *)r10, (const float *)(const void *)r01,
-                (const float *)(const void *)r11, wy, wx, channels);
-        return;
-    }
-    switch (rp->type) {
-    case PL_FLOAT32: BILINEAR_F(float, float, 0.0f) break;
-    case PL_UINT8: BILINEAR_F(uint8_t, uint8_t, 0.5f) break;
-    case PL_INT8: BILINEAR_Q(int8_t, int32_t) break;
-    default: BILINEAR_Q(int16_t, int64_t) break;
-    }
+    const int32_t one = 1 << 10;
+    const pl_fast_bilinear_corners k = {
+        .r00 = row_lo + (size_t)ex->lo * px, .r10 = row_hi + (size_t)ex->lo * px,
+        .r01 = row_lo + (size_t)ex->hi * px, .r11 = row_hi + (size_t)ex->hi * px,
+        .wy = ey->wf, .wx = ex->wf,
+        .w = {(one - ey->wq) * (one - ex->wq), ey->wq * (one - ex->wq),
+              (one - ey->wq) * ex->wq, ey->wq * ex->wq}};
+    rp->px(dst, &k, rp->in_dims[3], rp->type, rp->fused);
 }
 
 static void bilinear(const resize_plan *rp, const uint8_t *in, uint8_t *out)

@@ -1,3 +1,5 @@
-/* resize_neon.c - RESIZE_BILINEAR's fused float pixel (resize_fma_body.h): fmaf is FMADD. */
-#define PL_RESIZE_FMA_NAME pl_fast_bilinear_fma_neon
-#include "fast/resize_fma_body.h"
+/* resize_neon.c - RESIZE_BILINEAR's pixel (resize_body.h) for NEON: fmaf is FMADD, used only
+** for a fused target's float. */
+#define PL_RESIZE_PX_NAME pl_fast_bilinear_px_neon
+#define PL_RESIZE_FMA
+#include "fast/resize_body.h"

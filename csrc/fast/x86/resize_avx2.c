@@ -1,4 +1,5 @@
-/* resize_avx2.c - RESIZE_BILINEAR's fused float pixel (resize_fma_body.h) with FMA3: AVX2 and
-** AVX-512 sets. */
-#define PL_RESIZE_FMA_NAME pl_fast_bilinear_fma_avx2
-#include "fast/resize_fma_body.h"
+/* resize_avx2.c - RESIZE_BILINEAR's pixel (resize_body.h) for the AVX2 and AVX-512 sets, with
+** FMA3 for a fused target's float. */
+#define PL_RESIZE_PX_NAME pl_fast_bilinear_px_avx2
+#define PL_RESIZE_FMA
+#include "fast/resize_body.h"
