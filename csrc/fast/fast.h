@@ -150,5 +150,17 @@ void pl_fast_bilinear_px_neon(void *restrict dst, const pl_fast_bilinear_corners
                               int32_t channels, pl_type type, bool fused);
 pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node);
+/* MEAN's sums of a block of n channels (mean_body.h), built for each set; the largest block
+** each takes is pl_fast_mean_lanes's. */
+typedef void (*pl_fast_mean_sums)(const void *x, size_t reduced, size_t inner, size_t n,
+                                  pl_type type, void *out);
+void pl_fast_mean_sums_c(const void *x, size_t reduced, size_t inner, size_t n, pl_type type,
+                         void *out);
+void pl_fast_mean_sums_sse41(const void *x, size_t reduced, size_t inner, size_t n,
+                             pl_type type, void *out);
+void pl_fast_mean_sums_avx2(const void *x, size_t reduced, size_t inner, size_t n,
+                            pl_type type, void *out);
+void pl_fast_mean_sums_neon(const void *x, size_t reduced, size_t inner, size_t n,
+                            pl_type type, void *out);
 
 #endif

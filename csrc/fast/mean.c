@@ -1,8 +1,8 @@
 /* mean.c - MEAN's fast path (float32, int8, int16, uint8) when the reduced axes are adjacent
 ** (pl_reduce_as_blocks: global average pooling over H and W, a last-axis mean). The portable
 ** kernel adds each input element into its output slot in memory; here the sums of a block of
-** channels stay in a local array while the reduced rows stream past, each channel's sum
-** still taking its elements in input order (float: the reference's rounding; integers: int32
+** channels stay in vector registers while the reduced rows stream past (mean_body.h, built
+** for each set), each channel's sum still taking its elements in input order (float: the reference's rounding; integers: int32
 ** wrapping sums, the same in any order), then the portable kernel's division (float) or
 ** pl_reduce_rescale (quantized) makes the output: the portable kernel's bytes. */
 #include <string.h>
@@ -10,9 +10,32 @@
 #include "fast/fast.h"
 #include "kernels/reduce/reduce_fast.h"
 
+#define PL_MEAN_NAME pl_fast_mean_sums_c
+#define PL_MEAN_LANES 32
+#include "fast/mean_body.h"
+
+/* isa's channel sums and the channels they take at a time. */
+static pl_fast_mean_sums sums_for(pl_isa isa, size_t *lanes)
+{
+    *lanes = 32;
+#if defined(PL_FAST_X86)
+    if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)
+        return *lanes = 64, pl_fast_mean_sums_avx2;
+    if (isa == PL_ISA_SSE41)
+        return pl_fast_mean_sums_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return *lanes = 64, pl_fast_mean_sums_neon;
+#endif
+    (void)isa;
+    return pl_fast_mean_sums_c;
+}
+
 typedef struct mean_plan {
     pl_reduce_params p;      /* what the blocks were found for */
     pl_reduce_blocks blocks;
+    pl_fast_mean_sums sums;  /* the set's channel sums */
+    size_t lanes;            /* channels they take at a time */
 } mean_plan;
 
 static bool plan(pl_context *ctx, const pl_node *node)
@@ -27,6 +50,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
          d->type != PL_UINT8))
         return false;
     mp.blocks = b;
+    mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes);
     void *block = pl_fast_block_new(node, sizeof mp);
     if (block != NULL)
         memcpy(block, &mp, sizeof mp);
@@ -38,34 +62,6 @@ pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
-enum { LANES = 64 }; /* channels summed at a time */
-
-/* acc[c] = the sum over r of x[r * inner + c] for c < n, r in order; float. */
-static void sum_f32(const float *x, size_t reduced, size_t inner, size_t n, float *out)
-{
-    float acc[LANES] = {0};
-    for (size_t r = 0; r < reduced; r++, x += inner)
-        for (size_t c = 0; c < n; c++)
-            acc[c] += x[c];
-    memcpy(out, acc, n * sizeof *out);
-}
-
-/* The same for integers into uint32 (wrapping as the portable int32 sum). */
-#define SUM_INT(NAME, TYPE)                                                                \
-    static void NAME(const TYPE *x, size_t reduced, size_t inner, size_t n, int32_t *out) \
-    {                                                                                      \
-        uint32_t acc[LANES] = {0};                                                         \
-        for (size_t r = 0; r < reduced; r++, x += inner)                                   \
-            for (size_t c = 0; c < n; c++)                                                 \
-                acc[c] += (uint32_t)x[c];                                                  \
-        for (size_t c = 0; c < n; c++)                                                     \
-            out[c] = (int32_t)acc[c];                                                      \
-    }
-
-SUM_INT(sum_s8, int8_t)
-SUM_INT(sum_u8, uint8_t)
-SUM_INT(sum_s16, int16_t)
-
 /* A single sum of a last-axis mean: sequential, in order. */
 static float sum_row_f32(const float *x, size_t n)
 {
@@ -75,38 +71,23 @@ static float sum_row_f32(const float *x, size_t n)
     return s;
 }
 
-static void mean_f32(const pl_reduce_op *d, const pl_reduce_blocks *b, const float *in,
-                     float *out)
+/* The sums of mp's blocks into out (float32: float; the others: int32), lanes channels at a
+** time, a last-axis float mean one sequential sum per output. */
+static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *out)
 {
-    for (size_t o = 0; o < b->outer; o++, in += b->reduced * b->inner) {
-        float *dst = out + o * b->inner;
-        if (b->inner == 1)
-            dst[0] = sum_row_f32(in, b->reduced);
-        else
-            for (size_t c = 0; c < b->inner; c += LANES)
-                sum_f32(in + c, b->reduced, b->inner,
-                        b->inner - c < LANES ? b->inner - c : LANES, dst + c);
-    }
-    float n = (float)d->p.reduced;
-    for (size_t k = 0; k < d->p.out_count; k++)
-        out[k] = out[k] / n;
-}
-
-static void sum_quantized(const pl_reduce_op *d, const pl_reduce_blocks *b, const void *in,
-                          int32_t *sum)
-{
-    size_t es = pl_type_size(d->type);
+    const pl_reduce_blocks *b = &mp->blocks;
+    const size_t es = pl_type_size(type), plane = b->reduced * b->inner;
     for (size_t o = 0; o < b->outer; o++) {
-        const uint8_t *x = (const uint8_t *)in + o * b->reduced * b->inner * es;
-        for (size_t c = 0; c < b->inner; c += LANES) {
-            size_t n = b->inner - c < LANES ? b->inner - c : LANES;
-            int32_t *dst = sum + o * b->inner + c;
-            if (d->type == PL_INT8)
-                sum_s8((const int8_t *)x + c, b->reduced, b->inner, n, dst);
-            else if (d->type == PL_UINT8)
-                sum_u8(x + c, b->reduced, b->inner, n, dst);
-            else
-                sum_s16((const int16_t *)(const void *)x + c, b->reduced, b->inner, n, dst);
+        const uint8_t *x = (const uint8_t *)in + o * plane * es;
+        uint8_t *dst = (uint8_t *)out + o * b->inner * 4; /* float and int32 sums */
+        if (type == PL_FLOAT32 && b->inner == 1) {
+            float s = sum_row_f32((const float *)(const void *)x, b->reduced);
+            memcpy(dst, &s, sizeof s);
+            continue;
+        }
+        for (size_t c = 0; c < b->inner; c += mp->lanes) {
+            size_t n = b->inner - c < mp->lanes ? b->inner - c : mp->lanes;
+            mp->sums(x + c * es, b->reduced, b->inner, n, type, dst + 4 * c);
         }
     }
 }
@@ -124,10 +105,13 @@ pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     if (d->type == PL_FLOAT32) {
-        mean_f32(d, b, in.data, out.data);
+        float *mean = out.data, n = (float)d->p.reduced;
+        sum_blocks(mp, d->type, in.data, mean);
+        for (size_t k = 0; k < d->p.out_count; k++) /* the portable kernel's division */
+            mean[k] = mean[k] / n;
         return PL_OK;
     }
-    sum_quantized(d, b, in.data, sum);
+    sum_blocks(mp, d->type, in.data, sum);
     pl_reduce_rescale(d, sum, out.data);
     return PL_OK;
 }
