@@ -133,8 +133,9 @@ def _mnemonics(build: Path, obj: Path) -> dict:
 
 
 # The float products that also run fused, for a target whose firmware fuses them
-# (ctx->fused_madd): their FMLA comes from vfmaq intrinsics, their FMUL + FADD stay apart.
-FUSED_FOR_TARGETS = ("f32_neon.c", "dw_neon.c")
+# (ctx->fused_madd): their FMLA comes from vfmaq intrinsics (resize_neon.c: fmaf, in the fused
+# target's bilinear loop alone), their FMUL + FADD stay apart.
+FUSED_FOR_TARGETS = ("f32_neon.c", "dw_neon.c", "resize_neon.c")
 
 
 def test_kernels_use_the_intended_instructions(build):

@@ -90,6 +90,13 @@ static inline pl_status pl_fast_prepare(pl_context *ctx, pl_node *node,
 /* Invoke: the node's block, NULL when it has none. */
 void *pl_fast_block(const pl_node *node);
 
+/* The same for an operator that keeps no op data (RESIZE_*), found by the node's index: only
+** in a one-subgraph model (NULL otherwise, as when the host gives no memory). Its invoke
+** checks that the block was made for the shapes it sees. */
+void *pl_fast_node_block_new(const pl_context *ctx, const pl_node *node, size_t bytes);
+void pl_fast_node_block_drop(const pl_node *node);
+void *pl_fast_node_block(const pl_node *node);
+
 /* Prepare: a new 64-byte-aligned host block of bytes for the values of tensor index (of a
 ** one-subgraph model), in place of any it had; NULL when the host gives no memory. */
 void *pl_fast_fold_new(const pl_node *node, int32_t index, size_t bytes);
@@ -142,5 +149,49 @@ pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_strided_slice_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_strided_slice_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_slice_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_slice_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_pad_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_pad_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_transpose_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_transpose_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_gather_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_gather_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_resize_bilinear_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_resize_nearest_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_resize_invoke(pl_context *ctx, pl_node *node);
+/* RESIZE_BILINEAR's output pixel of channels from its four corners (resize_body.h), built
+** for each set: type FLOAT32, UINT8, INT8 or INT16; fused (a fused target's float) only
+** where the set has FMA (avx2, neon). */
+typedef struct pl_fast_bilinear_corners {
+    const void *r00, *r10, *r01, *r11; /* (lo, lo), (hi, lo), (lo, hi), (hi, hi) */
+    float wy, wx;                      /* float weights of hi */
+    int32_t w[4];                      /* integer weights of the corners, in 1/2^20ths */
+} pl_fast_bilinear_corners;
+
+typedef void (*pl_fast_bilinear_px)(void *restrict dst, const pl_fast_bilinear_corners *k,
+                                    int32_t channels, pl_type type, bool fused);
+void pl_fast_bilinear_px_c(void *restrict dst, const pl_fast_bilinear_corners *k,
+                           int32_t channels, pl_type type, bool fused);
+void pl_fast_bilinear_px_sse41(void *restrict dst, const pl_fast_bilinear_corners *k,
+                               int32_t channels, pl_type type, bool fused);
+void pl_fast_bilinear_px_avx2(void *restrict dst, const pl_fast_bilinear_corners *k,
+                              int32_t channels, pl_type type, bool fused);
+void pl_fast_bilinear_px_neon(void *restrict dst, const pl_fast_bilinear_corners *k,
+                              int32_t channels, pl_type type, bool fused);
+pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node);
+/* MEAN's sums of a block of n channels (mean_body.h), built for each set; the largest block
+** each takes is pl_fast_mean_lanes's. */
+typedef void (*pl_fast_mean_sums)(const void *x, size_t reduced, size_t inner, size_t n,
+                                  pl_type type, void *out);
+void pl_fast_mean_sums_c(const void *x, size_t reduced, size_t inner, size_t n, pl_type type,
+                         void *out);
+void pl_fast_mean_sums_sse41(const void *x, size_t reduced, size_t inner, size_t n,
+                             pl_type type, void *out);
+void pl_fast_mean_sums_avx2(const void *x, size_t reduced, size_t inner, size_t n,
+                            pl_type type, void *out);
+void pl_fast_mean_sums_neon(const void *x, size_t reduced, size_t inner, size_t n,
+                            pl_type type, void *out);
 
 #endif

@@ -15,10 +15,16 @@
 #include "kernels/conv/fully_connected_fast.h"
 #include "kernels/conv/transpose_conv_fast.h"
 #include "kernels/elementwise/elementwise_fast.h"
+#include "kernels/gather/gather_fast.h"
+#include "kernels/image/resize_fast.h"
 #include "kernels/pool/pooling_fast.h"
 #include "kernels/quant/dequantize_fast.h"
 #include "kernels/recurrent/lstm_fast.h"
+#include "kernels/reduce/reduce_fast.h"
+#include "kernels/shape/pad_fast.h"
+#include "kernels/shape/slice_fast.h"
 #include "kernels/shape/strided_slice_fast.h"
+#include "kernels/shape/transpose_fast.h"
 
 typedef struct fast_op {
     const pl_registration *(*portable)(void);
@@ -68,6 +74,18 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_PRELU] = {pl_prelu_registration, pl_fast_prelu_prepare, pl_fast_prelu_invoke},
     [PL_FAST_STRIDED_SLICE] = {pl_strided_slice_registration, pl_fast_strided_slice_prepare,
                                pl_fast_strided_slice_invoke},
+    [PL_FAST_SLICE] = {pl_slice_registration, pl_fast_slice_prepare, pl_fast_slice_invoke},
+    [PL_FAST_PAD] = {pl_pad_registration, pl_fast_pad_prepare, pl_fast_pad_invoke},
+    [PL_FAST_PADV2] = {pl_padv2_registration, pl_fast_pad_prepare, pl_fast_pad_invoke},
+    [PL_FAST_TRANSPOSE] = {pl_transpose_registration, pl_fast_transpose_prepare,
+                           pl_fast_transpose_invoke},
+    [PL_FAST_GATHER] = {pl_gather_registration, pl_fast_gather_prepare, pl_fast_gather_invoke},
+    [PL_FAST_RESIZE_BILINEAR] = {pl_resize_bilinear_registration,
+                                 pl_fast_resize_bilinear_prepare, pl_fast_resize_invoke},
+    [PL_FAST_RESIZE_NEAREST_NEIGHBOR] = {pl_resize_nearest_neighbor_registration,
+                                         pl_fast_resize_nearest_prepare,
+                                         pl_fast_resize_invoke},
+    [PL_FAST_MEAN] = {pl_reduce_mean_registration, pl_fast_mean_prepare, pl_fast_mean_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,
@@ -212,6 +230,34 @@ const void *pl_fast_fold(const pl_node *node, int32_t index, size_t bytes)
         index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
     return s != NULL && s->key != NULL && s->block != NULL && s->bytes == bytes + 64 ? s->block
                                                                                      : NULL;
+}
+
+/* A node without op data: its index, 2 mod 4 (op data is 16-byte aligned, a folded tensor's
+** key odd); unique in a one-subgraph model. */
+static const void *node_key(const pl_node *node)
+{
+    return (const void *)(uintptr_t)(4u * node->index + 2u);
+}
+
+void *pl_fast_node_block_new(const pl_context *ctx, const pl_node *node, size_t bytes)
+{
+    if (ctx->subgraph_count > 1)
+        return NULL;
+    return slot_new(pl_fast_reg_of(node)->owner, node_key(node), bytes);
+}
+
+void pl_fast_node_block_drop(const pl_node *node)
+{
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    pl_fast_slot *s = lookup(r, node_key(node));
+    if (s != NULL && s->key != NULL)
+        clear(r, s);
+}
+
+void *pl_fast_node_block(const pl_node *node)
+{
+    const pl_fast_slot *s = lookup(pl_fast_reg_of(node)->owner, node_key(node));
+    return s != NULL && s->key != NULL ? s->block : NULL;
 }
 
 void pl_fast_block_drop(const pl_node *node)

@@ -21,8 +21,11 @@
 ** SOFTMAX (int8 input, int16, float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's
 ** table), HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read
 ** 64 bytes per step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8,
-** 16x8), PRELU (float32, alpha repeating along the input's last axes), STRIDED_SLICE (any type:
-** consecutive elements copied as runs); any other case runs the portable kernel. A DEQUANTIZE of a
+** 16x8), PRELU (float32, alpha repeating along the input's last axes), STRIDED_SLICE and SLICE (any
+** type: consecutive elements copied as runs), PAD and PADV2 (any type), TRANSPOSE (any type: rows
+** or 2-D tiles), GATHER (fixed-size types), RESIZE_NEAREST_NEIGHBOR (any type) and RESIZE_BILINEAR
+** (float32 unfused, uint8, int8, int16) of a constant size in one-subgraph models, MEAN (float32,
+** int8, int16, uint8; adjacent axes); any other case runs the portable kernel. A DEQUANTIZE of a
 ** constant (float16 or int8 weights, one-subgraph models) is computed once at prepare into host
 ** memory by the portable kernel: the fast paths after it see its output as a constant (they pack
 ** it), and its invoke copies the values.
@@ -100,6 +103,14 @@ enum {
     PL_FAST_DEQUANTIZE,
     PL_FAST_PRELU,
     PL_FAST_STRIDED_SLICE,
+    PL_FAST_SLICE,
+    PL_FAST_PAD,
+    PL_FAST_PADV2,
+    PL_FAST_TRANSPOSE,
+    PL_FAST_GATHER,
+    PL_FAST_RESIZE_BILINEAR,
+    PL_FAST_RESIZE_NEAREST_NEIGHBOR,
+    PL_FAST_MEAN,
     PL_FAST_OP_COUNT
 };
 
@@ -113,7 +124,9 @@ typedef struct pl_fast_registration {
 } pl_fast_registration;
 
 /* One node's host block, found by the node's op data (unique per node in an arena), or a
-** folded tensor's values, found by an odd key (2 * tensor index + 1: op data is aligned). */
+** folded tensor's values, found by an odd key (2 * tensor index + 1: op data is aligned), or
+** the block of a node without op data (RESIZE_*), found by the node's index
+** (4 * index + 2; one-subgraph models). */
 typedef struct pl_fast_slot {
     const void *key; /* NULL: empty */
     void *raw;       /* what the host gave (NULL: the node has no block) */

@@ -18,13 +18,7 @@ enum { OP_GATHER = 36 };
 /* GatherOptions field ids (schema.fbs). */
 enum { OPT_AXIS = 0, OPT_BATCH_DIMS = 1 };
 
-typedef struct opdata {
-    PL_SLOT(size_t, batch); /* element counts of the loop levels */
-    PL_SLOT(size_t, outer);
-    PL_SLOT(size_t, inner);
-    PL_SLOT(size_t, coords);
-    int32_t axis_size;
-} opdata;
+typedef pl_gather_op opdata;
 
 static pl_status check_types(pl_context *ctx, const pl_tensor *p, const pl_tensor *idx,
                              const pl_tensor *out)

@@ -5,10 +5,8 @@
 
 #include <stdint.h>
 
+#include "kernels/image/resize_fast.h" /* the options, the coordinates */
 #include "picolite/pl_kernel.h"
-
-const pl_registration *pl_resize_bilinear_registration(void);
-const pl_registration *pl_resize_nearest_neighbor_registration(void);
 
 /* Largest input height/width accepted: the integer bilinear path forms 1024 * size in
 ** 32 bits, as TFLite does. */

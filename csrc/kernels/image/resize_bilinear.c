@@ -13,17 +13,13 @@
 enum { OP_RESIZE_BILINEAR = 23 };
 
 /* ResizeBilinearOptions field ids (schema.fbs; 0 and 1 are the deprecated new_height/width). */
-enum { OPT_ALIGN_CORNERS = 2, OPT_HALF_PIXEL_CENTERS = 3 };
+enum {
+    OPT_ALIGN_CORNERS = PL_RESIZE_BILINEAR_ALIGN_CORNERS,
+    OPT_HALF_PIXEL_CENTERS = PL_RESIZE_BILINEAR_HALF_PIXEL_CENTERS
+};
 
-typedef struct axis_f {
-    float at; /* source coordinate */
-    int32_t lo, hi;
-} axis_f;
-
-typedef struct axis_q {
-    int32_t at; /* source coordinate in 1/1024ths */
-    int32_t lo, hi;
-} axis_q;
+typedef pl_resize_axis_f axis_f;
+typedef pl_resize_axis_q axis_q;
 
 /* floor and ceil of a float of magnitude below 2^24 (source coordinates are), without libm */
 static int32_t floor_i(float x)
@@ -40,7 +36,7 @@ static int32_t ceil_i(float x)
 
 /* TFLite's ComputeInterpolationValues; fused: (v + 0.5) * scale - 0.5 in one rounding, as
 ** the Cortex-M4F firmware's VFMA computes it. */
-static axis_f coord_f(int32_t v, float scale, bool half, bool fused, int32_t in)
+axis_f pl_resize_coord_f(int32_t v, float scale, bool half, bool fused, int32_t in)
 {
     axis_f a;
     if (half)
@@ -53,7 +49,7 @@ static axis_f coord_f(int32_t v, float scale, bool half, bool fused, int32_t in)
 }
 
 /* TFLite's ComputeInterpolationValuesInteger (C division truncates, as C++'s). */
-static axis_q coord_q(int32_t v, int32_t scale_10, bool half, int32_t in)
+axis_q pl_resize_coord_q(int32_t v, int32_t scale_10, bool half, int32_t in)
 {
     axis_q a;
     a.at = half ? v * scale_10 + scale_10 / 2 - (1 << 9) : v * scale_10;
@@ -63,12 +59,12 @@ static axis_q coord_q(int32_t v, int32_t scale_10, bool half, int32_t in)
     return a;
 }
 
-static float scale_f(int32_t in, int32_t out, bool align)
+float pl_resize_scale_f(int32_t in, int32_t out, bool align)
 {
     return align && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
 }
 
-static int32_t scale_q(int32_t in, int32_t out, bool align)
+int32_t pl_resize_scale_q(int32_t in, int32_t out, bool align)
 {
     if (align && out > 1)
         return ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
@@ -102,15 +98,16 @@ static void bilinear_f(const pl_tensor *in, const pl_tensor *out, bool align, bo
                        bool fused)
 {
     const int32_t *di = in->dims, *dout = out->dims;
-    float sy = scale_f(di[1], dout[1], align), sx = scale_f(di[2], dout[2], align);
+    float sy = pl_resize_scale_f(di[1], dout[1], align);
+    float sx = pl_resize_scale_f(di[2], dout[2], align);
     float rounding = in->type == PL_UINT8 ? 0.5f : 0.0f;
     size_t k = 0;
     for (int32_t b = 0; b < dout[0]; b++)
         for (int32_t y = 0; y < dout[1]; y++) {
-            axis_f ay = coord_f(y, sy, half, fused, di[1]);
+            axis_f ay = pl_resize_coord_f(y, sy, half, fused, di[1]);
             float wy = ay.at - (float)ay.lo;
             for (int32_t x = 0; x < dout[2]; x++) {
-                axis_f ax = coord_f(x, sx, half, fused, di[2]);
+                axis_f ax = pl_resize_coord_f(x, sx, half, fused, di[2]);
                 float wx = ax.at - (float)ax.lo;
                 for (int32_t c = 0; c < dout[3]; c++, k++) {
                     if (fused) { /* float only: the firmware's float template */
@@ -143,14 +140,15 @@ static int64_t value_q(const pl_tensor *t, size_t i)
 static void bilinear_q(const pl_tensor *in, const pl_tensor *out, bool align, bool half)
 {
     const int32_t *di = in->dims, *dout = out->dims;
-    int32_t sy = scale_q(di[1], dout[1], align), sx = scale_q(di[2], dout[2], align);
+    int32_t sy = pl_resize_scale_q(di[1], dout[1], align);
+    int32_t sx = pl_resize_scale_q(di[2], dout[2], align);
     size_t k = 0;
     for (int32_t b = 0; b < dout[0]; b++)
         for (int32_t y = 0; y < dout[1]; y++) {
-            axis_q ay = coord_q(y, sy, half, di[1]);
+            axis_q ay = pl_resize_coord_q(y, sy, half, di[1]);
             int64_t wy = ay.at - (1 << 10) * ay.lo;
             for (int32_t x = 0; x < dout[2]; x++) {
-                axis_q ax = coord_q(x, sx, half, di[2]);
+                axis_q ax = pl_resize_coord_q(x, sx, half, di[2]);
                 int64_t wx = ax.at - (1 << 10) * ax.lo;
                 for (int32_t c = 0; c < dout[3]; c++, k++) {
                     int64_t s = value_q(in, at(di, b, ay.lo, ax.lo, c)) * ((1 << 10) - wy) *

@@ -16,9 +16,12 @@
 enum { OP_RESIZE_NEAREST_NEIGHBOR = 97 };
 
 /* ResizeNearestNeighborOptions field ids (schema.fbs). */
-enum { OPT_ALIGN_CORNERS = 0, OPT_HALF_PIXEL_CENTERS = 1 };
+enum {
+    OPT_ALIGN_CORNERS = PL_RESIZE_NEAREST_ALIGN_CORNERS,
+    OPT_HALF_PIXEL_CENTERS = PL_RESIZE_NEAREST_HALF_PIXEL_CENTERS
+};
 
-static int32_t nearest(int32_t v, int32_t in, int32_t out, bool align, bool half)
+int32_t pl_resize_nearest_index(int32_t v, int32_t in, int32_t out, bool align, bool half)
 {
     float scale = align && out > 1 ? (float)(in - 1) / (float)(out - 1)
                                    : (float)in / (float)out;
@@ -46,9 +49,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     const uint8_t *src = in.data;
     for (int32_t b = 0; b < out_shape.n; b++)
         for (int32_t y = 0; y < out_shape.h; y++) {
-            int32_t iy = nearest(y, in_shape.h, out_shape.h, align, half);
+            int32_t iy = pl_resize_nearest_index(y, in_shape.h, out_shape.h, align, half);
             for (int32_t x = 0; x < out_shape.w; x++, k++) {
-                int32_t ix = nearest(x, in_shape.w, out_shape.w, align, half);
+                int32_t ix = pl_resize_nearest_index(x, in_shape.w, out_shape.w, align, half);
                 size_t px = ((size_t)b * (size_t)in_shape.h + (size_t)iy) * (size_t)in_shape.w +
                             (size_t)ix;
                 memcpy((uint8_t *)out.data + k * row, src + px * row, row);

@@ -24,24 +24,10 @@
 enum { OPT_KEEP_DIMS = 0 };
 
 
-typedef struct op_data {
-    pl_reduce_params p;
-    pl_type type;
-    bool is_sum;
-    bool as_uint8;             /* LiteRT 2.3.0's int8 SUM: bytes taken as uint8 (litert) */
-    int32_t multiplier, shift; /* QuantizeMultiplier(in_scale / out_scale) */
-    int32_t in_zp, out_zp;
-    int32_t scratch;           /* int32 sums of the quantized paths */
-} op_data;
+typedef pl_reduce_op op_data;
+typedef pl_reduce_blocks block_shape;
 
-/* The reduction as [outer][reduced][inner] blocks when the reduced dims are adjacent (size-1
-** dims aside): global pooling, a last-axis mean. Each output slot then takes its elements
-** in the same order as the element-by-element walk, a whole row of inner slots at a time. */
-typedef struct block_shape {
-    size_t outer, reduced, inner;
-} block_shape;
-
-static bool as_blocks(const pl_reduce_params *p, block_shape *b)
+bool pl_reduce_as_blocks(const pl_reduce_params *p, block_shape *b)
 {
     size_t n[3] = {1, 1, 1};
     int part = 0; /* 0: kept dims before the reduced ones, 1: reduced, 2: kept after */
@@ -83,7 +69,7 @@ void pl_reduce_sum_f32(const pl_reduce_params *p, const float *in, float *acc)
     for (size_t k = 0; k < p->out_count; k++)
         acc[k] = 0.0f;
     block_shape b;
-    if (as_blocks(p, &b))
+    if (pl_reduce_as_blocks(p, &b))
         SUM_BLOCKS(b, acc, in, AS_IS);
     else
         PL_REDUCE_FOR_EACH(p, acc[slot] += in[i]);
@@ -96,7 +82,7 @@ void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
     /* int32 sums as LiteRT's, wrapping (defined) where a huge reduction would overflow */
     uint32_t *u = (uint32_t *)acc;
     block_shape b;
-    bool blocks = as_blocks(p, &b);
+    bool blocks = pl_reduce_as_blocks(p, &b);
     if (type == PL_UINT8) {
         const uint8_t *x = in;
         if (blocks)
@@ -141,7 +127,7 @@ static void store(pl_type t, void *out, size_t k, int32_t v)
 /* LiteRT's QuantizedMeanOrSum: the sum of (x - zp) rescaled by in/out scale with one
 ** MultiplyByQuantizedMultiplier. For the mean, 1/count is folded into the multiplier:
 ** shift by floor(log2(count)) (at most 32 and 31 + shift), divide, subtract the shift. */
-static void mean_or_sum_rescale(const op_data *d, const int32_t *sum, void *out)
+void pl_reduce_rescale(const op_data *d, const int32_t *sum, void *out)
 {
     int32_t multiplier = d->multiplier, shift = d->shift;
     int64_t n = d->p.reduced;
@@ -310,7 +296,7 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_STATE, "%s: scratch buffer %d missing",
                          d->is_sum ? "SUM" : "MEAN", d->scratch);
     pl_reduce_sum_s32(&d->p, in.data, d->as_uint8 ? PL_UINT8 : d->type, sum);
-    mean_or_sum_rescale(d, sum, out.data);
+    pl_reduce_rescale(d, sum, out.data);
     return PL_OK;
 }
 

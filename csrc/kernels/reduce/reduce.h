@@ -6,17 +6,8 @@
 
 #include <stdint.h>
 
+#include "kernels/reduce/reduce_fast.h" /* the op data */
 #include "picolite/pl_kernel.h"
-
-/* Precomputed in prepare: for each input dimension its size and its stride in the output
-** (0 for reduced dimensions), so input element order maps onto output slots. */
-typedef struct pl_reduce_params {
-    int32_t ndims;
-    int32_t dims[PL_MAX_DIMS];
-    PL_SLOTS(size_t, out_stride, PL_MAX_DIMS);
-    PL_SLOT(size_t, out_count);
-    int32_t reduced; /* elements folded into each output */
-} pl_reduce_params;
 
 /* Visits the input in row-major order, handing each element's output slot to BODY. */
 #define PL_REDUCE_FOR_EACH(p, BODY)                                                       \
@@ -50,7 +41,6 @@ void pl_reduce_sum_f32(const pl_reduce_params *p, const float *in, float *acc);
 void pl_reduce_sum_s32(const pl_reduce_params *p, const void *in, pl_type type,
                        int32_t *acc);
 
-const pl_registration *pl_reduce_mean_registration(void);
 const pl_registration *pl_reduce_sum_registration(void);
 const pl_registration *pl_reduce_max_registration(void);
 const pl_registration *pl_reduce_min_registration(void);

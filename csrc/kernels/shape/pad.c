@@ -12,13 +12,7 @@
 
 enum { OP_PAD = 34, OP_PADV2 = 60 };
 
-typedef struct opdata {
-    int32_t ndims;
-    int32_t before[PL_PAD_MAX_DIMS];
-    int32_t in_dims[PL_PAD_MAX_DIMS];
-    int32_t out_dims[PL_PAD_MAX_DIMS];
-    int32_t zero_point; /* default pad value of quantized types */
-} opdata;
+typedef pl_pad_op opdata;
 
 /* count copies of the esize-byte value: one element, then copies of what is written,
 ** doubling (a memcpy per element was most of a PAD's time). */
@@ -130,18 +124,18 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-/* Room for the largest element (COMPLEX128). */
-enum { MAX_ELEMENT = 16 };
-
-static void default_value(pl_type type, int32_t zero_point, uint8_t value[MAX_ELEMENT])
+void pl_pad_value(const pl_pad_op *d, pl_type type, const pl_tensor *v,
+                  uint8_t value[PL_PAD_MAX_ELEMENT])
 {
-    memset(value, 0, MAX_ELEMENT);
+    memset(value, 0, PL_PAD_MAX_ELEMENT);
     if (type == PL_INT8 || type == PL_UINT8)
-        value[0] = (uint8_t)zero_point;
+        value[0] = (uint8_t)d->zero_point;
     else if (type == PL_INT16) {
-        int16_t z = (int16_t)zero_point;
+        int16_t z = (int16_t)d->zero_point;
         memcpy(value, &z, sizeof z);
     }
+    if (v->data != NULL)
+        memcpy(value, v->data, pl_type_size(type));
 }
 
 static pl_status invoke(pl_context *ctx, pl_node *node)
@@ -151,13 +145,10 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     PL_TRY(pl_node_eval(ctx, node, false, 0, &in));
     PL_TRY(pl_node_eval(ctx, node, false, 2, &v));
     PL_TRY(pl_node_eval(ctx, node, true, 0, &out));
-    size_t esize = pl_type_size(out.type);
-    uint8_t value[MAX_ELEMENT];
-    default_value(out.type, d->zero_point, value);
-    if (v.data != NULL)
-        memcpy(value, v.data, esize);
-    pl_pad_copy(d->ndims, d->in_dims, d->out_dims, d->before, esize, value, in.data,
-                out.data);
+    uint8_t value[PL_PAD_MAX_ELEMENT];
+    pl_pad_value(d, out.type, &v, value);
+    pl_pad_copy(d->ndims, d->in_dims, d->out_dims, d->before, pl_type_size(out.type), value,
+                in.data, out.data);
     return PL_OK;
 }
 

@@ -5,13 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/shape/pad_fast.h" /* the op data, the pad value */
 #include "picolite/pl_kernel.h"
-
-/* Ranks accepted (TFLite's reference pads up to 5-D). */
-#define PL_PAD_MAX_DIMS 6
-
-const pl_registration *pl_pad_registration(void);
-const pl_registration *pl_padv2_registration(void);
 
 /* Fills out (out_dims) with the esize-byte value, then places in (in_dims) at offset
 ** `before` in every dim. */

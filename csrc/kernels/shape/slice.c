@@ -13,11 +13,7 @@
 
 enum { OP_SLICE = 65 };
 
-typedef struct opdata {
-    int32_t begin[PL_MAX_DIMS];
-    int32_t size[PL_MAX_DIMS];
-    bool ready; /* begin/size were constants, resolved at prepare */
-} opdata;
+typedef pl_slice_op opdata;
 
 void pl_slice_box(int32_t ndims, const int32_t *big_dims, const int32_t *begin,
                   const int32_t *box_dims, size_t esize, void *big, void *box, bool to_big)

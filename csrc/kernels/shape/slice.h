@@ -6,9 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/shape/slice_fast.h" /* the op data */
 #include "picolite/pl_kernel.h"
-
-const pl_registration *pl_slice_registration(void);
 
 /* Copies between the box of box_dims at offset begin inside a dense tensor of big_dims and a
 ** dense tensor of box_dims: into the box when to_big, out of it otherwise. The caller has

@@ -11,11 +11,7 @@
 
 enum { OP_TRANSPOSE = 39 };
 
-typedef struct opdata {
-    int32_t ndims; /* -1: write nothing (CMSIS-NN's int8 transpose refuses the rank) */
-    int32_t out_dims[PL_TRANSPOSE_MAX_DIMS];
-    PL_SLOTS(size_t, in_step, PL_TRANSPOSE_MAX_DIMS); /* input elements per step of output axis i */
-} opdata;
+typedef pl_transpose_op opdata;
 
 void pl_transpose_copy(int32_t ndims, const int32_t *out_dims, const size_t *in_step,
                        size_t esize, const void *in, void *out)

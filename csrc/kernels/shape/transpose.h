@@ -5,12 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/shape/transpose_fast.h" /* the op data */
 #include "picolite/pl_kernel.h"
-
-/* Ranks accepted (TFLite's reference transposes up to 6-D). */
-#define PL_TRANSPOSE_MAX_DIMS 6
-
-const pl_registration *pl_transpose_registration(void);
 
 /* Writes out (out_dims, row-major) from in, where one step along output axis a moves
 ** in_step[a] input elements. */

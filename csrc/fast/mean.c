@@ -1,0 +1,117 @@
+/* mean.c - MEAN's fast path (float32, int8, int16, uint8) when the reduced axes are adjacent
+** (pl_reduce_as_blocks: global average pooling over H and W, a last-axis mean). The portable
+** kernel adds each input element into its output slot in memory; here the sums of a block of
+** channels stay in vector registers while the reduced rows stream past (mean_body.h, built
+** for each set), each channel's sum still taking its elements in input order (float: the reference's rounding; integers: int32
+** wrapping sums, the same in any order), then the portable kernel's division (float) or
+** pl_reduce_rescale (quantized) makes the output: the portable kernel's bytes. */
+#include <string.h>
+
+#include "fast/fast.h"
+#include "kernels/reduce/reduce_fast.h"
+
+#define PL_MEAN_NAME pl_fast_mean_sums_c
+#define PL_MEAN_LANES 32
+#include "fast/mean_body.h"
+
+/* isa's channel sums and the channels they take at a time. */
+static pl_fast_mean_sums sums_for(pl_isa isa, size_t *lanes)
+{
+    *lanes = 32;
+#if defined(PL_FAST_X86)
+    if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)
+        return *lanes = 64, pl_fast_mean_sums_avx2;
+    if (isa == PL_ISA_SSE41)
+        return pl_fast_mean_sums_sse41;
+#elif defined(PL_FAST_ARM64)
+    if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
+        return *lanes = 64, pl_fast_mean_sums_neon;
+#endif
+    (void)isa;
+    return pl_fast_mean_sums_c;
+}
+
+typedef struct mean_plan {
+    pl_reduce_params p;      /* what the blocks were found for */
+    pl_reduce_blocks blocks;
+    pl_fast_mean_sums sums;  /* the set's channel sums */
+    size_t lanes;            /* channels they take at a time */
+} mean_plan;
+
+static bool plan(pl_context *ctx, const pl_node *node)
+{
+    (void)ctx;
+    const pl_reduce_op *d = node->user_data;
+    mean_plan mp;
+    memcpy(&mp.p, &d->p, sizeof mp.p); /* padding too: invoke compares the bytes */
+    pl_reduce_blocks b;
+    if (d->is_sum || d->as_uint8 || !pl_reduce_as_blocks(&d->p, &b) ||
+        (d->type != PL_FLOAT32 && d->type != PL_INT8 && d->type != PL_INT16 &&
+         d->type != PL_UINT8))
+        return false;
+    mp.blocks = b;
+    mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes);
+    void *block = pl_fast_block_new(node, sizeof mp);
+    if (block != NULL)
+        memcpy(block, &mp, sizeof mp);
+    return block != NULL;
+}
+
+pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node)
+{
+    return pl_fast_prepare(ctx, node, plan);
+}
+
+/* A single sum of a last-axis mean: sequential, in order. */
+static float sum_row_f32(const float *x, size_t n)
+{
+    float s = 0.0f;
+    for (size_t r = 0; r < n; r++)
+        s += x[r];
+    return s;
+}
+
+/* The sums of mp's blocks into out (float32: float; the others: int32), lanes channels at a
+** time, a last-axis float mean one sequential sum per output. */
+static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *out)
+{
+    const pl_reduce_blocks *b = &mp->blocks;
+    const size_t es = pl_type_size(type), plane = b->reduced * b->inner;
+    for (size_t o = 0; o < b->outer; o++) {
+        const uint8_t *x = (const uint8_t *)in + o * plane * es;
+        uint8_t *dst = (uint8_t *)out + o * b->inner * 4; /* float and int32 sums */
+        if (type == PL_FLOAT32 && b->inner == 1) {
+            float s = sum_row_f32((const float *)(const void *)x, b->reduced);
+            memcpy(dst, &s, sizeof s);
+            continue;
+        }
+        for (size_t c = 0; c < b->inner; c += mp->lanes) {
+            size_t n = b->inner - c < mp->lanes ? b->inner - c : mp->lanes;
+            mp->sums(x + c * es, b->reduced, b->inner, n, type, dst + 4 * c);
+        }
+    }
+}
+
+pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
+{
+    const pl_reduce_op *d = node->user_data;
+    const mean_plan *mp = pl_fast_block(node);
+    const pl_reduce_blocks *b =
+        mp != NULL && memcmp(&mp->p, &d->p, sizeof mp->p) == 0 ? &mp->blocks : NULL;
+    int32_t *sum = b != NULL && d->type != PL_FLOAT32 ? ctx->get_scratch(ctx, d->scratch) : NULL;
+    if (b == NULL || (d->type != PL_FLOAT32 && sum == NULL))
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (d->type == PL_FLOAT32) {
+        float *mean = out.data, n = (float)d->p.reduced;
+        sum_blocks(mp, d->type, in.data, mean);
+        for (size_t k = 0; k < d->p.out_count; k++) /* the portable kernel's division */
+            mean[k] = mean[k] / n;
+        return PL_OK;
+    }
+    sum_blocks(mp, d->type, in.data, sum);
+    pl_reduce_rescale(d, sum, out.data);
+    return PL_OK;
+}

@@ -1,0 +1,4 @@
+/* mean_avx2.c - MEAN's channel sums (mean_body.h) for the AVX2 and AVX-512 sets. */
+#define PL_MEAN_NAME pl_fast_mean_sums_avx2
+#define PL_MEAN_LANES 64
+#include "fast/mean_body.h"
