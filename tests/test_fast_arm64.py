@@ -72,10 +72,12 @@ def _run(build: Path, cpu: str) -> str:
 def _fast_cases(text: str) -> dict:
     """{(instruction set, operator): cases that took the fast path} from test_fast's lines."""
     ops = "conv|fully connected|elementwise|batch matmul|pool|lstm"
-    line = rf"^  (\S+): ({ops}) (\d+) fast cases$"
+    # one thread's lines (the threaded runs, fewer cases, are _split_jobs')
+    line = rf"^  (\S+)(?:, 1 threads)?: ({ops}) (\d+) fast cases(?:, \d+ split jobs)?$"
     cases = {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
     # fully connected and elementwise run once per arithmetic (TFLM's, LiteRT's): each counts
-    per_arith = rf"^  (\S+), (TFLM|LiteRT) arithmetic: ({ops}) (\d+) fast cases$"
+    per_arith = rf"^  (\S+), (TFLM|LiteRT) arithmetic: ({ops}) (\d+) fast cases" \
+                rf"(?:, \d+ through the pairs table)?$"
     seen = {}
     for m in re.finditer(per_arith, text, re.M):
         key = (m.group(1), m.group(3))
@@ -83,10 +85,18 @@ def _fast_cases(text: str) -> dict:
         cases[key] = min(cases.get(key, int(m.group(4))), int(m.group(4)))
     assert all(arith == {"TFLM", "LiteRT"} for arith in seen.values()), seen
     # depthwise counts the cases with an output: every one of them must be fast
-    for m in re.finditer(r"^  (\S+): depthwise (\d+) of (\d+) cases fast$", text, re.M):
+    for m in re.finditer(r"^  (\S+)(?:, 1 threads)?: depthwise (\d+) of (\d+) cases fast"
+                         r"(?:, \d+ split jobs)?$", text, re.M):
         assert m.group(2) == m.group(3), m.group(0)
         cases[(m.group(1), "depthwise")] = int(m.group(2))
     return cases
+
+
+def _split_jobs(text: str) -> dict:
+    """{(instruction set, operator): jobs split over 3 threads} from the threaded runs."""
+    line = r"^  (\S+), 3 threads: (conv|depthwise|hybrid conv|hybrid depthwise|logistic/tanh) " \
+           r".*, (\d+) split jobs$"
+    return {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
 
 
 OPS16 = ("conv", "fully connected", "depthwise")
@@ -110,6 +120,10 @@ def test_dot_product_cpu_runs_neon_and_neon_dot(build):
                           for op in OPS}
     # test_fast itself requires most cases to take the fast path; checked here too
     assert all(n > 200 for n in cases.values()), cases
+    # num_threads: every threaded run split jobs on both sets
+    jobs = _split_jobs(text)
+    assert {isa for isa, _ in jobs} == {"neon", "neon-dot"} and len(jobs) == 10, jobs
+    assert all(n > 0 for n in jobs.values()), jobs
     cases16 = _fast_cases16(text)
     assert set(cases16) == {(isa, op) for isa in ("neon", "neon-dot") for op in OPS16}
     assert all(n > 200 for n in cases16.values()), cases16
