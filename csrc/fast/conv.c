@@ -119,8 +119,10 @@ static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl
     if (!cp->f32 || cp->direct || (p->pad_h == 0 && p->pad_w == 0) ||
         (int64_t)f->dims[2] * in->dims[3] > PADDED_SPAN)
         return false;
-    int64_t hp = (int64_t)(out->dims[1] - 1) * p->stride_h + (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
-    int64_t wp = (int64_t)(out->dims[2] - 1) * p->stride_w + (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
+    int64_t hp = (int64_t)(out->dims[1] - 1) * p->stride_h +
+                 (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
+    int64_t wp = (int64_t)(out->dims[2] - 1) * p->stride_w +
+                 (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
     if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
         return false;
     cp->hp = (int32_t)hp;

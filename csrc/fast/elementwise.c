@@ -3,7 +3,8 @@
 ** it and the other repeats along the output's last axes (a scalar, or [C] against
 ** [N, H, W, C]): that one is repeated into a stack buffer and the flat loops run over
 ** chunks starting at a repeat, so each element meets the operand the broadcast walk gives
-** it. A large int8 node looks its outputs up in a table of every input pair instead. Anything else (other broadcasts, int16 power-of-two ADD/SUB, uint8, int32, int64)
+** it. A large int8 node looks its outputs up in a table of every input pair instead.
+** Anything else (other broadcasts, int16 power-of-two ADD/SUB, uint8, int32, int64)
 ** keeps the portable kernel. */
 #include <string.h>
 
@@ -24,15 +25,17 @@ typedef struct ew_plan {
     int32_t small;        /* 0: flat; 1 or 2: that input repeats */
     size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
-    const int8_t *pairs;  /* int8 with PAIRS_MIN outputs or more: every (a, b)'s output */
+    const int8_t *pairs;  /* int8, large enough: every (a, b)'s output (see PAIRS_MIN) */
 } ew_plan;
 
-/* An int8 node with this many outputs looks its bytes up in a table of all 65536 input
-** pairs, computed once at prepare by the vector arithmetic itself (64 KB of host memory).
-** Only that large: in a network the table is cold at every invoke, and loading it costs
-** more than the arithmetic on fewer outputs (DenseNet's 65536-output MULs: 20 us computed,
-** 67 us looked up, and the tables evicted the convolutions' data). */
-enum { PAIRS_MIN = 1 << 18, PAIRS = 65536 };
+/* An int8 node looks its bytes up in a table of all 65536 input pairs, computed once at
+** prepare by the vector arithmetic itself (64 KB of host memory), when the lookups pay for
+** the table's loads: with PAIRS_MIN outputs or more, or with PAIRS_SMALL or more in a model
+** whose host data (packed weights, tables) stay within PAIRS_HOT bytes, so that the table is
+** still in the cache at the next invoke. In a large network it is cold at every invoke
+** (DenseNet-121's 65536-output MULs: 20 us computed, 67 us looked up, and 58 tables evicted
+** the convolutions' data); a one-ADD model keeps it (16384 outputs: 9.9 -> 4.1 us). */
+enum { PAIRS_MIN = 1 << 18, PAIRS_SMALL = 4096, PAIRS_HOT = 512 * 1024, PAIRS = 65536 };
 
 const pl_ew *pl_ew_for(pl_isa isa)
 {
@@ -129,7 +132,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
     pl.op = op == OP_ADD ? PL_EW_ADD : op == OP_SUB ? PL_EW_SUB : PL_EW_MUL;
     bool ok = pl.small >= 0 && (pl.kind == EW_F32 || quantize(node->user_data, op, &pl));
-    const bool pairs = ok && pl.kind == EW_S8 && pl.count >= PAIRS_MIN;
+    const size_t host = pl_fast_reg_of(node)->owner->host_bytes;
+    const bool pairs = ok && pl.kind == EW_S8 &&
+                       (pl.count >= PAIRS_MIN ||
+                        (pl.count >= PAIRS_SMALL && host + PAIRS + 64 <= PAIRS_HOT));
     const size_t head = pl_fast_align64(sizeof pl);
     uint8_t *block = ok ? pl_fast_block_new(node, head + (pairs ? PAIRS + 64 : 0)) : NULL;
     if (block == NULL)
@@ -152,12 +158,12 @@ static size_t element_bytes(ew_kind kind)
     return kind == EW_F32 ? sizeof(float) : kind == EW_S16 ? sizeof(int16_t) : 1;
 }
 
-/* The flat loop over n elements of a and b. */
+/* The flat loop over n elements of a and b (the pairs table when pairs). */
 static void run_flat(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op *d,
-                     const void *a, const void *b, size_t n, void *out)
+                     bool pairs, const void *a, const void *b, size_t n, void *out)
 {
     bool mul = pl->op == PL_EW_MUL;
-    if (pl->pairs != NULL)
+    if (pairs)
         (k->pairs_s8 != NULL ? k->pairs_s8 : pairs_scalar)(pl->pairs, a, b, n, out);
     else if (pl->kind == EW_F32)
         k->f32(pl->op, a, b, n, d->f_min, d->f_max, out);
@@ -170,7 +176,8 @@ static void run_flat(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op 
 /* The repeating input copied whole as often as REP_BYTES holds it (used in place when it
 ** alone is larger), then the flat loop over chunks of that many output elements. */
 static void run_repeated(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op *d,
-                         const unsigned char *a, const unsigned char *b, unsigned char *out)
+                         bool pairs, const unsigned char *a, const unsigned char *b,
+                         unsigned char *out)
 {
     _Alignas(64) unsigned char rep[REP_BYTES];
     const size_t es = element_bytes(pl->kind), bytes = pl->period * es;
@@ -187,7 +194,7 @@ static void run_repeated(const ew_plan *pl, const pl_ew *k, const pl_elementwise
     for (size_t i = 0; i < pl->count; i += chunk) {
         size_t n = pl->count - i < chunk ? pl->count - i : chunk;
         const unsigned char *x = big + i * es;
-        run_flat(pl, k, d, pl->small == 1 ? small : x, pl->small == 1 ? x : small, n,
+        run_flat(pl, k, d, pairs, pl->small == 1 ? small : x, pl->small == 1 ? x : small, n,
                  out + i * es);
     }
 }
@@ -206,9 +213,14 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
         nb != (pl->small == 2 ? pl->period : pl->count))
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
     const pl_ew *k = pl_ew_for(pl_fast_isa_of(node));
+    /* every node is prepared now: a small node's table only while the model's host data
+    ** stay small (its cost, loading the table cold, is the portable arithmetic's gain) */
+    const bool pairs = pl->pairs != NULL &&
+                       (pl->count >= PAIRS_MIN ||
+                        pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
     if (pl->small == 0)
-        run_flat(pl, k, node->user_data, a.data, b.data, pl->count, o.data);
+        run_flat(pl, k, node->user_data, pairs, a.data, b.data, pl->count, o.data);
     else
-        run_repeated(pl, k, node->user_data, a.data, b.data, o.data);
+        run_repeated(pl, k, node->user_data, pairs, a.data, b.data, o.data);
     return PL_OK;
 }

@@ -14,10 +14,11 @@
 ** one up and the portable kernel otherwise. Integer results are bit-exact with the portable
 ** kernels (TFLite's reference); float32 sums run in the reference's order, lane by lane.
 ** Operators with fast paths: CONV_2D, FULLY_CONNECTED, DEPTHWISE_CONV_2D (int8, 16x8, float32
-** and hybrid: float input, int8 weights), TRANSPOSE_CONV, BATCH_MATMUL
-** (int8, float32), ADD, SUB, MUL (int8, int16, float32; same element counts, or one input a scalar
-** or repeating along the output's last axes; an int8 node of 2^18 outputs or more looks them up
-** in a 64 KB table of every input pair, computed at prepare by the vector arithmetic), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32),
+** and hybrid: float input, int8 weights), TRANSPOSE_CONV, BATCH_MATMUL (int8, float32), ADD,
+** SUB, MUL (int8, int16, float32; same element counts, or one input a scalar or repeating along
+** the output's last axes; an int8 node of 2^18 outputs or more, or of 4096 in a model with
+** little host data, looks them up in a 64 KB table of every input pair, computed at prepare by
+** the vector arithmetic), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32),
 ** SOFTMAX (int8 input, int16, float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's
 ** table), HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read
 ** 64 bytes per step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8,
