@@ -25,6 +25,7 @@ typedef struct conv_plan {
     size_t a_stride;   /* bytes between two workers' rows */
     float *padded;     /* float, few channels: the input with its padding written out */
     int32_t hp, wp;    /* padded's rows and columns (every window's extent) */
+    int32_t nblock;    /* output channels per task (a multiple of 64, or n) */
     pl_s8_stage st;
 } conv_plan;
 
@@ -176,6 +177,19 @@ static void gather_padded_f32(const pl_conv_params *p, const conv_plan *cp, floa
     }
 }
 
+/* Output channels per task: all of them, unless a job of fewer chunks of points than twice
+** the workers (a late layer's few pixels) has channels to share out, in blocks of 64 (a
+** multiple of every set's panel: the packed weights and stage arrays then start at a
+** panel). */
+static int32_t channel_block(int32_t n, size_t chunks, int32_t workers)
+{
+    if (workers <= 1 || chunks >= 2 * (size_t)workers || n < 128)
+        return n;
+    size_t blocks = (2 * (size_t)workers + chunks - 1) / chunks;
+    int32_t block = pl_fast_round_up((int32_t)(((size_t)n + blocks - 1) / blocks), 64);
+    return block < n ? block : n;
+}
+
 /* Sets up the node's block; false: the portable kernel runs it. */
 static bool plan(pl_context *ctx, const pl_node *node)
 {
@@ -208,6 +222,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t points = pl_tensor_count(&out) / (size_t)cp.n;
     int32_t workers = pl_fast_threads_of(node);
     cp.rows = pl_fast_chunk_rows_split((size_t)cp.kp * elem, points, workers);
+    cp.nblock = channel_block(cp.n, (points + (size_t)cp.rows - 1) / (size_t)cp.rows, workers);
     int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
     size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
     size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * 4 * (size_t)lanes);
@@ -259,13 +274,15 @@ pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-/* One chunk of output points: gathered into the worker's rows, then the product. */
+/* One chunk of output points against one block of output channels: the points gathered
+** into the worker's rows, then the product of the block's panels. */
 typedef struct conv_job {
     const conv_plan *cp;
     const pl_conv_op *d;
     const pl_convq_views *v;
     pl_isa isa;
     size_t points;
+    int32_t blocks; /* channel blocks per chunk */
 } conv_job;
 
 static void conv_chunk(void *arg, int32_t worker, int32_t task)
@@ -273,17 +290,23 @@ static void conv_chunk(void *arg, int32_t worker, int32_t task)
     const conv_job *j = arg;
     const conv_plan *cp = j->cp;
     const pl_convq_views *v = j->v;
-    size_t first = (size_t)task * (size_t)cp->rows;
+    size_t first = (size_t)(task / j->blocks) * (size_t)cp->rows;
     int32_t rows = (int32_t)(j->points - first < (size_t)cp->rows ? j->points - first
                                                                     : (size_t)cp->rows);
-    size_t o = first * (size_t)cp->n;
+    const int32_t n0 = task % j->blocks * cp->nblock;
+    const int32_t nn = cp->n - n0 < cp->nblock ? cp->n - n0 : cp->nblock;
+    size_t o = first * (size_t)cp->n + (size_t)n0;
     void *a = (uint8_t *)cp->a + (size_t)worker * cp->a_stride;
     if (!cp->f32) {
+        const pl_gemm_s8 *g8 = pl_gemm_s8_for(j->isa);
         const pl_gather_s8 g = {a, cp->k, cp->kp, cp->pad};
+        pl_s8_stage st = cp->st; /* the block's channels */
+        st.addend += n0, st.mult += n0, st.left += n0, st.right += n0;
         pl_fast_conv_gather_s8(&j->d->p, &g, v->in.dims, v->in.data, pl_tensor_count(&v->in),
                                v->f.dims, v->out.dims, first, rows);
-        pl_gemm_s8_for(j->isa)->run(rows, cp->n, cp->kp, a, (size_t)cp->kp, cp->packed, &cp->st,
-                                    (int8_t *)v->out.data + o, NULL, (size_t)cp->n);
+        g8->run(rows, nn, cp->kp, a, (size_t)cp->kp,
+                (const uint8_t *)cp->packed + g8->packed_bytes(n0, cp->kp), &st,
+                (int8_t *)v->out.data + o, NULL, (size_t)cp->n);
         return;
     }
     if (cp->direct)
@@ -293,8 +316,11 @@ static void conv_chunk(void *arg, int32_t worker, int32_t task)
     else
         gather_f32(&j->d->p, cp, a, v->in.dims, v->in.data, pl_tensor_count(&v->in), v->f.dims,
                    v->out.dims, first, rows);
-    pl_gemm_f32_run(pl_gemm_f32_for(j->isa), j->d->fused)(
-        rows, cp->n, cp->k, a, (size_t)cp->k, cp->packed, v->bias.data, j->d->p.f_act_min,
+    const pl_gemm_f32 *gf = pl_gemm_f32_for(j->isa);
+    pl_gemm_f32_run(gf, j->d->fused)(
+        rows, nn, cp->k, a, (size_t)cp->k,
+        (const uint8_t *)cp->packed + gf->packed_bytes(n0, cp->k),
+        v->bias.data != NULL ? (const float *)v->bias.data + n0 : NULL, j->d->p.f_act_min,
         j->d->p.f_act_max, (float *)v->out.data + o, (size_t)cp->n);
 }
 
@@ -310,11 +336,12 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_conv16_invoke(ctx, node, cp);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
-    conv_job job = {cp, d, &v, pl_fast_isa_of(node), pl_tensor_count(&v.out) / (size_t)cp->n};
+    conv_job job = {cp, d, &v, pl_fast_isa_of(node), pl_tensor_count(&v.out) / (size_t)cp->n,
+                    (cp->n + cp->nblock - 1) / cp->nblock};
     if (cp->padded != NULL)
         stage_padded(cp, &d->p, v.in.dims, v.in.data);
     size_t chunks = (job.points + (size_t)cp->rows - 1) / (size_t)cp->rows;
-    pl_fast_parallel(node, (int32_t)chunks, (double)job.points * cp->n * cp->k, conv_chunk,
-                     &job);
+    pl_fast_parallel(node, (int32_t)chunks * job.blocks, (double)job.points * cp->n * cp->k,
+                     conv_chunk, &job);
     return PL_OK;
 }

@@ -173,30 +173,62 @@ static void run_flat(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op 
         (mul ? k->mul_s8 : k->add_s8)(&pl->q, a, b, n, out);
 }
 
+/* A job over the output in spans (tasks) of whole chunks: a flat node's chunks are any
+** EW_TASK elements; a repeating input's chunks start at a repeat, so each element meets the
+** operand the broadcast walk gives it. Each element on its own: any split, the same bytes. */
+enum { EW_TASK = 16384 };
+
+typedef struct ew_job {
+    const ew_plan *pl;
+    const pl_ew *k;
+    const pl_elementwise_op *d;
+    bool pairs;
+    const unsigned char *small, *big; /* flat: small is input 1, big input 2 */
+    unsigned char *out;
+    size_t chunk, span; /* elements: run_flat's calls, a task's */
+} ew_job;
+
+static void ew_span(void *arg, int32_t worker, int32_t task)
+{
+    (void)worker;
+    const ew_job *j = arg;
+    const ew_plan *pl = j->pl;
+    const size_t es = element_bytes(pl->kind), end = (size_t)(task + 1) * j->span;
+    for (size_t i = (size_t)task * j->span; i < pl->count && i < end; i += j->chunk) {
+        size_t n = pl->count - i < j->chunk ? pl->count - i : j->chunk;
+        if (pl->small == 0) {
+            run_flat(pl, j->k, j->d, j->pairs, j->small + i * es, j->big + i * es, n,
+                     j->out + i * es);
+            continue;
+        }
+        const unsigned char *x = j->big + i * es;
+        run_flat(pl, j->k, j->d, j->pairs, pl->small == 1 ? j->small : x,
+                 pl->small == 1 ? x : j->small, n, j->out + i * es);
+    }
+}
+
 /* The repeating input copied whole as often as REP_BYTES holds it (used in place when it
-** alone is larger), then the flat loop over chunks of that many output elements. */
-static void run_repeated(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op *d,
-                         bool pairs, const unsigned char *a, const unsigned char *b,
-                         unsigned char *out)
+** alone is larger), then the spans; a flat node's spans directly. */
+static void run_spans(const pl_node *node, ew_job *j, const unsigned char *a,
+                      const unsigned char *b)
 {
     _Alignas(64) unsigned char rep[REP_BYTES];
+    const ew_plan *pl = j->pl;
     const size_t es = element_bytes(pl->kind), bytes = pl->period * es;
-    const unsigned char *small = pl->small == 1 ? a : b, *big = pl->small == 1 ? b : a;
-    size_t chunk = pl->period;
-    if (bytes <= REP_BYTES) {
+    j->small = pl->small == 2 ? b : a;
+    j->big = pl->small == 2 ? a : b;
+    j->chunk = pl->small == 0 ? EW_TASK : pl->period;
+    if (pl->small != 0 && bytes <= REP_BYTES) {
         size_t total = REP_BYTES / bytes * bytes, filled = bytes;
-        memcpy(rep, small, bytes);
+        memcpy(rep, j->small, bytes);
         for (; filled < total; filled *= 2) /* doubling: a scalar takes a dozen copies */
             memcpy(rep + filled, rep, filled < total - filled ? filled : total - filled);
-        small = rep;
-        chunk = total / es;
+        j->small = rep;
+        j->chunk = total / es;
     }
-    for (size_t i = 0; i < pl->count; i += chunk) {
-        size_t n = pl->count - i < chunk ? pl->count - i : chunk;
-        const unsigned char *x = big + i * es;
-        run_flat(pl, k, d, pairs, pl->small == 1 ? small : x, pl->small == 1 ? x : small, n,
-                 out + i * es);
-    }
+    j->span = j->chunk * (EW_TASK > j->chunk ? EW_TASK / j->chunk : 1);
+    pl_fast_parallel(node, (int32_t)((pl->count + j->span - 1) / j->span),
+                     (double)pl->count * 8, ew_span, j);
 }
 
 pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
@@ -218,9 +250,7 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
     const bool pairs = pl->pairs != NULL &&
                        (pl->count >= PAIRS_MIN ||
                         pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
-    if (pl->small == 0)
-        run_flat(pl, k, node->user_data, pairs, a.data, b.data, pl->count, o.data);
-    else
-        run_repeated(pl, k, node->user_data, pairs, a.data, b.data, o.data);
+    ew_job job = {pl, k, node->user_data, pairs, NULL, NULL, o.data, 0, 0};
+    run_spans(node, &job, a.data, b.data);
     return PL_OK;
 }

@@ -138,10 +138,66 @@ pl_status pl_fast_fully_connected_prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
-static void invoke_s8(const fc_plan *fp, const pl_fully_connected_params *p,
-                      const pl_gemm_s8 *g8, const int8_t *in, const int32_t *bias,
-                      int8_t *out)
+/* A block of units (a multiple of 64: every set's panel divides it) against the rows: the
+** float product, or TFLM's int8 product with its stage. Blocks split over the threads. */
+typedef struct fc_job {
+    const fc_plan *fp;
+    const pl_fully_connected_op *d;
+    pl_isa isa;
+    int32_t rows, block;
+    const void *in; /* float: the input rows; int8: the copied rows (fp->a) */
+    const float *bias;
+    void *out;
+} fc_job;
+
+static void fc_block(void *arg, int32_t worker, int32_t task)
 {
+    (void)worker;
+    const fc_job *j = arg;
+    const fc_plan *fp = j->fp;
+    const pl_fully_connected_params *p = &j->d->p;
+    const int32_t n0 = task * j->block;
+    const int32_t nn = p->units - n0 < j->block ? p->units - n0 : j->block;
+    if (fp->f32) {
+        const pl_gemm_f32 *gf = pl_gemm_f32_for(j->isa);
+        pl_gemm_f32_run(gf, p->fused)(j->rows, nn, p->depth, j->in, (size_t)p->depth,
+                                      (const uint8_t *)fp->packed +
+                                          gf->packed_bytes(n0, p->depth),
+                                      j->bias != NULL ? j->bias + n0 : NULL, p->f_act_min,
+                                      p->f_act_max, (float *)j->out + n0, (size_t)p->units);
+        return;
+    }
+    const pl_gemm_s8 *g8 = pl_gemm_s8_for(j->isa);
+    pl_s8_stage st = fp->st; /* the block's units */
+    st.addend += n0, st.mult += n0, st.left += n0, st.right += n0;
+    g8->run(j->rows, nn, fp->kp, j->in, (size_t)fp->kp,
+            (const uint8_t *)fp->packed + g8->packed_bytes(n0, fp->kp), &st,
+            (int8_t *)j->out + n0, NULL, (size_t)p->units);
+}
+
+/* Units per task: all of them on one thread, else blocks of 64 for about two per thread. */
+static int32_t unit_block(const pl_node *node, int32_t units)
+{
+    int32_t workers = pl_fast_threads_of(node);
+    if (workers <= 1 || units < 128)
+        return units;
+    int32_t block = pl_fast_round_up((units + 2 * workers - 1) / (2 * workers), 64);
+    return block < units ? block : units;
+}
+
+static void run_blocks(const pl_node *node, fc_job *j)
+{
+    const pl_fully_connected_params *p = &j->d->p;
+    j->block = unit_block(node, p->units);
+    pl_fast_parallel(node, (p->units + j->block - 1) / j->block,
+                     (double)j->rows * p->units * p->depth, fc_block, j);
+}
+
+static void invoke_s8(const pl_node *node, const fc_plan *fp, const pl_fully_connected_op *d,
+                      pl_isa isa, const int8_t *in, const int32_t *bias, int8_t *out)
+{
+    const pl_fully_connected_params *p = &d->p;
+    const pl_gemm_s8 *g8 = pl_gemm_s8_for(isa);
     const size_t depth = (size_t)p->depth, units = (size_t)p->units;
     const pl_fc_output o = {p, fp->fold, bias, fp->scale};
     const bool fixed = fp->sums == NULL;
@@ -155,8 +211,8 @@ static void invoke_s8(const fc_plan *fp, const pl_fully_connected_params *p,
             memset(row + depth, 0, (size_t)fp->kp - depth);
         }
         if (fixed) { /* TFLM: the stage writes the int8 outputs */
-            g8->run(rows, p->units, fp->kp, fp->a, (size_t)fp->kp, fp->packed, &fp->st,
-                    out + (size_t)b0 * units, NULL, units);
+            fc_job j = {fp, d, isa, rows, 0, fp->a, NULL, out + (size_t)b0 * units};
+            run_blocks(node, &j);
             continue;
         }
         g8->run(rows, p->units, fp->kp, fp->a, (size_t)fp->kp, fp->packed, NULL, NULL,
@@ -180,11 +236,11 @@ pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node)
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     pl_isa isa = pl_fast_isa_of(node);
-    if (fp->f32)
-        pl_gemm_f32_run(pl_gemm_f32_for(isa), d->p.fused)(
-            d->p.batches, d->p.units, d->p.depth, v.in.data, (size_t)d->p.depth, fp->packed,
-            v.bias.data, d->p.f_act_min, d->p.f_act_max, v.out.data, (size_t)d->p.units);
-    else
-        invoke_s8(fp, &d->p, pl_gemm_s8_for(isa), v.in.data, v.bias.data, v.out.data);
+    if (fp->f32) {
+        fc_job j = {fp, d, isa, d->p.batches, 0, v.in.data, v.bias.data, v.out.data};
+        run_blocks(node, &j);
+    } else {
+        invoke_s8(node, fp, d, isa, v.in.data, v.bias.data, v.out.data);
+    }
     return PL_OK;
 }

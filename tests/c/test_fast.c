@@ -293,6 +293,30 @@ static bool fc_case_matches(pl_fast_resolver *r, bool is_f32)
 
 /* In TFLM's arithmetic (the int8 sums through the vector integer output stage) and in
 ** LiteRT's (rescaled in double lanes). */
+/* Split over threads by blocks of units (TFLM's arithmetic and float; LiteRT's int8 double
+** stage stays on one thread), every output as one thread computes it. */
+static void fully_connected_threads_equal_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        split_every_job(&r, 3);
+        int failures = 0;
+        fast_cases = 0;
+        for (int n = 0; n < 200; n++)
+            failures += !fc_case_matches(&r, n % 2 == 0);
+        pl_fast_resolver_release(&r);
+        CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
+        printf("  %s, 3 threads: fully connected %d fast cases, %llu split jobs\n",
+               pl_fast_isa_name((pl_isa)isa), fast_cases, (unsigned long long)r.parallel_jobs);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast_cases, 200);
+        CHECK(r.parallel_jobs > 10);
+    }
+}
+
 static void fully_connected_fast_paths_equal_portable(void)
 {
     static const pl_arith ariths[2] = {PL_ARITH_TFLM, PL_ARITH_LITERT};
@@ -398,6 +422,7 @@ int main(void)
     RUN(conv_threads_equal_portable);
     RUN(conv_fused_fast_paths_equal_portable);
     RUN(fully_connected_fast_paths_equal_portable);
+    RUN(fully_connected_threads_equal_portable);
     RUN(fc_output_rounds_as_the_portable_kernel);
     return HARNESS_END();
 }

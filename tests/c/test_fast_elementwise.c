@@ -15,7 +15,8 @@
 #include "kernels/elementwise/elementwise.h"
 
 /* PAIRS_N: from this many outputs a lone int8 node takes the pairs table (elementwise.c) */
-enum { ADD = 0, SUB = 41, MUL = 18, PAIRS_N = 4096, MAX_N = 9000 };
+/* MAX_N: several of elementwise.c's 16384-element tasks */
+enum { ADD = 0, SUB = 41, MUL = 18, PAIRS_N = 4096, MAX_N = 40000 };
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
@@ -87,7 +88,7 @@ static void shapes(ew_case *c)
     c->out_nd = 4;
     o[0] = between(1, 2), o[1] = between(1, 5), o[2] = between(1, 8), o[3] = between(1, 40);
     if (c->form == LONG_B)
-        o[0] = 1, o[1] = 2, o[2] = 1, o[3] = between(4097, 4500);
+        o[0] = 1, o[1] = 2, o[2] = 1, o[3] = between(4097, MAX_N / 2);
     if (c->form == SAME && between(0, 2) == 0) /* large: int8 takes the pairs table */
         o[0] = o[1] = o[2] = 1, o[3] = between(PAIRS_N - 8, MAX_N);
     if (c->form == OTHER)
@@ -231,7 +232,9 @@ static bool case_matches(pl_fast_resolver *r, const ew_case *c)
 }
 
 /* The same cases in TFLM's arithmetic and in LiteRT's. */
-static void elementwise_fast_paths_equal_portable(void)
+/* On threads threads (every job split into its spans), the same random cases in TFLM's
+** arithmetic and in LiteRT's. */
+static void cases_equal_portable(int32_t threads)
 {
     static const pl_arith ariths[2] = {PL_ARITH_TFLM, PL_ARITH_LITERT};
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
@@ -243,6 +246,7 @@ static void elementwise_fast_paths_equal_portable(void)
             rng_state = cases;
             pl_fast_resolver r;
             CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+            split_every_job(&r, threads);
             int failures = 0;
             fast_cases = pair_cases = 0;
             for (int n = 0; n < 900; n++) {
@@ -251,19 +255,37 @@ static void elementwise_fast_paths_equal_portable(void)
                 failures += !case_matches(&r, &c);
             }
             pl_fast_resolver_release(&r);
-            printf("  %s, %s arithmetic: elementwise %d fast cases, %d through the pairs "
-                   "table\n", pl_fast_isa_name((pl_isa)isa), a == 0 ? "TFLM" : "LiteRT",
-                   fast_cases, pair_cases);
+            CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
+            if (threads == 1)
+                printf("  %s, %s arithmetic: elementwise %d fast cases, %d through the pairs "
+                       "table\n", pl_fast_isa_name((pl_isa)isa), a == 0 ? "TFLM" : "LiteRT",
+                       fast_cases, pair_cases);
+            else
+                printf("  %s, %d threads: elementwise %d fast cases, %llu split jobs\n",
+                       pl_fast_isa_name((pl_isa)isa), threads, fast_cases,
+                       (unsigned long long)r.parallel_jobs);
             CHECK_EQ(failures, 0);
             CHECK(fast_cases > 700);
             CHECK(pair_cases > 20);
+            CHECK(threads == 1 || r.parallel_jobs > 20);
         }
         kh_ctx.arith = PL_ARITH_TFLM;
     }
 }
 
+static void elementwise_fast_paths_equal_portable(void)
+{
+    cases_equal_portable(1);
+}
+
+static void elementwise_threads_equal_portable(void)
+{
+    cases_equal_portable(3);
+}
+
 int main(void)
 {
     RUN(elementwise_fast_paths_equal_portable);
+    RUN(elementwise_threads_equal_portable);
     return HARNESS_END();
 }
