@@ -25,9 +25,9 @@ class Interpreter(LiteRTMethods, TFLMMethods):
     portable kernels; their packed weights live in host memory, :attr:`host_memory_bytes`,
     never in the arena), ``"portable"`` the portable C kernels alone (the microcontroller's
     code), or a name from :func:`picolite.kernel_sets`.
-    ``num_threads`` (1 to 64): the fast paths split large CONV_2D, DEPTHWISE_CONV_2D and
-    float LOGISTIC and TANH over that many threads, the bytes one thread's
-    (:attr:`num_threads`).
+    ``num_threads`` (1 to 64): the fast paths split large CONV_2D, DEPTHWISE_CONV_2D,
+    FULLY_CONNECTED, ADD, SUB, MUL and float LOGISTIC and TANH over that many threads, the
+    bytes one thread's (:attr:`num_threads`).
     """
 
     def get_input_details(self, index: Optional[int] = None) -> Any:  # type: ignore[override]
