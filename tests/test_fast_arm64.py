@@ -95,7 +95,7 @@ def _fast_cases(text: str) -> dict:
 def _split_jobs(text: str) -> dict:
     """{(instruction set, operator): jobs split over 3 threads} from the threaded runs."""
     line = r"^  (\S+), 3 threads: (conv|depthwise|hybrid conv|hybrid depthwise|logistic/tanh|" \
-           r"fully connected|elementwise) " \
+           r"fully connected|elementwise|prelu) " \
            r".*, (\d+) split jobs$"
     return {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(line, text, re.M)}
 
@@ -123,7 +123,7 @@ def test_dot_product_cpu_runs_neon_and_neon_dot(build):
     assert all(n > 200 for n in cases.values()), cases
     # num_threads: every threaded run split jobs on both sets
     jobs = _split_jobs(text)
-    assert {isa for isa, _ in jobs} == {"neon", "neon-dot"} and len(jobs) == 14, jobs
+    assert {isa for isa, _ in jobs} == {"neon", "neon-dot"} and len(jobs) == 16, jobs
     assert all(n > 0 for n in jobs.values()), jobs
     cases16 = _fast_cases16(text)
     assert set(cases16) == {(isa, op) for isa in ("neon", "neon-dot") for op in OPS16}

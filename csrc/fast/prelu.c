@@ -122,6 +122,25 @@ pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
+/* Elements per task, in whole rows of alpha (each element on its own: the same bytes). */
+enum { PRELU_TASK = 16384 };
+
+typedef struct prelu_job {
+    pl_prelu_rows_fn rows;
+    const float *in, *alpha;
+    float *out;
+    size_t period, count, span;
+} prelu_job;
+
+static void prelu_span(void *arg, int32_t worker, int32_t task)
+{
+    (void)worker;
+    const prelu_job *j = arg;
+    size_t at = (size_t)task * j->span;
+    j->rows(j->in + at, j->alpha, j->period, j->count - at < j->span ? j->count - at : j->span,
+            j->out + at);
+}
+
 pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node)
 {
     const prelu_plan *pl = pl_fast_block(node);
@@ -133,7 +152,10 @@ pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     if (pl_tensor_count(&out) != pl->count || pl_tensor_count(&in) != pl->count)
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
-    pl_prelu_rows_for(pl_fast_isa_of(node))(in.data, pl->rep != NULL ? pl->rep : alpha.data,
-                                            pl->period, pl->count, out.data);
+    prelu_job j = {pl_prelu_rows_for(pl_fast_isa_of(node)), in.data,
+                   pl->rep != NULL ? pl->rep : alpha.data, out.data, pl->period, pl->count,
+                   pl->period * (PRELU_TASK > pl->period ? PRELU_TASK / pl->period : 1)};
+    pl_fast_parallel(node, (int32_t)((pl->count + j.span - 1) / j.span), (double)pl->count * 2,
+                     prelu_span, &j);
     return PL_OK;
 }

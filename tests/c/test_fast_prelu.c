@@ -15,7 +15,7 @@
 #include "fast/prelu.h"
 #include "kernels/registry.h"
 
-enum { PRELU = 54, MAX_N = 6000 };
+enum { PRELU = 54, MAX_N = 40000 }; /* several of fast/prelu.c's 16384-element tasks */
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
@@ -101,6 +101,8 @@ static void random_case(prelu_case *c)
     d[0] = between(1, 2), d[1] = between(1, 12), d[2] = between(1, 12), d[3] = between(1, 40);
     if (between(0, 5) == 0)
         d[3] = between(60, 130); /* rows past one vector and the repeat length */
+    if (between(0, 7) == 0) /* large: split over threads (fast/prelu.c's spans) */
+        d[0] = 1, d[1] = between(16, 30), d[2] = between(16, 30), d[3] = between(40, 44);
     while (count(4, d) > MAX_N)
         d[1] = d[1] > 1 ? d[1] / 2 : 1, d[2] = d[2] > 1 ? d[2] / 2 : 1;
     int32_t *a = c->a_dims;
@@ -189,6 +191,7 @@ static bool one_case(pl_fast_resolver *r)
 static void prelu_fast_path_equals_portable(void)
 {
     fast_equals_portable(&portable, "prelu", 800, 451, one_case);
+    fast_threads_equal_portable(&portable, "prelu", 400, 10, one_case);
 }
 
 /* The row loops alone on awkward lengths: every one of them follows the rule. */
