@@ -1,5 +1,5 @@
 """num_threads: the host fast paths split an invoke's large CONV_2D, DEPTHWISE_CONV_2D,
-FULLY_CONNECTED, ADD, SUB, MUL and float LOGISTIC and TANH over worker threads
+FULLY_CONNECTED, ADD, SUB, MUL and float PRELU, LOGISTIC and TANH over worker threads
 (csrc/fast/threads.c). Each output is computed as on one thread, so every
 byte equals the single-threaded run's and the portable kernels'; the arena figures are the
 target's, whatever the threads. The C tests (test_fast, test_fast_depthwise) split every job

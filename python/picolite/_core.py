@@ -322,7 +322,7 @@ class InterpreterCore:
     @property
     def num_threads(self) -> int:
         """The threads an invoke's large CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (their
-        output points, rows or channels), ADD, SUB, MUL and float LOGISTIC and TANH (their
+        output points, rows or channels), ADD, SUB, MUL and float PRELU, LOGISTIC and TANH (their
         elements) split over: the bytes are one thread's. 1 with kernels="portable"."""
         return self._c.num_threads
 

@@ -26,7 +26,7 @@ class Interpreter(LiteRTMethods, TFLMMethods):
     never in the arena), ``"portable"`` the portable C kernels alone (the microcontroller's
     code), or a name from :func:`picolite.kernel_sets`.
     ``num_threads`` (1 to 64): the fast paths split large CONV_2D, DEPTHWISE_CONV_2D,
-    FULLY_CONNECTED, ADD, SUB, MUL and float LOGISTIC and TANH over that many threads, the
+    FULLY_CONNECTED, ADD, SUB, MUL and float PRELU, LOGISTIC and TANH over that many threads, the
     bytes one thread's (:attr:`num_threads`).
     """
 

@@ -8,7 +8,7 @@ Every keyword LiteRT's Interpreter takes is accepted, with this meaning in picol
 
 - ``num_threads``: checked as LiteRT does (an int >= 1); the host fast paths split an
   invoke's large operators (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL,
-  float LOGISTIC and TANH) over that many threads (at most 64), each output computed as on
+  float PRELU, LOGISTIC and TANH) over that many threads (at most 64), each output computed as on
   one thread, so the value changes no byte. The portable kernels (BUILTIN_REF) run on one.
 - ``experimental_op_resolver_type``: any OpResolverType; BUILTIN_REF runs picolite's
   portable kernels, the others its host fast paths (``kernels="auto"``); both are
