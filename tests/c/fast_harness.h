@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "picolite/pl_fast.h"
@@ -73,6 +74,35 @@ static inline void fast_equals_portable(const pl_resolver *portable, const char 
         CHECK_EQ(failures, 0);
         CHECK(fast_cases >= min_fast);
     }
+}
+
+/* One case through the portable registration (slot 0) and the fast resolver's (slot 1):
+** run(case, registration, slot, &bytes) runs it into the test's outputs[slot]. */
+typedef pl_status (*fast_run_fn)(const void *c, const pl_registration *reg, int slot,
+                                 size_t *bytes);
+
+/* What the two runs gave: statuses and bytes alike (agree), outputs equal (when the portable
+** run succeeded), and whether the fast one took its path (a host block). */
+typedef struct fast_pair {
+    pl_status want, got;
+    size_t want_bytes, got_bytes;
+    bool agree, equal, took_fast;
+} fast_pair;
+
+/* Runs both, counts a fast case, releases the resolver's blocks. */
+static inline fast_pair fast_run_pair(pl_fast_resolver *r, const pl_registration *portable,
+                                      int32_t code, fast_run_fn run, const void *c,
+                                      const void *out0, const void *out1)
+{
+    fast_pair p;
+    p.want = run(c, portable, 0, &p.want_bytes);
+    p.got = run(c, r->resolver.find(r, code, NULL, 0, 1), 1, &p.got_bytes);
+    p.took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    fast_cases += p.took_fast;
+    pl_fast_resolver_release(r);
+    p.agree = p.want == p.got && p.want_bytes == p.got_bytes;
+    p.equal = p.want != PL_OK || memcmp(out0, out1, p.want_bytes) == 0;
+    return p;
 }
 
 /* r on threads threads, every job split however small (what the threaded cases run). */

@@ -62,9 +62,10 @@ static void random_case(gather_case *c)
         params[i] = (uint8_t)rnd();
 }
 
-static pl_status run_case(const gather_case *c, const pl_registration *reg, int slot,
+static pl_status run_case(const void *vc, const pl_registration *reg, int slot,
                           size_t *bytes)
 {
+    const gather_case *c = vc;
     static _Alignas(8) uint8_t index[64 * 8];
     kh_setup();
     size_t es = pl_type_size(c->type), n = 1, count = 1;
@@ -96,20 +97,14 @@ static pl_status run_case(const gather_case *c, const pl_registration *reg, int 
 
 static bool case_matches(pl_fast_resolver *r, const gather_case *c)
 {
-    const pl_registration *fast = r->resolver.find(r, GATHER, NULL, 0, 1);
-    size_t want_bytes, got_bytes;
-    pl_status want = run_case(c, pl_gather_registration(), 0, &want_bytes);
-    pl_status got = run_case(c, fast, 1, &got_bytes);
-    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
-    fast_cases += took_fast;
-    pl_fast_resolver_release(r);
-    bool same = want == got && want_bytes == got_bytes &&
-                (want != PL_OK || memcmp(output[0], output[1], want_bytes) == 0);
-    if (!same || !took_fast)
+    fast_pair p = fast_run_pair(r, pl_gather_registration(), GATHER,
+                                run_case, c, output[0], output[1]);
+    bool same = p.agree && p.equal;
+    if (!same || !p.took_fast)
         fprintf(stderr, "gather %s: type %s rank %d status %d/%d bytes %zu/%zu fast %d\n",
-                same ? "path" : "differs", pl_type_name(c->type), c->ndims, (int)want,
-                (int)got, want_bytes, got_bytes, took_fast);
-    return same && took_fast;
+                same ? "path" : "differs", pl_type_name(c->type), c->ndims, (int)p.want,
+                (int)p.got, p.want_bytes, p.got_bytes, p.took_fast);
+    return same && p.took_fast;
 }
 
 static bool one_case(pl_fast_resolver *r)

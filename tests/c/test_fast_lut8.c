@@ -3,8 +3,8 @@
 ** scales, zero points, alphas and lengths (every vector tail) with every input byte present;
 ** int16 keeps the portable kernels, float32 too but for HARD_SWISH (a vector loop, with
 ** NaN, infinities, zeros and its clamps' edges among the inputs) and LOGISTIC and TANH (their
-** vector exp, tested in test_fast_logistic_tanh.c). Every instruction set this CPU runs is tested; CI
-** runs this under ASan and UBSan. */
+** vector exp, tested in test_fast_logistic_tanh.c). Every instruction set this CPU runs is
+** tested; CI runs this under ASan and UBSan. */
 #include <math.h>
 #include <string.h>
 

@@ -86,9 +86,10 @@ static bool adjacent(const mean_case *c)
     return true;
 }
 
-static pl_status run_case(const mean_case *c, const pl_registration *reg, int slot,
+static pl_status run_case(const void *vc, const pl_registration *reg, int slot,
                           size_t *bytes)
 {
+    const mean_case *c = vc;
     static int32_t axes[5];
     kh_setup();
     size_t es = pl_type_size(c->type), n = 1, m = 1;
@@ -121,21 +122,15 @@ static pl_status run_case(const mean_case *c, const pl_registration *reg, int sl
 
 static bool case_matches(pl_fast_resolver *r, const mean_case *c)
 {
-    const pl_registration *fast = r->resolver.find(r, MEAN, NULL, 0, 1);
-    size_t want_bytes, got_bytes;
-    pl_status want = run_case(c, pl_reduce_mean_registration(), 0, &want_bytes);
-    pl_status got = run_case(c, fast, 1, &got_bytes);
-    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
-    fast_cases += took_fast;
-    pl_fast_resolver_release(r);
-    bool same = want == got && want_bytes == got_bytes &&
-                (want != PL_OK || memcmp(output[0], output[1], want_bytes) == 0);
-    bool expect_fast = want == PL_OK && adjacent(c);
-    if (!same || took_fast != expect_fast || want != PL_OK)
+    fast_pair p = fast_run_pair(r, pl_reduce_mean_registration(), MEAN,
+                                run_case, c, output[0], output[1]);
+    bool same = p.agree && p.equal;
+    bool expect_fast = p.want == PL_OK && adjacent(c);
+    if (!same || p.took_fast != expect_fast || p.want != PL_OK)
         fprintf(stderr, "mean %s: type %s rank %d axes %d status %d/%d bytes %zu/%zu fast %d\n",
                 same ? "path" : "differs", pl_type_name(c->type), c->ndims, c->naxes,
-                (int)want, (int)got, want_bytes, got_bytes, took_fast);
-    return same && took_fast == expect_fast && want == PL_OK;
+                (int)p.want, (int)p.got, p.want_bytes, p.got_bytes, p.took_fast);
+    return same && p.took_fast == expect_fast && p.want == PL_OK;
 }
 
 static bool one_case(pl_fast_resolver *r)

@@ -57,9 +57,10 @@ static void random_case(pad_case *c)
         value[i] = (uint8_t)rnd();
 }
 
-static pl_status run_case(const pad_case *c, const pl_registration *reg, int slot,
+static pl_status run_case(const void *vc, const pl_registration *reg, int slot,
                           size_t *bytes)
 {
+    const pad_case *c = vc;
     static _Alignas(8) uint8_t paddings[6 * 2 * 8];
     kh_setup();
     size_t es = pl_type_size(c->type), n = 1, m = 1;
@@ -97,23 +98,16 @@ static pl_status run_case(const pad_case *c, const pl_registration *reg, int slo
 
 static bool case_matches(pl_fast_resolver *r, const pad_case *c)
 {
-    const pl_registration *fast = r->resolver.find(r, c->code, NULL, 0, 1);
     const pl_registration *base = c->code == PAD ? pl_pad_registration()
                                                  : pl_padv2_registration();
-    size_t want_bytes, got_bytes;
-    pl_status want = run_case(c, base, 0, &want_bytes);
-    pl_status got = run_case(c, fast, 1, &got_bytes);
-    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
-    fast_cases += took_fast;
-    pl_fast_resolver_release(r);
-    bool same = want == got && want_bytes == got_bytes &&
-                memcmp(output[0], output[1], want_bytes) == 0;
-    bool expect_fast = want == PL_OK;
-    if (!same || took_fast != expect_fast)
+    fast_pair p = fast_run_pair(r, base, c->code, run_case, c, output[0], output[1]);
+    bool same = p.agree && p.equal;
+    bool expect_fast = p.want == PL_OK;
+    if (!same || p.took_fast != expect_fast)
         fprintf(stderr, "pad %s: code %d type %s rank %d status %d/%d bytes %zu/%zu fast %d\n",
                 same ? "path" : "differs", (int)c->code, pl_type_name(c->type), c->ndims,
-                (int)want, (int)got, want_bytes, got_bytes, took_fast);
-    return same && took_fast == expect_fast && want == PL_OK;
+                (int)p.want, (int)p.got, p.want_bytes, p.got_bytes, p.took_fast);
+    return same && p.took_fast == expect_fast && p.want == PL_OK;
 }
 
 static bool one_case(pl_fast_resolver *r)

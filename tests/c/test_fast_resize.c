@@ -68,9 +68,10 @@ static void random_case(resize_case *c)
     random_input(c->type, MAX_ELEMS);
 }
 
-static pl_status run_case(const resize_case *c, const pl_registration *reg, int slot,
+static pl_status run_case(const void *vc, const pl_registration *reg, int slot,
                           size_t *bytes)
 {
+    const resize_case *c = vc;
     static int32_t size[2];
     kh_setup();
     kh_ctx.fused_madd = c->fused;
@@ -96,25 +97,19 @@ static pl_status run_case(const resize_case *c, const pl_registration *reg, int 
 
 static bool case_matches(pl_fast_resolver *r, const resize_case *c)
 {
-    const pl_registration *fast = r->resolver.find(r, c->code, NULL, 0, 1);
     const pl_isa isa = r->isa;
-    size_t want_bytes, got_bytes;
-    pl_status want = run_case(c, portable_find(NULL, c->code, NULL, 0, 1), 0, &want_bytes);
-    pl_status got = run_case(c, fast, 1, &got_bytes);
-    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
-    fast_cases += took_fast;
-    pl_fast_resolver_release(r);
-    bool same = want == got && want_bytes == got_bytes &&
-                (want != PL_OK || memcmp(output[0], output[1], want_bytes) == 0);
+    fast_pair p = fast_run_pair(r, portable_find(NULL, c->code, NULL, 0, 1), c->code, run_case,
+                                c, output[0], output[1]);
+    bool same = p.agree && p.equal;
     bool fused_float = c->code == BILINEAR && c->type == PL_FLOAT32 && c->fused;
     bool can_fuse = isa != PL_ISA_SSE41;
-    bool expect_fast = want == PL_OK && c->constant && (!fused_float || can_fuse);
-    if (!same || took_fast != expect_fast)
+    bool expect_fast = p.want == PL_OK && c->constant && (!fused_float || can_fuse);
+    if (!same || p.took_fast != expect_fast)
         fprintf(stderr, "resize %s: code %d type %s %dx%d -> %dx%d status %d/%d fast %d\n",
                 same ? "path" : "differs", (int)c->code, pl_type_name(c->type),
                 (int)c->dims[1], (int)c->dims[2], (int)c->size[0], (int)c->size[1],
-                (int)want, (int)got, took_fast);
-    return same && took_fast == expect_fast;
+                (int)p.want, (int)p.got, p.took_fast);
+    return same && p.took_fast == expect_fast;
 }
 
 static bool one_case(pl_fast_resolver *r)

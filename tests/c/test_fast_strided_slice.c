@@ -59,9 +59,10 @@ static void random_case(slice_case *c)
         input[i] = (uint8_t)rnd();
 }
 
-static pl_status run_case(const slice_case *c, const pl_registration *reg, int slot,
+static pl_status run_case(const void *vc, const pl_registration *reg, int slot,
                           size_t *bytes)
 {
+    const slice_case *c = vc;
     kh_setup();
     size_t es = pl_type_size(c->type), n = 1;
     for (int32_t a = 0; a < c->ndims; a++)
@@ -90,21 +91,15 @@ static pl_status run_case(const slice_case *c, const pl_registration *reg, int s
 
 static bool case_matches(pl_fast_resolver *r, const slice_case *c)
 {
-    const pl_registration *fast = r->resolver.find(r, STRIDED_SLICE, NULL, 0, 1);
-    size_t want_bytes, got_bytes;
-    pl_status want = run_case(c, pl_strided_slice_registration(), 0, &want_bytes);
-    pl_status got = run_case(c, fast, 1, &got_bytes);
-    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
-    fast_cases += took_fast;
-    pl_fast_resolver_release(r);
-    bool same = want == got && want_bytes == got_bytes &&
-                (want != PL_OK || memcmp(output[0], output[1], want_bytes) == 0);
-    bool expect_fast = want == PL_OK && want_bytes > 0;
-    if (!same || took_fast != expect_fast)
+    fast_pair p = fast_run_pair(r, pl_strided_slice_registration(), STRIDED_SLICE,
+                                run_case, c, output[0], output[1]);
+    bool same = p.agree && p.equal;
+    bool expect_fast = p.want == PL_OK && p.want_bytes > 0;
+    if (!same || p.took_fast != expect_fast)
         fprintf(stderr, "strided slice %s: type %s rank %d status %d/%d bytes %zu/%zu "
                 "fast %d\n", same ? "path" : "differs", pl_type_name(c->type), c->ndims,
-                (int)want, (int)got, want_bytes, got_bytes, took_fast);
-    return same && took_fast == expect_fast;
+                (int)p.want, (int)p.got, p.want_bytes, p.got_bytes, p.took_fast);
+    return same && p.took_fast == expect_fast;
 }
 
 static bool one_case(pl_fast_resolver *r)

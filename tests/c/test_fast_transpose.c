@@ -57,9 +57,10 @@ static void random_case(transpose_case *c)
         input[i] = (uint8_t)rnd();
 }
 
-static pl_status run_case(const transpose_case *c, const pl_registration *reg, int slot,
+static pl_status run_case(const void *vc, const pl_registration *reg, int slot,
                           size_t *bytes)
 {
+    const transpose_case *c = vc;
     static _Alignas(8) uint8_t perm[6 * 8];
     kh_setup();
     kh_ctx.arith = c->arith;
@@ -91,23 +92,17 @@ static pl_status run_case(const transpose_case *c, const pl_registration *reg, i
 
 static bool case_matches(pl_fast_resolver *r, const transpose_case *c)
 {
-    const pl_registration *fast = r->resolver.find(r, TRANSPOSE, NULL, 0, 1);
-    size_t want_bytes, got_bytes;
-    pl_status want = run_case(c, pl_transpose_registration(), 0, &want_bytes);
-    pl_status got = run_case(c, fast, 1, &got_bytes);
-    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
-    fast_cases += took_fast;
-    pl_fast_resolver_release(r);
+    fast_pair p = fast_run_pair(r, pl_transpose_registration(), TRANSPOSE,
+                                run_case, c, output[0], output[1]);
     /* CMSIS-NN's int8 transpose refuses ranks above 4 and writes nothing */
     bool refused = c->type == PL_INT8 && pl_arith_cmsis_nn(c->arith) && c->ndims > 4;
-    bool same = want == got && want_bytes == got_bytes &&
-                (refused || memcmp(output[0], output[1], want_bytes) == 0);
-    bool expect_fast = want == PL_OK && want_bytes > 0 && !refused;
-    if (!same || took_fast != expect_fast)
+    bool same = p.agree && (refused || p.equal);
+    bool expect_fast = p.want == PL_OK && p.want_bytes > 0 && !refused;
+    if (!same || p.took_fast != expect_fast)
         fprintf(stderr, "transpose %s: type %s rank %d status %d/%d bytes %zu/%zu fast %d\n",
-                same ? "path" : "differs", pl_type_name(c->type), c->ndims, (int)want,
-                (int)got, want_bytes, got_bytes, took_fast);
-    return same && took_fast == expect_fast && want == PL_OK;
+                same ? "path" : "differs", pl_type_name(c->type), c->ndims, (int)p.want,
+                (int)p.got, p.want_bytes, p.got_bytes, p.took_fast);
+    return same && p.took_fast == expect_fast && p.want == PL_OK;
 }
 
 static bool one_case(pl_fast_resolver *r)
