@@ -30,8 +30,9 @@
 #define cpu_relax() ((void)0)
 #endif
 
-/* Rounds of pauses a worker spins for the next job before it sleeps (about 0.2 ms), giving
-** its core away between rounds: on a busy machine the caller may be waiting for it. */
+/* Rounds of pauses a worker spins for the next job before it sleeps (about 0.5 ms: the
+** next operator's job usually comes sooner), yielding its core between rounds to whatever
+** else the machine runs. */
 enum { SPIN_ROUNDS = 256, PAUSES = 64 };
 
 /* A job: what its tasks run and how many of them are done. Two alternate, so a worker that
