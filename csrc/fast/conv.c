@@ -25,6 +25,8 @@ typedef struct conv_plan {
     size_t a_stride;   /* bytes between two workers' rows */
     float *padded;     /* float, few channels: the input with its padding written out */
     int32_t hp, wp;    /* padded's rows and columns (every window's extent) */
+    int32_t *tap_at;   /* float, k <= TAP_K, every window whole in its source (the padded
+                       ** copy, or the input itself): each tap's offset from the origin */
     int32_t nblock;    /* output channels per task (a multiple of 64, or n) */
     pl_s8_stage st;
 } conv_plan;
@@ -33,6 +35,10 @@ typedef struct conv_plan {
 ** padded copy of its input (no window is clipped, every row one short copy), when the copy
 ** holds at most PADDED_MAX values. */
 enum { PADDED_SPAN = 64, PADDED_MAX = 1 << 22 };
+
+/* A float window of at most this many taps is gathered tap by tap from offsets computed at
+** prepare (a first layer's 3x3x1 window: 9 loads, not 3 row copies of 3). */
+enum { TAP_K = 64 };
 
 /* A run of floats as whole quads: at most 3 floats past the run, in the rows' spill room. */
 static inline void copy_quads_f32(float *dst, const float *src, size_t quads)
@@ -177,6 +183,51 @@ static void gather_padded_f32(const pl_conv_params *p, const conv_plan *cp, floa
     }
 }
 
+/* The offsets of a window's taps from its origin in a source of src_w columns of c values
+** (k = kh * kw * c of them, in the filter's order), when every window is whole in it: the
+** padded copy, or an input no window leaves. False: gather by rows. */
+static bool plan_taps(const pl_conv_params *p, const int32_t *in_dims, const int32_t *f_dims,
+                      const int32_t *out_dims, const conv_plan *cp, int32_t *src_w)
+{
+    if (!cp->f32 || cp->direct || cp->k > TAP_K)
+        return false;
+    if (cp->padded != NULL) {
+        *src_w = cp->wp;
+        return true;
+    }
+    int64_t hp = (int64_t)(out_dims[1] - 1) * p->stride_h +
+                 (int64_t)(f_dims[1] - 1) * p->dilation_h + 1;
+    int64_t wp = (int64_t)(out_dims[2] - 1) * p->stride_w +
+                 (int64_t)(f_dims[2] - 1) * p->dilation_w + 1;
+    *src_w = in_dims[2];
+    return p->pad_h == 0 && p->pad_w == 0 && hp <= in_dims[1] && wp <= in_dims[2];
+}
+
+static void fill_taps(const pl_conv_params *p, const int32_t *f_dims, int32_t c, int32_t src_w,
+                      int32_t *tap_at)
+{
+    for (int32_t fy = 0, t = 0; fy < f_dims[1]; fy++)
+        for (int32_t fx = 0; fx < f_dims[2]; fx++)
+            for (int32_t ch = 0; ch < c; ch++, t++)
+                tap_at[t] = (fy * p->dilation_h * src_w + fx * p->dilation_w) * c + ch;
+}
+
+/* gather_f32 tap by tap from a source where every window is whole (src: src_h rows of
+** src_w columns of c values). */
+static void gather_taps_f32(const pl_conv_params *p, const conv_plan *cp, float *a,
+                            const float *src, int32_t src_h, int32_t src_w, int32_t c,
+                            const int32_t *out_dims, size_t first, int32_t rows)
+{
+    pl_conv_walk k = pl_conv_walk_from(out_dims, first);
+    for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k)) {
+        float *row = a + (size_t)r * (size_t)cp->k;
+        const float *o = src + (((size_t)k.b * (size_t)src_h + (size_t)(k.oy * p->stride_h)) *
+                                    (size_t)src_w + (size_t)(k.ox * p->stride_w)) * (size_t)c;
+        for (int32_t t = 0; t < cp->k; t++)
+            row[t] = o[cp->tap_at[t]];
+    }
+}
+
 /* Output channels per task: all of them, unless a job of fewer chunks of points than twice
 ** the workers (a late layer's few pixels) has channels to share out, in blocks of 64 (a
 ** multiple of every set's panel: the packed weights and stage arrays then start at a
@@ -234,15 +285,22 @@ static bool plan(pl_context *ctx, const pl_node *node)
                         ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
                               (size_t)in.dims[3] * sizeof(float) + PL_FAST_GATHER_SPILL
                         : 0;
+    size_t taps = cp.f32 && !cp.direct && cp.k <= TAP_K
+                      ? pl_fast_align64(sizeof(int32_t) * (size_t)cp.k) : 0;
     uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered +
-                                                 padded);
+                                                 taps + pl_fast_align64(padded));
     if (block == NULL)
         return false;
     cp.packed = block + head;
     cp.a = block + head + pl_fast_align64(packed) + arrays;
     if (padded > 0) {
-        cp.padded = (float *)((uint8_t *)cp.a + gathered);
+        cp.padded = (float *)((uint8_t *)cp.a + gathered + taps);
         memset(cp.padded, 0, padded);
+    }
+    int32_t src_w;
+    if (taps > 0 && plan_taps(&d->p, in.dims, f.dims, out.dims, &cp, &src_w)) {
+        cp.tap_at = (int32_t *)((uint8_t *)cp.a + gathered);
+        fill_taps(&d->p, f.dims, in.dims[3], src_w, cp.tap_at);
     }
     if (cp.f32) {
         const float *w = f.data;
@@ -311,6 +369,12 @@ static void conv_chunk(void *arg, int32_t worker, int32_t task)
     }
     if (cp->direct)
         a = (float *)v->in.data + first * (size_t)cp->k;
+    else if (cp->tap_at != NULL && cp->padded != NULL)
+        gather_taps_f32(&j->d->p, cp, a, cp->padded, cp->hp, cp->wp, v->in.dims[3],
+                        v->out.dims, first, rows);
+    else if (cp->tap_at != NULL)
+        gather_taps_f32(&j->d->p, cp, a, v->in.data, v->in.dims[1], v->in.dims[2],
+                        v->in.dims[3], v->out.dims, first, rows);
     else if (cp->padded != NULL)
         gather_padded_f32(&j->d->p, cp, a, v->in.dims, v->f.dims, v->out.dims, first, rows);
     else
