@@ -43,7 +43,7 @@ class _Interpreter:
                  preserve_all_tensors: bool = ..., loop_budget: int = ...,
                  input_shapes: Optional[Sequence[Tuple[int, Sequence[int]]]] = ...,
                  custom_ops: Optional[Dict[str, Any]] = ..., custom_adapter: Any = ...,
-                 kernels: str = ..., target: str = ...) -> None: ...
+                 kernels: str = ..., target: str = ..., num_threads: int = ...) -> None: ...
     arena: Arena
     allocated: bool
     busy: bool
@@ -52,6 +52,8 @@ class _Interpreter:
     exports: int
     host_bytes: int
     kernels: str
+    num_threads: int
+    parallel_jobs: int
     model_size: int
     subgraphs: Tuple[Any, ...]
     def allocate_tensors(self) -> None: ...
