@@ -118,6 +118,14 @@ static void gather_f32(const pl_conv_params *p, const conv_plan *cp, float *a,
     }
 }
 
+/* The rows and columns every window together spans, from the padded top-left corner. */
+static void window_extent(const pl_conv_params *p, const int32_t *f_dims,
+                          const int32_t *out_dims, int64_t *hp, int64_t *wp)
+{
+    *hp = (int64_t)(out_dims[1] - 1) * p->stride_h + (int64_t)(f_dims[1] - 1) * p->dilation_h + 1;
+    *wp = (int64_t)(out_dims[2] - 1) * p->stride_w + (int64_t)(f_dims[2] - 1) * p->dilation_w + 1;
+}
+
 /* The padded copy's extent for cp's float windows; false when the input is not worth
 ** copying (enough channels that clipped windows copy long runs anyway, or no padding). */
 static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl_tensor *f,
@@ -126,10 +134,8 @@ static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl
     if (!cp->f32 || cp->direct || (p->pad_h == 0 && p->pad_w == 0) ||
         (int64_t)f->dims[2] * in->dims[3] > PADDED_SPAN)
         return false;
-    int64_t hp = (int64_t)(out->dims[1] - 1) * p->stride_h +
-                 (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
-    int64_t wp = (int64_t)(out->dims[2] - 1) * p->stride_w +
-                 (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
+    int64_t hp, wp;
+    window_extent(p, f->dims, out->dims, &hp, &wp);
     if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
         return false;
     cp->hp = (int32_t)hp;
@@ -195,10 +201,8 @@ static bool plan_taps(const pl_conv_params *p, const int32_t *in_dims, const int
         *src_w = cp->wp;
         return true;
     }
-    int64_t hp = (int64_t)(out_dims[1] - 1) * p->stride_h +
-                 (int64_t)(f_dims[1] - 1) * p->dilation_h + 1;
-    int64_t wp = (int64_t)(out_dims[2] - 1) * p->stride_w +
-                 (int64_t)(f_dims[2] - 1) * p->dilation_w + 1;
+    int64_t hp, wp;
+    window_extent(p, f_dims, out_dims, &hp, &wp);
     *src_w = in_dims[2];
     return p->pad_h == 0 && p->pad_w == 0 && hp <= in_dims[1] && wp <= in_dims[2];
 }
