@@ -54,28 +54,6 @@ static int fast_cases;
 ** they agree (and the case took the path it should). */
 typedef bool (*fast_case_fn)(pl_fast_resolver *r);
 
-/* On every instruction set this CPU runs: `cases` random cases against the portable
-** resolver; prints "  <isa>: <what> N fast cases" (tests/test_fast_arm64.py reads it) and
-** checks that none differed and that at least min_fast took the fast path. */
-static inline void fast_equals_portable(const pl_resolver *portable, const char *what,
-                                        int cases, int min_fast, fast_case_fn one)
-{
-    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        if (!pl_fast_isa_available((pl_isa)isa))
-            continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, (pl_isa)isa), PL_OK);
-        int failures = 0;
-        fast_cases = 0;
-        for (int k = 0; k < cases; k++)
-            failures += !one(&r);
-        pl_fast_resolver_release(&r);
-        printf("  %s: %s %d fast cases\n", pl_fast_isa_name((pl_isa)isa), what, fast_cases);
-        CHECK_EQ(failures, 0);
-        CHECK(fast_cases >= min_fast);
-    }
-}
-
 /* One case through the portable registration (slot 0) and the fast resolver's (slot 1):
 ** run(case, registration, slot, &bytes) runs it into the test's outputs[slot]. */
 typedef pl_status (*fast_run_fn)(const void *c, const pl_registration *reg, int slot,
@@ -112,6 +90,46 @@ static inline void split_every_job(pl_fast_resolver *r, int32_t threads)
     r->parallel_min_work = 0.0;
 }
 
+/* `cases` random cases through a fresh resolver for isa on `threads` threads (every job
+** split when more than one): *failures the cases that failed (all of them when the resolver
+** cannot be made), *jobs the jobs split over the threads; fast_cases counts those that took
+** the fast path. */
+static inline void fast_run_cases(const pl_resolver *portable, pl_isa isa, int32_t threads,
+                                  int cases, fast_case_fn one, int *failures, uint64_t *jobs)
+{
+    pl_fast_resolver r;
+    *failures = cases;
+    *jobs = 0;
+    fast_cases = 0;
+    CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, isa), PL_OK);
+    if (threads > 1)
+        split_every_job(&r, threads);
+    *failures = 0;
+    for (int k = 0; k < cases; k++)
+        *failures += !one(&r);
+    pl_fast_resolver_release(&r);
+    CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
+    *jobs = r.parallel_jobs;
+}
+
+/* On every instruction set this CPU runs: `cases` random cases against the portable
+** resolver; prints "  <isa>: <what> N fast cases" (tests/test_fast_arm64.py reads it) and
+** checks that none differed and that at least min_fast took the fast path. */
+static inline void fast_equals_portable(const pl_resolver *portable, const char *what,
+                                        int cases, int min_fast, fast_case_fn one)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        uint64_t jobs;
+        int failures;
+        fast_run_cases(portable, (pl_isa)isa, 1, cases, one, &failures, &jobs);
+        printf("  %s: %s %d fast cases\n", pl_fast_isa_name((pl_isa)isa), what, fast_cases);
+        CHECK_EQ(failures, 0);
+        CHECK(fast_cases >= min_fast);
+    }
+}
+
 /* fast_equals_portable on 3 threads with every job split: the cases must also have split
 ** some jobs (min_jobs), so a fast path that stopped splitting fails. */
 static inline void fast_threads_equal_portable(const pl_resolver *portable, const char *what,
@@ -120,27 +138,20 @@ static inline void fast_threads_equal_portable(const pl_resolver *portable, cons
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
             continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, (pl_isa)isa), PL_OK);
-        split_every_job(&r, 3);
-        int failures = 0;
-        fast_cases = 0;
-        for (int k = 0; k < cases; k++)
-            failures += !one(&r);
-        pl_fast_resolver_release(&r);
-        CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
+        uint64_t jobs;
+        int failures;
+        fast_run_cases(portable, (pl_isa)isa, 3, cases, one, &failures, &jobs);
         printf("  %s, 3 threads: %s %d fast cases, %llu split jobs\n",
-               pl_fast_isa_name((pl_isa)isa), what, fast_cases,
-               (unsigned long long)r.parallel_jobs);
+               pl_fast_isa_name((pl_isa)isa), what, fast_cases, (unsigned long long)jobs);
         CHECK_EQ(failures, 0);
-        CHECK(r.parallel_jobs >= min_jobs);
+        CHECK(jobs >= min_jobs);
     }
 }
 
 /* fast_equals_portable for a fused target (ctx->fused_madd, as tflm's; ctx is the kernels'
-** context): every case takes
-** the fast path where the instruction set has FMA (can_fuse), none where it has not (the
-** portable kernel's fmaf runs them). Prints "  <isa>, fused: <what> N fast cases". */
+** context): every case takes the fast path where the instruction set has FMA (can_fuse),
+** none where it has not (the portable kernel's fmaf runs them). Prints "  <isa>, fused:
+** <what> N fast cases". */
 static inline void fast_fused_equals_portable(const pl_resolver *portable, const char *what,
                                               int cases, fast_case_fn one,
                                               bool (*can_fuse)(pl_isa isa), pl_context *ctx)
@@ -148,15 +159,11 @@ static inline void fast_fused_equals_portable(const pl_resolver *portable, const
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
             continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, (pl_isa)isa), PL_OK);
-        int failures = 0;
-        fast_cases = 0;
+        uint64_t jobs;
         ctx->fused_madd = true;
-        for (int k = 0; k < cases; k++)
-            failures += !one(&r);
+        int failures;
+        fast_run_cases(portable, (pl_isa)isa, 1, cases, one, &failures, &jobs);
         ctx->fused_madd = false;
-        pl_fast_resolver_release(&r);
         printf("  %s, fused: %s %d fast cases\n", pl_fast_isa_name((pl_isa)isa), what,
                fast_cases);
         CHECK_EQ(failures, 0);

@@ -78,48 +78,33 @@ static bool case_matches(pl_fast_resolver *r, int32_t code, int32_t rows, int32_
     return same && took_fast;
 }
 
-/* On threads threads (every job split: float elements in chunks), random cases against the
-** portable kernels on every instruction set. */
-static void cases_equal_portable(int32_t threads)
+/* Cases drawn and the float ones among them (the others int8). */
+static int drawn, floats;
+
+/* A random LOGISTIC or TANH (in turn) of up to MAX_N values, float32 four times in five. */
+static bool one_case(pl_fast_resolver *r)
 {
-    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        if (!pl_fast_isa_available((pl_isa)isa))
-            continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
-        split_every_job(&r, threads);
-        int failures = 0, floats = 0;
-        fast_cases = 0;
-        for (int k = 0; k < 200; k++) {
-            int32_t rows = between(1, 8), cols = between(1, MAX_N / 8);
-            int kind = between(0, 4) == 0;
-            for (int32_t i = 0; i < rows * cols; i++) {
-                in32[i] = value();
-                in8[i] = (int8_t)between(-128, 127);
-            }
-            floats += kind == 0;
-            failures += !case_matches(&r, k % 2 ? TANH : LOGISTIC, rows, cols, kind);
-        }
-        pl_fast_resolver_release(&r);
-        CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
-        printf("  %s, %d threads: logistic/tanh %d fast cases, %llu split jobs\n",
-               pl_fast_isa_name((pl_isa)isa), threads, fast_cases,
-               (unsigned long long)r.parallel_jobs);
-        CHECK_EQ(failures, 0);
-        CHECK_EQ(fast_cases, 200);
-        CHECK(floats > 100);
-        CHECK(threads == 1 || r.parallel_jobs > 10);
+    int32_t rows = between(1, 8), cols = between(1, MAX_N / 8);
+    int kind = between(0, 4) == 0;
+    for (int32_t i = 0; i < rows * cols; i++) {
+        in32[i] = value();
+        in8[i] = (int8_t)between(-128, 127);
     }
+    floats += kind == 0;
+    return case_matches(r, drawn++ % 2 ? TANH : LOGISTIC, rows, cols, kind);
 }
 
 static void logistic_tanh_fast_paths_equal_portable(void)
 {
-    cases_equal_portable(1);
+    drawn = floats = 0;
+    fast_equals_portable(&portable, "logistic/tanh", 200, 200, one_case);
+    CHECK(floats > drawn / 2);
 }
 
+/* Float elements in chunks over 3 threads, every job split. */
 static void logistic_tanh_threads_equal_portable(void)
 {
-    cases_equal_portable(3);
+    fast_threads_equal_portable(&portable, "logistic/tanh", 200, 10, one_case);
 }
 
 int main(void)
