@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "picolite/pl_fast.h"
 
@@ -46,8 +47,8 @@ typedef void pl_fast_task_fn(void *arg, int32_t worker, int32_t task);
 void pl_fast_parallel(const pl_node *node, int32_t tasks, double work, pl_fast_task_fn *fn,
                       void *arg);
 
-/* Below this much work (multiply-adds, about 5 us on one core) a job stays on the caller
-** (the resolver's parallel_min_work starts at it). */
+/* Below this much work (about its multiply-adds) a job stays on the caller (the resolver's
+** parallel_min_work starts at it): waking workers would cost more than they save. */
 #define PL_FAST_PARALLEL_WORK 262144.0
 
 /* Prepare: how many workers the node's invoke may run on (per-worker scratch). */
@@ -71,6 +72,16 @@ static inline int32_t pl_fast_chunk_rows_split(size_t row_bytes, size_t points, 
 /* Prepare: a new 64-byte-aligned host block of bytes for node, in place of any it had;
 ** NULL (the node then has none) when the host gives no memory. */
 void *pl_fast_block_new(const pl_node *node, size_t bytes);
+
+/* Prepare: a new block holding a copy of the bytes of plan; false (no block) when the host
+** gives no memory. */
+static inline bool pl_fast_block_put(const pl_node *node, const void *plan, size_t bytes)
+{
+    void *block = pl_fast_block_new(node, bytes);
+    if (block != NULL)
+        memcpy(block, plan, bytes);
+    return block != NULL;
+}
 
 /* Prepare: the node keeps no block (its invoke takes the portable path). */
 void pl_fast_block_drop(const pl_node *node);

@@ -51,10 +51,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         return false;
     mp.blocks = b;
     mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes);
-    void *block = pl_fast_block_new(node, sizeof mp);
-    if (block != NULL)
-        memcpy(block, &mp, sizeof mp);
-    return block != NULL;
+    return pl_fast_block_put(node, &mp, sizeof mp);
 }
 
 pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node)

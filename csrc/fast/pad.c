@@ -65,10 +65,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
             return false;
     pad_plan pp;
     reduce(d, pl_type_size(in.type), &pp);
-    void *block = pl_fast_block_new(node, sizeof pp);
-    if (block != NULL)
-        memcpy(block, &pp, sizeof pp);
-    return block != NULL;
+    return pl_fast_block_put(node, &pp, sizeof pp);
 }
 
 pl_status pl_fast_pad_prepare(pl_context *ctx, pl_node *node)

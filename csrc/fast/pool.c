@@ -57,11 +57,7 @@ static bool plan(pl_context *ctx, const pl_node *node, bool average)
         !windows_filled(out.dims[2], p->stride_w, p->pad_w, p->filter_w, in.dims[2]))
         return false;
     pool_plan pl = {average};
-    void *block = pl_fast_block_new(node, sizeof pl);
-    if (block == NULL)
-        return false;
-    memcpy(block, &pl, sizeof pl);
-    return true;
+    return pl_fast_block_put(node, &pl, sizeof pl);
 }
 
 static bool plan_avg(pl_context *ctx, const pl_node *node)

@@ -27,10 +27,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (!pl_fast_runs_plan(d->ndims, d->start, d->stride, d->count, d->in_step,
                            pl_type_size(in.type), &sp.runs))
         return false;
-    void *block = pl_fast_block_new(node, sizeof sp);
-    if (block != NULL)
-        memcpy(block, &sp, sizeof sp);
-    return block != NULL;
+    return pl_fast_block_put(node, &sp, sizeof sp);
 }
 
 pl_status pl_fast_strided_slice_prepare(pl_context *ctx, pl_node *node)

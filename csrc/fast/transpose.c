@@ -38,10 +38,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     for (int32_t a = 0; r->run == esize && a + 1 < r->axes; a++)
         if (r->step[a] == (int64_t)esize)
             tp.tile_axis = a;
-    void *block = pl_fast_block_new(node, sizeof tp);
-    if (block != NULL)
-        memcpy(block, &tp, sizeof tp);
-    return block != NULL;
+    return pl_fast_block_put(node, &tp, sizeof tp);
 }
 
 pl_status pl_fast_transpose_prepare(pl_context *ctx, pl_node *node)
