@@ -7,6 +7,11 @@
 **   d_lo d_hi (the low/high half of a vf widened) f_of(lo, hi) (narrowed, rounded to nearest)
 **   d_set d_add d_sub d_mul d_div d_abs d_floor d_eq d_select
 **   d_pow2(k): 2^k for integral k in [-1022, 1023], any bits otherwise (never trapping)
+**   d_fma(a, b, c) = a b + c (fused where the set has it; the quick exp below only needs
+**   its accuracy, not its bits), d_times_pow2_low(x, k): x 2^j for normal x and results,
+**   with j in the low 12 bits of k's bit pattern (k's exponent field added to x's),
+**   d_bits_zero(y, sub, mask): lanes whose bits minus sub have no bit of mask set,
+**   f_or, f_any and d_any (some lane of the mask set)
 ** Lanes whose input the scalar code treats apart (NaN, out of range) are computed with the
 ** others, their results then replaced: the arithmetic on them never traps (IEEE masked). */
 #ifndef PL_FAST_EXP_BODY_H
@@ -14,12 +19,18 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "fast/exp.h"
 #include "fast/inline.h"
 #include "kernels/activation/logistic_tanh_fast.h"
 #include "kernels/common/arith_fast.h"
+
+/* The quick exp's terms (to r^11/11!) and its margin to a rounding tie, in double ulps below a
+** float's: 2^10 of them are 2^-43 of the value, 11 times the two exps' errors together. */
+enum { QUICK_TERMS = 11, TIE_ULPS = 1 << 10 };
 
 /* fmath.c's reduce on each lane: e^y = 2^k (1 + return value) with k integral. */
 PL_FAST_INLINE vd expm1_parts(vd y, vd *k_out)
@@ -40,10 +51,51 @@ PL_FAST_INLINE vd exp_half(vd y)
     return d_mul(d_add(d_set(1.0), m), d_pow2(k));
 }
 
+/* e^y to within 2^-46.8 of its value (|y| <= 88): y = k ln2 + r with k rounded to nearest by
+** adding 1.5 2^52 (k lands in the sum's low bits), Taylor to r^11/11! (its remainder is below
+** 2^-47 for |r| <= ln2/2) by fused Horner, and 2^k added to the result's exponent field. */
+PL_FAST_INLINE vd exp_quick_half(vd y)
+{
+    const vd shifter = d_set(0x1.8p52);
+    vd k_low = d_fma(y, d_set(PL_FMATH_INV_LN2), shifter), k = d_sub(k_low, shifter);
+    vd r = d_fma(k, d_set(-PL_FMATH_LN2_HI), y);
+    r = d_fma(k, d_set(-PL_FMATH_LN2_LO), r);
+    vd p = d_set(pl_fmath_inverse_factorial[QUICK_TERMS - 1]);
+    PL_FAST_UNROLL
+    for (int n = QUICK_TERMS - 2; n >= 0; n--)
+        p = d_fma(p, r, d_set(pl_fmath_inverse_factorial[n]));
+    return d_times_pow2_low(d_fma(p, r, d_set(1.0)), k_low);
+}
+
+/* Lanes whose rounding to float may differ between two doubles within 2^-43 of each other:
+** the 29 bits below a float's mantissa within TIE_ULPS of the tie (1 followed by 28 zeros).
+** A normal float result only: the rounding of subnormals falls elsewhere. */
+PL_FAST_INLINE dmask near_tie(vd y)
+{
+    return d_bits_zero(y, (INT64_C(1) << 28) - TIE_ULPS, ((INT64_C(1) << 29) - 1) & ~(2 * TIE_ULPS - 1));
+}
+
+/* pl_fmath_expf's float on every lane from exp_quick_half, when that is sure to round as
+** exp_half's double does: both lie within 2^-46 of e^x (exp_half's error is below 2^-50), so
+** unless the quick one lies within 2^-43 of a rounding tie they round alike. False when a lane
+** is too near a tie (about 4 lanes in a million) or its result is not a normal float. */
+PL_FAST_INLINE bool exp_quick(vf x, vf *out)
+{
+    if (f_any(f_or(f_lt(x, f_set(-87.0f)), f_gt(x, f_set(88.0f)))))
+        return false;
+    vd lo = exp_quick_half(d_lo(x)), hi = exp_quick_half(d_hi(x));
+    if (d_any(near_tie(lo)) || d_any(near_tie(hi)))
+        return false;
+    *out = f_of(lo, hi);
+    return true;
+}
+
 /* pl_fmath_expf on each lane. */
 PL_FAST_INLINE vf exp_lanes(vf x)
 {
-    vf e = f_of(exp_half(d_lo(x)), exp_half(d_hi(x)));
+    vf e;
+    if (!exp_quick(x, &e))
+        e = f_of(exp_half(d_lo(x)), exp_half(d_hi(x)));
     e = f_select(f_lt(x, f_set(-104.0f)), f_set(0.0f), e);
     e = f_select(f_gt(x, f_set(89.0f)), f_set(INFINITY), e);
     return f_select(f_nan(x), x, e);

@@ -1,7 +1,9 @@
 /* exp_neon.c - exp.h's kernels with arm64 Advanced SIMD: 4 floats per vector, widened to two
 ** vectors of 2 doubles for the exp and tanh (exp_body.h). Built with -ffp-contract=off: FMUL
-** and FADD, never the fused FMLA. */
+** and FADD, the fused FMLA only where d_fma asks (the quick exp). */
 #include <arm_neon.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 enum { W = 4 };
 
@@ -23,6 +25,8 @@ static inline fmask f_gt(vf a, vf b) { return vcgtq_f32(a, b); }
 static inline fmask f_lt(vf a, vf b) { return vcltq_f32(a, b); }
 static inline fmask f_nan(vf a) { return vmvnq_u32(vceqq_f32(a, a)); }
 static inline vf f_select(fmask m, vf a, vf b) { return vbslq_f32(m, a, b); }
+static inline fmask f_or(fmask a, fmask b) { return vorrq_u32(a, b); }
+static inline bool f_any(fmask m) { return vmaxvq_u32(m) != 0; }
 
 static inline vd d_lo(vf a) { return vcvt_f64_f32(vget_low_f32(a)); }
 static inline vd d_hi(vf a) { return vcvt_high_f64_f32(a); }
@@ -37,6 +41,18 @@ static inline vd d_abs(vd a) { return vabsq_f64(a); }
 static inline vd d_floor(vd a) { return vrndmq_f64(a); }
 static inline dmask d_eq(vd a, vd b) { return vceqq_f64(a, b); }
 static inline vd d_select(dmask m, vd a, vd b) { return vbslq_f64(m, a, b); }
+static inline vd d_fma(vd a, vd b, vd c) { return vfmaq_f64(c, a, b); }
+static inline bool d_any(dmask m) { return (vgetq_lane_u64(m, 0) | vgetq_lane_u64(m, 1)) != 0; }
+static inline vd d_times_pow2_low(vd x, vd k)
+{
+    int64x2_t e = vshlq_n_s64(vreinterpretq_s64_f64(k), 52);
+    return vreinterpretq_f64_s64(vaddq_s64(vreinterpretq_s64_f64(x), e));
+}
+static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
+{
+    int64x2_t b = vsubq_s64(vreinterpretq_s64_f64(y), vdupq_n_s64(sub));
+    return vceqzq_s64(vandq_s64(b, vdupq_n_s64(mask)));
+}
 
 /* The exponent field k + 1023 (FCVTZS saturates what does not fit). */
 static inline vd d_pow2(vd k)

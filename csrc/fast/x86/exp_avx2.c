@@ -1,7 +1,9 @@
 /* exp_avx2.c - exp.h's kernels with AVX2: 8 floats per vector, widened to two vectors of 4
 ** doubles for the exp and tanh (exp_body.h). Built with -mavx2 -mfma and -ffp-contract=off
-** (no fused multiply-add); run only when the CPU has them. */
+** (fused multiply-adds only where d_fma asks); run only when the CPU has them. */
 #include <immintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 enum { W = 8 };
 
@@ -23,6 +25,8 @@ static inline fmask f_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 static inline fmask f_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 static inline fmask f_nan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
 static inline vf f_select(fmask m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
+static inline fmask f_or(fmask a, fmask b) { return _mm256_or_ps(a, b); }
+static inline bool f_any(fmask m) { return _mm256_movemask_ps(m) != 0; }
 
 static inline vd d_lo(vf a) { return _mm256_cvtps_pd(_mm256_castps256_ps128(a)); }
 static inline vd d_hi(vf a) { return _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)); }
@@ -41,6 +45,19 @@ static inline vd d_abs(vd a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a);
 static inline vd d_floor(vd a) { return _mm256_round_pd(a, _MM_FROUND_FLOOR); }
 static inline dmask d_eq(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
 static inline vd d_select(dmask m, vd a, vd b) { return _mm256_blendv_pd(b, a, m); }
+static inline vd d_fma(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
+static inline bool d_any(dmask m) { return _mm256_movemask_pd(m) != 0; }
+static inline vd d_times_pow2_low(vd x, vd k)
+{
+    __m256i e = _mm256_slli_epi64(_mm256_castpd_si256(k), 52);
+    return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(x), e));
+}
+static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
+{
+    __m256i b = _mm256_sub_epi64(_mm256_castpd_si256(y), _mm256_set1_epi64x(sub));
+    b = _mm256_and_si256(b, _mm256_set1_epi64x(mask));
+    return _mm256_castsi256_pd(_mm256_cmpeq_epi64(b, _mm256_setzero_si256()));
+}
 
 /* The exponent field k + 1023 (CVTPD2DQ gives INT32_MIN for what does not fit). */
 static inline vd d_pow2(vd k)

@@ -2,6 +2,7 @@
 ** of 8 doubles for the exp and tanh (exp_body.h). Built with -mavx512f (and the rest of the
 ** AVX512 set) and -ffp-contract=off; run only when the CPU has them. */
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum { W = 16 };
@@ -32,6 +33,8 @@ static inline fmask f_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_O
 static inline fmask f_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
 static inline fmask f_nan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
 static inline vf f_select(fmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
+static inline fmask f_or(fmask a, fmask b) { return (fmask)(a | b); }
+static inline bool f_any(fmask m) { return m != 0; }
 
 static inline vd d_lo(vf a) { return _mm512_cvtps_pd(_mm512_castps512_ps256(a)); }
 static inline vd d_hi(vf a)
@@ -57,6 +60,18 @@ static inline vd d_abs(vd a)
 static inline vd d_floor(vd a) { return _mm512_roundscale_pd(a, _MM_FROUND_FLOOR); }
 static inline dmask d_eq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
 static inline vd d_select(dmask m, vd a, vd b) { return _mm512_mask_blend_pd(m, b, a); }
+static inline vd d_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
+static inline bool d_any(dmask m) { return m != 0; }
+static inline vd d_times_pow2_low(vd x, vd k)
+{
+    __m512i e = _mm512_slli_epi64(_mm512_castpd_si512(k), 52);
+    return _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(x), e));
+}
+static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
+{
+    __m512i b = _mm512_sub_epi64(_mm512_castpd_si512(y), _mm512_set1_epi64(sub));
+    return _mm512_testn_epi64_mask(b, _mm512_set1_epi64(mask));
+}
 
 /* The exponent field k + 1023 (VCVTPD2DQ gives INT32_MIN for what does not fit). */
 static inline vd d_pow2(vd k)

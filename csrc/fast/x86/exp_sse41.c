@@ -2,6 +2,8 @@
 ** doubles for the exp and tanh (exp_body.h). Built with -msse4.1 and -ffp-contract=off; run
 ** only when the CPU has it. */
 #include <smmintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 enum { W = 4 };
 
@@ -23,6 +25,8 @@ static inline fmask f_gt(vf a, vf b) { return _mm_cmpgt_ps(a, b); }
 static inline fmask f_lt(vf a, vf b) { return _mm_cmplt_ps(a, b); }
 static inline fmask f_nan(vf a) { return _mm_cmpunord_ps(a, a); }
 static inline vf f_select(fmask m, vf a, vf b) { return _mm_blendv_ps(b, a, m); }
+static inline fmask f_or(fmask a, fmask b) { return _mm_or_ps(a, b); }
+static inline bool f_any(fmask m) { return _mm_movemask_ps(m) != 0; }
 
 static inline vd d_lo(vf a) { return _mm_cvtps_pd(a); }
 static inline vd d_hi(vf a) { return _mm_cvtps_pd(_mm_movehl_ps(a, a)); }
@@ -37,6 +41,20 @@ static inline vd d_abs(vd a) { return _mm_andnot_pd(_mm_set1_pd(-0.0), a); }
 static inline vd d_floor(vd a) { return _mm_round_pd(a, _MM_FROUND_FLOOR); }
 static inline dmask d_eq(vd a, vd b) { return _mm_cmpeq_pd(a, b); }
 static inline vd d_select(dmask m, vd a, vd b) { return _mm_blendv_pd(b, a, m); }
+/* no fused multiply-add in SSE4.1: two roundings, as accurate for the quick exp */
+static inline vd d_fma(vd a, vd b, vd c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
+static inline bool d_any(dmask m) { return _mm_movemask_pd(m) != 0; }
+static inline vd d_times_pow2_low(vd x, vd k)
+{
+    __m128i e = _mm_slli_epi64(_mm_castpd_si128(k), 52);
+    return _mm_castsi128_pd(_mm_add_epi64(_mm_castpd_si128(x), e));
+}
+static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
+{
+    __m128i b = _mm_sub_epi64(_mm_castpd_si128(y), _mm_set1_epi64x(sub));
+    b = _mm_and_si128(b, _mm_set1_epi64x(mask));
+    return _mm_castsi128_pd(_mm_cmpeq_epi64(b, _mm_setzero_si128()));
+}
 
 /* The exponent field k + 1023 (CVTPD2DQ gives INT32_MIN for what does not fit). */
 static inline vd d_pow2(vd k)
