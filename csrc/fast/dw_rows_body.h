@@ -1,6 +1,7 @@
 /* dw_rows_body.h - a depthwise row's outer loops, written once for every instruction set:
 ** each group of 16 channels, the row's points in passes of a constant count (the sums stay
-** in registers), the last ones one by one. The includer defines either
+** in registers), the last ones in passes of 4 and 2 (float: a short row's points still keep
+** several sums in flight), then one by one. The includer defines either
 **   float32: f32_points(job, n, in, c0, out, fused) and F32_POINTS, for f32_run (and, with
 **   F32_FUSED, for f32_run_fused: a fused target's multiply-adds); or
 **   16x8 (DW_ROWS_S16): points_at(job, n, in, g, c0, out, narrow) and S16_POINTS, for run,
@@ -14,6 +15,16 @@ PL_FAST_INLINE void f32_run_any(const pl_dw_job *job, const float *in, int32_t p
         for (; points - pt >= F32_POINTS; pt += F32_POINTS)
             f32_points(job, F32_POINTS, in + (size_t)pt * job->step, c0,
                        out + (size_t)pt * (size_t)job->channels, fused);
+        if (F32_POINTS > 4 && points - pt >= 4) {
+            f32_points(job, 4, in + (size_t)pt * job->step, c0,
+                       out + (size_t)pt * (size_t)job->channels, fused);
+            pt += 4;
+        }
+        if (F32_POINTS > 2 && points - pt >= 2) {
+            f32_points(job, 2, in + (size_t)pt * job->step, c0,
+                       out + (size_t)pt * (size_t)job->channels, fused);
+            pt += 2;
+        }
         for (; pt < points; pt++)
             f32_points(job, 1, in + (size_t)pt * job->step, c0,
                        out + (size_t)pt * (size_t)job->channels, fused);

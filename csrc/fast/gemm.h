@@ -82,11 +82,18 @@ typedef void pl_gemm_f32_fn(int32_t m, int32_t n, int32_t k, const float *a, siz
                             const void *packed, const float *bias, float act_min,
                             float act_max, float *out, size_t ldo);
 
+/* The same with row r's i-th value at a[r lda + tap[i]]: a convolution's windows read where
+** they lie, lda apart (the points of one output row), tap[i] the offsets of their taps. */
+typedef void pl_gemm_f32_taps_fn(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                                 const int32_t *tap, const void *packed, const float *bias,
+                                 float act_min, float act_max, float *out, size_t ldo);
+
 typedef struct pl_gemm_f32 {
     size_t (*packed_bytes)(int32_t n, int32_t k);
     void (*pack)(const float *w, int32_t n, int32_t k, void *packed);
     pl_gemm_f32_fn *run;
     pl_gemm_f32_fn *run_fused; /* each product fused into its sum; NULL without FMA */
+    pl_gemm_f32_taps_fn *run_taps, *run_taps_fused; /* NULL: gather the windows, then run */
 } pl_gemm_f32;
 
 /* gf's product for a node whose target fuses its multiply-adds (ctx->fused_madd) or not;
@@ -94,6 +101,12 @@ typedef struct pl_gemm_f32 {
 static inline pl_gemm_f32_fn *pl_gemm_f32_run(const pl_gemm_f32 *gf, bool fused)
 {
     return gf == NULL ? NULL : fused ? gf->run_fused : gf->run;
+}
+
+/* gf's product of windows in place, as pl_gemm_f32_run; NULL: gather them. */
+static inline pl_gemm_f32_taps_fn *pl_gemm_f32_run_taps(const pl_gemm_f32 *gf, bool fused)
+{
+    return gf == NULL ? NULL : fused ? gf->run_taps_fused : gf->run_taps;
 }
 
 /* NULL when isa has no such kernels in this build. */

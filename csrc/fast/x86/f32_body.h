@@ -22,11 +22,12 @@ PL_FAST_INLINE vf madd(vf acc, vf x, vf w, bool fused)
 
 /* rows rows of a from row m0 on against `panels` panels from channel n0 on (rows * panels
 ** <= MR): + bias, clamp, store. A sum per row and panel, so that even one row keeps several
-** adds in flight; each still sums its k in order. */
+** adds in flight; each still sums its k in order. Row r's i-th value is a[r lda + i], or
+** a[r lda + tap[i]] when `taps` (a convolution's windows read in place: no gathered rows). */
 PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t k, const float *a,
-                          size_t lda, const float *panel, const float *bias, float lo,
-                          float hi, int32_t n0, int32_t n, float *out, size_t ldo,
-                          bool fused)
+                          size_t lda, const int32_t *tap, bool taps, const float *panel,
+                          const float *bias, float lo, float hi, int32_t n0, int32_t n,
+                          float *out, size_t ldo, bool fused)
 {
     vf acc[MR];
     a += (size_t)m0 * lda;
@@ -34,13 +35,14 @@ PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t k, c
     for (int32_t i = 0; i < MR; i++)
         acc[i] = PS(setzero)();
     for (int32_t i = 0; i < k; i++) {
+        const float *ai = a + (taps ? (size_t)tap[i] : (size_t)i);
         PL_FAST_UNROLL
         for (int32_t j = 0; j < panels; j++) {
             vf w = PS(loadu)(panel + ((size_t)j * (size_t)k + (size_t)i) * NR);
             PL_FAST_UNROLL
             for (int32_t r = 0; r < rows; r++)
                 acc[r * panels + j] = madd(acc[r * panels + j],
-                                           PS(set1)(a[(size_t)r * lda + (size_t)i]), w, fused);
+                                           PS(set1)(ai[(size_t)r * lda]), w, fused);
         }
     }
     PL_FAST_UNROLL
@@ -61,53 +63,68 @@ PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t k, c
 
 /* rows (a constant) rows from m0 on against every panel, MR / rows panels at a time. */
 PL_FAST_INLINE void rows_by_panels(int32_t rows, int32_t m0, int32_t n, int32_t k,
-                                  const float *a, size_t lda, const float *packed,
-                                  const float *bias, float lo, float hi, float *out,
-                                  size_t ldo, bool fused)
+                                  const float *a, size_t lda, const int32_t *tap, bool taps,
+                                  const float *packed, const float *bias, float lo, float hi,
+                                  float *out, size_t ldo, bool fused)
 {
     const int32_t wide = MR / rows;
     int32_t n0 = 0;
     for (; n - n0 > (wide - 1) * NR; n0 += wide * NR)
-        block(rows, wide, m0, k, a, lda, packed + (size_t)n0 * (size_t)k, bias, lo, hi, n0, n,
-              out, ldo, fused);
+        block(rows, wide, m0, k, a, lda, tap, taps, packed + (size_t)n0 * (size_t)k, bias, lo,
+              hi, n0, n, out, ldo, fused);
     for (; n0 < n; n0 += NR)
-        block(rows, 1, m0, k, a, lda, packed + (size_t)n0 * (size_t)k, bias, lo, hi, n0, n,
-              out, ldo, fused);
+        block(rows, 1, m0, k, a, lda, tap, taps, packed + (size_t)n0 * (size_t)k, bias, lo, hi,
+              n0, n, out, ldo, fused);
 }
 
 PL_FAST_INLINE void run_any(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
-                           const void *packed, const float *bias, float act_min,
-                           float act_max, float *out, size_t ldo, bool fused)
+                           const int32_t *tap, bool taps, const void *packed,
+                           const float *bias, float lo, float hi, float *out, size_t ldo,
+                           bool fused)
 {
     int32_t m0 = 0;
     if (n > NR) /* several panels: fewer rows against each, so a broadcast feeds several */
         for (; m - m0 >= ROWS; m0 += ROWS)
-            rows_by_panels(ROWS, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo,
+            rows_by_panels(ROWS, m0, n, k, a, lda, tap, taps, packed, bias, lo, hi, out, ldo,
                            fused);
     for (; m - m0 >= MR; m0 += MR)
-        rows_by_panels(MR, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
+        rows_by_panels(MR, m0, n, k, a, lda, tap, taps, packed, bias, lo, hi, out, ldo, fused);
     /* the last rows (fewer than MR or ROWS: a small M is a fully connected layer's batch or
     ** a late layer's few pixels) in groups of 4, 2 and 1, each against several panels */
     for (; m - m0 >= 4; m0 += 4)
-        rows_by_panels(4, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
+        rows_by_panels(4, m0, n, k, a, lda, tap, taps, packed, bias, lo, hi, out, ldo, fused);
     if (m - m0 >= 2) {
-        rows_by_panels(2, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
+        rows_by_panels(2, m0, n, k, a, lda, tap, taps, packed, bias, lo, hi, out, ldo, fused);
         m0 += 2;
     }
     if (m > m0)
-        rows_by_panels(1, m0, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, fused);
+        rows_by_panels(1, m0, n, k, a, lda, tap, taps, packed, bias, lo, hi, out, ldo, fused);
 }
 
 static void run(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
                 const void *packed, const float *bias, float act_min, float act_max,
                 float *out, size_t ldo)
 {
-    run_any(m, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, false);
+    run_any(m, n, k, a, lda, NULL, false, packed, bias, act_min, act_max, out, ldo, false);
 }
 
 static void run_fused(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
                       const void *packed, const float *bias, float act_min, float act_max,
                       float *out, size_t ldo)
 {
-    run_any(m, n, k, a, lda, packed, bias, act_min, act_max, out, ldo, true);
+    run_any(m, n, k, a, lda, NULL, false, packed, bias, act_min, act_max, out, ldo, true);
+}
+
+static void run_taps(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                     const int32_t *tap, const void *packed, const float *bias, float act_min,
+                     float act_max, float *out, size_t ldo)
+{
+    run_any(m, n, k, a, lda, tap, true, packed, bias, act_min, act_max, out, ldo, false);
+}
+
+static void run_taps_fused(int32_t m, int32_t n, int32_t k, const float *a, size_t lda,
+                           const int32_t *tap, const void *packed, const float *bias,
+                           float act_min, float act_max, float *out, size_t ldo)
+{
+    run_any(m, n, k, a, lda, tap, true, packed, bias, act_min, act_max, out, ldo, true);
 }
