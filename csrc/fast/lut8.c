@@ -6,7 +6,9 @@
 ** The table holds the portable kernel's own results, so the bits are the reference's; the
 ** arena is not touched (TFLM computes all of these per element, int8 LOGISTIC and TANH
 ** included, and so does the portable kernel for those two). Float HARD_SWISH runs the
-** elementwise table's vector loop of its portable arithmetic instead. */
+** elementwise table's vector loop of its portable arithmetic instead, float RELU, RELU6 and
+** RELU_N1_TO_1 the portable loop itself: both split over threads in spans. */
+#include <math.h>
 #include <string.h>
 
 #include "fast/elementwise.h"
@@ -21,6 +23,8 @@ enum { TABLE = 256 };
 typedef struct lut8_plan {
     pl_lut8_fn lookup;
     void (*f32)(const float *in, float *out, size_t n); /* float HARD_SWISH: no table */
+    bool relu_f32;                                      /* float RELU family: no table */
+    float lo, hi;                                       /* its bounds (pl_relu_f32's) */
     uint8_t table[TABLE];
 } lut8_plan;
 
@@ -75,18 +79,27 @@ static bool fill(const pl_node *node, pl_type t, pl_arith arith, uint8_t *table)
     return true;
 }
 
-/* Float HARD_SWISH: the elementwise table's loop (the others keep the portable kernel). */
+/* Float HARD_SWISH: the elementwise table's loop; the RELU family: the portable loop with
+** the portable kernel's bounds (LEAKY_RELU keeps the portable kernel). */
 static bool plan_f32(const pl_node *node)
 {
     const pl_ew *ew = pl_ew_for(pl_fast_isa_of(node));
-    if (pl_fast_reg_of(node)->base != pl_hard_swish_registration() || ew == NULL)
+    const pl_registration *base = pl_fast_reg_of(node)->base;
+    lut8_plan lp = {0};
+    if (base == pl_hard_swish_registration() && ew != NULL)
+        lp.f32 = ew->hard_swish_f32;
+    else if (base == pl_relu_registration())
+        lp = (lut8_plan){.relu_f32 = true, .lo = 0.0f, .hi = INFINITY};
+    else if (base == pl_relu6_registration())
+        lp = (lut8_plan){.relu_f32 = true, .lo = 0.0f, .hi = 6.0f};
+    else if (base == pl_relu_n1_to_1_registration())
+        lp = (lut8_plan){.relu_f32 = true, .lo = -1.0f, .hi = 1.0f};
+    else
         return false;
-    lut8_plan *lp = pl_fast_block_new(node, sizeof *lp);
-    if (lp != NULL) {
-        lp->lookup = NULL;
-        lp->f32 = ew->hard_swish_f32;
-    }
-    return lp != NULL;
+    lut8_plan *block = pl_fast_block_new(node, sizeof *block);
+    if (block != NULL)
+        *block = lp;
+    return block != NULL;
 }
 
 static bool plan(pl_context *ctx, const pl_node *node)
@@ -103,8 +116,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     lut8_plan *lp = pl_fast_block_new(node, sizeof *lp);
     if (lp == NULL)
         return false;
-    lp->lookup = pl_lut8_for(pl_fast_isa_of(node));
-    lp->f32 = NULL;
+    *lp = (lut8_plan){.lookup = pl_lut8_for(pl_fast_isa_of(node))};
     memcpy(lp->table, table, TABLE);
     return true;
 }
@@ -120,6 +132,27 @@ void pl_fast_lut8_apply(const pl_node *node, const pl_tensor *in, pl_tensor *out
     lp->lookup(lp->table, in->data, out->data, pl_tensor_count(in));
 }
 
+/* Float elements per task (each on its own: any split gives the same bytes). */
+enum { F32_TASK = 16384 };
+
+typedef struct f32_job {
+    const lut8_plan *lp;
+    const float *in;
+    float *out;
+    size_t n;
+} f32_job;
+
+static void f32_span(void *arg, int32_t worker, int32_t task)
+{
+    (void)worker;
+    const f32_job *j = arg;
+    size_t at = (size_t)task * F32_TASK, n = j->n - at < F32_TASK ? j->n - at : F32_TASK;
+    if (j->lp->relu_f32)
+        pl_relu_f32(j->in + at, j->out + at, n, j->lp->lo, j->lp->hi);
+    else
+        j->lp->f32(j->in + at, j->out + at, n);
+}
+
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
 {
     if (pl_fast_block(node) == NULL)
@@ -128,9 +161,13 @@ pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     const lut8_plan *lp = pl_fast_block(node);
-    if (lp->f32 != NULL)
-        lp->f32(in.data, out.data, pl_tensor_count(&in));
-    else
+    if (lp->f32 != NULL || lp->relu_f32) {
+        f32_job j = {lp, in.data, out.data, pl_tensor_count(&in)};
+        /* the work: a few operations an element, a memory-bound loop */
+        pl_fast_parallel(node, (int32_t)((j.n + F32_TASK - 1) / F32_TASK), (double)j.n * 4,
+                         f32_span, &j);
+    } else {
         pl_fast_lut8_apply(node, &in, &out);
+    }
     return PL_OK;
 }

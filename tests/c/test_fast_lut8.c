@@ -2,8 +2,9 @@
 ** RELU_N1_TO_1, LOGISTIC and TANH against the portable kernels, byte for byte, on random
 ** scales, zero points, alphas and lengths (every vector tail) with every input byte present;
 ** int16 keeps the portable kernels, float32 too but for HARD_SWISH (a vector loop, with
-** NaN, infinities, zeros and its clamps' edges among the inputs) and LOGISTIC and TANH (their
-** vector exp, tested in test_fast_logistic_tanh.c). Every instruction set this CPU runs is
+** NaN, infinities, zeros and its clamps' edges among the inputs), the RELU family (the
+** portable loop over spans of 16384: lengths up to N cover several) and LOGISTIC and TANH
+** (their vector exp, tested in test_fast_logistic_tanh.c). Every instruction set this CPU runs is
 ** tested; CI runs this under ASan and UBSan. */
 #include <math.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "kernel_tests.h"
 #include "kernels/registry.h"
 
-enum { N = 700, OPS = 7 };
+enum { N = 40000, OPS = 7 };
 
 static const int32_t codes[OPS] = {117, 98, 19, 21, 20, 14, 28};
 
@@ -87,7 +88,8 @@ static bool case_matches(pl_fast_resolver *r, const lut_case *c)
     fast_cases += took_fast;
     bool bytes = c->type == PL_INT8 || c->type == PL_UINT8;
     bool fast = bytes || (c->type == PL_FLOAT32 &&
-                          (c->code == 14 || c->code == 28 || c->code == 117));
+                          (c->code == 14 || c->code == 28 || c->code == 117 || c->code == 19 ||
+                           c->code == 20 || c->code == 21));
     size_t n = (size_t)c->n;
     bool same = c->type == PL_FLOAT32
                     ? memcmp(out32[0], out32[1], sizeof(float) * n) == 0
@@ -100,56 +102,62 @@ static bool case_matches(pl_fast_resolver *r, const lut_case *c)
     return same && took_fast == fast;
 }
 
-enum { SPECIALS = 12 };
+enum { SPECIALS = 17 };
 static float specials[SPECIALS];
+
+/* One random case: operator, type, scales, zero points, alpha and length, every input byte
+** present and the float specials among random floats. */
+static bool random_case_matches(pl_fast_resolver *r)
+{
+    static const pl_type types[] = {PL_INT8, PL_INT8, PL_UINT8, PL_INT16, PL_FLOAT32};
+    lut_case c = {codes[between(0, OPS - 1)], types[between(0, 4)],
+                  0.005f + (float)between(1, 400) / 4000.0f,
+                  0.005f + (float)between(1, 400) / 4000.0f,
+                  (float)between(-300, 300) / 100.0f, 0, 0,
+                  between(0, 3) == 0 ? between(1, 140) : between(256, N)};
+    if (c.type == PL_INT8) {
+        c.in_zp = between(-128, 127);
+        c.out_zp = between(-128, 127);
+    } else if (c.type == PL_UINT8) {
+        c.in_zp = between(0, 255);
+        c.out_zp = between(0, 255);
+    }
+    if (c.code == 14 && (c.type == PL_INT8 || c.type == PL_UINT8)) {
+        /* TFLite's 8-bit LOGISTIC output: scale 1/256 from the type's lowest value */
+        c.out_scale = 1.0f / 256;
+        c.out_zp = c.type == PL_INT8 ? -128 : 0;
+    }
+    for (int i = 0; i < 2 * N; i++) /* every byte in the first 256 when n allows */
+        in8[i] = (uint8_t)(i < 256 ? i : between(0, 255));
+    for (int i = 0; i < N; i++) /* and the edges of HARD_SWISH's and RELU's clamps */
+        in32[i] = between(0, 9) ? unit() * 8.0f : specials[between(0, SPECIALS - 1)];
+    return case_matches(r, &c);
+}
+
+static void set_specials(void)
+{
+    const float s[SPECIALS] = {0.0f, -0.0f, -3.0f, 3.0f, -3.0000002f, 2.9999998f, 6.0f,
+                               INFINITY, -INFINITY, NAN, -NAN, 1e-40f, -1.0f, 1.0f,
+                               -1.0000001f, 0.99999994f, 6.0000005f};
+    memcpy(specials, s, sizeof s);
+}
 
 static void byte_activations_equal_portable(void)
 {
-    const float s[SPECIALS] = {0.0f, -0.0f, -3.0f, 3.0f, -3.0000002f, 2.9999998f, 6.0f,
-                               INFINITY, -INFINITY, NAN, -NAN, 1e-40f};
-    memcpy(specials, s, sizeof s);
-    static const pl_type types[] = {PL_INT8, PL_INT8, PL_UINT8, PL_INT16, PL_FLOAT32};
-    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        if (!pl_fast_isa_available((pl_isa)isa))
-            continue;
-        pl_fast_resolver r;
-        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
-        int failures = 0;
-        fast_cases = 0;
-        for (int k = 0; k < 400; k++) {
-            lut_case c = {codes[between(0, OPS - 1)], types[between(0, 4)],
-                          0.005f + (float)between(1, 400) / 4000.0f,
-                          0.005f + (float)between(1, 400) / 4000.0f,
-                          (float)between(-300, 300) / 100.0f, 0, 0,
-                          between(0, 3) == 0 ? between(1, 140) : between(256, N)};
-            if (c.type == PL_INT8) {
-                c.in_zp = between(-128, 127);
-                c.out_zp = between(-128, 127);
-            } else if (c.type == PL_UINT8) {
-                c.in_zp = between(0, 255);
-                c.out_zp = between(0, 255);
-            }
-            if (c.code == 14 && (c.type == PL_INT8 || c.type == PL_UINT8)) {
-                /* TFLite's 8-bit LOGISTIC output: scale 1/256 from the type's lowest value */
-                c.out_scale = 1.0f / 256;
-                c.out_zp = c.type == PL_INT8 ? -128 : 0;
-            }
-            for (int i = 0; i < 2 * N; i++) /* every byte in the first 256 when n allows */
-                in8[i] = (uint8_t)(i < 256 ? i : between(0, 255));
-            for (int i = 0; i < N; i++) /* and the edges of HARD_SWISH's clamps */
-                in32[i] = between(0, 9) ? unit() * 8.0f : specials[between(0, SPECIALS - 1)];
-            failures += !case_matches(&r, &c);
-        }
-        pl_fast_resolver_release(&r);
-        printf("  %s: byte activations %d fast cases\n", pl_fast_isa_name((pl_isa)isa),
-               fast_cases);
-        CHECK_EQ(failures, 0);
-        CHECK(fast_cases > 120);
-    }
+    set_specials();
+    fast_equals_portable(&portable, "byte activations", 400, 120, random_case_matches);
+}
+
+/* The float loops split in spans over 3 threads (every job split) give the same bytes. */
+static void activations_threads_equal_portable(void)
+{
+    set_specials();
+    fast_threads_equal_portable(&portable, "activations", 200, 10, random_case_matches);
 }
 
 int main(void)
 {
     RUN(byte_activations_equal_portable);
+    RUN(activations_threads_equal_portable);
     return HARNESS_END();
 }

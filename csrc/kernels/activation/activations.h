@@ -39,8 +39,6 @@ static inline pl_status pl_act_quant(pl_context *ctx, const pl_tensor *t, pl_act
     return PL_OK;
 }
 
-/* Float clamps: out = min(max(in, lo), hi) (RELU: hi = +inf). */
-void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi);
 /* Quantized ReluX: requantize to the output scale, then clamp to [act_min, act_max]. */
 void pl_relu_s16(const pl_relu_params *p, const int16_t *in, int16_t *out, size_t n);
 

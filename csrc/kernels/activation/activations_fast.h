@@ -51,6 +51,10 @@ typedef union pl_activation_op {
     pl_hard_swish_params hs;
 } pl_activation_op;
 
+/* Float clamps: out = in < lo ? lo : in, then hi < out ? hi : out (RELU: lo 0, hi +inf;
+** RELU6: 0, 6; RELU_N1_TO_1: -1, 1). The host fast path runs this loop over spans. */
+void pl_relu_f32(const float *in, float *out, size_t n, float lo, float hi);
+
 /* The int8 and uint8 loops the host fast path runs over the 256 input bytes to build a
 ** node's table (its bits are theirs). */
 void pl_relu_s8(const pl_relu_params *p, const int8_t *in, int8_t *out, size_t n);
