@@ -38,6 +38,15 @@ typedef struct dw_plan {
     void *staged;       /* per worker, a band's staged rows, zero where they are padding */
     size_t band_bytes;  /* between two workers' buffers */
     int8_t *q;          /* hybrid: one batch quantized */
+    /* Float with multiplier 1 and channels a PL_DW_PAD multiple (the input is laid out as
+    ** the staged rows): windows whole in the input (output rows oy_lo..oy_hi - 1, columns
+    ** ox_lo..ox_hi - 1) are read there by job_in; the others from staged rows, of which
+    ** staged rows in [top_full, bottom_full) need only the columns below strip_l and from
+    ** strip_r on (padded coordinates). */
+    bool in_place;
+    pl_dw_job job_in;
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi, top_full, bottom_full, strip_l, strip_r;
+    int32_t ix_lo; /* the input column of window ox_lo's first tap */
 } dw_plan;
 
 /* A band's staged rows (per worker) are kept to about this many bytes (the L2 cache). */
@@ -210,6 +219,19 @@ typedef struct dw_source {
     int32_t zp;
 } dw_source;
 
+/* The columns of an input row that windows not whole in the input read: staged columns
+** below strip_l and from strip_r on (the rest is read in place). */
+static void stage_strips(const dw_plan *pl, const float *s, float *o)
+{
+    const int32_t cols = pl->g.cols, c = pl->g.cp;
+    int32_t left = pl->strip_l - pl->g.pad_w, right = pl->strip_r - pl->g.pad_w;
+    left = left < 0 ? 0 : left < cols ? left : cols;
+    right = right < left ? left : right < cols ? right : cols;
+    memcpy(o, s, (size_t)left * (size_t)c * sizeof(float));
+    memcpy(o + (size_t)right * (size_t)c, s + (size_t)right * (size_t)c,
+           (size_t)(cols - right) * (size_t)c * sizeof(float));
+}
+
 /* Staged rows sr0 .. sr0 + count - 1 into buf (their columns inside the input, the padding
 ** columns staying zero since prepare): an input row is staged, a padding row zeroed. */
 static void stage_band(const dw_plan *pl, const dw_source *src, void *buf, int32_t sr0,
@@ -222,8 +244,11 @@ static void stage_band(const dw_plan *pl, const dw_source *src, void *buf, int32
         int32_t iy = sr0 + i - pl->g.pad_h;
         size_t at = ((size_t)i * (size_t)pl->g.wp + (size_t)pl->g.pad_w) * cp;
         uint8_t *o = (uint8_t *)buf + at * elem;
+        const int32_t pr = sr0 + i; /* padded row */
         if (iy < 0 || iy >= pl->g.rows) {
             memset(o, 0, cols * cp * elem);
+        } else if (pl->in_place && pr >= pl->top_full && pr < pl->bottom_full) {
+            stage_strips(pl, (const float *)src->batch + (size_t)iy * row, (float *)o);
         } else if (pl->hybrid) {
             stage_row_hybrid((const int8_t *)src->batch + (size_t)iy * row, (float *)o, cols,
                              cin, m, cp, src->zp);
@@ -265,6 +290,50 @@ static int32_t band_rows(const pl_dw_geometry *g, int32_t span, size_t row_bytes
     }
     band = band < g->oh ? band : g->oh;
     return band < 1 ? 1 : (int32_t)band;
+}
+
+/* The first output position whose window starts inside the input. */
+static int32_t first_whole(int32_t pad, int32_t stride)
+{
+    return (pad + stride - 1) / stride;
+}
+
+/* Output positions from 0 whose windows end inside size: o stride - pad + (taps - 1)
+** dilation <= size - 1, at most out. */
+static int32_t end_whole(int32_t size, int32_t pad, int32_t taps, int32_t stride,
+                         int32_t dilation, int32_t out)
+{
+    int64_t last = (int64_t)size - 1 + pad - (int64_t)(taps - 1) * dilation;
+    int64_t n = last < 0 ? 0 : last / stride + 1;
+    return n < out ? (int32_t)n : out;
+}
+
+/* dw_plan's in-place fields for float with multiplier 1 and channels a PL_DW_PAD multiple;
+** in_place false unless a row has IN_PLACE_W windows whole in the input (fewer: three runs
+** a row cost more than the staging saves; kws's 5-point rows, 3 of them whole: 1.9 us
+** staged, 2.6 in place). */
+enum { IN_PLACE_W = 16 };
+static void plan_in_place(const pl_depthwise_conv_params *p, const pl_tensor *f, dw_plan *pl)
+{
+    const int32_t kh = f->dims[1], kw = f->dims[2];
+    pl->in_place = pl->f32 && !pl->hybrid && pl->g.m == 1 && pl->g.in_c == pl->g.cp;
+    if (!pl->in_place)
+        return;
+    pl->oy_lo = first_whole(p->pad_h, p->stride_h);
+    pl->oy_hi = end_whole(pl->g.in_h, p->pad_h, kh, p->stride_h, p->dilation_h, pl->g.oh);
+    pl->ox_lo = first_whole(p->pad_w, p->stride_w);
+    pl->ox_hi = end_whole(pl->g.in_w, p->pad_w, kw, p->stride_w, p->dilation_w, pl->g.ow);
+    if (pl->oy_hi <= pl->oy_lo || pl->ox_hi - pl->ox_lo < IN_PLACE_W) {
+        pl->in_place = false;
+        return;
+    }
+    pl->top_full = pl->oy_lo > 0 ? (pl->oy_lo - 1) * p->stride_h + (kh - 1) * p->dilation_h + 1
+                                 : 0;
+    pl->bottom_full = pl->oy_hi < pl->g.oh ? pl->oy_hi * p->stride_h : INT32_MAX;
+    pl->strip_l = pl->ox_lo > 0 ? (pl->ox_lo - 1) * p->stride_w + (kw - 1) * p->dilation_w + 1
+                                : 0;
+    pl->strip_r = pl->ox_hi < pl->g.ow ? pl->ox_hi * p->stride_w : INT32_MAX - pl->g.pad_w;
+    pl->ix_lo = pl->ox_lo * p->stride_w - p->pad_w;
 }
 
 /* Sets up the node's block; false: the portable kernel runs it. */
@@ -319,13 +388,26 @@ static bool plan(pl_context *ctx, const pl_node *node)
                               (size_t)pl.g.wp * (size_t)pl.g.cp;
     pl.band_bytes = pl_fast_align64(band_elems * elem);
     size_t staged = pl.band_bytes * (size_t)workers, q = pl.hybrid ? in_batch : 0;
-    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + staged + q);
+    plan_in_place(&d->p, &f, &pl);
+    size_t taps_in = pl.in_place ? taps : 0;
+    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + staged + q +
+                                                 taps_in);
     if (block == NULL)
         return false;
     size_t *tap_at = (size_t *)(block + head);
     plan_taps(&d->p, &f, &pl, real_taps, tap_at);
     pl.job.tap_at = tap_at;
     pl.job.packed = block + head + taps;
+    if (pl.in_place) { /* the same job, its taps in the input's rows */
+        size_t *tap_in = (size_t *)(block + head + taps + pl_fast_align64(packed) + staged + q);
+        for (int32_t t = 0; t < pl.job.taps; t++) {
+            int32_t fy = t / f.dims[2], fx = t % f.dims[2];
+            tap_in[t] = ((size_t)fy * (size_t)d->p.dilation_h * (size_t)pl.g.in_w +
+                         (size_t)fx * (size_t)d->p.dilation_w) * (size_t)pl.job.cp;
+        }
+        pl.job_in = pl.job;
+        pl.job_in.tap_at = tap_in;
+    }
     pl.staged = block + head + taps + pl_fast_align64(packed);
     pl.q = pl.hybrid ? (int8_t *)pl.staged + staged : NULL;
     memset(pl.staged, 0, staged);
@@ -363,6 +445,25 @@ static size_t dw_row_bytes(const dw_plan *pl)
     return (size_t)pl->g.ow * (size_t)pl->job.channels * (pl->f32 ? sizeof(float) : 1);
 }
 
+/* Output row oy, its windows whole in the input read there, the others from its staged
+** rows (staged: the row's first staged row). */
+static void run_row_in_place(const dw_plan *pl,
+                             void (*run)(const pl_dw_job *, const float *, int32_t, float *),
+                             const void *batch, int32_t oy, const float *staged, float *y)
+{
+    const size_t n = (size_t)pl->job.channels, c = (size_t)pl->g.cp;
+    const int32_t lo = pl->ox_lo, hi = pl->ox_hi, ow = pl->g.ow;
+    if (lo > 0)
+        run(&pl->job, staged, lo, y);
+    if (hi > lo) {
+        size_t iy = (size_t)(oy * pl->g.stride_h - pl->g.pad_h);
+        run(&pl->job_in, (const float *)batch + (iy * (size_t)pl->g.in_w + (size_t)pl->ix_lo) * c,
+            hi - lo, y + (size_t)lo * n);
+    }
+    if (ow > hi)
+        run(&pl->job, staged + (size_t)hi * pl->job.step, ow - hi, y + (size_t)hi * n);
+}
+
 static void dw_run_band(void *arg, int32_t worker, int32_t task)
 {
     const dw_bands *j = arg;
@@ -382,7 +483,11 @@ static void dw_run_band(void *arg, int32_t worker, int32_t task)
         const size_t n = (size_t)pl->job.channels, out_row = (size_t)pl->g.ow * n;
         for (int32_t r = 0; r < rows; r++, o += dw_row_bytes(pl)) {
             float *y = (float *)o;
-            run(&pl->job, (const float *)buf + (size_t)r * row_step, pl->g.ow, y);
+            const float *staged = (const float *)buf + (size_t)r * row_step;
+            if (pl->in_place && oy0 + r >= pl->oy_lo && oy0 + r < pl->oy_hi)
+                run_row_in_place(pl, run, j->src.batch, oy0 + r, staged, y);
+            else
+                run(&pl->job, staged, pl->g.ow, y);
             for (size_t at = 0; h != NULL && at < out_row; at += n)
                 h->output_f32(j->o, y + at, pl->job.channels, y + at);
         }

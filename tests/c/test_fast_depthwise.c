@@ -23,8 +23,10 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
 
 static const pl_resolver portable = {portable_find, NULL};
 
-enum { MAX_C = 64, MAX_IN = 2 * 14 * 14 * MAX_C, MAX_F = 5 * 5 * MAX_C,
-       MAX_OUT = 2 * 14 * 14 * MAX_C };
+/* rows up to 14 wide, or up to 40 (rows with 16 or more windows whole in the input: the
+** float path reads them in place) */
+enum { MAX_C = 64, MAX_W = 40, MAX_IN = 2 * 14 * MAX_W * MAX_C, MAX_F = 5 * 5 * MAX_C,
+       MAX_OUT = 2 * 14 * MAX_W * MAX_C };
 
 typedef struct dw_case {
     int32_t batch, h, w, ic, m, kh, kw, stride_h, stride_w, dil_h, dil_w, padding, act;
@@ -42,9 +44,13 @@ static void random_case(dw_case *c)
     memset(c, 0, sizeof *c);
     c->batch = between(1, 2);
     c->h = between(1, 14);
-    c->w = between(1, 14);
+    c->w = between(0, 3) == 0 ? between(15, MAX_W) : between(1, 14);
     c->m = (int32_t[]){1, 1, 1, 2, 3}[between(0, 4)];
     c->ic = between(1, MAX_C / c->m);
+    if (c->w > 14 && between(0, 1)) { /* the float path's rows read in place */
+        c->m = 1;
+        c->ic = 16 * between(1, MAX_C / 16);
+    }
     c->kh = between(1, 5);
     c->kw = between(1, 5);
     c->stride_h = between(1, 3);
@@ -220,6 +226,42 @@ static void depthwise_fused_fast_paths_equal_portable(void)
     }
 }
 
+/* Float rows with 16 or more windows whole in the input, which the fast path reads in place
+** (the rest from staged strips and rows): unfused and fused, on 1 and 3 threads. */
+static void depthwise_in_place_rows_equal_portable(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        for (int run = 0; run < 4; run++) {
+            const bool fused = run & 1;
+            if (fused && pl_dw_f32_for((pl_isa)isa)->run_fused == NULL)
+                continue;
+            pl_fast_resolver r;
+            CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+            split_every_job(&r, run < 2 ? 1 : 3);
+            int failures = 0;
+            kh_ctx.fused_madd = fused;
+            for (int n = 0; n < 100; n++) {
+                dw_case c;
+                random_case(&c);
+                c.f32 = true;
+                c.m = 1;
+                c.ic = 16 * between(1, MAX_C / 16);
+                c.h = between(3, 14);
+                c.w = between(18, MAX_W);
+                c.dil_h = between(1, 2);
+                c.dil_w = between(1, 2);
+                case_matches(&r, &c, &failures);
+            }
+            kh_ctx.fused_madd = false;
+            pl_fast_resolver_release(&r);
+            CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
+            CHECK_EQ(failures, 0);
+        }
+    }
+}
+
 static void depthwise_infinite_filter_falls_back(void)
 {
     pl_fast_resolver r;
@@ -250,6 +292,7 @@ int main(void)
     RUN(depthwise_fast_paths_equal_portable);
     RUN(depthwise_threads_equal_portable);
     RUN(depthwise_fused_fast_paths_equal_portable);
+    RUN(depthwise_in_place_rows_equal_portable);
     RUN(depthwise_infinite_filter_falls_back);
     return HARNESS_END();
 }
