@@ -7,7 +7,8 @@
 ** arena is not touched (TFLM computes all of these per element, int8 LOGISTIC and TANH
 ** included, and so does the portable kernel for those two). Float HARD_SWISH runs the
 ** elementwise table's vector loop of its portable arithmetic instead, float RELU, RELU6 and
-** RELU_N1_TO_1 the portable loop itself: both split over threads in spans. */
+** RELU_N1_TO_1 the portable loop itself. Every one of them runs in spans split over the
+** threads. */
 #include <math.h>
 #include <string.h>
 
@@ -126,31 +127,41 @@ pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
-void pl_fast_lut8_apply(const pl_node *node, const pl_tensor *in, pl_tensor *out)
-{
-    const lut8_plan *lp = pl_fast_block(node);
-    lp->lookup(lp->table, in->data, out->data, pl_tensor_count(in));
-}
+/* Elements per task (each on its own: any split gives the same bytes). */
+enum { SPAN = 16384 };
 
-/* Float elements per task (each on its own: any split gives the same bytes). */
-enum { F32_TASK = 16384 };
-
-typedef struct f32_job {
+typedef struct span_job {
     const lut8_plan *lp;
-    const float *in;
-    float *out;
+    const void *in;
+    void *out;
     size_t n;
-} f32_job;
+} span_job;
 
-static void f32_span(void *arg, int32_t worker, int32_t task)
+static void span(void *arg, int32_t worker, int32_t task)
 {
     (void)worker;
-    const f32_job *j = arg;
-    size_t at = (size_t)task * F32_TASK, n = j->n - at < F32_TASK ? j->n - at : F32_TASK;
-    if (j->lp->relu_f32)
-        pl_relu_f32(j->in + at, j->out + at, n, j->lp->lo, j->lp->hi);
+    const span_job *j = arg;
+    const lut8_plan *lp = j->lp;
+    size_t at = (size_t)task * SPAN, n = j->n - at < SPAN ? j->n - at : SPAN;
+    if (lp->relu_f32)
+        pl_relu_f32((const float *)j->in + at, (float *)j->out + at, n, lp->lo, lp->hi);
+    else if (lp->f32 != NULL)
+        lp->f32((const float *)j->in + at, (float *)j->out + at, n);
     else
-        j->lp->f32(j->in + at, j->out + at, n);
+        lp->lookup(lp->table, (const uint8_t *)j->in + at, (uint8_t *)j->out + at, n);
+}
+
+/* The node's plan over its elements in spans, split over the threads; work: about the
+** operations an element costs (memory-bound loops: a few). */
+static void run_spans(const pl_node *node, const pl_tensor *in, pl_tensor *out, double work)
+{
+    span_job j = {pl_fast_block(node), in->data, out->data, pl_tensor_count(in)};
+    pl_fast_parallel(node, (int32_t)((j.n + SPAN - 1) / SPAN), (double)j.n * work, span, &j);
+}
+
+void pl_fast_lut8_apply(const pl_node *node, const pl_tensor *in, pl_tensor *out)
+{
+    run_spans(node, in, out, 2);
 }
 
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
@@ -161,13 +172,6 @@ pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     const lut8_plan *lp = pl_fast_block(node);
-    if (lp->f32 != NULL || lp->relu_f32) {
-        f32_job j = {lp, in.data, out.data, pl_tensor_count(&in)};
-        /* the work: a few operations an element, a memory-bound loop */
-        pl_fast_parallel(node, (int32_t)((j.n + F32_TASK - 1) / F32_TASK), (double)j.n * 4,
-                         f32_span, &j);
-    } else {
-        pl_fast_lut8_apply(node, &in, &out);
-    }
+    run_spans(node, &in, &out, lp->f32 != NULL || lp->relu_f32 ? 4 : 2);
     return PL_OK;
 }

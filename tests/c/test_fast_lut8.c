@@ -148,7 +148,8 @@ static void byte_activations_equal_portable(void)
     fast_equals_portable(&portable, "byte activations", 400, 120, random_case_matches);
 }
 
-/* The float loops split in spans over 3 threads (every job split) give the same bytes. */
+/* The lookups and float loops split in spans over 3 threads (every job split) give the
+** same bytes. */
 static void activations_threads_equal_portable(void)
 {
     set_specials();
