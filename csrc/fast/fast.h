@@ -48,8 +48,11 @@ void pl_fast_parallel(const pl_node *node, int32_t tasks, double work, pl_fast_t
                       void *arg);
 
 /* Below this much work (about its multiply-adds) a job stays on the caller (the resolver's
-** parallel_min_work starts at it): waking workers would cost more than they save. */
-#define PL_FAST_PARALLEL_WORK 262144.0
+** parallel_min_work starts at it): waking workers would cost more than they save. Lower
+** than it was (262144): a node left on the caller reads what the workers wrote from their
+** cores' caches (2 threads, face-detection-like: 555 -> 477-491 us; 32768 slowed models of
+** 20-50 us further). */
+#define PL_FAST_PARALLEL_WORK 65536.0
 
 /* Prepare: how many workers the node's invoke may run on (per-worker scratch). */
 static inline int32_t pl_fast_threads_of(const pl_node *node)

@@ -2,8 +2,12 @@
 **
 ** The caller is worker 0 and takes tasks too; the others wait for a job, spinning a little
 ** first (the next operator of the same invoke follows within microseconds) and then
-** sleeping on a condition variable. Tasks are handed out by one atomic counter, so which
-** worker runs a task varies, never what a task computes: the bytes are one thread's.
+** sleeping on a condition variable. A job's tasks are cut into one contiguous range per
+** worker, each handed out by its own atomic counter: a worker runs its range first (so the
+** same part of every operator's output stays in one core's cache for the next operator),
+** then takes what is left of the others' (so a worker the system has not scheduled holds
+** nothing up). Which worker runs a task varies, never what a task computes: the bytes are
+** one thread's.
 ** Built with POSIX threads; elsewhere (or after a fork) everything runs on the caller. */
 #if defined(PL_FAST_THREADS) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* pthread_sigmask */
@@ -44,16 +48,23 @@ typedef struct job {
     atomic_int done;
 } job;
 
+/* A worker's range of the current job: the job's number (high 32 bits) and the range's next
+** unclaimed task (low 32). A task is claimed by a compare-and-swap, which fails once the job
+** has changed. One cache line each: workers claim from their own at once. */
+typedef struct range {
+    _Atomic uint64_t next;
+    char pad[64 - sizeof(uint64_t)];
+} range;
+
 struct pl_fast_threads {
+    range ranges[PL_FAST_MAX_THREADS];
     void *raw; /* what the host gave */
     int32_t workers; /* besides the caller */
     pid_t pid;       /* a forked child runs on its caller alone */
     pthread_t tid[PL_FAST_MAX_THREADS];
     pthread_mutex_t mu;
     pthread_cond_t wake;
-    /* the current job's number (high 32 bits) and its next unclaimed task (low 32): a task
-    ** is claimed by a compare-and-swap, which fails once the job has changed */
-    _Atomic uint64_t claim;
+    _Atomic uint64_t claim; /* the current job's number, in the high 32 bits */
     atomic_int sleeping; /* workers waiting on wake */
     atomic_bool stop;
     job jobs[2]; /* job n is jobs[n & 1] */
@@ -70,24 +81,40 @@ static inline void relax(void)
         cpu_relax();
 }
 
-/* Claims and runs tasks of the job claim holds until none is left. Job n's fields are read
-** before the claim of one of its tasks: if the swap succeeds, job n was still running, so
-** job n + 2 (the next to write jobs[n & 1]) had not begun and the fields were job n's. */
+/* The first task of worker w's range of tasks (w = count: the end). */
+static uint32_t range_start(int32_t tasks, int32_t w, int32_t count)
+{
+    return (uint32_t)((int64_t)tasks * w / count);
+}
+
+/* Claims and runs tasks of the current job until none is left: worker's own range first,
+** then the others' in turn. Job n's fields are read before the claim of one of its tasks:
+** if the swap succeeds, job n was still running, so job n + 2 (the next to write
+** jobs[n & 1]) had not begun and the fields were job n's. */
 static void run_tasks(struct pl_fast_threads *p, int32_t worker)
 {
-    uint64_t c = atomic_load(&p->claim);
-    for (;;) {
-        job *j = &p->jobs[(c >> 32) & 1];
-        pl_fast_task_fn *fn = atomic_load_explicit(&j->fn, memory_order_relaxed);
-        void *arg = atomic_load_explicit(&j->arg, memory_order_relaxed);
-        uint32_t task = (uint32_t)c;
-        if (task >= (uint32_t)atomic_load_explicit(&j->tasks, memory_order_relaxed))
-            return;
-        if (!atomic_compare_exchange_weak(&p->claim, &c, c + 1))
-            continue; /* c now holds the current claim */
-        fn(arg, worker, (int32_t)task);
-        atomic_fetch_add(&j->done, 1);
-        c = atomic_load(&p->claim);
+    const uint32_t n = (uint32_t)(atomic_load(&p->claim) >> 32);
+    job *j = &p->jobs[n & 1];
+    pl_fast_task_fn *fn = atomic_load_explicit(&j->fn, memory_order_relaxed);
+    void *arg = atomic_load_explicit(&j->arg, memory_order_relaxed);
+    const int32_t tasks = atomic_load_explicit(&j->tasks, memory_order_relaxed);
+    const int32_t count = p->workers + 1;
+    for (int32_t k = 0; k < count; k++) {
+        const int32_t w = (worker + k) % count;
+        const uint32_t end = range_start(tasks, w + 1, count);
+        _Atomic uint64_t *next = &p->ranges[w].next;
+        uint64_t c = atomic_load(next);
+        for (;;) {
+            if ((uint32_t)(c >> 32) != n)
+                return; /* job n is over */
+            if ((uint32_t)c >= end)
+                break;
+            if (!atomic_compare_exchange_weak(next, &c, c + 1))
+                continue; /* c now holds the range's claim */
+            fn(arg, worker, (int32_t)(uint32_t)c);
+            atomic_fetch_add(&j->done, 1);
+            c = atomic_load(next);
+        }
     }
 }
 
@@ -160,6 +187,8 @@ static pl_status start(pl_fast_resolver *r, int32_t count)
     p->raw = raw;
     p->pid = getpid();
     atomic_init(&p->claim, 0);
+    for (int i = 0; i < PL_FAST_MAX_THREADS; i++)
+        atomic_init(&p->ranges[i].next, 0);
     atomic_init(&p->sleeping, 0);
     atomic_init(&p->stop, false);
     for (int i = 0; i < 2; i++) {
@@ -221,6 +250,8 @@ void pl_fast_parallel(const pl_node *node, int32_t tasks, double work, pl_fast_t
     atomic_store_explicit(&j->arg, arg, memory_order_relaxed);
     atomic_store_explicit(&j->tasks, tasks, memory_order_relaxed);
     atomic_store(&j->done, 0);
+    for (int32_t w = 0; w <= p->workers; w++)
+        atomic_store(&p->ranges[w].next, n << 32 | range_start(tasks, w, p->workers + 1));
     atomic_store(&p->claim, n << 32);
     if (atomic_load(&p->sleeping) > 0) {
         pthread_mutex_lock(&p->mu);
