@@ -1,10 +1,12 @@
 /* test_fast_fold.c - a DEQUANTIZE of a constant folded at prepare (csrc/fast/fold.c), in a
 ** real interpreter: FULLY_CONNECTED with float16 or int8 (per-tensor or per-channel) weights
 ** and a float16 bias, each through a DEQUANTIZE, on random shapes and values. The fast
-** resolver's outputs are the portable build's bit for bit, its arena figures the same, and
-** its host memory holds the folded values and the packed weights (the test fails when the
-** fold or the fast FULLY_CONNECTED is not taken); a model of two subgraphs keeps the
-** portable DEQUANTIZE. Every instruction set this CPU runs is tested. */
+** resolver's outputs are the portable build's bit for bit, its arena figures the same, the
+** DEQUANTIZE's own output tensor too (its invoke copies the folded values into the arena,
+** in spans split over the threads: weights up to 96 KB, 1 and 3 threads), and its host
+** memory holds the folded values and the packed weights (the test fails when the fold or
+** the fast FULLY_CONNECTED is not taken); a model of two subgraphs keeps the portable
+** DEQUANTIZE. Every instruction set this CPU runs is tested. */
 #include <math.h>
 #include <string.h>
 
@@ -13,10 +15,11 @@
 #include "model_builder.h"
 #include "picolite/picolite.h"
 
-enum { MAX_B = 4, MAX_D = 64, MAX_U = 48 };
+enum { MAX_B = 4, MAX_D = 256, MAX_U = 96 };
 enum { T_X, T_WQ, T_W, T_BQ, T_B, T_Y };
 
-static _Alignas(16) uint8_t arena[1 << 18];
+static _Alignas(16) uint8_t arena[1 << 20];
+static float dequantized[2][MAX_U * MAX_D];
 static uint8_t weights[MAX_U * MAX_D * 2], bias[MAX_U * 2];
 static float x[MAX_B * MAX_D], out[2][MAX_B * MAX_U];
 
@@ -100,16 +103,17 @@ static uint8_t *build(const fold_case *c, size_t *n)
 }
 
 /* Runs the model once with resolver r; false (with a message) when it fails. */
-static bool run(const fold_case *c, const pl_resolver *r, float *y, pl_recording *rec)
+static bool run(const fold_case *c, const pl_resolver *r, float *y, float *w, pl_recording *rec)
 {
     size_t n;
     uint8_t *model = build(c, &n);
     pl_interp_options o = pl_interp_defaults();
     o.resolver = r;
+    o.preserve_all_tensors = true; /* the DEQUANTIZE's output stays readable */
     pl_error err;
     pl_error_clear(&err);
     pl_interp *it = NULL;
-    pl_tensor_info in, got;
+    pl_tensor_info in, got, folded;
     bool ok = pl_interp_create(model, n, &o, arena, sizeof arena, &it, &err) == PL_OK &&
               pl_interp_allocate(it) == PL_OK &&
               pl_interp_tensor(it, (uint32_t)pl_interp_input_index(it, 0), &in) == PL_OK;
@@ -117,10 +121,13 @@ static bool run(const fold_case *c, const pl_resolver *r, float *y, pl_recording
         memcpy(in.data, x, in.bytes);
         ok = pl_interp_invoke(it) == PL_OK &&
              pl_interp_tensor(it, (uint32_t)pl_interp_output_index(it, 0), &got) == PL_OK &&
+             pl_interp_tensor(it, T_W, &folded) == PL_OK &&
              pl_interp_recording(it, rec) == PL_OK;
     }
-    if (ok)
+    if (ok) {
         memcpy(y, got.data, got.bytes);
+        memcpy(w, folded.data, folded.bytes);
+    }
     else
         fprintf(stderr, "fold case failed: %s\n", err.msg);
     if (it != NULL)
@@ -132,8 +139,8 @@ static bool run(const fold_case *c, const pl_resolver *r, float *y, pl_recording
 static bool case_matches(pl_fast_resolver *fr, const fold_case *c)
 {
     pl_recording want, got;
-    if (!run(c, pl_builtin_resolver(), out[0], &want) ||
-        !run(c, pl_fast_resolver_get(fr), out[1], &got))
+    if (!run(c, pl_builtin_resolver(), out[0], dequantized[0], &want) ||
+        !run(c, pl_fast_resolver_get(fr), out[1], dequantized[1], &got))
         return false;
     size_t held = pl_fast_host_bytes(fr);
     pl_fast_resolver_release(fr);
@@ -143,6 +150,7 @@ static bool case_matches(pl_fast_resolver *fr, const fold_case *c)
     bool expect = c->subgraphs == 1;
     fast_cases += folded;
     bool same = memcmp(out[0], out[1], sizeof(float) * (size_t)(c->b * c->u)) == 0 &&
+                memcmp(dequantized[0], dequantized[1], sizeof(float) * (size_t)(c->u * c->d)) == 0 &&
                 want.total == got.total && want.head == got.head && want.tail == got.tail &&
                 want.peak == got.peak;
     if (!same || folded != expect)
@@ -151,7 +159,8 @@ static bool case_matches(pl_fast_resolver *fr, const fold_case *c)
     return same && folded == expect;
 }
 
-static void folded_dequantize_feeds_the_fast_paths(void)
+/* On `threads` threads (every job split), 300 random cases on every instruction set. */
+static void fold_cases(int32_t threads)
 {
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
@@ -159,6 +168,8 @@ static void folded_dequantize_feeds_the_fast_paths(void)
         pl_fast_resolver fr;
         CHECK_EQ(pl_fast_resolver_init(&fr, pl_builtin_resolver(), &host, (pl_isa)isa),
                  PL_OK);
+        if (threads > 1)
+            split_every_job(&fr, threads);
         int failures = 0;
         fast_cases = 0;
         for (int k = 0; k < 300; k++) {
@@ -166,14 +177,29 @@ static void folded_dequantize_feeds_the_fast_paths(void)
             random_case(&c);
             failures += !case_matches(&fr, &c);
         }
-        printf("  %s: %d folded cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
+        printf("  %s, %d threads: %d folded cases, %llu split jobs\n",
+               pl_fast_isa_name((pl_isa)isa), threads, fast_cases,
+               (unsigned long long)fr.parallel_jobs);
+        CHECK_EQ(pl_fast_resolver_set_threads(&fr, 1), PL_OK);
         CHECK_EQ(failures, 0);
         CHECK(fast_cases > 200);
+        CHECK(threads == 1 || fr.parallel_jobs > 0);
     }
+}
+
+static void folded_dequantize_feeds_the_fast_paths(void)
+{
+    fold_cases(1);
+}
+
+static void folded_copies_split_over_threads(void)
+{
+    fold_cases(3);
 }
 
 int main(void)
 {
     RUN(folded_dequantize_feeds_the_fast_paths);
+    RUN(folded_copies_split_over_threads);
     return HARNESS_END();
 }
