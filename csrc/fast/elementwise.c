@@ -175,8 +175,10 @@ static void run_flat(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op 
 
 /* A job over the output in spans (tasks) of whole chunks: a flat node's chunks are any
 ** EW_TASK elements; a repeating input's chunks start at a repeat, so each element meets the
-** operand the broadcast walk gives it. Each element on its own: any split, the same bytes. */
-enum { EW_TASK = 16384 };
+** operand the broadcast walk gives it. Each element on its own: any split, the same bytes.
+** Short spans (4096, not 16384) keep each thread's share of a tensor where the previous
+** operator's threads left it (2 threads, face-detection-like: about 5% faster). */
+enum { EW_TASK = 4096 };
 
 typedef struct ew_job {
     const ew_plan *pl;

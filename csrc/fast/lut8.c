@@ -128,7 +128,7 @@ pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node)
 }
 
 /* Elements per task (each on its own: any split gives the same bytes). */
-enum { SPAN = 16384 };
+enum { SPAN = 4096 };
 
 typedef struct span_job {
     const lut8_plan *lp;

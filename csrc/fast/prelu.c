@@ -123,7 +123,7 @@ pl_status pl_fast_prelu_prepare(pl_context *ctx, pl_node *node)
 }
 
 /* Elements per task, in whole rows of alpha (each element on its own: the same bytes). */
-enum { PRELU_TASK = 16384 };
+enum { PRELU_TASK = 4096 };
 
 typedef struct prelu_job {
     pl_prelu_rows_fn rows;

@@ -75,12 +75,6 @@ typedef struct worker_start {
     int32_t id;
 } worker_start;
 
-static inline void relax(void)
-{
-    for (int i = 0; i < PAUSES; i++)
-        cpu_relax();
-}
-
 /* The first task of worker w's range of tasks (w = count: the end). */
 static uint32_t range_start(int32_t tasks, int32_t w, int32_t count)
 {
@@ -123,9 +117,11 @@ static uint32_t wait_job(struct pl_fast_threads *p, uint32_t seen)
 {
     uint32_t n;
     for (int i = 0; i < SPIN_ROUNDS; i++) {
-        if ((n = (uint32_t)(atomic_load(&p->claim) >> 32)) != seen)
-            return n;
-        relax();
+        for (int k = 0; k < PAUSES; k++) { /* a pause is up to 140 cycles: look after each */
+            if ((n = (uint32_t)(atomic_load(&p->claim) >> 32)) != seen)
+                return n;
+            cpu_relax();
+        }
         sched_yield();
     }
     pthread_mutex_lock(&p->mu);
@@ -260,7 +256,7 @@ void pl_fast_parallel(const pl_node *node, int32_t tasks, double work, pl_fast_t
     }
     run_tasks(p, 0);
     while (atomic_load(&j->done) < tasks) /* a task a worker claimed and still runs */
-        relax();
+        cpu_relax();
 }
 
 #else /* no threads: one worker, the caller */
