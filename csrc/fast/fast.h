@@ -47,6 +47,13 @@ typedef void pl_fast_task_fn(void *arg, int32_t worker, int32_t task);
 void pl_fast_parallel(const pl_node *node, int32_t tasks, double work, pl_fast_task_fn *fn,
                       void *arg);
 
+/* fn(arg, worker, at, count) over [0, n) in spans of `span` (the last one shorter), each
+** span a task of pl_fast_parallel (work as there): for jobs whose elements are each on
+** their own, so any split gives the same bytes. */
+typedef void pl_fast_span_fn(void *arg, int32_t worker, size_t at, size_t count);
+void pl_fast_spans(const pl_node *node, size_t n, size_t span, double work,
+                   pl_fast_span_fn *fn, void *arg);
+
 /* Below this much work (about its multiply-adds) a job stays on the caller (the resolver's
 ** parallel_min_work starts at it): waking workers would cost more than they save. Lower
 ** than it was (262144): a node left on the caller reads what the workers wrote from their

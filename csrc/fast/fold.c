@@ -76,15 +76,13 @@ enum { COPY_TASK = 65536 };
 typedef struct copy_job {
     uint8_t *dst;
     const uint8_t *src;
-    size_t bytes;
 } copy_job;
 
-static void copy_span(void *arg, int32_t worker, int32_t task)
+static void copy_span(void *arg, int32_t worker, size_t at, size_t count)
 {
     (void)worker;
     const copy_job *j = arg;
-    size_t at = (size_t)task * COPY_TASK;
-    memcpy(j->dst + at, j->src + at, j->bytes - at < COPY_TASK ? j->bytes - at : COPY_TASK);
+    memcpy(j->dst + at, j->src + at, count);
 }
 
 pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node)
@@ -99,9 +97,8 @@ pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node)
         return ctx->fail(ctx, PL_ERR_STATE, "DEQUANTIZE: the folded values are gone");
     /* in spans split over the threads, as any large copy (2 threads: 37 of a 580 us
     ** face-detection-like invoke on the caller alone) */
-    copy_job j = {out.data, values, out.bytes};
-    pl_fast_parallel(node, (int32_t)((out.bytes + COPY_TASK - 1) / COPY_TASK),
-                     (double)out.bytes / 4, copy_span, &j);
+    copy_job j = {out.data, values};
+    pl_fast_spans(node, out.bytes, COPY_TASK, (double)out.bytes / 4, copy_span, &j);
     return PL_OK;
 }
 

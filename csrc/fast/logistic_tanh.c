@@ -57,15 +57,13 @@ typedef struct lanes_job {
     lanes_fn fn;
     const float *in;
     float *out;
-    size_t n;
 } lanes_job;
 
-static void lanes_chunk(void *arg, int32_t worker, int32_t task)
+static void lanes_span(void *arg, int32_t worker, size_t at, size_t count)
 {
     (void)worker;
     const lanes_job *j = arg;
-    size_t at = (size_t)task * LANES_TASK;
-    j->fn(j->in + at, j->out + at, j->n - at < LANES_TASK ? j->n - at : LANES_TASK);
+    j->fn(j->in + at, j->out + at, count);
 }
 
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
@@ -81,8 +79,7 @@ pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
         return PL_OK;
     }
     const size_t n = pl_tensor_count(&in);
-    lanes_job job = {*(const lanes_fn *)block, in.data, out.data, n};
-    pl_fast_parallel(node, (int32_t)((n + LANES_TASK - 1) / LANES_TASK), (double)n * EXP_WORK,
-                     lanes_chunk, &job);
+    lanes_job job = {*(const lanes_fn *)block, in.data, out.data};
+    pl_fast_spans(node, n, LANES_TASK, (double)n * EXP_WORK, lanes_span, &job);
     return PL_OK;
 }

@@ -134,15 +134,13 @@ typedef struct span_job {
     const lut8_plan *lp;
     const void *in;
     void *out;
-    size_t n;
 } span_job;
 
-static void span(void *arg, int32_t worker, int32_t task)
+static void span(void *arg, int32_t worker, size_t at, size_t n)
 {
     (void)worker;
     const span_job *j = arg;
     const lut8_plan *lp = j->lp;
-    size_t at = (size_t)task * SPAN, n = j->n - at < SPAN ? j->n - at : SPAN;
     if (lp->relu_f32)
         pl_relu_f32((const float *)j->in + at, (float *)j->out + at, n, lp->lo, lp->hi);
     else if (lp->f32 != NULL)
@@ -155,8 +153,9 @@ static void span(void *arg, int32_t worker, int32_t task)
 ** operations an element costs (memory-bound loops: a few). */
 static void run_spans(const pl_node *node, const pl_tensor *in, pl_tensor *out, double work)
 {
-    span_job j = {pl_fast_block(node), in->data, out->data, pl_tensor_count(in)};
-    pl_fast_parallel(node, (int32_t)((j.n + SPAN - 1) / SPAN), (double)j.n * work, span, &j);
+    span_job j = {pl_fast_block(node), in->data, out->data};
+    size_t n = pl_tensor_count(in);
+    pl_fast_spans(node, n, SPAN, (double)n * work, span, &j);
 }
 
 void pl_fast_lut8_apply(const pl_node *node, const pl_tensor *in, pl_tensor *out)

@@ -279,3 +279,23 @@ void pl_fast_parallel(const pl_node *node, int32_t tasks, double work, pl_fast_t
 }
 
 #endif
+
+typedef struct spans_job {
+    pl_fast_span_fn *fn;
+    void *arg;
+    size_t n, span;
+} spans_job;
+
+static void one_span(void *arg, int32_t worker, int32_t task)
+{
+    const spans_job *j = arg;
+    size_t at = (size_t)task * j->span;
+    j->fn(j->arg, worker, at, j->n - at < j->span ? j->n - at : j->span);
+}
+
+void pl_fast_spans(const pl_node *node, size_t n, size_t span, double work,
+                   pl_fast_span_fn *fn, void *arg)
+{
+    spans_job j = {fn, arg, n, span};
+    pl_fast_parallel(node, (int32_t)((n + span - 1) / span), work, one_span, &j);
+}

@@ -112,6 +112,38 @@ static inline void fast_run_cases(const pl_resolver *portable, pl_isa isa, int32
     *jobs = r.parallel_jobs;
 }
 
+/* One random case through r, counting a failure in *failures. */
+typedef void fast_variant_fn(pl_fast_resolver *r, int *failures);
+
+/* `cases` calls of one through a fresh resolver for every instruction set this CPU runs, on
+** 1 and 3 threads (every job split), unfused and fused (*fused_madd set, the kernel
+** harness's context; only where can_fuse says the set has the fused products). */
+static inline void fast_variants_equal_portable(const pl_resolver *portable, bool *fused_madd,
+                                                bool (*can_fuse)(pl_isa), int cases,
+                                                fast_variant_fn *one)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        for (int run = 0; run < 4; run++) {
+            const bool fused = run & 1;
+            if (fused && !can_fuse((pl_isa)isa))
+                continue;
+            pl_fast_resolver r;
+            CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, (pl_isa)isa), PL_OK);
+            split_every_job(&r, run < 2 ? 1 : 3);
+            int failures = 0;
+            *fused_madd = fused;
+            for (int n = 0; n < cases; n++)
+                one(&r, &failures);
+            *fused_madd = false;
+            pl_fast_resolver_release(&r);
+            CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
+            CHECK_EQ(failures, 0);
+        }
+    }
+}
+
 /* On every instruction set this CPU runs: `cases` random cases against the portable
 ** resolver; prints "  <isa>: <what> N fast cases" (tests/test_fast_arm64.py reads it) and
 ** checks that none differed and that at least min_fast took the fast path. */

@@ -187,41 +187,31 @@ static void conv_threads_equal_portable(void)
     conv_cases_equal_portable(3, 200);
 }
 
-/* Float windows read in place one output column at a time (rows of under 8 points over
-** columns of 8 or more: a keyword-spotting net's first layer): unfused and fused, on 1 and
-** 3 threads, with enough output channels that 3 threads split them in blocks. */
+/* A float convolution whose windows are read in place one output column at a time (rows
+** of under 8 points over columns of 8 or more: a keyword-spotting net's first layer), with
+** enough output channels, in half the cases, that 3 threads split them in blocks. */
+static void column_case(pl_fast_resolver *r, int *failures)
+{
+    conv_case c;
+    random_conv(&c);
+    c.f32 = true;
+    c.h = between(8, 12);
+    c.w = between(1, 7);
+    c.stride_h = 1;
+    c.dil_h = 1;
+    c.kh = between(1, 3);
+    c.oc = between(0, 1) ? between(128, MAX_OC) : between(1, 40);
+    conv_case_matches(r, &c, failures);
+}
+
+static bool gemm_fuses(pl_isa isa)
+{
+    return pl_gemm_f32_run(pl_gemm_f32_for(isa), true) != NULL;
+}
+
 static void conv_columns_equal_portable(void)
 {
-    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        if (!pl_fast_isa_available((pl_isa)isa))
-            continue;
-        for (int run = 0; run < 4; run++) {
-            const bool fused = run & 1;
-            if (fused && pl_gemm_f32_run(pl_gemm_f32_for((pl_isa)isa), true) == NULL)
-                continue;
-            pl_fast_resolver r;
-            CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
-            split_every_job(&r, run < 2 ? 1 : 3);
-            int failures = 0;
-            kh_ctx.fused_madd = fused;
-            for (int n = 0; n < 60; n++) {
-                conv_case c;
-                random_conv(&c);
-                c.f32 = true;
-                c.h = between(8, 12);
-                c.w = between(1, 7);
-                c.stride_h = 1;
-                c.dil_h = 1;
-                c.kh = between(1, 3);
-                c.oc = between(0, 1) ? between(128, MAX_OC) : between(1, 40);
-                conv_case_matches(&r, &c, &failures);
-            }
-            kh_ctx.fused_madd = false;
-            pl_fast_resolver_release(&r);
-            CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
-            CHECK_EQ(failures, 0);
-        }
-    }
+    fast_variants_equal_portable(&portable, &kh_ctx.fused_madd, gemm_fuses, 60, column_case);
 }
 
 /* A fused target (ctx->fused_madd, as tflm): float convolutions through VFMADD/FMLA equal

@@ -227,39 +227,29 @@ static void depthwise_fused_fast_paths_equal_portable(void)
 }
 
 /* Float rows with 16 or more windows whole in the input, which the fast path reads in place
-** (the rest from staged strips and rows): unfused and fused, on 1 and 3 threads. */
+** (the rest from staged strips and rows). */
+static void in_place_case(pl_fast_resolver *r, int *failures)
+{
+    dw_case c;
+    random_case(&c);
+    c.f32 = true;
+    c.m = 1;
+    c.ic = 16 * between(1, MAX_C / 16);
+    c.h = between(3, 14);
+    c.w = between(18, MAX_W);
+    c.dil_h = between(1, 2);
+    c.dil_w = between(1, 2);
+    case_matches(r, &c, failures);
+}
+
+static bool dw_fuses(pl_isa isa)
+{
+    return pl_dw_f32_for(isa)->run_fused != NULL;
+}
+
 static void depthwise_in_place_rows_equal_portable(void)
 {
-    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        if (!pl_fast_isa_available((pl_isa)isa))
-            continue;
-        for (int run = 0; run < 4; run++) {
-            const bool fused = run & 1;
-            if (fused && pl_dw_f32_for((pl_isa)isa)->run_fused == NULL)
-                continue;
-            pl_fast_resolver r;
-            CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
-            split_every_job(&r, run < 2 ? 1 : 3);
-            int failures = 0;
-            kh_ctx.fused_madd = fused;
-            for (int n = 0; n < 100; n++) {
-                dw_case c;
-                random_case(&c);
-                c.f32 = true;
-                c.m = 1;
-                c.ic = 16 * between(1, MAX_C / 16);
-                c.h = between(3, 14);
-                c.w = between(18, MAX_W);
-                c.dil_h = between(1, 2);
-                c.dil_w = between(1, 2);
-                case_matches(&r, &c, &failures);
-            }
-            kh_ctx.fused_madd = false;
-            pl_fast_resolver_release(&r);
-            CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
-            CHECK_EQ(failures, 0);
-        }
-    }
+    fast_variants_equal_portable(&portable, &kh_ctx.fused_madd, dw_fuses, 100, in_place_case);
 }
 
 static void depthwise_infinite_filter_falls_back(void)
