@@ -283,21 +283,8 @@ void pl_context_node(const pl_interp *it, uint32_t index, pl_node *out)
 
 void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)
 {
-    /* field by field: GCC makes a memset (or = {0}) of this struct a REP STOSQ, whose
-    ** start-up cost was a sixth of a small model's invoke (every kernel's tensors come here) */
-    out->data = NULL;
-    out->bytes = 0;
+    memset(out, 0, sizeof *out);
     out->index = index;
-    out->type = (pl_type)0;
-    out->ndims = 0;
-    for (int i = 0; i < PL_MAX_DIMS; i++)
-        out->dims[i] = 0;
-    out->is_constant = false;
-    out->is_variable = false;
-    out->q.count = 0;
-    out->q.quantized_dimension = 0;
-    out->q.scale = NULL;
-    out->q.zero_point = NULL;
     if (index < 0)
         return;
     const pl_eval_record *r = &it->tensors[index];
