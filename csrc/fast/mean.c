@@ -32,7 +32,6 @@ static pl_fast_mean_sums sums_for(pl_isa isa, size_t *lanes)
 }
 
 typedef struct mean_plan {
-    pl_reduce_params p;      /* what the blocks were found for */
     pl_reduce_blocks blocks;
     pl_fast_mean_sums sums;  /* the set's channel sums */
     size_t lanes;            /* channels they take at a time */
@@ -43,7 +42,6 @@ static bool plan(pl_context *ctx, const pl_node *node)
     (void)ctx;
     const pl_reduce_op *d = node->user_data;
     mean_plan mp;
-    memcpy(&mp.p, &d->p, sizeof mp.p); /* padding too: invoke compares the bytes */
     pl_reduce_blocks b;
     if (d->is_sum || d->as_uint8 || !pl_reduce_as_blocks(&d->p, &b) ||
         (d->type != PL_FLOAT32 && d->type != PL_INT8 && d->type != PL_INT16 &&
@@ -94,7 +92,7 @@ pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
     const pl_reduce_op *d = node->user_data;
     const mean_plan *mp = pl_fast_block(node);
     const pl_reduce_blocks *b =
-        mp != NULL && memcmp(&mp->p, &d->p, sizeof mp->p) == 0 ? &mp->blocks : NULL;
+        mp != NULL ? &mp->blocks : NULL;
     int32_t *sum = b != NULL && d->type != PL_FLOAT32 ? ctx->get_scratch(ctx, d->scratch) : NULL;
     if (b == NULL || (d->type != PL_FLOAT32 && sum == NULL))
         return pl_fast_reg_of(node)->base->invoke(ctx, node);

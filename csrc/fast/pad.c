@@ -11,7 +11,6 @@
 #include "kernels/shape/pad_fast.h"
 
 typedef struct pad_plan {
-    pl_pad_op op;                      /* what the plan was made from */
     int32_t axes;                      /* after merging, at least 1 */
     size_t esize;
     size_t in_bytes[PL_PAD_MAX_DIMS];  /* bytes of one index of each axis, input and output */
@@ -38,7 +37,6 @@ static void reduce(const pl_pad_op *d, size_t esize, pad_plan *pp)
         in[n] = d->in_dims[a], out[n] = d->out_dims[a], before[n++] = d->before[a];
     }
     memset(pp, 0, sizeof *pp);
-    memcpy(&pp->op, d, sizeof pp->op); /* padding too: invoke compares the bytes */
     pp->axes = n;
     pp->esize = esize;
     size_t in_inner = esize, out_inner = esize;
@@ -108,8 +106,7 @@ static uint8_t *pad_axis(const pad_plan *pp, int32_t a, uint8_t *dst, const uint
 pl_status pl_fast_pad_invoke(pl_context *ctx, pl_node *node)
 {
     const pad_plan *pp = pl_fast_block(node);
-    /* a block of other op data: a resized model's prepare folding before this plan */
-    if (pp == NULL || memcmp(&pp->op, node->user_data, sizeof pp->op) != 0)
+    if (pp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, v, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));

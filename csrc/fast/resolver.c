@@ -103,6 +103,16 @@ static const pl_registration *find(const void *self, int32_t builtin_code,
     return reg;
 }
 
+/* Every fast prepare starts without the node's block. Blocks are found by op data, so after
+** a re-allocation a node's op data may sit where another node's did, and a resized model's
+** portable prepare may fold the node (running its invoke) before the fast plan is made:
+** that invoke must not find the other node's block. */
+static pl_status prepare(pl_context *ctx, pl_node *node)
+{
+    pl_fast_block_drop(node);
+    return pl_fast_reg_of(node)->prepare(ctx, node);
+}
+
 pl_status pl_fast_resolver_init(pl_fast_resolver *r, const pl_resolver *base,
                                 const pl_host_memory *mem, pl_isa isa)
 {
@@ -121,7 +131,8 @@ pl_status pl_fast_resolver_init(pl_fast_resolver *r, const pl_resolver *base,
         const pl_registration *portable = fast_ops[i].portable();
         pl_fast_registration *f = &r->regs[i];
         f->reg = *portable;
-        f->reg.prepare = fast_ops[i].prepare;
+        f->reg.prepare = prepare;
+        f->prepare = fast_ops[i].prepare;
         f->reg.invoke = fast_ops[i].invoke;
         f->base = portable;
         f->owner = r;

@@ -11,7 +11,6 @@
 
 typedef struct slice_plan {
     pl_fast_runs runs;
-    pl_slice_op op;               /* begin and size the runs were reduced for */
     int32_t ndims;
     int32_t in_dims[PL_MAX_DIMS]; /* what the runs were reduced for */
 } slice_plan;
@@ -31,7 +30,6 @@ static bool plan(pl_context *ctx, const pl_node *node)
         s *= in.dims[a];
     }
     slice_plan sp = {.ndims = in.ndims};
-    memcpy(&sp.op, d, sizeof sp.op); /* padding too: invoke compares the bytes */
     memcpy(sp.in_dims, in.dims, sizeof(int32_t) * (size_t)in.ndims);
     if (!pl_fast_runs_plan(in.ndims, d->begin, stride, d->size, step, pl_type_size(in.type),
                            &sp.runs))
@@ -44,14 +42,12 @@ pl_status pl_fast_slice_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
-/* The output holds the box and the input and op data are the ones planned for (else the
-** portable invoke runs and reports; a resized model's prepare may fold, running invoke
-** before this prepare's plan). */
+/* The output holds the box and the input is the one planned for (else the portable invoke
+** runs and reports). */
 static bool same_shapes(const slice_plan *sp, const pl_slice_op *d, const pl_tensor *in,
                         const pl_tensor *out)
 {
-    if (in->ndims != sp->ndims || out->ndims != sp->ndims ||
-        memcmp(&sp->op, d, sizeof sp->op) != 0)
+    if (in->ndims != sp->ndims || out->ndims != sp->ndims)
         return false;
     for (int32_t a = 0; a < sp->ndims; a++)
         if (in->dims[a] != sp->in_dims[a] || out->dims[a] != d->size[a])

@@ -2,9 +2,7 @@
 ** strided copy with its axes reduced at prepare (runs.h). Axes of one index only move the
 ** start; the innermost axes that read consecutive elements merge into one run copied whole
 ** (a microWakeWord ring buffer's slice is one or a few runs); the others stay loops. The
-** bytes are the portable kernel's (a copy); an empty slice keeps the portable kernel, as
-** does a block made for other op data (a resized model's prepare may fold, running invoke
-** before this prepare's plan). */
+** bytes are the portable kernel's (a copy); an empty slice keeps the portable kernel. */
 #include <string.h>
 
 #include "fast/fast.h"
@@ -13,7 +11,6 @@
 
 typedef struct slice_plan {
     pl_fast_runs runs;
-    pl_strided_slice_op op; /* what the runs were reduced from */
 } slice_plan;
 
 static bool plan(pl_context *ctx, const pl_node *node)
@@ -23,7 +20,6 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK || pl_type_size(in.type) == 0)
         return false;
     slice_plan sp;
-    memcpy(&sp.op, d, sizeof sp.op); /* padding too: invoke compares the bytes */
     if (!pl_fast_runs_plan(d->ndims, d->start, d->stride, d->count, d->in_step,
                            pl_type_size(in.type), &sp.runs))
         return false;
@@ -38,7 +34,7 @@ pl_status pl_fast_strided_slice_prepare(pl_context *ctx, pl_node *node)
 pl_status pl_fast_strided_slice_invoke(pl_context *ctx, pl_node *node)
 {
     const slice_plan *sp = pl_fast_block(node);
-    if (sp == NULL || memcmp(&sp->op, node->user_data, sizeof sp->op) != 0)
+    if (sp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));

@@ -14,7 +14,6 @@
 
 typedef struct transpose_plan {
     pl_fast_runs runs;
-    pl_transpose_op op; /* the walk the runs were reduced from */
     int32_t tile_axis; /* -1: runs; else the loop reading consecutive elements */
 } transpose_plan;
 
@@ -30,7 +29,6 @@ static bool plan(pl_context *ctx, const pl_node *node)
     for (int32_t a = 0; a < d->ndims; a++)
         one[a] = 1, step[a] = (int64_t)d->in_step[a];
     transpose_plan tp = {.tile_axis = -1};
-    memcpy(&tp.op, d, sizeof tp.op); /* padding too: invoke compares the bytes */
     size_t esize = pl_type_size(in.type);
     if (!pl_fast_runs_plan(d->ndims, zero, one, d->out_dims, step, esize, &tp.runs))
         return false;
@@ -120,8 +118,7 @@ static void tiled(const transpose_plan *tp, const uint8_t *in, uint8_t *out)
 pl_status pl_fast_transpose_invoke(pl_context *ctx, pl_node *node)
 {
     const transpose_plan *tp = pl_fast_block(node);
-    /* a block of other op data: a resized model's prepare folding before this plan */
-    if (tp == NULL || memcmp(&tp->op, node->user_data, sizeof tp->op) != 0)
+    if (tp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));

@@ -122,6 +122,8 @@ typedef struct pl_fast_registration {
     pl_registration reg; /* first: the runtime hands kernels this */
     const pl_registration *base;
     pl_fast_resolver *owner;
+    /* the operator's fast prepare, run after the node's last block is dropped */
+    pl_status (*prepare)(pl_context *ctx, pl_node *node);
 } pl_fast_registration;
 
 /* One node's host block, found by the node's op data (unique per node in an arena), or a
