@@ -85,7 +85,7 @@ static inline vd d_pow2(vd k)
 
 /* Rows and tensors shorter than a vector take AVX2's kernels (every AVX-512 CPU has AVX2):
 ** half the lanes idle instead of three quarters, and a shorter chain of double divisions
-** (TANH of 8 floats: a seventh of a small autoencoder's invoke on 16 lanes). */
+** (net_autoencoder's TANH of 8 floats and LOGISTIC of 64: 941 -> 885 ns per invoke). */
 static void softmax_rows_512(float beta, const float *in, float *out, size_t outer,
                              size_t depth)
 {
