@@ -78,7 +78,8 @@ PL_FAST_INLINE dmask near_tie(vd y)
 /* pl_fmath_expf's float on every lane from exp_quick_half, when that is sure to round as
 ** exp_half's double does: both lie within 2^-46 of e^x (exp_half's error is below 2^-50), so
 ** unless the quick one lies within 2^-43 of a rounding tie they round alike. False when a lane
-** is too near a tie (a window of 2^11 of the 2^29 patterns) or its result is not a normal float. */
+** is too near a tie (a window of 2^11 of the 2^29 patterns below a float's mantissa) or its
+** result is not a normal float. */
 PL_FAST_INLINE bool exp_quick(vf x, vf *out)
 {
     if (f_any(f_or(f_lt(x, f_set(-87.0f)), f_gt(x, f_set(88.0f)))))
