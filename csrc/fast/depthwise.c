@@ -380,7 +380,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t elem = pl.f32 ? sizeof(float) : sizeof(int16_t);
     size_t packed = pl.f32 ? sizeof(float) * (size_t)(pl.job.taps + 1) * (size_t)pl.job.cp
                            : s8_packed_bytes(pl.job.taps, pl.job.cp, k8->group);
-    size_t head = pl_fast_align64(sizeof pl), taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
+    size_t head = pl_fast_align64(sizeof pl);
+    size_t taps = pl_fast_align64(sizeof(size_t) * (size_t)pl.job.taps);
     const int32_t workers = pl_fast_threads_of(node);
     pl.span = (f.dims[1] - 1) * d->p.dilation_h + 1;
     pl.band = band_rows(&pl.g, pl.span, (size_t)pl.g.wp * (size_t)pl.g.cp * elem, workers);

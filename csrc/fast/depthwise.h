@@ -2,8 +2,9 @@
 ** instruction set.
 **
 ** depthwise.c stages the input rows of a band of output rows into host memory with the
-** padding written out (so every tap of every window is in bounds) and the depth multiplier expanded (staged
-** channel c is input channel c / m), channels padded to PL_DW_PAD with zeros. A run then
+** padding written out (so every tap of every window is in bounds) and the depth multiplier
+** expanded (staged channel c is input channel c / m), channels padded to PL_DW_PAD with
+** zeros; float rows whose windows lie whole in the input may read it there instead. A run then
 ** computes `points` consecutive output points of one row, all channels:
 **   int8:  staged values are int16 (x + input offset), padding 0, so a padded tap adds 0 to
 **          the exact int32 sum, as the reference's skipped tap does; then TFLite's rescale.

@@ -5,9 +5,9 @@
 ** (a double lane per float, Cody-Waite reduction, Horner on 1/n!, no fused multiply-add:
 ** built with -ffp-contract=off), so every float input gives the scalar's bits, NaN payloads
 ** included (tests/c/test_fast_exp.c checks every float bit pattern). The exp first tries a
-** shorter fused polynomial and keeps it where it cannot round otherwise (exp_body.h). Around them each kernel
-** does the portable kernel's float steps in its order: elementwise steps per lane, the
-** softmax sum sequentially. */
+** shorter fused polynomial and keeps it where it cannot round otherwise (exp_body.h).
+** Around them each kernel does the portable kernel's float steps in its order: elementwise
+** steps per lane, the softmax sum sequentially. */
 #ifndef PL_FAST_EXP_H
 #define PL_FAST_EXP_H
 

@@ -72,7 +72,8 @@ PL_FAST_INLINE vd exp_quick_half(vd y)
 ** A normal float result only: the rounding of subnormals falls elsewhere. */
 PL_FAST_INLINE dmask near_tie(vd y)
 {
-    return d_bits_zero(y, (INT64_C(1) << 28) - TIE_ULPS, ((INT64_C(1) << 29) - 1) & ~(2 * TIE_ULPS - 1));
+    const int64_t below = (INT64_C(1) << 29) - 1; /* the bits a float's mantissa drops */
+    return d_bits_zero(y, (INT64_C(1) << 28) - TIE_ULPS, below & ~(2 * TIE_ULPS - 1));
 }
 
 /* pl_fmath_expf's float on every lane from exp_quick_half, when that is sure to round as

@@ -2,9 +2,10 @@
 ** (pl_reduce_as_blocks: global average pooling over H and W, a last-axis mean). The portable
 ** kernel adds each input element into its output slot in memory; here the sums of a block of
 ** channels stay in vector registers while the reduced rows stream past (mean_body.h, built
-** for each set), each channel's sum still taking its elements in input order (float: the reference's rounding; integers: int32
-** wrapping sums, the same in any order), then the portable kernel's division (float) or
-** pl_reduce_rescale (quantized) makes the output: the portable kernel's bytes. */
+** for each set), each channel's sum still taking its elements in input order (float: the
+** reference's rounding; integers: int32 wrapping sums, the same in any order), then the
+** portable kernel's division (float) or pl_reduce_rescale (quantized) makes the output: the
+** portable kernel's bytes. */
 #include <string.h>
 
 #include "fast/fast.h"
