@@ -157,8 +157,9 @@ pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node);
 /* x86-64: the CPU has AVX-512 VBMI besides the avx512 set (cpu.c). */
 bool pl_fast_x86_has_vbmi(void);
-/* The table of a node lut8 prepared (its block present) over in into out. */
-void pl_fast_lut8_apply(const pl_node *node, const pl_tensor *in, pl_tensor *out);
+/* The table of a node lut8 prepared (block: its block, already looked up) over in into out. */
+void pl_fast_lut8_apply(const pl_node *node, const void *block, const pl_tensor *in,
+                        pl_tensor *out);
 pl_status pl_fast_lstm_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node);

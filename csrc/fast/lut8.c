@@ -149,28 +149,31 @@ static void span(void *arg, int32_t worker, size_t at, size_t n)
         lp->lookup(lp->table, (const uint8_t *)j->in + at, (uint8_t *)j->out + at, n);
 }
 
-/* The node's plan over its elements in spans, split over the threads; work: about the
-** operations an element costs (memory-bound loops: a few). */
-static void run_spans(const pl_node *node, const pl_tensor *in, pl_tensor *out, double work)
+/* lp (the node's plan) over the node's elements in spans, split over the threads: the float
+** loops weigh about four operations an element, the lookups two (memory-bound). */
+static void run_spans(const pl_node *node, const lut8_plan *lp, const pl_tensor *in,
+                      pl_tensor *out)
 {
-    span_job j = {pl_fast_block(node), in->data, out->data};
+    span_job j = {lp, in->data, out->data};
     size_t n = pl_tensor_count(in);
+    double work = lp->f32 != NULL || lp->relu_f32 ? 4 : 2;
     pl_fast_spans(node, n, SPAN, (double)n * work, span, &j);
 }
 
-void pl_fast_lut8_apply(const pl_node *node, const pl_tensor *in, pl_tensor *out)
+void pl_fast_lut8_apply(const pl_node *node, const void *block, const pl_tensor *in,
+                        pl_tensor *out)
 {
-    run_spans(node, in, out, 2);
+    run_spans(node, block, in, out);
 }
 
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
 {
-    if (pl_fast_block(node) == NULL)
+    const lut8_plan *lp = pl_fast_block(node);
+    if (lp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    const lut8_plan *lp = pl_fast_block(node);
-    run_spans(node, &in, &out, lp->f32 != NULL || lp->relu_f32 ? 4 : 2);
+    run_spans(node, lp, &in, &out);
     return PL_OK;
 }
