@@ -377,7 +377,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     cp.nblock = channel_block(cp.n, (points + (size_t)cp.rows - 1) / (size_t)cp.rows, workers);
     int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
     size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
-    size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * 4 * (size_t)lanes);
+    size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * PL_S8_STAGE_ARRAYS * (size_t)lanes);
     cp.a_stride = cp.direct ? 0 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem +
                                                   PL_FAST_GATHER_SPILL);
     size_t gathered = cp.a_stride * (size_t)workers;
@@ -465,8 +465,7 @@ static void conv_chunk(void *arg, int32_t worker, int32_t task)
     if (!cp->f32) {
         const pl_gemm_s8 *g8 = pl_gemm_s8_for(j->isa);
         const pl_gather_s8 g = {a, cp->k, cp->kp, cp->pad};
-        pl_s8_stage st = cp->st; /* the block's channels */
-        st.addend += n0, st.mult += n0, st.left += n0, st.right += n0;
+        const pl_s8_stage st = pl_s8_stage_from(&cp->st, n0); /* the block's channels */
         pl_fast_conv_gather_s8(&j->d->p, &g, v->in.dims, v->in.data, pl_tensor_count(&v->in),
                                v->f.dims, v->out.dims, first, rows);
         g8->run(rows, nn, cp->kp, a, (size_t)cp->kp,

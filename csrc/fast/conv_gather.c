@@ -90,6 +90,14 @@ void pl_fast_conv_gather_s8(const pl_conv_params *p, const pl_gather_s8 *g,
                             const int32_t *f_dims, const int32_t *out_dims, size_t first,
                             int32_t rows)
 {
+    if (f_dims[1] == 1 && f_dims[2] == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+        g->kp == g->k && out_dims[1] == in_dims[1] && out_dims[2] == in_dims[2] &&
+        (first + (size_t)rows) * (size_t)g->k <= in_bytes) {
+        /* a pointwise convolution over every point: its rows lie in order in the input, one
+        ** run (a fifth of a 1x1 16 -> 96 layer's time went on finding each row's window) */
+        copy_flipped(g->a, in + first * (size_t)g->k, (size_t)rows * (size_t)g->k);
+        return;
+    }
     const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
     const size_t line = (size_t)in_dims[2] * (size_t)in_dims[3];
     /* a window's last run starts this far after its first */

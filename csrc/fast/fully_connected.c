@@ -29,11 +29,11 @@ typedef struct fc_plan {
 
 /* The TFLM output stage of the units: their Q31 multipliers and shifts (one per unit, the
 ** per-tensor one repeated) handed to the stage the convolutions use, with the bias and the
-** input zero point folded into its addends. arrays holds 6 * lanes int32. */
+** input zero point folded into its addends. arrays holds PL_S8_STAGE_ARRAYS + 2 lanes of int32. */
 static bool stage_init(const pl_fully_connected_params *p, const int8_t *w, const int32_t *bias,
                        int32_t *arrays, int32_t lanes, pl_s8_stage *st)
 {
-    int32_t *mult = arrays + 4 * lanes, *shift = mult + lanes;
+    int32_t *mult = arrays + PL_S8_STAGE_ARRAYS * lanes, *shift = mult + lanes;
     for (int32_t u = 0; u < p->units; u++) {
         int32_t c = p->per_channel ? u : 0;
         mult[u] = p->rescale[2 * c];
@@ -94,7 +94,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     int32_t lanes = pl_fast_round_up(p->units, PL_FAST_LANES);
     size_t packed = fp.f32 ? gf->packed_bytes(p->units, p->depth)
                            : g8->packed_bytes(p->units, fp.kp);
-    size_t fold = fp.f32 ? 0 : fixed ? pl_fast_align64(sizeof(int32_t) * 6 * (size_t)lanes)
+    size_t fold = fp.f32 ? 0 : fixed ? pl_fast_align64(sizeof(int32_t) * (PL_S8_STAGE_ARRAYS + 2) * (size_t)lanes)
                                      : pl_fast_align64(sizeof(int32_t) * (size_t)p->units);
     size_t scale = fp.f32 || fixed ? 0 : pl_fast_align64(sizeof(double) * (size_t)p->units);
     size_t a = fp.f32 ? 0 : pl_fast_align64((size_t)fp.rows * (size_t)fp.kp);
@@ -168,8 +168,7 @@ static void fc_block(void *arg, int32_t worker, int32_t task)
         return;
     }
     const pl_gemm_s8 *g8 = pl_gemm_s8_for(j->isa);
-    pl_s8_stage st = fp->st; /* the block's units */
-    st.addend += n0, st.mult += n0, st.left += n0, st.right += n0;
+    const pl_s8_stage st = pl_s8_stage_from(&fp->st, n0); /* the block's units */
     g8->run(j->rows, nn, fp->kp, j->in, (size_t)fp->kp,
             (const uint8_t *)fp->packed + g8->packed_bytes(n0, fp->kp), &st,
             (int8_t *)j->out + n0, NULL, (size_t)p->units);

@@ -1,6 +1,7 @@
 /* gemm.c - the matrix product tables by instruction set, and the int8 output stage setup. */
 #include "fast/gemm.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "fast/isa_pick.h"
@@ -19,13 +20,25 @@ const pl_gemm_f32 *pl_gemm_f32_for(pl_isa isa)
     return NULL;
 }
 
+/* The quick form's limit for a channel (gemm.h), rounded toward 0 in float. */
+static float quick_limit(int32_t left, int32_t right)
+{
+    if (left != 0 || right < PL_S8_QUICK_RIGHT)
+        return -1.0f;
+    float limit = (float)(0.5 - ldexp(1.0, -(right + 1)) - ldexp(1.0, -11));
+    return nextafterf(limit, 0.0f);
+}
+
 bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, int32_t k,
                            const int32_t *bias, int32_t *arrays, int32_t lanes,
                            pl_s8_stage *st)
 {
     int32_t *addend = arrays, *mult = arrays + lanes, *left = mult + lanes,
             *right = left + lanes;
-    memset(arrays, 0, sizeof(int32_t) * 4 * (size_t)lanes);
+    float *scale = (float *)(right + lanes), *limit = scale + lanes;
+    memset(arrays, 0, sizeof(int32_t) * PL_S8_STAGE_ARRAYS * (size_t)lanes);
+    for (int32_t c = n; c < lanes; c++)
+        limit[c] = 0.5f; /* the lanes past n never go to the exact form */
     for (int32_t c = 0; c < n; c++) {
         int64_t sum = 0;
         for (int32_t i = 0; i < k; i++)
@@ -38,7 +51,10 @@ bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, i
         right[c] = shift > 0 ? 0 : shift < -31 ? 31 : -shift;
         if (mult[c] == INT32_MIN)
             return false;
+        scale[c] = (float)ldexp((double)mult[c], -(31 + right[c]));
+        limit[c] = quick_limit(left[c], right[c]);
     }
-    *st = (pl_s8_stage){addend, mult, left, right, q->output_offset, q->act_min, q->act_max};
+    *st = (pl_s8_stage){addend, mult, left, right, q->output_offset, q->act_min, q->act_max,
+                        scale, limit};
     return true;
 }

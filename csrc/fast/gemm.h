@@ -27,11 +27,38 @@ static inline int32_t pl_fast_round_up(int32_t x, int32_t to)
 
 /* TFLite's MultiplyByQuantizedMultiplier per channel, split for vectors: acc + addend,
 ** shifted left by left, doubled high multiply by mult, rounding right shift by right; then
-** + out_offset and the clamp. Arrays padded to PL_FAST_LANES. */
+** + out_offset and the clamp. Arrays padded to PL_FAST_LANES.
+**
+** The quick form a vector set may take first: y = (acc + addend) * scale + out_offset in
+** float, rounded to nearest, is that result wherever |y - round(y)| <= limit. The exact
+** result rounds twice: to an integer after the high multiply, then after the shift, which
+** moves the value at most 2^-(right+1) from x * mult / 2^(31+right); the float y lies within
+** 2^-13 of it while |y| < 512 (and past 512 both clamp). So a value farther than
+** 2^-(right+1) + 2^-11 from a rounding tie rounds alike both ways; limit is 0.5 minus that.
+** A channel with a left shift (x * 2^left wraps in int32) or right < PL_S8_QUICK_RIGHT
+** (too near a tie too often) has limit -1: its panel takes the exact form. */
 typedef struct pl_s8_stage {
     const int32_t *addend, *mult, *left, *right;
     int32_t out_offset, act_min, act_max;
+    const float *scale, *limit; /* NULL: no quick form (a stage made by hand) */
 } pl_s8_stage;
+
+/* The int32 arrays pl_fast_s8_stage_init fills, each of `lanes` entries. */
+#define PL_S8_STAGE_ARRAYS 6
+
+/* The least right shift of a channel the quick form takes: a tie window of 2^-7 each side
+** sends about 1.6% of its lanes to the exact form. */
+#define PL_S8_QUICK_RIGHT 6
+
+/* The stage of channels n0.. (the arrays offset). */
+static inline pl_s8_stage pl_s8_stage_from(const pl_s8_stage *st, int32_t n0)
+{
+    pl_s8_stage s = *st;
+    s.addend += n0, s.mult += n0, s.left += n0, s.right += n0;
+    if (s.scale != NULL)
+        s.scale += n0, s.limit += n0;
+    return s;
+}
 
 /* What a quantized convolution's output stage needs, from the portable op data. */
 typedef struct pl_s8_requant {
@@ -41,9 +68,10 @@ typedef struct pl_s8_requant {
 } pl_s8_requant;
 
 /* The stage of n channels over weights w (n rows of k): the input zero point folded into the
-** bias (bias may be NULL), the rescale split into vector operands in arrays (4 * lanes
-** int32, lanes >= n a PL_FAST_LANES multiple). False when a multiplier could saturate
-** (never from TFLite's rounding): the portable kernel runs the node. */
+** bias (bias may be NULL), the rescale split into vector operands in arrays
+** (PL_S8_STAGE_ARRAYS * lanes int32, lanes >= n a PL_FAST_LANES multiple). False when a
+** multiplier could saturate (never from TFLite's rounding): the portable kernel runs the
+** node. */
 bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, int32_t k,
                            const int32_t *bias, int32_t *arrays, int32_t lanes,
                            pl_s8_stage *st);

@@ -2,10 +2,13 @@
 ** shapes, strides, paddings, dilations, activations, zero points and per-channel scales:
 ** int8 outputs byte for byte, float32 outputs equal (the fast sums run in the reference's
 ** order). Every instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
+#include <math.h>
+
 #include "fast_harness.h"
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
+#include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
 #include "kernels/conv/conv.h"
 #include "fast/gemm.h"
@@ -431,6 +434,64 @@ static void fc_output_rounds_as_the_portable_kernel(void)
     }
 }
 
+/* An int32 near x * 2^(31 + right) / mult = t, the value whose rescale is t. */
+static int32_t sum_near(double t, int32_t mult, int32_t right)
+{
+    double x = floor(t * ldexp(1.0, 31 + right) / (double)mult) + between(-2, 2);
+    return x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : (int32_t)x;
+}
+
+/* The int8 products' output stage of every set (the quick float form and the exact one)
+** against TFLite's rescale, on sums the weights leave to the addend: sums near rounding
+** ties (where the two roundings of the exact form part from one rounding), far from them,
+** at the int32 limits, with left shifts, shifts of 0 to 31 and saturating results. */
+static void s8_stage_rounds_as_the_portable_kernel(void)
+{
+    enum { UNITS = 41, LANES = 48 };
+    static const int32_t extremes[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX};
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        const pl_gemm_s8 *g8 = pl_gemm_s8_for((pl_isa)isa);
+        if (g8 == NULL || !pl_fast_isa_available((pl_isa)isa))
+            continue;
+        int failures = 0;
+        for (int c = 0; c < 3000; c++) {
+            int32_t n = between(1, UNITS), rows = between(1, 13);
+            int32_t mult[UNITS], shift[UNITS], sums[UNITS], arrays[PL_S8_STAGE_ARRAYS * LANES];
+            int8_t w[UNITS * 4] = {0}, got[13 * UNITS], want[UNITS];
+            uint8_t a[13 * 4], packed[UNITS * 4 + 64 * 16];
+            for (int32_t i = 0; i < rows * 4; i++)
+                a[i] = (uint8_t)between(0, 255);
+            const int32_t out_offset = between(-128, 127);
+            const int32_t act_min = between(0, 1) ? -128 : between(-128, 0);
+            const int32_t act_max = between(0, 1) ? 127 : between(act_min, 127);
+            for (int32_t u = 0; u < n; u++) {
+                mult[u] = between(0, 9) == 0 ? between(0, 1 << 30) : between(1 << 30, INT32_MAX);
+                shift[u] = between(0, 7) == 0 ? between(1, 3) : -between(0, 31);
+                int32_t right = shift[u] > 0 ? 0 : -shift[u];
+                double tie = between(-300, 300) + 0.5;
+                int32_t kind = between(0, 9);
+                sums[u] = kind < 6 && mult[u] > 0 ? sum_near(tie, mult[u], right)
+                          : kind < 8           ? (int32_t)rnd()
+                                               : extremes[between(0, 5)];
+                want[u] = (int8_t)pl_fx_clamp(pl_fx_mul_by_qm(sums[u], mult[u], shift[u]) +
+                                                  out_offset, act_min, act_max);
+            }
+            const pl_s8_requant q = {between(-128, 127), mult, shift, out_offset, act_min,
+                                     act_max};
+            pl_s8_stage st;
+            CHECK(pl_fast_s8_stage_init(&q, w, n, 4, sums, arrays,
+                                        pl_fast_round_up(n, PL_FAST_LANES), &st));
+            CHECK(g8->packed_bytes(n, 4) <= sizeof packed);
+            g8->pack(w, n, 4, 4, packed);
+            g8->run(rows, n, 4, a, 4, packed, &st, got, NULL, (size_t)n);
+            for (int32_t r = 0; r < rows; r++)
+                failures += memcmp(want, got + (size_t)r * (size_t)n, (size_t)n) != 0;
+        }
+        printf("  %s: int8 output stage\n", pl_fast_isa_name((pl_isa)isa));
+        CHECK_EQ(failures, 0);
+    }
+}
+
 /* The portable "instruction set" hands out the base registrations unchanged. */
 static void portable_isa_keeps_the_base_registrations(void)
 {
@@ -452,5 +513,6 @@ int main(void)
     RUN(fully_connected_fast_paths_equal_portable);
     RUN(fully_connected_threads_equal_portable);
     RUN(fc_output_rounds_as_the_portable_kernel);
+    RUN(s8_stage_rounds_as_the_portable_kernel);
     return HARNESS_END();
 }

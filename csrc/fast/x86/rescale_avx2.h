@@ -36,6 +36,20 @@ static inline __m256i pl_rescale8_apply(__m256i x, const pl_rescale8 *r)
     return _mm256_sub_epi32(q, up);
 }
 
+/* The quick form of the rescale on 8 lanes (rescale_avx512.h's pl_quick16): *q =
+** round(x * scale + offset), its lanes flagged where it lies nearer a tie than limit. The
+** conversion and the multiply-add round as the MXCSR says: even a directed mode stays inside
+** the limit's 2^-11 margin (gemm.h). */
+static inline int pl_quick8(__m256i x, __m256 scale, __m256 offset, __m256 limit, __m256i *q)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 y = _mm256_fmadd_ps(_mm256_cvtepi32_ps(x), scale, offset);
+    __m256 n = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    *q = _mm256_cvttps_epi32(n);
+    __m256 off = _mm256_andnot_ps(sign, _mm256_sub_ps(y, n));
+    return _mm256_movemask_ps(_mm256_cmp_ps(off, limit, _CMP_GT_OQ));
+}
+
 static inline __m256i pl_rescale_avx2(__m256i x, __m256i mult, __m256i left, __m256i right)
 {
     const pl_rescale8 r = pl_rescale8_of(mult, left, right);

@@ -39,6 +39,20 @@ static inline __m512i pl_rescale16_apply(__m512i x, const pl_rescale16 *r)
     return _mm512_mask_add_epi32(q, up, q, one);
 }
 
+/* The quick form of the rescale (gemm.h, pl_s8_stage): *q = round(x * scale + offset) in
+** float, the rounding and conversions explicit (not the MXCSR's); the lanes whose value lies
+** nearer a rounding tie than limit allows are flagged, and their *q must not be used. */
+static inline __mmask16 pl_quick16(__m512i x, __m512 scale, __m512 offset, __m512 limit,
+                                   __m512i *q)
+{
+    enum { NEAREST = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC };
+    __m512 y = _mm512_fmadd_round_ps(_mm512_cvt_roundepi32_ps(x, NEAREST), scale, offset,
+                                     NEAREST);
+    __m512 n = _mm512_roundscale_ps(y, NEAREST);
+    *q = _mm512_cvtt_roundps_epi32(n, _MM_FROUND_NO_EXC);
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(y, n)), limit, _CMP_GT_OQ);
+}
+
 static inline __m512i pl_rescale_avx512(__m512i x, __m512i mult, __m512i left, __m512i right)
 {
     const pl_rescale16 r = pl_rescale16_of(mult, left, right);

@@ -2,6 +2,7 @@
 ** int16 products summed into each int32 lane: exact, unlike VPMADDUBSW, which saturates),
 ** 8 output channels per vector. Built with -mavx2 -mfma; run only when the CPU has them. */
 #include <immintrin.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fast/gemm.h"
@@ -14,19 +15,21 @@ enum { NR = 8, MR = 6, ROWS = 6 };
 ** channels 0..7, then (w[k+2], w[k+3]). */
 PL_GEMM_PACKING(NR, 4, 2, true)
 
-/* The output stage of channels n0..n0+7, its per-channel operands loaded and split once. */
+/* The output stage of channels n0..n0+7, its per-channel operands loaded and split once;
+** quick: every channel takes the quick form first (gemm.h). */
 typedef struct stage_t {
     __m256i addend, out_offset, act_min, act_max;
     pl_rescale8 r;
+    __m256 scale, limit, offset;
+    bool quick;
 } stage_t;
 
 static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
 {
     stage_t s;
-    if (st == NULL) { /* raw sums: no stage */
-        memset(&s, 0, sizeof s);
+    memset(&s, 0, sizeof s);
+    if (st == NULL) /* raw sums: no stage */
         return s;
-    }
     s.addend = _mm256_loadu_si256((const __m256i *)(st->addend + n0));
     s.r = pl_rescale8_of(_mm256_loadu_si256((const __m256i *)(st->mult + n0)),
                          _mm256_loadu_si256((const __m256i *)(st->left + n0)),
@@ -34,6 +37,12 @@ static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
     s.out_offset = _mm256_set1_epi32(st->out_offset);
     s.act_min = _mm256_set1_epi32(st->act_min);
     s.act_max = _mm256_set1_epi32(st->act_max);
+    if (st->scale != NULL) {
+        s.scale = _mm256_loadu_ps(st->scale + n0);
+        s.limit = _mm256_loadu_ps(st->limit + n0);
+        s.offset = _mm256_set1_ps((float)st->out_offset);
+        s.quick = _mm256_movemask_ps(_mm256_cmp_ps(s.limit, _mm256_setzero_ps(), _CMP_LT_OQ)) == 0;
+    }
     return s;
 }
 
@@ -49,9 +58,11 @@ static inline void finish(__m256i acc, const stage_t *s, const pl_s8_stage *st, 
         memcpy(raw + row + (size_t)n0, tmp, sizeof(int32_t) * (size_t)count);
         return;
     }
-    acc = pl_rescale8_apply(_mm256_add_epi32(acc, s->addend), &s->r);
-    acc = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc, s->out_offset), s->act_min),
-                           s->act_max);
+    acc = _mm256_add_epi32(acc, s->addend);
+    __m256i q;
+    if (!s->quick || __builtin_expect(pl_quick8(acc, s->scale, s->offset, s->limit, &q) != 0, 0))
+        q = _mm256_add_epi32(pl_rescale8_apply(acc, &s->r), s->out_offset);
+    acc = _mm256_min_epi32(_mm256_max_epi32(q, s->act_min), s->act_max);
     __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(acc),
                                     _mm256_extracti128_si256(acc, 1));
     __m128i bytes = _mm_packs_epi16(words, words);

@@ -2,6 +2,7 @@
 ** signed byte products summed into each int32 lane), 16 output channels per vector.
 ** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni; run only when the CPU has them. */
 #include <immintrin.h>
+#include <stdbool.h>
 
 #include "fast/gemm.h"
 #include "fast/gemm_pack.h"
@@ -12,25 +13,33 @@ enum { NR = 16, MR = 12, ROWS = 6 };
 /* Panels of 16 channels; per group of 4 k, 16 x 4 bytes: channel j's w[k..k+3]. */
 PL_GEMM_PACKING(NR, 4, 4, false)
 
-/* The output stage of channels n0..n0+15, its per-channel operands loaded and split once. */
+/* The output stage of channels n0..n0+15, its per-channel operands loaded and split once;
+** quick: every channel takes the quick form first (gemm.h). */
 typedef struct stage_t {
     __m512i addend, out_offset, act_min, act_max;
     pl_rescale16 r;
+    __m512 scale, limit, offset;
+    bool quick;
 } stage_t;
 
 static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
 {
     stage_t s;
-    if (st == NULL) { /* raw sums: no stage */
-        __builtin_memset(&s, 0, sizeof s);
+    __builtin_memset(&s, 0, sizeof s);
+    if (st == NULL) /* raw sums: no stage */
         return s;
-    }
     s.addend = _mm512_loadu_si512(st->addend + n0);
     s.r = pl_rescale16_of(_mm512_loadu_si512(st->mult + n0), _mm512_loadu_si512(st->left + n0),
                           _mm512_loadu_si512(st->right + n0));
     s.out_offset = _mm512_set1_epi32(st->out_offset);
     s.act_min = _mm512_set1_epi32(st->act_min);
     s.act_max = _mm512_set1_epi32(st->act_max);
+    if (st->scale != NULL) {
+        s.scale = _mm512_loadu_ps(st->scale + n0);
+        s.limit = _mm512_loadu_ps(st->limit + n0);
+        s.offset = _mm512_set1_ps((float)st->out_offset);
+        s.quick = _mm512_cmp_ps_mask(s.limit, _mm512_setzero_ps(), _CMP_LT_OQ) == 0;
+    }
     return s;
 }
 
@@ -44,10 +53,12 @@ static inline void finish(__m512i acc, const stage_t *s, const pl_s8_stage *st, 
         _mm512_mask_storeu_epi32(raw + row + (size_t)n0, lanes, acc);
         return;
     }
-    acc = pl_rescale16_apply(_mm512_add_epi32(acc, s->addend), &s->r);
-    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(acc, s->out_offset), s->act_min),
-                           s->act_max);
-    _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(acc));
+    acc = _mm512_add_epi32(acc, s->addend);
+    __m512i q;
+    if (!s->quick || __builtin_expect(pl_quick16(acc, s->scale, s->offset, s->limit, &q) != 0, 0))
+        q = _mm512_add_epi32(pl_rescale16_apply(acc, &s->r), s->out_offset);
+    q = _mm512_min_epi32(_mm512_max_epi32(q, s->act_min), s->act_max);
+    _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(q));
 }
 
 typedef int8_t panel_t;
