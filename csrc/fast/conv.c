@@ -24,9 +24,11 @@ typedef struct conv_plan {
     void *a;           /* per worker, rows x kp gathered taps */
     size_t a_stride;   /* bytes between two workers' rows */
     float *padded;     /* float, few channels: the input with its padding written out */
-    int32_t hp, wp;    /* padded's rows and columns (every window's extent) */
+    uint8_t *flipped;  /* int8 read in place: the input + 128 with its padding written out */
+    int32_t hp, wp;    /* padded's or flipped's rows and columns (every window's extent) */
     int32_t *tap_at;   /* float, k <= TAP_K, windows starting in their source (the padded
-                       ** copy, or the input itself): each tap's offset from the origin */
+                       ** copy, or the input itself), and int8 read in place: each tap's
+                       ** offset from the origin */
     int32_t oy_whole, ox_whole; /* windows of oy < oy_whole, ox < ox_whole are whole in it */
     bool in_place;     /* the product reads the windows in place (run_taps) */
     bool by_columns;   /* ... one output column at a time (rows too short): a chunk is a
@@ -47,6 +49,11 @@ enum { PADDED_SPAN = 128, PADDED_MAX = 1 << 22, CLIPPED_COPY_MAX = 1 << 16 };
 ** rows, 2.5 by columns); else, up to GATHER_TAP_K taps, gathered tap by tap from offsets
 ** computed at prepare (a first layer's 3x3x1 window: 9 loads, not 3 row copies of 3). */
 enum { TAP_K = 512, IN_PLACE_W = 8, GATHER_TAP_K = 64 };
+
+/* An int8 window of at most S8_TAP_K taps on channels a multiple of 4 is read in place too,
+** from a copy of the input + 128 with its padding (the product takes unsigned bytes, so the
+** input is copied anyway; this copy is its size, not k times it). */
+enum { S8_TAP_K = 1152 };
 
 /* A run of floats as whole quads: at most 3 floats past the run, in the rows' spill room. */
 static inline void copy_quads_f32(float *dst, const float *src, size_t quads)
@@ -156,6 +163,44 @@ static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl
     cp->hp = (int32_t)hp;
     cp->wp = (int32_t)wp;
     return true;
+}
+
+/* Whether cp's int8 windows are read in place from the flipped copy (its extent set). A 1x1
+** convolution of stride 1 gathers its rows as one run instead (conv_gather.c). */
+static bool plan_s8_taps(const pl_gemm_s8 *g8, const pl_conv_params *p, const pl_tensor *in,
+                         const pl_tensor *f, const pl_tensor *out, conv_plan *cp)
+{
+    if (cp->f32 || g8->run_taps == NULL || in->dims[3] % 4 != 0 || cp->k > S8_TAP_K ||
+        (f->dims[1] == 1 && f->dims[2] == 1 && p->stride_h == 1 && p->stride_w == 1))
+        return false;
+    int64_t hp, wp;
+    window_extent(p, f->dims, out->dims, &hp, &wp);
+    if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
+        return false;
+    cp->hp = (int32_t)hp;
+    cp->wp = (int32_t)wp;
+    return true;
+}
+
+/* Each batch's input rows and columns that windows read, into the flipped copy as unsigned
+** bytes (its padding stays the zero point + 128 from prepare). */
+static void stage_flipped(const conv_plan *cp, const pl_conv_params *p, const int32_t *in_dims,
+                          const int8_t *in)
+{
+    const size_t c = (size_t)in_dims[3];
+    const int32_t rows = in_dims[1] < cp->hp - p->pad_h ? in_dims[1] : cp->hp - p->pad_h;
+    const int32_t cols = in_dims[2] < cp->wp - p->pad_w ? in_dims[2] : cp->wp - p->pad_w;
+    const size_t run = (size_t)(cols > 0 ? cols : 0) * c;
+    for (int32_t b = 0; b < in_dims[0]; b++)
+        for (int32_t iy = 0; iy < rows; iy++) {
+            const int8_t *src = in + ((size_t)b * (size_t)in_dims[1] + (size_t)iy) *
+                                         (size_t)in_dims[2] * c;
+            uint8_t *dst = cp->flipped + (((size_t)b * (size_t)cp->hp +
+                                           (size_t)(iy + p->pad_h)) * (size_t)cp->wp +
+                                          (size_t)p->pad_w) * c;
+            for (size_t i = 0; i < run; i++)
+                dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
+        }
 }
 
 /* Each batch's input rows and columns that windows read, into the padded copy (its padding
@@ -377,19 +422,23 @@ static bool plan(pl_context *ctx, const pl_node *node)
     cp.nblock = channel_block(cp.n, (points + (size_t)cp.rows - 1) / (size_t)cp.rows, workers);
     int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
     size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
-    size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * PL_S8_STAGE_ARRAYS * (size_t)lanes);
-    cp.a_stride = cp.direct ? 0 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem +
-                                                  PL_FAST_GATHER_SPILL);
+    size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * PL_S8_STAGE_ARRAYS *
+                                                 (size_t)lanes);
+    const bool s8_taps = plan_s8_taps(g8, &d->p, &in, &f, &out, &cp);
+    size_t flipped = s8_taps ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
+                                   (size_t)in.dims[3] : 0;
+    cp.a_stride = cp.direct || s8_taps ? 0
+                : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem + PL_FAST_GATHER_SPILL);
     size_t gathered = cp.a_stride * (size_t)workers;
     size_t head = pl_fast_align64(sizeof cp);
     size_t padded = padded_extent(&d->p, &in, &f, &out, &cp)
                         ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
                               (size_t)in.dims[3] * sizeof(float) + PL_FAST_GATHER_SPILL
                         : 0;
-    size_t taps = cp.f32 && !cp.direct && cp.k <= TAP_K
+    size_t taps = (cp.f32 && !cp.direct && cp.k <= TAP_K) || s8_taps
                       ? pl_fast_align64(sizeof(int32_t) * (size_t)cp.k) : 0;
     uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered +
-                                                 taps + pl_fast_align64(padded));
+                                                 taps + pl_fast_align64(padded) + flipped);
     if (block == NULL)
         return false;
     cp.packed = block + head;
@@ -397,6 +446,12 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (padded > 0) {
         cp.padded = (float *)((uint8_t *)cp.a + gathered + taps);
         memset(cp.padded, 0, padded);
+    }
+    if (s8_taps) {
+        cp.flipped = (uint8_t *)cp.a + gathered + taps + pl_fast_align64(padded);
+        memset(cp.flipped, cp.pad, flipped);
+        cp.tap_at = (int32_t *)((uint8_t *)cp.a + gathered);
+        fill_taps(&d->p, f.dims, in.dims[3], cp.wp, cp.tap_at);
     }
     int32_t src_w;
     if (taps > 0 && plan_taps(&d->p, in.dims, f.dims, out.dims, &cp, &src_w)) {
@@ -439,6 +494,27 @@ pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
+/* The int8 product of the points first.. first + rows - 1 against nn channels, their windows
+** read in the flipped copy, one output row's points (a stride apart) at a time. */
+static void run_in_place_s8(const conv_plan *cp, const pl_conv_params *p,
+                            const pl_convq_views *v, const pl_gemm_s8 *g8, int32_t nn,
+                            const void *packed, const pl_s8_stage *st, size_t first,
+                            int32_t rows, int8_t *out)
+{
+    const int32_t *out_dims = v->out.dims;
+    const size_t c = (size_t)v->in.dims[3], lda = (size_t)p->stride_w * c;
+    for (int32_t r = 0; r < rows;) {
+        pl_conv_walk k = pl_conv_walk_from(out_dims, first + (size_t)r);
+        int32_t len = out_dims[2] - k.ox < rows - r ? out_dims[2] - k.ox : rows - r;
+        const uint8_t *o = cp->flipped + (((size_t)k.b * (size_t)cp->hp +
+                                           (size_t)(k.oy * p->stride_h)) * (size_t)cp->wp +
+                                          (size_t)(k.ox * p->stride_w)) * c;
+        g8->run_taps(len, nn, cp->kp, o, lda, cp->tap_at, packed, st,
+                     out + (size_t)r * (size_t)cp->n, (size_t)cp->n);
+        r += len;
+    }
+}
+
 /* One chunk of output points against one block of output channels: the points gathered
 ** into the worker's rows, then the product of the block's panels. */
 typedef struct conv_job {
@@ -466,11 +542,16 @@ static void conv_chunk(void *arg, int32_t worker, int32_t task)
         const pl_gemm_s8 *g8 = pl_gemm_s8_for(j->isa);
         const pl_gather_s8 g = {a, cp->k, cp->kp, cp->pad};
         const pl_s8_stage st = pl_s8_stage_from(&cp->st, n0); /* the block's channels */
+        const void *packed = (const uint8_t *)cp->packed + g8->packed_bytes(n0, cp->kp);
+        if (cp->flipped != NULL) {
+            run_in_place_s8(cp, &j->d->p, v, g8, nn, packed, &st, first, rows,
+                            (int8_t *)v->out.data + o);
+            return;
+        }
         pl_fast_conv_gather_s8(&j->d->p, &g, v->in.dims, v->in.data, pl_tensor_count(&v->in),
                                v->f.dims, v->out.dims, first, rows);
-        g8->run(rows, nn, cp->kp, a, (size_t)cp->kp,
-                (const uint8_t *)cp->packed + g8->packed_bytes(n0, cp->kp), &st,
-                (int8_t *)v->out.data + o, NULL, (size_t)cp->n);
+        g8->run(rows, nn, cp->kp, a, (size_t)cp->kp, packed, &st, (int8_t *)v->out.data + o,
+                NULL, (size_t)cp->n);
         return;
     }
     const pl_gemm_f32 *gf = pl_gemm_f32_for(j->isa);
@@ -532,6 +613,8 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
                     (cp->n + cp->nblock - 1) / cp->nblock};
     if (cp->padded != NULL)
         stage_padded(cp, &d->p, v.in.dims, v.in.data);
+    if (cp->flipped != NULL)
+        stage_flipped(cp, &d->p, v.in.dims, v.in.data);
     size_t chunks = (job.points + (size_t)cp->rows - 1) / (size_t)cp->rows;
     pl_fast_parallel(node, (int32_t)chunks * job.blocks, (double)job.points * cp->n * cp->k,
                      conv_chunk, &job);

@@ -103,6 +103,11 @@ typedef struct pl_gemm_s8 {
                 size_t ldo);
     /* pl_fc_output over one row of n sums */
     void (*fc_output)(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out);
+    /* run with row r's k-th byte at a[r lda + tap[k]] (k a multiple of 4: each group of 4
+    ** bytes lies together), into out; NULL: gather the windows, then run */
+    void (*run_taps)(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                     const int32_t *tap, const void *packed, const pl_s8_stage *st,
+                     int8_t *out, size_t ldo);
 } pl_gemm_s8;
 
 /* out = clamp(a x packed + bias): bias may be NULL; out rows of stride ldo. */

@@ -73,4 +73,4 @@ void pl_fc_output_neon(const pl_fc_output *o, const int32_t *sums, int32_t n, in
         out[u] = pl_fc_output_one(o, sums[u], u);
 }
 
-const pl_gemm_s8 pl_gemm_s8_neon = {packed_bytes, pack, run, pl_fc_output_neon};
+const pl_gemm_s8 pl_gemm_s8_neon = {packed_bytes, pack, run, pl_fc_output_neon, NULL};

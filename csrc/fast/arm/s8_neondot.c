@@ -78,4 +78,4 @@ typedef pl_neon_stage panel_stage;
 
 #include "fast/gemm_panels_body.h"
 
-const pl_gemm_s8 pl_gemm_s8_neon_dot = {packed_bytes, pack, run, pl_fc_output_neon};
+const pl_gemm_s8 pl_gemm_s8_neon_dot = {packed_bytes, pack, run, pl_fc_output_neon, NULL};

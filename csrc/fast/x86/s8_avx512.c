@@ -106,4 +106,4 @@ static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int
     }
 }
 
-const pl_gemm_s8 pl_gemm_s8_avx512 = {packed_bytes, pack, run, fc_output};
+const pl_gemm_s8 pl_gemm_s8_avx512 = {packed_bytes, pack, run, fc_output, run_taps};

@@ -117,4 +117,4 @@ static void fc_output(const pl_fc_output *o, const int32_t *sums, int32_t n, int
         out[u] = pl_fc_output_one(o, sums[u], u);
 }
 
-const pl_gemm_s8 pl_gemm_s8_sse41 = {packed_bytes, pack, run, fc_output};
+const pl_gemm_s8 pl_gemm_s8_sse41 = {packed_bytes, pack, run, fc_output, NULL};

@@ -5,14 +5,20 @@
 ** of 4 k), the accumulator vi with vi_zero(), a row's 4 inputs xin = x_of(bytes), a panel's
 ** 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), a panel's output stage
 ** stage_t = stage_of(st, n0) (st may be NULL: raw sums) and finish(acc, &stage, st, n0, n,
-** out, raw, row). */
+** out, raw, row).
+**
+** taps (a constant, so each driver is compiled twice): row r's k-th byte lies at
+** a[r lda + tap[k]] (run_taps: a convolution's windows where they lie), else a[r lda + k]. */
+#include <stdbool.h>
+
 #include "fast/gemm.h"
 #include "fast/inline.h"
 
 /* rows rows of a from row m0 on against `panels` panels from channel n0 on (rows * panels
 ** <= MR): a sum per row and panel, so that even one row keeps several products in flight. */
-PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t kp,
-                          const uint8_t *a, size_t lda, const panel_t *panel,
+PL_FAST_INLINE void block(bool taps, const int32_t *tap, int32_t rows, int32_t panels,
+                          int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
+                          const panel_t *panel,
                           const pl_s8_stage *st, int32_t n0, int32_t n, int8_t *out,
                           int32_t *raw, size_t ldo)
 {
@@ -22,10 +28,11 @@ PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t kp,
     for (int32_t i = 0; i < MR; i++)
         acc[i] = vi_zero();
     for (int32_t k = 0; k < kp; k += 4) {
+        const uint8_t *at = a + (taps ? (size_t)tap[k] : (size_t)k);
         xin x[MR];
         PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++)
-            x[r] = x_of(a + (size_t)r * lda + (size_t)k);
+            x[r] = x_of(at + (size_t)r * lda);
         PL_FAST_UNROLL
         for (int32_t j = 0; j < panels; j++) {
             wts w = w_of(panel + ((size_t)j * (size_t)kp + (size_t)k) * NR);
@@ -45,39 +52,53 @@ PL_FAST_INLINE void block(int32_t rows, int32_t panels, int32_t m0, int32_t kp,
 }
 
 /* rows (a constant) rows from m0 on against every panel, MR / rows panels at a time. */
-PL_FAST_INLINE void rows_by_panels(int32_t rows, int32_t m0, int32_t n, int32_t kp,
-                                   const uint8_t *a, size_t lda, const panel_t *packed,
-                                   const pl_s8_stage *st, int8_t *out, int32_t *raw,
-                                   size_t ldo)
+PL_FAST_INLINE void rows_by_panels(bool taps, const int32_t *tap, int32_t rows, int32_t m0,
+                                   int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                                   const panel_t *packed, const pl_s8_stage *st, int8_t *out,
+                                   int32_t *raw, size_t ldo)
 {
     const int32_t wide = MR / rows;
     int32_t n0 = 0;
     for (; n - n0 > (wide - 1) * NR; n0 += wide * NR)
-        block(rows, wide, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n, out,
-              raw, ldo);
+        block(taps, tap, rows, wide, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0,
+              n, out, raw, ldo);
     for (; n0 < n; n0 += NR)
-        block(rows, 1, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n, out, raw,
-              ldo);
+        block(taps, tap, rows, 1, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n,
+              out, raw, ldo);
+}
+
+PL_FAST_INLINE void run_any(bool taps, const int32_t *tap, int32_t m, int32_t n, int32_t kp,
+                            const uint8_t *a, size_t lda, const void *packed,
+                            const pl_s8_stage *st, int8_t *out, int32_t *raw, size_t ldo)
+{
+    int32_t m0 = 0;
+    if (n > NR) /* several panels: fewer rows against each, so a broadcast feeds several */
+        for (; m - m0 >= ROWS; m0 += ROWS)
+            rows_by_panels(taps, tap, ROWS, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+    for (; m - m0 >= MR; m0 += MR)
+        rows_by_panels(taps, tap, MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+    /* the last rows (fewer than MR or ROWS: a small M is a fully connected layer's batch or
+    ** a late layer's few pixels) in groups of 4, 2 and 1, each against several panels */
+    for (; m - m0 >= 4; m0 += 4)
+        rows_by_panels(taps, tap, 4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+    if (m - m0 >= 2) {
+        rows_by_panels(taps, tap, 2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        m0 += 2;
+    }
+    if (m > m0)
+        rows_by_panels(taps, tap, 1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
 }
 
 static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
                 const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
                 size_t ldo)
 {
-    int32_t m0 = 0;
-    if (n > NR) /* several panels: fewer rows against each, so a broadcast feeds several */
-        for (; m - m0 >= ROWS; m0 += ROWS)
-            rows_by_panels(ROWS, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-    for (; m - m0 >= MR; m0 += MR)
-        rows_by_panels(MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-    /* the last rows (fewer than MR or ROWS: a small M is a fully connected layer's batch or
-    ** a late layer's few pixels) in groups of 4, 2 and 1, each against several panels */
-    for (; m - m0 >= 4; m0 += 4)
-        rows_by_panels(4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-    if (m - m0 >= 2) {
-        rows_by_panels(2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
-        m0 += 2;
-    }
-    if (m > m0)
-        rows_by_panels(1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+    run_any(false, NULL, m, n, kp, a, lda, packed, st, out, raw, ldo);
+}
+
+static void run_taps(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
+                     const int32_t *tap, const void *packed, const pl_s8_stage *st, int8_t *out,
+                     size_t ldo)
+{
+    run_any(true, tap, m, n, kp, a, lda, packed, st, out, NULL, ldo);
 }
