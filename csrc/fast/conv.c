@@ -52,8 +52,10 @@ enum { TAP_K = 512, IN_PLACE_W = 8, GATHER_TAP_K = 64 };
 
 /* An int8 window of at most S8_TAP_K taps on channels a multiple of 4 is read in place too,
 ** from a copy of the input + 128 with its padding (the product takes unsigned bytes, so the
-** input is copied anyway; this copy is its size, not k times it). */
-enum { S8_TAP_K = 1152 };
+** input is copied anyway; this copy is its size, not k times it). No layer of ResNet50-64
+** int8 was slower in place, up to 3x3x512 (3x3x64 on 16x16: 39.4 -> 36.8 us); the limit
+** only bounds the taps' table. */
+enum { S8_TAP_K = 16384 };
 
 /* A run of floats as whole quads: at most 3 floats past the run, in the rows' spill room. */
 static inline void copy_quads_f32(float *dst, const float *src, size_t quads)
@@ -166,12 +168,13 @@ static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl
 }
 
 /* Whether cp's int8 windows are read in place from the flipped copy (its extent set). A 1x1
-** convolution of stride 1 gathers its rows as one run instead (conv_gather.c). */
+** convolution gathers its rows instead: one run each (one run in all at stride 1,
+** conv_gather.c), and a stride of 2 reads a quarter of the input the copy would take. */
 static bool plan_s8_taps(const pl_gemm_s8 *g8, const pl_conv_params *p, const pl_tensor *in,
                          const pl_tensor *f, const pl_tensor *out, conv_plan *cp)
 {
     if (cp->f32 || g8->run_taps == NULL || in->dims[3] % 4 != 0 || cp->k > S8_TAP_K ||
-        (f->dims[1] == 1 && f->dims[2] == 1 && p->stride_h == 1 && p->stride_w == 1))
+        (f->dims[1] == 1 && f->dims[2] == 1))
         return false;
     int64_t hp, wp;
     window_extent(p, f->dims, out->dims, &hp, &wp);
@@ -427,7 +430,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const bool s8_taps = plan_s8_taps(g8, &d->p, &in, &f, &out, &cp);
     size_t flipped = s8_taps ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
                                    (size_t)in.dims[3] : 0;
-    cp.a_stride = cp.direct || s8_taps ? 0
+    cp.a_stride = cp.direct ? 0
+                : s8_taps ? pl_fast_align64((size_t)cp.rows * sizeof(const uint8_t *))
                 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem + PL_FAST_GATHER_SPILL);
     size_t gathered = cp.a_stride * (size_t)workers;
     size_t head = pl_fast_align64(sizeof cp);
@@ -495,24 +499,20 @@ pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
 }
 
 /* The int8 product of the points first.. first + rows - 1 against nn channels, their windows
-** read in the flipped copy, one output row's points (a stride apart) at a time. */
+** read in the flipped copy from each point's origin (origin: the worker's room for rows). */
 static void run_in_place_s8(const conv_plan *cp, const pl_conv_params *p,
                             const pl_convq_views *v, const pl_gemm_s8 *g8, int32_t nn,
                             const void *packed, const pl_s8_stage *st, size_t first,
-                            int32_t rows, int8_t *out)
+                            int32_t rows, const uint8_t **origin, int8_t *out)
 {
-    const int32_t *out_dims = v->out.dims;
-    const size_t c = (size_t)v->in.dims[3], lda = (size_t)p->stride_w * c;
-    for (int32_t r = 0; r < rows;) {
-        pl_conv_walk k = pl_conv_walk_from(out_dims, first + (size_t)r);
-        int32_t len = out_dims[2] - k.ox < rows - r ? out_dims[2] - k.ox : rows - r;
-        const uint8_t *o = cp->flipped + (((size_t)k.b * (size_t)cp->hp +
-                                           (size_t)(k.oy * p->stride_h)) * (size_t)cp->wp +
-                                          (size_t)(k.ox * p->stride_w)) * c;
-        g8->run_taps(len, nn, cp->kp, o, lda, cp->tap_at, packed, st,
-                     out + (size_t)r * (size_t)cp->n, (size_t)cp->n);
-        r += len;
-    }
+    const size_t c = (size_t)v->in.dims[3];
+    pl_conv_walk k = pl_conv_walk_from(v->out.dims, first);
+    for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k))
+        origin[r] = cp->flipped + (((size_t)k.b * (size_t)cp->hp +
+                                    (size_t)(k.oy * p->stride_h)) * (size_t)cp->wp +
+                                   (size_t)(k.ox * p->stride_w)) * c;
+    const pl_s8_windows win = {origin, cp->tap_at};
+    g8->run_taps(rows, nn, cp->kp, &win, packed, st, out, (size_t)cp->n);
 }
 
 /* One chunk of output points against one block of output channels: the points gathered
@@ -545,7 +545,7 @@ static void conv_chunk(void *arg, int32_t worker, int32_t task)
         const void *packed = (const uint8_t *)cp->packed + g8->packed_bytes(n0, cp->kp);
         if (cp->flipped != NULL) {
             run_in_place_s8(cp, &j->d->p, v, g8, nn, packed, &st, first, rows,
-                            (int8_t *)v->out.data + o);
+                            (const uint8_t **)a, (int8_t *)v->out.data + o);
             return;
         }
         pl_fast_conv_gather_s8(&j->d->p, &g, v->in.dims, v->in.data, pl_tensor_count(&v->in),

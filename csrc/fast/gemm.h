@@ -94,6 +94,13 @@ static inline int8_t pl_fc_output_one(const pl_fc_output *o, int32_t sum, int32_
                                         o->bias, u);
 }
 
+/* A convolution's windows where they lie, for run_taps: row r's k-th byte is
+** origin[r][tap[k]]. */
+typedef struct pl_s8_windows {
+    const uint8_t *const *origin;
+    const int32_t *tap;
+} pl_s8_windows;
+
 typedef struct pl_gemm_s8 {
     size_t (*packed_bytes)(int32_t n, int32_t kp);
     void (*pack)(const int8_t *w, int32_t n, int32_t k, int32_t kp, void *packed);
@@ -103,11 +110,10 @@ typedef struct pl_gemm_s8 {
                 size_t ldo);
     /* pl_fc_output over one row of n sums */
     void (*fc_output)(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out);
-    /* run with row r's k-th byte at a[r lda + tap[k]] (k a multiple of 4: each group of 4
-    ** bytes lies together), into out; NULL: gather the windows, then run */
-    void (*run_taps)(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
-                     const int32_t *tap, const void *packed, const pl_s8_stage *st,
-                     int8_t *out, size_t ldo);
+    /* run with row r's k-th byte at win->origin[r][win->tap[k]] (k a multiple of 4: each
+    ** group of 4 bytes lies together), into out; NULL: gather the windows, then run */
+    void (*run_taps)(int32_t m, int32_t n, int32_t kp, const pl_s8_windows *win,
+                     const void *packed, const pl_s8_stage *st, int8_t *out, size_t ldo);
 } pl_gemm_s8;
 
 /* out = clamp(a x packed + bias): bias may be NULL; out rows of stride ldo. */

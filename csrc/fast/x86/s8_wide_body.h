@@ -8,7 +8,8 @@
 ** out, raw, row).
 **
 ** taps (a constant, so each driver is compiled twice): row r's k-th byte lies at
-** a[r lda + tap[k]] (run_taps: a convolution's windows where they lie), else a[r lda + k]. */
+** win->origin[r][win->tap[k]] (run_taps: a convolution's windows where they lie), else at
+** a[r lda + k]. */
 #include <stdbool.h>
 
 #include "fast/gemm.h"
@@ -16,7 +17,7 @@
 
 /* rows rows of a from row m0 on against `panels` panels from channel n0 on (rows * panels
 ** <= MR): a sum per row and panel, so that even one row keeps several products in flight. */
-PL_FAST_INLINE void block(bool taps, const int32_t *tap, int32_t rows, int32_t panels,
+PL_FAST_INLINE void block(bool taps, const pl_s8_windows *win, int32_t rows, int32_t panels,
                           int32_t m0, int32_t kp, const uint8_t *a, size_t lda,
                           const panel_t *panel,
                           const pl_s8_stage *st, int32_t n0, int32_t n, int8_t *out,
@@ -24,15 +25,21 @@ PL_FAST_INLINE void block(bool taps, const int32_t *tap, int32_t rows, int32_t p
 {
     vi acc[MR];
     a += (size_t)m0 * lda;
+    const uint8_t *origin[MR];
+    if (taps) {
+        PL_FAST_UNROLL
+        for (int32_t r = 0; r < rows; r++)
+            origin[r] = win->origin[m0 + r];
+    }
     PL_FAST_UNROLL
     for (int32_t i = 0; i < MR; i++)
         acc[i] = vi_zero();
     for (int32_t k = 0; k < kp; k += 4) {
-        const uint8_t *at = a + (taps ? (size_t)tap[k] : (size_t)k);
+        const size_t tap = taps ? (size_t)win->tap[k] : 0;
         xin x[MR];
         PL_FAST_UNROLL
         for (int32_t r = 0; r < rows; r++)
-            x[r] = x_of(at + (size_t)r * lda);
+            x[r] = x_of(taps ? origin[r] + tap : a + (size_t)r * lda + (size_t)k);
         PL_FAST_UNROLL
         for (int32_t j = 0; j < panels; j++) {
             wts w = w_of(panel + ((size_t)j * (size_t)kp + (size_t)k) * NR);
@@ -52,7 +59,7 @@ PL_FAST_INLINE void block(bool taps, const int32_t *tap, int32_t rows, int32_t p
 }
 
 /* rows (a constant) rows from m0 on against every panel, MR / rows panels at a time. */
-PL_FAST_INLINE void rows_by_panels(bool taps, const int32_t *tap, int32_t rows, int32_t m0,
+PL_FAST_INLINE void rows_by_panels(bool taps, const pl_s8_windows *win, int32_t rows, int32_t m0,
                                    int32_t n, int32_t kp, const uint8_t *a, size_t lda,
                                    const panel_t *packed, const pl_s8_stage *st, int8_t *out,
                                    int32_t *raw, size_t ldo)
@@ -60,33 +67,33 @@ PL_FAST_INLINE void rows_by_panels(bool taps, const int32_t *tap, int32_t rows, 
     const int32_t wide = MR / rows;
     int32_t n0 = 0;
     for (; n - n0 > (wide - 1) * NR; n0 += wide * NR)
-        block(taps, tap, rows, wide, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0,
+        block(taps, win, rows, wide, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0,
               n, out, raw, ldo);
     for (; n0 < n; n0 += NR)
-        block(taps, tap, rows, 1, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n,
+        block(taps, win, rows, 1, m0, kp, a, lda, packed + (size_t)n0 * (size_t)kp, st, n0, n,
               out, raw, ldo);
 }
 
-PL_FAST_INLINE void run_any(bool taps, const int32_t *tap, int32_t m, int32_t n, int32_t kp,
+PL_FAST_INLINE void run_any(bool taps, const pl_s8_windows *win, int32_t m, int32_t n, int32_t kp,
                             const uint8_t *a, size_t lda, const void *packed,
                             const pl_s8_stage *st, int8_t *out, int32_t *raw, size_t ldo)
 {
     int32_t m0 = 0;
     if (n > NR) /* several panels: fewer rows against each, so a broadcast feeds several */
         for (; m - m0 >= ROWS; m0 += ROWS)
-            rows_by_panels(taps, tap, ROWS, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+            rows_by_panels(taps, win, ROWS, m0, n, kp, a, lda, packed, st, out, raw, ldo);
     for (; m - m0 >= MR; m0 += MR)
-        rows_by_panels(taps, tap, MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        rows_by_panels(taps, win, MR, m0, n, kp, a, lda, packed, st, out, raw, ldo);
     /* the last rows (fewer than MR or ROWS: a small M is a fully connected layer's batch or
     ** a late layer's few pixels) in groups of 4, 2 and 1, each against several panels */
     for (; m - m0 >= 4; m0 += 4)
-        rows_by_panels(taps, tap, 4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        rows_by_panels(taps, win, 4, m0, n, kp, a, lda, packed, st, out, raw, ldo);
     if (m - m0 >= 2) {
-        rows_by_panels(taps, tap, 2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        rows_by_panels(taps, win, 2, m0, n, kp, a, lda, packed, st, out, raw, ldo);
         m0 += 2;
     }
     if (m > m0)
-        rows_by_panels(taps, tap, 1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
+        rows_by_panels(taps, win, 1, m0, n, kp, a, lda, packed, st, out, raw, ldo);
 }
 
 static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
@@ -96,9 +103,8 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
     run_any(false, NULL, m, n, kp, a, lda, packed, st, out, raw, ldo);
 }
 
-static void run_taps(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
-                     const int32_t *tap, const void *packed, const pl_s8_stage *st, int8_t *out,
-                     size_t ldo)
+static void run_taps(int32_t m, int32_t n, int32_t kp, const pl_s8_windows *win,
+                     const void *packed, const pl_s8_stage *st, int8_t *out, size_t ldo)
 {
-    run_any(true, tap, m, n, kp, a, lda, packed, st, out, NULL, ldo);
+    run_any(true, win, m, n, kp, NULL, 0, packed, st, out, NULL, ldo);
 }
