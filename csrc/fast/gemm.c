@@ -29,6 +29,12 @@ static float quick_limit(int32_t left, int32_t right)
     return nextafterf(limit, 0.0f);
 }
 
+void pl_fast_s8_quick_of(int32_t mult, int32_t left, int32_t right, float *scale, float *limit)
+{
+    *scale = (float)ldexp((double)mult, -(31 + right));
+    *limit = quick_limit(left, right);
+}
+
 bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, int32_t k,
                            const int32_t *bias, int32_t *arrays, int32_t lanes,
                            pl_s8_stage *st)
@@ -51,8 +57,7 @@ bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, i
         right[c] = shift > 0 ? 0 : shift < -31 ? 31 : -shift;
         if (mult[c] == INT32_MIN)
             return false;
-        scale[c] = (float)ldexp((double)mult[c], -(31 + right[c]));
-        limit[c] = quick_limit(left[c], right[c]);
+        pl_fast_s8_quick_of(mult[c], left[c], right[c], &scale[c], &limit[c]);
     }
     *st = (pl_s8_stage){addend, mult, left, right, q->output_offset, q->act_min, q->act_max,
                         scale, limit};

@@ -32,15 +32,19 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
             hi[r] = _mm512_dpwssd_epi32(hi[r], _mm512_unpackhi_epi16(a, b), w_hi);
         }
     }
-    const int32_t *arr = (const int32_t *)w; /* addend, mult, left, right: 32 each */
+    /* addend, mult, left, right, then the quick form's scale and limit: 32 each */
+    const int32_t *arr = (const int32_t *)w;
+    const float *quick = (const float *)(arr + 128);
     const int32_t count = job->channels - c0 < 32 ? job->channels - c0 : 32;
     const __mmask32 lanes = count == 32 ? 0xFFFFFFFFu : (__mmask32)((1u << count) - 1u);
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
-        __m512i vl = pl_stage_avx512(lo[r], arr, arr + 32, arr + 64, arr + 96, job->out_offset,
-                                     job->act_min, job->act_max);
-        __m512i vh = pl_stage_avx512(hi[r], arr + 16, arr + 48, arr + 80, arr + 112,
-                                     job->out_offset, job->act_min, job->act_max);
+        __m512i vl = pl_stage_quick_avx512(lo[r], arr, arr + 32, arr + 64, arr + 96, quick,
+                                           quick + 32, job->out_offset, job->act_min,
+                                           job->act_max);
+        __m512i vh = pl_stage_quick_avx512(hi[r], arr + 16, arr + 48, arr + 80, arr + 112,
+                                           quick + 16, quick + 48, job->out_offset,
+                                           job->act_min, job->act_max);
         /* the halves' lanes interleave back into channel order */
         __m256i bytes = _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh));
         _mm256_mask_storeu_epi8(out + (size_t)r * (size_t)job->channels + c0, lanes, bytes);
