@@ -6,6 +6,7 @@
 ** it. A large int8 node looks its outputs up in a table of every input pair instead.
 ** Anything else (other broadcasts, int16 power-of-two ADD/SUB, uint8, int32, int64)
 ** keeps the portable kernel. */
+#include <math.h>
 #include <string.h>
 
 #include "fast/elementwise.h"
@@ -82,17 +83,58 @@ static int32_t broadcast_form(const pl_tensor *a, const pl_tensor *b, const pl_t
     return -1;
 }
 
+/* A split rescale's factor, mult 2^(left - 31 - right). */
+static double factor(const pl_ew_scale *s)
+{
+    return ldexp((double)s->mult, s->left - 31 - s->right);
+}
+
+/* The quick form's operands (elementwise.h), for int8 with no left shift in any rescale
+** (a left shift wraps in int32, which the float does not follow).
+** MUL: the product (a + off1)(b + off2) is exact in float (|p| <= 65025), so the bound is
+** gemm.h's: TFLite's two roundings part from one only within 2^-(right+1) of a tie, and the
+** float lies within 2^-13 of the exact value while |y| < 512 (past it both clamp).
+** ADD/SUB: each input's rescale (two roundings) lies within 1 of (x + off) 2^left_shift f,
+** so the sum within 2, times the output's factor fo; the float's own error is at most
+** 2^-21 of the largest |a qa| + |b qb| + |qc|; then the output's two roundings as for MUL.
+** The sum of these, plus 2^-11, is the tie window; above 2^-6 the form is left off. */
+static void quick_of(int32_t op, pl_ew_q *q)
+{
+    q->quick.limit = -1.0f;
+    const double fo = factor(&q->out);
+    if (q->out.left != 0 || q->in1.left != 0 || q->in2.left != 0)
+        return;
+    double window = ldexp(1.0, -(q->out.right + 1)) + ldexp(1.0, -11);
+    if (op == OP_MUL) {
+        q->quick.qa = (float)fo;
+        q->quick.qc = (float)q->out_offset;
+    } else {
+        const double lift = ldexp(1.0, q->left_shift);
+        const double qa = lift * factor(&q->in1) * fo, qb = lift * factor(&q->in2) * fo;
+        const double qc = q->off1 * qa + q->off2 * qb + q->out_offset;
+        q->quick.qa = (float)qa;
+        q->quick.qb = (float)qb;
+        q->quick.qc = (float)qc;
+        window += 2 * fabs(fo) + ldexp(128 * (fabs(qa) + fabs(qb)) + fabs(qc), -21);
+    }
+    if (window <= ldexp(1.0, -6))
+        q->quick.limit = nextafterf((float)(0.5 - window), 0.0f);
+}
+
 static bool quantize(const pl_elementwise_op *d, int32_t op, ew_plan *pl)
 {
     const pl_add_params *p = &d->q;
     pl->q = (pl_ew_q){p->input1_offset, p->input2_offset, op == OP_MUL ? 0 : p->left_shift,
                       {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, p->output_offset, p->act_min,
-                      p->act_max};
+                      p->act_max, {0, 0, 0, -1.0f}};
     if (pl->kind == EW_S16 && op != OP_MUL && d->pot)
         return false;
-    return split(p->output_multiplier, p->output_shift, &pl->q.out) &&
-           (op == OP_MUL || (split(p->input1_multiplier, p->input1_shift, &pl->q.in1) &&
-                             split(p->input2_multiplier, p->input2_shift, &pl->q.in2)));
+    bool ok = split(p->output_multiplier, p->output_shift, &pl->q.out) &&
+              (op == OP_MUL || (split(p->input1_multiplier, p->input1_shift, &pl->q.in1) &&
+                                split(p->input2_multiplier, p->input2_shift, &pl->q.in2)));
+    if (ok && pl->kind == EW_S8)
+        quick_of(op, &pl->q);
+    return ok;
 }
 
 /* Every (a, b)'s int8 output, row a of 256 at a time through the flat vector loop. */

@@ -23,10 +23,18 @@ typedef struct pl_ew_scale {
     int32_t mult, left, right;
 } pl_ew_scale;
 
+/* The int8 quick form (gemm.h's pl_s8_stage, for two inputs): y = a qa + b qb + qc (ADD,
+** SUB) or y = (a + off1)(b + off2) qa + qc (MUL) in float, its rounding kept where y lies
+** farther than 0.5 - limit from a tie (elementwise.c bounds the error); limit < 0: none. */
+typedef struct pl_ew_quick {
+    float qa, qb, qc, limit;
+} pl_ew_quick;
+
 typedef struct pl_ew_q {
     int32_t off1, off2, left_shift; /* ADD: left_shift; MUL: 0 */
     pl_ew_scale in1, in2, out;      /* MUL: out only */
     int32_t out_offset, act_min, act_max;
+    pl_ew_quick quick;              /* int8 only */
 } pl_ew_q;
 
 typedef enum pl_ew_f32_op { PL_EW_ADD, PL_EW_SUB, PL_EW_MUL } pl_ew_f32_op;

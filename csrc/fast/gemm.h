@@ -43,8 +43,10 @@ typedef struct pl_s8_stage {
     const float *scale, *limit; /* NULL: no quick form (a stage made by hand) */
 } pl_s8_stage;
 
-/* A channel's quick-form operands (scale and limit, as above) from its split rescale. */
-void pl_fast_s8_quick_of(int32_t mult, int32_t left, int32_t right, float *scale, float *limit);
+/* A channel's quick-form operands (scale and limit, as above) from its split rescale; limit
+** -1 below a right shift of least_right (at least PL_S8_QUICK_RIGHT). */
+void pl_fast_s8_quick_of(int32_t mult, int32_t left, int32_t right, int32_t least_right,
+                         float *scale, float *limit);
 
 /* The int32 arrays pl_fast_s8_stage_init fills, each of `lanes` entries. */
 #define PL_S8_STAGE_ARRAYS 6

@@ -35,14 +35,19 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
     /* addend, mult, left, right, then the quick form's scale and limit: 32 each */
     const int32_t *arr = (const int32_t *)w;
     const float *quick = (const float *)(arr + 128);
+    /* every channel of the group takes the quick form (no limit below 0) */
+    const bool fast = (_mm512_cmp_ps_mask(_mm512_loadu_ps(quick + 32), _mm512_setzero_ps(),
+                                          _CMP_LT_OQ) |
+                       _mm512_cmp_ps_mask(_mm512_loadu_ps(quick + 48), _mm512_setzero_ps(),
+                                          _CMP_LT_OQ)) == 0;
     const int32_t count = job->channels - c0 < 32 ? job->channels - c0 : 32;
     const __mmask32 lanes = count == 32 ? 0xFFFFFFFFu : (__mmask32)((1u << count) - 1u);
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
-        __m512i vl = pl_stage_quick_avx512(lo[r], arr, arr + 32, arr + 64, arr + 96, quick,
+        __m512i vl = pl_stage_quick_avx512(fast, lo[r], arr, arr + 32, arr + 64, arr + 96, quick,
                                            quick + 32, job->out_offset, job->act_min,
                                            job->act_max);
-        __m512i vh = pl_stage_quick_avx512(hi[r], arr + 16, arr + 48, arr + 80, arr + 112,
+        __m512i vh = pl_stage_quick_avx512(fast, hi[r], arr + 16, arr + 48, arr + 80, arr + 112,
                                            quick + 16, quick + 48, job->out_offset,
                                            job->act_min, job->act_max);
         /* the halves' lanes interleave back into channel order */

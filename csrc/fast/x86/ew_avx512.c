@@ -16,6 +16,7 @@ typedef struct scale16 {
 typedef struct q16 {
     __m512i off1, off2, left_shift, out_offset, act_min, act_max;
     scale16 in1, in2, out;
+    __m512 qa, qb, qc, limit; /* the int8 quick form (elementwise.h) */
 } q16;
 
 static scale16 splat_scale(const pl_ew_scale *s)
@@ -29,7 +30,9 @@ static q16 splat(const pl_ew_q *q)
     return (q16){_mm512_set1_epi32(q->off1), _mm512_set1_epi32(q->off2),
                  _mm512_set1_epi32(q->left_shift), _mm512_set1_epi32(q->out_offset),
                  _mm512_set1_epi32(q->act_min), _mm512_set1_epi32(q->act_max),
-                 splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out)};
+                 splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out),
+                 _mm512_set1_ps(q->quick.qa), _mm512_set1_ps(q->quick.qb),
+                 _mm512_set1_ps(q->quick.qc), _mm512_set1_ps(q->quick.limit)};
 }
 
 static inline __m512i rescale(__m512i x, const scale16 *s)
@@ -78,6 +81,38 @@ static inline __m512i mul16(const q16 *v, __m512i a, __m512i b)
     return finish(v, rescale(_mm512_mullo_epi32(x, y), &v->out));
 }
 
+enum { NEAREST = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC };
+
+/* y's rounding, clamped; the vector's exact form (exact(v, a, b)) where a lane lies nearer a
+** tie than the limit allows. */
+#define QUICK(y, exact)                                                                   \
+    do {                                                                                  \
+        __m512 n = _mm512_roundscale_ps(y, NEAREST);                                      \
+        __mmask16 near = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(y, n)), v->limit,   \
+                                            _CMP_GT_OQ);                                  \
+        if (__builtin_expect(near != 0, 0))                                               \
+            return exact(v, a, b);                                                        \
+        __m512i q = _mm512_cvtt_roundps_epi32(n, _MM_FROUND_NO_EXC);                      \
+        return _mm512_min_epi32(_mm512_max_epi32(q, v->act_min), v->act_max);             \
+    } while (0)
+
+/* ADD and SUB's quick form: y = a qa + b qb + qc. */
+static inline __m512i add16_quick(const q16 *v, __m512i a, __m512i b)
+{
+    __m512 y = _mm512_fmadd_round_ps(_mm512_cvt_roundepi32_ps(b, NEAREST), v->qb, v->qc,
+                                     NEAREST);
+    y = _mm512_fmadd_round_ps(_mm512_cvt_roundepi32_ps(a, NEAREST), v->qa, y, NEAREST);
+    QUICK(y, add16);
+}
+
+/* MUL's: y = (a + off1)(b + off2) qa + qc, the product exact in float. */
+static inline __m512i mul16_quick(const q16 *v, __m512i a, __m512i b)
+{
+    __m512 x = _mm512_cvt_roundepi32_ps(_mm512_add_epi32(a, v->off1), NEAREST);
+    __m512 p = _mm512_mul_ps(x, _mm512_cvt_roundepi32_ps(_mm512_add_epi32(b, v->off2), NEAREST));
+    QUICK(_mm512_fmadd_round_ps(p, v->qa, v->qc, NEAREST), mul16);
+}
+
 static inline __mmask16 tail(size_t left)
 {
     return left >= L ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
@@ -95,12 +130,18 @@ static inline __mmask16 tail(size_t left)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT(load_s8, store_s8, add16);
+    if (q->quick.limit >= 0.0f)
+        FLAT(load_s8, store_s8, add16_quick);
+    else
+        FLAT(load_s8, store_s8, add16);
 }
 
 static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT(load_s8, store_s8, mul16);
+    if (q->quick.limit >= 0.0f)
+        FLAT(load_s8, store_s8, mul16_quick);
+    else
+        FLAT(load_s8, store_s8, mul16);
 }
 
 static void add_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,

@@ -4,6 +4,7 @@
 #define PL_FAST_X86_RESCALE_AVX512_H
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A rescale's per-channel operands, split once for the lanes: the multiplier and its odd
@@ -73,9 +74,9 @@ static inline __m512i pl_stage_avx512(__m512i acc, const int32_t *addend, const 
     return _mm512_min_epi32(acc, _mm512_set1_epi32(act_max));
 }
 
-/* pl_stage_avx512 taking the quick form first (gemm.h): scale and limit hold 16 lanes too;
-** a lane with limit -1 always takes the exact form. */
-static inline __m512i pl_stage_quick_avx512(__m512i acc, const int32_t *addend,
+/* pl_stage_avx512 taking the quick form first (gemm.h) when quick: scale and limit hold 16
+** lanes too; a lane with limit -1 always takes the exact form. */
+static inline __m512i pl_stage_quick_avx512(bool quick, __m512i acc, const int32_t *addend,
                                             const int32_t *mult, const int32_t *left,
                                             const int32_t *right, const float *scale,
                                             const float *limit, int32_t out_offset,
@@ -83,8 +84,8 @@ static inline __m512i pl_stage_quick_avx512(__m512i acc, const int32_t *addend,
 {
     acc = _mm512_add_epi32(acc, _mm512_loadu_si512(addend));
     __m512i q;
-    if (pl_quick16(acc, _mm512_loadu_ps(scale), _mm512_set1_ps((float)out_offset),
-                   _mm512_loadu_ps(limit), &q) != 0)
+    if (!quick || pl_quick16(acc, _mm512_loadu_ps(scale), _mm512_set1_ps((float)out_offset),
+                             _mm512_loadu_ps(limit), &q) != 0)
         q = _mm512_add_epi32(pl_rescale_avx512(acc, _mm512_loadu_si512(mult),
                                                _mm512_loadu_si512(left),
                                                _mm512_loadu_si512(right)),
