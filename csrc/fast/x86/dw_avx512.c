@@ -9,6 +9,7 @@
 #include "fast/depthwise.h"
 #include "fast/x86/dw16_avx2.h"
 #include "fast/x86/rescale_avx512.h"
+#include "fast/x86/vnni_avx512.h"
 
 enum { S8_POINTS = 4, F32_POINTS = 8 };
 
@@ -28,8 +29,8 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
         for (int32_t r = 0; r < n; r++) {
             size_t at = (size_t)r * job->step;
             __m512i a = _mm512_loadu_si512(x0 + at), b = _mm512_loadu_si512(x1 + at);
-            lo[r] = _mm512_dpwssd_epi32(lo[r], _mm512_unpacklo_epi16(a, b), w_lo);
-            hi[r] = _mm512_dpwssd_epi32(hi[r], _mm512_unpackhi_epi16(a, b), w_hi);
+            lo[r] = pl_dpwssd512(lo[r], _mm512_unpacklo_epi16(a, b), w_lo);
+            hi[r] = pl_dpwssd512(hi[r], _mm512_unpackhi_epi16(a, b), w_hi);
         }
     }
     /* addend, mult, left, right, then the quick form's scale and limit: 32 each */

@@ -9,6 +9,7 @@
 #include "fast/gemm_pack.h"
 #include "fast/inline.h"
 #include "fast/x86/rescale_avx512.h"
+#include "fast/x86/vnni_avx512.h"
 
 enum { NR = 16, MR = 8 };
 
@@ -82,7 +83,7 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t kp, const int16_t *a
             for (int32_t r = 0; r < rows; r++) {
                 int32_t x;
                 __builtin_memcpy(&x, a + (size_t)r * lda + (size_t)k, 4);
-                acc[r] = _mm512_dpwssd_epi32(acc[r], _mm512_set1_epi32(x), w);
+                acc[r] = pl_dpwssd512(acc[r], _mm512_set1_epi32(x), w);
             }
         }
         PL_FAST_UNROLL

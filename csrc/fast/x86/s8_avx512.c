@@ -7,6 +7,7 @@
 #include "fast/gemm.h"
 #include "fast/gemm_pack.h"
 #include "fast/x86/rescale_avx512.h"
+#include "fast/x86/vnni_avx512.h"
 
 enum { NR = 16, MR = 12, ROWS = 6 };
 
@@ -77,7 +78,7 @@ static inline xin x_of(const uint8_t *p)
 
 static inline wts w_of(const int8_t *p) { return _mm512_loadu_si512(p); }
 
-static inline vi mac(vi acc, xin x, wts w) { return _mm512_dpbusd_epi32(acc, x, w); }
+static inline vi mac(vi acc, xin x, wts w) { return pl_dpbusd512(acc, x, w); }
 
 #include "fast/x86/s8_wide_body.h"
 
