@@ -29,6 +29,8 @@ typedef struct conv_plan {
     int32_t *tap_at;   /* float, k <= TAP_K, windows starting in their source (the padded
                        ** copy, or the input itself), and int8 read in place: each tap's
                        ** offset from the origin */
+    int32_t row_run;   /* int8 in place, channels not a multiple of 4: each window row's
+                       ** bytes (kw x channels) as one run, rounded up to 4 (zero weights) */
     int32_t oy_whole, ox_whole; /* windows of oy < oy_whole, ox < ox_whole are whole in it */
     bool in_place;     /* the product reads the windows in place (run_taps) */
     bool by_columns;   /* ... one output column at a time (rows too short): a chunk is a
@@ -169,13 +171,20 @@ static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl
 
 /* Whether cp's int8 windows are read in place from the flipped copy (its extent set). A 1x1
 ** convolution gathers its rows instead: one run each (one run in all at stride 1,
-** conv_gather.c), and a stride of 2 reads a quarter of the input the copy would take. */
+** conv_gather.c), and a stride of 2 reads a quarter of the input the copy would take.
+** Channels not a multiple of 4 (a first layer's 3 or 1) need whole window rows (dilation 1
+** across): each row's run is read 4 bytes at a time, its last group past the row meeting
+** zero weights (first layer 3x3x3 -> 32 on 224x224: half its time had gone on the gather). */
 static bool plan_s8_taps(const pl_gemm_s8 *g8, const pl_conv_params *p, const pl_tensor *in,
                          const pl_tensor *f, const pl_tensor *out, conv_plan *cp)
 {
-    if (cp->f32 || g8->run_taps == NULL || in->dims[3] % 4 != 0 || cp->k > S8_TAP_K ||
-        (f->dims[1] == 1 && f->dims[2] == 1))
+    if (cp->f32 || g8->run_taps == NULL || cp->k > S8_TAP_K ||
+        (f->dims[1] == 1 && f->dims[2] == 1) || (in->dims[3] % 4 != 0 && p->dilation_w != 1))
         return false;
+    if (in->dims[3] % 4 != 0) {
+        cp->row_run = pl_fast_round_up(f->dims[2] * in->dims[3], 4);
+        cp->kp = f->dims[1] * cp->row_run;
+    }
     int64_t hp, wp;
     window_extent(p, f->dims, out->dims, &hp, &wp);
     if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
@@ -288,6 +297,27 @@ static void fill_taps(const pl_conv_params *p, const int32_t *f_dims, int32_t c,
         for (int32_t fx = 0; fx < f_dims[2]; fx++)
             for (int32_t ch = 0; ch < c; ch++, t++)
                 tap_at[t] = (fy * p->dilation_h * src_w + fx * p->dilation_w) * c + ch;
+}
+
+/* The int8 row runs' offsets: window row fy's run of row_run bytes from its origin. */
+static void fill_row_runs(const pl_conv_params *p, const int32_t *f_dims, int32_t c,
+                          int32_t src_w, int32_t row_run, int32_t *tap_at)
+{
+    for (int32_t fy = 0, t = 0; fy < f_dims[1]; fy++)
+        for (int32_t j = 0; j < row_run; j++, t++)
+            tap_at[t] = fy * p->dilation_h * src_w * c + j;
+}
+
+/* The filter w ([n][kh][kw][c]) with each window row's kw x c weights followed by zeros up
+** to row_run: the bytes a row run reads past its window meet zero weights. */
+static void widen_rows(const int8_t *w, const int32_t *f_dims, int32_t row_run, int8_t *out)
+{
+    const size_t run = (size_t)f_dims[2] * (size_t)f_dims[3];
+    for (int32_t r = 0; r < f_dims[0] * f_dims[1]; r++) {
+        memcpy(out, w + (size_t)r * run, run);
+        memset(out + run, 0, (size_t)row_run - run);
+        out += row_run;
+    }
 }
 
 /* gather_f32 tap by tap from a source where every window is whole (src: src_h rows of
@@ -421,15 +451,18 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t elem = cp.f32 ? sizeof(float) : 1;
     size_t points = pl_tensor_count(&out) / (size_t)cp.n;
     int32_t workers = pl_fast_threads_of(node);
+    const bool s8_taps = plan_s8_taps(g8, &d->p, &in, &f, &out, &cp);
     cp.rows = pl_fast_chunk_rows_split((size_t)cp.kp * elem, points, workers);
     cp.nblock = channel_block(cp.n, (points + (size_t)cp.rows - 1) / (size_t)cp.rows, workers);
     int32_t lanes = pl_fast_round_up(cp.n, PL_FAST_LANES);
     size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
     size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * PL_S8_STAGE_ARRAYS *
                                                  (size_t)lanes);
-    const bool s8_taps = plan_s8_taps(g8, &d->p, &in, &f, &out, &cp);
+    /* the flipped copy, with room for a last row run's 3 bytes past its end; the widened
+    ** weights (row runs) are packed from a copy after it */
     size_t flipped = s8_taps ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
-                                   (size_t)in.dims[3] : 0;
+                                   (size_t)in.dims[3] + 4 : 0;
+    size_t widened = cp.row_run > 0 ? (size_t)cp.n * (size_t)cp.kp : 0;
     cp.a_stride = cp.direct ? 0
                 : s8_taps ? pl_fast_align64((size_t)cp.rows * sizeof(const uint8_t *))
                 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem + PL_FAST_GATHER_SPILL);
@@ -440,9 +473,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
                               (size_t)in.dims[3] * sizeof(float) + PL_FAST_GATHER_SPILL
                         : 0;
     size_t taps = (cp.f32 && !cp.direct && cp.k <= TAP_K) || s8_taps
-                      ? pl_fast_align64(sizeof(int32_t) * (size_t)cp.k) : 0;
+                      ? pl_fast_align64(sizeof(int32_t) * (size_t)cp.kp) : 0;
     uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered +
-                                                 taps + pl_fast_align64(padded) + flipped);
+                                                 taps + pl_fast_align64(padded) +
+                                                 pl_fast_align64(flipped) + widened);
     if (block == NULL)
         return false;
     cp.packed = block + head;
@@ -455,7 +489,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
         cp.flipped = (uint8_t *)cp.a + gathered + taps + pl_fast_align64(padded);
         memset(cp.flipped, cp.pad, flipped);
         cp.tap_at = (int32_t *)((uint8_t *)cp.a + gathered);
-        fill_taps(&d->p, f.dims, in.dims[3], cp.wp, cp.tap_at);
+        if (cp.row_run > 0)
+            fill_row_runs(&d->p, f.dims, in.dims[3], cp.wp, cp.row_run, cp.tap_at);
+        else
+            fill_taps(&d->p, f.dims, in.dims[3], cp.wp, cp.tap_at);
     }
     int32_t src_w;
     if (taps > 0 && plan_taps(&d->p, in.dims, f.dims, out.dims, &cp, &src_w)) {
@@ -474,8 +511,14 @@ static bool plan(pl_context *ctx, const pl_node *node)
             if (!(w[i] - w[i] == 0.0f)) /* inf or NaN: 0 * w at a padded tap is not 0 */
                 return false;
         gf->pack(w, cp.n, cp.k, cp.packed);
+    } else if (cp.row_run > 0) {
+        int8_t *w = (int8_t *)cp.flipped + pl_fast_align64(flipped);
+        widen_rows(f.data, f.dims, cp.row_run, w);
+        g8->pack(w, cp.n, cp.kp, cp.kp, cp.packed);
     } else {
         g8->pack(f.data, cp.n, cp.k, cp.kp, cp.packed);
+    }
+    if (!cp.f32) {
         const pl_s8_requant q = {d->p.input_offset, d->p.multiplier, d->p.shift,
                                  d->p.output_offset, d->p.act_min, d->p.act_max};
         if (!pl_fast_s8_stage_init(&q, f.data, cp.n, cp.k, bias.data,
