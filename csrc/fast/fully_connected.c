@@ -94,7 +94,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     int32_t lanes = pl_fast_round_up(p->units, PL_FAST_LANES);
     size_t packed = fp.f32 ? gf->packed_bytes(p->units, p->depth)
                            : g8->packed_bytes(p->units, fp.kp);
-    size_t fold = fp.f32 ? 0 : fixed ? pl_fast_align64(sizeof(int32_t) * (PL_S8_STAGE_ARRAYS + 2) * (size_t)lanes)
+    const size_t stage = sizeof(int32_t) * (PL_S8_STAGE_ARRAYS + 2) * (size_t)lanes;
+    size_t fold = fp.f32 ? 0 : fixed ? pl_fast_align64(stage)
                                      : pl_fast_align64(sizeof(int32_t) * (size_t)p->units);
     size_t scale = fp.f32 || fixed ? 0 : pl_fast_align64(sizeof(double) * (size_t)p->units);
     size_t a = fp.f32 ? 0 : pl_fast_align64((size_t)fp.rows * (size_t)fp.kp);

@@ -106,7 +106,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     tp.rows = pl_fast_chunk_rows((size_t)tp.kp * elem, points);
     int32_t lanes = pl_fast_round_up(tp.n, PL_FAST_LANES);
     size_t packed = tp.f32 ? gf->packed_bytes(tp.n, tp.k) : g8->packed_bytes(tp.n, tp.kp);
-    size_t arrays = tp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * PL_S8_STAGE_ARRAYS * (size_t)lanes);
+    size_t arrays =
+        tp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * PL_S8_STAGE_ARRAYS * (size_t)lanes);
     size_t gathered = pl_fast_align64((size_t)tp.rows * (size_t)tp.kp * elem);
     size_t reversed = pl_fast_align64((size_t)tp.n * (size_t)tp.k * elem);
     size_t head = pl_fast_align64(sizeof tp);

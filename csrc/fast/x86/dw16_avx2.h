@@ -43,16 +43,25 @@ PL_FAST_INLINE void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int
                                      const uint8_t *g, int32_t c0, int8_t *out)
 {
     __m256i lo[PL_DW16_POINTS], hi[PL_DW16_POINTS];
-    /* addend, multiplier, left and right shifts: 16 each */
+    /* addend, multiplier, left and right shifts, then the quick form's scale and limit: 16
+    ** each */
     const int32_t *arr = (const int32_t *)(const void *)pl_dw16_sums(
         job->taps, job->tap_at, job->step, n, in, g, c0, lo, hi);
+    const float *quick = (const float *)(arr + 64);
+    const __m256 zero = _mm256_setzero_ps();
+    /* every channel of the group takes the quick form (no limit below 0) */
+    const __m256 below = _mm256_or_ps(_mm256_cmp_ps(_mm256_loadu_ps(quick + 16), zero, _CMP_LT_OQ),
+                                      _mm256_cmp_ps(_mm256_loadu_ps(quick + 24), zero, _CMP_LT_OQ));
+    const bool fast = _mm256_movemask_ps(below) == 0;
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
-        __m256i vl = pl_stage_avx2(lo[r], arr, arr + 16, arr + 32, arr + 48, job->out_offset,
-                                   job->act_min, job->act_max);
-        __m256i vh = pl_stage_avx2(hi[r], arr + 8, arr + 24, arr + 40, arr + 56,
-                                   job->out_offset, job->act_min, job->act_max);
+        __m256i vl = pl_stage_quick_avx2(fast, lo[r], arr, arr + 16, arr + 32, arr + 48, quick,
+                                         quick + 16, job->out_offset, job->act_min,
+                                         job->act_max);
+        __m256i vh = pl_stage_quick_avx2(fast, hi[r], arr + 8, arr + 24, arr + 40, arr + 56,
+                                         quick + 8, quick + 24, job->out_offset, job->act_min,
+                                         job->act_max);
         /* the halves' lanes interleave back into channel order */
         __m256i words = _mm256_packs_epi32(vl, vh);
         __m256i bytes = _mm256_permute4x64_epi64(_mm256_packs_epi16(words, words), 0xD8);

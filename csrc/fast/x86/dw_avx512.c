@@ -3,7 +3,7 @@
 ** group (a last group of 16 with 256-bit vectors); float: 16 channels per vector, a multiply
 ** and an add per tap (built with -ffp-contract=off) or, for a fused target, VFMADD, the
 ** reference's order.
-** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni; run only when the CPU has them. */
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma; run only when the CPU has them. */
 #include <immintrin.h>
 
 #include "fast/depthwise.h"

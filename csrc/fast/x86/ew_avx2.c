@@ -16,6 +16,7 @@ typedef struct scale8 {
 typedef struct q8 {
     __m256i off1, off2, left_shift, out_offset, act_min, act_max;
     scale8 in1, in2, out;
+    __m256 qa, qb, qc, limit; /* the int8 quick form (elementwise.h) */
 } q8;
 
 static scale8 splat_scale(const pl_ew_scale *s)
@@ -29,7 +30,9 @@ static q8 splat(const pl_ew_q *q)
     return (q8){_mm256_set1_epi32(q->off1), _mm256_set1_epi32(q->off2),
                 _mm256_set1_epi32(q->left_shift), _mm256_set1_epi32(q->out_offset),
                 _mm256_set1_epi32(q->act_min), _mm256_set1_epi32(q->act_max),
-                splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out)};
+                splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out),
+                _mm256_set1_ps(q->quick.qa), _mm256_set1_ps(q->quick.qb),
+                _mm256_set1_ps(q->quick.qc), _mm256_set1_ps(q->quick.limit)};
 }
 
 static inline __m256i rescale(__m256i x, const scale8 *s)
@@ -83,6 +86,35 @@ static inline __m256i mul8(const q8 *v, __m256i a, __m256i b)
     return finish(v, rescale(_mm256_mullo_epi32(x, y), &v->out));
 }
 
+/* y's rounding, clamped; the vector's exact form (exact(v, a, b)) where a lane lies nearer a
+** tie than the limit allows (ew_avx512.c; the MXCSR's rounding stays inside the window's
+** margin). */
+#define QUICK(y, exact)                                                                   \
+    do {                                                                                  \
+        __m256 n = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);      \
+        __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(y, n));        \
+        if (__builtin_expect(_mm256_movemask_ps(_mm256_cmp_ps(off, v->limit, _CMP_GT_OQ)), 0)) \
+            return exact(v, a, b);                                                        \
+        __m256i q = _mm256_cvttps_epi32(n);                                               \
+        return _mm256_min_epi32(_mm256_max_epi32(q, v->act_min), v->act_max);             \
+    } while (0)
+
+/* ADD and SUB's quick form: y = a qa + b qb + qc. */
+static inline __m256i add8_quick(const q8 *v, __m256i a, __m256i b)
+{
+    __m256 y = _mm256_fmadd_ps(_mm256_cvtepi32_ps(b), v->qb, v->qc);
+    y = _mm256_fmadd_ps(_mm256_cvtepi32_ps(a), v->qa, y);
+    QUICK(y, add8);
+}
+
+/* MUL's: y = (a + off1)(b + off2) qa + qc, the product exact in float. */
+static inline __m256i mul8_quick(const q8 *v, __m256i a, __m256i b)
+{
+    __m256 x = _mm256_cvtepi32_ps(_mm256_add_epi32(a, v->off1));
+    __m256 p = _mm256_mul_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(b, v->off2)));
+    QUICK(_mm256_fmadd_ps(p, v->qa, v->qc), mul8);
+}
+
 /* Runs OP8 on every whole vector of T, then on a zero-padded copy of the rest. */
 #define FLAT(T, LOAD, STORE, OP8)                                                         \
     do {                                                                                  \
@@ -101,12 +133,18 @@ static inline __m256i mul8(const q8 *v, __m256i a, __m256i b)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT(int8_t, load_s8, store_s8, add8);
+    if (q->quick.limit >= 0.0f)
+        FLAT(int8_t, load_s8, store_s8, add8_quick);
+    else
+        FLAT(int8_t, load_s8, store_s8, add8);
 }
 
 static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    FLAT(int8_t, load_s8, store_s8, mul8);
+    if (q->quick.limit >= 0.0f)
+        FLAT(int8_t, load_s8, store_s8, mul8_quick);
+    else
+        FLAT(int8_t, load_s8, store_s8, mul8);
 }
 
 static void add_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t n,

@@ -1,6 +1,6 @@
 /* ew_avx512.c - the flat elementwise loops with AVX-512 (see elementwise.h), 16 elements
 ** per vector (int8, int16 and float32 alike), the last few through masked loads and
-** stores. Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni (and -ffp-contract=off);
+** stores. Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma (and -ffp-contract=off);
 ** run only when the CPU has them. */
 #include <immintrin.h>
 

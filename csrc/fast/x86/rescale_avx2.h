@@ -4,6 +4,7 @@
 #define PL_FAST_X86_RESCALE_AVX2_H
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A rescale's per-channel operands, split once for the lanes (rescale_avx512.h). */
@@ -69,6 +70,26 @@ static inline __m256i pl_stage_avx2(__m256i acc, const int32_t *addend, const in
     acc = _mm256_add_epi32(acc, _mm256_set1_epi32(out_offset));
     acc = _mm256_max_epi32(acc, _mm256_set1_epi32(act_min));
     return _mm256_min_epi32(acc, _mm256_set1_epi32(act_max));
+}
+
+/* pl_stage_avx2 taking the quick form first (gemm.h) when quick: scale and limit hold 8
+** lanes too; a lane with limit -1 always takes the exact form. */
+static inline __m256i pl_stage_quick_avx2(bool quick, __m256i acc, const int32_t *addend,
+                                          const int32_t *mult, const int32_t *left,
+                                          const int32_t *right, const float *scale,
+                                          const float *limit, int32_t out_offset,
+                                          int32_t act_min, int32_t act_max)
+{
+    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)addend));
+    __m256i q;
+    if (!quick || pl_quick8(acc, _mm256_loadu_ps(scale), _mm256_set1_ps((float)out_offset),
+                            _mm256_loadu_ps(limit), &q) != 0)
+        q = _mm256_add_epi32(pl_rescale_avx2(acc, _mm256_loadu_si256((const __m256i *)mult),
+                                             _mm256_loadu_si256((const __m256i *)left),
+                                             _mm256_loadu_si256((const __m256i *)right)),
+                             _mm256_set1_epi32(out_offset));
+    q = _mm256_max_epi32(q, _mm256_set1_epi32(act_min));
+    return _mm256_min_epi32(q, _mm256_set1_epi32(act_max));
 }
 
 #endif

@@ -1,6 +1,6 @@
 /* s8_avx512.c - the int8 matrix product with AVX-512 VNNI (VPDPBUSD: four unsigned-by-
 ** signed byte products summed into each int32 lane), 16 output channels per vector.
-** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni; run only when the CPU has them. */
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma; run only when the CPU has them. */
 #include <immintrin.h>
 #include <stdbool.h>
 
