@@ -145,6 +145,20 @@ static void window_extent(const pl_conv_params *p, const int32_t *f_dims,
     *wp = (int64_t)(out_dims[2] - 1) * p->stride_w + (int64_t)(f_dims[2] - 1) * p->dilation_w + 1;
 }
 
+/* Sets cp's copy extent (every window whole in it); false when the copy would exceed
+** PADDED_MAX values. */
+static bool fit_extent(const pl_conv_params *p, const pl_tensor *in, const pl_tensor *f,
+                       const pl_tensor *out, conv_plan *cp)
+{
+    int64_t hp, wp;
+    window_extent(p, f->dims, out->dims, &hp, &wp);
+    if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
+        return false;
+    cp->hp = (int32_t)hp;
+    cp->wp = (int32_t)wp;
+    return true;
+}
+
 /* The padded copy's extent for cp's float windows; false when the input is not worth
 ** copying (enough channels that clipped windows copy long runs anyway, or no padding). */
 static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl_tensor *f,
@@ -162,11 +176,7 @@ static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl
     if (p->pad_h == 0 && p->pad_w == 0 &&
         (!clipped || pl_tensor_count(in) > CLIPPED_COPY_MAX))
         return false;
-    if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
-        return false;
-    cp->hp = (int32_t)hp;
-    cp->wp = (int32_t)wp;
-    return true;
+    return fit_extent(p, in, f, out, cp);
 }
 
 /* Whether cp's int8 windows are read in place from the flipped copy (its extent set). A 1x1
@@ -181,16 +191,12 @@ static bool plan_s8_taps(const pl_gemm_s8 *g8, const pl_conv_params *p, const pl
     if (cp->f32 || g8->run_taps == NULL || cp->k > S8_TAP_K ||
         (f->dims[1] == 1 && f->dims[2] == 1) || (in->dims[3] % 4 != 0 && p->dilation_w != 1))
         return false;
-    if (in->dims[3] % 4 != 0) {
+    if (!fit_extent(p, in, f, out, cp))
+        return false;
+    if (in->dims[3] % 4 != 0) { /* only now: a refused plan gathers rows of kp */
         cp->row_run = pl_fast_round_up(f->dims[2] * in->dims[3], 4);
         cp->kp = f->dims[1] * cp->row_run;
     }
-    int64_t hp, wp;
-    window_extent(p, f->dims, out->dims, &hp, &wp);
-    if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
-        return false;
-    cp->hp = (int32_t)hp;
-    cp->wp = (int32_t)wp;
     return true;
 }
 

@@ -434,6 +434,55 @@ static void fc_output_rounds_as_the_portable_kernel(void)
     }
 }
 
+/* An int8 convolution on 3 channels whose input copy would pass the in-place limit (2^22
+** values: 1200x1200x3) gathers its windows as before, with its filter as it is, not widened:
+** one case against the portable kernel on every set. */
+static void conv_past_the_copy_limit_equals_portable(void)
+{
+    enum { H = 1200, W = 1200, C = 3, OC = 5, S = 8, OH = H / S, OW = W / S };
+    int8_t *in = malloc((size_t)H * W * C), *out[2] = {malloc(OH * OW * OC), malloc(OH * OW * OC)};
+    int8_t f[OC * 3 * 3 * C];
+    int32_t bias[OC];
+    CHECK(in != NULL && out[0] != NULL && out[1] != NULL);
+    for (size_t i = 0; i < (size_t)H * W * C; i++)
+        in[i] = (int8_t)between(-128, 127);
+    for (size_t i = 0; i < sizeof f; i++)
+        f[i] = (int8_t)between(-127, 127);
+    for (int32_t k = 0; k < OC; k++)
+        bias[k] = between(-20000, 20000);
+    float in_scale = 0.05f, out_scale = 0.7f, f_scale = 0.01f, bias_scale = in_scale * f_scale;
+    int64_t zero = 0, in_zp = 9, out_zp = -3;
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_resolver r;
+        CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        for (int slot = 0; slot < 2; slot++) {
+            kh_setup();
+            int32_t ind[4] = {1, H, W, C}, fd[4] = {OC, 3, 3, C}, bd[1] = {OC};
+            int32_t od[4] = {1, OH, OW, OC}, ins[3], outs[1];
+            ins[0] = kh_tensor(PL_INT8, 4, ind, in, (size_t)H * W * C, &in_scale, &in_zp, 1, 0);
+            ins[1] = kh_tensor(PL_INT8, 4, fd, f, sizeof f, &f_scale, &zero, 1, 0);
+            ins[2] = kh_tensor(PL_INT32, 1, bd, bias, sizeof bias, &bias_scale, &zero, 1, 0);
+            outs[0] = kh_tensor(PL_INT8, 4, od, out[slot], OH * OW * OC, &out_scale, &out_zp,
+                                1, 0);
+            kh.tensors[ins[1]].is_constant = true;
+            kh.tensors[ins[2]].is_constant = true;
+            kt_opts o;
+            const int32_t fields[6] = {1 /* SAME */, S, S, 0, 1, 1};
+            const pl_registration *reg = slot == 0 ? pl_conv_registration()
+                                                   : r.resolver.find(&r, 3, NULL, 0, 1);
+            CHECK_EQ(kh_run(reg, ins, 3, outs, 1, kt_make_opts(&o, fields, 6)), PL_OK);
+        }
+        CHECK(r.host_bytes > 0); /* the fast path ran (gathering) */
+        CHECK(memcmp(out[0], out[1], OH * OW * OC) == 0);
+        pl_fast_resolver_release(&r);
+    }
+    free(in);
+    free(out[0]);
+    free(out[1]);
+}
+
 /* An int32 near x * 2^(31 + right) / mult = t, the value whose rescale is t. */
 static int32_t sum_near(double t, int32_t mult, int32_t right)
 {
@@ -510,6 +559,7 @@ int main(void)
     RUN(conv_threads_equal_portable);
     RUN(conv_fused_fast_paths_equal_portable);
     RUN(conv_columns_equal_portable);
+    RUN(conv_past_the_copy_limit_equals_portable);
     RUN(fully_connected_fast_paths_equal_portable);
     RUN(fully_connected_threads_equal_portable);
     RUN(fc_output_rounds_as_the_portable_kernel);
