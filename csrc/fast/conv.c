@@ -200,10 +200,11 @@ static bool plan_s8_taps(const pl_gemm_s8 *g8, const pl_conv_params *p, const pl
     return true;
 }
 
-/* Each batch's input rows and columns that windows read, into the flipped copy as unsigned
-** bytes (its padding stays the zero point + 128 from prepare). */
-static void stage_flipped(const conv_plan *cp, const pl_conv_params *p, const int32_t *in_dims,
-                          const int8_t *in)
+/* Each batch's input rows and columns that windows read, into a copy of elem-byte values
+** laid out as cp's extent (its padding stays as prepare wrote it): the float padded copy, or
+** the int8 one flipped to unsigned bytes (flip). */
+static void stage_copy(const conv_plan *cp, const pl_conv_params *p, const int32_t *in_dims,
+                       const void *in, size_t elem, bool flip, void *copy)
 {
     const size_t c = (size_t)in_dims[3];
     const int32_t rows = in_dims[1] < cp->hp - p->pad_h ? in_dims[1] : cp->hp - p->pad_h;
@@ -211,31 +212,15 @@ static void stage_flipped(const conv_plan *cp, const pl_conv_params *p, const in
     const size_t run = (size_t)(cols > 0 ? cols : 0) * c;
     for (int32_t b = 0; b < in_dims[0]; b++)
         for (int32_t iy = 0; iy < rows; iy++) {
-            const int8_t *src = in + ((size_t)b * (size_t)in_dims[1] + (size_t)iy) *
-                                         (size_t)in_dims[2] * c;
-            uint8_t *dst = cp->flipped + (((size_t)b * (size_t)cp->hp +
-                                           (size_t)(iy + p->pad_h)) * (size_t)cp->wp +
-                                          (size_t)p->pad_w) * c;
-            for (size_t i = 0; i < run; i++)
-                dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
-        }
-}
-
-/* Each batch's input rows and columns that windows read, into the padded copy (its padding
-** stays zero from prepare). */
-static void stage_padded(const conv_plan *cp, const pl_conv_params *p, const int32_t *in_dims,
-                         const float *in)
-{
-    const size_t c = (size_t)in_dims[3];
-    const int32_t rows = in_dims[1] < cp->hp - p->pad_h ? in_dims[1] : cp->hp - p->pad_h;
-    const int32_t cols = in_dims[2] < cp->wp - p->pad_w ? in_dims[2] : cp->wp - p->pad_w;
-    for (int32_t b = 0; b < in_dims[0]; b++)
-        for (int32_t iy = 0; iy < rows; iy++) {
-            const float *src = in + ((size_t)b * (size_t)in_dims[1] + (size_t)iy) *
-                                        (size_t)in_dims[2] * c;
-            float *dst = cp->padded + (((size_t)b * (size_t)cp->hp + (size_t)(iy + p->pad_h)) *
-                                           (size_t)cp->wp + (size_t)p->pad_w) * c;
-            memcpy(dst, src, (size_t)(cols > 0 ? cols : 0) * c * sizeof(float));
+            const uint8_t *src = (const uint8_t *)in +
+                ((size_t)b * (size_t)in_dims[1] + (size_t)iy) * (size_t)in_dims[2] * c * elem;
+            uint8_t *dst = (uint8_t *)copy + (((size_t)b * (size_t)cp->hp +
+                                                (size_t)(iy + p->pad_h)) * (size_t)cp->wp +
+                                               (size_t)p->pad_w) * c * elem;
+            if (flip)
+                pl_fast_copy_flipped(dst, (const int8_t *)src, run);
+            else
+                memcpy(dst, src, run * elem);
         }
 }
 
@@ -661,9 +646,9 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
     conv_job job = {cp, d, &v, pl_fast_isa_of(node), pl_tensor_count(&v.out) / (size_t)cp->n,
                     (cp->n + cp->nblock - 1) / cp->nblock};
     if (cp->padded != NULL)
-        stage_padded(cp, &d->p, v.in.dims, v.in.data);
+        stage_copy(cp, &d->p, v.in.dims, v.in.data, sizeof(float), false, cp->padded);
     if (cp->flipped != NULL)
-        stage_flipped(cp, &d->p, v.in.dims, v.in.data);
+        stage_copy(cp, &d->p, v.in.dims, v.in.data, 1, true, cp->flipped);
     size_t chunks = (job.points + (size_t)cp->rows - 1) / (size_t)cp->rows;
     pl_fast_parallel(node, (int32_t)chunks * job.blocks, (double)job.points * cp->n * cp->k,
                      conv_chunk, &job);

@@ -17,20 +17,6 @@ static inline void fill(uint8_t *dst, uint8_t v, size_t n)
         dst[i] = v;
 }
 
-/* dst[i] = src[i] + 128 as unsigned bytes, eight at a time. */
-static inline void copy_flipped(uint8_t *dst, const int8_t *src, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v;
-        memcpy(&v, src + i, 8);
-        v ^= 0x8080808080808080ull;
-        memcpy(dst + i, &v, 8);
-    }
-    for (; i < n; i++)
-        dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
-}
-
 /* 16 bytes of v: a short window row's padding, written whole before its in-bounds taps. */
 static inline void fill16(uint8_t *dst, uint8_t v)
 {
@@ -74,11 +60,11 @@ static inline void gather_row_s8(const pl_conv_params *p, const pl_conv_window *
     if (!short_row)
         fill(row, pad, (size_t)w->fx0 * ic);
     if (p->dilation_w == 1) {
-        copy_flipped(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
+        pl_fast_copy_flipped(row + (size_t)w->fx0 * ic, line + (size_t)(w->x0 + w->fx0) * ic,
                      (size_t)(w->fx1 - w->fx0) * ic);
     } else {
         for (int32_t fx = w->fx0; fx < w->fx1; fx++)
-            copy_flipped(row + (size_t)fx * ic,
+            pl_fast_copy_flipped(row + (size_t)fx * ic,
                          line + (size_t)(w->x0 + fx * p->dilation_w) * ic, ic);
     }
     if (!short_row)
@@ -95,7 +81,7 @@ void pl_fast_conv_gather_s8(const pl_conv_params *p, const pl_gather_s8 *g,
         (first + (size_t)rows) * (size_t)g->k <= in_bytes) {
         /* a pointwise convolution over every point: its rows lie in order in the input, one
         ** run (a fifth of a 1x1 16 -> 96 layer's time went on finding each row's window) */
-        copy_flipped(g->a, in + first * (size_t)g->k, (size_t)rows * (size_t)g->k);
+        pl_fast_copy_flipped(g->a, in + first * (size_t)g->k, (size_t)rows * (size_t)g->k);
         return;
     }
     const size_t span = (size_t)f_dims[2] * (size_t)in_dims[3];
@@ -116,7 +102,7 @@ void pl_fast_conv_gather_s8(const pl_conv_params *p, const pl_gather_s8 *g,
                     copy16_flipped(row, src + (size_t)(fy * p->dilation_h) * line);
             else
                 for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
-                    copy_flipped(row, src + (size_t)(fy * p->dilation_h) * line, span);
+                    pl_fast_copy_flipped(row, src + (size_t)(fy * p->dilation_h) * line, span);
         } else {
             for (int32_t fy = 0; fy < f_dims[1]; fy++, row += span)
                 gather_row_s8(p, &w, in_dims, in, fy, f_dims[2], g->pad, row);

@@ -5,12 +5,27 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kernels/conv/conv_fast.h"
 
 /* Bytes past the gathered rows that a short run's whole copy (int8: 16 bytes, float: quads)
 ** or a short row's padding (16 bytes) may write into. */
 #define PL_FAST_GATHER_SPILL 16
+
+/* dst[i] = src[i] + 128 as unsigned bytes, eight at a time. */
+static inline void pl_fast_copy_flipped(uint8_t *dst, const int8_t *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, src + i, 8);
+        v ^= 0x8080808080808080ull;
+        memcpy(dst + i, &v, 8);
+    }
+    for (; i < n; i++)
+        dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
+}
 
 /* Where the rows go: rows of kp bytes (k taps x channels, then zeros), a padded tap holding
 ** pad (the input's zero point + 128). a has PL_FAST_GATHER_SPILL bytes of room past them. */
