@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fast/elementwise.h"
+#include "fast/gemm.h" /* pl_fast_quick_limit, pl_fast_s8_quick_of */
 #include "fast/fast.h"
 #include "fast/isa_pick.h"
 #include "kernels/elementwise/elementwise_fast.h"
@@ -96,29 +97,26 @@ static double factor(const pl_ew_scale *s)
 ** float lies within 2^-13 of the exact value while |y| < 512 (past it both clamp).
 ** ADD/SUB: each input's rescale (two roundings) lies within 1 of (x + off) 2^left_shift f,
 ** so the sum within 2, times the output's factor fo; the float's own error is at most
-** 2^-21 of the largest |a qa| + |b qb| + |qc|; then the output's two roundings as for MUL.
-** The sum of these, plus 2^-11, is the tie window; above 2^-6 the form is left off. */
+** 2^-21 of the largest |a qa| + |b qb| + |qc|; then the output's two roundings as for MUL
+** (pl_fast_quick_limit's window, these added). */
 static void quick_of(int32_t op, pl_ew_q *q)
 {
     q->quick.limit = -1.0f;
-    const double fo = factor(&q->out);
     if (q->out.left != 0 || q->in1.left != 0 || q->in2.left != 0)
         return;
-    double window = ldexp(1.0, -(q->out.right + 1)) + ldexp(1.0, -11);
     if (op == OP_MUL) {
-        q->quick.qa = (float)fo;
+        pl_fast_s8_quick_of(q->out.mult, 0, q->out.right, 0, &q->quick.qa, &q->quick.limit);
         q->quick.qc = (float)q->out_offset;
-    } else {
-        const double lift = ldexp(1.0, q->left_shift);
-        const double qa = lift * factor(&q->in1) * fo, qb = lift * factor(&q->in2) * fo;
-        const double qc = q->off1 * qa + q->off2 * qb + q->out_offset;
-        q->quick.qa = (float)qa;
-        q->quick.qb = (float)qb;
-        q->quick.qc = (float)qc;
-        window += 2 * fabs(fo) + ldexp(128 * (fabs(qa) + fabs(qb)) + fabs(qc), -21);
+        return;
     }
-    if (window <= ldexp(1.0, -6))
-        q->quick.limit = nextafterf((float)(0.5 - window), 0.0f);
+    const double fo = factor(&q->out), lift = ldexp(1.0, q->left_shift);
+    const double qa = lift * factor(&q->in1) * fo, qb = lift * factor(&q->in2) * fo;
+    const double qc = q->off1 * qa + q->off2 * qb + q->out_offset;
+    q->quick.qa = (float)qa;
+    q->quick.qb = (float)qb;
+    q->quick.qc = (float)qc;
+    q->quick.limit = pl_fast_quick_limit(
+        q->out.right, 2 * fabs(fo) + ldexp(128 * (fabs(qa) + fabs(qb)) + fabs(qc), -21));
 }
 
 static bool quantize(const pl_elementwise_op *d, int32_t op, ew_plan *pl)

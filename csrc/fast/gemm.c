@@ -20,20 +20,17 @@ const pl_gemm_f32 *pl_gemm_f32_for(pl_isa isa)
     return NULL;
 }
 
-/* The quick form's limit for a channel (gemm.h), rounded toward 0 in float. */
-static float quick_limit(int32_t left, int32_t right, int32_t least_right)
+float pl_fast_quick_limit(int32_t right, double extra)
 {
-    if (left != 0 || right < PL_S8_QUICK_RIGHT || right < least_right)
-        return -1.0f;
-    float limit = (float)(0.5 - ldexp(1.0, -(right + 1)) - ldexp(1.0, -11));
-    return nextafterf(limit, 0.0f);
+    const double window = ldexp(1.0, -(right + 1)) + ldexp(1.0, -11) + extra;
+    return window > PL_QUICK_WINDOW_MAX ? -1.0f : nextafterf((float)(0.5 - window), 0.0f);
 }
 
 void pl_fast_s8_quick_of(int32_t mult, int32_t left, int32_t right, int32_t least_right,
                          float *scale, float *limit)
 {
     *scale = (float)ldexp((double)mult, -(31 + right));
-    *limit = quick_limit(left, right, least_right);
+    *limit = left != 0 || right < least_right ? -1.0f : pl_fast_quick_limit(right, 0.0);
 }
 
 bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, int32_t k,
@@ -58,8 +55,7 @@ bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, i
         right[c] = shift > 0 ? 0 : shift < -31 ? 31 : -shift;
         if (mult[c] == INT32_MIN)
             return false;
-        pl_fast_s8_quick_of(mult[c], left[c], right[c], PL_S8_QUICK_RIGHT, &scale[c],
-                            &limit[c]);
+        pl_fast_s8_quick_of(mult[c], left[c], right[c], 0, &scale[c], &limit[c]);
     }
     *st = (pl_s8_stage){addend, mult, left, right, q->output_offset, q->act_min, q->act_max,
                         scale, limit};

@@ -35,25 +35,31 @@ static inline int32_t pl_fast_round_up(int32_t x, int32_t to)
 ** moves the value at most 2^-(right+1) from x * mult / 2^(31+right); the float y lies within
 ** 2^-13 of it while |y| < 512 (and past 512 both clamp). So a value farther than
 ** 2^-(right+1) + 2^-11 from a rounding tie rounds alike both ways; limit is 0.5 minus that.
-** A channel with a left shift (x * 2^left wraps in int32) or right < PL_S8_QUICK_RIGHT
-** (too near a tie too often) has limit -1: its panel takes the exact form. */
+** A channel with a left shift (x * 2^left wraps in int32) or a window above
+** PL_QUICK_WINDOW_MAX (right < 6: too near a tie too often) has limit -1: its panel takes
+** the exact form. */
 typedef struct pl_s8_stage {
     const int32_t *addend, *mult, *left, *right;
     int32_t out_offset, act_min, act_max;
     const float *scale, *limit; /* NULL: no quick form (a stage made by hand) */
 } pl_s8_stage;
 
+/* The widest tie window the quick form takes: 2^-6 (each side) sends about 3% of a lane's
+** values to the exact form. */
+#define PL_QUICK_WINDOW_MAX 0x1p-6
+
+/* The limit of a quick form whose exact result rounds twice, the second time after a right
+** shift: 0.5 less the window 2^-(right+1) + 2^-11 + extra (extra: what else the float may be
+** off), rounded toward 0 in float; -1 for a window above PL_QUICK_WINDOW_MAX. */
+float pl_fast_quick_limit(int32_t right, double extra);
+
 /* A channel's quick-form operands (scale and limit, as above) from its split rescale; limit
-** -1 below a right shift of least_right (at least PL_S8_QUICK_RIGHT). */
+** -1 with a left shift or below a right shift of least_right. */
 void pl_fast_s8_quick_of(int32_t mult, int32_t left, int32_t right, int32_t least_right,
                          float *scale, float *limit);
 
 /* The int32 arrays pl_fast_s8_stage_init fills, each of `lanes` entries. */
 #define PL_S8_STAGE_ARRAYS 6
-
-/* The least right shift of a channel the quick form takes: a tie window of 2^-7 each side
-** sends about 1.6% of its lanes to the exact form. */
-#define PL_S8_QUICK_RIGHT 6
 
 /* The stage of channels n0.. (the arrays offset). */
 static inline pl_s8_stage pl_s8_stage_from(const pl_s8_stage *st, int32_t n0)
