@@ -38,9 +38,21 @@ PL_FAST_INLINE const uint8_t *pl_dw16_sums(int32_t taps, const size_t *tap_at, s
     return (const uint8_t *)w;
 }
 
-/* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g. */
+/* Whether every channel of the 16-channel group g takes the quick form (no limit below 0):
+** its arrays follow the weights (taps / 2 pairs of two vectors), the limits at 80 and 88. */
+static inline bool pl_dw16_group_quick(const pl_dw_job *job, const uint8_t *g)
+{
+    const float *limit = (const float *)(const void *)(g + (size_t)job->taps * 32) + 80;
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 below = _mm256_or_ps(_mm256_cmp_ps(_mm256_loadu_ps(limit), zero, _CMP_LT_OQ),
+                                      _mm256_cmp_ps(_mm256_loadu_ps(limit + 8), zero, _CMP_LT_OQ));
+    return _mm256_movemask_ps(below) == 0;
+}
+
+/* n (1..PL_DW16_POINTS) points from in on, channels c0..c0+15 with their packed group g
+** (fast: pl_dw16_group_quick's answer). */
 PL_FAST_INLINE void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
-                                     const uint8_t *g, int32_t c0, int8_t *out)
+                                     const uint8_t *g, bool fast, int32_t c0, int8_t *out)
 {
     __m256i lo[PL_DW16_POINTS], hi[PL_DW16_POINTS];
     /* addend, multiplier, left and right shifts, then the quick form's scale and limit: 16
@@ -48,11 +60,6 @@ PL_FAST_INLINE void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int
     const int32_t *arr = (const int32_t *)(const void *)pl_dw16_sums(
         job->taps, job->tap_at, job->step, n, in, g, c0, lo, hi);
     const float *quick = (const float *)(arr + 64);
-    const __m256 zero = _mm256_setzero_ps();
-    /* every channel of the group takes the quick form (no limit below 0) */
-    const __m256 below = _mm256_or_ps(_mm256_cmp_ps(_mm256_loadu_ps(quick + 16), zero, _CMP_LT_OQ),
-                                      _mm256_cmp_ps(_mm256_loadu_ps(quick + 24), zero, _CMP_LT_OQ));
-    const bool fast = _mm256_movemask_ps(below) == 0;
     const int32_t count = job->channels - c0 < 16 ? job->channels - c0 : 16;
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
@@ -80,12 +87,13 @@ PL_FAST_INLINE void pl_dw16_s8_points(const pl_dw_job *job, int32_t n, const int
 static inline void pl_dw16_s8_group(const pl_dw_job *job, const int16_t *in, int32_t points,
                                     const uint8_t *g, int32_t c0, int8_t *out)
 {
+    const bool fast = pl_dw16_group_quick(job, g);
     int32_t pt = 0;
     for (; points - pt >= PL_DW16_POINTS; pt += PL_DW16_POINTS) /* constant n: registers */
-        pl_dw16_s8_points(job, PL_DW16_POINTS, in + (size_t)pt * job->step, g, c0,
+        pl_dw16_s8_points(job, PL_DW16_POINTS, in + (size_t)pt * job->step, g, fast, c0,
                           out + (size_t)pt * (size_t)job->channels);
     for (; pt < points; pt++)
-        pl_dw16_s8_points(job, 1, in + (size_t)pt * job->step, g, c0,
+        pl_dw16_s8_points(job, 1, in + (size_t)pt * job->step, g, fast, c0,
                           out + (size_t)pt * (size_t)job->channels);
 }
 

@@ -13,9 +13,20 @@
 
 enum { S8_POINTS = 4, F32_POINTS = 8 };
 
-/* n (1..S8_POINTS) points from in on, channels c0..c0+31 with their packed group g. */
+/* Whether every channel of the 32-channel group g takes the quick form (no limit below 0):
+** its arrays follow the weights (taps / 2 pairs of two vectors), the limits at 160 and 176. */
+static bool group_quick(const pl_dw_job *job, const uint8_t *g)
+{
+    const float *limit = (const float *)(const void *)(g + (size_t)job->taps * 64) + 160;
+    const __m512 zero = _mm512_setzero_ps();
+    return (_mm512_cmp_ps_mask(_mm512_loadu_ps(limit), zero, _CMP_LT_OQ) |
+            _mm512_cmp_ps_mask(_mm512_loadu_ps(limit + 16), zero, _CMP_LT_OQ)) == 0;
+}
+
+/* n (1..S8_POINTS) points from in on, channels c0..c0+31 with their packed group g (fast:
+** group_quick's answer). */
 PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
-                             const uint8_t *g, int32_t c0, int8_t *out)
+                             const uint8_t *g, bool fast, int32_t c0, int8_t *out)
 {
     __m512i lo[S8_POINTS], hi[S8_POINTS];
     PL_FAST_UNROLL
@@ -36,11 +47,6 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
     /* addend, mult, left, right, then the quick form's scale and limit: 32 each */
     const int32_t *arr = (const int32_t *)w;
     const float *quick = (const float *)(arr + 128);
-    /* every channel of the group takes the quick form (no limit below 0) */
-    const bool fast = (_mm512_cmp_ps_mask(_mm512_loadu_ps(quick + 32), _mm512_setzero_ps(),
-                                          _CMP_LT_OQ) |
-                       _mm512_cmp_ps_mask(_mm512_loadu_ps(quick + 48), _mm512_setzero_ps(),
-                                          _CMP_LT_OQ)) == 0;
     const int32_t count = job->channels - c0 < 32 ? job->channels - c0 : 32;
     const __mmask32 lanes = count == 32 ? 0xFFFFFFFFu : (__mmask32)((1u << count) - 1u);
     PL_FAST_UNROLL
@@ -62,12 +68,13 @@ static void s8_run(const pl_dw_job *job, const int16_t *in, int32_t points, int8
     const uint8_t *g = job->packed;
     int32_t c0 = 0;
     for (; job->cp - c0 >= 32; c0 += 32, g += pl_dw_s8_group_bytes(job->taps, 32)) {
+        const bool fast = group_quick(job, g);
         int32_t pt = 0;
         for (; points - pt >= S8_POINTS; pt += S8_POINTS) /* constant n: registers */
-            s8_points(job, S8_POINTS, in + (size_t)pt * job->step, g, c0,
+            s8_points(job, S8_POINTS, in + (size_t)pt * job->step, g, fast, c0,
                       out + (size_t)pt * (size_t)job->channels);
         for (; pt < points; pt++)
-            s8_points(job, 1, in + (size_t)pt * job->step, g, c0,
+            s8_points(job, 1, in + (size_t)pt * job->step, g, fast, c0,
                       out + (size_t)pt * (size_t)job->channels);
     }
     if (c0 < job->cp)
