@@ -7,11 +7,12 @@
 **   d_lo d_hi (the low/high half of a vf widened) f_of(lo, hi) (narrowed, rounded to nearest)
 **   d_set d_add d_sub d_mul d_div d_abs d_floor d_eq d_select
 **   d_pow2(k): 2^k for integral k in [-1022, 1023], any bits otherwise (never trapping)
-**   d_fma(a, b, c) = a b + c (fused where the set has it; the quick exp below only needs
-**   its accuracy, not its bits), d_times_pow2_low(x, k): x 2^j for normal x and results,
-**   with j in the low 12 bits of k's bit pattern (k's exponent field added to x's),
-**   d_bits_zero(y, sub, mask): lanes whose bits minus sub have no bit of mask set,
-**   f_or, f_any and d_any (some lane of the mask set)
+**   d_fma(a, b, c) = a b + c (fused where the set has it; the quick paths below only need
+**   its accuracy, not its bits), d_recip(d): 1/d within 2^-52 for normal d,
+**   d_scale16(t, k): the double whose bits are t[b mod 16] + b 2^48 (mod 2^64), b being k's
+**   bit pattern, d_bits_zero(y, sub, mask): lanes whose bits minus sub have no bit of mask
+**   set, f_not_within(x, lo, hi): lanes outside [lo, hi] or NaN, f_or, f_and, d_or, f_any
+**   and d_any (some lane of the mask set)
 ** Lanes whose input the scalar code treats apart (NaN, out of range) are computed with the
 ** others, their results then replaced: the arithmetic on them never traps (IEEE masked). */
 #ifndef PL_FAST_EXP_BODY_H
@@ -28,9 +29,11 @@
 #include "kernels/activation/logistic_tanh_fast.h"
 #include "kernels/common/arith_fast.h"
 
-/* The quick exp's terms (to r^11/11!) and its margin to a rounding tie, in double ulps below a
-** float's: 2^10 of them are 2^-43 of the value, 11 times the two exps' errors together. */
-enum { QUICK_TERMS = 11, TIE_ULPS = 1 << 10 };
+/* Where the quick exp and tanh below cannot round otherwise than the scalar code's double:
+** their margin to a rounding tie, in double ulps below a float's. The quick exp lies within
+** 2^-42.4 of e^x and the scalar one within 2^-50: 2^12 ulps (2^-41 of the value) hold both.
+** The quick tanh's expm1 loses up to 2^5.6 more near tanh's small arguments: 2^18 ulps. */
+enum { EXP_TIE_ULPS = 1 << 12, TANH_TIE_ULPS = 1 << 18 };
 
 /* fmath.c's reduce on each lane: e^y = 2^k (1 + return value) with k integral. */
 PL_FAST_INLINE vd expm1_parts(vd y, vd *k_out)
@@ -51,42 +54,58 @@ PL_FAST_INLINE vd exp_half(vd y)
     return d_mul(d_add(d_set(1.0), m), d_pow2(k));
 }
 
-/* e^y to within 2^-46.8 of its value (|y| <= 88): y = k ln2 + r with k rounded to nearest by
-** adding 1.5 2^52 (k lands in the sum's low bits), Taylor to r^11/11! (its remainder is below
-** 2^-47 for |r| <= ln2/2) by fused Horner, and 2^k added to the result's exponent field. */
-PL_FAST_INLINE vd exp_quick_half(vd y)
+/* 2^(j/16), j = 0..15, as bit patterns less j 2^48 (glibc's exp2 table, checked against
+** 2^(j/16) to 60 digits): adding k's pattern shifted left by 48 to entry k mod 16 puts
+** floor(k/16) into the exponent field and cancels the j. */
+#define SIXTEENTH(j, bits) ((int64_t)(bits) - ((int64_t)(j) << 48))
+static const int64_t exp2_sixteenths[16] = {
+    SIXTEENTH(0, 0x3ff0000000000000), SIXTEENTH(1, 0x3ff0b5586cf9890f),
+    SIXTEENTH(2, 0x3ff172b83c7d517b), SIXTEENTH(3, 0x3ff2387a6e756238),
+    SIXTEENTH(4, 0x3ff306fe0a31b715), SIXTEENTH(5, 0x3ff3dea64c123422),
+    SIXTEENTH(6, 0x3ff4bfdad5362a27), SIXTEENTH(7, 0x3ff5ab07dd485429),
+    SIXTEENTH(8, 0x3ff6a09e667f3bcd), SIXTEENTH(9, 0x3ff7a11473eb0187),
+    SIXTEENTH(10, 0x3ff8ace5422aa0db), SIXTEENTH(11, 0x3ff9c49182a3f090),
+    SIXTEENTH(12, 0x3ffae89f995ad3ad), SIXTEENTH(13, 0x3ffc199bdd85529c),
+    SIXTEENTH(14, 0x3ffd5818dcfba487), SIXTEENTH(15, 0x3ffea4afa2a490da),
+};
+#undef SIXTEENTH
+
+/* e^y ~ *scale (1 + return value) for |y| <= 88: y = k ln2/16 + r with k rounded to nearest by
+** adding 1.5 2^52 (k lands in the sum's low bits), |r| <= ln2/32; *scale = 2^(k/16) from the
+** table; e^r - 1 by Taylor to r^5/5! (remainder below 2^-42.6), fused Horner. The rounding of
+** ln2/16 moves r by up to 2^-46.4 (|k| <= 2054), the arithmetic adds a few 2^-53. */
+PL_FAST_INLINE vd exp_quick_parts(vd y, vd *scale)
 {
     const vd shifter = d_set(0x1.8p52);
-    vd k_low = d_fma(y, d_set(PL_FMATH_INV_LN2), shifter), k = d_sub(k_low, shifter);
-    vd r = d_fma(k, d_set(-PL_FMATH_LN2_HI), y);
-    r = d_fma(k, d_set(-PL_FMATH_LN2_LO), r);
-    vd p = d_set(pl_fmath_inverse_factorial[QUICK_TERMS - 1]);
+    vd k_low = d_fma(y, d_set(0x1.71547652b82fep+4), shifter), k = d_sub(k_low, shifter);
+    vd r = d_fma(k, d_set(-0x1.62e42fefa39efp-5), y);
+    vd q = d_set(pl_fmath_inverse_factorial[4]);
     PL_FAST_UNROLL
-    for (int n = QUICK_TERMS - 2; n >= 0; n--)
-        p = d_fma(p, r, d_set(pl_fmath_inverse_factorial[n]));
-    return d_times_pow2_low(d_fma(p, r, d_set(1.0)), k_low);
+    for (int n = 3; n >= 0; n--)
+        q = d_fma(q, r, d_set(pl_fmath_inverse_factorial[n]));
+    *scale = d_scale16(exp2_sixteenths, k_low);
+    return d_mul(q, r);
 }
 
-/* Lanes whose rounding to float may differ between two doubles within 2^-43 of each other:
-** the 29 bits below a float's mantissa within TIE_ULPS of the tie (1 followed by 28 zeros).
-** A normal float result only: the rounding of subnormals falls elsewhere. */
-PL_FAST_INLINE dmask near_tie(vd y)
+/* Lanes whose rounding to float may differ between two doubles within `ulps` double ulps of
+** each other: the 29 bits below a float's mantissa within `ulps` of the tie (1 followed by 28
+** zeros). A normal float result only: the rounding of subnormals falls elsewhere. */
+PL_FAST_INLINE dmask near_tie(vd y, int64_t ulps)
 {
     const int64_t below = (INT64_C(1) << 29) - 1; /* the bits a float's mantissa drops */
-    return d_bits_zero(y, (INT64_C(1) << 28) - TIE_ULPS, below & ~(2 * TIE_ULPS - 1));
+    return d_bits_zero(y, (INT64_C(1) << 28) - ulps, below & ~(2 * ulps - 1));
 }
 
-/* pl_fmath_expf's float on every lane from exp_quick_half, when that is sure to round as
-** exp_half's double does: both lie within 2^-46 of e^x (exp_half's error is below 2^-50), so
-** unless the quick one lies within 2^-43 of a rounding tie they round alike. False when a lane
-** is too near a tie (a window of 2^11 of the 2^29 patterns below a float's mantissa) or its
-** result is not a normal float. */
+/* pl_fmath_expf's float on every lane from the quick exp, when that is sure to round as
+** exp_half's double does. False when a lane is too near a tie (2^13 of the 2^29 patterns
+** below a float's mantissa), out of [-87, 88] (its result not a normal float) or NaN. */
 PL_FAST_INLINE bool exp_quick(vf x, vf *out)
 {
-    if (f_any(f_or(f_lt(x, f_set(-87.0f)), f_gt(x, f_set(88.0f)))))
+    if (f_any(f_not_within(x, -87.0f, 88.0f)))
         return false;
-    vd lo = exp_quick_half(d_lo(x)), hi = exp_quick_half(d_hi(x));
-    if (d_any(near_tie(lo)) || d_any(near_tie(hi)))
+    vd s_lo, s_hi, p_lo = exp_quick_parts(d_lo(x), &s_lo), p_hi = exp_quick_parts(d_hi(x), &s_hi);
+    vd lo = d_fma(s_lo, p_lo, s_lo), hi = d_fma(s_hi, p_hi, s_hi);
+    if (d_any(d_or(near_tie(lo, EXP_TIE_ULPS), near_tie(hi, EXP_TIE_ULPS))))
         return false;
     *out = f_of(lo, hi);
     return true;
@@ -96,8 +115,9 @@ PL_FAST_INLINE bool exp_quick(vf x, vf *out)
 PL_FAST_INLINE vf exp_lanes(vf x)
 {
     vf e;
-    if (!exp_quick(x, &e))
-        e = f_of(exp_half(d_lo(x)), exp_half(d_hi(x)));
+    if (exp_quick(x, &e))
+        return e;
+    e = f_of(exp_half(d_lo(x)), exp_half(d_hi(x)));
     e = f_select(f_lt(x, f_set(-104.0f)), f_set(0.0f), e);
     e = f_select(f_gt(x, f_set(89.0f)), f_set(INFINITY), e);
     return f_select(f_nan(x), x, e);
@@ -112,11 +132,40 @@ PL_FAST_INLINE vd tanh_half(vd x)
     return d_div(em1, d_add(em1, d_set(2.0)));
 }
 
+/* tanh(a) for a = |x| <= 10 from the quick exp's parts: expm1(2a) = scale p + (scale - 1),
+** that difference exact below 2 and p alone (exact scale 1) at k = 0, so the quick exp's
+** 2^-42.5 grows by at most e^2a / (e^2a - 1) <= 2^5.6 where k >= 1. The quotient's own
+** rounding (d_recip within 2^-52) leaves it within 2^-36.7 of tanh(a). */
+PL_FAST_INLINE vd tanh_quick_half(vd a)
+{
+    vd scale, p = exp_quick_parts(d_add(a, a), &scale);
+    vd em1 = d_fma(scale, p, d_sub(scale, d_set(1.0)));
+    return d_mul(em1, d_recip(d_add(em1, d_set(2.0))));
+}
+
+/* tanh's magnitude on every lane from tanh_quick_half, when sure to round as tanh_half.
+** False for NaN, a tiny nonzero a (2^-60 and below: the result may be subnormal) or a lane
+** near a tie. Lanes past 10 are computed at 10 and replaced by the caller. */
+PL_FAST_INLINE bool tanh_quick(vf x, vf *out)
+{
+    vf a = f_abs(x);
+    if (f_any(f_or(f_nan(a), f_and(f_lt(a, f_set(0x1p-60f)), f_gt(a, f_set(0.0f))))))
+        return false;
+    a = f_select(f_gt(a, f_set(10.0f)), f_set(10.0f), a);
+    vd lo = tanh_quick_half(d_lo(a)), hi = tanh_quick_half(d_hi(a));
+    if (d_any(d_or(near_tie(lo, TANH_TIE_ULPS), near_tie(hi, TANH_TIE_ULPS))))
+        return false;
+    *out = f_of(lo, hi);
+    return true;
+}
+
 /* pl_fmath_tanhf on each lane: its negation in double then rounding to float gives the
 ** bits of rounding then negating (round to nearest is symmetric). */
 PL_FAST_INLINE vf tanh_lanes(vf x)
 {
-    vf t = f_of(tanh_half(d_lo(x)), tanh_half(d_hi(x)));
+    vf t;
+    if (!tanh_quick(x, &t))
+        t = f_of(tanh_half(d_lo(x)), tanh_half(d_hi(x)));
     t = f_select(f_lt(x, f_set(0.0f)), f_neg(t), t);
     vf one = f_set(1.0f), sat = f_select(f_gt(x, f_set(0.0f)), one, f_neg(one));
     t = f_select(f_gt(f_abs(x), f_set(10.0f)), sat, t);

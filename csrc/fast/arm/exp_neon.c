@@ -26,6 +26,11 @@ static inline fmask f_lt(vf a, vf b) { return vcltq_f32(a, b); }
 static inline fmask f_nan(vf a) { return vmvnq_u32(vceqq_f32(a, a)); }
 static inline vf f_select(fmask m, vf a, vf b) { return vbslq_f32(m, a, b); }
 static inline fmask f_or(fmask a, fmask b) { return vorrq_u32(a, b); }
+static inline fmask f_and(fmask a, fmask b) { return vandq_u32(a, b); }
+static inline fmask f_not_within(vf a, float lo, float hi)
+{
+    return vmvnq_u32(vandq_u32(vcgeq_f32(a, f_set(lo)), vcleq_f32(a, f_set(hi))));
+}
 static inline bool f_any(fmask m) { return vmaxvq_u32(m) != 0; }
 
 static inline vd d_lo(vf a) { return vcvt_f64_f32(vget_low_f32(a)); }
@@ -43,11 +48,15 @@ static inline dmask d_eq(vd a, vd b) { return vceqq_f64(a, b); }
 static inline vd d_select(dmask m, vd a, vd b) { return vbslq_f64(m, a, b); }
 static inline vd d_fma(vd a, vd b, vd c) { return vfmaq_f64(c, a, b); }
 static inline bool d_any(dmask m) { return (vgetq_lane_u64(m, 0) | vgetq_lane_u64(m, 1)) != 0; }
-static inline vd d_times_pow2_low(vd x, vd k)
+static inline dmask d_or(dmask a, dmask b) { return vorrq_u64(a, b); }
+static inline vd d_scale16(const int64_t t[16], vd k)
 {
-    int64x2_t e = vshlq_n_s64(vreinterpretq_s64_f64(k), 52);
-    return vreinterpretq_f64_s64(vaddq_s64(vreinterpretq_s64_f64(x), e));
+    int64x2_t kb = vreinterpretq_s64_f64(k);
+    int64x2_t e = vcombine_s64(vcreate_s64((uint64_t)t[vgetq_lane_s64(kb, 0) & 15]),
+                               vcreate_s64((uint64_t)t[vgetq_lane_s64(kb, 1) & 15]));
+    return vreinterpretq_f64_s64(vaddq_s64(e, vshlq_n_s64(kb, 48)));
 }
+static inline vd d_recip(vd d) { return vdivq_f64(vdupq_n_f64(1.0), d); }
 static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
 {
     int64x2_t b = vsubq_s64(vreinterpretq_s64_f64(y), vdupq_n_s64(sub));

@@ -26,6 +26,12 @@ static inline fmask f_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 static inline fmask f_nan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
 static inline vf f_select(fmask m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
 static inline fmask f_or(fmask a, fmask b) { return _mm256_or_ps(a, b); }
+static inline fmask f_and(fmask a, fmask b) { return _mm256_and_ps(a, b); }
+static inline fmask f_not_within(vf a, float lo, float hi)
+{
+    return _mm256_or_ps(_mm256_cmp_ps(a, f_set(lo), _CMP_NGE_UQ),
+                        _mm256_cmp_ps(a, f_set(hi), _CMP_NLE_UQ));
+}
 static inline bool f_any(fmask m) { return _mm256_movemask_ps(m) != 0; }
 
 static inline vd d_lo(vf a) { return _mm256_cvtps_pd(_mm256_castps256_ps128(a)); }
@@ -47,11 +53,15 @@ static inline dmask d_eq(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
 static inline vd d_select(dmask m, vd a, vd b) { return _mm256_blendv_pd(b, a, m); }
 static inline vd d_fma(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
 static inline bool d_any(dmask m) { return _mm256_movemask_pd(m) != 0; }
-static inline vd d_times_pow2_low(vd x, vd k)
+static inline dmask d_or(dmask a, dmask b) { return _mm256_or_pd(a, b); }
+static inline vd d_scale16(const int64_t t[16], vd k)
 {
-    __m256i e = _mm256_slli_epi64(_mm256_castpd_si256(k), 52);
-    return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(x), e));
+    __m256i kb = _mm256_castpd_si256(k);
+    __m256i j = _mm256_and_si256(kb, _mm256_set1_epi64x(15));
+    __m256i e = _mm256_i64gather_epi64((const long long *)t, j, 8);
+    return _mm256_castsi256_pd(_mm256_add_epi64(e, _mm256_slli_epi64(kb, 48)));
 }
+static inline vd d_recip(vd d) { return _mm256_div_pd(_mm256_set1_pd(1.0), d); }
 static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
 {
     __m256i b = _mm256_sub_epi64(_mm256_castpd_si256(y), _mm256_set1_epi64x(sub));

@@ -34,6 +34,12 @@ static inline fmask f_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_O
 static inline fmask f_nan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
 static inline vf f_select(fmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
 static inline fmask f_or(fmask a, fmask b) { return (fmask)(a | b); }
+static inline fmask f_and(fmask a, fmask b) { return (fmask)(a & b); }
+static inline fmask f_not_within(vf a, float lo, float hi)
+{
+    return (fmask)(_mm512_cmp_ps_mask(a, f_set(lo), _CMP_NGE_UQ) |
+                   _mm512_cmp_ps_mask(a, f_set(hi), _CMP_NLE_UQ));
+}
 static inline bool f_any(fmask m) { return m != 0; }
 
 static inline vd d_lo(vf a) { return _mm512_cvtps_pd(_mm512_castps512_ps256(a)); }
@@ -62,10 +68,19 @@ static inline dmask d_eq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_O
 static inline vd d_select(dmask m, vd a, vd b) { return _mm512_mask_blend_pd(m, b, a); }
 static inline vd d_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
 static inline bool d_any(dmask m) { return m != 0; }
-static inline vd d_times_pow2_low(vd x, vd k)
+static inline dmask d_or(dmask a, dmask b) { return (dmask)(a | b); }
+static inline vd d_scale16(const int64_t t[16], vd k)
 {
-    __m512i e = _mm512_slli_epi64(_mm512_castpd_si512(k), 52);
-    return _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(x), e));
+    __m512i kb = _mm512_castpd_si512(k);
+    __m512i e = _mm512_permutex2var_epi64(_mm512_loadu_si512(t), kb, _mm512_loadu_si512(t + 8));
+    return _mm512_castsi512_pd(_mm512_add_epi64(e, _mm512_slli_epi64(kb, 48)));
+}
+/* 1/d for normal d within 2^-52: VRCP14PD's 2^-14 then two Newton steps (error squared). */
+static inline vd d_recip(vd d)
+{
+    vd y = _mm512_rcp14_pd(d), one = d_set(1.0);
+    y = d_fma(y, _mm512_fnmadd_pd(d, y, one), y);
+    return d_fma(y, _mm512_fnmadd_pd(d, y, one), y);
 }
 static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
 {

@@ -26,6 +26,11 @@ static inline fmask f_lt(vf a, vf b) { return _mm_cmplt_ps(a, b); }
 static inline fmask f_nan(vf a) { return _mm_cmpunord_ps(a, a); }
 static inline vf f_select(fmask m, vf a, vf b) { return _mm_blendv_ps(b, a, m); }
 static inline fmask f_or(fmask a, fmask b) { return _mm_or_ps(a, b); }
+static inline fmask f_and(fmask a, fmask b) { return _mm_and_ps(a, b); }
+static inline fmask f_not_within(vf a, float lo, float hi)
+{
+    return _mm_or_ps(_mm_cmpnge_ps(a, f_set(lo)), _mm_cmpnle_ps(a, f_set(hi)));
+}
 static inline bool f_any(fmask m) { return _mm_movemask_ps(m) != 0; }
 
 static inline vd d_lo(vf a) { return _mm_cvtps_pd(a); }
@@ -44,11 +49,14 @@ static inline vd d_select(dmask m, vd a, vd b) { return _mm_blendv_pd(b, a, m); 
 /* no fused multiply-add in SSE4.1: two roundings, as accurate for the quick exp */
 static inline vd d_fma(vd a, vd b, vd c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
 static inline bool d_any(dmask m) { return _mm_movemask_pd(m) != 0; }
-static inline vd d_times_pow2_low(vd x, vd k)
+static inline dmask d_or(dmask a, dmask b) { return _mm_or_pd(a, b); }
+static inline vd d_scale16(const int64_t t[16], vd k)
 {
-    __m128i e = _mm_slli_epi64(_mm_castpd_si128(k), 52);
-    return _mm_castsi128_pd(_mm_add_epi64(_mm_castpd_si128(x), e));
+    __m128i kb = _mm_castpd_si128(k);
+    __m128i e = _mm_set_epi64x(t[_mm_extract_epi64(kb, 1) & 15], t[_mm_cvtsi128_si64(kb) & 15]);
+    return _mm_castsi128_pd(_mm_add_epi64(e, _mm_slli_epi64(kb, 48)));
 }
+static inline vd d_recip(vd d) { return _mm_div_pd(_mm_set1_pd(1.0), d); }
 static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
 {
     __m128i b = _mm_sub_epi64(_mm_castpd_si128(y), _mm_set1_epi64x(sub));
