@@ -233,36 +233,85 @@ static float row_max(const float *in, size_t depth)
     return max;
 }
 
+/* Rows side by side in softmax_rows' sums: independent chains of adds, where one row's
+** element-order sum waits an add's latency (four of its throughput) at every element. */
+enum { SUM_ROWS = 8 };
+
+/* e^((x - max) beta) of one row, by lanes; its sum in element order when sum is not NULL
+** (the adds overlap the next vector's exps). */
+static void row_exps(vf b, const float *in, float *out, size_t depth, float *sum)
+{
+    const vf max = f_set(row_max(in, depth));
+    float acc = 0.0f, t[W] = {0};
+    size_t c = 0;
+    for (; depth - c >= W; c += W) {
+        f_store(out + c, exp_lanes(f_mul(f_sub(f_load(in + c), max), b)));
+        if (sum != NULL)
+            for (int j = 0; j < W; j++)
+                acc += out[c + (size_t)j];
+    }
+    size_t tail = depth - c;
+    if (tail > 0) {
+        memcpy(t, in + c, sizeof(float) * tail);
+        f_store(t, exp_lanes(f_mul(f_sub(f_load(t), max), b)));
+        memcpy(out + c, t, sizeof(float) * tail);
+    }
+    if (sum != NULL) {
+        for (; c < depth; c++)
+            acc += out[c];
+        *sum = acc;
+    }
+}
+
+/* Each of SUM_ROWS rows' sums in element order, the rows' adds interleaved. */
+static void row_sums(const float *const rows[SUM_ROWS], size_t depth, float sums[SUM_ROWS])
+{
+    float s[SUM_ROWS] = {0};
+    for (size_t c = 0; c < depth; c++)
+        for (int j = 0; j < SUM_ROWS; j++)
+            s[j] += rows[j][c];
+    memcpy(sums, s, sizeof s);
+}
+
+static void divide_row(float *out, size_t depth, float sum)
+{
+    const vf s = f_set(sum);
+    size_t c = 0;
+    for (; depth - c >= W; c += W)
+        f_store(out + c, f_div(f_load(out + c), s));
+    if (c < depth) {
+        float t[W] = {0};
+        memcpy(t, out + c, sizeof(float) * (depth - c));
+        f_store(t, f_div(f_load(t), s));
+        memcpy(out + c, t, sizeof(float) * (depth - c));
+    }
+}
+
 /* pl_softmax_f32's rows: exps of (x - max) * beta by lanes, their sum in element order, then
-** each divided by it by lanes. */
+** each divided by it by lanes. A lone row sums as it goes; more are summed SUM_ROWS at a
+** time (a short last block repeats its last row). */
 static void softmax_rows(float beta, const float *in, float *out, size_t outer, size_t depth)
 {
     const vf b = f_set(beta);
-    for (size_t i = 0; i < outer; i++, in += depth, out += depth) {
-        const vf max = f_set(row_max(in, depth));
-        float sum = 0.0f, t[W] = {0};
-        size_t c = 0;
-        for (; depth - c >= W; c += W) {
-            f_store(out + c, exp_lanes(f_mul(f_sub(f_load(in + c), max), b)));
-            for (int j = 0; j < W; j++) /* overlaps the next vector's exps */
-                sum += out[c + (size_t)j];
+    if (outer == 1) {
+        float sum;
+        row_exps(b, in, out, depth, &sum);
+        divide_row(out, depth, sum);
+        return;
+    }
+    for (size_t i = 0; i < outer; i += SUM_ROWS) {
+        size_t rows = outer - i < SUM_ROWS ? outer - i : SUM_ROWS;
+        const float *block[SUM_ROWS];
+        float sums[SUM_ROWS];
+        for (size_t r = 0; r < SUM_ROWS; r++) {
+            size_t row = (i + (r < rows ? r : rows - 1)) * depth;
+            if (r < rows)
+                row_exps(b, in + row, out + row, depth, NULL);
+            block[r] = out + row;
         }
-        size_t tail = depth - c;
-        if (tail > 0) {
-            memcpy(t, in + c, sizeof(float) * tail);
-            f_store(t, exp_lanes(f_mul(f_sub(f_load(t), max), b)));
-            memcpy(out + c, t, sizeof(float) * tail);
-        }
-        for (; c < depth; c++)
-            sum += out[c];
-        const vf s = f_set(sum);
-        for (c = 0; depth - c >= W; c += W)
-            f_store(out + c, f_div(f_load(out + c), s));
-        if (tail > 0) {
-            memcpy(t, out + c, sizeof(float) * tail);
-            f_store(t, f_div(f_load(t), s));
-            memcpy(out + c, t, sizeof(float) * tail);
-        }
+        row_sums(block, depth, sums);
+        for (size_t r = 0; r < rows; r++)
+            divide_row(out + (i + r) * depth, depth, sums[r]);
     }
 }
 
