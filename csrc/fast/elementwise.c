@@ -14,6 +14,7 @@
 #include "fast/fast.h"
 #include "fast/isa_pick.h"
 #include "kernels/elementwise/elementwise_fast.h"
+#include "kernels/elementwise/math.h"
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18 }; /* builtin codes */
 
@@ -272,6 +273,13 @@ static void run_spans(const pl_node *node, ew_job *j, const unsigned char *a,
     j->span = j->chunk * (EW_TASK > j->chunk ? EW_TASK / j->chunk : 1);
     pl_fast_parallel(node, (int32_t)((pl->count + j->span - 1) / j->span),
                      (double)pl->count * 8, ew_span, j);
+}
+
+void pl_ew_unary_nans(pl_ew_unary op, const float *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isnan(in[i]))
+            out[i] = op == PL_EW_FLOOR ? pl_math_floor_f32(in[i]) : pl_math_ceil_f32(in[i]);
 }
 
 pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)

@@ -39,6 +39,11 @@ typedef struct pl_ew_q {
 
 typedef enum pl_ew_f32_op { PL_EW_ADD, PL_EW_SUB, PL_EW_MUL } pl_ew_f32_op;
 
+/* Float FLOOR, CEIL, NEG, SQRT, RSQRT, SQUARE (math.c) and LEAKY_RELU (pl_leaky_relu_f32). */
+typedef enum pl_ew_unary {
+    PL_EW_FLOOR, PL_EW_CEIL, PL_EW_NEG, PL_EW_SQRT, PL_EW_RSQRT, PL_EW_SQUARE, PL_EW_LEAKY
+} pl_ew_unary;
+
 typedef struct pl_ew {
     void (*add_s8)(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out);
     void (*mul_s8)(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out);
@@ -54,10 +59,19 @@ typedef struct pl_ew {
     ** 65536 for 4-byte gathers); NULL: elementwise.c's scalar loop */
     void (*pairs_s8)(const int8_t *pairs, const int8_t *a, const int8_t *b, size_t n,
                      int8_t *out);
+    /* the portable kernels' float unary steps, each one IEEE operation a lane: floorf,
+    ** ceilf, -x, sqrtf(x), 1.0f / sqrtf(x), x * x, x > 0 ? x : x * alpha (the same bits,
+    ** NaN payloads included) */
+    void (*unary_f32)(pl_ew_unary op, float alpha, const float *in, float *out, size_t n);
 } pl_ew;
 
 /* NULL when isa has no such kernels in this build. */
 const pl_ew *pl_ew_for(pl_isa isa);
+
+/* FLOOR and CEIL again on in[0..n)'s NaNs, by the portable kernel's own libm call: the vector
+** rounding quiets a signaling NaN, glibc's floorf returns it as it is (other C libraries may
+** not). unary_f32 calls it for a vector with a NaN lane. */
+void pl_ew_unary_nans(pl_ew_unary op, const float *in, float *out, size_t n);
 
 PL_FAST_TABLES(pl_ew, pl_ew);
 

@@ -5,10 +5,11 @@
 ** on all 256 bytes), invoke looks each byte up, with vector shuffles where the CPU has them.
 ** The table holds the portable kernel's own results, so the bits are the reference's; the
 ** arena is not touched (TFLM computes all of these per element, int8 LOGISTIC and TANH
-** included, and so does the portable kernel for those two). Float HARD_SWISH runs the
-** elementwise table's vector loop of its portable arithmetic instead, float RELU, RELU6 and
-** RELU_N1_TO_1 the portable loop itself. Every one of them runs in spans split over the
-** threads. */
+** included, and so does the portable kernel for those two). Float HARD_SWISH, LEAKY_RELU and
+** the unary math whose portable step is one IEEE operation (FLOOR, CEIL, NEG, SQRT, RSQRT,
+** SQUARE) run the elementwise table's vector loops of that arithmetic instead, float RELU,
+** RELU6 and RELU_N1_TO_1 the portable loop itself. Every one of them runs in spans split over
+** the threads. */
 #include <math.h>
 #include <string.h>
 
@@ -18,12 +19,16 @@
 #include "fast/lut8.h"
 #include "kernels/activation/activations_fast.h"
 #include "kernels/activation/logistic_tanh_fast.h"
+#include "kernels/elementwise/math.h"
 
 enum { TABLE = 256 };
 
 typedef struct lut8_plan {
     pl_lut8_fn lookup;
     void (*f32)(const float *in, float *out, size_t n); /* float HARD_SWISH: no table */
+    void (*unary_f32)(pl_ew_unary op, float alpha, const float *in, float *out, size_t n);
+    pl_ew_unary op; /* unary_f32's operation (float LEAKY_RELU and math) */
+    float alpha;    /* LEAKY_RELU's */
     bool relu_f32;                                      /* float RELU family: no table */
     float lo, hi;                                       /* its bounds (pl_relu_f32's) */
     uint8_t table[TABLE];
@@ -80,8 +85,23 @@ static bool fill(const pl_node *node, pl_type t, pl_arith arith, uint8_t *table)
     return true;
 }
 
-/* Float HARD_SWISH: the elementwise table's loop; the RELU family: the portable loop with
-** the portable kernel's bounds (LEAKY_RELU keeps the portable kernel). */
+/* The unary math operation whose registration is base; false for the others. */
+static bool math_op(const pl_registration *base, pl_ew_unary *op)
+{
+    const struct {
+        const pl_registration *(*reg)(void);
+        pl_ew_unary op;
+    } ops[] = {{pl_floor_registration, PL_EW_FLOOR}, {pl_ceil_registration, PL_EW_CEIL},
+               {pl_neg_registration, PL_EW_NEG},     {pl_sqrt_registration, PL_EW_SQRT},
+               {pl_rsqrt_registration, PL_EW_RSQRT}, {pl_square_registration, PL_EW_SQUARE}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (base == ops[i].reg())
+            return *op = ops[i].op, true;
+    return false;
+}
+
+/* Float HARD_SWISH, LEAKY_RELU and unary math: the elementwise table's loops; the RELU
+** family: the portable loop with the portable kernel's bounds. */
 static bool plan_f32(const pl_node *node)
 {
     const pl_ew *ew = pl_ew_for(pl_fast_isa_of(node));
@@ -89,6 +109,11 @@ static bool plan_f32(const pl_node *node)
     lut8_plan lp = {0};
     if (base == pl_hard_swish_registration() && ew != NULL)
         lp.f32 = ew->hard_swish_f32;
+    else if (base == pl_leaky_relu_registration() && ew != NULL)
+        lp = (lut8_plan){.unary_f32 = ew->unary_f32, .op = PL_EW_LEAKY,
+                         .alpha = ((const pl_activation_op *)node->user_data)->leaky.alpha};
+    else if (ew != NULL && math_op(base, &lp.op))
+        lp.unary_f32 = ew->unary_f32;
     else if (base == pl_relu_registration())
         lp = (lut8_plan){.relu_f32 = true, .lo = 0.0f, .hi = INFINITY};
     else if (base == pl_relu6_registration())
@@ -145,6 +170,8 @@ static void span(void *arg, int32_t worker, size_t at, size_t n)
         pl_relu_f32((const float *)j->in + at, (float *)j->out + at, n, lp->lo, lp->hi);
     else if (lp->f32 != NULL)
         lp->f32((const float *)j->in + at, (float *)j->out + at, n);
+    else if (lp->unary_f32 != NULL)
+        lp->unary_f32(lp->op, lp->alpha, (const float *)j->in + at, (float *)j->out + at, n);
     else
         lp->lookup(lp->table, (const uint8_t *)j->in + at, (uint8_t *)j->out + at, n);
 }
@@ -156,7 +183,7 @@ static void run_spans(const pl_node *node, const lut8_plan *lp, const pl_tensor 
 {
     span_job j = {lp, in->data, out->data};
     size_t n = pl_tensor_count(in);
-    double work = lp->f32 != NULL || lp->relu_f32 ? 4 : 2;
+    double work = lp->f32 != NULL || lp->unary_f32 != NULL || lp->relu_f32 ? 4 : 2;
     pl_fast_spans(node, n, SPAN, (double)n * work, span, &j);
 }
 

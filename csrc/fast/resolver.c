@@ -15,6 +15,7 @@
 #include "kernels/conv/fully_connected_fast.h"
 #include "kernels/conv/transpose_conv_fast.h"
 #include "kernels/elementwise/elementwise_fast.h"
+#include "kernels/elementwise/math.h"
 #include "kernels/gather/gather_fast.h"
 #include "kernels/image/resize_fast.h"
 #include "kernels/pool/pooling_fast.h"
@@ -86,6 +87,13 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                                          pl_fast_resize_nearest_prepare,
                                          pl_fast_resize_invoke},
     [PL_FAST_MEAN] = {pl_reduce_mean_registration, pl_fast_mean_prepare, pl_fast_mean_invoke},
+    /* float unary math: lut8.c's float loops */
+    [PL_FAST_FLOOR] = {pl_floor_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
+    [PL_FAST_CEIL] = {pl_ceil_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
+    [PL_FAST_NEG] = {pl_neg_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
+    [PL_FAST_SQRT] = {pl_sqrt_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
+    [PL_FAST_RSQRT] = {pl_rsqrt_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
+    [PL_FAST_SQUARE] = {pl_square_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

@@ -1,11 +1,13 @@
 /* test_fast_lut8.c - the table fast path of 8-bit HARD_SWISH, LEAKY_RELU, RELU, RELU6,
 ** RELU_N1_TO_1, LOGISTIC and TANH against the portable kernels, byte for byte, on random
 ** scales, zero points, alphas and lengths (every vector tail) with every input byte present;
-** int16 keeps the portable kernels, float32 too but for HARD_SWISH (a vector loop, with
-** NaN, infinities, zeros and its clamps' edges among the inputs), the RELU family (the
-** portable loop over spans of 16384: lengths up to N cover several) and LOGISTIC and TANH
-** (their vector exp, tested in test_fast_logistic_tanh.c). Every instruction set this CPU runs is
-** tested; CI runs this under ASan and UBSan. */
+** int16 keeps the portable kernels, float32 too but for HARD_SWISH and LEAKY_RELU (vector
+** loops, with NaN, infinities, zeros, its clamps' edges and random bit patterns among the
+** inputs), the RELU family (the portable loop over spans of 16384: lengths up to N cover
+** several), LOGISTIC and TANH (their vector exp, tested in test_fast_logistic_tanh.c) and the
+** unary math FLOOR, CEIL, NEG, SQRT, RSQRT and SQUARE (vector loops; their quantized forms
+** keep the portable kernels). Every instruction set this CPU runs is tested; CI runs this
+** under ASan and UBSan. */
 #include <math.h>
 #include <string.h>
 
@@ -15,9 +17,9 @@
 #include "kernel_tests.h"
 #include "kernels/registry.h"
 
-enum { N = 40000, OPS = 7 };
+enum { N = 40000, OPS = 13 };
 
-static const int32_t codes[OPS] = {117, 98, 19, 21, 20, 14, 28};
+static const int32_t codes[OPS] = {117, 98, 19, 21, 20, 14, 28, 8, 104, 59, 75, 76, 92};
 
 static const pl_registration *portable_of(int32_t code)
 {
@@ -29,6 +31,12 @@ static const pl_registration *portable_of(int32_t code)
     case 20: return pl_relu_n1_to_1_registration();
     case 14: return pl_logistic_registration();
     case 28: return pl_tanh_registration();
+    case 8: return pl_floor_registration();
+    case 104: return pl_ceil_registration();
+    case 59: return pl_neg_registration();
+    case 75: return pl_sqrt_registration();
+    case 76: return pl_rsqrt_registration();
+    case 92: return pl_square_registration();
     default: return NULL;
     }
 }
@@ -87,9 +95,9 @@ static bool case_matches(pl_fast_resolver *r, const lut_case *c)
         return !took_fast;
     fast_cases += took_fast;
     bool bytes = c->type == PL_INT8 || c->type == PL_UINT8;
-    bool fast = bytes || (c->type == PL_FLOAT32 &&
-                          (c->code == 14 || c->code == 28 || c->code == 117 || c->code == 19 ||
-                           c->code == 20 || c->code == 21));
+    bool math = c->code == 8 || c->code == 104 || c->code == 59 || c->code == 75 ||
+                c->code == 76 || c->code == 92;
+    bool fast = (bytes && !math) || c->type == PL_FLOAT32; /* every float one: a vector loop */
     size_t n = (size_t)c->n;
     bool same = c->type == PL_FLOAT32
                     ? memcmp(out32[0], out32[1], sizeof(float) * n) == 0
@@ -129,8 +137,13 @@ static bool random_case_matches(pl_fast_resolver *r)
     }
     for (int i = 0; i < 2 * N; i++) /* every byte in the first 256 when n allows */
         in8[i] = (uint8_t)(i < 256 ? i : between(0, 255));
-    for (int i = 0; i < N; i++) /* and the edges of HARD_SWISH's and RELU's clamps */
-        in32[i] = between(0, 9) ? unit() * 8.0f : specials[between(0, SPECIALS - 1)];
+    for (int i = 0; i < N; i++) { /* the edges of HARD_SWISH's and RELU's clamps, any bits */
+        uint32_t bits = (uint32_t)between(0, 0xffff) << 16 | (uint32_t)between(0, 0xffff);
+        int pick = between(0, 11);
+        in32[i] = pick < 9 ? unit() * 8.0f : specials[between(0, SPECIALS - 1)];
+        if (pick == 11)
+            memcpy(&in32[i], &bits, sizeof bits);
+    }
     return case_matches(r, &c);
 }
 

@@ -83,28 +83,28 @@ static inline int32x4_t mul4(const q4 *v, int32x4_t a, int32x4_t b)
 }
 
 /* OP4 on 8 elements of a and b, in two vectors, stored to out. */
-#define STEP(LOAD, STORE, OP4, a, b, out)                                                 \
-    do {                                                                                  \
-        int32x4_t a0_, a1_, b0_, b1_;                                                     \
-        LOAD(a, &a0_, &a1_);                                                              \
-        LOAD(b, &b0_, &b1_);                                                              \
-        STORE(out, OP4(&v, a0_, b0_), OP4(&v, a1_, b1_));                                 \
+#define STEP(LOAD, STORE, OP4, a, b, out)                                                   \
+    do {                                                                                    \
+        int32x4_t a0_, a1_, b0_, b1_;                                                       \
+        LOAD(a, &a0_, &a1_);                                                                \
+        LOAD(b, &b0_, &b1_);                                                                \
+        STORE(out, OP4(&v, a0_, b0_), OP4(&v, a1_, b1_));                                   \
     } while (0)
 
 /* Runs OP4 on every whole step of T, then on a zero-padded copy of the rest. */
-#define FLAT(T, LOAD, STORE, OP4)                                                         \
-    do {                                                                                  \
-        const q4 v = splat(q);                                                            \
-        size_t i = 0;                                                                     \
-        for (; n - i >= L; i += L)                                                        \
-            STEP(LOAD, STORE, OP4, a + i, b + i, out + i);                                \
-        if (i < n) {                                                                      \
-            T ta[L] = {0}, tb[L] = {0}, to[L];                                            \
-            memcpy(ta, a + i, sizeof(T) * (n - i));                                       \
-            memcpy(tb, b + i, sizeof(T) * (n - i));                                       \
-            STEP(LOAD, STORE, OP4, ta, tb, to);                                           \
-            memcpy(out + i, to, sizeof(T) * (n - i));                                     \
-        }                                                                                 \
+#define FLAT(T, LOAD, STORE, OP4)                                                           \
+    do {                                                                                    \
+        const q4 v = splat(q);                                                              \
+        size_t i = 0;                                                                       \
+        for (; n - i >= L; i += L)                                                          \
+            STEP(LOAD, STORE, OP4, a + i, b + i, out + i);                                  \
+        if (i < n) {                                                                        \
+            T ta[L] = {0}, tb[L] = {0}, to[L];                                              \
+            memcpy(ta, a + i, sizeof(T) * (n - i));                                         \
+            memcpy(tb, b + i, sizeof(T) * (n - i));                                         \
+            STEP(LOAD, STORE, OP4, ta, tb, to);                                             \
+            memcpy(out + i, to, sizeof(T) * (n - i));                                       \
+        }                                                                                   \
     } while (0)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
@@ -179,4 +179,49 @@ static void hard_swish_f32(const float *in, float *out, size_t n)
     }
 }
 
-const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL};
+static inline float32x4_t unary_one(pl_ew_unary op, float32x4_t x, float32x4_t a)
+{
+    switch (op) {
+    case PL_EW_FLOOR: return vrndmq_f32(x);
+    case PL_EW_CEIL: return vrndpq_f32(x);
+    case PL_EW_NEG: return vnegq_f32(x);
+    case PL_EW_SQRT: return vsqrtq_f32(x);
+    case PL_EW_RSQRT: return vdivq_f32(vdupq_n_f32(1.0f), vsqrtq_f32(x));
+    case PL_EW_SQUARE: return vmulq_f32(x, x);
+    default: /* LEAKY */
+        return vbslq_f32(vcgtq_f32(x, vdupq_n_f32(0.0f)), x, vmulq_f32(x, a));
+    }
+}
+
+/* One loop per operation (unary_one inlined with a constant op in each); FLOOR and CEIL
+** hand a vector with NaN lanes to pl_ew_unary_nans. */
+#define EACH(o)                                                                             \
+    case o:                                                                                 \
+        for (; n - i >= 4; i += 4) {                                                        \
+            float32x4_t x = vld1q_f32(in + i);                                              \
+            vst1q_f32(out + i, unary_one(o, x, a));                                         \
+            if (o <= PL_EW_CEIL && vminvq_u32(vceqq_f32(x, x)) == 0)                        \
+                pl_ew_unary_nans(o, in + i, out + i, 4);                                    \
+        }                                                                                   \
+        break
+
+static void unary_f32(pl_ew_unary op, float alpha, const float *in, float *out, size_t n)
+{
+    const float32x4_t a = vdupq_n_f32(alpha);
+    size_t i = 0;
+    switch (op) {
+        EACH(PL_EW_FLOOR); EACH(PL_EW_CEIL); EACH(PL_EW_NEG); EACH(PL_EW_SQRT);
+        EACH(PL_EW_RSQRT); EACH(PL_EW_SQUARE); EACH(PL_EW_LEAKY);
+    }
+    if (i < n) {
+        float t[4] = {0};
+        memcpy(t, in + i, sizeof(float) * (n - i));
+        vst1q_f32(t, unary_one(op, vld1q_f32(t), a));
+        memcpy(out + i, t, sizeof(float) * (n - i));
+        if (op <= PL_EW_CEIL)
+            pl_ew_unary_nans(op, in + i, out + i, n - i);
+    }
+}
+#undef EACH
+
+const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL, unary_f32};

@@ -89,14 +89,14 @@ static inline __m256i mul8(const q8 *v, __m256i a, __m256i b)
 /* y's rounding, clamped; the vector's exact form (exact(v, a, b)) where a lane lies nearer a
 ** tie than the limit allows (ew_avx512.c; the MXCSR's rounding stays inside the window's
 ** margin). */
-#define QUICK(y, exact)                                                                   \
-    do {                                                                                  \
-        __m256 n = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);      \
-        __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(y, n));        \
+#define QUICK(y, exact)                                                                     \
+    do {                                                                                    \
+        __m256 n = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);       \
+        __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(y, n));          \
         if (__builtin_expect(_mm256_movemask_ps(_mm256_cmp_ps(off, v->limit, _CMP_GT_OQ)), 0)) \
-            return exact(v, a, b);                                                        \
-        __m256i q = _mm256_cvttps_epi32(n);                                               \
-        return _mm256_min_epi32(_mm256_max_epi32(q, v->act_min), v->act_max);             \
+            return exact(v, a, b);                                                          \
+        __m256i q = _mm256_cvttps_epi32(n);                                                 \
+        return _mm256_min_epi32(_mm256_max_epi32(q, v->act_min), v->act_max);               \
     } while (0)
 
 /* ADD and SUB's quick form: y = a qa + b qb + qc. */
@@ -116,19 +116,19 @@ static inline __m256i mul8_quick(const q8 *v, __m256i a, __m256i b)
 }
 
 /* Runs OP8 on every whole vector of T, then on a zero-padded copy of the rest. */
-#define FLAT(T, LOAD, STORE, OP8)                                                         \
-    do {                                                                                  \
-        const q8 v = splat(q);                                                            \
-        size_t i = 0;                                                                     \
-        for (; n - i >= L; i += L)                                                        \
-            STORE(out + i, OP8(&v, LOAD(a + i), LOAD(b + i)));                            \
-        if (i < n) {                                                                      \
-            T ta[L] = {0}, tb[L] = {0}, to[L];                                            \
-            memcpy(ta, a + i, sizeof(T) * (n - i));                                       \
-            memcpy(tb, b + i, sizeof(T) * (n - i));                                       \
-            STORE(to, OP8(&v, LOAD(ta), LOAD(tb)));                                       \
-            memcpy(out + i, to, sizeof(T) * (n - i));                                     \
-        }                                                                                 \
+#define FLAT(T, LOAD, STORE, OP8)                                                           \
+    do {                                                                                    \
+        const q8 v = splat(q);                                                              \
+        size_t i = 0;                                                                       \
+        for (; n - i >= L; i += L)                                                          \
+            STORE(out + i, OP8(&v, LOAD(a + i), LOAD(b + i)));                              \
+        if (i < n) {                                                                        \
+            T ta[L] = {0}, tb[L] = {0}, to[L];                                              \
+            memcpy(ta, a + i, sizeof(T) * (n - i));                                         \
+            memcpy(tb, b + i, sizeof(T) * (n - i));                                         \
+            STORE(to, OP8(&v, LOAD(ta), LOAD(tb)));                                         \
+            memcpy(out + i, to, sizeof(T) * (n - i));                                       \
+        }                                                                                   \
     } while (0)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
@@ -228,4 +228,51 @@ static void pairs_s8(const int8_t *pairs, const int8_t *a, const int8_t *b, size
         out[i] = pairs[(size_t)(uint8_t)a[i] << 8 | (uint8_t)b[i]];
 }
 
-const pl_ew pl_ew_avx2 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, pairs_s8};
+static inline __m256 unary_one(pl_ew_unary op, __m256 x, __m256 a)
+{
+    switch (op) {
+    case PL_EW_FLOOR: return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    case PL_EW_CEIL: return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    case PL_EW_NEG: return _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));
+    case PL_EW_SQRT: return _mm256_sqrt_ps(x);
+    case PL_EW_RSQRT: return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x));
+    case PL_EW_SQUARE: return _mm256_mul_ps(x, x);
+    default: /* LEAKY */
+        return _mm256_blendv_ps(_mm256_mul_ps(x, a), x,
+                                _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
+    }
+}
+
+/* One loop per operation (unary_one inlined with a constant op in each); FLOOR and CEIL
+** hand a vector with NaN lanes to pl_ew_unary_nans. */
+#define EACH(o)                                                                             \
+    case o:                                                                                 \
+        for (; n - i >= L; i += L) {                                                        \
+            __m256 x = _mm256_loadu_ps(in + i);                                             \
+            _mm256_storeu_ps(out + i, unary_one(o, x, a));                                  \
+            if (o <= PL_EW_CEIL && _mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)) != 0) \
+                pl_ew_unary_nans(o, in + i, out + i, L);                                    \
+        }                                                                                   \
+        break
+
+static void unary_f32(pl_ew_unary op, float alpha, const float *in, float *out, size_t n)
+{
+    const __m256 a = _mm256_set1_ps(alpha);
+    size_t i = 0;
+    switch (op) {
+        EACH(PL_EW_FLOOR); EACH(PL_EW_CEIL); EACH(PL_EW_NEG); EACH(PL_EW_SQRT);
+        EACH(PL_EW_RSQRT); EACH(PL_EW_SQUARE); EACH(PL_EW_LEAKY);
+    }
+    if (i < n) {
+        float t[L] = {0};
+        memcpy(t, in + i, sizeof(float) * (n - i));
+        _mm256_storeu_ps(t, unary_one(op, _mm256_loadu_ps(t), a));
+        memcpy(out + i, t, sizeof(float) * (n - i));
+        if (op <= PL_EW_CEIL)
+            pl_ew_unary_nans(op, in + i, out + i, n - i);
+    }
+}
+#undef EACH
+
+const pl_ew pl_ew_avx2 = {add_s8,         mul_s8,   add_s16,  mul_s16, f32,
+                          hard_swish_f32, pairs_s8, unary_f32};

@@ -85,15 +85,15 @@ enum { NEAREST = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC };
 
 /* y's rounding, clamped; the vector's exact form (exact(v, a, b)) where a lane lies nearer a
 ** tie than the limit allows. */
-#define QUICK(y, exact)                                                                   \
-    do {                                                                                  \
-        __m512 n = _mm512_roundscale_ps(y, NEAREST);                                      \
+#define QUICK(y, exact)                                                                     \
+    do {                                                                                    \
+        __m512 n = _mm512_roundscale_ps(y, NEAREST);                                        \
         __mmask16 near = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(y, n)), v->limit,   \
-                                            _CMP_GT_OQ);                                  \
-        if (__builtin_expect(near != 0, 0))                                               \
-            return exact(v, a, b);                                                        \
-        __m512i q = _mm512_cvtt_roundps_epi32(n, _MM_FROUND_NO_EXC);                      \
-        return _mm512_min_epi32(_mm512_max_epi32(q, v->act_min), v->act_max);             \
+                                            _CMP_GT_OQ);                                    \
+        if (__builtin_expect(near != 0, 0))                                                 \
+            return exact(v, a, b);                                                          \
+        __m512i q = _mm512_cvtt_roundps_epi32(n, _MM_FROUND_NO_EXC);                        \
+        return _mm512_min_epi32(_mm512_max_epi32(q, v->act_min), v->act_max);               \
     } while (0)
 
 /* ADD and SUB's quick form: y = a qa + b qb + qc. */
@@ -119,13 +119,13 @@ static inline __mmask16 tail(size_t left)
 }
 
 /* Runs OP16 on every vector, the last one masked. */
-#define FLAT(LOAD, STORE, OP16)                                                           \
-    do {                                                                                  \
-        const q16 v = splat(q);                                                           \
-        for (size_t i = 0; i < n; i += L) {                                               \
-            __mmask16 m = tail(n - i);                                                    \
-            STORE(out + i, m, OP16(&v, LOAD(a + i, m), LOAD(b + i, m)));                  \
-        }                                                                                 \
+#define FLAT(LOAD, STORE, OP16)                                                             \
+    do {                                                                                    \
+        const q16 v = splat(q);                                                             \
+        for (size_t i = 0; i < n; i += L) {                                                 \
+            __mmask16 m = tail(n - i);                                                      \
+            STORE(out + i, m, OP16(&v, LOAD(a + i, m), LOAD(b + i, m)));                    \
+        }                                                                                   \
     } while (0)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
@@ -198,4 +198,36 @@ static void pairs_s8(const int8_t *pairs, const int8_t *a, const int8_t *b, size
     }
 }
 
-const pl_ew pl_ew_avx512 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, pairs_s8};
+/* One loop per operation (a switch in the loop would be taken at every vector); FLOOR and
+** CEIL hand a vector with NaN lanes to pl_ew_unary_nans. */
+#define EACH(expr)                                                                          \
+    for (size_t i = 0; i < n; i += L) {                                                     \
+        __mmask16 m = tail(n - i);                                                          \
+        __m512 x = _mm512_maskz_loadu_ps(m, in + i);                                        \
+        _mm512_mask_storeu_ps(out + i, m, (expr));                                          \
+        if (op <= PL_EW_CEIL && _mm512_mask_cmp_ps_mask(m, x, x, _CMP_UNORD_Q) != 0)        \
+            pl_ew_unary_nans(op, in + i, out + i, n - i < L ? n - i : L);                   \
+    }                                                                                       \
+    return
+
+static void unary_f32(pl_ew_unary op, float alpha, const float *in, float *out, size_t n)
+{
+    const __m512 a = _mm512_set1_ps(alpha), zero = _mm512_setzero_ps();
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+    switch (op) {
+    case PL_EW_FLOOR: EACH(_mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+    case PL_EW_CEIL: EACH(_mm512_roundscale_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+    case PL_EW_NEG:
+        EACH(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sign)));
+    case PL_EW_SQRT: EACH(_mm512_sqrt_ps(x));
+    case PL_EW_RSQRT: EACH(_mm512_div_ps(one, _mm512_sqrt_ps(x)));
+    case PL_EW_SQUARE: EACH(_mm512_mul_ps(x, x));
+    case PL_EW_LEAKY:
+        EACH(_mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, zero, _CMP_GT_OQ), _mm512_mul_ps(x, a), x));
+    }
+}
+#undef EACH
+
+const pl_ew pl_ew_avx512 = {add_s8,         mul_s8,   add_s16,  mul_s16, f32,
+                            hard_swish_f32, pairs_s8, unary_f32};

@@ -97,19 +97,19 @@ static inline __m128i mul4(const q4 *v, __m128i a, __m128i b)
 }
 
 /* Runs OP4 on every whole vector of T, then on a zero-padded copy of the rest. */
-#define FLAT(T, LOAD, STORE, OP4)                                                         \
-    do {                                                                                  \
-        const q4 v = splat(q);                                                            \
-        size_t i = 0;                                                                     \
-        for (; n - i >= L; i += L)                                                        \
-            STORE(out + i, OP4(&v, LOAD(a + i), LOAD(b + i)));                            \
-        if (i < n) {                                                                      \
-            T ta[L] = {0}, tb[L] = {0}, to[L];                                            \
-            memcpy(ta, a + i, sizeof(T) * (n - i));                                       \
-            memcpy(tb, b + i, sizeof(T) * (n - i));                                       \
-            STORE(to, OP4(&v, LOAD(ta), LOAD(tb)));                                       \
-            memcpy(out + i, to, sizeof(T) * (n - i));                                     \
-        }                                                                                 \
+#define FLAT(T, LOAD, STORE, OP4)                                                           \
+    do {                                                                                    \
+        const q4 v = splat(q);                                                              \
+        size_t i = 0;                                                                       \
+        for (; n - i >= L; i += L)                                                          \
+            STORE(out + i, OP4(&v, LOAD(a + i), LOAD(b + i)));                              \
+        if (i < n) {                                                                        \
+            T ta[L] = {0}, tb[L] = {0}, to[L];                                              \
+            memcpy(ta, a + i, sizeof(T) * (n - i));                                         \
+            memcpy(tb, b + i, sizeof(T) * (n - i));                                         \
+            STORE(to, OP4(&v, LOAD(ta), LOAD(tb)));                                         \
+            memcpy(out + i, to, sizeof(T) * (n - i));                                       \
+        }                                                                                   \
     } while (0)
 
 static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
@@ -180,4 +180,49 @@ static void hard_swish_f32(const float *in, float *out, size_t n)
     }
 }
 
-const pl_ew pl_ew_sse41 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL};
+static inline __m128 unary_one(pl_ew_unary op, __m128 x, __m128 a)
+{
+    switch (op) {
+    case PL_EW_FLOOR: return _mm_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    case PL_EW_CEIL: return _mm_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    case PL_EW_NEG: return _mm_xor_ps(x, _mm_set1_ps(-0.0f));
+    case PL_EW_SQRT: return _mm_sqrt_ps(x);
+    case PL_EW_RSQRT: return _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(x));
+    case PL_EW_SQUARE: return _mm_mul_ps(x, x);
+    default: /* LEAKY */
+        return _mm_blendv_ps(_mm_mul_ps(x, a), x, _mm_cmpgt_ps(x, _mm_setzero_ps()));
+    }
+}
+
+/* One loop per operation (unary_one inlined with a constant op in each); FLOOR and CEIL
+** hand a vector with NaN lanes to pl_ew_unary_nans. */
+#define EACH(o)                                                                             \
+    case o:                                                                                 \
+        for (; n - i >= L; i += L) {                                                        \
+            __m128 x = _mm_loadu_ps(in + i);                                                \
+            _mm_storeu_ps(out + i, unary_one(o, x, a));                                     \
+            if (o <= PL_EW_CEIL && _mm_movemask_ps(_mm_cmpunord_ps(x, x)) != 0)             \
+                pl_ew_unary_nans(o, in + i, out + i, L);                                    \
+        }                                                                                   \
+        break
+
+static void unary_f32(pl_ew_unary op, float alpha, const float *in, float *out, size_t n)
+{
+    const __m128 a = _mm_set1_ps(alpha);
+    size_t i = 0;
+    switch (op) {
+        EACH(PL_EW_FLOOR); EACH(PL_EW_CEIL); EACH(PL_EW_NEG); EACH(PL_EW_SQRT);
+        EACH(PL_EW_RSQRT); EACH(PL_EW_SQUARE); EACH(PL_EW_LEAKY);
+    }
+    if (i < n) {
+        float t[L] = {0};
+        memcpy(t, in + i, sizeof(float) * (n - i));
+        _mm_storeu_ps(t, unary_one(op, _mm_loadu_ps(t), a));
+        memcpy(out + i, t, sizeof(float) * (n - i));
+        if (op <= PL_EW_CEIL)
+            pl_ew_unary_nans(op, in + i, out + i, n - i);
+    }
+}
+#undef EACH
+
+const pl_ew pl_ew_sse41 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL, unary_f32};

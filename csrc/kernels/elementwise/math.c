@@ -56,8 +56,8 @@ int8_t pl_math_rsqrt_s8(int32_t q, int32_t input_zp, int32_t output_zp, int32_t 
     return (int8_t)rsqrt_q(q, input_zp, output_zp, multiplier, shift, INT8_MIN, INT8_MAX);
 }
 
-static float f_floor(float x) { return floorf(x); }
-static float f_ceil(float x) { return ceilf(x); }
+float pl_math_floor_f32(float x) { return floorf(x); }
+float pl_math_ceil_f32(float x) { return ceilf(x); }
 static float f_cos(float x) { return cosf(x); }
 static float f_sin(float x) { return sinf(x); }
 static float f_exp(float x) { return expf(x); }
@@ -81,8 +81,8 @@ static float t_rsqrt(float x, float output_scale)
 static float (*float_fn(int32_t op))(float)
 {
     switch (op) {
-    case OP_FLOOR: return f_floor;
-    case OP_CEIL: return f_ceil;
+    case OP_FLOOR: return pl_math_floor_f32;
+    case OP_CEIL: return pl_math_ceil_f32;
     case OP_ROUND: return pl_math_round_f32;
     case OP_COS: return f_cos;
     case OP_SIN: return f_sin;

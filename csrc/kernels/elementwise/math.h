@@ -17,6 +17,10 @@
 #include "picolite/pl_kernel.h"
 
 const pl_registration *pl_ceil_registration(void);
+
+/* The float FLOOR and CEIL of one value (libm's: what they do to a signaling NaN varies). */
+float pl_math_floor_f32(float x);
+float pl_math_ceil_f32(float x);
 const pl_registration *pl_cos_registration(void);
 const pl_registration *pl_exp_registration(void);
 const pl_registration *pl_floor_registration(void);
