@@ -14,9 +14,10 @@
 #include "fast/fast.h"
 #include "fast/isa_pick.h"
 #include "kernels/elementwise/elementwise_fast.h"
+#include "kernels/elementwise/div.h"
 #include "kernels/elementwise/math.h"
 
-enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18 }; /* builtin codes */
+enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18, OP_DIV = 42 }; /* builtin codes */
 
 enum { REP_BYTES = 4096 }; /* the repeated input's stack buffer */
 
@@ -26,6 +27,7 @@ typedef struct ew_plan {
     ew_kind kind;
     pl_ew_f32_op op;
     int32_t small;        /* 0: flat; 1 or 2: that input repeats */
+    float lo, hi;         /* float: the output's clamp (infinite: none) */
     size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
     const int8_t *pairs;  /* int8, large enough: every (a, b)'s output (see PAIRS_MIN) */
@@ -171,7 +173,18 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl.count = pl_tensor_count(&o);
     pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl.small == 2 ? pl_tensor_count(&b) : 0;
     pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
-    pl.op = op == OP_ADD ? PL_EW_ADD : op == OP_SUB ? PL_EW_SUB : PL_EW_MUL;
+    bool add_sub_mul = op == OP_ADD || op == OP_SUB || op == OP_MUL;
+    if (!add_sub_mul && (pl.kind != EW_F32 || a.type != PL_FLOAT32 || b.type != PL_FLOAT32))
+        return false; /* DIV, SQUARED_DIFFERENCE: float only */
+    pl.lo = -INFINITY, pl.hi = INFINITY;
+    if (add_sub_mul && pl.kind == EW_F32) {
+        const pl_elementwise_op *d = node->user_data;
+        pl.lo = d->f_min, pl.hi = d->f_max;
+    } else if (op == OP_DIV) {
+        pl_div_f32_range(node, &pl.lo, &pl.hi);
+    }
+    pl.op = op == OP_ADD ? PL_EW_ADD : op == OP_SUB ? PL_EW_SUB : op == OP_MUL ? PL_EW_MUL
+          : op == OP_DIV ? PL_EW_DIV : PL_EW_SQDIFF;
     bool ok = pl.small >= 0 && (pl.kind == EW_F32 || quantize(node->user_data, op, &pl));
     const size_t host = pl_fast_reg_of(node)->owner->host_bytes;
     const bool pairs = ok && pl.kind == EW_S8 &&
@@ -200,14 +213,14 @@ static size_t element_bytes(ew_kind kind)
 }
 
 /* The flat loop over n elements of a and b (the pairs table when pairs). */
-static void run_flat(const ew_plan *pl, const pl_ew *k, const pl_elementwise_op *d,
-                     bool pairs, const void *a, const void *b, size_t n, void *out)
+static void run_flat(const ew_plan *pl, const pl_ew *k, bool pairs, const void *a,
+                     const void *b, size_t n, void *out)
 {
     bool mul = pl->op == PL_EW_MUL;
     if (pairs)
         (k->pairs_s8 != NULL ? k->pairs_s8 : pairs_scalar)(pl->pairs, a, b, n, out);
     else if (pl->kind == EW_F32)
-        k->f32(pl->op, a, b, n, d->f_min, d->f_max, out);
+        k->f32(pl->op, a, b, n, pl->lo, pl->hi, out);
     else if (pl->kind == EW_S16)
         (mul ? k->mul_s16 : k->add_s16)(&pl->q, a, b, n, out);
     else
@@ -225,7 +238,6 @@ enum { EW_TASK = 4096 };
 typedef struct ew_job {
     const ew_plan *pl;
     const pl_ew *k;
-    const pl_elementwise_op *d;
     bool pairs;
     const unsigned char *small, *big; /* flat: small is input 1, big input 2 */
     unsigned char *out;
@@ -241,12 +253,12 @@ static void ew_span(void *arg, int32_t worker, int32_t task)
     for (size_t i = (size_t)task * j->span; i < pl->count && i < end; i += j->chunk) {
         size_t n = pl->count - i < j->chunk ? pl->count - i : j->chunk;
         if (pl->small == 0) {
-            run_flat(pl, j->k, j->d, j->pairs, j->small + i * es, j->big + i * es, n,
+            run_flat(pl, j->k, j->pairs, j->small + i * es, j->big + i * es, n,
                      j->out + i * es);
             continue;
         }
         const unsigned char *x = j->big + i * es;
-        run_flat(pl, j->k, j->d, j->pairs, pl->small == 1 ? j->small : x,
+        run_flat(pl, j->k, j->pairs, pl->small == 1 ? j->small : x,
                  pl->small == 1 ? x : j->small, n, j->out + i * es);
     }
 }
@@ -301,7 +313,7 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
     const bool pairs = pl->pairs != NULL &&
                        (pl->count >= PAIRS_MIN ||
                         pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
-    ew_job job = {pl, k, node->user_data, pairs, NULL, NULL, o.data, 0, 0};
+    ew_job job = {pl, k, pairs, NULL, NULL, o.data, 0, 0};
     run_spans(node, &job, a.data, b.data);
     return PL_OK;
 }

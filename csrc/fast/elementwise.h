@@ -37,7 +37,9 @@ typedef struct pl_ew_q {
     pl_ew_quick quick;              /* int8 only */
 } pl_ew_q;
 
-typedef enum pl_ew_f32_op { PL_EW_ADD, PL_EW_SUB, PL_EW_MUL } pl_ew_f32_op;
+/* Float ADD, SUB, MUL, DIV (a / b) and SQUARED_DIFFERENCE ((a - b) (a - b)), as the portable
+** kernels write them. (MAXIMUM and MINIMUM have no op data to find a plan by.) */
+typedef enum pl_ew_f32_op { PL_EW_ADD, PL_EW_SUB, PL_EW_MUL, PL_EW_DIV, PL_EW_SQDIFF } pl_ew_f32_op;
 
 /* Float FLOOR, CEIL, NEG, SQRT, RSQRT, SQUARE (math.c) and LEAKY_RELU (pl_leaky_relu_f32). */
 typedef enum pl_ew_unary {

@@ -1,11 +1,12 @@
-/* mean.c - MEAN's fast path (float32, int8, int16, uint8) when the reduced axes are adjacent
-** (pl_reduce_as_blocks: global average pooling over H and W, a last-axis mean). The portable
-** kernel adds each input element into its output slot in memory; here the sums of a block of
-** channels stay in vector registers while the reduced rows stream past (mean_body.h, built
-** for each set), each channel's sum still taking its elements in input order (float: the
-** reference's rounding; integers: int32 wrapping sums, the same in any order), then the
-** portable kernel's division (float) or pl_reduce_rescale (quantized) makes the output: the
-** portable kernel's bytes. */
+/* mean.c - MEAN's and SUM's fast path (float32, int8, int16, uint8) when the reduced axes are
+** adjacent (pl_reduce_as_blocks: global average pooling over H and W, a last-axis mean). The
+** portable kernel adds each input element into its output slot in memory; here the sums of a
+** block of channels stay in vector registers while the reduced rows stream past (mean_body.h,
+** built for each set), each channel's sum still taking its elements in input order (float:
+** the reference's rounding; integers: int32 wrapping sums, the same in any order); last-axis
+** float sums run eight rows side by side. Then the portable kernel's division (float MEAN) or
+** pl_reduce_rescale (quantized) makes the output: the portable kernel's bytes. LiteRT's int8
+** SUM, which reads its bytes as uint8, keeps the portable kernel. */
 #include <string.h>
 
 #include "fast/fast.h"
@@ -44,7 +45,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const pl_reduce_op *d = node->user_data;
     mean_plan mp;
     pl_reduce_blocks b;
-    if (d->is_sum || d->as_uint8 || !pl_reduce_as_blocks(&d->p, &b) ||
+    if (d->as_uint8 || !pl_reduce_as_blocks(&d->p, &b) ||
         (d->type != PL_FLOAT32 && d->type != PL_INT8 && d->type != PL_INT16 &&
          d->type != PL_UINT8))
         return false;
@@ -58,13 +59,28 @@ pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
-/* A single sum of a last-axis mean: sequential, in order. */
-static float sum_row_f32(const float *x, size_t n)
+/* Rows side by side in sum_rows_f32: independent chains of adds, where one row's sum in
+** order waits an add's latency (four of its throughput) at every element. */
+enum { SUM_ROWS = 8 };
+
+/* The sums of rows rows of n floats each, in element order (last-axis means). */
+static void sum_rows_f32(const float *x, size_t rows, size_t n, float *out)
 {
-    float s = 0.0f;
-    for (size_t r = 0; r < n; r++)
-        s += x[r];
-    return s;
+    size_t o = 0;
+    for (; rows - o >= SUM_ROWS; o += SUM_ROWS) {
+        float s[SUM_ROWS] = {0};
+        const float *p = x + o * n;
+        for (size_t r = 0; r < n; r++)
+            for (size_t j = 0; j < SUM_ROWS; j++)
+                s[j] += p[j * n + r];
+        memcpy(out + o, s, sizeof s);
+    }
+    for (; o < rows; o++) {
+        float s = 0.0f;
+        for (size_t r = 0; r < n; r++)
+            s += x[o * n + r];
+        out[o] = s;
+    }
 }
 
 /* The sums of mp's blocks into out (float32: float; the others: int32), lanes channels at a
@@ -73,14 +89,13 @@ static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *
 {
     const pl_reduce_blocks *b = &mp->blocks;
     const size_t es = pl_type_size(type), plane = b->reduced * b->inner;
+    if (type == PL_FLOAT32 && b->inner == 1) {
+        sum_rows_f32(in, b->outer, b->reduced, out);
+        return;
+    }
     for (size_t o = 0; o < b->outer; o++) {
         const uint8_t *x = (const uint8_t *)in + o * plane * es;
         uint8_t *dst = (uint8_t *)out + o * b->inner * 4; /* float and int32 sums */
-        if (type == PL_FLOAT32 && b->inner == 1) {
-            float s = sum_row_f32((const float *)(const void *)x, b->reduced);
-            memcpy(dst, &s, sizeof s);
-            continue;
-        }
         for (size_t c = 0; c < b->inner; c += mp->lanes) {
             size_t n = b->inner - c < mp->lanes ? b->inner - c : mp->lanes;
             mp->sums(x + c * es, b->reduced, b->inner, n, type, dst + 4 * c);
@@ -103,7 +118,7 @@ pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
     if (d->type == PL_FLOAT32) {
         float *mean = out.data, n = (float)d->p.reduced;
         sum_blocks(mp, d->type, in.data, mean);
-        for (size_t k = 0; k < d->p.out_count; k++) /* the portable kernel's division */
+        for (size_t k = 0; !d->is_sum && k < d->p.out_count; k++) /* the portable division */
             mean[k] = mean[k] / n;
         return PL_OK;
     }

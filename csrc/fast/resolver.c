@@ -15,7 +15,9 @@
 #include "kernels/conv/fully_connected_fast.h"
 #include "kernels/conv/transpose_conv_fast.h"
 #include "kernels/elementwise/elementwise_fast.h"
+#include "kernels/elementwise/div.h"
 #include "kernels/elementwise/math.h"
+#include "kernels/elementwise/squared_difference.h"
 #include "kernels/gather/gather_fast.h"
 #include "kernels/image/resize_fast.h"
 #include "kernels/pool/pooling_fast.h"
@@ -94,6 +96,12 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_SQRT] = {pl_sqrt_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
     [PL_FAST_RSQRT] = {pl_rsqrt_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
     [PL_FAST_SQUARE] = {pl_square_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
+    [PL_FAST_SUM] = {pl_reduce_sum_registration, pl_fast_mean_prepare, pl_fast_mean_invoke},
+    /* float only: elementwise.c's loops */
+    [PL_FAST_DIV] = {pl_div_registration, pl_fast_elementwise_prepare,
+                     pl_fast_elementwise_invoke},
+    [PL_FAST_SQUARED_DIFFERENCE] = {pl_squared_difference_registration,
+                                    pl_fast_elementwise_prepare, pl_fast_elementwise_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

@@ -1,6 +1,7 @@
-/* test_fast_elementwise.c - ADD, SUB and MUL's host fast paths against the portable kernel
-** on random shapes, scales, zero points and activations: int8 and int16 (16x8) outputs
-** byte for byte, float32 bit for bit (special values included). Equal shapes, a scalar on
+/* test_fast_elementwise.c - ADD, SUB and MUL's host fast paths (and float DIV and
+** SQUARED_DIFFERENCE's) against the portable kernel on random shapes, scales, zero points and
+** activations: int8 and int16 (16x8) outputs byte for byte, float32 bit for bit (special
+** values included: NaN, infinities, zeros of both signs, equal pairs). Equal shapes, a scalar on
 ** either side and an input repeating along the last axes ([C], [1,1,1,C], [W,C] against
 ** [N,H,W,C]) take the fast path; other broadcasts and int16 power-of-two ADD/SUB keep the
 ** portable kernel. Every instruction set this CPU runs is tested; CI runs this under ASan
@@ -12,11 +13,13 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
+#include "kernels/elementwise/div.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/squared_difference.h"
 
 /* PAIRS_N: from this many outputs a lone int8 node takes the pairs table (elementwise.c) */
 /* MAX_N: several of elementwise.c's 16384-element tasks */
-enum { ADD = 0, SUB = 41, MUL = 18, PAIRS_N = 4096, MAX_N = 40000 };
+enum { ADD = 0, SUB = 41, MUL = 18, DIV = 42, SQDIFF = 99, PAIRS_N = 4096, MAX_N = 40000 };
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
@@ -24,7 +27,9 @@ static const pl_registration *portable_find(const void *self, int32_t code, cons
     (void)self, (void)name, (void)len, (void)version;
     return code == ADD ? pl_add_registration()
          : code == SUB ? pl_sub_registration()
-         : code == MUL ? pl_mul_registration() : NULL;
+         : code == MUL ? pl_mul_registration()
+         : code == DIV ? pl_div_registration()
+         : code == SQDIFF ? pl_squared_difference_registration() : NULL;
 }
 
 static const pl_resolver portable = {portable_find, NULL};
@@ -142,10 +147,12 @@ static void quantization(ew_case *c)
 
 static void random_case(ew_case *c)
 {
-    c->op = (int32_t[]){ADD, SUB, MUL}[between(0, 2)];
+    c->op = (int32_t[]){ADD, SUB, MUL, ADD, SUB, MUL, DIV, SQDIFF}[between(0, 7)];
     c->act = (int32_t[]){0, 1, 3}[between(0, 2)];
     c->form = between(0, 3) ? (form)between(0, LAST_A) : (form)between(0, FORMS - 1);
     c->type = (pl_type[]){PL_INT8, PL_INT16, PL_FLOAT32}[between(0, 2)];
+    if (c->op != ADD && c->op != SUB && c->op != MUL) /* float only in the fast path */
+        c->type = PL_FLOAT32;
     /* TFLite has no broadcasting power-of-two ADD */
     c->pot = c->type == PL_INT16 && (c->op == SUB || (c->op == ADD && c->form == SAME)) &&
              between(0, 9) == 0;
@@ -165,6 +172,14 @@ static void random_case(ew_case *c)
         a32[between(0, (int32_t)na - 1)] = INFINITY;
         b32[between(0, (int32_t)nb - 1)] = -INFINITY;
         a32[between(0, (int32_t)na - 1)] = -0.0f;
+        b32[between(0, (int32_t)nb - 1)] = NAN;
+        b32[between(0, (int32_t)nb - 1)] = 0.0f;
+        b32[between(0, (int32_t)nb - 1)] = -0.0f;
+        for (int k = 0; k < 8; k++) { /* equal pairs, zeros of both signs */
+            size_t i = (size_t)between(0, (int32_t)(na < nb ? na : nb) - 1);
+            a32[i] = k % 2 ? 0.0f : b32[i];
+            b32[i] = k % 2 ? -0.0f : b32[i];
+        }
     }
 }
 
@@ -249,7 +264,7 @@ static void cases_equal_portable(int32_t threads)
             split_every_job(&r, threads);
             int failures = 0;
             fast_cases = pair_cases = 0;
-            for (int n = 0; n < 900; n++) {
+            for (int n = 0; n < 1200; n++) {
                 ew_case c;
                 random_case(&c);
                 failures += !case_matches(&r, &c);
@@ -265,7 +280,7 @@ static void cases_equal_portable(int32_t threads)
                        pl_fast_isa_name((pl_isa)isa), threads, fast_cases,
                        (unsigned long long)r.parallel_jobs);
             CHECK_EQ(failures, 0);
-            CHECK(fast_cases > 700);
+            CHECK(fast_cases > 900);
             CHECK(pair_cases > 20);
             CHECK(threads == 1 || r.parallel_jobs > 20);
         }

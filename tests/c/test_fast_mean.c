@@ -1,8 +1,9 @@
-/* test_fast_mean.c - MEAN's host fast path against the portable kernel on random ranks (1 to
-** 5), shapes (axes of one too), axes (negative, repeated, adjacent or not), keep_dims, element
-** types (float32, int8, int16, uint8), scales and zero points: the same status, byte for byte
-** the same output. Every case whose reduced axes are adjacent (axes of one aside) takes the
-** fast path (the test fails otherwise); the others keep the portable kernel. */
+/* test_fast_mean.c - MEAN's and SUM's host fast path against the portable kernel on random
+** ranks (1 to 5), shapes (axes of one too), axes (negative, repeated, adjacent or not),
+** keep_dims, element types (float32, int8, int16, uint8), scales and zero points: the same
+** status, byte for byte the same output. Every case whose reduced axes are adjacent (axes of
+** one aside) takes the fast path (the test fails otherwise); the others keep the portable
+** kernel. */
 #include <string.h>
 
 #include "fast_harness.h"
@@ -11,18 +12,20 @@
 #include "kernel_tests.h"
 #include "kernels/reduce/reduce.h"
 
-enum { MEAN = 40, MAX_ELEMS = 9 * 9 * 9 * 9 * 9, MAX_BYTES = MAX_ELEMS * 4 };
+enum { MEAN = 40, SUM = 74, MAX_ELEMS = 9 * 9 * 9 * 9 * 9, MAX_BYTES = MAX_ELEMS * 4 };
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
 {
     (void)self, (void)name, (void)len, (void)version;
-    return code == MEAN ? pl_reduce_mean_registration() : NULL;
+    return code == MEAN ? pl_reduce_mean_registration()
+         : code == SUM  ? pl_reduce_sum_registration() : NULL;
 }
 
 static const pl_resolver portable = {portable_find, NULL};
 
 typedef struct mean_case {
+    int32_t code; /* MEAN or SUM */
     pl_type type;
     int32_t ndims, dims[5], naxes, axes[5];
     int32_t keep[1];
@@ -36,6 +39,7 @@ static void random_case(mean_case *c)
 {
     static const pl_type types[] = {PL_FLOAT32, PL_INT8, PL_INT16, PL_UINT8};
     memset(c, 0, sizeof *c);
+    c->code = between(0, 2) ? MEAN : SUM;
     c->type = types[between(0, 3)];
     c->ndims = between(1, 5);
     for (int32_t a = 0; a < c->ndims; a++)
@@ -122,13 +126,13 @@ static pl_status run_case(const void *vc, const pl_registration *reg, int slot,
 
 static bool case_matches(pl_fast_resolver *r, const mean_case *c)
 {
-    fast_pair p = fast_run_pair(r, pl_reduce_mean_registration(), MEAN,
+    fast_pair p = fast_run_pair(r, portable_find(NULL, c->code, NULL, 0, 1), c->code,
                                 run_case, c, output[0], output[1]);
     bool same = p.agree && p.equal;
     bool expect_fast = p.want == PL_OK && adjacent(c);
     if (!same || p.took_fast != expect_fast || p.want != PL_OK)
-        fprintf(stderr, "mean %s: type %s rank %d axes %d status %d/%d bytes %zu/%zu fast %d\n",
-                same ? "path" : "differs", pl_type_name(c->type), c->ndims, c->naxes,
+        fprintf(stderr, "%s %s: type %s rank %d axes %d status %d/%d bytes %zu/%zu fast %d\n",
+                c->code == SUM ? "sum" : "mean", same ? "path" : "differs", pl_type_name(c->type), c->ndims, c->naxes,
                 (int)p.want, (int)p.got, p.want_bytes, p.got_bytes, p.took_fast);
     return same && p.took_fast == expect_fast && p.want == PL_OK;
 }

@@ -134,8 +134,14 @@ static void mul_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t
 static inline float32x4_t f32_one(pl_ew_f32_op op, float32x4_t x, float32x4_t y,
                                   float32x4_t lo, float32x4_t hi)
 {
-    float32x4_t r = op == PL_EW_ADD ? vaddq_f32(x, y)
-                  : op == PL_EW_SUB ? vsubq_f32(x, y) : vmulq_f32(x, y);
+    float32x4_t r;
+    switch (op) {
+    case PL_EW_ADD: r = vaddq_f32(x, y); break;
+    case PL_EW_SUB: r = vsubq_f32(x, y); break;
+    case PL_EW_MUL: r = vmulq_f32(x, y); break;
+    case PL_EW_DIV: r = vdivq_f32(x, y); break;
+    default: r = vsubq_f32(x, y), r = vmulq_f32(r, r); break;
+    }
     r = vbslq_f32(vcltq_f32(r, lo), lo, r);
     return vbslq_f32(vcgtq_f32(r, hi), hi, r);
 }

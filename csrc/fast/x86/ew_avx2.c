@@ -163,8 +163,14 @@ static void mul_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t
 ** operand on NaN or equal values: x < lo ? lo : x, then y > hi ? hi : y). */
 static inline __m256 f32_one(pl_ew_f32_op op, __m256 x, __m256 y, __m256 lo, __m256 hi)
 {
-    __m256 r = op == PL_EW_ADD ? _mm256_add_ps(x, y)
-             : op == PL_EW_SUB ? _mm256_sub_ps(x, y) : _mm256_mul_ps(x, y);
+    __m256 r;
+    switch (op) {
+    case PL_EW_ADD: r = _mm256_add_ps(x, y); break;
+    case PL_EW_SUB: r = _mm256_sub_ps(x, y); break;
+    case PL_EW_MUL: r = _mm256_mul_ps(x, y); break;
+    case PL_EW_DIV: r = _mm256_div_ps(x, y); break;
+    default: r = _mm256_sub_ps(x, y), r = _mm256_mul_ps(r, r); break;
+    }
     return _mm256_min_ps(hi, _mm256_max_ps(lo, r));
 }
 

@@ -165,8 +165,14 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
     for (size_t i = 0; i < n; i += L) {
         __mmask16 m = tail(n - i);
         __m512 x = _mm512_maskz_loadu_ps(m, a + i), y = _mm512_maskz_loadu_ps(m, b + i);
-        __m512 r = op == PL_EW_ADD ? _mm512_add_ps(x, y)
-                 : op == PL_EW_SUB ? _mm512_sub_ps(x, y) : _mm512_mul_ps(x, y);
+        __m512 r;
+        switch (op) {
+        case PL_EW_ADD: r = _mm512_add_ps(x, y); break;
+        case PL_EW_SUB: r = _mm512_sub_ps(x, y); break;
+        case PL_EW_MUL: r = _mm512_mul_ps(x, y); break;
+        case PL_EW_DIV: r = _mm512_div_ps(x, y); break;
+        default: r = _mm512_sub_ps(x, y), r = _mm512_mul_ps(r, r); break;
+        }
         _mm512_mask_storeu_ps(out + i, m, _mm512_min_ps(hi, _mm512_max_ps(lo, r)));
     }
 }

@@ -138,8 +138,14 @@ static void mul_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t
 ** operand on NaN or equal values: x < lo ? lo : x, then y > hi ? hi : y). */
 static inline __m128 f32_one(pl_ew_f32_op op, __m128 x, __m128 y, __m128 lo, __m128 hi)
 {
-    __m128 r = op == PL_EW_ADD ? _mm_add_ps(x, y)
-             : op == PL_EW_SUB ? _mm_sub_ps(x, y) : _mm_mul_ps(x, y);
+    __m128 r;
+    switch (op) {
+    case PL_EW_ADD: r = _mm_add_ps(x, y); break;
+    case PL_EW_SUB: r = _mm_sub_ps(x, y); break;
+    case PL_EW_MUL: r = _mm_mul_ps(x, y); break;
+    case PL_EW_DIV: r = _mm_div_ps(x, y); break;
+    default: r = _mm_sub_ps(x, y), r = _mm_mul_ps(r, r); break;
+    }
     return _mm_min_ps(hi, _mm_max_ps(lo, r));
 }
 

@@ -30,6 +30,13 @@ void pl_div_f32(const pl_bcast *bc, float lo, float hi, const float *a, const fl
         out[i] = pl_fx_clamp_f32(a[it.i1] / b[it.i2], lo, hi);
 }
 
+void pl_div_f32_range(const pl_node *node, float *lo, float *hi)
+{
+    const opdata *d = node->user_data;
+    *lo = d->f_min;
+    *hi = d->f_max;
+}
+
 /* False when a divisor is 0 (nothing is written then). */
 static bool div_s32(const opdata *d, const pl_bcast *bc, const int32_t *a, const int32_t *b,
                     int32_t *out)

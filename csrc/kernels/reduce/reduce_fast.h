@@ -1,4 +1,4 @@
-/* reduce_fast.h - MEAN's contract with the host fast path (fast/mean.c): the op data
+/* reduce_fast.h - MEAN's and SUM's contract with the host fast path (fast/mean.c): the op data
 ** prepare leaves for invoke, the reduction's block shape and the integer rescale.
 **
 ** A fast path reads these after the portable prepare ran and never writes them. Float sums
@@ -49,5 +49,6 @@ bool pl_reduce_as_blocks(const pl_reduce_params *p, pl_reduce_blocks *b);
 void pl_reduce_rescale(const pl_reduce_op *d, const int32_t *sum, void *out);
 
 const pl_registration *pl_reduce_mean_registration(void);
+const pl_registration *pl_reduce_sum_registration(void);
 
 #endif
