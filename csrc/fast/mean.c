@@ -1,33 +1,37 @@
-/* mean.c - MEAN's and SUM's fast path (float32, int8, int16, uint8) when the reduced axes are
-** adjacent (pl_reduce_as_blocks: global average pooling over H and W, a last-axis mean). The
+/* mean.c - MEAN's, SUM's, REDUCE_MAX's and REDUCE_MIN's fast path (float32, int8, int16, uint8)
+** when the reduced axes are adjacent (pl_reduce_as_blocks: global average pooling over H and W, a last-axis mean). The
 ** portable kernel adds each input element into its output slot in memory; here the sums of a
 ** block of channels stay in vector registers while the reduced rows stream past (mean_body.h,
 ** built for each set), each channel's sum still taking its elements in input order (float:
 ** the reference's rounding; integers: int32 wrapping sums, the same in any order); last-axis
 ** float sums run eight rows side by side. Then the portable kernel's division (float MEAN) or
 ** pl_reduce_rescale (quantized) makes the output: the portable kernel's bytes. LiteRT's int8
-** SUM, which reads its bytes as uint8, keeps the portable kernel. */
+** SUM, which reads its bytes as uint8, keeps the portable kernel. REDUCE_MAX and REDUCE_MIN
+** fold a block of channels the same way, each in the portable kernel's order and comparison
+** (mean_body.h); a last-axis fold is one channel per row. */
 #include <string.h>
 
 #include "fast/fast.h"
 #include "kernels/reduce/reduce_fast.h"
 
 #define PL_MEAN_NAME pl_fast_mean_sums_c
+#define PL_EXTREME_NAME pl_fast_extremes_c
 #define PL_MEAN_LANES 32
 #include "fast/mean_body.h"
 
-/* isa's channel sums and the channels they take at a time. */
-static pl_fast_mean_sums sums_for(pl_isa isa, size_t *lanes)
+/* isa's channel sums and folds, and the channels they take at a time. */
+static pl_fast_mean_sums sums_for(pl_isa isa, size_t *lanes, pl_fast_extremes *fold)
 {
     *lanes = 32;
+    *fold = pl_fast_extremes_c;
 #if defined(PL_FAST_X86)
     if (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)
-        return *lanes = 64, pl_fast_mean_sums_avx2;
+        return *lanes = 64, *fold = pl_fast_extremes_avx2, pl_fast_mean_sums_avx2;
     if (isa == PL_ISA_SSE41)
-        return pl_fast_mean_sums_sse41;
+        return *fold = pl_fast_extremes_sse41, pl_fast_mean_sums_sse41;
 #elif defined(PL_FAST_ARM64)
     if (isa == PL_ISA_NEON || isa == PL_ISA_NEON_DOT)
-        return *lanes = 64, pl_fast_mean_sums_neon;
+        return *lanes = 64, *fold = pl_fast_extremes_neon, pl_fast_mean_sums_neon;
 #endif
     (void)isa;
     return pl_fast_mean_sums_c;
@@ -36,7 +40,9 @@ static pl_fast_mean_sums sums_for(pl_isa isa, size_t *lanes)
 typedef struct mean_plan {
     pl_reduce_blocks blocks;
     pl_fast_mean_sums sums;  /* the set's channel sums */
+    pl_fast_extremes fold;   /* and folds */
     size_t lanes;            /* channels they take at a time */
+    bool is_max;             /* REDUCE_MAX (else REDUCE_MIN); unused by MEAN and SUM */
 } mean_plan;
 
 static bool plan(pl_context *ctx, const pl_node *node)
@@ -50,8 +56,46 @@ static bool plan(pl_context *ctx, const pl_node *node)
          d->type != PL_UINT8))
         return false;
     mp.blocks = b;
-    mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes);
+    mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes, &mp.fold);
     return pl_fast_block_put(node, &mp, sizeof mp);
+}
+
+static bool plan_extreme(pl_context *ctx, const pl_node *node)
+{
+    const pl_reduce_extreme_op *d = node->user_data;
+    mean_plan mp = {0};
+    pl_tensor in;
+    if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        (in.type != PL_FLOAT32 && in.type != PL_INT8 && in.type != PL_INT16 &&
+         in.type != PL_UINT8) ||
+        !pl_reduce_as_blocks(&d->p, &mp.blocks))
+        return false;
+    mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes, &mp.fold);
+    mp.is_max = pl_fast_reg_of(node)->base == pl_reduce_max_registration();
+    return pl_fast_block_put(node, &mp, sizeof mp);
+}
+
+pl_status pl_fast_reduce_extreme_prepare(pl_context *ctx, pl_node *node)
+{
+    return pl_fast_prepare(ctx, node, plan_extreme);
+}
+
+pl_status pl_fast_reduce_extreme_invoke(pl_context *ctx, pl_node *node)
+{
+    const mean_plan *mp = pl_fast_block(node);
+    if (mp == NULL)
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    pl_tensor in, out;
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
+    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    const pl_reduce_blocks *b = &mp->blocks;
+    const size_t es = pl_type_size(in.type);
+    for (size_t o = 0; o < b->outer; o++)
+        for (size_t c = 0; c < b->inner; c += mp->lanes)
+            mp->fold((const uint8_t *)in.data + (o * b->reduced * b->inner + c) * es,
+                     b->reduced, b->inner, b->inner - c < mp->lanes ? b->inner - c : mp->lanes,
+                     in.type, mp->is_max, (uint8_t *)out.data + (o * b->inner + c) * es);
+    return PL_OK;
 }
 
 pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node)

@@ -97,6 +97,10 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_RSQRT] = {pl_rsqrt_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
     [PL_FAST_SQUARE] = {pl_square_registration, pl_fast_lut8_prepare, pl_fast_lut8_invoke},
     [PL_FAST_SUM] = {pl_reduce_sum_registration, pl_fast_mean_prepare, pl_fast_mean_invoke},
+    [PL_FAST_REDUCE_MAX] = {pl_reduce_max_registration, pl_fast_reduce_extreme_prepare,
+                            pl_fast_reduce_extreme_invoke},
+    [PL_FAST_REDUCE_MIN] = {pl_reduce_min_registration, pl_fast_reduce_extreme_prepare,
+                            pl_fast_reduce_extreme_invoke},
     /* float only: elementwise.c's loops */
     [PL_FAST_DIV] = {pl_div_registration, pl_fast_elementwise_prepare,
                      pl_fast_elementwise_invoke},

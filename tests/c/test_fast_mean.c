@@ -1,9 +1,12 @@
-/* test_fast_mean.c - MEAN's and SUM's host fast path against the portable kernel on random
+/* test_fast_mean.c - MEAN's, SUM's, REDUCE_MAX's and REDUCE_MIN's host fast path against the
+** portable kernel on random
 ** ranks (1 to 5), shapes (axes of one too), axes (negative, repeated, adjacent or not),
 ** keep_dims, element types (float32, int8, int16, uint8), scales and zero points: the same
 ** status, byte for byte the same output. Every case whose reduced axes are adjacent (axes of
 ** one aside) takes the fast path (the test fails otherwise); the others keep the portable
 ** kernel. */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "fast_harness.h"
@@ -12,20 +15,22 @@
 #include "kernel_tests.h"
 #include "kernels/reduce/reduce.h"
 
-enum { MEAN = 40, SUM = 74, MAX_ELEMS = 9 * 9 * 9 * 9 * 9, MAX_BYTES = MAX_ELEMS * 4 };
+enum { MEAN = 40, SUM = 74, RMAX = 82, RMIN = 89, MAX_ELEMS = 9 * 9 * 9 * 9 * 9, MAX_BYTES = MAX_ELEMS * 4 };
 
 static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
                                             uint32_t len, int32_t version)
 {
     (void)self, (void)name, (void)len, (void)version;
     return code == MEAN ? pl_reduce_mean_registration()
-         : code == SUM  ? pl_reduce_sum_registration() : NULL;
+         : code == SUM  ? pl_reduce_sum_registration()
+         : code == RMAX ? pl_reduce_max_registration()
+         : code == RMIN ? pl_reduce_min_registration() : NULL;
 }
 
 static const pl_resolver portable = {portable_find, NULL};
 
 typedef struct mean_case {
-    int32_t code; /* MEAN or SUM */
+    int32_t code; /* MEAN, SUM, RMAX or RMIN */
     pl_type type;
     int32_t ndims, dims[5], naxes, axes[5];
     int32_t keep[1];
@@ -39,7 +44,7 @@ static void random_case(mean_case *c)
 {
     static const pl_type types[] = {PL_FLOAT32, PL_INT8, PL_INT16, PL_UINT8};
     memset(c, 0, sizeof *c);
-    c->code = between(0, 2) ? MEAN : SUM;
+    c->code = (int32_t[]){MEAN, MEAN, SUM, RMAX, RMIN}[between(0, 4)];
     c->type = types[between(0, 3)];
     c->ndims = between(1, 5);
     for (int32_t a = 0; a < c->ndims; a++)
@@ -60,9 +65,17 @@ static void random_case(mean_case *c)
                                                               : between(-128, 127);
     c->out_zp = c->type == PL_INT16 ? 0 : c->type == PL_UINT8 ? between(0, 255)
                                                                : between(-128, 127);
+    if (c->code == RMAX || c->code == RMIN) { /* one quantization: the raw values compare */
+        c->out_scale = c->in_scale;
+        c->out_zp = c->in_zp;
+    }
+    static const float specials[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, FLT_MAX,
+                                     -FLT_MAX, 1e-40f};
+    bool extreme = c->code == RMAX || c->code == RMIN;
     for (size_t i = 0; i < MAX_ELEMS; i++) {
-        if (c->type == PL_FLOAT32) {
-            float v = unit() * 1000.0f;
+        if (c->type == PL_FLOAT32) { /* folds: specials and zeros of both signs, often */
+            float v = extreme && between(0, 3) == 0 ? specials[between(0, 8)]
+                    : extreme && between(0, 1) ? (float)between(-3, 3) : unit() * 1000.0f;
             memcpy(input + 4 * i, &v, 4);
         } else {
             input[2 * i] = (uint8_t)rnd(), input[2 * i + 1] = (uint8_t)rnd();
@@ -132,7 +145,7 @@ static bool case_matches(pl_fast_resolver *r, const mean_case *c)
     bool expect_fast = p.want == PL_OK && adjacent(c);
     if (!same || p.took_fast != expect_fast || p.want != PL_OK)
         fprintf(stderr, "%s %s: type %s rank %d axes %d status %d/%d bytes %zu/%zu fast %d\n",
-                c->code == SUM ? "sum" : "mean", same ? "path" : "differs", pl_type_name(c->type), c->ndims, c->naxes,
+                c->code == SUM ? "sum" : c->code == MEAN ? "mean" : "max/min", same ? "path" : "differs", pl_type_name(c->type), c->ndims, c->naxes,
                 (int)p.want, (int)p.got, p.want_bytes, p.got_bytes, p.took_fast);
     return same && p.took_fast == expect_fast && p.want == PL_OK;
 }

@@ -19,9 +19,7 @@
 enum { OP_REDUCE_PROD = 81, OP_REDUCE_MAX = 82, OP_REDUCE_MIN = 89, OP_REDUCE_ANY = 91,
        OP_REDUCE_ALL = 140 };
 
-typedef struct op_data {
-    pl_reduce_params p;
-} op_data;
+typedef pl_reduce_extreme_op op_data; /* reduce_fast.h: the host fast path reads it */
 
 static bool supported(int32_t op, pl_type t)
 {

@@ -35,6 +35,11 @@ typedef struct pl_reduce_op {
     int32_t scratch;           /* int32 sums of the quantized paths */
 } pl_reduce_op;
 
+/* REDUCE_MAX's and REDUCE_MIN's op data (the fold needs no more; the type is the input's). */
+typedef struct pl_reduce_extreme_op {
+    pl_reduce_params p;
+} pl_reduce_extreme_op;
+
 /* The reduction as [outer][reduced][inner] blocks, when the reduced dims are adjacent (size-1
 ** dims aside): global pooling, a last-axis mean. Output slot o * inner + c then takes
 ** elements (o * reduced + r) * inner + c in r order, as the element-by-element walk. */
@@ -50,5 +55,7 @@ void pl_reduce_rescale(const pl_reduce_op *d, const int32_t *sum, void *out);
 
 const pl_registration *pl_reduce_mean_registration(void);
 const pl_registration *pl_reduce_sum_registration(void);
+const pl_registration *pl_reduce_max_registration(void);
+const pl_registration *pl_reduce_min_registration(void);
 
 #endif
