@@ -26,7 +26,8 @@ typedef enum ew_kind { EW_S8, EW_S16, EW_F32 } ew_kind;
 typedef struct ew_plan {
     ew_kind kind;
     pl_ew_f32_op op;
-    int32_t small;        /* 0: flat; 1 or 2: that input repeats */
+    int32_t small;        /* 0: flat; 1 or 2: that input repeats (or, row > 0, is per row) */
+    size_t row;           /* float, per row: the outputs each small element meets; else 0 */
     float lo, hi;         /* float: the output's clamp (infinite: none) */
     size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
@@ -72,6 +73,28 @@ static bool repeats_along_last(const pl_tensor *t, const pl_tensor *out)
         if (t->dims[lead + k] != out->dims[out->ndims - rank + k])
             return false;
     return true;
+}
+
+/* True when t's shape, right-aligned against out's, is out's leading dims then 1s over more
+** than one output element (and out has no further leading dims above 1): each of t's
+** elements then meets a run of *row consecutive outputs ([N, 1] against [N, C], a layer
+** norm's statistics). */
+static bool per_row(const pl_tensor *t, const pl_tensor *out, size_t *row)
+{
+    int32_t lead = out->ndims - t->ndims, k = t->ndims;
+    size_t inner = 1;
+    if (lead < 0)
+        return false;
+    for (int32_t m = 0; m < lead; m++)
+        if (out->dims[m] != 1)
+            return false;
+    for (; k > 0 && t->dims[k - 1] == 1; k--)
+        inner *= (size_t)out->dims[lead + k - 1];
+    for (int32_t m = 0; m < k; m++)
+        if (t->dims[m] != out->dims[lead + m])
+            return false;
+    *row = inner;
+    return inner > 1;
 }
 
 /* 0: flat; 1 or 2: that input repeats; -1: a broadcast the fast path leaves alone. */
@@ -170,6 +193,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     ew_plan pl = {0};
     int32_t op = node->builtin_code;
     pl.small = broadcast_form(&a, &b, &o);
+    if (pl.small < 0 && o.type == PL_FLOAT32 && a.type == PL_FLOAT32 && b.type == PL_FLOAT32)
+        pl.small = per_row(&b, &o, &pl.row) ? 2 : per_row(&a, &o, &pl.row) ? 1 : -1;
     pl.count = pl_tensor_count(&o);
     pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl.small == 2 ? pl_tensor_count(&b) : 0;
     pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
@@ -244,11 +269,40 @@ typedef struct ew_job {
     size_t chunk, span; /* elements: run_flat's calls, a task's */
 } ew_job;
 
+/* A float per-row node's rows in task: each small element repeated into a buffer (the kernels
+** take two arrays), ROW_REP outputs at a time. */
+enum { ROW_REP = 1024 };
+
+static void run_rows(const ew_job *j, int32_t task)
+{
+    const ew_plan *pl = j->pl;
+    _Alignas(64) float rep[ROW_REP];
+    const float *small = (const float *)(const void *)j->small;
+    const float *big = (const float *)(const void *)j->big;
+    float *out = (float *)(void *)j->out;
+    const size_t fill = pl->row < ROW_REP ? pl->row : ROW_REP, first = (size_t)task * j->span;
+    const float *v = small + first / pl->row;
+    for (size_t i = first; i < pl->count && i < first + j->span; i += pl->row, v++) {
+        for (size_t k = 0; k < fill; k += 8) /* whole vectors: ROW_REP is a multiple of 8 */
+            for (size_t m = 0; m < 8; m++)
+                rep[k + m] = *v;
+        for (size_t at = 0; at < pl->row; at += fill) {
+            size_t n = pl->row - at < fill ? pl->row - at : fill;
+            run_flat(pl, j->k, false, pl->small == 1 ? rep : big + i + at,
+                     pl->small == 1 ? big + i + at : rep, n, out + i + at);
+        }
+    }
+}
+
 static void ew_span(void *arg, int32_t worker, int32_t task)
 {
     (void)worker;
     const ew_job *j = arg;
     const ew_plan *pl = j->pl;
+    if (pl->row > 0) {
+        run_rows(j, task);
+        return;
+    }
     const size_t es = element_bytes(pl->kind), end = (size_t)(task + 1) * j->span;
     for (size_t i = (size_t)task * j->span; i < pl->count && i < end; i += j->chunk) {
         size_t n = pl->count - i < j->chunk ? pl->count - i : j->chunk;
@@ -273,8 +327,8 @@ static void run_spans(const pl_node *node, ew_job *j, const unsigned char *a,
     const size_t es = element_bytes(pl->kind), bytes = pl->period * es;
     j->small = pl->small == 2 ? b : a;
     j->big = pl->small == 2 ? a : b;
-    j->chunk = pl->small == 0 ? EW_TASK : pl->period;
-    if (pl->small != 0 && bytes <= REP_BYTES) {
+    j->chunk = pl->small == 0 ? EW_TASK : pl->row > 0 ? pl->row : pl->period;
+    if (pl->small != 0 && pl->row == 0 && bytes <= REP_BYTES) {
         size_t total = REP_BYTES / bytes * bytes, filled = bytes;
         memcpy(rep, j->small, bytes);
         for (; filled < total; filled *= 2) /* doubling: a scalar takes a dozen copies */

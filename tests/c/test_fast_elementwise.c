@@ -46,6 +46,8 @@ typedef enum form {
     LAST_B,     /* b repeats along out's last axes */
     LAST_A,
     LONG_B,     /* b alone larger than the repeat buffer */
+    ROW_B,      /* b out's leading dims then 1s ([N, H, 1, 1]): fast for float only */
+    ROW_A,
     OTHER,      /* b [N,1,1,C]: portable */
     FORMS
 } form;
@@ -96,8 +98,8 @@ static void shapes(ew_case *c)
         o[0] = 1, o[1] = 2, o[2] = 1, o[3] = between(4097, MAX_N / 2);
     if (c->form == SAME && between(0, 2) == 0) /* large: int8 takes the pairs table */
         o[0] = o[1] = o[2] = 1, o[3] = between(PAIRS_N - 8, MAX_N);
-    if (c->form == OTHER)
-        o[0] = 2, o[1] = between(2, 5);
+    if (c->form == OTHER) /* a last dim of 1 would make b [2,1,1,1] per row */
+        o[0] = 2, o[1] = between(2, 5), o[3] = between(2, 40);
     c->a_nd = c->b_nd = 4;
     memcpy(c->a_dims, o, sizeof c->a_dims);
     memcpy(c->b_dims, o, sizeof c->b_dims);
@@ -112,6 +114,15 @@ static void shapes(ew_case *c)
         *small_nd = 1, small[0] = o[3];
     } else if (c->form == OTHER) {
         small[1] = small[2] = 1;
+    } else if (c->form == ROW_A || c->form == ROW_B) {
+        /* [2, ...] against a last dim of 2 or more: neither a scalar nor a repeat; rows
+        ** longer than elementwise.c's ROW_REP too */
+        o[0] = 2, o[3] = between(0, 1) ? between(2, 40) : between(2, 500);
+        memcpy(c->a_dims, o, sizeof c->a_dims);
+        memcpy(c->b_dims, o, sizeof c->b_dims);
+        int32_t *row = c->form == ROW_A ? c->a_dims : c->b_dims;
+        for (int32_t k = between(1, 3); k < 4; k++)
+            row[k] = 1;
     }
 }
 
@@ -187,7 +198,9 @@ static void random_case(ew_case *c)
 ** path, so its general one runs fast. */
 static bool expect_fast(const ew_case *c)
 {
-    return c->form != OTHER && !(c->pot && kh_ctx.arith == PL_ARITH_LITERT);
+    bool row = c->form == ROW_A || c->form == ROW_B;
+    return c->form != OTHER && !(row && c->type != PL_FLOAT32) &&
+           !(c->pot && kh_ctx.arith == PL_ARITH_LITERT);
 }
 
 static void *data(pl_type type, int which, int slot)
