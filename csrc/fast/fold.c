@@ -8,10 +8,12 @@
 ** the threads. The arena, the plan and the node's op data are the portable kernel's. Kept
 ** portable: a variable output (dequantized once by the portable kernel, then
 ** updated in place) and models with more than one subgraph (folds are found by tensor index,
-** and a kernel does not see its subgraph). */
+** and a kernel does not see its subgraph). A DEQUANTIZE of a computed tensor takes quant.c's
+** vector loop instead. */
 #include <string.h>
 
 #include "fast/fast.h"
+#include "fast/quant.h"
 
 /* A context whose get_eval gives one tensor the data of a host block. */
 typedef struct redirect {
@@ -52,11 +54,13 @@ static bool plan(pl_context *ctx, pl_node *node)
     redirect r = {*ctx, ctx, out.index, values};
     r.ctx.get_eval = redirected_eval;
     /* the block only marks the node as folded */
+    uint8_t *mark = NULL;
     if (pl_fast_reg_of(node)->base->invoke(&r.ctx, node) != PL_OK ||
-        pl_fast_block_new(node, 1) == NULL) {
+        (mark = pl_fast_block_new(node, 1)) == NULL) {
         pl_fast_fold_drop(node, out.index);
         return false;
     }
+    *mark = PL_DEQUANTIZE_FOLDED;
     return true;
 }
 
@@ -66,6 +70,7 @@ pl_status pl_fast_dequantize_prepare(pl_context *ctx, pl_node *node)
     if (!plan(ctx, node)) {
         pl_fast_block_drop(node);
         pl_fast_fold_drop(node, pl_node_output(node, 0)); /* none stays from a former prepare */
+        pl_fast_dequantize_runtime_plan(ctx, node);
     }
     return PL_OK;
 }
@@ -87,9 +92,11 @@ static void copy_span(void *arg, int32_t worker, size_t at, size_t count)
 
 pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node)
 {
-    const void *block = pl_fast_block(node);
+    const uint8_t *block = pl_fast_block(node);
     if (block == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    if (*block == PL_DEQUANTIZE_RUNTIME)
+        return pl_fast_dequantize_runtime_invoke(ctx, node);
     pl_tensor out;
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     const void *values = pl_fast_fold(node, out.index, out.bytes);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast/fast.h"
+#include "fast/quant.h"
 #include "kernels/activation/activations_fast.h"
 #include "kernels/activation/logistic_tanh_fast.h"
 #include "kernels/activation/prelu_fast.h"
@@ -101,6 +102,8 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                             pl_fast_reduce_extreme_invoke},
     [PL_FAST_REDUCE_MIN] = {pl_reduce_min_registration, pl_fast_reduce_extreme_prepare,
                             pl_fast_reduce_extreme_invoke},
+    [PL_FAST_QUANTIZE] = {pl_quantize_registration, pl_fast_quantize_prepare,
+                          pl_fast_quantize_invoke},
     /* float only: elementwise.c's loops */
     [PL_FAST_DIV] = {pl_div_registration, pl_fast_elementwise_prepare,
                      pl_fast_elementwise_invoke},

@@ -7,6 +7,7 @@
 
 #include "kernels/activation/activations.h"
 #include "kernels/common/fixedpoint.h"
+#include "kernels/quant/dequantize_fast.h"
 #include "kernels/registry.h"
 #include "picolite/pl_node_io.h"
 
@@ -196,6 +197,16 @@ static pl_status keep_quant(pl_context *ctx, opdata *d, const pl_tensor *t)
     d->scale = scale;
     d->zero_point = zp;
     return PL_OK;
+}
+
+bool pl_quant_per_tensor(const pl_node *node, float *scale, int32_t *zp)
+{
+    const opdata *d = node->user_data;
+    if (d->layout.channels != 1)
+        return false;
+    *scale = d->scale1;
+    *zp = d->zero_point1;
+    return true;
 }
 
 /* The input/output pairs LiteRT's quantize.cc or TFLM's quantize_common.cc accepts (TFLM
