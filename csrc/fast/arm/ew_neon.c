@@ -1,6 +1,7 @@
 /* ew_neon.c - the flat elementwise loops with NEON (see elementwise.h): int8 and int16 8
 ** elements per step in two vectors, float32 4; the last few go through a zero-padded copy. */
 #include <arm_neon.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fast/arm/s8_stage.h"
@@ -185,49 +186,23 @@ static void hard_swish_f32(const float *in, float *out, size_t n)
     }
 }
 
-static inline float32x4_t unary_one(pl_ew_unary op, float32x4_t x, float32x4_t a)
+enum { U_LANES = 4 };
+typedef float32x4_t vf;
+static inline vf u_load(const float *p) { return vld1q_f32(p); }
+static inline void u_store(float *p, vf v) { vst1q_f32(p, v); }
+static inline vf u_set(float x) { return vdupq_n_f32(x); }
+static inline vf u_floor(vf x) { return vrndmq_f32(x); }
+static inline vf u_ceil(vf x) { return vrndpq_f32(x); }
+static inline vf u_neg(vf x) { return vnegq_f32(x); }
+static inline vf u_sqrt(vf x) { return vsqrtq_f32(x); }
+static inline vf u_div(vf x, vf y) { return vdivq_f32(x, y); }
+static inline vf u_mul(vf x, vf y) { return vmulq_f32(x, y); }
+static inline vf u_positive_or(vf x, vf y)
 {
-    switch (op) {
-    case PL_EW_FLOOR: return vrndmq_f32(x);
-    case PL_EW_CEIL: return vrndpq_f32(x);
-    case PL_EW_NEG: return vnegq_f32(x);
-    case PL_EW_SQRT: return vsqrtq_f32(x);
-    case PL_EW_RSQRT: return vdivq_f32(vdupq_n_f32(1.0f), vsqrtq_f32(x));
-    case PL_EW_SQUARE: return vmulq_f32(x, x);
-    default: /* LEAKY */
-        return vbslq_f32(vcgtq_f32(x, vdupq_n_f32(0.0f)), x, vmulq_f32(x, a));
-    }
+    return vbslq_f32(vcgtq_f32(x, vdupq_n_f32(0.0f)), x, y);
 }
+static inline bool u_any_nan(vf x) { return vminvq_u32(vceqq_f32(x, x)) == 0; }
 
-/* One loop per operation (unary_one inlined with a constant op in each); FLOOR and CEIL
-** hand a vector with NaN lanes to pl_ew_unary_nans. */
-#define EACH(o)                                                                             \
-    case o:                                                                                 \
-        for (; n - i >= 4; i += 4) {                                                        \
-            float32x4_t x = vld1q_f32(in + i);                                              \
-            vst1q_f32(out + i, unary_one(o, x, a));                                         \
-            if (o <= PL_EW_CEIL && vminvq_u32(vceqq_f32(x, x)) == 0)                        \
-                pl_ew_unary_nans(o, in + i, out + i, 4);                                    \
-        }                                                                                   \
-        break
-
-static void unary_f32(pl_ew_unary op, float alpha, const float *in, float *out, size_t n)
-{
-    const float32x4_t a = vdupq_n_f32(alpha);
-    size_t i = 0;
-    switch (op) {
-        EACH(PL_EW_FLOOR); EACH(PL_EW_CEIL); EACH(PL_EW_NEG); EACH(PL_EW_SQRT);
-        EACH(PL_EW_RSQRT); EACH(PL_EW_SQUARE); EACH(PL_EW_LEAKY);
-    }
-    if (i < n) {
-        float t[4] = {0};
-        memcpy(t, in + i, sizeof(float) * (n - i));
-        vst1q_f32(t, unary_one(op, vld1q_f32(t), a));
-        memcpy(out + i, t, sizeof(float) * (n - i));
-        if (op <= PL_EW_CEIL)
-            pl_ew_unary_nans(op, in + i, out + i, n - i);
-    }
-}
-#undef EACH
+#include "fast/unary_body.h"
 
 const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL, unary_f32};

@@ -2,6 +2,7 @@
 ** vector (int8, int16 and float32 alike); the last few go through a zero-padded copy.
 ** Built with -mavx2 -mfma (and -ffp-contract=off); run only when the CPU has them. */
 #include <immintrin.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fast/elementwise.h"
@@ -234,51 +235,33 @@ static void pairs_s8(const int8_t *pairs, const int8_t *a, const int8_t *b, size
         out[i] = pairs[(size_t)(uint8_t)a[i] << 8 | (uint8_t)b[i]];
 }
 
-static inline __m256 unary_one(pl_ew_unary op, __m256 x, __m256 a)
+enum { U_LANES = L };
+typedef __m256 vf;
+static inline vf u_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void u_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
+static inline vf u_set(float x) { return _mm256_set1_ps(x); }
+static inline vf u_floor(vf x)
 {
-    switch (op) {
-    case PL_EW_FLOOR: return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    case PL_EW_CEIL: return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-    case PL_EW_NEG: return _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));
-    case PL_EW_SQRT: return _mm256_sqrt_ps(x);
-    case PL_EW_RSQRT: return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x));
-    case PL_EW_SQUARE: return _mm256_mul_ps(x, x);
-    default: /* LEAKY */
-        return _mm256_blendv_ps(_mm256_mul_ps(x, a), x,
-                                _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
-    }
+    return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+static inline vf u_ceil(vf x)
+{
+    return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+}
+static inline vf u_neg(vf x) { return _mm256_xor_ps(x, _mm256_set1_ps(-0.0f)); }
+static inline vf u_sqrt(vf x) { return _mm256_sqrt_ps(x); }
+static inline vf u_div(vf x, vf y) { return _mm256_div_ps(x, y); }
+static inline vf u_mul(vf x, vf y) { return _mm256_mul_ps(x, y); }
+static inline vf u_positive_or(vf x, vf y)
+{
+    return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
+}
+static inline bool u_any_nan(vf x)
+{
+    return _mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)) != 0;
 }
 
-/* One loop per operation (unary_one inlined with a constant op in each); FLOOR and CEIL
-** hand a vector with NaN lanes to pl_ew_unary_nans. */
-#define EACH(o)                                                                             \
-    case o:                                                                                 \
-        for (; n - i >= L; i += L) {                                                        \
-            __m256 x = _mm256_loadu_ps(in + i);                                             \
-            _mm256_storeu_ps(out + i, unary_one(o, x, a));                                  \
-            if (o <= PL_EW_CEIL && _mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)) != 0) \
-                pl_ew_unary_nans(o, in + i, out + i, L);                                    \
-        }                                                                                   \
-        break
-
-static void unary_f32(pl_ew_unary op, float alpha, const float *in, float *out, size_t n)
-{
-    const __m256 a = _mm256_set1_ps(alpha);
-    size_t i = 0;
-    switch (op) {
-        EACH(PL_EW_FLOOR); EACH(PL_EW_CEIL); EACH(PL_EW_NEG); EACH(PL_EW_SQRT);
-        EACH(PL_EW_RSQRT); EACH(PL_EW_SQUARE); EACH(PL_EW_LEAKY);
-    }
-    if (i < n) {
-        float t[L] = {0};
-        memcpy(t, in + i, sizeof(float) * (n - i));
-        _mm256_storeu_ps(t, unary_one(op, _mm256_loadu_ps(t), a));
-        memcpy(out + i, t, sizeof(float) * (n - i));
-        if (op <= PL_EW_CEIL)
-            pl_ew_unary_nans(op, in + i, out + i, n - i);
-    }
-}
-#undef EACH
+#include "fast/unary_body.h"
 
 const pl_ew pl_ew_avx2 = {add_s8,         mul_s8,   add_s16,  mul_s16, f32,
                           hard_swish_f32, pairs_s8, unary_f32};

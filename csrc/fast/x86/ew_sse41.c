@@ -3,6 +3,7 @@
 ** lane of a loop shares its scales, so SSE's shifts by one count serve the rescale. Built
 ** with -msse4.1 (and -ffp-contract=off); run only when the CPU has it. */
 #include <smmintrin.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fast/elementwise.h"
@@ -186,49 +187,23 @@ static void hard_swish_f32(const float *in, float *out, size_t n)
     }
 }
 
-static inline __m128 unary_one(pl_ew_unary op, __m128 x, __m128 a)
+enum { U_LANES = L };
+typedef __m128 vf;
+static inline vf u_load(const float *p) { return _mm_loadu_ps(p); }
+static inline void u_store(float *p, vf v) { _mm_storeu_ps(p, v); }
+static inline vf u_set(float x) { return _mm_set1_ps(x); }
+static inline vf u_floor(vf x) { return _mm_round_ps(x, _MM_FROUND_TO_NEG_INF); }
+static inline vf u_ceil(vf x) { return _mm_round_ps(x, _MM_FROUND_TO_POS_INF); }
+static inline vf u_neg(vf x) { return _mm_xor_ps(x, _mm_set1_ps(-0.0f)); }
+static inline vf u_sqrt(vf x) { return _mm_sqrt_ps(x); }
+static inline vf u_div(vf x, vf y) { return _mm_div_ps(x, y); }
+static inline vf u_mul(vf x, vf y) { return _mm_mul_ps(x, y); }
+static inline vf u_positive_or(vf x, vf y)
 {
-    switch (op) {
-    case PL_EW_FLOOR: return _mm_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    case PL_EW_CEIL: return _mm_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-    case PL_EW_NEG: return _mm_xor_ps(x, _mm_set1_ps(-0.0f));
-    case PL_EW_SQRT: return _mm_sqrt_ps(x);
-    case PL_EW_RSQRT: return _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(x));
-    case PL_EW_SQUARE: return _mm_mul_ps(x, x);
-    default: /* LEAKY */
-        return _mm_blendv_ps(_mm_mul_ps(x, a), x, _mm_cmpgt_ps(x, _mm_setzero_ps()));
-    }
+    return _mm_blendv_ps(y, x, _mm_cmpgt_ps(x, _mm_setzero_ps()));
 }
+static inline bool u_any_nan(vf x) { return _mm_movemask_ps(_mm_cmpunord_ps(x, x)) != 0; }
 
-/* One loop per operation (unary_one inlined with a constant op in each); FLOOR and CEIL
-** hand a vector with NaN lanes to pl_ew_unary_nans. */
-#define EACH(o)                                                                             \
-    case o:                                                                                 \
-        for (; n - i >= L; i += L) {                                                        \
-            __m128 x = _mm_loadu_ps(in + i);                                                \
-            _mm_storeu_ps(out + i, unary_one(o, x, a));                                     \
-            if (o <= PL_EW_CEIL && _mm_movemask_ps(_mm_cmpunord_ps(x, x)) != 0)             \
-                pl_ew_unary_nans(o, in + i, out + i, L);                                    \
-        }                                                                                   \
-        break
-
-static void unary_f32(pl_ew_unary op, float alpha, const float *in, float *out, size_t n)
-{
-    const __m128 a = _mm_set1_ps(alpha);
-    size_t i = 0;
-    switch (op) {
-        EACH(PL_EW_FLOOR); EACH(PL_EW_CEIL); EACH(PL_EW_NEG); EACH(PL_EW_SQRT);
-        EACH(PL_EW_RSQRT); EACH(PL_EW_SQUARE); EACH(PL_EW_LEAKY);
-    }
-    if (i < n) {
-        float t[L] = {0};
-        memcpy(t, in + i, sizeof(float) * (n - i));
-        _mm_storeu_ps(t, unary_one(op, _mm_loadu_ps(t), a));
-        memcpy(out + i, t, sizeof(float) * (n - i));
-        if (op <= PL_EW_CEIL)
-            pl_ew_unary_nans(op, in + i, out + i, n - i);
-    }
-}
-#undef EACH
+#include "fast/unary_body.h"
 
 const pl_ew pl_ew_sse41 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL, unary_f32};
