@@ -215,6 +215,8 @@ void pl_fast_mean_sums_avx2(const void *x, size_t reduced, size_t inner, size_t 
                             pl_type type, void *out);
 void pl_fast_mean_sums_neon(const void *x, size_t reduced, size_t inner, size_t n,
                             pl_type type, void *out);
+pl_status pl_fast_arg_max_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_arg_max_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_reduce_extreme_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_reduce_extreme_invoke(pl_context *ctx, pl_node *node);
 /* REDUCE_MAX's (is_max) or REDUCE_MIN's fold of a block of n channels (mean_body.h). */

@@ -19,6 +19,7 @@
 #include "kernels/elementwise/div.h"
 #include "kernels/elementwise/math.h"
 #include "kernels/elementwise/squared_difference.h"
+#include "kernels/gather/arg_min_max_fast.h"
 #include "kernels/gather/gather_fast.h"
 #include "kernels/image/resize_fast.h"
 #include "kernels/pool/pooling_fast.h"
@@ -104,6 +105,10 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                             pl_fast_reduce_extreme_invoke},
     [PL_FAST_QUANTIZE] = {pl_quantize_registration, pl_fast_quantize_prepare,
                           pl_fast_quantize_invoke},
+    [PL_FAST_ARG_MAX] = {pl_arg_max_registration, pl_fast_arg_max_prepare,
+                         pl_fast_arg_max_invoke},
+    [PL_FAST_ARG_MIN] = {pl_arg_min_registration, pl_fast_arg_max_prepare,
+                         pl_fast_arg_max_invoke},
     /* float only: elementwise.c's loops */
     [PL_FAST_DIV] = {pl_div_registration, pl_fast_elementwise_prepare,
                      pl_fast_elementwise_invoke},

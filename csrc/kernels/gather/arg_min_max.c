@@ -17,11 +17,7 @@ enum { OP_ARG_MAX = 56, OP_ARG_MIN = 79 };
 /* ArgMaxOptions / ArgMinOptions field ids (schema.fbs). */
 enum { OPT_OUTPUT_TYPE = 0 };
 
-typedef struct opdata {
-    PL_SLOT(size_t, outer); /* slots: one layout on 32-bit targets */
-    PL_SLOT(size_t, axis_size);
-    PL_SLOT(size_t, inner);
-} opdata;
+typedef pl_arg_min_max_op opdata; /* arg_min_max_fast.h: the host fast path reads it */
 
 static bool supported(pl_type t)
 {

@@ -2,9 +2,7 @@
 #ifndef PL_KERNELS_ARG_MIN_MAX_H
 #define PL_KERNELS_ARG_MIN_MAX_H
 
+#include "kernels/gather/arg_min_max_fast.h" /* the op data, the registrations */
 #include "picolite/pl_kernel.h"
-
-const pl_registration *pl_arg_max_registration(void);
-const pl_registration *pl_arg_min_registration(void);
 
 #endif
