@@ -28,7 +28,7 @@ typedef struct ew_plan {
     ew_kind kind;
     pl_ew_f32_op op;
     int32_t small;        /* 0: flat; 1 or 2: that input repeats (or, row > 0, is per row) */
-    size_t row;           /* float, per row: the outputs each small element meets; else 0 */
+    size_t row;           /* per row: the outputs each small element meets; else 0 */
     float lo, hi;         /* float: the output's clamp (infinite: none) */
     size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
@@ -194,7 +194,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     ew_plan pl = {0};
     int32_t op = node->builtin_code;
     pl.small = broadcast_form(&a, &b, &o);
-    if (pl.small < 0 && o.type == PL_FLOAT32 && a.type == PL_FLOAT32 && b.type == PL_FLOAT32)
+    if (pl.small < 0 && a.type == o.type && b.type == o.type)
         pl.small = per_row(&b, &o, &pl.row) ? 2 : per_row(&a, &o, &pl.row) ? 1 : -1;
     pl.count = pl_tensor_count(&o);
     pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl.small == 2 ? pl_tensor_count(&b) : 0;
@@ -270,27 +270,44 @@ typedef struct ew_job {
     size_t chunk, span; /* elements: run_flat's calls, a task's */
 } ew_job;
 
-/* A float per-row node's rows in task: each small element repeated into a buffer (the kernels
-** take two arrays), ROW_REP outputs at a time. */
+/* A per-row node's rows in task: each small element repeated into a buffer (the kernels take
+** two arrays), ROW_REP outputs at a time. */
 enum { ROW_REP = 1024 };
+
+/* n (a multiple of 8, at most ROW_REP) copies of the es-byte element v. */
+static void fill_rep(unsigned char *rep, const unsigned char *v, size_t es, size_t n)
+{
+    if (es == 1) {
+        memset(rep, *v, n);
+    } else if (es == 2) {
+        int16_t x, *r = (int16_t *)(void *)rep;
+        memcpy(&x, v, sizeof x);
+        for (size_t k = 0; k < n; k += 8) /* whole vectors */
+            for (size_t m = 0; m < 8; m++)
+                r[k + m] = x;
+    } else {
+        float x, *r = (float *)(void *)rep;
+        memcpy(&x, v, sizeof x);
+        for (size_t k = 0; k < n; k += 8)
+            for (size_t m = 0; m < 8; m++)
+                r[k + m] = x;
+    }
+}
 
 static void run_rows(const ew_job *j, int32_t task)
 {
     const ew_plan *pl = j->pl;
-    _Alignas(64) float rep[ROW_REP];
-    const float *small = (const float *)(const void *)j->small;
-    const float *big = (const float *)(const void *)j->big;
-    float *out = (float *)(void *)j->out;
-    const size_t fill = pl->row < ROW_REP ? pl->row : ROW_REP, first = (size_t)task * j->span;
-    const float *v = small + first / pl->row;
-    for (size_t i = first; i < pl->count && i < first + j->span; i += pl->row, v++) {
-        for (size_t k = 0; k < fill; k += 8) /* whole vectors: ROW_REP is a multiple of 8 */
-            for (size_t m = 0; m < 8; m++)
-                rep[k + m] = *v;
+    _Alignas(64) unsigned char rep[ROW_REP * sizeof(float)];
+    const size_t es = element_bytes(pl->kind), first = (size_t)task * j->span;
+    const size_t fill = pl->row < ROW_REP ? pl->row : ROW_REP;
+    const unsigned char *v = j->small + first / pl->row * es;
+    for (size_t i = first; i < pl->count && i < first + j->span; i += pl->row, v += es) {
+        fill_rep(rep, v, es, (fill + 7) / 8 * 8);
         for (size_t at = 0; at < pl->row; at += fill) {
             size_t n = pl->row - at < fill ? pl->row - at : fill;
-            run_flat(pl, j->k, false, pl->small == 1 ? rep : big + i + at,
-                     pl->small == 1 ? big + i + at : rep, n, out + i + at);
+            const unsigned char *x = j->big + (i + at) * es;
+            run_flat(pl, j->k, false, pl->small == 1 ? rep : x, pl->small == 1 ? x : rep, n,
+                     j->out + (i + at) * es);
         }
     }
 }

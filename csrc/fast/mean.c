@@ -1,10 +1,11 @@
-/* mean.c - MEAN's, SUM's, REDUCE_MAX's and REDUCE_MIN's fast path (float32, int8, int16, uint8)
-** when the reduced axes are adjacent (pl_reduce_as_blocks: global average pooling over H and W, a last-axis mean). The
-** portable kernel adds each input element into its output slot in memory; here the sums of a
-** block of channels stay in vector registers while the reduced rows stream past (mean_body.h,
-** built for each set), each channel's sum still taking its elements in input order (float:
-** the reference's rounding; integers: int32 wrapping sums, the same in any order); last-axis
-** float sums run eight rows side by side. Then the portable kernel's division (float MEAN) or
+/* mean.c - MEAN's, SUM's, REDUCE_MAX's and REDUCE_MIN's fast path (float32, int8, int16,
+** uint8) when the reduced axes are adjacent (pl_reduce_as_blocks: global average pooling over
+** H and W, a last-axis mean). The portable kernel adds each input element into its output
+** slot in memory; here the sums of a block of channels stay in vector registers while the
+** reduced rows stream past (mean_body.h, built for each set), each channel's sum still taking
+** its elements in input order (float: the reference's rounding; integers: int32 wrapping
+** sums, the same in any order); last-axis float sums run eight rows side by side, last-axis
+** integer ones eight partial sums a row. Then the portable kernel's division (float MEAN) or
 ** pl_reduce_rescale (quantized) makes the output: the portable kernel's bytes. LiteRT's int8
 ** SUM, which reads its bytes as uint8, keeps the portable kernel. REDUCE_MAX and REDUCE_MIN
 ** fold a block of channels the same way, each in the portable kernel's order and comparison
@@ -127,6 +128,35 @@ static void sum_rows_f32(const float *x, size_t rows, size_t n, float *out)
     }
 }
 
+/* Last-axis integer sums (int32 wrapping: any order gives the portable kernel's), eight
+** partial sums a row so that its adds do not wait on one another. */
+#define SUM_ROWS_INT(T)                                                                    \
+    do {                                                                                   \
+        const T *p = x;                                                                    \
+        for (size_t o = 0; o < rows; o++, p += n) {                                        \
+            uint32_t s[8] = {0}, all = 0;                                                  \
+            size_t r = 0;                                                                  \
+            for (; n - r >= 8; r += 8)                                                     \
+                for (size_t m = 0; m < 8; m++)                                             \
+                    s[m] += (uint32_t)p[r + m];                                            \
+            for (; r < n; r++)                                                             \
+                s[0] += (uint32_t)p[r];                                                    \
+            for (size_t m = 0; m < 8; m++)                                                 \
+                all += s[m];                                                               \
+            memcpy(out + 4 * o, &all, sizeof all);                                         \
+        }                                                                                  \
+    } while (0)
+
+static void sum_rows_int(const void *x, pl_type type, size_t rows, size_t n, uint8_t *out)
+{
+    if (type == PL_INT8)
+        SUM_ROWS_INT(int8_t);
+    else if (type == PL_UINT8)
+        SUM_ROWS_INT(uint8_t);
+    else
+        SUM_ROWS_INT(int16_t);
+}
+
 /* The sums of mp's blocks into out (float32: float; the others: int32), lanes channels at a
 ** time, a last-axis float mean one sequential sum per output. */
 static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *out)
@@ -135,6 +165,10 @@ static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *
     const size_t es = pl_type_size(type), plane = b->reduced * b->inner;
     if (type == PL_FLOAT32 && b->inner == 1) {
         sum_rows_f32(in, b->outer, b->reduced, out);
+        return;
+    }
+    if (b->inner == 1) {
+        sum_rows_int(in, type, b->outer, b->reduced, out);
         return;
     }
     for (size_t o = 0; o < b->outer; o++) {

@@ -46,7 +46,7 @@ typedef enum form {
     LAST_B,     /* b repeats along out's last axes */
     LAST_A,
     LONG_B,     /* b alone larger than the repeat buffer */
-    ROW_B,      /* b out's leading dims then 1s ([N, H, 1, 1]): fast for float only */
+    ROW_B,      /* b out's leading dims then 1s ([N, H, 1, 1]) */
     ROW_A,
     OTHER,      /* b [N,1,1,C]: portable */
     FORMS
@@ -198,9 +198,7 @@ static void random_case(ew_case *c)
 ** path, so its general one runs fast. */
 static bool expect_fast(const ew_case *c)
 {
-    bool row = c->form == ROW_A || c->form == ROW_B;
-    return c->form != OTHER && !(row && c->type != PL_FLOAT32) &&
-           !(c->pot && kh_ctx.arith == PL_ARITH_LITERT);
+    return c->form != OTHER && !(c->pot && kh_ctx.arith == PL_ARITH_LITERT);
 }
 
 static void *data(pl_type type, int which, int slot)
