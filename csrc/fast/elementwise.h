@@ -38,7 +38,9 @@ typedef struct pl_ew_q {
 } pl_ew_q;
 
 /* Float ADD, SUB, MUL, DIV (a / b) and SQUARED_DIFFERENCE ((a - b) (a - b)), as the portable
-** kernels write them. (MAXIMUM and MINIMUM have no op data to find a plan by.) */
+** kernels write them. (MAXIMUM and MINIMUM have no op data to find a plan by.) Of two NaN
+** operands x86 and Arm return the first one's, and a compiler may swap a commutative add's
+** or multiply's operands: the kernels give a NaN a its place back (a + a: a, quieted). */
 typedef enum pl_ew_f32_op { PL_EW_ADD, PL_EW_SUB, PL_EW_MUL, PL_EW_DIV, PL_EW_SQDIFF } pl_ew_f32_op;
 
 /* Float FLOOR, CEIL, NEG, SQRT, RSQRT, SQUARE (math.c) and LEAKY_RELU (pl_leaky_relu_f32). */

@@ -143,6 +143,8 @@ static inline float32x4_t f32_one(pl_ew_f32_op op, float32x4_t x, float32x4_t y,
     case PL_EW_DIV: r = vdivq_f32(x, y); break;
     default: r = vsubq_f32(x, y), r = vmulq_f32(r, r); break;
     }
+    if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
+        r = vbslq_f32(vceqq_f32(x, x), r, vaddq_f32(x, x));
     r = vbslq_f32(vcltq_f32(r, lo), lo, r);
     return vbslq_f32(vcgtq_f32(r, hi), hi, r);
 }

@@ -172,6 +172,8 @@ static inline __m256 f32_one(pl_ew_f32_op op, __m256 x, __m256 y, __m256 lo, __m
     case PL_EW_DIV: r = _mm256_div_ps(x, y); break;
     default: r = _mm256_sub_ps(x, y), r = _mm256_mul_ps(r, r); break;
     }
+    if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
+        r = _mm256_blendv_ps(r, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
     return _mm256_min_ps(hi, _mm256_max_ps(lo, r));
 }
 

@@ -173,6 +173,8 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
         case PL_EW_DIV: r = _mm512_div_ps(x, y); break;
         default: r = _mm512_sub_ps(x, y), r = _mm512_mul_ps(r, r); break;
         }
+        if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
+            r = _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
         _mm512_mask_storeu_ps(out + i, m, _mm512_min_ps(hi, _mm512_max_ps(lo, r)));
     }
 }

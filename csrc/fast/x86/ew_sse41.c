@@ -147,6 +147,8 @@ static inline __m128 f32_one(pl_ew_f32_op op, __m128 x, __m128 y, __m128 lo, __m
     case PL_EW_DIV: r = _mm_div_ps(x, y); break;
     default: r = _mm_sub_ps(x, y), r = _mm_mul_ps(r, r); break;
     }
+    if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
+        r = _mm_blendv_ps(r, _mm_add_ps(x, x), _mm_cmpunord_ps(x, x));
     return _mm_min_ps(hi, _mm_max_ps(lo, r));
 }
 
