@@ -187,6 +187,15 @@ static void run_spans(const pl_node *node, const lut8_plan *lp, const pl_tensor 
     pl_fast_spans(node, n, SPAN, (double)n * work, span, &j);
 }
 
+void pl_fast_lut8_table(const pl_node *node, const uint8_t table[256], const void *in,
+                        void *out, size_t n)
+{
+    lut8_plan lp = {.lookup = pl_lut8_for(pl_fast_isa_of(node))};
+    memcpy(lp.table, table, TABLE);
+    span_job j = {&lp, in, out};
+    pl_fast_spans(node, n, SPAN, (double)n * 2, span, &j);
+}
+
 void pl_fast_lut8_apply(const pl_node *node, const void *block, const pl_tensor *in,
                         pl_tensor *out)
 {

@@ -15,6 +15,10 @@ typedef void (*pl_lut8_fn)(const uint8_t table[256], const uint8_t *in, uint8_t 
 /* The fastest lookup for isa on this CPU (the scalar loop where no vector one applies). */
 pl_lut8_fn pl_lut8_for(pl_isa isa);
 
+/* out[i] = table[in[i]] for n bytes by node's set, in spans split over its threads. */
+void pl_fast_lut8_table(const pl_node *node, const uint8_t table[256], const void *in,
+                        void *out, size_t n);
+
 /* AVX-512 VBMI (VPERMI2B: a 128-byte table per instruction); checked apart from the avx512
 ** set, which does not require it (pl_fast_x86_has_vbmi). */
 void pl_lut8_avx512vbmi(const uint8_t table[256], const uint8_t *in, uint8_t *out, size_t n);
