@@ -194,9 +194,15 @@ static bool plan(pl_context *ctx, const pl_node *node)
     ew_plan pl = {0};
     int32_t op = node->builtin_code;
     pl.small = broadcast_form(&a, &b, &o);
-    if (pl.small < 0 && a.type == o.type && b.type == o.type)
-        pl.small = per_row(&b, &o, &pl.row) ? 2 : per_row(&a, &o, &pl.row) ? 1 : -1;
     pl.count = pl_tensor_count(&o);
+    if (pl.small < 0 && a.type == o.type && b.type == o.type) { /* the other input whole */
+        if (pl_tensor_count(&a) == pl.count && per_row(&b, &o, &pl.row))
+            pl.small = 2;
+        else if (pl_tensor_count(&b) == pl.count && per_row(&a, &o, &pl.row))
+            pl.small = 1;
+        else
+            pl.row = 0;
+    }
     pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl.small == 2 ? pl_tensor_count(&b) : 0;
     pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
     bool add_sub_mul = op == OP_ADD || op == OP_SUB || op == OP_MUL;
@@ -362,21 +368,7 @@ static void run_spans(const pl_node *node, ew_job *j, const unsigned char *a,
 /* An int8 node with a scalar operand: its output byte depends on the other input's alone.
 ** The 256 outputs, by the node's own vector arithmetic, then looked up (lut8.h: 64 bytes an
 ** instruction with AVX-512 VBMI) in spans split over the threads, instead of a gather from
-** the pairs table or the arithmetic for every element (73728 outputs: 82 -> 4 us). */
-typedef struct lut_job {
-    const uint8_t *table;
-    pl_lut8_fn lookup;
-    const uint8_t *in;
-    uint8_t *out;
-} lut_job;
-
-static void lut_span(void *arg, int32_t worker, size_t at, size_t n)
-{
-    (void)worker;
-    const lut_job *j = arg;
-    j->lookup(j->table, j->in + at, j->out + at, n);
-}
-
+** the pairs table or the arithmetic for every element (73728 outputs: 82 -> 3 us). */
 static void run_scalar_s8(const pl_node *node, const ew_plan *pl, const pl_ew *k,
                           const int8_t *a, const int8_t *b, int8_t *out)
 {
@@ -386,9 +378,7 @@ static void run_scalar_s8(const pl_node *node, const ew_plan *pl, const pl_ew *k
     memset(scalar, pl->small == 1 ? a[0] : b[0], sizeof scalar);
     (pl->op == PL_EW_MUL ? k->mul_s8 : k->add_s8)(&pl->q, pl->small == 1 ? scalar : every,
                                                    pl->small == 1 ? every : scalar, 256, table);
-    lut_job j = {(const uint8_t *)table, pl_lut8_for(pl_fast_isa_of(node)),
-                 (const uint8_t *)(pl->small == 1 ? b : a), (uint8_t *)out};
-    pl_fast_spans(node, pl->count, EW_TASK, (double)pl->count * 2, lut_span, &j);
+    pl_fast_lut8_table(node, (const uint8_t *)table, pl->small == 1 ? b : a, out, pl->count);
 }
 
 void pl_ew_unary_nans(pl_ew_unary op, const float *in, float *out, size_t n)

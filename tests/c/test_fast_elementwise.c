@@ -48,7 +48,7 @@ typedef enum form {
     LONG_B,     /* b alone larger than the repeat buffer */
     ROW_B,      /* b out's leading dims then 1s ([N, H, 1, 1]) */
     ROW_A,
-    OTHER,      /* b [N,1,1,C]: portable */
+    OTHER,      /* b [N,1,1,C], or a [N,H,1,1] against b [1,1,W,C]: portable */
     FORMS
 } form;
 
@@ -112,6 +112,9 @@ static void shapes(ew_case *c)
         last_axes(c, small_nd, small);
     } else if (c->form == LONG_B) {
         *small_nd = 1, small[0] = o[3];
+    } else if (c->form == OTHER && between(0, 1)) { /* an outer product: neither whole */
+        c->a_dims[2] = c->a_dims[3] = 1;
+        c->b_dims[0] = c->b_dims[1] = 1;
     } else if (c->form == OTHER) {
         small[1] = small[2] = 1;
     } else if (c->form == ROW_A || c->form == ROW_B) {
