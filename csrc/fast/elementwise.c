@@ -15,8 +15,7 @@
 #include "fast/isa_pick.h"
 #include "fast/lut8.h"
 #include "kernels/elementwise/elementwise_fast.h"
-#include "kernels/elementwise/div.h"
-#include "kernels/elementwise/math.h"
+#include "kernels/elementwise/math_fast.h"
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18, OP_DIV = 42 }; /* builtin codes */
 

@@ -19,7 +19,7 @@
 #include "fast/lut8.h"
 #include "kernels/activation/activations_fast.h"
 #include "kernels/activation/logistic_tanh_fast.h"
-#include "kernels/elementwise/math.h"
+#include "kernels/elementwise/math_fast.h"
 
 enum { TABLE = 256 };
 

@@ -7,7 +7,6 @@
 
 #include "fast/fast.h"
 #include "kernels/quant/dequantize_fast.h"
-#include "kernels/quant/quantize.h"
 
 const pl_quant_kernels *pl_quant_for(pl_isa isa)
 {

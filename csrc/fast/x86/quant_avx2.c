@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fast/quant.h"
-#include "kernels/quant/quantize.h"
+#include "kernels/quant/dequantize_fast.h"
 
 enum { L = 8 };
 

@@ -3,13 +3,8 @@
 #define PL_KERNELS_DIV_H
 
 #include "kernels/common/broadcast.h"
+#include "kernels/elementwise/elementwise_fast.h" /* registration, pl_div_f32_range */
 #include "picolite/pl_kernel.h"
-
-const pl_registration *pl_div_registration(void);
-
-/* The float output's clamp (the fused activation's range) that prepare left in node's op
-** data (the host fast path's, elementwise.c). */
-void pl_div_f32_range(const pl_node *node, float *lo, float *hi);
 
 /* out = clamp(a / b, lo, hi) over the broadcast walk bc. */
 void pl_div_f32(const pl_bcast *bc, float lo, float hi, const float *a, const float *b,

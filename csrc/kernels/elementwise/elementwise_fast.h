@@ -1,5 +1,6 @@
 /* elementwise_fast.h - ADD, SUB and MUL's contract with the host fast path
-** (fast/elementwise.c): the op data prepare leaves for invoke.
+** (fast/elementwise.c): the op data prepare leaves for invoke; for float DIV and
+** SQUARED_DIFFERENCE, which it runs too, their registrations and DIV's clamp.
 **
 ** A fast path reads these after the portable prepare ran and never writes them; it runs
 ** the portable invoke for what it does not reproduce. The activation range
@@ -37,5 +38,11 @@ typedef struct pl_elementwise_op {
 const pl_registration *pl_add_registration(void);
 const pl_registration *pl_sub_registration(void);
 const pl_registration *pl_mul_registration(void);
+
+/* Float DIV and SQUARED_DIFFERENCE (div.c, squared_difference.c): no op data is read but
+** DIV's clamp, the fused activation's range its prepare left in node's op data. */
+const pl_registration *pl_div_registration(void);
+const pl_registration *pl_squared_difference_registration(void);
+void pl_div_f32_range(const pl_node *node, float *lo, float *hi);
 
 #endif

@@ -14,23 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/elementwise/math_fast.h" /* FLOOR, CEIL, NEG, SQRT, RSQRT, SQUARE */
 #include "picolite/pl_kernel.h"
 
-const pl_registration *pl_ceil_registration(void);
-
-/* The float FLOOR and CEIL of one value (libm's: what they do to a signaling NaN varies). */
-float pl_math_floor_f32(float x);
-float pl_math_ceil_f32(float x);
 const pl_registration *pl_cos_registration(void);
 const pl_registration *pl_exp_registration(void);
-const pl_registration *pl_floor_registration(void);
 const pl_registration *pl_log_registration(void);
-const pl_registration *pl_neg_registration(void);
 const pl_registration *pl_round_registration(void);
-const pl_registration *pl_rsqrt_registration(void);
 const pl_registration *pl_sin_registration(void);
-const pl_registration *pl_sqrt_registration(void);
-const pl_registration *pl_square_registration(void);
 const pl_registration *pl_zeros_like_registration(void);
 
 /* TFLite RoundToNearest: half to even. */

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "kernels/elementwise/elementwise_fast.h" /* the registration */
 #include "picolite/pl_kernel.h"
 
 typedef struct pl_sqdiff_params {
@@ -16,8 +17,6 @@ typedef struct pl_sqdiff_params {
     int32_t shift1, shift2, output_shift; /* output_shift > 0 only for int16 */
     int32_t left_shift;                   /* 7 for int8, 0 for int16 */
 } pl_sqdiff_params;
-
-const pl_registration *pl_squared_difference_registration(void);
 
 /* One quantized element, clamped to [lo, hi] (the int8 or int16 range). */
 int32_t pl_sqdiff_q(const pl_sqdiff_params *p, int32_t x, int32_t y, int32_t lo, int32_t hi);
