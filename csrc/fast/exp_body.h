@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "fast/exp.h"
+#include "fast/fast.h"
 #include "fast/inline.h"
 #include "kernels/activation/logistic_tanh_fast.h"
 #include "kernels/common/arith_fast.h"
@@ -233,8 +234,7 @@ static float row_max(const float *in, size_t depth)
     return max;
 }
 
-/* Rows side by side in softmax_rows' sums: independent chains of adds, where one row's
-** element-order sum waits an add's latency (four of its throughput) at every element. */
+/* Rows summed at a time by pl_fast_sum_rows_f32 (side by side) in softmax_rows. */
 enum { SUM_ROWS = 8 };
 
 /* e^((x - max) beta) of one row, by lanes; its sum in element order when sum is not NULL
@@ -263,16 +263,6 @@ static void row_exps(vf b, const float *in, float *out, size_t depth, float *sum
     }
 }
 
-/* Each of SUM_ROWS rows' sums in element order, the rows' adds interleaved. */
-static void row_sums(const float *const rows[SUM_ROWS], size_t depth, float sums[SUM_ROWS])
-{
-    float s[SUM_ROWS] = {0};
-    for (size_t c = 0; c < depth; c++)
-        for (int j = 0; j < SUM_ROWS; j++)
-            s[j] += rows[j][c];
-    memcpy(sums, s, sizeof s);
-}
-
 static void divide_row(float *out, size_t depth, float sum)
 {
     const vf s = f_set(sum);
@@ -289,7 +279,7 @@ static void divide_row(float *out, size_t depth, float sum)
 
 /* pl_softmax_f32's rows: exps of (x - max) * beta by lanes, their sum in element order, then
 ** each divided by it by lanes. A lone row sums as it goes; more are summed SUM_ROWS at a
-** time (a short last block repeats its last row). */
+** time. */
 static void softmax_rows(float beta, const float *in, float *out, size_t outer, size_t depth)
 {
     const vf b = f_set(beta);
@@ -301,15 +291,10 @@ static void softmax_rows(float beta, const float *in, float *out, size_t outer, 
     }
     for (size_t i = 0; i < outer; i += SUM_ROWS) {
         size_t rows = outer - i < SUM_ROWS ? outer - i : SUM_ROWS;
-        const float *block[SUM_ROWS];
         float sums[SUM_ROWS];
-        for (size_t r = 0; r < SUM_ROWS; r++) {
-            size_t row = (i + (r < rows ? r : rows - 1)) * depth;
-            if (r < rows)
-                row_exps(b, in + row, out + row, depth, NULL);
-            block[r] = out + row;
-        }
-        row_sums(block, depth, sums);
+        for (size_t r = 0; r < rows; r++)
+            row_exps(b, in + (i + r) * depth, out + (i + r) * depth, depth, NULL);
+        pl_fast_sum_rows_f32(out + i * depth, rows, depth, sums);
         for (size_t r = 0; r < rows; r++)
             divide_row(out + (i + r) * depth, depth, sums[r]);
     }

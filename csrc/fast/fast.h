@@ -215,6 +215,9 @@ void pl_fast_mean_sums_avx2(const void *x, size_t reduced, size_t inner, size_t 
                             pl_type type, void *out);
 void pl_fast_mean_sums_neon(const void *x, size_t reduced, size_t inner, size_t n,
                             pl_type type, void *out);
+/* out[r] = the sum of row r of rows rows of n floats, each in element order (0 + x[0] + x[1]
+** ...), eight rows' adds side by side (mean.c; float MEAN, SUM and SOFTMAX). */
+void pl_fast_sum_rows_f32(const float *x, size_t rows, size_t n, float *out);
 pl_status pl_fast_arg_max_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_arg_max_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_reduce_extreme_prepare(pl_context *ctx, pl_node *node);

@@ -46,15 +46,19 @@ typedef struct mean_plan {
     bool is_max;             /* REDUCE_MAX (else REDUCE_MIN); unused by MEAN and SUM */
 } mean_plan;
 
+/* The element types mean_body.h's sums and folds take. */
+static bool block_type(pl_type t)
+{
+    return t == PL_FLOAT32 || t == PL_INT8 || t == PL_INT16 || t == PL_UINT8;
+}
+
 static bool plan(pl_context *ctx, const pl_node *node)
 {
     (void)ctx;
     const pl_reduce_op *d = node->user_data;
     mean_plan mp;
     pl_reduce_blocks b;
-    if (d->as_uint8 || !pl_reduce_as_blocks(&d->p, &b) ||
-        (d->type != PL_FLOAT32 && d->type != PL_INT8 && d->type != PL_INT16 &&
-         d->type != PL_UINT8))
+    if (d->as_uint8 || !pl_reduce_as_blocks(&d->p, &b) || !block_type(d->type))
         return false;
     mp.blocks = b;
     mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes, &mp.fold);
@@ -66,9 +70,7 @@ static bool plan_extreme(pl_context *ctx, const pl_node *node)
     const pl_reduce_extreme_op *d = node->user_data;
     mean_plan mp = {0};
     pl_tensor in;
-    if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
-        (in.type != PL_FLOAT32 && in.type != PL_INT8 && in.type != PL_INT16 &&
-         in.type != PL_UINT8) ||
+    if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK || !block_type(in.type) ||
         !pl_reduce_as_blocks(&d->p, &mp.blocks))
         return false;
     mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes, &mp.fold);
@@ -104,27 +106,22 @@ pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
-/* Rows side by side in sum_rows_f32: independent chains of adds, where one row's sum in
-** order waits an add's latency (four of its throughput) at every element. */
+/* Rows side by side: independent chains of adds, where one row's sum in order waits an
+** add's latency (four of its throughput) at every element. */
 enum { SUM_ROWS = 8 };
 
-/* The sums of rows rows of n floats each, in element order (last-axis means). */
-static void sum_rows_f32(const float *x, size_t rows, size_t n, float *out)
+void pl_fast_sum_rows_f32(const float *x, size_t rows, size_t n, float *out)
 {
-    size_t o = 0;
-    for (; rows - o >= SUM_ROWS; o += SUM_ROWS) {
+    for (size_t i = 0; i < rows; i += SUM_ROWS) {
+        const size_t k = rows - i < SUM_ROWS ? rows - i : SUM_ROWS;
+        const float *row[SUM_ROWS];
         float s[SUM_ROWS] = {0};
-        const float *p = x + o * n;
-        for (size_t r = 0; r < n; r++)
+        for (size_t j = 0; j < SUM_ROWS; j++) /* a short last block repeats its last row */
+            row[j] = x + (i + (j < k ? j : k - 1)) * n;
+        for (size_t c = 0; c < n; c++)
             for (size_t j = 0; j < SUM_ROWS; j++)
-                s[j] += p[j * n + r];
-        memcpy(out + o, s, sizeof s);
-    }
-    for (; o < rows; o++) {
-        float s = 0.0f;
-        for (size_t r = 0; r < n; r++)
-            s += x[o * n + r];
-        out[o] = s;
+                s[j] += row[j][c];
+        memcpy(out + i, s, k * sizeof(float));
     }
 }
 
@@ -164,7 +161,7 @@ static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *
     const pl_reduce_blocks *b = &mp->blocks;
     const size_t es = pl_type_size(type), plane = b->reduced * b->inner;
     if (type == PL_FLOAT32 && b->inner == 1) {
-        sum_rows_f32(in, b->outer, b->reduced, out);
+        pl_fast_sum_rows_f32(in, b->outer, b->reduced, out);
         return;
     }
     if (b->inner == 1) {
