@@ -78,3 +78,21 @@ def litert():
     import ai_edge_litert.interpreter as module
 
     return module
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    """Starts the background jobs (background.py) the selected tests check, after -k and -m
+    have deselected theirs, and moves those tests to the end, where they wait for them."""
+    import background
+
+    waiting = [item for item in items if item.get_closest_marker("background")]
+    for item in waiting:
+        background.start(item.get_closest_marker("background").args[0])
+    items[:] = [item for item in items if not item.get_closest_marker("background")] + waiting
+
+
+def pytest_sessionfinish(session, exitstatus):
+    import background
+
+    background.stop_all()

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+import background
+from background import Step
 from conftest import ROOT, in_ci
 
 SYSROOT = Path("/usr/aarch64-linux-gnu")
@@ -31,12 +33,41 @@ OPS = ("conv", "fully connected", "depthwise", "elementwise", "batch matmul", "p
 FUSED = {"fmla", "fmls", "fmadd", "fmsub", "fnmadd", "fnmsub"}
 
 
-@pytest.fixture(scope="module")
-def build(tmp_path_factory):
+CPUS = ("max", "cortex-a53")
+
+
+def _missing():
     if platform.machine().lower() in ("aarch64", "arm64"):
-        pytest.skip("an arm64 host runs tests/c/test_fast natively (test_c_units)")
+        return None
     missing = [t for t in TOOLS if shutil.which(t) is None]
-    missing += [str(p) for p in (SYSROOT, LIBGCC) if not p.is_dir()]
+    return missing + [str(p) for p in (SYSROOT, LIBGCC) if not p.is_dir()]
+
+
+def _plan(folder):
+    """The cross build, then every tests/c/test_fast* program on each emulated cpu."""
+    if _missing() != []:
+        return []
+    steps = [Step(["cmake", "-S", ROOT, "-B", folder, "-G", "Ninja",
+                   f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake/aarch64-linux-gnu.cmake'}",
+                   "-DCMAKE_BUILD_TYPE=Release", "-DPL_BUILD_TESTS=ON", "-DPL_WERROR=ON"]),
+             Step(["ninja", "-C", folder, "-j2", *FAST_TESTS])]
+    for cpu in CPUS:
+        steps += [Step(["qemu-aarch64", "-L", SYSROOT, "-cpu", cpu,
+                        Path(folder) / "tests" / "c" / name], timeout=120,
+                        keep_going=True)
+                  for name in FAST_TESTS]
+    return steps
+
+
+background.register("arm64", _plan)
+
+
+@pytest.fixture(scope="module")
+def build():
+    """The cross build's folder and the programs' runs, {(cpu, program): process}."""
+    missing = _missing()
+    if missing is None:
+        pytest.skip("an arm64 host runs tests/c/test_fast natively (test_c_units)")
     if missing:
         message = f"the arm64 test needs {', '.join(missing)} (apt-get install clang " \
                   "libc6-dev-arm64-cross libgcc-12-dev-arm64-cross binutils-aarch64-linux-gnu " \
@@ -44,26 +75,24 @@ def build(tmp_path_factory):
         if in_ci():
             pytest.fail(message)
         pytest.skip(message)
-    out = tmp_path_factory.mktemp("arm64")
-    configure = ["cmake", "-S", str(ROOT), "-B", str(out), "-G", "Ninja",
-                 f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake/aarch64-linux-gnu.cmake'}",
-                 "-DCMAKE_BUILD_TYPE=Release", "-DPL_BUILD_TESTS=ON", "-DPL_WERROR=ON"]
-    for cmd in (configure, ["ninja", "-C", str(out), "-j2", *FAST_TESTS]):
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        assert r.returncode == 0, f"{' '.join(cmd)}:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
-    return out
+    outcome = background.result("arm64")
+    built = outcome.done[:2]
+    assert len(built) == 2 and all(r.returncode == 0 for r in built), outcome.failure()
+    runs = {}
+    for r in outcome.done[2:]:
+        runs[(r.args[4], Path(r.args[5]).name)] = r
+    return Path(outcome.folder), runs
 
 
-def _run(build: Path, cpu: str) -> str:
-    """Every tests/c/test_fast* program on the emulated cpu; their output, joined."""
+def _run(build, cpu: str) -> str:
+    """Every tests/c/test_fast* program's output on the emulated cpu, joined."""
     texts = []
     for name in FAST_TESTS:
-        cmd = ["qemu-aarch64", "-L", str(SYSROOT), "-cpu", cpu,
-               str(build / "tests" / "c" / name)]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        r = build[1].get((cpu, name))
+        assert r is not None, f"{name} did not run on {cpu}"
         text = r.stdout + r.stderr
         assert r.returncode == 0 and re.search(r"^\d+ checks, 0 failed$", text, re.M), \
-            f"{name} on {cpu}:\n{text[-3000:]}"
+            f"{name} on {cpu} (exit {r.returncode}):\n{text[-3000:]}"
         print(f"\n{name} on qemu {cpu}:\n{text}")
         texts.append(text)
     return "\n".join(texts)
@@ -114,6 +143,7 @@ def _fast_cases16(text: str) -> dict:
     return cases
 
 
+@pytest.mark.background("arm64")
 def test_dot_product_cpu_runs_neon_and_neon_dot(build):
     text = _run(build, "max")
     cases = _fast_cases(text)
@@ -130,6 +160,7 @@ def test_dot_product_cpu_runs_neon_and_neon_dot(build):
     assert all(n > 200 for n in cases16.values()), cases16
 
 
+@pytest.mark.background("arm64")
 def test_cpu_without_dot_product_runs_plain_neon(build):
     text = _run(build, "cortex-a53")
     assert set(_fast_cases(text)) == {("neon", op) for op in OPS}
@@ -138,9 +169,9 @@ def test_cpu_without_dot_product_runs_plain_neon(build):
     assert all(n > 200 for n in cases16.values()), cases16
 
 
-def _mnemonics(build: Path, obj: Path) -> dict:
+def _mnemonics(build, obj: Path) -> dict:
     r = subprocess.run(["aarch64-linux-gnu-objdump", "-d", "--no-show-raw-insn",
-                        str(build / obj)], capture_output=True, text=True, check=True)
+                        str(build[0] / obj)], capture_output=True, text=True, check=True)
     counts = {}
     for m in re.finditer(r"^\s+[0-9a-f]+:\s+(\w+)", r.stdout, re.M):
         counts[m.group(1)] = counts.get(m.group(1), 0) + 1
@@ -155,6 +186,7 @@ def _mnemonics(build: Path, obj: Path) -> dict:
 FUSED_FOR_TARGETS = ("f32_neon.c", "dw_neon.c", "resize_neon.c", "exp_neon.c")
 
 
+@pytest.mark.background("arm64")
 def test_kernels_use_the_intended_instructions(build):
     f32 = _mnemonics(build, FAST_OBJECTS / "f32_neon.c.o")
     assert f32.get("fmul", 0) >= 16 and f32.get("fadd", 0) >= 16, f32
@@ -175,6 +207,7 @@ def test_kernels_use_the_intended_instructions(build):
     assert dw16.get("smlal", 0) >= 8 and dw16.get("smlal2", 0) >= 8, dw16
 
 
+@pytest.mark.background("arm64")
 def test_portable_float_kernels_fuse_only_where_asked(build):
     """The oracle the fast paths equal: the core's float conv and fully connected multiply
     and add apart on arm64 too (picolite_core is built with -ffp-contract=off); their only
