@@ -429,6 +429,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
                         : pack_s8(d, &pl.job, real_taps, k8->group, f.data, bias.data,
                                   block + head + taps);
     memcpy(block, &pl, sizeof pl);
+    if (ok)
+        pl_fast_claim_folds(node, 1, 2); /* invoke reads the bias through the fold too */
     return ok;
 }
 
@@ -520,7 +522,7 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_depthwise16_invoke(ctx, node, pl);
     pl_tensor in, bias, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
+    PL_TRY(pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &bias));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     const pl_depthwise_conv_op *d = node->user_data;
     const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;

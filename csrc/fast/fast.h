@@ -128,9 +128,26 @@ void pl_fast_fold_drop(const pl_node *node, int32_t index);
 /* The folded values of tensor index when they take bytes, else NULL. */
 const void *pl_fast_fold(const pl_node *node, int32_t index, size_t bytes);
 
-/* Prepare: ctx->get_eval of tensor index, except that a tensor a DEQUANTIZE folded (fold.c)
-** comes back constant with its values in host memory: a fast path packs it as a model
-** constant (at invoke the tensor holds the same values in the arena). */
+/* Prepare: this node reads tensor index (each of its inputs that names it) from the folded
+** values alone, never from the arena, at invoke too: once every reader claims a fold, its
+** DEQUANTIZE writes nothing (fold.c). Nothing when index has no folded values. A fast path
+** claims its folded inputs last, when its plan holds (pl_fast_claim_folds). */
+void pl_fast_fold_claim(const pl_node *node, int32_t index);
+
+/* Invoke: how many readers claimed tensor index's folded values since they were made. */
+uint32_t pl_fast_fold_claims(const pl_node *node, int32_t index);
+
+/* pl_fast_fold_claim of the node's inputs first..last (those it has). */
+static inline void pl_fast_claim_folds(const pl_node *node, uint32_t first, uint32_t last)
+{
+    for (uint32_t i = first; i <= last && i < node->inputs.n; i++)
+        pl_fast_fold_claim(node, pl_node_input(node, i));
+}
+
+/* Prepare and invoke: ctx->get_eval of tensor index, except that a tensor a DEQUANTIZE
+** folded (fold.c) comes back constant with its values in host memory: a fast path packs it
+** as a model constant, or reads it there at invoke. The arena copy may not be written
+** (pl_fast_fold_claim). */
 pl_status pl_fast_eval_constant(pl_context *ctx, const pl_node *node, int32_t index,
                                 pl_tensor *out);
 

@@ -3,9 +3,13 @@
 ** the portable kernel's invoke with its output redirected to host memory, so the values are
 ** the portable kernel's bits; the fast paths after it (CONV_2D, DEPTHWISE_CONV_2D,
 ** FULLY_CONNECTED, TRANSPOSE_CONV, UNIDIRECTIONAL_SEQUENCE_LSTM, PRELU's alpha) find them
-** through pl_fast_eval_constant and pack them as they pack a model constant. Invoke still
-** writes the output in the arena (any other reader sees it as before), by a copy split over
-** the threads. The arena, the plan and the node's op data are the portable kernel's. Kept
+** through pl_fast_eval_constant and pack them as they pack a model constant. Invoke writes
+** the output in the arena, by a copy split over the threads, unless nobody would read it:
+** every node input naming it claimed the folded values (pl_fast_fold_claim) and no one else
+** may look (ctx->reader_count: not a subgraph output, not every tensor preserved; a user
+** cannot read an intermediate whose memory is shared). That copy was a tenth of a float16
+** face-detection model's time on two threads. The arena, the plan and the node's op data
+** are the portable kernel's. Kept
 ** portable: a variable output (dequantized once by the portable kernel, then
 ** updated in place) and models with more than one subgraph (folds are found by tensor index,
 ** and a kernel does not see its subgraph). A DEQUANTIZE of a computed tensor takes quant.c's
@@ -60,7 +64,7 @@ static bool plan(pl_context *ctx, pl_node *node)
         pl_fast_fold_drop(node, out.index);
         return false;
     }
-    *mark = PL_DEQUANTIZE_FOLDED;
+    *mark = PL_DEQUANTIZE_FOLDED; /* the first invoke settles COPIED or UNREAD */
     return true;
 }
 
@@ -90,9 +94,17 @@ static void copy_span(void *arg, int32_t worker, size_t at, size_t count)
     memcpy(j->dst + at, j->src + at, count);
 }
 
+/* Whether every reader of the output claimed the folded values (asked at invoke: the
+** readers' prepares come after this node's, and the plan after them all). */
+static bool unread(pl_context *ctx, const pl_node *node, int32_t index)
+{
+    int32_t readers = ctx->reader_count != NULL ? ctx->reader_count(ctx, index) : -1;
+    return readers > 0 && pl_fast_fold_claims(node, index) == (uint32_t)readers;
+}
+
 pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node)
 {
-    const uint8_t *block = pl_fast_block(node);
+    uint8_t *block = pl_fast_block(node);
     if (block == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     if (*block == PL_DEQUANTIZE_RUNTIME)
@@ -102,6 +114,15 @@ pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node)
     const void *values = pl_fast_fold(node, out.index, out.bytes);
     if (values == NULL)
         return ctx->fail(ctx, PL_ERR_STATE, "DEQUANTIZE: the folded values are gone");
+    if (*block == PL_DEQUANTIZE_FOLDED)
+        *block = unread(ctx, node, out.index) ? PL_DEQUANTIZE_UNREAD : PL_DEQUANTIZE_COPIED;
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    if (*block == PL_DEQUANTIZE_UNREAD) {
+        r->unread_folds++;
+        if (r->poison_unread)
+            memset(out.data, 0xFF, out.bytes);
+        return PL_OK;
+    }
     /* in spans split over the threads, as any large copy (2 threads: 37 of a 580 us
     ** face-detection-like invoke on the caller alone) */
     copy_job j = {out.data, values};

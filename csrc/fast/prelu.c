@@ -114,6 +114,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl.period *= times;
     }
     memcpy(block, &pl, sizeof pl);
+    pl_fast_claim_folds(node, 1, 1); /* invoke reads alpha through the fold too */
     return true;
 }
 
@@ -148,7 +149,7 @@ pl_status pl_fast_prelu_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, alpha, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &alpha));
+    PL_TRY(pl_fast_eval_constant(ctx, node, pl_node_input(node, 1), &alpha));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     if (pl_tensor_count(&out) != pl->count || pl_tensor_count(&in) != pl->count)
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");

@@ -25,7 +25,12 @@ const pl_quant_kernels *pl_quant_for(pl_isa isa);
 extern const pl_quant_kernels pl_quant_avx2;
 
 /* A DEQUANTIZE node's block starts with one of these (fold.c's or quant.c's plan). */
-enum { PL_DEQUANTIZE_FOLDED = 1, PL_DEQUANTIZE_RUNTIME = 2 };
+enum {
+    PL_DEQUANTIZE_FOLDED = 1,  /* folded; no invoke yet */
+    PL_DEQUANTIZE_RUNTIME = 2, /* a computed tensor: quant.c's loop */
+    PL_DEQUANTIZE_COPIED = 3,  /* folded, copied into the arena at each invoke */
+    PL_DEQUANTIZE_UNREAD = 4   /* folded, and every reader claimed the values: no copy */
+};
 
 /* DEQUANTIZE of a computed tensor (fold.c calls it when it folds nothing): false when the
 ** portable kernel keeps the node. */

@@ -213,6 +213,7 @@ static void clear(pl_fast_resolver *r, pl_fast_slot *s)
     r->host_bytes -= s->bytes;
     s->raw = s->block = NULL;
     s->bytes = 0;
+    s->claims = 0;
 }
 
 /* A new 64-byte-aligned block of bytes under key, in place of any it had; NULL when the
@@ -267,6 +268,20 @@ const void *pl_fast_fold(const pl_node *node, int32_t index, size_t bytes)
         index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
     return s != NULL && s->key != NULL && s->block != NULL && s->bytes == bytes + 64 ? s->block
                                                                                      : NULL;
+}
+
+void pl_fast_fold_claim(const pl_node *node, int32_t index)
+{
+    pl_fast_slot *s = index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
+    if (s != NULL && s->key != NULL && s->block != NULL)
+        s->claims++;
+}
+
+uint32_t pl_fast_fold_claims(const pl_node *node, int32_t index)
+{
+    const pl_fast_slot *s =
+        index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
+    return s != NULL && s->key != NULL && s->block != NULL ? s->claims : 0;
 }
 
 /* A node without op data: its index, 2 mod 4 (op data is 16-byte aligned, a folded tensor's

@@ -134,6 +134,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
             return false;
     }
     memcpy(block, &tp, sizeof tp);
+    /* invoke reads them through the fold */
+    pl_fast_fold_claim(node, pl_node_input(node, IN_WEIGHTS));
+    pl_fast_fold_claim(node, pl_node_input(node, IN_BIAS));
     return true;
 }
 
@@ -150,8 +153,8 @@ pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node)
     const pl_transpose_conv_op *d = node->user_data;
     pl_tensor in, f, bias, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_INPUT), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_WEIGHTS), &f));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, IN_BIAS), &bias));
+    PL_TRY(pl_fast_eval_constant(ctx, node, pl_node_input(node, IN_WEIGHTS), &f));
+    PL_TRY(pl_fast_eval_constant(ctx, node, pl_node_input(node, IN_BIAS), &bias));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     pl_isa isa = pl_fast_isa_of(node);
     const size_t elem = tp->f32 ? sizeof(float) : 1, row_bytes = (size_t)tp->kp * elem;

@@ -208,6 +208,23 @@ static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...)
     return pl_context_fail_node(it, (uint32_t)it->current_node, status, what);
 }
 
+static int32_t reader_count(pl_context *ctx, int32_t index)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_INVOKE || index < 0 ||
+        (uint32_t)index >= it->tensor_count || it->preserve_all_tensors ||
+        pl_alloc_is_io(it, index) || !(it->tensors[index].flags & PL_EVAL_PLANNED))
+        return -1;
+    int32_t readers = 0;
+    for (uint32_t i = 0; i < it->node_count; i++) {
+        pl_op_view op;
+        pl_model_operator(&it->model, &it->sg, i, &op);
+        for (uint32_t k = 0; k < op.inputs.n; k++)
+            readers += pl_vec_i32(op.inputs, k) == index;
+    }
+    return readers;
+}
+
 static void fill(pl_interp *it, pl_context *ctx)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -221,6 +238,7 @@ static void fill(pl_interp *it, pl_context *ctx)
     ctx->set_shape = set_shape;
     ctx->fold = fold;
     ctx->shape_signature = shape_signature;
+    ctx->reader_count = reader_count;
     ctx->loop_budget = it->opt.loop_budget;
     ctx->subgraph_count = pl_interp_subgraph_count(it);
     ctx->arith = (pl_arith)it->opt.arith;

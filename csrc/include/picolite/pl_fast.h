@@ -149,6 +149,7 @@ typedef struct pl_fast_slot {
     void *raw;       /* what the host gave (NULL: the node has no block) */
     void *block;     /* raw, 64-byte aligned */
     size_t bytes;
+    uint32_t claims; /* a fold's: its readers that take the values from here */
 } pl_fast_slot;
 
 /* The most threads one resolver runs (pl_fast_resolver_set_threads). */
@@ -165,6 +166,8 @@ struct pl_fast_resolver {
     pl_fast_threads *threads; /* NULL with one thread */
     double parallel_min_work; /* jobs below it stay on the caller (tests set 0) */
     uint64_t parallel_jobs;   /* jobs split over the threads so far */
+    uint64_t unread_folds;    /* folded DEQUANTIZE invokes that wrote nothing (fold.c) */
+    bool poison_unread;       /* tests: those write 0xFF bytes instead, for readers to trip */
     pl_fast_registration regs[PL_FAST_OP_COUNT];
     pl_fast_slot *slots; /* open addressing, capacity a power of two */
     size_t capacity, used;

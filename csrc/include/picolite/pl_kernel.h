@@ -189,6 +189,13 @@ struct pl_context {
     ** signature (SLICE) checks its computed shape against it. */
     pl_status (*shape_signature)(pl_context *ctx, int32_t index, int32_t *ndims,
                                  int32_t *dims);
+    /* How many node inputs of the current subgraph name tensor index (a node naming it
+    ** twice counts twice); -1 when its bytes must stay as written whoever reads them: every
+    ** tensor preserved, a subgraph input or output, a tensor outside the memory plan. A
+    ** kernel that writes a tensor whose readers all take its values elsewhere (fast paths:
+    ** a folded DEQUANTIZE) may then skip writing it. Invoke (-1 before the memory plan, as
+    ** during prepare); NULL: unknown. */
+    int32_t (*reader_count)(pl_context *ctx, int32_t index);
 };
 
 struct pl_registration {
