@@ -16,12 +16,13 @@ enum { NR = 8, MR = 6, ROWS = 6 };
 PL_GEMM_PACKING(NR, 4, 2, true)
 
 /* The output stage of channels n0..n0+7, its per-channel operands loaded and split once;
-** quick: every channel takes the quick form first (gemm.h). */
+** quick: every channel takes the quick form first (gemm.h); clamp: the activation's range
+** is narrower than int8's (else the saturating packs are the clamp). */
 typedef struct stage_t {
-    __m256i addend, out_offset, act_min, act_max;
+    __m256i out_offset, act_min, act_max;
     pl_rescale8 r;
     __m256 scale, limit, offset;
-    bool quick;
+    bool quick, clamp;
 } stage_t;
 
 static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
@@ -30,7 +31,7 @@ static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
     memset(&s, 0, sizeof s);
     if (st == NULL) /* raw sums: no stage */
         return s;
-    s.addend = _mm256_loadu_si256((const __m256i *)(st->addend + n0));
+    s.clamp = st->act_min > INT8_MIN || st->act_max < INT8_MAX;
     s.r = pl_rescale8_of(_mm256_loadu_si256((const __m256i *)(st->mult + n0)),
                          _mm256_loadu_si256((const __m256i *)(st->left + n0)),
                          _mm256_loadu_si256((const __m256i *)(st->right + n0)));
@@ -46,8 +47,15 @@ static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
     return s;
 }
 
-/* Row `row` of the output (out, or raw when st is NULL), channels n0.. of n: + addend
-** (wrapping, as TFLite's int32 add), rescale, + the output offset, clamp. */
+/* The addend of channels n0.. (wrapping, as TFLite's int32 add), where the sums start. */
+static inline __m256i vi_start(const pl_s8_stage *st, int32_t n0)
+{
+    return st != NULL ? _mm256_loadu_si256((const __m256i *)(st->addend + n0))
+                      : _mm256_setzero_si256();
+}
+
+/* Row `row` of the output (out, or raw when st is NULL), channels n0.. of n, from sums that
+** hold the addend: rescale, + the output offset, clamp. */
 static inline void finish(__m256i acc, const stage_t *s, const pl_s8_stage *st, int32_t n0,
                           int32_t n, int8_t *out, int32_t *raw, size_t row)
 {
@@ -58,13 +66,12 @@ static inline void finish(__m256i acc, const stage_t *s, const pl_s8_stage *st, 
         memcpy(raw + row + (size_t)n0, tmp, sizeof(int32_t) * (size_t)count);
         return;
     }
-    acc = _mm256_add_epi32(acc, s->addend);
     __m256i q;
     if (!s->quick || __builtin_expect(pl_quick8(acc, s->scale, s->offset, s->limit, &q) != 0, 0))
         q = _mm256_add_epi32(pl_rescale8_apply(acc, &s->r), s->out_offset);
-    acc = _mm256_min_epi32(_mm256_max_epi32(q, s->act_min), s->act_max);
-    __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(acc),
-                                    _mm256_extracti128_si256(acc, 1));
+    if (s->clamp)
+        q = _mm256_min_epi32(_mm256_max_epi32(q, s->act_min), s->act_max);
+    __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
     __m128i bytes = _mm_packs_epi16(words, words);
     int8_t tmp[16];
     _mm_storeu_si128((__m128i *)tmp, bytes);
@@ -83,7 +90,6 @@ typedef struct wts {
     __m256i w01, w23;
 } wts;
 
-static inline vi vi_zero(void) { return _mm256_setzero_si256(); }
 
 static inline xin x_of(const uint8_t *p)
 {

@@ -14,14 +14,22 @@ enum { NR = 16, MR = 12, ROWS = 6 };
 /* Panels of 16 channels; per group of 4 k, 16 x 4 bytes: channel j's w[k..k+3]. */
 PL_GEMM_PACKING(NR, 4, 4, false)
 
-/* The output stage of channels n0..n0+15, its per-channel operands loaded and split once;
-** quick: every channel takes the quick form first (gemm.h). */
+/* The output stage of channels n0..n0+15, its per-channel operands loaded once; quick:
+** every channel takes the quick form first (gemm.h), and the exact form's operands are
+** split only when a vector needs them; clamp: the activation's range is narrower than
+** int8's (else the saturating narrowing is the clamp). */
 typedef struct stage_t {
-    __m512i addend, out_offset, act_min, act_max;
+    __m512i out_offset, act_min, act_max;
     pl_rescale16 r;
     __m512 scale, limit, offset;
-    bool quick;
+    bool quick, clamp;
 } stage_t;
+
+static inline pl_rescale16 rescale_of(const pl_s8_stage *st, int32_t n0)
+{
+    return pl_rescale16_of(_mm512_loadu_si512(st->mult + n0), _mm512_loadu_si512(st->left + n0),
+                           _mm512_loadu_si512(st->right + n0));
+}
 
 static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
 {
@@ -29,23 +37,30 @@ static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
     __builtin_memset(&s, 0, sizeof s);
     if (st == NULL) /* raw sums: no stage */
         return s;
-    s.addend = _mm512_loadu_si512(st->addend + n0);
-    s.r = pl_rescale16_of(_mm512_loadu_si512(st->mult + n0), _mm512_loadu_si512(st->left + n0),
-                          _mm512_loadu_si512(st->right + n0));
     s.out_offset = _mm512_set1_epi32(st->out_offset);
     s.act_min = _mm512_set1_epi32(st->act_min);
     s.act_max = _mm512_set1_epi32(st->act_max);
+    s.clamp = st->act_min > INT8_MIN || st->act_max < INT8_MAX;
     if (st->scale != NULL) {
         s.scale = _mm512_loadu_ps(st->scale + n0);
         s.limit = _mm512_loadu_ps(st->limit + n0);
         s.offset = _mm512_set1_ps((float)st->out_offset);
         s.quick = _mm512_cmp_ps_mask(s.limit, _mm512_setzero_ps(), _CMP_LT_OQ) == 0;
     }
+    if (!s.quick)
+        s.r = rescale_of(st, n0);
     return s;
 }
 
-/* Row `row` of the output (out, or raw when st is NULL), channels n0.. of n: + addend
-** (wrapping, as TFLite's int32 add), rescale, + the output offset, clamp. */
+/* The addend of channels n0.. (wrapping, as TFLite's int32 add), where the sums start. */
+static inline __m512i vi_start(const pl_s8_stage *st, int32_t n0)
+{
+    return st != NULL ? _mm512_loadu_si512(st->addend + n0) : _mm512_setzero_si512();
+}
+
+/* Row `row` of the output (out, or raw when st is NULL), channels n0.. of n, from sums that
+** hold the addend: rescale, + the output offset, clamp (VPMOVSDB saturates to int8, which
+** is the clamp of int8's whole range). */
 static inline void finish(__m512i acc, const stage_t *s, const pl_s8_stage *st, int32_t n0,
                           int32_t n, int8_t *out, int32_t *raw, size_t row)
 {
@@ -54,12 +69,16 @@ static inline void finish(__m512i acc, const stage_t *s, const pl_s8_stage *st, 
         _mm512_mask_storeu_epi32(raw + row + (size_t)n0, lanes, acc);
         return;
     }
-    acc = _mm512_add_epi32(acc, s->addend);
     __m512i q;
-    if (!s->quick || __builtin_expect(pl_quick16(acc, s->scale, s->offset, s->limit, &q) != 0, 0))
+    if (!s->quick) {
         q = _mm512_add_epi32(pl_rescale16_apply(acc, &s->r), s->out_offset);
-    q = _mm512_min_epi32(_mm512_max_epi32(q, s->act_min), s->act_max);
-    _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtepi32_epi8(q));
+    } else if (__builtin_expect(pl_quick16(acc, s->scale, s->offset, s->limit, &q) != 0, 0)) {
+        const pl_rescale16 r = rescale_of(st, n0);
+        q = _mm512_add_epi32(pl_rescale16_apply(acc, &r), s->out_offset);
+    }
+    if (s->clamp)
+        q = _mm512_min_epi32(_mm512_max_epi32(q, s->act_min), s->act_max);
+    _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtsepi32_epi8(q));
 }
 
 typedef int8_t panel_t;
@@ -67,7 +86,6 @@ typedef __m512i vi;
 typedef __m512i xin; /* a row's x[k..k+3], broadcast */
 typedef __m512i wts;
 
-static inline vi vi_zero(void) { return _mm512_setzero_si512(); }
 
 static inline xin x_of(const uint8_t *p)
 {

@@ -2,7 +2,9 @@
 ** written once (exp_body.h's pattern): blocks of rows against several panels at once.
 **
 ** The includer defines NR and MR (an enum), panel_t (the packed entries, NR * 4 per group
-** of 4 k), the accumulator vi with vi_zero(), a row's 4 inputs xin = x_of(bytes), a panel's
+** of 4 k), the accumulator vi starting at vi_start(st, n0) (channels n0..'s addend, zero for
+** raw sums: int32 adds wrap, so where the addend joins does not change the sum; the stage
+** then has one operation less per vector), a row's 4 inputs xin = x_of(bytes), a panel's
 ** 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), a panel's output stage
 ** stage_t = stage_of(st, n0) (st may be NULL: raw sums) and finish(acc, &stage, st, n0, n,
 ** out, raw, row).
@@ -32,8 +34,12 @@ PL_FAST_INLINE void block(bool taps, const pl_s8_windows *win, int32_t rows, int
             origin[r] = win->origin[m0 + r];
     }
     PL_FAST_UNROLL
-    for (int32_t i = 0; i < MR; i++)
-        acc[i] = vi_zero();
+    for (int32_t j = 0; j < panels; j++) {
+        const vi start = vi_start(st, n0 + j * NR);
+        PL_FAST_UNROLL
+        for (int32_t r = 0; r < rows; r++)
+            acc[r * panels + j] = start;
+    }
     for (int32_t k = 0; k < kp; k += 4) {
         const size_t tap = taps ? (size_t)win->tap[k] : 0;
         xin x[MR];
