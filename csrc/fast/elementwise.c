@@ -1,5 +1,7 @@
-/* elementwise.c - ADD, SUB and MUL's fast path (see elementwise.h): int8, int16 (16x8) and
-** float32 when both inputs have the output's element count (a flat walk), or when one has
+/* elementwise.c - ADD, SUB and MUL's fast path (see elementwise.h), float DIV and
+** SQUARED_DIFFERENCE's, and MAXIMUM and MINIMUM's (int8, int16, float32; they keep no op
+** data, so their plan is a block found by the node's index, in a one-subgraph model): int8,
+** int16 (16x8) and float32 when both inputs have the output's element count (a flat walk), or when one has
 ** it and the other repeats along the output's last axes (a scalar, or [C] against
 ** [N, H, W, C]): that one is repeated into a stack buffer and the flat loops run over
 ** chunks starting at a repeat, so each element meets the operand the broadcast walk gives
@@ -17,7 +19,12 @@
 #include "kernels/elementwise/elementwise_fast.h"
 #include "kernels/elementwise/math_fast.h"
 
-enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18, OP_DIV = 42 }; /* builtin codes */
+enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18, OP_DIV = 42, OP_MAXIMUM = 55, OP_MINIMUM = 57 };
+
+static bool is_minmax(int32_t op)
+{
+    return op == OP_MAXIMUM || op == OP_MINIMUM;
+}
 
 enum { REP_BYTES = 4096 }; /* the repeated input's stack buffer */
 
@@ -204,8 +211,11 @@ static bool plan(pl_context *ctx, const pl_node *node)
     }
     pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl.small == 2 ? pl_tensor_count(&b) : 0;
     pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
-    bool add_sub_mul = op == OP_ADD || op == OP_SUB || op == OP_MUL;
-    if (!add_sub_mul && (pl.kind != EW_F32 || a.type != PL_FLOAT32 || b.type != PL_FLOAT32))
+    bool add_sub_mul = op == OP_ADD || op == OP_SUB || op == OP_MUL, minmax = is_minmax(op);
+    if (minmax && (a.type != o.type || b.type != o.type))
+        return false;
+    if (!add_sub_mul && !minmax &&
+        (pl.kind != EW_F32 || a.type != PL_FLOAT32 || b.type != PL_FLOAT32))
         return false; /* DIV, SQUARED_DIFFERENCE: float only */
     pl.lo = -INFINITY, pl.hi = INFINITY;
     if (add_sub_mul && pl.kind == EW_F32) {
@@ -215,14 +225,18 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl_div_f32_range(node, &pl.lo, &pl.hi);
     }
     pl.op = op == OP_ADD ? PL_EW_ADD : op == OP_SUB ? PL_EW_SUB : op == OP_MUL ? PL_EW_MUL
-          : op == OP_DIV ? PL_EW_DIV : PL_EW_SQDIFF;
-    bool ok = pl.small >= 0 && (pl.kind == EW_F32 || quantize(node->user_data, op, &pl));
+          : op == OP_DIV ? PL_EW_DIV : op == OP_MAXIMUM ? PL_EW_MAX
+          : op == OP_MINIMUM ? PL_EW_MIN : PL_EW_SQDIFF;
+    bool ok = pl.small >= 0 &&
+              (pl.kind == EW_F32 || minmax || quantize(node->user_data, op, &pl));
     const size_t host = pl_fast_reg_of(node)->owner->host_bytes;
-    const bool pairs = ok && pl.kind == EW_S8 &&
+    const bool pairs = ok && pl.kind == EW_S8 && !minmax &&
                        (pl.count >= PAIRS_MIN ||
                         (pl.count >= PAIRS_SMALL && host + PAIRS + 64 <= PAIRS_HOT));
     const size_t head = pl_fast_align64(sizeof pl);
-    uint8_t *block = ok ? pl_fast_block_new(node, head + (pairs ? PAIRS + 64 : 0)) : NULL;
+    uint8_t *block = !ok ? NULL
+                   : minmax ? pl_fast_node_block_new(ctx, node, head)
+                            : pl_fast_block_new(node, head + (pairs ? PAIRS + 64 : 0));
     if (block == NULL)
         return false;
     if (pairs) {
@@ -238,6 +252,14 @@ pl_status pl_fast_elementwise_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
+pl_status pl_fast_minmax_prepare(pl_context *ctx, pl_node *node)
+{
+    PL_TRY(pl_fast_reg_of(node)->base->prepare(ctx, node));
+    if (!plan(ctx, node))
+        pl_fast_node_block_drop(node);
+    return PL_OK;
+}
+
 static size_t element_bytes(ew_kind kind)
 {
     return kind == EW_F32 ? sizeof(float) : kind == EW_S16 ? sizeof(int16_t) : 1;
@@ -248,7 +270,9 @@ static void run_flat(const ew_plan *pl, const pl_ew *k, bool pairs, const void *
                      const void *b, size_t n, void *out)
 {
     bool mul = pl->op == PL_EW_MUL;
-    if (pairs)
+    if ((pl->op == PL_EW_MAX || pl->op == PL_EW_MIN) && pl->kind != EW_F32)
+        k->minmax_int(pl->op == PL_EW_MAX, element_bytes(pl->kind), a, b, n, out);
+    else if (pairs)
         (k->pairs_s8 != NULL ? k->pairs_s8 : pairs_scalar)(pl->pairs, a, b, n, out);
     else if (pl->kind == EW_F32)
         k->f32(pl->op, a, b, n, pl->lo, pl->hi, out);
@@ -389,7 +413,8 @@ void pl_ew_unary_nans(pl_ew_unary op, const float *in, float *out, size_t n)
 
 pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
 {
-    const ew_plan *pl = pl_fast_block(node);
+    const ew_plan *pl = is_minmax(node->builtin_code) ? pl_fast_node_block(node)
+                                                      : pl_fast_block(node);
     if (pl == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor a, b, o;
@@ -406,7 +431,8 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
     const bool pairs = pl->pairs != NULL &&
                        (pl->count >= PAIRS_MIN ||
                         pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
-    if (pl->kind == EW_S8 && pl->small != 0 && pl->row == 0 && pl->period == 1) {
+    if (pl->kind == EW_S8 && (pl->op == PL_EW_ADD || pl->op == PL_EW_SUB || pl->op == PL_EW_MUL) &&
+        pl->small != 0 && pl->row == 0 && pl->period == 1) {
         run_scalar_s8(node, pl, k, a.data, b.data, o.data);
         return PL_OK;
     }

@@ -12,6 +12,7 @@
 #ifndef PL_FAST_ELEMENTWISE_H
 #define PL_FAST_ELEMENTWISE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,11 +38,14 @@ typedef struct pl_ew_q {
     pl_ew_quick quick;              /* int8 only */
 } pl_ew_q;
 
-/* Float ADD, SUB, MUL, DIV (a / b) and SQUARED_DIFFERENCE ((a - b) (a - b)), as the portable
-** kernels write them. (MAXIMUM and MINIMUM have no op data to find a plan by.) Of two NaN
+/* Float ADD, SUB, MUL, DIV (a / b), SQUARED_DIFFERENCE ((a - b) (a - b)), MAXIMUM (a > b ?
+** a : b) and MINIMUM (a < b ? a : b), as the portable kernels write them. Of two NaN
 ** operands x86 and Arm return the first one's, and a compiler may swap a commutative add's
-** or multiply's operands: the kernels give a NaN a its place back (a + a: a, quieted). */
-typedef enum pl_ew_f32_op { PL_EW_ADD, PL_EW_SUB, PL_EW_MUL, PL_EW_DIV, PL_EW_SQDIFF } pl_ew_f32_op;
+** or multiply's operands: the kernels give a NaN a its place back (a + a: a, quieted).
+** MAXPS/MINPS select as the comparisons do (the second operand on NaN or equal values). */
+typedef enum pl_ew_f32_op {
+    PL_EW_ADD, PL_EW_SUB, PL_EW_MUL, PL_EW_DIV, PL_EW_SQDIFF, PL_EW_MAX, PL_EW_MIN
+} pl_ew_f32_op;
 
 /* Float FLOOR, CEIL, NEG, SQRT, RSQRT, SQUARE (math.c) and LEAKY_RELU (pl_leaky_relu_f32). */
 typedef enum pl_ew_unary {
@@ -67,6 +71,8 @@ typedef struct pl_ew {
     ** ceilf, -x, sqrtf(x), 1.0f / sqrtf(x), x * x, x > 0 ? x : x * alpha (the same bits,
     ** NaN payloads included) */
     void (*unary_f32)(pl_ew_unary op, float alpha, const float *in, float *out, size_t n);
+    /* int8 (es 1) or int16 (es 2) MAXIMUM (max) or MINIMUM of the stored integers */
+    void (*minmax_int)(bool max, size_t es, const void *a, const void *b, size_t n, void *out);
 } pl_ew;
 
 /* NULL when isa has no such kernels in this build. */

@@ -154,6 +154,7 @@ pl_status pl_fast_eval_constant(pl_context *ctx, const pl_node *node, int32_t in
 /* The fast operators: prepare runs the portable prepare first, then sets up a block or
 ** drops it; invoke runs the SIMD path when there is a block. */
 pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_minmax_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_fully_connected_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node);

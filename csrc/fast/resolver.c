@@ -112,6 +112,11 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                      pl_fast_elementwise_invoke},
     [PL_FAST_SQUARED_DIFFERENCE] = {pl_squared_difference_registration,
                                     pl_fast_elementwise_prepare, pl_fast_elementwise_invoke},
+    /* no op data: a block found by the node's index */
+    [PL_FAST_MAXIMUM] = {pl_maximum_registration, pl_fast_minmax_prepare,
+                         pl_fast_elementwise_invoke},
+    [PL_FAST_MINIMUM] = {pl_minimum_registration, pl_fast_minmax_prepare,
+                         pl_fast_elementwise_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

@@ -141,6 +141,8 @@ static inline float32x4_t f32_one(pl_ew_f32_op op, float32x4_t x, float32x4_t y,
     case PL_EW_SUB: r = vsubq_f32(x, y); break;
     case PL_EW_MUL: r = vmulq_f32(x, y); break;
     case PL_EW_DIV: r = vdivq_f32(x, y); break;
+    case PL_EW_MAX: r = vbslq_f32(vcgtq_f32(x, y), x, y); break; /* not FMAX's NaN rule */
+    case PL_EW_MIN: r = vbslq_f32(vcltq_f32(x, y), x, y); break;
     default: r = vsubq_f32(x, y), r = vmulq_f32(r, r); break;
     }
     if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
@@ -207,4 +209,39 @@ static inline bool u_any_nan(vf x) { return vminvq_u32(vceqq_f32(x, x)) == 0; }
 
 #include "fast/unary_body.h"
 
-const pl_ew pl_ew_neon = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL, unary_f32};
+
+/* The integers' MAXIMUM or MINIMUM, one at a time (the vector loops' tails). */
+static void minmax_tail(bool max, size_t es, const void *a, const void *b, size_t i, size_t n,
+                        void *out)
+{
+    for (; i < n; i++) {
+        if (es == 1) {
+            int8_t x = ((const int8_t *)a)[i], y = ((const int8_t *)b)[i];
+            ((int8_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
+        } else {
+            int16_t x = ((const int16_t *)a)[i], y = ((const int16_t *)b)[i];
+            ((int16_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
+        }
+    }
+}
+
+/* 16 int8 or 8 int16 lanes a step. */
+static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
+{
+    const size_t lanes = 16 / es;
+    size_t i = 0;
+    for (; n - i >= lanes; i += lanes) {
+        if (es == 1) {
+            int8x16_t x = vld1q_s8((const int8_t *)a + i), y = vld1q_s8((const int8_t *)b + i);
+            vst1q_s8((int8_t *)out + i, max ? vmaxq_s8(x, y) : vminq_s8(x, y));
+        } else {
+            int16x8_t x = vld1q_s16((const int16_t *)a + i);
+            int16x8_t y = vld1q_s16((const int16_t *)b + i);
+            vst1q_s16((int16_t *)out + i, max ? vmaxq_s16(x, y) : vminq_s16(x, y));
+        }
+    }
+    minmax_tail(max, es, a, b, i, n, out);
+}
+
+const pl_ew pl_ew_neon = {add_s8,         mul_s8, add_s16,   mul_s16, f32,
+                          hard_swish_f32, NULL,   unary_f32, minmax_int};

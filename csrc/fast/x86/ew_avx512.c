@@ -171,6 +171,8 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
         case PL_EW_SUB: r = _mm512_sub_ps(x, y); break;
         case PL_EW_MUL: r = _mm512_mul_ps(x, y); break;
         case PL_EW_DIV: r = _mm512_div_ps(x, y); break;
+        case PL_EW_MAX: r = _mm512_max_ps(x, y); break;
+        case PL_EW_MIN: r = _mm512_min_ps(x, y); break;
         default: r = _mm512_sub_ps(x, y), r = _mm512_mul_ps(r, r); break;
         }
         if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
@@ -237,5 +239,26 @@ static void unary_f32(pl_ew_unary op, float alpha, const float *in, float *out, 
 }
 #undef EACH
 
+/* 64 int8 or 32 int16 lanes a step, the last ones masked. */
+static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
+{
+    const size_t lanes = 64 / es;
+    for (size_t i = 0; i < n; i += lanes) {
+        const size_t left = n - i < lanes ? n - i : lanes;
+        const __mmask64 m = left == 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1;
+        if (es == 1) {
+            __m512i x = _mm512_maskz_loadu_epi8(m, (const int8_t *)a + i);
+            __m512i y = _mm512_maskz_loadu_epi8(m, (const int8_t *)b + i);
+            _mm512_mask_storeu_epi8((int8_t *)out + i, m,
+                                    max ? _mm512_max_epi8(x, y) : _mm512_min_epi8(x, y));
+        } else {
+            __m512i x = _mm512_maskz_loadu_epi16((__mmask32)m, (const int16_t *)a + i);
+            __m512i y = _mm512_maskz_loadu_epi16((__mmask32)m, (const int16_t *)b + i);
+            _mm512_mask_storeu_epi16((int16_t *)out + i, (__mmask32)m,
+                                     max ? _mm512_max_epi16(x, y) : _mm512_min_epi16(x, y));
+        }
+    }
+}
+
 const pl_ew pl_ew_avx512 = {add_s8,         mul_s8,   add_s16,  mul_s16, f32,
-                            hard_swish_f32, pairs_s8, unary_f32};
+                            hard_swish_f32, pairs_s8, unary_f32, minmax_int};

@@ -145,6 +145,8 @@ static inline __m128 f32_one(pl_ew_f32_op op, __m128 x, __m128 y, __m128 lo, __m
     case PL_EW_SUB: r = _mm_sub_ps(x, y); break;
     case PL_EW_MUL: r = _mm_mul_ps(x, y); break;
     case PL_EW_DIV: r = _mm_div_ps(x, y); break;
+    case PL_EW_MAX: r = _mm_max_ps(x, y); break;
+    case PL_EW_MIN: r = _mm_min_ps(x, y); break;
     default: r = _mm_sub_ps(x, y), r = _mm_mul_ps(r, r); break;
     }
     if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
@@ -208,4 +210,36 @@ static inline bool u_any_nan(vf x) { return _mm_movemask_ps(_mm_cmpunord_ps(x, x
 
 #include "fast/unary_body.h"
 
-const pl_ew pl_ew_sse41 = {add_s8, mul_s8, add_s16, mul_s16, f32, hard_swish_f32, NULL, unary_f32};
+
+/* The integers' MAXIMUM or MINIMUM, one at a time (the vector loops' tails). */
+static void minmax_tail(bool max, size_t es, const void *a, const void *b, size_t i, size_t n,
+                        void *out)
+{
+    for (; i < n; i++) {
+        if (es == 1) {
+            int8_t x = ((const int8_t *)a)[i], y = ((const int8_t *)b)[i];
+            ((int8_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
+        } else {
+            int16_t x = ((const int16_t *)a)[i], y = ((const int16_t *)b)[i];
+            ((int16_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
+        }
+    }
+}
+
+/* 16 int8 or 8 int16 lanes a step. */
+static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
+{
+    const size_t lanes = 16 / es;
+    size_t i = 0;
+    for (; n - i >= lanes; i += lanes) {
+        __m128i x = _mm_loadu_si128((const __m128i *)((const int8_t *)a + i * es));
+        __m128i y = _mm_loadu_si128((const __m128i *)((const int8_t *)b + i * es));
+        __m128i r = es == 1 ? (max ? _mm_max_epi8(x, y) : _mm_min_epi8(x, y))
+                            : (max ? _mm_max_epi16(x, y) : _mm_min_epi16(x, y));
+        _mm_storeu_si128((__m128i *)((int8_t *)out + i * es), r);
+    }
+    minmax_tail(max, es, a, b, i, n, out);
+}
+
+const pl_ew pl_ew_sse41 = {add_s8,         mul_s8, add_s16,   mul_s16, f32,
+                           hard_swish_f32, NULL,   unary_f32, minmax_int};

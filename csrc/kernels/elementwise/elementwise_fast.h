@@ -1,6 +1,7 @@
 /* elementwise_fast.h - ADD, SUB and MUL's contract with the host fast path
 ** (fast/elementwise.c): the op data prepare leaves for invoke; for float DIV and
-** SQUARED_DIFFERENCE, which it runs too, their registrations and DIV's clamp.
+** SQUARED_DIFFERENCE, which it runs too, their registrations and DIV's clamp; MAXIMUM and
+** MINIMUM's registrations (minmax.c: no op data).
 **
 ** A fast path reads these after the portable prepare ran and never writes them; it runs
 ** the portable invoke for what it does not reproduce. The activation range
@@ -44,5 +45,8 @@ const pl_registration *pl_mul_registration(void);
 const pl_registration *pl_div_registration(void);
 const pl_registration *pl_squared_difference_registration(void);
 void pl_div_f32_range(const pl_node *node, float *lo, float *hi);
+
+const pl_registration *pl_maximum_registration(void);
+const pl_registration *pl_minimum_registration(void);
 
 #endif

@@ -6,10 +6,8 @@
 #include <stdint.h>
 
 #include "kernels/common/broadcast.h"
+#include "kernels/elementwise/elementwise_fast.h" /* the registrations */
 #include "picolite/pl_kernel.h"
-
-const pl_registration *pl_maximum_registration(void);
-const pl_registration *pl_minimum_registration(void);
 
 /* out = maximum ? max(a, b) : min(a, b) over the broadcast walk bc (set up in prepare). */
 void pl_minmax_f32(const pl_bcast *bc, bool maximum, const float *a, const float *b,
