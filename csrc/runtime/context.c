@@ -208,6 +208,7 @@ static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...)
     return pl_context_fail_node(it, (uint32_t)it->current_node, status, what);
 }
 
+#ifdef PL_FAST_HOOKS
 static int32_t reader_count(pl_context *ctx, int32_t index)
 {
     pl_interp *it = interp_of(ctx);
@@ -224,6 +225,7 @@ static int32_t reader_count(pl_context *ctx, int32_t index)
     }
     return readers;
 }
+#endif
 
 static void fill(pl_interp *it, pl_context *ctx)
 {
@@ -238,7 +240,9 @@ static void fill(pl_interp *it, pl_context *ctx)
     ctx->set_shape = set_shape;
     ctx->fold = fold;
     ctx->shape_signature = shape_signature;
+#ifdef PL_FAST_HOOKS
     ctx->reader_count = reader_count;
+#endif
     ctx->loop_budget = it->opt.loop_budget;
     ctx->subgraph_count = pl_interp_subgraph_count(it);
     ctx->arith = (pl_arith)it->opt.arith;

@@ -194,7 +194,7 @@ struct pl_context {
     ** tensor preserved, a subgraph input or output, a tensor outside the memory plan. A
     ** kernel that writes a tensor whose readers all take its values elsewhere (fast paths:
     ** a folded DEQUANTIZE) may then skip writing it. Invoke (-1 before the memory plan, as
-    ** during prepare); NULL: unknown. */
+    ** during prepare); NULL: unknown (a build without the host fast paths). */
     int32_t (*reader_count)(pl_context *ctx, int32_t index);
 };
 
