@@ -268,21 +268,6 @@ static inline bool u_any_nan(vf x)
 #include "fast/unary_body.h"
 
 
-/* The integers' MAXIMUM or MINIMUM, one at a time (the vector loops' tails). */
-static void minmax_tail(bool max, size_t es, const void *a, const void *b, size_t i, size_t n,
-                        void *out)
-{
-    for (; i < n; i++) {
-        if (es == 1) {
-            int8_t x = ((const int8_t *)a)[i], y = ((const int8_t *)b)[i];
-            ((int8_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
-        } else {
-            int16_t x = ((const int16_t *)a)[i], y = ((const int16_t *)b)[i];
-            ((int16_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
-        }
-    }
-}
-
 /* 32 int8 or 16 int16 lanes a step. */
 static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
 {
@@ -295,7 +280,7 @@ static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t
                             : (max ? _mm256_max_epi16(x, y) : _mm256_min_epi16(x, y));
         _mm256_storeu_si256((__m256i *)((int8_t *)out + i * es), r);
     }
-    minmax_tail(max, es, a, b, i, n, out);
+    pl_ew_minmax_tail(max, es, a, b, i, n, out);
 }
 
 const pl_ew pl_ew_avx2 = {add_s8,         mul_s8,   add_s16,  mul_s16, f32,

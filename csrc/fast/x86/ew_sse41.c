@@ -211,21 +211,6 @@ static inline bool u_any_nan(vf x) { return _mm_movemask_ps(_mm_cmpunord_ps(x, x
 #include "fast/unary_body.h"
 
 
-/* The integers' MAXIMUM or MINIMUM, one at a time (the vector loops' tails). */
-static void minmax_tail(bool max, size_t es, const void *a, const void *b, size_t i, size_t n,
-                        void *out)
-{
-    for (; i < n; i++) {
-        if (es == 1) {
-            int8_t x = ((const int8_t *)a)[i], y = ((const int8_t *)b)[i];
-            ((int8_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
-        } else {
-            int16_t x = ((const int16_t *)a)[i], y = ((const int16_t *)b)[i];
-            ((int16_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
-        }
-    }
-}
-
 /* 16 int8 or 8 int16 lanes a step. */
 static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
 {
@@ -238,7 +223,7 @@ static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t
                             : (max ? _mm_max_epi16(x, y) : _mm_min_epi16(x, y));
         _mm_storeu_si128((__m128i *)((int8_t *)out + i * es), r);
     }
-    minmax_tail(max, es, a, b, i, n, out);
+    pl_ew_minmax_tail(max, es, a, b, i, n, out);
 }
 
 const pl_ew pl_ew_sse41 = {add_s8,         mul_s8, add_s16,   mul_s16, f32,
