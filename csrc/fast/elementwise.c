@@ -47,8 +47,13 @@ typedef struct ew_plan {
 ** whose host data (packed weights, tables) stay within PAIRS_HOT bytes, so that the table is
 ** still in the cache at the next invoke. In a large network it is cold at every invoke
 ** (DenseNet-121's 65536-output MULs: 20 us computed, 67 us looked up, and 58 tables evicted
-** the convolutions' data); a one-ADD model keeps it (16384 outputs: 9.9 -> 4.1 us). */
+** the convolutions' data); a one-ADD model keeps it (16384 outputs: 9.9 -> 4.1 us). Not
+** where the set's quick float form takes the node and its tie window is at most
+** QUICK_OVER_PAIRS (about 3% of vectors then take the exact form): AVX-512 computes that
+** one-ADD model in 4.1 us where the gathers took 4.8. A wider window (a MUL rescaled by
+** 2^-6: a quarter of the vectors exact) stays faster looked up (102 against 112 us). */
 enum { PAIRS_MIN = 1 << 18, PAIRS_SMALL = 4096, PAIRS_HOT = 512 * 1024, PAIRS = 65536 };
+#define QUICK_OVER_PAIRS 0x1p-10f
 
 const pl_ew *pl_ew_for(pl_isa isa)
 {
@@ -230,7 +235,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
     bool ok = pl.small >= 0 &&
               (pl.kind == EW_F32 || minmax || quantize(node->user_data, op, &pl));
     const size_t host = pl_fast_reg_of(node)->owner->host_bytes;
-    const bool pairs = ok && pl.kind == EW_S8 && !minmax &&
+    const bool quick = pl_ew_for(pl_fast_isa_of(node))->quick_s8 &&
+                       pl.q.quick.limit >= 0.5f - QUICK_OVER_PAIRS;
+    const bool pairs = ok && pl.kind == EW_S8 && !minmax && !quick &&
                        (pl.count >= PAIRS_MIN ||
                         (pl.count >= PAIRS_SMALL && host + PAIRS + 64 <= PAIRS_HOT));
     const size_t head = pl_fast_align64(sizeof pl);

@@ -73,6 +73,8 @@ typedef struct pl_ew {
     void (*unary_f32)(pl_ew_unary op, float alpha, const float *in, float *out, size_t n);
     /* int8 (es 1) or int16 (es 2) MAXIMUM (max) or MINIMUM of the stored integers */
     void (*minmax_int)(bool max, size_t es, const void *a, const void *b, size_t n, void *out);
+    /* add_s8 and mul_s8 take pl_ew_quick's float form where its limit allows */
+    bool quick_s8;
 } pl_ew;
 
 /* NULL when isa has no such kernels in this build. */

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fast/elementwise.h"
 #include "fast_harness.h"
 #include "harness.h"
 #include "kernel_harness.h"
@@ -308,7 +309,8 @@ static void cases_equal_portable(int32_t threads)
                        (unsigned long long)r.parallel_jobs);
             CHECK_EQ(failures, 0);
             CHECK(fast_cases > 900);
-            CHECK(pair_cases > 10);
+            /* a set whose quick form takes most nodes looks fewer up */
+            CHECK(pair_cases > (pl_ew_for((pl_isa)isa)->quick_s8 ? 1 : 10));
             CHECK(threads == 1 || r.parallel_jobs > 20);
         }
         kh_ctx.arith = PL_ARITH_TFLM;

@@ -227,4 +227,4 @@ static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t
 }
 
 const pl_ew pl_ew_sse41 = {add_s8,         mul_s8, add_s16,   mul_s16, f32,
-                           hard_swish_f32, NULL,   unary_f32, minmax_int};
+                           hard_swish_f32, NULL,   unary_f32, minmax_int, false};
