@@ -71,10 +71,11 @@ class Job:
             try:
                 self._process = subprocess.Popen(
                     [str(a) for a in step.argv], cwd=step.cwd, env=step.env, text=True,
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_lower_priority)
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             except OSError as e:  # a missing program
                 self.outcome.done.append(subprocess.CompletedProcess(step.argv, 127, "", str(e)))
                 return
+            _lower_priority(self._process.pid)
             try:
                 out, err = self._process.communicate(timeout=step.timeout)
                 code = self._process.returncode
@@ -98,8 +99,13 @@ class Job:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _lower_priority():
-    os.nice(5)
+def _lower_priority(pid):
+    """Set from here, not in the child before exec (preexec_fn is unsafe with threads); what
+    the step starts from then on inherits it."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 5)
+    except OSError:  # gone already, or not permitted: the job runs at the usual priority
+        pass
 
 
 def register(name, plan):
