@@ -87,9 +87,11 @@ def pytest_collection_modifyitems(session, config, items):
     import background
 
     waiting = [item for item in items if item.get_closest_marker("background")]
+    items[:] = [item for item in items if not item.get_closest_marker("background")] + waiting
+    if config.option.collectonly:  # nothing will run: start nothing
+        return
     for item in waiting:
         background.start(item.get_closest_marker("background").args[0])
-    items[:] = [item for item in items if not item.get_closest_marker("background")] + waiting
 
 
 def pytest_sessionfinish(session, exitstatus):
