@@ -51,7 +51,7 @@ typedef struct ew_plan {
 ** where the set's quick float form takes the node and its tie window is at most
 ** QUICK_OVER_PAIRS (about 3% of vectors then take the exact form): AVX-512 computes that
 ** one-ADD model in 4.1 us where the gathers took 4.8. A wider window (a MUL rescaled by
-** 2^-6: a quarter of the vectors exact) stays faster looked up (102 against 112 us). */
+** 2^-6: a quarter of the vectors exact) stays faster looked up (104 against 107 us). */
 enum { PAIRS_MIN = 1 << 18, PAIRS_SMALL = 4096, PAIRS_HOT = 512 * 1024, PAIRS = 65536 };
 #define QUICK_OVER_PAIRS 0x1p-10f
 
