@@ -645,7 +645,7 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_conv16_invoke(ctx, node, cp);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
-    PL_TRY(pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &v.bias));
+    pl_fast_use_fold(ctx, node, &v.bias);
     conv_job job = {cp, d, &v, pl_fast_isa_of(node), pl_tensor_count(&v.out) / (size_t)cp->n,
                     (cp->n + cp->nblock - 1) / cp->nblock};
     if (cp->padded != NULL)

@@ -151,6 +151,9 @@ static inline void pl_fast_claim_folds(const pl_node *node, uint32_t first, uint
 pl_status pl_fast_eval_constant(pl_context *ctx, const pl_node *node, int32_t index,
                                 pl_tensor *out);
 
+/* The same for an eval view t already fetched (an invoke's views): no second get_eval. */
+void pl_fast_use_fold(const pl_context *ctx, const pl_node *node, pl_tensor *t);
+
 /* The fast operators: prepare runs the portable prepare first, then sets up a block or
 ** drops it; invoke runs the SIMD path when there is a block. */
 pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node);

@@ -130,16 +130,21 @@ pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node)
     return PL_OK;
 }
 
+void pl_fast_use_fold(const pl_context *ctx, const pl_node *node, pl_tensor *t)
+{
+    if (t->is_constant || t->index < 0 || !one_subgraph(ctx))
+        return;
+    const void *values = pl_fast_fold(node, t->index, t->bytes);
+    if (values != NULL) {
+        t->data = (void *)(uintptr_t)values;
+        t->is_constant = true;
+    }
+}
+
 pl_status pl_fast_eval_constant(pl_context *ctx, const pl_node *node, int32_t index,
                                 pl_tensor *out)
 {
     PL_TRY(ctx->get_eval(ctx, index, out));
-    if (out->is_constant || index < 0 || !one_subgraph(ctx))
-        return PL_OK;
-    const void *values = pl_fast_fold(node, index, out->bytes);
-    if (values != NULL) {
-        out->data = (void *)(uintptr_t)values;
-        out->is_constant = true;
-    }
+    pl_fast_use_fold(ctx, node, out);
     return PL_OK;
 }

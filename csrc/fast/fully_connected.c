@@ -236,7 +236,7 @@ pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_fully_connected16_invoke(ctx, node, fp);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
-    PL_TRY(pl_fast_eval_constant(ctx, node, pl_node_input(node, 2), &v.bias));
+    pl_fast_use_fold(ctx, node, &v.bias);
     pl_isa isa = pl_fast_isa_of(node);
     if (fp->f32) {
         fc_job j = {fp, d, isa, d->p.batches, 0, v.in.data, v.bias.data, v.out.data};
