@@ -30,7 +30,7 @@ static bool x86_has(pl_isa isa)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return isa == PL_ISA_AVX512 && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("fma");
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("fma");
 }
 #endif
 

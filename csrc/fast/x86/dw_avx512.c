@@ -3,7 +3,8 @@
 ** group (a last group of 16 with 256-bit vectors); float: 16 channels per vector, a multiply
 ** and an add per tap (built with -ffp-contract=off) or, for a fused target, VFMADD, the
 ** reference's order.
-** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma; run only when the CPU has them. */
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma; run only when the
+** CPU has them. */
 #include <immintrin.h>
 
 #include "fast/depthwise.h"
@@ -23,15 +24,38 @@ static bool group_quick(const pl_dw_job *job, const uint8_t *g)
             _mm512_cmp_ps_mask(_mm512_loadu_ps(limit + 16), zero, _CMP_LT_OQ)) == 0;
 }
 
+/* The exact form of 16 channels' stage (their arrays 32 entries apart: addend, mult, left,
+** right), + the output offset; out of line where a quick form's vector needs it rarely. */
+static inline __m512i s8_exact(__m512i acc, const int32_t *arr, int32_t out_offset)
+{
+    return _mm512_add_epi32(pl_rescale_avx512(acc, _mm512_loadu_si512(arr + 32),
+                                              _mm512_loadu_si512(arr + 64),
+                                              _mm512_loadu_si512(arr + 96)),
+                            _mm512_set1_epi32(out_offset));
+}
+
+__attribute__((noinline, cold)) static __m512i s8_exact_cold(__m512i acc, const int32_t *arr,
+                                                             int32_t out_offset)
+{
+    return s8_exact(acc, arr, out_offset);
+}
+
 /* n (1..S8_POINTS) points from in on, channels c0..c0+31 with their packed group g (fast:
-** group_quick's answer). */
+** group_quick's answer). The sums start at the addend (int32 adds wrap, so where it joins
+** does not change them); the two halves' quick forms are tested at once. */
 PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
                              const uint8_t *g, bool fast, int32_t c0, int8_t *out)
 {
+    /* after the weights: addend, mult, left, right, then the quick form's scale and limit,
+    ** 32 each */
+    const int32_t *arr = (const int32_t *)(const void *)(g + (size_t)job->taps * 64);
+    const float *quick = (const float *)(arr + 128);
     __m512i lo[S8_POINTS], hi[S8_POINTS];
     PL_FAST_UNROLL
-    for (int32_t r = 0; r < S8_POINTS; r++)
-        lo[r] = hi[r] = _mm512_setzero_si512();
+    for (int32_t r = 0; r < S8_POINTS; r++) {
+        lo[r] = _mm512_loadu_si512(arr);
+        hi[r] = _mm512_loadu_si512(arr + 16);
+    }
     const __m512i *w = (const __m512i *)g;
     for (int32_t t = 0; t < job->taps; t += 2, w += 2) {
         __m512i w_lo = _mm512_loadu_si512(w), w_hi = _mm512_loadu_si512(w + 1);
@@ -44,21 +68,36 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
             hi[r] = pl_dpwssd512(hi[r], _mm512_unpackhi_epi16(a, b), w_hi);
         }
     }
-    /* addend, mult, left, right, then the quick form's scale and limit: 32 each */
-    const int32_t *arr = (const int32_t *)w;
-    const float *quick = (const float *)(arr + 128);
     const int32_t count = job->channels - c0 < 32 ? job->channels - c0 : 32;
     const __mmask32 lanes = count == 32 ? 0xFFFFFFFFu : (__mmask32)((1u << count) - 1u);
+    const __m512 offset = _mm512_set1_ps((float)job->out_offset);
+    const __m512i act_min = _mm512_set1_epi32(job->act_min);
+    const __m512i act_max = _mm512_set1_epi32(job->act_max);
+    const bool clamp = job->act_min > INT8_MIN || job->act_max < INT8_MAX;
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
-        __m512i vl = pl_stage_quick_avx512(fast, lo[r], arr, arr + 32, arr + 64, arr + 96, quick,
-                                           quick + 32, job->out_offset, job->act_min,
-                                           job->act_max);
-        __m512i vh = pl_stage_quick_avx512(fast, hi[r], arr + 16, arr + 48, arr + 80, arr + 112,
-                                           quick + 16, quick + 48, job->out_offset,
-                                           job->act_min, job->act_max);
-        /* the halves' lanes interleave back into channel order */
-        __m256i bytes = _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh));
+        __m512i vl, vh;
+        if (!fast) {
+            vl = s8_exact(lo[r], arr, job->out_offset);
+            vh = s8_exact(hi[r], arr + 16, job->out_offset);
+        } else {
+            __mmask16 fl = pl_quick16(lo[r], _mm512_loadu_ps(quick), offset,
+                                      _mm512_loadu_ps(quick + 32), &vl);
+            __mmask16 fh = pl_quick16(hi[r], _mm512_loadu_ps(quick + 16), offset,
+                                      _mm512_loadu_ps(quick + 48), &vh);
+            if (__builtin_expect(!_kortestz_mask16_u8(fl, fh), 0)) {
+                if (fl)
+                    vl = s8_exact_cold(lo[r], arr, job->out_offset);
+                if (fh)
+                    vh = s8_exact_cold(hi[r], arr + 16, job->out_offset);
+            }
+        }
+        if (clamp) {
+            vl = _mm512_min_epi32(_mm512_max_epi32(vl, act_min), act_max);
+            vh = _mm512_min_epi32(_mm512_max_epi32(vh, act_min), act_max);
+        }
+        /* the halves' lanes interleave back into channel order; both narrowings saturate */
+        __m256i bytes = _mm512_cvtsepi16_epi8(_mm512_packs_epi32(vl, vh));
         _mm256_mask_storeu_epi8(out + (size_t)r * (size_t)job->channels + c0, lanes, bytes);
     }
 }

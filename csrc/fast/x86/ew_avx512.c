@@ -1,7 +1,7 @@
 /* ew_avx512.c - the flat elementwise loops with AVX-512 (see elementwise.h), 16 elements
 ** per vector (int8, int16 and float32 alike), the last few through masked loads and
-** stores. Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma (and -ffp-contract=off);
-** run only when the CPU has them. */
+** stores. Built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma (and
+** -ffp-contract=off); run only when the CPU has them. */
 #include <immintrin.h>
 
 #include "fast/elementwise.h"

@@ -1,6 +1,6 @@
 /* f32_avx512.c - the float32 matrix product with AVX-512F, 16 output channels per vector
-** (the driver: f32_body.h). Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma; run
-** only when the CPU has them. */
+** (the driver: f32_body.h). Built with -mavx512f -mavx512bw -mavx512vl -mavx512dq
+** -mavx512vnni -mfma; run only when the CPU has them. */
 #include <immintrin.h>
 
 #include "fast/gemm.h"

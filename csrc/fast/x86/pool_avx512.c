@@ -1,8 +1,8 @@
 /* pool_avx512.c - the pooling windows with AVX-512 (see pool.h): int8 maxima 64 channels
 ** per vector, int16 maxima 32, int8 and int16 sums 16 per vector in int32 lanes, floats
 ** 16 per vector; the last channels through masked loads and stores. Built with -mavx512f
-** -mavx512bw -mavx512vl -mavx512vnni -mfma (and -ffp-contract=off); run only when the CPU has
-** them. */
+** -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma (and -ffp-contract=off); run only when
+** the CPU has them. */
 #include <float.h>
 #include <immintrin.h>
 

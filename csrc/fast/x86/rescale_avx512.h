@@ -4,7 +4,6 @@
 #define PL_FAST_X86_RESCALE_AVX512_H
 
 #include <immintrin.h>
-#include <stdbool.h>
 #include <stdint.h>
 
 /* A rescale's per-channel operands, split once for the lanes: the multiplier and its odd
@@ -42,56 +41,24 @@ static inline __m512i pl_rescale16_apply(__m512i x, const pl_rescale16 *r)
 
 /* The quick form of the rescale (gemm.h, pl_s8_stage): *q = round(x * scale + offset) in
 ** float, the rounding and conversions explicit (not the MXCSR's); the lanes whose value lies
-** nearer a rounding tie than limit allows are flagged, and their *q must not be used. */
+** nearer a rounding tie than limit allows are flagged, and their *q must not be used.
+** VREDUCEPS gives y less its nearest integer exactly, so y is rounded once (VCVTPS2DQ) rather
+** than rounded, converted and subtracted. */
 static inline __mmask16 pl_quick16(__m512i x, __m512 scale, __m512 offset, __m512 limit,
                                    __m512i *q)
 {
     enum { NEAREST = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC };
     __m512 y = _mm512_fmadd_round_ps(_mm512_cvt_roundepi32_ps(x, NEAREST), scale, offset,
                                      NEAREST);
-    __m512 n = _mm512_roundscale_ps(y, NEAREST);
-    *q = _mm512_cvtt_roundps_epi32(n, _MM_FROUND_NO_EXC);
-    return _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(y, n)), limit, _CMP_GT_OQ);
+    *q = _mm512_cvt_roundps_epi32(y, NEAREST);
+    __m512 rest = _mm512_reduce_ps(y, NEAREST); /* no fraction bits kept */
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(rest), limit, _CMP_GT_OQ);
 }
 
 static inline __m512i pl_rescale_avx512(__m512i x, __m512i mult, __m512i left, __m512i right)
 {
     const pl_rescale16 r = pl_rescale16_of(mult, left, right);
     return pl_rescale16_apply(x, &r);
-}
-
-/* The whole stage from int32 sums: + addend (wrapping, as TFLite's int32 add), rescale,
-** + the output offset, clamp. The arrays hold 16 lanes each. */
-static inline __m512i pl_stage_avx512(__m512i acc, const int32_t *addend, const int32_t *mult,
-                                      const int32_t *left, const int32_t *right,
-                                      int32_t out_offset, int32_t act_min, int32_t act_max)
-{
-    acc = _mm512_add_epi32(acc, _mm512_loadu_si512(addend));
-    acc = pl_rescale_avx512(acc, _mm512_loadu_si512(mult), _mm512_loadu_si512(left),
-                            _mm512_loadu_si512(right));
-    acc = _mm512_add_epi32(acc, _mm512_set1_epi32(out_offset));
-    acc = _mm512_max_epi32(acc, _mm512_set1_epi32(act_min));
-    return _mm512_min_epi32(acc, _mm512_set1_epi32(act_max));
-}
-
-/* pl_stage_avx512 taking the quick form first (gemm.h) when quick: scale and limit hold 16
-** lanes too; a lane with limit -1 always takes the exact form. */
-static inline __m512i pl_stage_quick_avx512(bool quick, __m512i acc, const int32_t *addend,
-                                            const int32_t *mult, const int32_t *left,
-                                            const int32_t *right, const float *scale,
-                                            const float *limit, int32_t out_offset,
-                                            int32_t act_min, int32_t act_max)
-{
-    acc = _mm512_add_epi32(acc, _mm512_loadu_si512(addend));
-    __m512i q;
-    if (!quick || pl_quick16(acc, _mm512_loadu_ps(scale), _mm512_set1_ps((float)out_offset),
-                             _mm512_loadu_ps(limit), &q) != 0)
-        q = _mm512_add_epi32(pl_rescale_avx512(acc, _mm512_loadu_si512(mult),
-                                               _mm512_loadu_si512(left),
-                                               _mm512_loadu_si512(right)),
-                             _mm512_set1_epi32(out_offset));
-    q = _mm512_max_epi32(q, _mm512_set1_epi32(act_min));
-    return _mm512_min_epi32(q, _mm512_set1_epi32(act_max));
 }
 
 #endif

@@ -2,7 +2,8 @@
 ** added to each int32 lane; it wraps rather than saturates, and the int32 blocks of
 ** PL_S16_BLOCK k cannot reach 2^31 anyway), 16 output channels per vector, then int64;
 ** TFLite's 16x8 output stage on the vectors.
-** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma; run only when the CPU has them. */
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma; run only when the
+** CPU has them. */
 #include <immintrin.h>
 
 #include "fast/gemm16.h"

@@ -1,6 +1,7 @@
 /* s8_avx512.c - the int8 matrix product with AVX-512 VNNI (VPDPBUSD: four unsigned-by-
 ** signed byte products summed into each int32 lane), 16 output channels per vector.
-** Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma; run only when the CPU has them. */
+** Built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma; run only when the
+** CPU has them. */
 #include <immintrin.h>
 #include <stdbool.h>
 
@@ -58,6 +59,15 @@ static inline __m512i vi_start(const pl_s8_stage *st, int32_t n0)
     return st != NULL ? _mm512_loadu_si512(st->addend + n0) : _mm512_setzero_si512();
 }
 
+/* The exact form of channels n0..'s stage, + the output offset: out of line, as a vector
+** needs it rarely (gemm.h). */
+__attribute__((noinline, cold)) static __m512i exact(__m512i acc, const pl_s8_stage *st,
+                                                     int32_t n0)
+{
+    const pl_rescale16 r = rescale_of(st, n0);
+    return _mm512_add_epi32(pl_rescale16_apply(acc, &r), _mm512_set1_epi32(st->out_offset));
+}
+
 /* Row `row` of the output (out, or raw when st is NULL), channels n0.. of n, from sums that
 ** hold the addend: rescale, + the output offset, clamp (VPMOVSDB saturates to int8, which
 ** is the clamp of int8's whole range). */
@@ -70,15 +80,45 @@ static inline void finish(__m512i acc, const stage_t *s, const pl_s8_stage *st, 
         return;
     }
     __m512i q;
-    if (!s->quick) {
-        q = _mm512_add_epi32(pl_rescale16_apply(acc, &s->r), s->out_offset);
-    } else if (__builtin_expect(pl_quick16(acc, s->scale, s->offset, s->limit, &q) != 0, 0)) {
-        const pl_rescale16 r = rescale_of(st, n0);
-        q = _mm512_add_epi32(pl_rescale16_apply(acc, &r), s->out_offset);
-    }
+    if (!s->quick || __builtin_expect(pl_quick16(acc, s->scale, s->offset, s->limit, &q), 0))
+        q = exact(acc, st, n0);
     if (s->clamp)
         q = _mm512_min_epi32(_mm512_max_epi32(q, s->act_min), s->act_max);
     _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtsepi32_epi8(q));
+}
+
+/* finish for two panels of a row, channels n0.. and n0 + 16.. (n > n0 + 16): both quick
+** forms' flags tested at once, and the 32 channels narrowed together: two saturating packs
+** (int32 to int16 to int8, which is the saturation to int8) leave each 128-bit lane holding
+** 4 channels of each vector, which one dword permute puts back in order. */
+#define PL_S8_FINISH_PAIRS
+static inline void finish_pair(__m512i acc0, __m512i acc1, const stage_t *s0, const stage_t *s1,
+                               const pl_s8_stage *st, int32_t n0, int32_t n, int8_t *out,
+                               int32_t *raw, size_t row)
+{
+    if (st == NULL || !s0->quick || !s1->quick) {
+        finish(acc0, s0, st, n0, n, out, raw, row);
+        finish(acc1, s1, st, n0 + NR, n, out, raw, row);
+        return;
+    }
+    __m512i q0, q1;
+    __mmask16 f0 = pl_quick16(acc0, s0->scale, s0->offset, s0->limit, &q0);
+    __mmask16 f1 = pl_quick16(acc1, s1->scale, s1->offset, s1->limit, &q1);
+    if (__builtin_expect(!_kortestz_mask16_u8(f0, f1), 0)) {
+        if (f0)
+            q0 = exact(acc0, st, n0);
+        if (f1)
+            q1 = exact(acc1, st, n0 + NR);
+    }
+    if (s0->clamp) {
+        q0 = _mm512_min_epi32(_mm512_max_epi32(q0, s0->act_min), s0->act_max);
+        q1 = _mm512_min_epi32(_mm512_max_epi32(q1, s1->act_min), s1->act_max);
+    }
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m512i packed = _mm512_packs_epi32(q0, q1);
+    packed = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(packed, packed));
+    __mmask32 lanes = n - n0 >= 2 * NR ? 0xFFFFFFFFu : (__mmask32)((1u << (n - n0)) - 1u);
+    _mm256_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_castsi512_si256(packed));
 }
 
 typedef int8_t panel_t;

@@ -7,7 +7,8 @@
 ** then has one operation less per vector), a row's 4 inputs xin = x_of(bytes), a panel's
 ** 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), a panel's output stage
 ** stage_t = stage_of(st, n0) (st may be NULL: raw sums) and finish(acc, &stage, st, n0, n,
-** out, raw, row).
+** out, raw, row); defining PL_S8_FINISH_PAIRS, also finish_pair(acc, acc_next, &stage,
+** &stage_next, st, n0, n, out, raw, row) for two panels of a row.
 **
 ** taps (a constant, so each driver is compiled twice): row r's k-th byte lies at
 ** win->origin[r][win->tap[k]] (run_taps: a convolution's windows where they lie), else at
@@ -54,13 +55,23 @@ PL_FAST_INLINE void block(bool taps, const pl_s8_windows *win, int32_t rows, int
                 acc[r * panels + j] = mac(acc[r * panels + j], x[r], w);
         }
     }
+    stage_t s[MR]; /* once per panel, not per row */
     PL_FAST_UNROLL
-    for (int32_t j = 0; j < panels; j++) {
-        const stage_t s = stage_of(st, n0 + j * NR); /* once per panel, not per row */
+    for (int32_t j = 0; j < panels; j++)
+        s[j] = stage_of(st, n0 + j * NR);
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < rows; r++) {
+        const size_t row = (size_t)(m0 + r) * ldo;
+        int32_t j = 0;
+#if defined(PL_S8_FINISH_PAIRS)
         PL_FAST_UNROLL
-        for (int32_t r = 0; r < rows; r++)
-            finish(acc[r * panels + j], &s, st, n0 + j * NR, n, out, raw,
-                   (size_t)(m0 + r) * ldo);
+        for (; j + 1 < panels; j += 2)
+            finish_pair(acc[r * panels + j], acc[r * panels + j + 1], &s[j], &s[j + 1], st,
+                        n0 + j * NR, n, out, raw, row);
+#endif
+        PL_FAST_UNROLL
+        for (; j < panels; j++)
+            finish(acc[r * panels + j], &s[j], st, n0 + j * NR, n, out, raw, row);
     }
 }
 
