@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fast/elementwise.h"
+#include "fast/inline.h"
 #include "fast/x86/rescale_avx2.h"
 
 enum { L = 8 };
@@ -179,10 +180,10 @@ static inline __m256 f32_one(pl_ew_f32_op op, __m256 x, __m256 y, __m256 lo, __m
     return _mm256_min_ps(hi, _mm256_max_ps(lo, r));
 }
 
-static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
-                float act_hi, float *out)
+/* f32 for one operation (a constant: the switch leaves the loop). */
+PL_FAST_INLINE void f32_run(pl_ew_f32_op op, const float *a, const float *b, size_t n,
+                            __m256 lo, __m256 hi, float *out)
 {
-    const __m256 lo = _mm256_set1_ps(act_lo), hi = _mm256_set1_ps(act_hi);
     size_t i = 0;
     for (; n - i >= L; i += L)
         _mm256_storeu_ps(out + i, f32_one(op, _mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i),
@@ -195,6 +196,25 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
         memcpy(out + i, to, sizeof(float) * (n - i));
     }
 }
+
+#define F32_RUN(OP)                                                                         \
+    case OP: f32_run(OP, a, b, n, lo, hi, out); break
+
+static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
+                float act_hi, float *out)
+{
+    const __m256 lo = _mm256_set1_ps(act_lo), hi = _mm256_set1_ps(act_hi);
+    switch (op) {
+        F32_RUN(PL_EW_ADD);
+        F32_RUN(PL_EW_SUB);
+        F32_RUN(PL_EW_MUL);
+        F32_RUN(PL_EW_DIV);
+        F32_RUN(PL_EW_MAX);
+        F32_RUN(PL_EW_MIN);
+        F32_RUN(PL_EW_SQDIFF);
+    }
+}
+#undef F32_RUN
 
 /* MAXPS(r, 0) is 0 < r ? r : 0 and MINPS(r, 6) is r < 6 ? r : 6, NaN and zeros included. */
 static inline __m256 hard_swish_one(__m256 x)

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include "fast/elementwise.h"
+#include "fast/inline.h"
 #include "fast/x86/rescale_avx512.h"
 
 enum { L = 16 };
@@ -157,29 +158,61 @@ static void mul_s16(const pl_ew_q *q, const int16_t *a, const int16_t *b, size_t
 }
 
 /* The operation, then the reference's clamp (VMAXPS/VMINPS give their second operand on
-** NaN or equal values: x < lo ? lo : x, then y > hi ? hi : y). */
+** NaN or equal values: x < lo ? lo : x, then y > hi ? hi : y; no activation clamps to
+** +-FLT_MAX, which turns infinities finite, so it always runs). */
+PL_FAST_INLINE __m512 f32_one(pl_ew_f32_op op, __m512 x, __m512 y, __m512 lo, __m512 hi)
+{
+    __m512 r;
+    switch (op) {
+    case PL_EW_ADD: r = _mm512_add_ps(x, y); break;
+    case PL_EW_SUB: r = _mm512_sub_ps(x, y); break;
+    case PL_EW_MUL: r = _mm512_mul_ps(x, y); break;
+    case PL_EW_DIV: r = _mm512_div_ps(x, y); break;
+    case PL_EW_MAX: r = _mm512_max_ps(x, y); break;
+    case PL_EW_MIN: r = _mm512_min_ps(x, y); break;
+    default: r = _mm512_sub_ps(x, y), r = _mm512_mul_ps(r, r); break;
+    }
+    if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
+        r = _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+    return _mm512_min_ps(hi, _mm512_max_ps(lo, r));
+}
+
+/* f32 for one operation (a constant: the switch leaves the loop), two vectors a step. */
+PL_FAST_INLINE void f32_run(pl_ew_f32_op op, const float *a, const float *b, size_t n,
+                            __m512 lo, __m512 hi, float *out)
+{
+    size_t i = 0;
+    for (; n - i >= 2 * L; i += 2 * L) {
+        __m512 r0 = f32_one(op, _mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), lo, hi);
+        __m512 r1 = f32_one(op, _mm512_loadu_ps(a + i + L), _mm512_loadu_ps(b + i + L), lo, hi);
+        _mm512_storeu_ps(out + i, r0);
+        _mm512_storeu_ps(out + i + L, r1);
+    }
+    for (; i < n; i += L) {
+        __mmask16 m = tail(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(m, a + i), y = _mm512_maskz_loadu_ps(m, b + i);
+        _mm512_mask_storeu_ps(out + i, m, f32_one(op, x, y, lo, hi));
+    }
+}
+
+#define F32_RUN(OP)                                                                         \
+    case OP: f32_run(OP, a, b, n, lo, hi, out); break
+
 static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
                 float act_hi, float *out)
 {
     const __m512 lo = _mm512_set1_ps(act_lo), hi = _mm512_set1_ps(act_hi);
-    for (size_t i = 0; i < n; i += L) {
-        __mmask16 m = tail(n - i);
-        __m512 x = _mm512_maskz_loadu_ps(m, a + i), y = _mm512_maskz_loadu_ps(m, b + i);
-        __m512 r;
-        switch (op) {
-        case PL_EW_ADD: r = _mm512_add_ps(x, y); break;
-        case PL_EW_SUB: r = _mm512_sub_ps(x, y); break;
-        case PL_EW_MUL: r = _mm512_mul_ps(x, y); break;
-        case PL_EW_DIV: r = _mm512_div_ps(x, y); break;
-        case PL_EW_MAX: r = _mm512_max_ps(x, y); break;
-        case PL_EW_MIN: r = _mm512_min_ps(x, y); break;
-        default: r = _mm512_sub_ps(x, y), r = _mm512_mul_ps(r, r); break;
-        }
-        if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
-            r = _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
-        _mm512_mask_storeu_ps(out + i, m, _mm512_min_ps(hi, _mm512_max_ps(lo, r)));
+    switch (op) {
+        F32_RUN(PL_EW_ADD);
+        F32_RUN(PL_EW_SUB);
+        F32_RUN(PL_EW_MUL);
+        F32_RUN(PL_EW_DIV);
+        F32_RUN(PL_EW_MAX);
+        F32_RUN(PL_EW_MIN);
+        F32_RUN(PL_EW_SQDIFF);
     }
 }
+#undef F32_RUN
 
 /* MAXPS(r, 0) is 0 < r ? r : 0 and MINPS(r, 6) is r < 6 ? r : 6, NaN and zeros included. */
 static void hard_swish_f32(const float *in, float *out, size_t n)

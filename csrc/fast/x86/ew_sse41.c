@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fast/elementwise.h"
+#include "fast/inline.h"
 
 enum { L = 4 };
 
@@ -154,10 +155,10 @@ static inline __m128 f32_one(pl_ew_f32_op op, __m128 x, __m128 y, __m128 lo, __m
     return _mm_min_ps(hi, _mm_max_ps(lo, r));
 }
 
-static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
-                float act_hi, float *out)
+/* f32 for one operation (a constant: the switch leaves the loop). */
+PL_FAST_INLINE void f32_run(pl_ew_f32_op op, const float *a, const float *b, size_t n,
+                            __m128 lo, __m128 hi, float *out)
 {
-    const __m128 lo = _mm_set1_ps(act_lo), hi = _mm_set1_ps(act_hi);
     size_t i = 0;
     for (; n - i >= L; i += L)
         _mm_storeu_ps(out + i, f32_one(op, _mm_loadu_ps(a + i), _mm_loadu_ps(b + i), lo, hi));
@@ -169,6 +170,25 @@ static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float
         memcpy(out + i, to, sizeof(float) * (n - i));
     }
 }
+
+#define F32_RUN(OP)                                                                         \
+    case OP: f32_run(OP, a, b, n, lo, hi, out); break
+
+static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
+                float act_hi, float *out)
+{
+    const __m128 lo = _mm_set1_ps(act_lo), hi = _mm_set1_ps(act_hi);
+    switch (op) {
+        F32_RUN(PL_EW_ADD);
+        F32_RUN(PL_EW_SUB);
+        F32_RUN(PL_EW_MUL);
+        F32_RUN(PL_EW_DIV);
+        F32_RUN(PL_EW_MAX);
+        F32_RUN(PL_EW_MIN);
+        F32_RUN(PL_EW_SQDIFF);
+    }
+}
+#undef F32_RUN
 
 /* MAXPS(r, 0) is 0 < r ? r : 0 and MINPS(r, 6) is r < 6 ? r : 6, NaN and zeros included. */
 static inline __m128 hard_swish_one(__m128 x)
