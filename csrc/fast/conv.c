@@ -548,7 +548,7 @@ static void run_in_place_s8(const conv_plan *cp, const pl_conv_params *p,
                                     (size_t)(k.oy * p->stride_h)) * (size_t)cp->wp +
                                    (size_t)(k.ox * p->stride_w)) * c;
     const pl_s8_windows win = {origin, cp->tap_at};
-    g8->run_taps(rows, nn, cp->kp, &win, packed, st, out, (size_t)cp->n);
+    g8->run_taps(rows, nn, cp->kp, &win, packed, st, out, NULL, (size_t)cp->n);
 }
 
 /* One chunk of output points against one block of output channels: the points gathered

@@ -122,9 +122,11 @@ typedef struct pl_gemm_s8 {
     /* pl_fc_output over one row of n sums */
     void (*fc_output)(const pl_fc_output *o, const int32_t *sums, int32_t n, int8_t *out);
     /* run with row r's k-th byte at win->origin[r][win->tap[k]] (k a multiple of 4: each
-    ** group of 4 bytes lies together), into out; NULL: gather the windows, then run */
+    ** group of 4 bytes lies together), into out (st NULL: raw sums into raw); NULL: gather
+    ** the windows, then run */
     void (*run_taps)(int32_t m, int32_t n, int32_t kp, const pl_s8_windows *win,
-                     const void *packed, const pl_s8_stage *st, int8_t *out, size_t ldo);
+                     const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                     size_t ldo);
 } pl_gemm_s8;
 
 /* out = clamp(a x packed + bias): bias may be NULL; out rows of stride ldo. */

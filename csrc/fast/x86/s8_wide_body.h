@@ -121,7 +121,8 @@ static void run(int32_t m, int32_t n, int32_t kp, const uint8_t *a, size_t lda,
 }
 
 static void run_taps(int32_t m, int32_t n, int32_t kp, const pl_s8_windows *win,
-                     const void *packed, const pl_s8_stage *st, int8_t *out, size_t ldo)
+                     const void *packed, const pl_s8_stage *st, int8_t *out, int32_t *raw,
+                     size_t ldo)
 {
-    run_any(true, win, m, n, kp, NULL, 0, packed, st, out, NULL, ldo);
+    run_any(true, win, m, n, kp, NULL, 0, packed, st, out, raw, ldo);
 }
