@@ -113,7 +113,9 @@ bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node)
                                                           (size_t)out.dims[0] / (size_t)cp.n,
                                        cp.workers);
     cp.channels = in.dims[3];
-    if (!plan_in_place(g8, &d->p, &in, &f, &out, &cp))
+    if (plan_in_place(g8, &d->p, &in, &f, &out, &cp))
+        pl_fast_reg_of(node)->owner->hybrid_in_place++;
+    else
         cp.hp = cp.wp = 0;
     uint8_t *block = pl_fast_block_new(node, carve(g8, NULL, &cp));
     if (block == NULL)

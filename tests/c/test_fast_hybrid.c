@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fast/gemm.h"
 #include "fast/hybrid.h"
 #include "fast_harness.h"
 #include "harness.h"
@@ -212,16 +213,30 @@ static pl_status run_conv(const conv_case *c, const pl_registration *reg, int sl
     return kh_run(reg, ins, c->bias ? 3 : 2, outs, 1, kt_make_opts(&o, fields, 6));
 }
 
+static uint64_t in_place_cases; /* hybrid convolutions that read their windows in place */
+
 static bool conv_case_matches(pl_fast_resolver *r)
 {
     conv_case c;
     random_conv(&c);
     const pl_registration *fast = r->resolver.find(r, CONV_CODE, NULL, 0, 1);
+    const uint64_t in_place = r->hybrid_in_place;
     if (run_conv(&c, pl_conv_registration(), 0) != PL_OK || run_conv(&c, fast, 1) != PL_OK) {
         fprintf(stderr, "hybrid conv refused: %s\n", kh.message);
         return false;
     }
     bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    /* channels a multiple of 4, a window wider than 1x1 and a set with run_taps: the windows
+    ** are read in place (conv_hybrid.c), else gathered */
+    const bool taps = pl_gemm_s8_for(r->isa)->run_taps != NULL;
+    const bool want_in_place = taps && c.in[3] % 4 == 0 && !(c.f[1] == 1 && c.f[2] == 1);
+    if ((r->hybrid_in_place > in_place) != want_in_place) {
+        fprintf(stderr, "hybrid conv %s its windows in place: in %dx%dx%dx%d, filter %dx%d\n",
+                want_in_place ? "did not read" : "read", c.in[0], c.in[1], c.in[2], c.in[3],
+                c.f[1], c.f[2]);
+        took_fast = false;
+    }
+    in_place_cases += r->hybrid_in_place > in_place;
     fast_cases += took_fast;
     pl_fast_resolver_release(r);
     size_t at;
@@ -238,8 +253,14 @@ static bool conv_case_matches(pl_fast_resolver *r)
 
 static void conv_hybrid_equals_portable(void)
 {
+    in_place_cases = 0;
     fast_equals_portable(&portable, "hybrid conv", 300, 300, conv_case_matches);
     fast_threads_equal_portable(&portable, "hybrid conv", 200, 40, conv_case_matches);
+    printf("  hybrid conv: %llu cases read their windows in place\n",
+           (unsigned long long)in_place_cases);
+#if defined(__x86_64__)
+    CHECK(in_place_cases > 0 || !pl_fast_isa_available(PL_ISA_AVX2));
+#endif
 }
 
 typedef struct dw_case {

@@ -169,6 +169,7 @@ struct pl_fast_resolver {
     double parallel_min_work; /* jobs below it stay on the caller (tests set 0) */
     uint64_t parallel_jobs;   /* jobs split over the threads so far */
     uint64_t unread_folds;    /* folded DEQUANTIZE invokes that wrote nothing (fold.c) */
+    uint64_t hybrid_in_place; /* hybrid CONV_2D plans that read windows in place */
     bool poison_unread;       /* tests: those write 0xFF bytes instead, for readers to trip */
     pl_fast_registration regs[PL_FAST_OP_COUNT];
     pl_fast_slot *slots; /* open addressing, capacity a power of two */
