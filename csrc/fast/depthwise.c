@@ -528,7 +528,12 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
     const size_t in_batch = (size_t)pl->g.in_h * (size_t)pl->g.in_w * (size_t)pl->g.in_c;
     pl_hybrid_out o = {NULL, d->p.filter_scale, 0.0f, 0, false, bias.data, d->p.f_act_min,
                        d->p.f_act_max};
-    dw_bands job = {pl, pl_fast_isa_of(node), d->p.fused, {NULL, NULL, 0}, &o, NULL};
+    /* hybrid: every product and partial sum is an exact integer, so fused or not gives the
+    ** same floats: the fused rows where the set has them (one instruction a tap), else not
+    ** (SSE4.1 has none, whatever the target) */
+    const bool fused = pl->hybrid ? pl_dw_f32_for(pl_fast_isa_of(node))->run_fused != NULL
+                                  : d->p.fused;
+    dw_bands job = {pl, pl_fast_isa_of(node), fused, {NULL, NULL, 0}, &o, NULL};
     job.src.k8 = pl_dw_s8_for(job.isa);
     const int32_t bands = (pl->g.oh + pl->band - 1) / pl->band;
     const double work = (double)pl->g.oh * pl->g.ow * pl->job.channels * pl->job.taps;
