@@ -11,6 +11,11 @@
 #include "model/flexbuffer.h"
 #include "model/model.h"
 #include "picolite/picolite.h"
+#if defined(PL_FUZZ_FAST)
+#include <stdlib.h>
+
+#include "picolite/pl_fast.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -154,12 +159,26 @@ static void fill_inputs(pl_interp *it)
     }
 }
 
-static void allocate_and_run(const uint8_t *data, size_t size)
+#if defined(PL_FUZZ_FAST)
+static void *host_alloc(void *self, size_t bytes)
+{
+    (void)self;
+    return malloc(bytes);
+}
+
+static void host_release(void *self, void *block)
+{
+    (void)self;
+    free(block);
+}
+#endif
+
+static void allocate_and_run(const uint8_t *data, size_t size, const pl_resolver *resolver)
 {
     pl_interp *it;
     pl_error err;
     pl_interp_options opt = pl_interp_defaults();
-    opt.resolver = pl_builtin_resolver();
+    opt.resolver = resolver;
     opt.planner = (pl_planner)(size % PL_PLANNER_COUNT);
     if (pl_interp_create(data, size, &opt, arena, sizeof arena, &it, &err) != PL_OK) {
         check_error(&err);
@@ -181,6 +200,25 @@ static void allocate_and_run(const uint8_t *data, size_t size)
     pl_interp_destroy(it);
 }
 
+/* The model on the portable kernels, then (built with the host fast paths) on the fast
+** resolver of an instruction set the input's size picks among those the CPU has: their plans
+** read the same hostile shapes and data. */
+static void run_everywhere(const uint8_t *data, size_t size)
+{
+    allocate_and_run(data, size, pl_builtin_resolver());
+#if defined(PL_FUZZ_FAST)
+    pl_isa isa = (pl_isa)(1 + size / PL_PLANNER_COUNT % (PL_ISA_COUNT - 1));
+    if (!pl_fast_isa_available(isa))
+        isa = pl_fast_best_isa();
+    const pl_host_memory mem = {NULL, host_alloc, host_release};
+    pl_fast_resolver fast;
+    if (pl_fast_resolver_init(&fast, pl_builtin_resolver(), &mem, isa) != PL_OK)
+        __builtin_trap();
+    allocate_and_run(data, size, pl_fast_resolver_get(&fast));
+    pl_fast_resolver_release(&fast);
+#endif
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pl_model m;
@@ -189,6 +227,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pl_model_open(&m, data, size, &err) != PL_OK)
         return 0;
     walk_model(&m);
-    allocate_and_run(data, size);
+    run_everywhere(data, size);
     return 0;
 }

@@ -27,7 +27,8 @@ PL_FAST_INLINE void block(bool taps, const pl_s8_windows *win, int32_t rows, int
                           int32_t *raw, size_t ldo)
 {
     vi acc[MR];
-    a += (size_t)m0 * lda;
+    if (!taps) /* with taps, a is NULL */
+        a += (size_t)m0 * lda;
     const uint8_t *origin[MR];
     if (taps) {
         PL_FAST_UNROLL
