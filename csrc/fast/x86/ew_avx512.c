@@ -195,24 +195,9 @@ PL_FAST_INLINE void f32_run(pl_ew_f32_op op, const float *a, const float *b, siz
     }
 }
 
-#define F32_RUN(OP)                                                                         \
-    case OP: f32_run(OP, a, b, n, lo, hi, out); break
-
-static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
-                float act_hi, float *out)
-{
-    const __m512 lo = _mm512_set1_ps(act_lo), hi = _mm512_set1_ps(act_hi);
-    switch (op) {
-        F32_RUN(PL_EW_ADD);
-        F32_RUN(PL_EW_SUB);
-        F32_RUN(PL_EW_MUL);
-        F32_RUN(PL_EW_DIV);
-        F32_RUN(PL_EW_MAX);
-        F32_RUN(PL_EW_MIN);
-        F32_RUN(PL_EW_SQDIFF);
-    }
-}
-#undef F32_RUN
+#define EW_F32_VEC __m512
+#define EW_F32_SPLAT _mm512_set1_ps
+#include "fast/x86/ew_f32_entry.h"
 
 /* MAXPS(r, 0) is 0 < r ? r : 0 and MINPS(r, 6) is r < 6 ? r : 6, NaN and zeros included. */
 static void hard_swish_f32(const float *in, float *out, size_t n)

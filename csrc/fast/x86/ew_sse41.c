@@ -171,24 +171,9 @@ PL_FAST_INLINE void f32_run(pl_ew_f32_op op, const float *a, const float *b, siz
     }
 }
 
-#define F32_RUN(OP)                                                                         \
-    case OP: f32_run(OP, a, b, n, lo, hi, out); break
-
-static void f32(pl_ew_f32_op op, const float *a, const float *b, size_t n, float act_lo,
-                float act_hi, float *out)
-{
-    const __m128 lo = _mm_set1_ps(act_lo), hi = _mm_set1_ps(act_hi);
-    switch (op) {
-        F32_RUN(PL_EW_ADD);
-        F32_RUN(PL_EW_SUB);
-        F32_RUN(PL_EW_MUL);
-        F32_RUN(PL_EW_DIV);
-        F32_RUN(PL_EW_MAX);
-        F32_RUN(PL_EW_MIN);
-        F32_RUN(PL_EW_SQDIFF);
-    }
-}
-#undef F32_RUN
+#define EW_F32_VEC __m128
+#define EW_F32_SPLAT _mm_set1_ps
+#include "fast/x86/ew_f32_entry.h"
 
 /* MAXPS(r, 0) is 0 < r ? r : 0 and MINPS(r, 6) is r < 6 ? r : 6, NaN and zeros included. */
 static inline __m128 hard_swish_one(__m128 x)
