@@ -105,6 +105,32 @@ def test_lstms_hold_packed_gate_weights_in_host_memory(kernels):
         assert it.host_memory_bytes > 0, path.name
 
 
+FLOAT_MODELS = [p for p in MODELS if "float" in p.name or "hybrid" in p.as_posix()]
+
+
+@pytest.mark.skipif(not FAST_SETS, reason="this CPU has no fast kernel set")
+@pytest.mark.parametrize("path", FLOAT_MODELS, ids=model_id)
+def test_fast_kernels_equal_portable_on_a_fused_target(path):
+    """The `tflm` target multiplies and adds floats fused, as the Cortex-M's VFMA: every
+    fast set gives the portable kernels' outputs there too, taking its fused rows or leaving
+    a node to the portable kernel (SSE4.1 has none; a hybrid depthwise node had called them
+    anyway, a crash)."""
+    try:
+        details = picolite.Interpreter(model_path=str(path)).get_input_details()
+        inputs = random_inputs(details, seed=5)
+    except (picolite.Error, ValueError, RuntimeError):
+        inputs = []
+    want = run(path, "portable", inputs, "tflm")
+    for kernels in FAST_SETS:
+        got = run(path, kernels, inputs, "tflm")
+        if isinstance(want, str):
+            assert got == want
+            continue
+        assert not isinstance(got, str), got
+        for a, b in zip(want[0], got[0]):
+            assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), kernels
+
+
 @pytest.mark.skipif(not FAST_SETS, reason="this CPU has no fast kernel set")
 @pytest.mark.parametrize("path", MODELS, ids=model_id)
 def test_fast_kernels_equal_portable_kernels_and_arena(path):
