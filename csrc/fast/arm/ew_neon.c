@@ -209,7 +209,6 @@ static inline bool u_any_nan(vf x) { return vminvq_u32(vceqq_f32(x, x)) == 0; }
 
 #include "fast/unary_body.h"
 
-
 /* 16 int8 or 8 int16 lanes a step. */
 static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
 {

@@ -272,7 +272,6 @@ static inline bool u_any_nan(vf x)
 
 #include "fast/unary_body.h"
 
-
 /* 32 int8 or 16 int16 lanes a step. */
 static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
 {

@@ -215,7 +215,6 @@ static inline bool u_any_nan(vf x) { return _mm_movemask_ps(_mm_cmpunord_ps(x, x
 
 #include "fast/unary_body.h"
 
-
 /* 16 int8 or 8 int16 lanes a step. */
 static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
 {

@@ -90,7 +90,6 @@ typedef struct wts {
     __m256i w01, w23;
 } wts;
 
-
 static inline xin x_of(const uint8_t *p)
 {
     int32_t x;
