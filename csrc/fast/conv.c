@@ -137,21 +137,13 @@ static void gather_f32(const pl_conv_params *p, const conv_plan *cp, float *a,
     }
 }
 
-/* The rows and columns every window together spans, from the padded top-left corner. */
-static void window_extent(const pl_conv_params *p, const int32_t *f_dims,
-                          const int32_t *out_dims, int64_t *hp, int64_t *wp)
-{
-    *hp = (int64_t)(out_dims[1] - 1) * p->stride_h + (int64_t)(f_dims[1] - 1) * p->dilation_h + 1;
-    *wp = (int64_t)(out_dims[2] - 1) * p->stride_w + (int64_t)(f_dims[2] - 1) * p->dilation_w + 1;
-}
-
 /* Sets cp's copy extent (every window whole in it); false when the copy would exceed
 ** PADDED_MAX values. */
 static bool fit_extent(const pl_conv_params *p, const pl_tensor *in, const pl_tensor *f,
                        const pl_tensor *out, conv_plan *cp)
 {
     int64_t hp, wp;
-    window_extent(p, f->dims, out->dims, &hp, &wp);
+    pl_fast_conv_window_extent(p, f->dims, out->dims, &hp, &wp);
     if (hp * wp * in->dims[3] * in->dims[0] > PADDED_MAX)
         return false;
     cp->hp = (int32_t)hp;
@@ -167,7 +159,7 @@ static bool padded_extent(const pl_conv_params *p, const pl_tensor *in, const pl
     if (!cp->f32 || cp->direct || (int64_t)f->dims[2] * in->dims[3] > PADDED_SPAN)
         return false;
     int64_t hp, wp;
-    window_extent(p, f->dims, out->dims, &hp, &wp);
+    pl_fast_conv_window_extent(p, f->dims, out->dims, &hp, &wp);
     /* no window clipped: read in place; no padding but windows past the end (SAME's extra
     ** row): copied when small, else those windows are gathered and the rest read where they
     ** lie (against the copy, first layers: 224x224x3 205 us, not 214; 96x96x3 23.2, not
@@ -279,15 +271,6 @@ static bool plan_taps(const pl_conv_params *p, const int32_t *in_dims, const int
     cp->oy_whole = whole_up_to(in_dims[1], f_dims[1], p->stride_h, p->dilation_h, out_dims[1]);
     cp->ox_whole = whole_up_to(in_dims[2], f_dims[2], p->stride_w, p->dilation_w, out_dims[2]);
     return p->pad_h == 0 && p->pad_w == 0;
-}
-
-static void fill_taps(const pl_conv_params *p, const int32_t *f_dims, int32_t c, int32_t src_w,
-                      int32_t *tap_at)
-{
-    for (int32_t fy = 0, t = 0; fy < f_dims[1]; fy++)
-        for (int32_t fx = 0; fx < f_dims[2]; fx++)
-            for (int32_t ch = 0; ch < c; ch++, t++)
-                tap_at[t] = (fy * p->dilation_h * src_w + fx * p->dilation_w) * c + ch;
 }
 
 /* The int8 row runs' offsets: window row fy's run of row_run bytes from its origin. */
@@ -484,12 +467,12 @@ static bool plan(pl_context *ctx, const pl_node *node)
         if (cp.row_run > 0)
             fill_row_runs(&d->p, f.dims, in.dims[3], cp.wp, cp.row_run, cp.tap_at);
         else
-            fill_taps(&d->p, f.dims, in.dims[3], cp.wp, cp.tap_at);
+            pl_fast_conv_fill_taps(&d->p, f.dims, in.dims[3], cp.wp, cp.tap_at);
     }
     int32_t src_w;
     if (taps > 0 && plan_taps(&d->p, in.dims, f.dims, out.dims, &cp, &src_w)) {
         cp.tap_at = (int32_t *)((uint8_t *)cp.a + gathered);
-        fill_taps(&d->p, f.dims, in.dims[3], src_w, cp.tap_at);
+        pl_fast_conv_fill_taps(&d->p, f.dims, in.dims[3], src_w, cp.tap_at);
         const bool in_place = pl_gemm_f32_run_taps(gf, d->fused) != NULL;
         cp.in_place = in_place && out.dims[2] >= IN_PLACE_W;
         cp.by_columns = in_place && !cp.in_place && out.dims[1] >= IN_PLACE_W &&

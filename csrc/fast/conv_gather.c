@@ -111,3 +111,19 @@ void pl_fast_conv_gather_s8(const pl_conv_params *p, const pl_gather_s8 *g,
             *row++ = 0;
     }
 }
+
+void pl_fast_conv_window_extent(const pl_conv_params *p, const int32_t *f_dims,
+                                const int32_t *out_dims, int64_t *hp, int64_t *wp)
+{
+    *hp = (int64_t)(out_dims[1] - 1) * p->stride_h + (int64_t)(f_dims[1] - 1) * p->dilation_h + 1;
+    *wp = (int64_t)(out_dims[2] - 1) * p->stride_w + (int64_t)(f_dims[2] - 1) * p->dilation_w + 1;
+}
+
+void pl_fast_conv_fill_taps(const pl_conv_params *p, const int32_t *f_dims, int32_t c,
+                            int32_t src_w, int32_t *tap_at)
+{
+    for (int32_t fy = 0, t = 0; fy < f_dims[1]; fy++)
+        for (int32_t fx = 0; fx < f_dims[2]; fx++)
+            for (int32_t ch = 0; ch < c; ch++, t++)
+                tap_at[t] = (fy * p->dilation_h * src_w + fx * p->dilation_w) * c + ch;
+}

@@ -27,6 +27,16 @@ static inline void pl_fast_copy_flipped(uint8_t *dst, const int8_t *src, size_t 
         dst[i] = (uint8_t)((uint8_t)src[i] ^ 0x80u);
 }
 
+/* The rows (*hp) and columns (*wp) every window together spans, from the padded top-left
+** corner. */
+void pl_fast_conv_window_extent(const pl_conv_params *p, const int32_t *f_dims,
+                                const int32_t *out_dims, int64_t *hp, int64_t *wp);
+
+/* Each window tap's offset from its window's origin, in (fy, fx, channel) order, in an
+** image src_w pixels of c values wide (run_taps' win->tap). */
+void pl_fast_conv_fill_taps(const pl_conv_params *p, const int32_t *f_dims, int32_t c,
+                            int32_t src_w, int32_t *tap_at);
+
 /* Where the rows go: rows of kp bytes (k taps x channels, then zeros), a padded tap holding
 ** pad (the input's zero point + 128). a has PL_FAST_GATHER_SPILL bytes of room past them. */
 typedef struct pl_gather_s8 {

@@ -49,10 +49,8 @@ static bool plan_in_place(const pl_gemm_s8 *g8, const pl_conv_params *p, const p
     if (g8->run_taps == NULL || in->dims[3] % 4 != 0 || cp->k > IN_PLACE_K ||
         (f->dims[1] == 1 && f->dims[2] == 1))
         return false;
-    int64_t hp = (int64_t)(out->dims[1] - 1) * p->stride_h +
-                 (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
-    int64_t wp = (int64_t)(out->dims[2] - 1) * p->stride_w +
-                 (int64_t)(f->dims[2] - 1) * p->dilation_w + 1;
+    int64_t hp, wp;
+    pl_fast_conv_window_extent(p, f->dims, out->dims, &hp, &wp);
     if (hp * wp * in->dims[3] > IN_PLACE_MAX)
         return false;
     cp->hp = (int32_t)hp;
@@ -121,11 +119,8 @@ bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node)
     if (block == NULL)
         return false;
     carve(g8, block, &cp);
-    for (int32_t fy = 0, t = 0; cp.hp > 0 && fy < f.dims[1]; fy++)
-        for (int32_t fx = 0; fx < f.dims[2]; fx++)
-            for (int32_t ch = 0; ch < cp.channels; ch++, t++)
-                cp.tap_at[t] = (fy * d->p.dilation_h * cp.wp + fx * d->p.dilation_w) *
-                                   cp.channels + ch;
+    if (cp.hp > 0)
+        pl_fast_conv_fill_taps(&d->p, f.dims, cp.channels, cp.wp, cp.tap_at);
     const int8_t *w = f.data;
     g8->pack(w, cp.n, cp.k, cp.kp, cp.packed);
     for (int32_t c = 0; c < cp.n; c++) {
