@@ -267,26 +267,30 @@ void pl_fast_fold_drop(const pl_node *node, int32_t index)
         clear(r, s);
 }
 
+/* Tensor index's folded values' slot, or NULL when it has none. */
+static pl_fast_slot *fold_slot(const pl_node *node, int32_t index)
+{
+    pl_fast_slot *s = index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
+    return s != NULL && s->key != NULL && s->block != NULL ? s : NULL;
+}
+
 const void *pl_fast_fold(const pl_node *node, int32_t index, size_t bytes)
 {
-    const pl_fast_slot *s =
-        index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
-    return s != NULL && s->key != NULL && s->block != NULL && s->bytes == bytes + 64 ? s->block
-                                                                                     : NULL;
+    const pl_fast_slot *s = fold_slot(node, index);
+    return s != NULL && s->bytes == bytes + 64 ? s->block : NULL;
 }
 
 void pl_fast_fold_claim(const pl_node *node, int32_t index)
 {
-    pl_fast_slot *s = index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
-    if (s != NULL && s->key != NULL && s->block != NULL)
+    pl_fast_slot *s = fold_slot(node, index);
+    if (s != NULL)
         s->claims++;
 }
 
 uint32_t pl_fast_fold_claims(const pl_node *node, int32_t index)
 {
-    const pl_fast_slot *s =
-        index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
-    return s != NULL && s->key != NULL && s->block != NULL ? s->claims : 0;
+    const pl_fast_slot *s = fold_slot(node, index);
+    return s != NULL ? s->claims : 0;
 }
 
 /* A node without op data: its index, 2 mod 4 (op data is 16-byte aligned, a folded tensor's
