@@ -418,20 +418,6 @@ void pl_ew_unary_nans(pl_ew_unary op, const float *in, float *out, size_t n)
             out[i] = op == PL_EW_FLOOR ? pl_math_floor_f32(in[i]) : pl_math_ceil_f32(in[i]);
 }
 
-void pl_ew_minmax_tail(bool max, size_t es, const void *a, const void *b, size_t i, size_t n,
-                       void *out)
-{
-    for (; i < n; i++) {
-        if (es == 1) {
-            int8_t x = ((const int8_t *)a)[i], y = ((const int8_t *)b)[i];
-            ((int8_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
-        } else {
-            int16_t x = ((const int16_t *)a)[i], y = ((const int16_t *)b)[i];
-            ((int16_t *)out)[i] = max ? (x > y ? x : y) : (x < y ? x : y);
-        }
-    }
-}
-
 pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
 {
     const ew_plan *pl = is_minmax(node->builtin_code) ? pl_fast_node_block(node)

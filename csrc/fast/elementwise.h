@@ -85,10 +85,6 @@ const pl_ew *pl_ew_for(pl_isa isa);
 ** not). unary_f32 calls it for a vector with a NaN lane. */
 void pl_ew_unary_nans(pl_ew_unary op, const float *in, float *out, size_t n);
 
-/* minmax_int's elements i..n-1 one at a time (the vector loops' tails). */
-void pl_ew_minmax_tail(bool max, size_t es, const void *a, const void *b, size_t i, size_t n,
-                       void *out);
-
 PL_FAST_TABLES(pl_ew, pl_ew);
 
 #endif

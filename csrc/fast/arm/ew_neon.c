@@ -209,23 +209,7 @@ static inline bool u_any_nan(vf x) { return vminvq_u32(vceqq_f32(x, x)) == 0; }
 
 #include "fast/unary_body.h"
 
-/* 16 int8 or 8 int16 lanes a step. */
-static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
-{
-    const size_t lanes = 16 / es;
-    size_t i = 0;
-    for (; n - i >= lanes; i += lanes) {
-        if (es == 1) {
-            int8x16_t x = vld1q_s8((const int8_t *)a + i), y = vld1q_s8((const int8_t *)b + i);
-            vst1q_s8((int8_t *)out + i, max ? vmaxq_s8(x, y) : vminq_s8(x, y));
-        } else {
-            int16x8_t x = vld1q_s16((const int16_t *)a + i);
-            int16x8_t y = vld1q_s16((const int16_t *)b + i);
-            vst1q_s16((int16_t *)out + i, max ? vmaxq_s16(x, y) : vminq_s16(x, y));
-        }
-    }
-    pl_ew_minmax_tail(max, es, a, b, i, n, out);
-}
+#include "fast/minmax_body.h"
 
 const pl_ew pl_ew_neon = {add_s8,         mul_s8, add_s16,   mul_s16, f32,
                           hard_swish_f32, NULL,   unary_f32, minmax_int, false};

@@ -272,20 +272,7 @@ static inline bool u_any_nan(vf x)
 
 #include "fast/unary_body.h"
 
-/* 32 int8 or 16 int16 lanes a step. */
-static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
-{
-    const size_t lanes = 32 / es;
-    size_t i = 0;
-    for (; n - i >= lanes; i += lanes) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)((const int8_t *)a + i * es));
-        __m256i y = _mm256_loadu_si256((const __m256i *)((const int8_t *)b + i * es));
-        __m256i r = es == 1 ? (max ? _mm256_max_epi8(x, y) : _mm256_min_epi8(x, y))
-                            : (max ? _mm256_max_epi16(x, y) : _mm256_min_epi16(x, y));
-        _mm256_storeu_si256((__m256i *)((int8_t *)out + i * es), r);
-    }
-    pl_ew_minmax_tail(max, es, a, b, i, n, out);
-}
+#include "fast/minmax_body.h"
 
 const pl_ew pl_ew_avx2 = {add_s8,         mul_s8,   add_s16,  mul_s16, f32,
                           hard_swish_f32, pairs_s8, unary_f32, minmax_int, false};

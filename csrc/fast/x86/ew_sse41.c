@@ -215,20 +215,7 @@ static inline bool u_any_nan(vf x) { return _mm_movemask_ps(_mm_cmpunord_ps(x, x
 
 #include "fast/unary_body.h"
 
-/* 16 int8 or 8 int16 lanes a step. */
-static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t n, void *out)
-{
-    const size_t lanes = 16 / es;
-    size_t i = 0;
-    for (; n - i >= lanes; i += lanes) {
-        __m128i x = _mm_loadu_si128((const __m128i *)((const int8_t *)a + i * es));
-        __m128i y = _mm_loadu_si128((const __m128i *)((const int8_t *)b + i * es));
-        __m128i r = es == 1 ? (max ? _mm_max_epi8(x, y) : _mm_min_epi8(x, y))
-                            : (max ? _mm_max_epi16(x, y) : _mm_min_epi16(x, y));
-        _mm_storeu_si128((__m128i *)((int8_t *)out + i * es), r);
-    }
-    pl_ew_minmax_tail(max, es, a, b, i, n, out);
-}
+#include "fast/minmax_body.h"
 
 const pl_ew pl_ew_sse41 = {add_s8,         mul_s8, add_s16,   mul_s16, f32,
                            hard_swish_f32, NULL,   unary_f32, minmax_int, false};
