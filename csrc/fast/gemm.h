@@ -37,7 +37,8 @@ static inline int32_t pl_fast_round_up(int32_t x, int32_t to)
 ** 2^-(right+1) + 2^-11 from a rounding tie rounds alike both ways; limit is 0.5 minus that.
 ** A channel with a left shift (x * 2^left wraps in int32) or a window above
 ** PL_QUICK_WINDOW_MAX (right < 6: too near a tie too often) has limit -1: its panel takes
-** the exact form. */
+** the exact form. The AVX-512 products take a tilted quick form of their own, from mult,
+** left and right (rescale_avx512.h). */
 typedef struct pl_s8_stage {
     const int32_t *addend, *mult, *left, *right;
     int32_t out_offset, act_min, act_max;

@@ -14,14 +14,18 @@
 
 enum { S8_POINTS = 4, F32_POINTS = 8 };
 
-/* Whether every channel of the 32-channel group g takes the quick form (no limit below 0):
-** its arrays follow the weights (taps / 2 pairs of two vectors), the limits at 160 and 176. */
-static bool group_quick(const pl_dw_job *job, const uint8_t *g)
+/* The tilted quick form's tilts of the 32-channel group g (its arrays follow the weights,
+** taps / 2 pairs of two vectors: addend, mult, left, right, 32 each) and whether every
+** channel takes it (pl_quick16_tilts). */
+static bool group_tilts(const pl_dw_job *job, const uint8_t *g, __m512 tilt[2])
 {
-    const float *limit = (const float *)(const void *)(g + (size_t)job->taps * 64) + 160;
-    const __m512 zero = _mm512_setzero_ps();
-    return (_mm512_cmp_ps_mask(_mm512_loadu_ps(limit), zero, _CMP_LT_OQ) |
-            _mm512_cmp_ps_mask(_mm512_loadu_ps(limit + 16), zero, _CMP_LT_OQ)) == 0;
+    const int32_t *arr = (const int32_t *)(const void *)(g + (size_t)job->taps * 64);
+    bool quick = true;
+    for (int32_t h = 0; h < 2; h++)
+        quick &= pl_quick16_tilts(_mm512_loadu_si512(arr + 32 + 16 * h),
+                                  _mm512_loadu_si512(arr + 64 + 16 * h),
+                                  _mm512_loadu_si512(arr + 96 + 16 * h), &tilt[h]);
+    return quick;
 }
 
 /* The exact form of 16 channels' stage (their arrays 32 entries apart: addend, mult, left,
@@ -41,15 +45,16 @@ __attribute__((noinline, cold)) static __m512i s8_exact_cold(__m512i acc, const 
 }
 
 /* n (1..S8_POINTS) points from in on, channels c0..c0+31 with their packed group g (fast:
-** group_quick's answer). The sums start at the addend (int32 adds wrap, so where it joins
-** does not change them); the two halves' quick forms are tested at once. */
+** group_tilts' answer, tilt its tilts). The sums start at the addend (int32 adds wrap, so
+** where it joins does not change them); the two halves' quick forms are tested at once. */
 PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in,
-                             const uint8_t *g, bool fast, int32_t c0, int8_t *out)
+                             const uint8_t *g, bool fast, const __m512 tilt[2], int32_t c0,
+                             int8_t *out)
 {
-    /* after the weights: addend, mult, left, right, then the quick form's scale and limit,
-    ** 32 each */
+    /* after the weights: addend, mult, left, right, then the (untilted) quick form's scale
+    ** and limit, 32 each */
     const int32_t *arr = (const int32_t *)(const void *)(g + (size_t)job->taps * 64);
-    const float *quick = (const float *)(arr + 128);
+    const float *scale = (const float *)(arr + 128);
     __m512i lo[S8_POINTS], hi[S8_POINTS];
     PL_FAST_UNROLL
     for (int32_t r = 0; r < S8_POINTS; r++) {
@@ -74,27 +79,24 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
     const __m512i act_min = _mm512_set1_epi32(job->act_min);
     const __m512i act_max = _mm512_set1_epi32(job->act_max);
     const bool clamp = job->act_min > INT8_MIN || job->act_max < INT8_MAX;
+    __m512 q_lo, q_hi;
+    pl_quick16_bounds(job->act_min, job->act_max, &q_lo, &q_hi);
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         __m512i vl, vh;
-        if (!fast) {
-            vl = s8_exact(lo[r], arr, job->out_offset);
-            vh = s8_exact(hi[r], arr + 16, job->out_offset);
-        } else {
-            __mmask16 fl = pl_quick16(lo[r], _mm512_loadu_ps(quick), offset,
-                                      _mm512_loadu_ps(quick + 32), &vl);
-            __mmask16 fh = pl_quick16(hi[r], _mm512_loadu_ps(quick + 16), offset,
-                                      _mm512_loadu_ps(quick + 48), &vh);
-            if (__builtin_expect(!_kortestz_mask16_u8(fl, fh), 0)) {
-                if (fl)
-                    vl = s8_exact_cold(lo[r], arr, job->out_offset);
-                if (fh)
-                    vh = s8_exact_cold(hi[r], arr + 16, job->out_offset);
+        if (!fast ||
+            __builtin_expect(
+                !_kortestz_mask16_u8(pl_quick16_tilted(lo[r], _mm512_loadu_ps(scale), tilt[0],
+                                                       offset, clamp, q_lo, q_hi, &vl),
+                                     pl_quick16_tilted(hi[r], _mm512_loadu_ps(scale + 16),
+                                                       tilt[1], offset, clamp, q_lo, q_hi, &vh)),
+                0)) { /* the exact form, clamped in int32 (the quick one was in float) */
+            vl = s8_exact_cold(lo[r], arr, job->out_offset);
+            vh = s8_exact_cold(hi[r], arr + 16, job->out_offset);
+            if (clamp) {
+                vl = _mm512_min_epi32(_mm512_max_epi32(vl, act_min), act_max);
+                vh = _mm512_min_epi32(_mm512_max_epi32(vh, act_min), act_max);
             }
-        }
-        if (clamp) {
-            vl = _mm512_min_epi32(_mm512_max_epi32(vl, act_min), act_max);
-            vh = _mm512_min_epi32(_mm512_max_epi32(vh, act_min), act_max);
         }
         /* the halves' lanes interleave back into channel order; both narrowings saturate */
         __m256i bytes = _mm512_cvtsepi16_epi8(_mm512_packs_epi32(vl, vh));
@@ -107,13 +109,14 @@ static void s8_run(const pl_dw_job *job, const int16_t *in, int32_t points, int8
     const uint8_t *g = job->packed;
     int32_t c0 = 0;
     for (; job->cp - c0 >= 32; c0 += 32, g += pl_dw_s8_group_bytes(job->taps, 32)) {
-        const bool fast = group_quick(job, g);
+        __m512 tilt[2];
+        const bool fast = group_tilts(job, g, tilt);
         int32_t pt = 0;
         for (; points - pt >= S8_POINTS; pt += S8_POINTS) /* constant n: registers */
-            s8_points(job, S8_POINTS, in + (size_t)pt * job->step, g, fast, c0,
+            s8_points(job, S8_POINTS, in + (size_t)pt * job->step, g, fast, tilt, c0,
                       out + (size_t)pt * (size_t)job->channels);
         for (; pt < points; pt++)
-            s8_points(job, 1, in + (size_t)pt * job->step, g, fast, c0,
+            s8_points(job, 1, in + (size_t)pt * job->step, g, fast, tilt, c0,
                       out + (size_t)pt * (size_t)job->channels);
     }
     if (c0 < job->cp)

@@ -37,8 +37,9 @@ static inline __m256i pl_rescale8_apply(__m256i x, const pl_rescale8 *r)
     return _mm256_sub_epi32(q, up);
 }
 
-/* The quick form of the rescale on 8 lanes (rescale_avx512.h's pl_quick16): *q =
-** round(x * scale + offset), its lanes flagged where it lies nearer a tie than limit. The
+/* The quick form of the rescale on 8 lanes (gemm.h's pl_s8_stage; the AVX-512 one is
+** tilted): *q = round(x * scale + offset), its lanes flagged where it lies nearer a tie than
+** limit. The
 ** conversion and the multiply-add round as the MXCSR says: even a directed mode stays inside
 ** the limit's 2^-11 margin (gemm.h). */
 static inline int pl_quick8(__m256i x, __m256 scale, __m256 offset, __m256 limit, __m256i *q)
