@@ -79,24 +79,22 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
     const __m512i act_min = _mm512_set1_epi32(job->act_min);
     const __m512i act_max = _mm512_set1_epi32(job->act_max);
     const bool clamp = job->act_min > INT8_MIN || job->act_max < INT8_MAX;
-    __m512 q_lo, q_hi;
-    pl_quick16_bounds(job->act_min, job->act_max, &q_lo, &q_hi);
     PL_FAST_UNROLL
     for (int32_t r = 0; r < n; r++) {
         __m512i vl, vh;
         if (!fast ||
             __builtin_expect(
                 !_kortestz_mask16_u8(pl_quick16_tilted(lo[r], _mm512_loadu_ps(scale), tilt[0],
-                                                       offset, clamp, q_lo, q_hi, &vl),
+                                                       offset, &vl),
                                      pl_quick16_tilted(hi[r], _mm512_loadu_ps(scale + 16),
-                                                       tilt[1], offset, clamp, q_lo, q_hi, &vh)),
-                0)) { /* the exact form, clamped in int32 (the quick one was in float) */
+                                                       tilt[1], offset, &vh)),
+                0)) {
             vl = s8_exact_cold(lo[r], arr, job->out_offset);
             vh = s8_exact_cold(hi[r], arr + 16, job->out_offset);
-            if (clamp) {
-                vl = _mm512_min_epi32(_mm512_max_epi32(vl, act_min), act_max);
-                vh = _mm512_min_epi32(_mm512_max_epi32(vh, act_min), act_max);
-            }
+        }
+        if (clamp) {
+            vl = _mm512_min_epi32(_mm512_max_epi32(vl, act_min), act_max);
+            vh = _mm512_min_epi32(_mm512_max_epi32(vh, act_min), act_max);
         }
         /* the halves' lanes interleave back into channel order; both narrowings saturate */
         __m256i bytes = _mm512_cvtsepi16_epi8(_mm512_packs_epi32(vl, vh));

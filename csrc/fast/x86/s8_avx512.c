@@ -21,7 +21,7 @@ PL_GEMM_PACKING(NR, 4, 4, false)
 ** narrower than int8's (else the saturating narrowing is the clamp). */
 typedef struct stage_t {
     __m512i act_min, act_max;
-    __m512 scale, tilt, offset, lo, hi;
+    __m512 scale, tilt, offset;
     bool quick, clamp;
 } stage_t;
 
@@ -43,7 +43,6 @@ static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
     if (st->scale != NULL) {
         s.scale = _mm512_loadu_ps(st->scale + n0);
         s.offset = _mm512_set1_ps((float)st->out_offset);
-        pl_quick16_bounds(st->act_min, st->act_max, &s.lo, &s.hi);
         s.quick = pl_quick16_tilts(_mm512_loadu_si512(st->mult + n0),
                                    _mm512_loadu_si512(st->left + n0),
                                    _mm512_loadu_si512(st->right + n0), &s.tilt);
@@ -69,8 +68,8 @@ __attribute__((noinline, cold)) static __m512i exact(__m512i acc, const pl_s8_st
 }
 
 /* Row `row` of the output (out, or raw when st is NULL), channels n0.. of n, from sums that
-** hold the addend: rescale, + the output offset, clamp (the quick form's in float; VPMOVSDB
-** saturates to int8, which is the clamp of int8's whole range). */
+** hold the addend: rescale, + the output offset, clamp (VPMOVSDB saturates to int8, which
+** is the clamp of int8's whole range). */
 static inline void finish(__m512i acc, const stage_t *s, const pl_s8_stage *st, int32_t n0,
                           int32_t n, int8_t *out, int32_t *raw, size_t row)
 {
@@ -80,12 +79,11 @@ static inline void finish(__m512i acc, const stage_t *s, const pl_s8_stage *st, 
         return;
     }
     __m512i q;
-    if (!s->quick || __builtin_expect(pl_quick16_tilted(acc, s->scale, s->tilt, s->offset,
-                                                        s->clamp, s->lo, s->hi, &q), 0)) {
+    if (!s->quick || __builtin_expect(pl_quick16_tilted(acc, s->scale, s->tilt, s->offset, &q),
+                                      0))
         q = exact(acc, st, n0);
-        if (s->clamp)
-            q = _mm512_min_epi32(_mm512_max_epi32(q, s->act_min), s->act_max);
-    }
+    if (s->clamp)
+        q = _mm512_min_epi32(_mm512_max_epi32(q, s->act_min), s->act_max);
     _mm_mask_storeu_epi8(out + row + (size_t)n0, lanes, _mm512_cvtsepi32_epi8(q));
 }
 
@@ -104,17 +102,17 @@ static inline void finish_pair(__m512i acc0, __m512i acc1, const stage_t *s0, co
         return;
     }
     __m512i q0, q1;
-    __mmask16 f0 = pl_quick16_tilted(acc0, s0->scale, s0->tilt, s0->offset, s0->clamp, s0->lo,
-                                     s0->hi, &q0);
-    __mmask16 f1 = pl_quick16_tilted(acc1, s1->scale, s1->tilt, s1->offset, s1->clamp, s1->lo,
-                                     s1->hi, &q1);
-    if (__builtin_expect(!_kortestz_mask16_u8(f0, f1), 0)) { /* the clamp in int32 here */
+    __mmask16 f0 = pl_quick16_tilted(acc0, s0->scale, s0->tilt, s0->offset, &q0);
+    __mmask16 f1 = pl_quick16_tilted(acc1, s1->scale, s1->tilt, s1->offset, &q1);
+    if (__builtin_expect(!_kortestz_mask16_u8(f0, f1), 0)) {
         if (f0)
-            q0 = _mm512_min_epi32(_mm512_max_epi32(exact(acc0, st, n0), s0->act_min),
-                                  s0->act_max);
+            q0 = exact(acc0, st, n0);
         if (f1)
-            q1 = _mm512_min_epi32(_mm512_max_epi32(exact(acc1, st, n0 + NR), s1->act_min),
-                                  s1->act_max);
+            q1 = exact(acc1, st, n0 + NR);
+    }
+    if (s0->clamp) {
+        q0 = _mm512_min_epi32(_mm512_max_epi32(q0, s0->act_min), s0->act_max);
+        q1 = _mm512_min_epi32(_mm512_max_epi32(q1, s1->act_min), s1->act_max);
     }
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
     __m512i packed = _mm512_packs_epi32(q0, q1);
