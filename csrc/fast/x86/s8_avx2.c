@@ -110,6 +110,8 @@ static inline vi mac(vi acc, xin x, wts w)
     return _mm256_add_epi32(acc, _mm256_madd_epi16(x.p23, w.w23));
 }
 
+static inline vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
+
 #include "fast/x86/s8_wide_body.h"
 
 /* 4 units per step in double lanes, the last few one by one. */

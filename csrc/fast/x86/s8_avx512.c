@@ -137,6 +137,8 @@ static inline wts w_of(const int8_t *p) { return _mm512_loadu_si512(p); }
 
 static inline vi mac(vi acc, xin x, wts w) { return pl_dpbusd512(acc, x, w); }
 
+static inline vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
+
 #include "fast/x86/s8_wide_body.h"
 
 /* 8 units per step in double lanes, the last ones masked (their lanes compute zeros). */

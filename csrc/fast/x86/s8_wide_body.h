@@ -4,7 +4,7 @@
 ** The includer defines NR and MR (an enum), panel_t (the packed entries, NR * 4 per group
 ** of 4 k), the accumulator vi starting at vi_start(st, n0) (channels n0..'s addend, zero for
 ** raw sums: int32 adds wrap, so where the addend joins does not change the sum; the stage
-** then has one operation less per vector), a row's 4 inputs xin = x_of(bytes), a panel's
+** then has one operation less per vector) and added by vi_add, a row's 4 inputs xin = x_of(bytes), a panel's
 ** 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), a panel's output stage
 ** stage_t = stage_of(st, n0) (st may be NULL: raw sums) and finish(acc, &stage, st, n0, n,
 ** out, raw, row); defining PL_S8_FINISH_PAIRS, also finish_pair(acc, acc_next, &stage,
@@ -18,6 +18,28 @@
 #include "fast/gemm.h"
 #include "fast/inline.h"
 
+/* One step of 4 k (from k on) of a block: chain c of every sum (block's acc layout). */
+PL_FAST_INLINE void k_step(bool taps, const pl_s8_windows *win, const uint8_t *const *origin,
+                           int32_t rows, int32_t panels, int32_t split, int32_t c, int32_t k,
+                           int32_t kp, const uint8_t *a, size_t lda, const panel_t *panel,
+                           vi *acc)
+{
+    const size_t tap = taps ? (size_t)win->tap[k] : 0;
+    xin x[MR];
+    PL_FAST_UNROLL
+    for (int32_t r = 0; r < rows; r++)
+        x[r] = x_of(taps ? origin[r] + tap : a + (size_t)r * lda + (size_t)k);
+    PL_FAST_UNROLL
+    for (int32_t j = 0; j < panels; j++) {
+        wts w = w_of(panel + ((size_t)j * (size_t)kp + (size_t)k) * NR);
+        PL_FAST_UNROLL
+        for (int32_t r = 0; r < rows; r++) {
+            vi *sum = &acc[(r * panels + j) * split + c];
+            *sum = mac(*sum, x[r], w);
+        }
+    }
+}
+
 /* rows rows of a from row m0 on against `panels` panels from channel n0 on (rows * panels
 ** <= MR): a sum per row and panel, so that even one row keeps several products in flight. */
 PL_FAST_INLINE void block(bool taps, const pl_s8_windows *win, int32_t rows, int32_t panels,
@@ -26,6 +48,10 @@ PL_FAST_INLINE void block(bool taps, const pl_s8_windows *win, int32_t rows, int
                           const pl_s8_stage *st, int32_t n0, int32_t n, int8_t *out,
                           int32_t *raw, size_t ldo)
 {
+    /* A block of fewer than 4 sums (a fully connected layer's one row against one panel)
+    ** would wait on its one chain of multiply-adds (4-5 cycles each): its k steps go round
+    ** `split` chains instead, summed at the end (int32 adds wrap: the same sums). */
+    const int32_t sums = rows * panels, split = sums >= 4 ? 1 : 4 / sums;
     vi acc[MR];
     if (!taps) /* with taps, a is NULL */
         a += (size_t)m0 * lda;
@@ -39,23 +65,29 @@ PL_FAST_INLINE void block(bool taps, const pl_s8_windows *win, int32_t rows, int
     for (int32_t j = 0; j < panels; j++) {
         const vi start = vi_start(st, n0 + j * NR);
         PL_FAST_UNROLL
-        for (int32_t r = 0; r < rows; r++)
-            acc[r * panels + j] = start;
-    }
-    for (int32_t k = 0; k < kp; k += 4) {
-        const size_t tap = taps ? (size_t)win->tap[k] : 0;
-        xin x[MR];
-        PL_FAST_UNROLL
-        for (int32_t r = 0; r < rows; r++)
-            x[r] = x_of(taps ? origin[r] + tap : a + (size_t)r * lda + (size_t)k);
-        PL_FAST_UNROLL
-        for (int32_t j = 0; j < panels; j++) {
-            wts w = w_of(panel + ((size_t)j * (size_t)kp + (size_t)k) * NR);
+        for (int32_t r = 0; r < rows; r++) {
+            acc[(r * panels + j) * split] = start;
             PL_FAST_UNROLL
-            for (int32_t r = 0; r < rows; r++)
-                acc[r * panels + j] = mac(acc[r * panels + j], x[r], w);
+            for (int32_t c = 1; c < split; c++)
+                acc[(r * panels + j) * split + c] = vi_start(NULL, 0);
         }
     }
+    int32_t k = 0;
+    for (; k + 4 * split <= kp; k += 4 * split)
+        PL_FAST_UNROLL
+        for (int32_t c = 0; c < split; c++)
+            k_step(taps, win, origin, rows, panels, split, c, k + 4 * c, kp, a, lda, panel, acc);
+    for (; k < kp; k += 4)
+        k_step(taps, win, origin, rows, panels, split, 0, k, kp, a, lda, panel, acc);
+    PL_FAST_UNROLL
+    for (int32_t i = 0; i < sums; i++)
+        PL_FAST_UNROLL
+        for (int32_t c = 1; c < split; c++)
+            acc[i * split] = vi_add(acc[i * split], acc[i * split + c]);
+    if (split > 1)
+        PL_FAST_UNROLL
+        for (int32_t i = 1; i < sums; i++)
+            acc[i] = acc[i * split];
     stage_t s[MR]; /* once per panel, not per row */
     PL_FAST_UNROLL
     for (int32_t j = 0; j < panels; j++)
