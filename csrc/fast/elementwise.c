@@ -51,7 +51,8 @@ typedef struct ew_plan {
 ** where the set's quick float form takes the node and its tie window is at most
 ** QUICK_OVER_PAIRS (about 3% of vectors then take the exact form): AVX-512 computes that
 ** one-ADD model in 4.1 us where the gathers took 4.8. A wider window (a MUL rescaled by
-** 2^-6: a quarter of the vectors exact) stays faster looked up (104 against 107 us). */
+** 2^-6: a quarter of the vectors exact) stays faster looked up (104 against 107 us), except
+** where the set takes MUL's tilted form (AVX-512), whose window is 2^-11 at any shift. */
 enum { PAIRS_MIN = 1 << 18, PAIRS_SMALL = 4096, PAIRS_HOT = 512 * 1024, PAIRS = 65536 };
 #define QUICK_OVER_PAIRS 0x1p-10f
 
@@ -235,8 +236,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
     bool ok = pl.small >= 0 &&
               (pl.kind == EW_F32 || minmax || quantize(node->user_data, op, &pl));
     const size_t host = pl_fast_reg_of(node)->owner->host_bytes;
-    const bool quick = pl_ew_for(pl_fast_isa_of(node))->quick_s8 &&
-                       pl.q.quick.limit >= 0.5f - QUICK_OVER_PAIRS;
+    const pl_ew *k = pl_ew_for(pl_fast_isa_of(node));
+    const bool quick = k->quick_s8 && (pl.q.quick.limit >= 0.5f - QUICK_OVER_PAIRS ||
+                                       (op == OP_MUL && k->tilted_mul_s8 &&
+                                        pl_ew_mul_tilted(&pl.q)));
     const bool pairs = ok && pl.kind == EW_S8 && !minmax && !quick &&
                        (pl.count >= PAIRS_MIN ||
                         (pl.count >= PAIRS_SMALL && host + PAIRS + 64 <= PAIRS_HOT));
@@ -247,7 +250,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (block == NULL)
         return false;
     if (pairs) {
-        fill_pairs(&pl, pl_ew_for(pl_fast_isa_of(node)), (int8_t *)block + head);
+        fill_pairs(&pl, k, (int8_t *)block + head);
         pl.pairs = (const int8_t *)block + head;
     }
     memcpy(block, &pl, sizeof pl);

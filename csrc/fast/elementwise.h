@@ -38,6 +38,14 @@ typedef struct pl_ew_q {
     pl_ew_quick quick;              /* int8 only */
 } pl_ew_q;
 
+/* Whether an int8 MUL can take the tilted quick form (rescale_avx512.h; AVX-512's
+** mul_s8): a quick form at all (no left shift anywhere), and a right shift of 1 or more. */
+static inline bool pl_ew_mul_tilted(const pl_ew_q *q)
+{
+    return q->out.left == 0 && q->in1.left == 0 && q->in2.left == 0 && q->out.right >= 1 &&
+           q->out.mult != 0;
+}
+
 /* Float ADD, SUB, MUL, DIV (a / b), SQUARED_DIFFERENCE ((a - b) (a - b)), MAXIMUM (a > b ?
 ** a : b) and MINIMUM (a < b ? a : b), as the portable kernels write them. Of two NaN
 ** operands x86 and Arm return the first one's, and a compiler may swap a commutative add's
@@ -73,8 +81,9 @@ typedef struct pl_ew {
     void (*unary_f32)(pl_ew_unary op, float alpha, const float *in, float *out, size_t n);
     /* int8 (es 1) or int16 (es 2) MAXIMUM (max) or MINIMUM of the stored integers */
     void (*minmax_int)(bool max, size_t es, const void *a, const void *b, size_t n, void *out);
-    /* add_s8 and mul_s8 take pl_ew_quick's float form where its limit allows */
-    bool quick_s8;
+    /* add_s8 and mul_s8 take pl_ew_quick's float form where its limit allows; tilted_mul_s8:
+    ** mul_s8 takes the tilted one wherever pl_ew_mul_tilted */
+    bool quick_s8, tilted_mul_s8;
 } pl_ew;
 
 /* NULL when isa has no such kernels in this build. */

@@ -155,6 +155,8 @@ static void quantization(ew_case *c)
     c->so = 0.01f + (float)between(1, 100) / (c->op == MUL ? 50.0f : 200.0f);
     if (s16 && c->op == MUL)
         c->so *= (float)between(1, 2000); /* from saturating to fine */
+    if (!s16 && c->op == MUL && between(0, 3) == 0) /* rescaled up, a left shift: no quick */
+        c->so = c->s1 * c->s2 / (float)between(1, 4); /* form, the large ones look pairs up */
     int32_t zmax = s16 ? (c->op == MUL || between(0, 1) ? 0 : 300) : 127;
     c->z1 = zmax ? between(-zmax - 1, zmax) : 0;
     c->z2 = zmax ? between(-zmax - 1, zmax) : 0;

@@ -212,4 +212,4 @@ static inline bool u_any_nan(vf x) { return vminvq_u32(vceqq_f32(x, x)) == 0; }
 #include "fast/minmax_body.h"
 
 const pl_ew pl_ew_neon = {add_s8,         mul_s8, add_s16,   mul_s16, f32,
-                          hard_swish_f32, NULL,   unary_f32, minmax_int, false};
+                          hard_swish_f32, NULL,   unary_f32, minmax_int, false, false};

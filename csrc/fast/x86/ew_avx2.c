@@ -275,4 +275,4 @@ static inline bool u_any_nan(vf x)
 #include "fast/minmax_body.h"
 
 const pl_ew pl_ew_avx2 = {add_s8,         mul_s8,   add_s16,  mul_s16, f32,
-                          hard_swish_f32, pairs_s8, unary_f32, minmax_int, false};
+                          hard_swish_f32, pairs_s8, unary_f32, minmax_int, false, false};

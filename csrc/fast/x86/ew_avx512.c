@@ -3,6 +3,7 @@
 ** stores. Built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma (and
 ** -ffp-contract=off); run only when the CPU has them. */
 #include <immintrin.h>
+#include <math.h>
 
 #include "fast/elementwise.h"
 #include "fast/inline.h"
@@ -18,6 +19,7 @@ typedef struct q16 {
     __m512i off1, off2, left_shift, out_offset, act_min, act_max;
     scale16 in1, in2, out;
     __m512 qa, qb, qc, limit; /* the int8 quick form (elementwise.h) */
+    __m512 tilt;              /* MUL's tilted quick form (pl_ew_mul_tilted) */
 } q16;
 
 static scale16 splat_scale(const pl_ew_scale *s)
@@ -33,7 +35,8 @@ static q16 splat(const pl_ew_q *q)
                  _mm512_set1_epi32(q->act_min), _mm512_set1_epi32(q->act_max),
                  splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out),
                  _mm512_set1_ps(q->quick.qa), _mm512_set1_ps(q->quick.qb),
-                 _mm512_set1_ps(q->quick.qc), _mm512_set1_ps(q->quick.limit)};
+                 _mm512_set1_ps(q->quick.qc), _mm512_set1_ps(q->quick.limit),
+                 _mm512_set1_ps(ldexpf(1.0f, -(q->out.right + 1)))};
 }
 
 static inline __m512i rescale(__m512i x, const scale16 *s)
@@ -43,18 +46,27 @@ static inline __m512i rescale(__m512i x, const scale16 *s)
 
 static inline __m512i load_s8(const int8_t *p, __mmask16 m)
 {
-    return _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, p));
+    return _mm512_cvtepi8_epi32(m == 0xFFFF ? _mm_loadu_si128((const __m128i *)(const void *)p)
+                                            : _mm_maskz_loadu_epi8(m, p));
 }
 
 static inline __m512i load_s16(const int16_t *p, __mmask16 m)
 {
-    return _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, p));
+    return _mm512_cvtepi16_epi32(m == 0xFFFF
+                                     ? _mm256_loadu_si256((const __m256i *)(const void *)p)
+                                     : _mm256_maskz_loadu_epi16(m, p));
 }
 
 /* The lanes are clamped to the activation range, so the truncating narrows keep them. */
 static inline void store_s8(int8_t *p, __mmask16 m, __m512i v)
 {
     _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(v));
+}
+
+/* The lanes narrowed with saturation: the clamp to int8's whole range. */
+static inline void store_s8_sat(int8_t *p, __mmask16 m, __m512i v)
+{
+    _mm_mask_storeu_epi8(p, m, _mm512_cvtsepi32_epi8(v));
 }
 
 static inline void store_s16(int16_t *p, __mmask16 m, __m512i v)
@@ -114,6 +126,27 @@ static inline __m512i mul16_quick(const q16 *v, __m512i a, __m512i b)
     QUICK(_mm512_fmadd_round_ps(p, v->qa, v->qc, NEAREST), mul16);
 }
 
+/* MUL's tilted form (rescale_avx512.h's pl_quick16_tilted, the product for the sum); clamp:
+** an activation narrower than int8 (else store_s8_sat's saturation is the clamp). */
+PL_FAST_INLINE __m512i mul16_tilted(const q16 *v, __m512i a, __m512i b, bool clamp)
+{
+    __m512i p = _mm512_mullo_epi32(_mm512_add_epi32(a, v->off1), _mm512_add_epi32(b, v->off2));
+    __m512i q;
+    if (__builtin_expect(pl_quick16_tilted(p, v->qa, v->tilt, v->qc, &q) != 0, 0))
+        return mul16(v, a, b);
+    return clamp ? _mm512_min_epi32(_mm512_max_epi32(q, v->act_min), v->act_max) : q;
+}
+
+static inline __m512i mul16_tilted_clamped(const q16 *v, __m512i a, __m512i b)
+{
+    return mul16_tilted(v, a, b, true);
+}
+
+static inline __m512i mul16_tilted_saturated(const q16 *v, __m512i a, __m512i b)
+{
+    return mul16_tilted(v, a, b, false);
+}
+
 static inline __mmask16 tail(size_t left)
 {
     return left >= L ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
@@ -123,7 +156,10 @@ static inline __mmask16 tail(size_t left)
 #define FLAT(LOAD, STORE, OP16)                                                             \
     do {                                                                                    \
         const q16 v = splat(q);                                                             \
-        for (size_t i = 0; i < n; i += L) {                                                 \
+        size_t i = 0;                                                                       \
+        for (; n - i >= L; i += L) /* a constant mask: the loads widen from memory */       \
+            STORE(out + i, 0xFFFF, OP16(&v, LOAD(a + i, 0xFFFF), LOAD(b + i, 0xFFFF)));     \
+        if (i < n) {                                                                        \
             __mmask16 m = tail(n - i);                                                      \
             STORE(out + i, m, OP16(&v, LOAD(a + i, m), LOAD(b + i, m)));                    \
         }                                                                                   \
@@ -139,7 +175,11 @@ static void add_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n,
 
 static void mul_s8(const pl_ew_q *q, const int8_t *a, const int8_t *b, size_t n, int8_t *out)
 {
-    if (q->quick.limit >= 0.0f)
+    if (pl_ew_mul_tilted(q) && q->act_min == INT8_MIN && q->act_max == INT8_MAX)
+        FLAT(load_s8, store_s8_sat, mul16_tilted_saturated);
+    else if (pl_ew_mul_tilted(q))
+        FLAT(load_s8, store_s8, mul16_tilted_clamped);
+    else if (q->quick.limit >= 0.0f)
         FLAT(load_s8, store_s8, mul16_quick);
     else
         FLAT(load_s8, store_s8, mul16);
@@ -279,4 +319,4 @@ static void minmax_int(bool max, size_t es, const void *a, const void *b, size_t
 }
 
 const pl_ew pl_ew_avx512 = {add_s8,         mul_s8,   add_s16,  mul_s16, f32,
-                            hard_swish_f32, pairs_s8, unary_f32, minmax_int, true};
+                            hard_swish_f32, pairs_s8, unary_f32, minmax_int, true, true};

@@ -218,4 +218,4 @@ static inline bool u_any_nan(vf x) { return _mm_movemask_ps(_mm_cmpunord_ps(x, x
 #include "fast/minmax_body.h"
 
 const pl_ew pl_ew_sse41 = {add_s8,         mul_s8, add_s16,   mul_s16, f32,
-                           hard_swish_f32, NULL,   unary_f32, minmax_int, false};
+                           hard_swish_f32, NULL,   unary_f32, minmax_int, false, false};
