@@ -104,7 +104,8 @@ const pl_dw_f32 *pl_dw_f32_for(pl_isa isa)
 /* The least right shift of a depthwise channel the quick output stage takes: with 9 or 25
 ** products an output, a fallback's mispredicted branch weighs more than in a convolution.
 ** EfficientNet-B0-96 int8's depthwise nodes (right shifts 7 to 9), sum of node minima: 292 ->
-** 312 us taking it from 6 (one run); from 8, 314-324 -> 317-325 us (three runs). */
+** 312 us taking it from 6 (one run); from 8, 314-324 -> 317-325 us (three runs). The
+** AVX-512 rows take their tilted form from a right shift of 1 instead (rescale_avx512.h). */
 enum { DW_QUICK_RIGHT = 8 };
 
 static size_t s8_packed_bytes(int32_t taps, int32_t cp, int32_t group)
