@@ -44,7 +44,16 @@ typedef struct mean_plan {
     pl_fast_extremes fold;   /* and folds */
     size_t lanes;            /* channels they take at a time */
     bool is_max;             /* REDUCE_MAX (else REDUCE_MIN); unused by MEAN and SUM */
+    int32_t parts;           /* integer sums split over rows: this many partial sums */
+    uint32_t *partial;       /* parts x inner of them (after the plan), or NULL */
 } mean_plan;
+
+/* An integer MEAN or SUM over the rows of one plane (global average pooling) with threads
+** splits its rows into PARTS_PER_WORKER parts a worker, each summed into its own partial
+** sums, then added (int32 wrapping sums: any order gives the portable kernel's). Each worker
+** then reads the rows the operator before it wrote from its own core's cache: split by
+** channels, every worker read the whole plane. */
+enum { PARTS_PER_WORKER = 2 };
 
 /* The element types mean_body.h's sums and folds take. */
 static bool block_type(pl_type t)
@@ -62,7 +71,21 @@ static bool plan(pl_context *ctx, const pl_node *node)
         return false;
     mp.blocks = b;
     mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes, &mp.fold);
-    return pl_fast_block_put(node, &mp, sizeof mp);
+    mp.parts = 0;
+    mp.partial = NULL;
+    const int32_t workers = pl_fast_threads_of(node);
+    if (workers > 1 && d->type != PL_FLOAT32 && b.outer == 1 && b.inner > 1 &&
+        b.reduced >= (size_t)(workers * PARTS_PER_WORKER) &&
+        (double)b.reduced * (double)b.inner >= pl_fast_reg_of(node)->owner->parallel_min_work)
+        mp.parts = workers * PARTS_PER_WORKER;
+    const size_t head = pl_fast_align64(sizeof mp);
+    uint8_t *block = pl_fast_block_new(node, head + sizeof(uint32_t) * (size_t)mp.parts * b.inner);
+    if (block == NULL)
+        return false;
+    if (mp.parts > 0)
+        mp.partial = (uint32_t *)(void *)(block + head);
+    memcpy(block, &mp, sizeof mp);
+    return true;
 }
 
 static bool plan_extreme(pl_context *ctx, const pl_node *node)
@@ -178,6 +201,47 @@ static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *
     }
 }
 
+typedef struct part_job {
+    const mean_plan *mp;
+    pl_type type;
+    const uint8_t *in;
+    size_t rows; /* per part, the last one shorter */
+} part_job;
+
+/* Part `part`'s rows summed into its partial sums. */
+static void sum_part(void *arg, int32_t worker, int32_t part)
+{
+    (void)worker;
+    const part_job *j = arg;
+    const mean_plan *mp = j->mp;
+    const pl_reduce_blocks *b = &mp->blocks;
+    const size_t es = pl_type_size(j->type), first = (size_t)part * j->rows;
+    const size_t rows = b->reduced - first < j->rows ? b->reduced - first : j->rows;
+    const uint8_t *x = j->in + first * b->inner * es;
+    uint8_t *dst = (uint8_t *)(mp->partial + (size_t)part * b->inner);
+    for (size_t c = 0; c < b->inner; c += mp->lanes) {
+        size_t n = b->inner - c < mp->lanes ? b->inner - c : mp->lanes;
+        mp->sums(x + c * es, rows, b->inner, n, j->type, dst + 4 * c);
+    }
+}
+
+/* The integer sums of mp's plane into out by parts over the threads (mean_plan's parts). */
+static void sum_parts(const pl_node *node, const mean_plan *mp, pl_type type, const void *in,
+                      int32_t *out)
+{
+    const pl_reduce_blocks *b = &mp->blocks;
+    const size_t rows = (b->reduced + (size_t)mp->parts - 1) / (size_t)mp->parts;
+    const int32_t parts = (int32_t)((b->reduced + rows - 1) / rows);
+    part_job j = {mp, type, in, rows};
+    pl_fast_parallel(node, parts, (double)b->reduced * (double)b->inner, sum_part, &j);
+    for (size_t c = 0; c < b->inner; c++) {
+        uint32_t s = 0;
+        for (int32_t p = 0; p < parts; p++)
+            s += mp->partial[(size_t)p * b->inner + c];
+        memcpy(out + c, &s, sizeof s);
+    }
+}
+
 pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
 {
     const pl_reduce_op *d = node->user_data;
@@ -197,7 +261,10 @@ pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
             mean[k] = mean[k] / n;
         return PL_OK;
     }
-    sum_blocks(mp, d->type, in.data, sum);
+    if (mp->parts > 0)
+        sum_parts(node, mp, d->type, in.data, sum);
+    else
+        sum_blocks(mp, d->type, in.data, sum);
     pl_reduce_rescale(d, sum, out.data);
     return PL_OK;
 }

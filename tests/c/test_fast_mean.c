@@ -162,8 +162,16 @@ static void mean_fast_path_equals_portable(void)
     fast_equals_portable(&portable, "mean", 1500, 900, one_case);
 }
 
+/* The random cases on 3 threads: integer spatial means (one plane, several channels) split
+** their rows into parts over the threads; the same bytes, and some jobs split. */
+static void mean_threads_equal_portable(void)
+{
+    fast_threads_equal_portable(&portable, "mean", 1500, 20, one_case);
+}
+
 int main(void)
 {
     RUN(mean_fast_path_equals_portable);
+    RUN(mean_threads_equal_portable);
     return HARNESS_END();
 }
