@@ -524,12 +524,9 @@ static void run_in_place_s8(const conv_plan *cp, const pl_conv_params *p,
                             const void *packed, const pl_s8_stage *st, size_t first,
                             int32_t rows, const uint8_t **origin, int8_t *out)
 {
-    const size_t c = (size_t)v->in.dims[3];
-    pl_conv_walk k = pl_conv_walk_from(v->out.dims, first);
-    for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k))
-        origin[r] = cp->flipped + (((size_t)k.b * (size_t)cp->hp +
-                                    (size_t)(k.oy * p->stride_h)) * (size_t)cp->wp +
-                                   (size_t)(k.ox * p->stride_w)) * c;
+    const size_t c = (size_t)v->in.dims[3], line = (size_t)cp->wp * c;
+    pl_fast_conv_origins(cp->flipped, (size_t)cp->hp * line, line, (size_t)p->stride_w * c,
+                         p->stride_h, v->out.dims, first, rows, origin);
     const pl_s8_windows win = {origin, cp->tap_at};
     g8->run_taps(rows, nn, cp->kp, &win, packed, st, out, NULL, (size_t)cp->n);
 }

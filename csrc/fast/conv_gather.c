@@ -127,3 +127,22 @@ void pl_fast_conv_fill_taps(const pl_conv_params *p, const int32_t *f_dims, int3
             for (int32_t ch = 0; ch < c; ch++, t++)
                 tap_at[t] = (fy * p->dilation_h * src_w + fx * p->dilation_w) * c + ch;
 }
+
+void pl_fast_conv_origins(const uint8_t *base, size_t plane, size_t line, size_t step,
+                          int32_t stride_h, const int32_t *out_dims, size_t first, int32_t rows,
+                          const uint8_t **origin)
+{
+    pl_conv_walk k = pl_conv_walk_from(out_dims, first);
+    const uint8_t *row = base + (size_t)k.b * plane + (size_t)k.oy * (size_t)stride_h * line;
+    const uint8_t *at = row + (size_t)k.ox * step;
+    for (int32_t r = 0; r < rows; r++) {
+        origin[r] = at;
+        pl_conv_walk_next(&k);
+        if (k.ox != 0) {
+            at += step;
+        } else { /* the next output row: its input row, or the next image's first */
+            row = k.oy != 0 ? row + (size_t)stride_h * line : base + (size_t)k.b * plane;
+            at = row;
+        }
+    }
+}

@@ -37,6 +37,14 @@ void pl_fast_conv_window_extent(const pl_conv_params *p, const int32_t *f_dims,
 void pl_fast_conv_fill_taps(const pl_conv_params *p, const int32_t *f_dims, int32_t c,
                             int32_t src_w, int32_t *tap_at);
 
+/* The window origins of rows output points (out_dims' order) from first on in a padded
+** image at base: images plane bytes apart, rows line bytes, neighbouring windows step bytes
+** and stride_h rows apart (run_taps' win->origin). The first is computed, the others
+** stepped to: multiplies per point had been 6% of a 3x3 layer's time. */
+void pl_fast_conv_origins(const uint8_t *base, size_t plane, size_t line, size_t step,
+                          int32_t stride_h, const int32_t *out_dims, size_t first, int32_t rows,
+                          const uint8_t **origin);
+
 /* Where the rows go: rows of kp bytes (k taps x channels, then zeros), a padded tap holding
 ** pad (the input's zero point + 128). a has PL_FAST_GATHER_SPILL bytes of room past them. */
 typedef struct pl_gather_s8 {

@@ -155,10 +155,9 @@ static void sums_in_place(const hybrid_job *j, size_t first, int32_t rows, const
     const conv_hybrid_plan *cp = j->cp;
     const pl_conv_params *p = &j->d->p;
     const size_t c = (size_t)cp->channels;
-    pl_conv_walk k = pl_conv_walk_from(j->out_dims, first);
-    for (int32_t r = 0; r < rows; r++, pl_conv_walk_next(&k))
-        origin[r] = cp->flipped + ((size_t)(k.oy * p->stride_h) * (size_t)cp->wp +
-                                   (size_t)(k.ox * p->stride_w)) * c;
+    const size_t line = (size_t)cp->wp * c;
+    pl_fast_conv_origins(cp->flipped, (size_t)cp->hp * line, line, (size_t)p->stride_w * c,
+                         p->stride_h, j->out_dims, first, rows, origin);
     const pl_s8_windows win = {origin, cp->tap_at};
     j->g8->run_taps(rows, cp->n, cp->kp, &win, cp->packed, NULL, NULL, sums, (size_t)cp->n);
 }
