@@ -117,14 +117,14 @@ static inline vi quantize_lanes(vf x, float inv, float lo, float hi)
     return t - (rest >= 0.5f) + (rest <= -0.5f); /* a true comparison is -1 */
 }
 
-/* W values quantized: q in [-128, 127]. */
+/* W values quantized: q in [-128, 127]. Asymmetric, the scalar code clamps round(x inv) +
+** zp to [-128, 127]: the same as rounding x inv clamped to [-128 - zp, 127 - zp] (integers;
+** the rounding is monotonic and keeps them), then adding zp (|zp| <= 128). */
 static inline vi quantize_vector(vf x, bool asymmetric, float inv, int32_t zp)
 {
     if (!asymmetric)
         return quantize_lanes(x, inv, -127.0f, 127.0f);
-    vi q = quantize_lanes(x, inv, -512.0f, 512.0f) + zp;
-    q = select_i(q < -128, splat_i(-128), q);
-    return select_i(q > 127, splat_i(127), q);
+    return quantize_lanes(x, inv, (float)(-128 - zp), (float)(127 - zp)) + zp;
 }
 
 static void quantize(const float *x, int32_t n, bool asymmetric, uint8_t flip, uint8_t *out,
