@@ -222,6 +222,8 @@ void pl_fast_bilinear_px_avx2(void *restrict dst, const pl_fast_bilinear_corners
                               int32_t channels, pl_type type, bool fused);
 void pl_fast_bilinear_px_neon(void *restrict dst, const pl_fast_bilinear_corners *k,
                               int32_t channels, pl_type type, bool fused);
+pl_status pl_fast_svdf_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_svdf_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_mean_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node);
 /* MEAN's sums of a block of n channels (mean_body.h), built for each set; the largest block

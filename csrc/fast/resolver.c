@@ -23,6 +23,7 @@
 #include "kernels/pool/pooling_fast.h"
 #include "kernels/quant/dequantize_fast.h"
 #include "kernels/recurrent/lstm_fast.h"
+#include "kernels/recurrent/svdf.h"
 #include "kernels/reduce/reduce_fast.h"
 #include "kernels/shape/pad_fast.h"
 #include "kernels/shape/slice_fast.h"
@@ -117,6 +118,7 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
                          pl_fast_elementwise_invoke},
     [PL_FAST_MINIMUM] = {pl_minimum_registration, pl_fast_minmax_prepare,
                          pl_fast_elementwise_invoke},
+    [PL_FAST_SVDF] = {pl_svdf_registration, pl_fast_svdf_prepare, pl_fast_svdf_invoke},
 };
 
 static const pl_registration *find(const void *self, int32_t builtin_code,

@@ -128,6 +128,7 @@ enum {
     PL_FAST_ARG_MIN,
     PL_FAST_MAXIMUM,
     PL_FAST_MINIMUM,
+    PL_FAST_SVDF,
     PL_FAST_OP_COUNT
 };
 

@@ -39,4 +39,21 @@ void pl_svdf_s8_s8(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
 void pl_svdf_s8_s8_cmsis(const pl_svdf_params *p, bool mve, const int8_t *in, const int8_t *wf,
                          const int8_t *wt, const int32_t *bias, int8_t *state, int8_t *out);
 
+/* The integer kernels of one build: the portable ones, or a fast instruction set's
+** (svdf_int_body.h built with its flags). */
+typedef struct pl_svdf_int_kernels {
+    void (*s8_s16)(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
+                   const int16_t *wt, const int32_t *bias, int16_t *state, int8_t *out);
+    void (*s8_s8)(const pl_svdf_params *p, const int8_t *in, const int8_t *wf,
+                  const int8_t *wt, const int32_t *bias, int8_t *state, int8_t *out);
+    void (*s8_s8_cmsis)(const pl_svdf_params *p, bool mve, const int8_t *in, const int8_t *wf,
+                        const int8_t *wt, const int32_t *bias, int8_t *state, int8_t *out);
+} pl_svdf_int_kernels;
+
+/* The SVDF registration's invoke, its integer state run by k (float: the portable kernel). */
+pl_status pl_svdf_invoke_with(pl_context *ctx, pl_node *node, const pl_svdf_int_kernels *k);
+
+/* Whether a prepared SVDF node runs an integer state (k's kernels would run it). */
+bool pl_svdf_is_integer(const pl_node *node);
+
 #endif
