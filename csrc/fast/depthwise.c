@@ -146,9 +146,11 @@ static bool pack_s8(const pl_depthwise_conv_op *d, const pl_dw_job *job, int32_t
                     arrays[3 * g + k] = shift > 0 ? 0 : shift < -31 ? 31 : -shift;
                     if (arrays[g + k] == INT32_MIN)
                         return false;
-                    float *quick = (float *)(arrays + 4 * g); /* scale, then limit */
+                    float *quick = (float *)(arrays + 4 * g); /* scale, limit, tilt */
                     pl_fast_s8_quick_of(arrays[g + k], arrays[2 * g + k], arrays[3 * g + k],
                                         DW_QUICK_RIGHT, &quick[k], &quick[g + k]);
+                    quick[2 * g + k] = pl_fast_s8_tilt_of(arrays[g + k], arrays[2 * g + k],
+                                                          arrays[3 * g + k]);
                     if (c >= n)
                         quick[g + k] = 0.5f; /* padding channels: never the exact form */
                 }

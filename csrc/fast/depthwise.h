@@ -58,8 +58,8 @@ typedef struct pl_dw_job {
 ** vectors: the low half has, for each 8-channel lane L, channels 8L..8L+3 as (w[2p][c],
 ** w[2p+1][c]) int16 pairs, the high half channels 8L+4..8L+7: the order VPUNPCKLWD/
 ** VPUNPCKHWD give to two taps' staged values, so VPMADDWD sums each channel's pair. Then
-** addend, multiplier, left and right shifts, and the quick form's scale and limit (floats,
-** gemm.h), group entries each in the same order. */
+** addend, multiplier, left and right shifts, and the quick form's scale, limit and tilt
+** (floats, gemm.h), group entries each in the same order. */
 typedef struct pl_dw_s8 {
     int32_t group; /* channels per group: 16 or 32 */
     void (*run)(const pl_dw_job *job, const int16_t *in, int32_t points, int8_t *out);
@@ -83,7 +83,7 @@ const pl_dw_f32 *pl_dw_f32_for(pl_isa isa);
 /* Bytes of one group of g channels in the int8 layout, for `taps` (even) taps. */
 static inline size_t pl_dw_s8_group_bytes(int32_t taps, int32_t g)
 {
-    return (size_t)taps / 2 * (size_t)g * 2 * sizeof(int16_t) + 6 * (size_t)g * sizeof(int32_t);
+    return (size_t)taps / 2 * (size_t)g * 2 * sizeof(int16_t) + 7 * (size_t)g * sizeof(int32_t);
 }
 
 PL_FAST_TABLES(pl_dw_s8, pl_dw_s8);

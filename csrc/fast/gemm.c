@@ -33,13 +33,18 @@ void pl_fast_s8_quick_of(int32_t mult, int32_t left, int32_t right, int32_t leas
     *limit = left != 0 || right < least_right ? -1.0f : pl_fast_quick_limit(right, 0.0);
 }
 
+float pl_fast_s8_tilt_of(int32_t mult, int32_t left, int32_t right)
+{
+    return mult == 0 ? 0.0f : left == 0 && right >= 1 ? ldexpf(1.0f, -(right + 1)) : -1.0f;
+}
+
 bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, int32_t k,
                            const int32_t *bias, int32_t *arrays, int32_t lanes,
                            pl_s8_stage *st)
 {
     int32_t *addend = arrays, *mult = arrays + lanes, *left = mult + lanes,
             *right = left + lanes;
-    float *scale = (float *)(right + lanes), *limit = scale + lanes;
+    float *scale = (float *)(right + lanes), *limit = scale + lanes, *tilt = limit + lanes;
     memset(arrays, 0, sizeof(int32_t) * PL_S8_STAGE_ARRAYS * (size_t)lanes);
     for (int32_t c = n; c < lanes; c++)
         limit[c] = 0.5f; /* the lanes past n never go to the exact form */
@@ -56,8 +61,9 @@ bool pl_fast_s8_stage_init(const pl_s8_requant *q, const int8_t *w, int32_t n, i
         if (mult[c] == INT32_MIN)
             return false;
         pl_fast_s8_quick_of(mult[c], left[c], right[c], 0, &scale[c], &limit[c]);
+        tilt[c] = pl_fast_s8_tilt_of(mult[c], left[c], right[c]);
     }
     *st = (pl_s8_stage){addend, mult, left, right, q->output_offset, q->act_min, q->act_max,
-                        scale, limit};
+                        scale, limit, tilt};
     return true;
 }

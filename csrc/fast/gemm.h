@@ -37,12 +37,12 @@ static inline int32_t pl_fast_round_up(int32_t x, int32_t to)
 ** 2^-(right+1) + 2^-11 from a rounding tie rounds alike both ways; limit is 0.5 minus that.
 ** A channel with a left shift (x * 2^left wraps in int32) or a window above
 ** PL_QUICK_WINDOW_MAX (right < 6: too near a tie too often) has limit -1: its panel takes
-** the exact form. The AVX-512 products take a tilted quick form of their own, from mult,
-** left and right (rescale_avx512.h). */
+** the exact form. The AVX-512 products take a tilted quick form instead
+** (rescale_avx512.h), by tilt (pl_fast_s8_tilt_of). */
 typedef struct pl_s8_stage {
     const int32_t *addend, *mult, *left, *right;
     int32_t out_offset, act_min, act_max;
-    const float *scale, *limit; /* NULL: no quick form (a stage made by hand) */
+    const float *scale, *limit, *tilt; /* NULL: no quick form (a stage made by hand) */
 } pl_s8_stage;
 
 /* The widest tie window the quick form takes: 2^-6 (each side) sends about 3% of a lane's
@@ -59,8 +59,13 @@ float pl_fast_quick_limit(int32_t right, double extra);
 void pl_fast_s8_quick_of(int32_t mult, int32_t left, int32_t right, int32_t least_right,
                          float *scale, float *limit);
 
+/* A channel's tilt for the tilted quick form (rescale_avx512.h): 2^-(right+1) with a right
+** shift of 1 or more and no left shift, 0 for a multiplier of 0 (x * 0 rounds to 0 exactly;
+** the padding lanes past the last channel), else -1 (no tilted form). */
+float pl_fast_s8_tilt_of(int32_t mult, int32_t left, int32_t right);
+
 /* The int32 arrays pl_fast_s8_stage_init fills, each of `lanes` entries. */
-#define PL_S8_STAGE_ARRAYS 6
+#define PL_S8_STAGE_ARRAYS 7
 
 /* The stage of channels n0.. (the arrays offset). */
 static inline pl_s8_stage pl_s8_stage_from(const pl_s8_stage *st, int32_t n0)
@@ -68,7 +73,7 @@ static inline pl_s8_stage pl_s8_stage_from(const pl_s8_stage *st, int32_t n0)
     pl_s8_stage s = *st;
     s.addend += n0, s.mult += n0, s.left += n0, s.right += n0;
     if (s.scale != NULL)
-        s.scale += n0, s.limit += n0;
+        s.scale += n0, s.limit += n0, s.tilt += n0;
     return s;
 }
 

@@ -40,7 +40,7 @@ static void s8_run(const pl_dw_job *job, const int16_t *in, int32_t points, int8
         const int32_t *arr = (const int32_t *)(const void *)(g + (size_t)job->taps / 2 * 64);
         /* no quick form on NEON: its exact stage only */
         const pl_s8_stage st = {arr, arr + 16, arr + 32, arr + 48, job->out_offset,
-                                job->act_min, job->act_max, NULL, NULL};
+                                job->act_min, job->act_max, NULL, NULL, NULL};
         pl_neon_stage ns, order;
         pl_neon_stage_of(&st, 0, &ns);
         order = ns; /* the arrays' order (0-3, 8-11, 4-7, 12-15) to channel order */

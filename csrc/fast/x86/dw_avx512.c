@@ -15,17 +15,16 @@
 enum { S8_POINTS = 4, F32_POINTS = 8 };
 
 /* The tilted quick form's tilts of the 32-channel group g (its arrays follow the weights,
-** taps / 2 pairs of two vectors: addend, mult, left, right, 32 each) and whether every
-** channel takes it (pl_quick16_tilts). */
+** taps / 2 pairs of two vectors: addend, mult, left, right, scale, limit, tilt, 32 each)
+** and whether every channel takes it (no tilt below 0, gemm.h's pl_fast_s8_tilt_of). */
 static bool group_tilts(const pl_dw_job *job, const uint8_t *g, __m512 tilt[2])
 {
-    const int32_t *arr = (const int32_t *)(const void *)(g + (size_t)job->taps * 64);
-    bool quick = true;
-    for (int32_t h = 0; h < 2; h++)
-        quick &= pl_quick16_tilts(_mm512_loadu_si512(arr + 32 + 16 * h),
-                                  _mm512_loadu_si512(arr + 64 + 16 * h),
-                                  _mm512_loadu_si512(arr + 96 + 16 * h), &tilt[h]);
-    return quick;
+    const float *t = (const float *)(const void *)(g + (size_t)job->taps * 64) + 192;
+    const __m512 zero = _mm512_setzero_ps();
+    tilt[0] = _mm512_loadu_ps(t);
+    tilt[1] = _mm512_loadu_ps(t + 16);
+    return (_mm512_cmp_ps_mask(tilt[0], zero, _CMP_LT_OQ) |
+            _mm512_cmp_ps_mask(tilt[1], zero, _CMP_LT_OQ)) == 0;
 }
 
 /* The exact form of 16 channels' stage (their arrays 32 entries apart: addend, mult, left,
@@ -51,8 +50,8 @@ PL_FAST_INLINE void s8_points(const pl_dw_job *job, int32_t n, const int16_t *in
                              const uint8_t *g, bool fast, const __m512 tilt[2], int32_t c0,
                              int8_t *out)
 {
-    /* after the weights: addend, mult, left, right, then the (untilted) quick form's scale
-    ** and limit, 32 each */
+    /* after the weights: addend, mult, left, right, then the quick forms' scale, limit and
+    ** tilt, 32 each */
     const int32_t *arr = (const int32_t *)(const void *)(g + (size_t)job->taps * 64);
     const float *scale = (const float *)(arr + 128);
     __m512i lo[S8_POINTS], hi[S8_POINTS];

@@ -4,7 +4,6 @@
 #define PL_FAST_X86_RESCALE_AVX512_H
 
 #include <immintrin.h>
-#include <stdbool.h>
 #include <stdint.h>
 
 /* A rescale's per-channel operands, split once for the lanes: the multiplier and its odd
@@ -40,20 +39,19 @@ static inline __m512i pl_rescale16_apply(__m512i x, const pl_rescale16 *r)
     return _mm512_mask_add_epi32(q, up, q, one);
 }
 
-/* The quick form of the rescale (gemm.h's pl_s8_stage, tilted), for channels with a right
-** shift of 1 or more and no left shift: TFLite's two roundings (half up after the high
-** multiply, half away from zero after the right shift) give exactly the value
-** x * mult / 2^(31 + right) moved 2^-(right+1) away from zero, then rounded half away from
-** zero (derived, then checked on 600,000 random cases in exact arithmetic). So
-** y = x * scale + offset + sign(x) tilt, tilt = 2^-(right+1), rounded once, is the result
-** wherever y lies farther from a tie than the float's own error: the window is 2^-11
-** whatever the shift (the untilted form's is 2^-(right+1) + 2^-11: a right shift of 7 sent
-** 0.9% of lanes, 13% of vectors, to the exact form; this one 0.1%). The rounding and
-** conversions are explicit (not the MXCSR's); the lanes whose value lies nearer a tie are
-** flagged, and their *q must not be used. VREDUCEPS gives y less its nearest integer
-** exactly, so y is rounded once (VCVTPS2DQ) rather than rounded, converted and subtracted.
-** (Clamping y to the activation in float first, so that the values it cuts off are never
-** flagged, held two more vectors live: a 3x3 ResNet layer ran 18% slower.) */
+/* The quick form of the rescale (gemm.h's pl_s8_stage, tilted by its tilt), for channels with a
+** right shift of 1 or more and no left shift: TFLite's two roundings (half up after the high
+** multiply, half away from zero after the right shift) give exactly the value x * mult / 2^(31
+** + right) moved 2^-(right+1) away from zero, then rounded half away from zero (derived, then
+** checked on 600,000 random cases in exact arithmetic). So y = x * scale + offset + sign(x)
+** tilt, tilt = 2^-(right+1), rounded once, is the result wherever y lies farther from a tie
+** than the float's own error: the window is 2^-11 whatever the shift (the untilted form's is
+** 2^-(right+1) + 2^-11: a right shift of 7 sent 0.9% of lanes, 13% of vectors, to the exact
+** form; this one 0.1%). The rounding and conversions are explicit (not the MXCSR's); the lanes
+** whose value lies nearer a tie are flagged, and their *q must not be used. VREDUCEPS gives y
+** less its nearest integer exactly, so y is rounded once (VCVTPS2DQ) rather than rounded,
+** converted and subtracted. (Clamping y to the activation in float first, so that the values it
+** cuts off are never flagged, held two more vectors live: a 3x3 ResNet layer ran 18% slower.) */
 static inline __mmask16 pl_quick16_tilted(__m512i x, __m512 scale, __m512 tilt, __m512 offset,
                                           __m512i *q)
 {
@@ -66,20 +64,6 @@ static inline __mmask16 pl_quick16_tilted(__m512i x, __m512 scale, __m512 tilt, 
     *q = _mm512_cvt_roundps_epi32(y, NEAREST);
     __m512 rest = _mm512_reduce_ps(y, NEAREST); /* no fraction bits kept */
     return _mm512_cmp_ps_mask(_mm512_abs_ps(rest), _mm512_set1_ps(0.5f - 0x1p-11f), _CMP_GT_OQ);
-}
-
-/* The tilts of 16 channels (2^-(right+1); 0 where the multiplier is 0: x * 0 rounds to 0
-** exactly) and whether all of them can take the tilted form: no left shift and a right shift
-** of at least 1, or a multiplier of 0 (the padding lanes past the last channel). */
-static inline bool pl_quick16_tilts(__m512i mult, __m512i left, __m512i right, __m512 *tilt)
-{
-    const __m512i zero = _mm512_setzero_si512();
-    const __mmask16 live = _mm512_cmpneq_epi32_mask(mult, zero);
-    const __mmask16 fits = _mm512_cmpeq_epi32_mask(left, zero) &
-                           _mm512_cmpgt_epi32_mask(right, zero);
-    *tilt = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(
-        live, _mm512_sub_epi32(_mm512_set1_epi32(126), right), 23));
-    return (__mmask16)(live & ~fits) == 0;
 }
 
 static inline __m512i pl_rescale_avx512(__m512i x, __m512i mult, __m512i left, __m512i right)

@@ -43,9 +43,8 @@ static inline stage_t stage_of(const pl_s8_stage *st, int32_t n0)
     if (st->scale != NULL) {
         s.scale = _mm512_loadu_ps(st->scale + n0);
         s.offset = _mm512_set1_ps((float)st->out_offset);
-        s.quick = pl_quick16_tilts(_mm512_loadu_si512(st->mult + n0),
-                                   _mm512_loadu_si512(st->left + n0),
-                                   _mm512_loadu_si512(st->right + n0), &s.tilt);
+        s.tilt = _mm512_loadu_ps(st->tilt + n0);
+        s.quick = _mm512_cmp_ps_mask(s.tilt, _mm512_setzero_ps(), _CMP_LT_OQ) == 0;
     }
     return s;
 }
