@@ -177,6 +177,18 @@ static void sum_rows_int(const void *x, pl_type type, size_t rows, size_t n, uin
         SUM_ROWS_INT(int16_t);
 }
 
+/* The channel sums of rows rows of one plane from x on into dst (float: float; the others:
+** int32), mp->lanes channels at a time. */
+static void sum_plane(const mean_plan *mp, pl_type type, const uint8_t *x, size_t rows,
+                      uint8_t *dst)
+{
+    const size_t inner = mp->blocks.inner, es = pl_type_size(type);
+    for (size_t c = 0; c < inner; c += mp->lanes) {
+        size_t n = inner - c < mp->lanes ? inner - c : mp->lanes;
+        mp->sums(x + c * es, rows, inner, n, type, dst + 4 * c);
+    }
+}
+
 /* The sums of mp's blocks into out (float32: float; the others: int32), lanes channels at a
 ** time, a last-axis float mean one sequential sum per output. */
 static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *out)
@@ -191,14 +203,9 @@ static void sum_blocks(const mean_plan *mp, pl_type type, const void *in, void *
         sum_rows_int(in, type, b->outer, b->reduced, out);
         return;
     }
-    for (size_t o = 0; o < b->outer; o++) {
-        const uint8_t *x = (const uint8_t *)in + o * plane * es;
-        uint8_t *dst = (uint8_t *)out + o * b->inner * 4; /* float and int32 sums */
-        for (size_t c = 0; c < b->inner; c += mp->lanes) {
-            size_t n = b->inner - c < mp->lanes ? b->inner - c : mp->lanes;
-            mp->sums(x + c * es, b->reduced, b->inner, n, type, dst + 4 * c);
-        }
-    }
+    for (size_t o = 0; o < b->outer; o++) /* float and int32 sums: 4 bytes each */
+        sum_plane(mp, type, (const uint8_t *)in + o * plane * es, b->reduced,
+                  (uint8_t *)out + o * b->inner * 4);
 }
 
 typedef struct part_job {
@@ -215,14 +222,10 @@ static void sum_part(void *arg, int32_t worker, int32_t part)
     const part_job *j = arg;
     const mean_plan *mp = j->mp;
     const pl_reduce_blocks *b = &mp->blocks;
-    const size_t es = pl_type_size(j->type), first = (size_t)part * j->rows;
+    const size_t first = (size_t)part * j->rows;
     const size_t rows = b->reduced - first < j->rows ? b->reduced - first : j->rows;
-    const uint8_t *x = j->in + first * b->inner * es;
-    uint8_t *dst = (uint8_t *)(mp->partial + (size_t)part * b->inner);
-    for (size_t c = 0; c < b->inner; c += mp->lanes) {
-        size_t n = b->inner - c < mp->lanes ? b->inner - c : mp->lanes;
-        mp->sums(x + c * es, rows, b->inner, n, j->type, dst + 4 * c);
-    }
+    sum_plane(mp, j->type, j->in + first * b->inner * pl_type_size(j->type), rows,
+              (uint8_t *)(mp->partial + (size_t)part * b->inner));
 }
 
 /* The integer sums of mp's plane into out by parts over the threads (mean_plan's parts). */
