@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fast/gemm.h" /* pl_fast_s8_tilt_of */
 #include "fast/isa_pick.h"
 #include "picolite/pl_fast.h"
 
@@ -39,11 +40,10 @@ typedef struct pl_ew_q {
 } pl_ew_q;
 
 /* Whether an int8 MUL can take the tilted quick form (rescale_avx512.h; AVX-512's
-** mul_s8): a quick form at all (no left shift anywhere), and a right shift of 1 or more. */
+** mul_s8): its one rescale (out) has a tilt (gemm.h's pl_fast_s8_tilt_of) above 0. */
 static inline bool pl_ew_mul_tilted(const pl_ew_q *q)
 {
-    return q->out.left == 0 && q->in1.left == 0 && q->in2.left == 0 && q->out.right >= 1 &&
-           q->out.mult != 0;
+    return pl_fast_s8_tilt_of(q->out.mult, q->out.left, q->out.right) > 0.0f;
 }
 
 /* Float ADD, SUB, MUL, DIV (a / b), SQUARED_DIFFERENCE ((a - b) (a - b)), MAXIMUM (a > b ?

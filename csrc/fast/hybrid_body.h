@@ -62,11 +62,6 @@ static inline vf select_f(vi m, vf a, vf b)
     return (vf)(((vi)a & m) | ((vi)b & ~m));
 }
 
-static inline vi select_i(vi m, vi a, vi b)
-{
-    return (a & m) | (b & ~m);
-}
-
 /* One running least and greatest: the scalar walk's strict comparisons per lane. */
 static inline void range_step(vf v, vf *lo, vf *hi)
 {

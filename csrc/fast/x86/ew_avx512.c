@@ -3,7 +3,6 @@
 ** stores. Built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma (and
 ** -ffp-contract=off); run only when the CPU has them. */
 #include <immintrin.h>
-#include <math.h>
 
 #include "fast/elementwise.h"
 #include "fast/inline.h"
@@ -36,7 +35,7 @@ static q16 splat(const pl_ew_q *q)
                  splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out),
                  _mm512_set1_ps(q->quick.qa), _mm512_set1_ps(q->quick.qb),
                  _mm512_set1_ps(q->quick.qc), _mm512_set1_ps(q->quick.limit),
-                 _mm512_set1_ps(ldexpf(1.0f, -(q->out.right + 1)))};
+                 _mm512_set1_ps(pl_fast_s8_tilt_of(q->out.mult, q->out.left, q->out.right))};
 }
 
 static inline __m512i rescale(__m512i x, const scale16 *s)

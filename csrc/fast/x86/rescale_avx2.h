@@ -39,9 +39,8 @@ static inline __m256i pl_rescale8_apply(__m256i x, const pl_rescale8 *r)
 
 /* The quick form of the rescale on 8 lanes (gemm.h's pl_s8_stage; the AVX-512 one is
 ** tilted): *q = round(x * scale + offset), its lanes flagged where it lies nearer a tie than
-** limit. The
-** conversion and the multiply-add round as the MXCSR says: even a directed mode stays inside
-** the limit's 2^-11 margin (gemm.h). */
+** limit. The conversion and the multiply-add round as the MXCSR says: even a directed mode
+** stays inside the limit's 2^-11 margin (gemm.h). */
 static inline int pl_quick8(__m256i x, __m256 scale, __m256 offset, __m256 limit, __m256i *q)
 {
     const __m256 sign = _mm256_set1_ps(-0.0f);

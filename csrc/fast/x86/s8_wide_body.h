@@ -4,8 +4,8 @@
 ** The includer defines NR and MR (an enum), panel_t (the packed entries, NR * 4 per group
 ** of 4 k), the accumulator vi starting at vi_start(st, n0) (channels n0..'s addend, zero for
 ** raw sums: int32 adds wrap, so where the addend joins does not change the sum; the stage
-** then has one operation less per vector) and added by vi_add, a row's 4 inputs xin = x_of(bytes), a panel's
-** 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), a panel's output stage
+** then has one operation less per vector) and added by vi_add, a row's 4 inputs
+** xin = x_of(bytes), a panel's 4 k of weights wts = w_of(entries), acc = mac(acc, xin, wts), a panel's output stage
 ** stage_t = stage_of(st, n0) (st may be NULL: raw sums) and finish(acc, &stage, st, n0, n,
 ** out, raw, row); defining PL_S8_FINISH_PAIRS, also finish_pair(acc, acc_next, &stage,
 ** &stage_next, st, n0, n, out, raw, row) for two panels of a row.
