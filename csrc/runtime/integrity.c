@@ -59,17 +59,34 @@ static void mix(uint64_t lane[LANES], const uint64_t w[LANES])
         lane[k] = (lane[k] ^ w[k]) * LANE_PRIME[k];
 }
 
-/* restrict: the bytes read never alias *s, so its lanes can live in registers */
+static uint64_t word_at(const uint8_t *b)
+{
+    uint64_t w;
+    memcpy(&w, b, sizeof w); /* the range need not be 8-byte aligned */
+    return w;
+}
+
+/* Whole blocks word by word, the lanes in locals: a block copied into an array and read
+** back a word at a time stalled on store forwarding (2.5 bytes a cycle, 95 us of
+** EfficientNet-B0 int8's 1.26 ms invoke for its 280 KB tail checked and sealed again). */
 static void feed(hasher *restrict s, const uint8_t *restrict b, size_t n)
 {
-    uint64_t w[LANES];
-    for (size_t i = 0; i < n; i += sizeof w) {
-        if (n - i >= sizeof w) {
-            memcpy(w, b + i, sizeof w); /* the range need not be 8-byte aligned */
-        } else {
-            memset(w, 0, sizeof w);
-            memcpy(w, b + i, n - i);
-        }
+    _Static_assert(LANES == 4, "feed's loop names four lanes");
+    uint64_t l0 = s->lane[0], l1 = s->lane[1], l2 = s->lane[2], l3 = s->lane[3];
+    size_t i = 0;
+    for (; n - i >= LANES * sizeof(uint64_t); i += LANES * sizeof(uint64_t)) {
+        l0 = (l0 ^ word_at(b + i)) * LANE_PRIME[0];
+        l1 = (l1 ^ word_at(b + i + 8)) * LANE_PRIME[1];
+        l2 = (l2 ^ word_at(b + i + 16)) * LANE_PRIME[2];
+        l3 = (l3 ^ word_at(b + i + 24)) * LANE_PRIME[3];
+    }
+    s->lane[0] = l0;
+    s->lane[1] = l1;
+    s->lane[2] = l2;
+    s->lane[3] = l3;
+    if (i < n) { /* the last block zero-padded */
+        uint64_t w[LANES] = {0};
+        memcpy(w, b + i, n - i);
         mix(s->lane, w);
     }
 }
