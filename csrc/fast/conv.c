@@ -21,10 +21,13 @@ typedef struct conv_plan {
     bool direct;       /* float 1x1, stride 1, no padding: the input rows are the rows */
     uint8_t pad;       /* int8: what a padded tap holds, the zero point + 128 */
     void *packed;
-    void *a;           /* per worker, rows x kp gathered taps */
+    /* In the resolver's scratch, the pointers set in the invoke's copy of the plan (NULL in
+    ** the node's block), their offsets there from prepare: */
+    void *a;           /* per worker, rows x kp gathered taps (at 0) */
     size_t a_stride;   /* bytes between two workers' rows */
     float *padded;     /* float, few channels: the input with its padding written out */
     uint8_t *flipped;  /* int8 read in place: the input + 128 with its padding written out */
+    size_t padded_at, padded_bytes, flipped_at, flipped_bytes; /* bytes 0: none */
     int32_t hp, wp;    /* padded's or flipped's rows and columns (every window's extent) */
     int32_t *tap_at;   /* float, k <= TAP_K, windows starting in their source (the padded
                        ** copy, or the input itself), and int8 read in place: each tap's
@@ -58,6 +61,9 @@ enum { TAP_K = 512, IN_PLACE_W = 8, GATHER_TAP_K = 64 };
 ** int8 was slower in place, up to 3x3x512 (3x3x64 on 16x16: 39.4 -> 36.8 us); the limit
 ** only bounds the taps' table. */
 enum { S8_TAP_K = 16384 };
+
+/* The flipped copy's room past its end, for a last row run's 3 bytes. */
+enum { FLIPPED_TAIL = 4 };
 
 /* A run of floats as whole quads: at most 3 floats past the run, in the rows' spill room. */
 static inline void copy_quads_f32(float *dst, const float *src, size_t quads)
@@ -193,27 +199,37 @@ static bool plan_s8_taps(const pl_gemm_s8 *g8, const pl_conv_params *p, const pl
 }
 
 /* Each batch's input rows and columns that windows read, into a copy of elem-byte values
-** laid out as cp's extent (its padding stays as prepare wrote it): the float padded copy, or
-** the int8 one flipped to unsigned bytes (flip). */
+** laid out as cp's extent, its padding and the `tail` bytes past its end filled with `fill`
+** (the copy is in the shared scratch: another node wrote there last): the float padded copy
+** (fill 0), or the int8 one flipped to unsigned bytes (flip, fill the padded tap's byte). */
 static void stage_copy(const conv_plan *cp, const pl_conv_params *p, const int32_t *in_dims,
-                       const void *in, size_t elem, bool flip, void *copy)
+                       const void *in, size_t elem, bool flip, uint8_t fill, size_t tail,
+                       void *copy)
 {
-    const size_t c = (size_t)in_dims[3];
+    const size_t c = (size_t)in_dims[3], hp = (size_t)cp->hp, wp = (size_t)cp->wp;
     const int32_t rows = in_dims[1] < cp->hp - p->pad_h ? in_dims[1] : cp->hp - p->pad_h;
     const int32_t cols = in_dims[2] < cp->wp - p->pad_w ? in_dims[2] : cp->wp - p->pad_w;
-    const size_t run = (size_t)(cols > 0 ? cols : 0) * c;
-    for (int32_t b = 0; b < in_dims[0]; b++)
-        for (int32_t iy = 0; iy < rows; iy++) {
+    const size_t ncols = cols > 0 ? (size_t)cols : 0, run = ncols * c, line = wp * c * elem;
+    const size_t top = (size_t)p->pad_h < hp ? (size_t)p->pad_h : hp;
+    const size_t left = (size_t)p->pad_w < wp ? (size_t)p->pad_w : wp;
+    const size_t copied = rows > 0 ? (size_t)rows : 0, right = wp - left - ncols;
+    for (int32_t b = 0; b < in_dims[0]; b++) {
+        uint8_t *plane = (uint8_t *)copy + (size_t)b * hp * line;
+        memset(plane, fill, top * line);
+        for (size_t iy = 0; iy < copied; iy++) {
             const uint8_t *src = (const uint8_t *)in +
-                ((size_t)b * (size_t)in_dims[1] + (size_t)iy) * (size_t)in_dims[2] * c * elem;
-            uint8_t *dst = (uint8_t *)copy + (((size_t)b * (size_t)cp->hp +
-                                                (size_t)(iy + p->pad_h)) * (size_t)cp->wp +
-                                               (size_t)p->pad_w) * c * elem;
+                ((size_t)b * (size_t)in_dims[1] + iy) * (size_t)in_dims[2] * c * elem;
+            uint8_t *dst = plane + (top + iy) * line;
+            memset(dst, fill, left * c * elem);
             if (flip)
-                pl_fast_copy_flipped(dst, (const int8_t *)src, run);
+                pl_fast_copy_flipped(dst + left * c, (const int8_t *)src, run);
             else
-                memcpy(dst, src, run * elem);
+                memcpy(dst + left * c * elem, src, run * elem);
+            memset(dst + (left * c + run) * elem, fill, right * c * elem);
         }
+        memset(plane + (top + copied) * line, fill, (hp - top - copied) * line);
+    }
+    memset((uint8_t *)copy + (size_t)in_dims[0] * hp * line, fill, tail);
 }
 
 /* gather_f32 from the padded copy: every window whole, each of its rows one copy (dilated
@@ -261,7 +277,7 @@ static bool plan_taps(const pl_conv_params *p, const int32_t *in_dims, const int
 {
     if (!cp->f32 || cp->direct || cp->k > TAP_K)
         return false;
-    if (cp->padded != NULL) {
+    if (cp->padded_bytes > 0) {
         *src_w = cp->wp;
         cp->oy_whole = out_dims[1];
         cp->ox_whole = out_dims[2];
@@ -433,37 +449,32 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t packed = cp.f32 ? gf->packed_bytes(cp.n, cp.k) : g8->packed_bytes(cp.n, cp.kp);
     size_t arrays = cp.f32 ? 0 : pl_fast_align64(sizeof(int32_t) * PL_S8_STAGE_ARRAYS *
                                                  (size_t)lanes);
-    /* the flipped copy, with room for a last row run's 3 bytes past its end; the widened
-    ** weights (row runs) are packed from a copy after it */
     size_t flipped = s8_taps ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
-                                   (size_t)in.dims[3] + 4 : 0;
+                                   (size_t)in.dims[3] + FLIPPED_TAIL : 0;
     size_t widened = cp.row_run > 0 ? (size_t)cp.n * (size_t)cp.kp : 0;
     cp.a_stride = cp.direct ? 0
                 : s8_taps ? pl_fast_align64((size_t)cp.rows * sizeof(const uint8_t *))
                 : pl_fast_align64((size_t)cp.rows * (size_t)cp.kp * elem + PL_FAST_GATHER_SPILL);
     size_t gathered = cp.a_stride * (size_t)workers;
     size_t head = pl_fast_align64(sizeof cp);
-    size_t padded = padded_extent(&d->p, &in, &f, &out, &cp)
-                        ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
-                              (size_t)in.dims[3] * sizeof(float) + PL_FAST_GATHER_SPILL
-                        : 0;
+    cp.padded_bytes = padded_extent(&d->p, &in, &f, &out, &cp)
+                          ? (size_t)in.dims[0] * (size_t)cp.hp * (size_t)cp.wp *
+                                (size_t)in.dims[3] * sizeof(float) + PL_FAST_GATHER_SPILL
+                          : 0;
+    cp.flipped_bytes = flipped;
+    cp.padded_at = pl_fast_align64(gathered);
+    cp.flipped_at = cp.padded_at + pl_fast_align64(cp.padded_bytes);
     size_t taps = (cp.f32 && !cp.direct && cp.k <= TAP_K) || s8_taps
                       ? pl_fast_align64(sizeof(int32_t) * (size_t)cp.kp) : 0;
-    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + gathered +
-                                                 taps + pl_fast_align64(padded) +
-                                                 pl_fast_align64(flipped) + widened);
+    /* the widened weights are packed from a copy after the taps (at prepare only) */
+    uint8_t *block = pl_fast_block_new(node, head + pl_fast_align64(packed) + arrays + taps +
+                                                 widened);
     if (block == NULL)
         return false;
     cp.packed = block + head;
-    cp.a = block + head + pl_fast_align64(packed) + arrays;
-    if (padded > 0) {
-        cp.padded = (float *)((uint8_t *)cp.a + gathered + taps);
-        memset(cp.padded, 0, padded);
-    }
+    uint8_t *tap_room = block + head + pl_fast_align64(packed) + arrays;
     if (s8_taps) {
-        cp.flipped = (uint8_t *)cp.a + gathered + taps + pl_fast_align64(padded);
-        memset(cp.flipped, cp.pad, flipped);
-        cp.tap_at = (int32_t *)((uint8_t *)cp.a + gathered);
+        cp.tap_at = (int32_t *)tap_room;
         if (cp.row_run > 0)
             fill_row_runs(&d->p, f.dims, in.dims[3], cp.wp, cp.row_run, cp.tap_at);
         else
@@ -471,7 +482,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     }
     int32_t src_w;
     if (taps > 0 && plan_taps(&d->p, in.dims, f.dims, out.dims, &cp, &src_w)) {
-        cp.tap_at = (int32_t *)((uint8_t *)cp.a + gathered);
+        cp.tap_at = (int32_t *)tap_room;
         pl_fast_conv_fill_taps(&d->p, f.dims, in.dims[3], src_w, cp.tap_at);
         const bool in_place = pl_gemm_f32_run_taps(gf, d->fused) != NULL;
         cp.in_place = in_place && out.dims[2] >= IN_PLACE_W;
@@ -487,7 +498,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
                 return false;
         gf->pack(w, cp.n, cp.k, cp.packed);
     } else if (cp.row_run > 0) {
-        int8_t *w = (int8_t *)cp.flipped + pl_fast_align64(flipped);
+        int8_t *w = (int8_t *)tap_room + taps;
         widen_rows(f.data, f.dims, cp.row_run, w);
         g8->pack(w, cp.n, cp.kp, cp.kp, cp.packed);
     } else {
@@ -501,6 +512,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
             return false;
     }
     memcpy(block, &cp, sizeof cp);
+    if (!pl_fast_scratch_reserve(node, cp.flipped_at + pl_fast_align64(cp.flipped_bytes)))
+        return false;
     pl_fast_claim_folds(node, 1, 2); /* invoke reads the bias through the fold too */
     return true;
 }
@@ -615,23 +628,33 @@ static void gather_run_f32(const f32_chunk *ch, size_t first, int32_t rows, floa
 
 pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
 {
-    const conv_plan *cp = pl_fast_block(node);
-    if (cp == NULL)
+    const conv_plan *block = pl_fast_block(node);
+    if (block == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_conv_op *d = node->user_data;
     if (d->hybrid)
-        return pl_fast_conv_hybrid_invoke(ctx, node, cp);
+        return pl_fast_conv_hybrid_invoke(ctx, node, block);
     if (d->type == PL_INT16)
-        return pl_fast_conv16_invoke(ctx, node, cp);
+        return pl_fast_conv16_invoke(ctx, node, block);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     pl_fast_use_fold(ctx, node, &v.bias);
+    conv_plan here = *block; /* its rooms in the scratch */
+    uint8_t *scratch = pl_fast_scratch(node);
+    const conv_plan *cp = &here;
+    here.a = scratch;
+    if (cp->padded_bytes > 0) {
+        here.padded = (float *)(scratch + cp->padded_at);
+        stage_copy(cp, &d->p, v.in.dims, v.in.data, sizeof(float), false, 0,
+                   PL_FAST_GATHER_SPILL, here.padded);
+    }
+    if (cp->flipped_bytes > 0) {
+        here.flipped = scratch + cp->flipped_at;
+        stage_copy(cp, &d->p, v.in.dims, v.in.data, 1, true, cp->pad, FLIPPED_TAIL,
+                   here.flipped);
+    }
     conv_job job = {cp, d, &v, pl_fast_isa_of(node), pl_tensor_count(&v.out) / (size_t)cp->n,
                     (cp->n + cp->nblock - 1) / cp->nblock};
-    if (cp->padded != NULL)
-        stage_copy(cp, &d->p, v.in.dims, v.in.data, sizeof(float), false, cp->padded);
-    if (cp->flipped != NULL)
-        stage_copy(cp, &d->p, v.in.dims, v.in.data, 1, true, cp->flipped);
     size_t chunks = (job.points + (size_t)cp->rows - 1) / (size_t)cp->rows;
     pl_fast_parallel(node, (int32_t)chunks * job.blocks, (double)job.points * cp->n * cp->k,
                      conv_chunk, &job);

@@ -35,7 +35,6 @@ typedef struct dw_plan {
     int16_t offset;     /* int8: the input offset (minus its zero point) */
     int32_t band;       /* output rows per band */
     int32_t span;       /* staged rows one output row reads: (kh - 1) * dilation + 1 */
-    void *staged;       /* per worker, a band's staged rows, zero where they are padding */
     size_t band_bytes;  /* between two workers' buffers */
     int8_t *q;          /* hybrid: one batch quantized */
     /* Float with multiplier 1 and channels a PL_DW_PAD multiple (the input is laid out as
@@ -246,22 +245,29 @@ static void stage_strips(const dw_plan *pl, const float *s, float *o)
            (size_t)(cols - right) * (size_t)c * sizeof(float));
 }
 
-/* Staged rows sr0 .. sr0 + count - 1 into buf (their columns inside the input, the padding
-** columns staying zero since prepare): an input row is staged, a padding row zeroed. */
+/* Staged rows sr0 .. sr0 + count - 1 into buf, in the shared scratch (another node wrote
+** there last): an input row is staged between its padding columns, zeroed, a padding row
+** zeroed whole. The lanes past the channels (cp) may hold anything: their weights are 0 and
+** their outputs are never stored. */
 static void stage_band(const dw_plan *pl, const dw_source *src, void *buf, int32_t sr0,
                        int32_t count)
 {
     const size_t cin = (size_t)pl->g.in_c, cp = (size_t)pl->job.cp, cols = (size_t)pl->g.cols;
     const size_t row = (size_t)pl->g.in_w * cin, m = (size_t)pl->g.m;
     const size_t elem = pl->f32 ? sizeof(float) : sizeof(int16_t);
+    const size_t wp = (size_t)pl->g.wp, left = (size_t)pl->g.pad_w < wp ? (size_t)pl->g.pad_w : wp;
     for (int32_t i = 0; i < count; i++) {
         int32_t iy = sr0 + i - pl->g.pad_h;
-        size_t at = ((size_t)i * (size_t)pl->g.wp + (size_t)pl->g.pad_w) * cp;
-        uint8_t *o = (uint8_t *)buf + at * elem;
+        uint8_t *line = (uint8_t *)buf + (size_t)i * wp * cp * elem;
+        uint8_t *o = line + left * cp * elem;
         const int32_t pr = sr0 + i; /* padded row */
         if (iy < 0 || iy >= pl->g.rows) {
-            memset(o, 0, cols * cp * elem);
-        } else if (pl->in_place && pr >= pl->top_full && pr < pl->bottom_full) {
+            memset(line, 0, wp * cp * elem);
+            continue;
+        }
+        memset(line, 0, left * cp * elem);
+        memset(o + cols * cp * elem, 0, (wp - left - cols) * cp * elem);
+        if (pl->in_place && pr >= pl->top_full && pr < pl->bottom_full) {
             stage_strips(pl, (const float *)src->batch + (size_t)iy * row, (float *)o);
         } else if (pl->hybrid) {
             stage_row_hybrid((const int8_t *)src->batch + (size_t)iy * row, (float *)o, cols,
@@ -402,11 +408,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const size_t band_elems = (size_t)((pl.band - 1) * pl.g.stride_h + pl.span) *
                               (size_t)pl.g.wp * (size_t)pl.g.cp;
     pl.band_bytes = pl_fast_align64(band_elems * elem);
-    size_t staged = pl.band_bytes * (size_t)workers, q = pl.hybrid ? in_batch : 0;
+    size_t q = pl.hybrid ? pl_fast_align64(in_batch) : 0;
     plan_in_place(&d->p, &f, &pl);
     size_t taps_in = pl.in_place ? taps : 0;
-    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + staged + q +
-                                                 taps_in);
+    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + q + taps_in);
     if (block == NULL)
         return false;
     size_t *tap_at = (size_t *)(block + head);
@@ -414,7 +419,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl.job.tap_at = tap_at;
     pl.job.packed = block + head + taps;
     if (pl.in_place) { /* the same job, its taps in the input's rows */
-        size_t *tap_in = (size_t *)(block + head + taps + pl_fast_align64(packed) + staged + q);
+        size_t *tap_in = (size_t *)(block + head + taps + pl_fast_align64(packed) + q);
         for (int32_t t = 0; t < pl.job.taps; t++) {
             int32_t fy = t / f.dims[2], fx = t % f.dims[2];
             tap_in[t] = ((size_t)fy * (size_t)d->p.dilation_h * (size_t)pl.g.in_w +
@@ -423,15 +428,14 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl.job_in = pl.job;
         pl.job_in.tap_at = tap_in;
     }
-    pl.staged = block + head + taps + pl_fast_align64(packed);
-    pl.q = pl.hybrid ? (int8_t *)pl.staged + staged : NULL;
-    memset(pl.staged, 0, staged);
+    pl.q = pl.hybrid ? (int8_t *)(block + head + taps + pl_fast_align64(packed)) : NULL;
     float *packed_f = (float *)(block + head + taps);
     bool ok = pl.hybrid ? pack_f32(&pl.job, NULL, f.data, NULL, packed_f)
             : pl.f32    ? pack_f32(&pl.job, f.data, NULL, bias.data, packed_f)
                         : pack_s8(d, &pl.job, real_taps, k8->group, f.data, bias.data,
                                   block + head + taps);
     memcpy(block, &pl, sizeof pl);
+    ok = ok && pl_fast_scratch_reserve(node, pl.band_bytes * (size_t)workers); /* the bands */
     if (ok)
         pl_fast_claim_folds(node, 1, 2); /* invoke reads the bias through the fold too */
     return ok;
@@ -455,6 +459,7 @@ typedef struct dw_bands {
     dw_source src;
     const pl_hybrid_out *o; /* hybrid */
     void *out;              /* the batch's first output row */
+    uint8_t *scratch;       /* the resolver's, each worker's band at band_bytes times its id */
 } dw_bands;
 
 static size_t dw_row_bytes(const dw_plan *pl)
@@ -487,7 +492,7 @@ static void dw_run_band(void *arg, int32_t worker, int32_t task)
     const dw_plan *pl = j->pl;
     const int32_t oy0 = task * pl->band;
     const int32_t rows = pl->g.oh - oy0 < pl->band ? pl->g.oh - oy0 : pl->band;
-    void *buf = (uint8_t *)pl->staged + (size_t)worker * pl->band_bytes;
+    void *buf = j->scratch + (size_t)worker * pl->band_bytes;
     stage_band(pl, &j->src, buf, oy0 * pl->g.stride_h,
                (rows - 1) * pl->g.stride_h + pl->span);
     const size_t row_step = (size_t)pl->g.stride_h * (size_t)pl->g.wp * (size_t)pl->job.cp;
@@ -536,7 +541,8 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
     ** (SSE4.1 has none, whatever the target) */
     const bool fused = pl->hybrid ? pl_dw_f32_for(pl_fast_isa_of(node))->run_fused != NULL
                                   : d->p.fused;
-    dw_bands job = {pl, pl_fast_isa_of(node), fused, {NULL, NULL, 0}, &o, NULL};
+    dw_bands job = {pl, pl_fast_isa_of(node), fused, {NULL, NULL, 0}, &o, NULL,
+                    pl_fast_scratch(node)};
     job.src.k8 = pl_dw_s8_for(job.isa);
     const int32_t bands = (pl->g.oh + pl->band - 1) / pl->band;
     const double work = (double)pl->g.oh * pl->g.ow * pl->job.channels * pl->job.taps;

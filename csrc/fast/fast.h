@@ -111,6 +111,13 @@ static inline pl_status pl_fast_prepare(pl_context *ctx, pl_node *node,
 /* Invoke: the node's block, NULL when it has none. */
 void *pl_fast_block(const pl_node *node);
 
+/* Prepare: the resolver's scratch grown to at least bytes (false: the host gives no memory;
+** the node then declines). Invoke: the scratch, which every node of the resolver's
+** interpreters shares (its invoke writes what it reads there first and keeps nothing in it
+** for later), so a resolver runs one invoke at a time, as its threads do. */
+bool pl_fast_scratch_reserve(const pl_node *node, size_t bytes);
+void *pl_fast_scratch(const pl_node *node);
+
 /* The same for an operator that keeps no op data (RESIZE_*), found by the node's index: only
 ** in a one-subgraph model (NULL otherwise, as when the host gives no memory). Its invoke
 ** checks that the block was made for the shapes it sees. */

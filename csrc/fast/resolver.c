@@ -337,6 +337,39 @@ void *pl_fast_block(const pl_node *node)
     return s != NULL && s->key != NULL ? s->block : NULL;
 }
 
+bool pl_fast_scratch_reserve(const pl_node *node, size_t bytes)
+{
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    if (bytes <= r->scratch_bytes)
+        return true;
+    void *raw = bytes <= SIZE_MAX - 64 ? r->mem.alloc(r->mem.self, bytes + 64) : NULL;
+    if (raw == NULL)
+        return false;
+    if (r->scratch_raw != NULL) {
+        r->mem.release(r->mem.self, r->scratch_raw);
+        r->host_bytes -= r->scratch_bytes + 64;
+    }
+    r->scratch_raw = raw;
+    r->scratch = (void *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    r->scratch_bytes = bytes;
+    r->host_bytes += bytes + 64;
+    return true;
+}
+
+void *pl_fast_scratch(const pl_node *node)
+{
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    if (r->poison_scratch) { /* as if another node had just run: what it reads must be its own */
+        static uint32_t state = 0x2545F491u;
+        uint8_t *b = r->scratch;
+        for (size_t i = 0; i < r->scratch_bytes; i++) {
+            state = state * 1664525u + 1013904223u;
+            b[i] = (uint8_t)(state >> 24);
+        }
+    }
+    return r->scratch;
+}
+
 void pl_fast_resolver_release(pl_fast_resolver *r)
 {
     for (size_t i = 0; i < r->capacity; i++)
@@ -346,5 +379,9 @@ void pl_fast_resolver_release(pl_fast_resolver *r)
         r->mem.release(r->mem.self, r->slots);
     r->slots = NULL;
     r->capacity = r->used = 0;
+    if (r->scratch_raw != NULL)
+        r->mem.release(r->mem.self, r->scratch_raw);
+    r->scratch_raw = r->scratch = NULL;
+    r->scratch_bytes = 0;
     r->host_bytes = 0;
 }

@@ -102,6 +102,7 @@ static inline void fast_run_cases(const pl_resolver *portable, pl_isa isa, int32
     *jobs = 0;
     fast_cases = 0;
     CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, isa), PL_OK);
+    r.poison_scratch = true;
     if (threads > 1)
         split_every_job(&r, threads);
     *failures = 0;
@@ -131,6 +132,7 @@ static inline void fast_variants_equal_portable(const pl_resolver *portable, boo
                 continue;
             pl_fast_resolver r;
             CHECK_EQ(pl_fast_resolver_init(&r, portable, &host, (pl_isa)isa), PL_OK);
+            r.poison_scratch = true;
             split_every_job(&r, run < 2 ? 1 : 3);
             int failures = 0;
             *fused_madd = fused;

@@ -160,6 +160,7 @@ static void conv_cases_equal_portable(int32_t threads, int cases)
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         split_every_job(&r, threads);
         int failures = 0;
         fast_cases = 0;
@@ -229,6 +230,7 @@ static void conv_fused_fast_paths_equal_portable(void)
         const bool can = pl_gemm_f32_run(pl_gemm_f32_for((pl_isa)isa), true) != NULL;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         int failures = 0, cases = 0, differ = 0;
         fast_cases = 0;
         for (int n = 0; n < 150; n++) {
@@ -332,6 +334,7 @@ static void fully_connected_threads_equal_portable(void)
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         split_every_job(&r, 3);
         int failures = 0;
         fast_cases = 0;
@@ -359,6 +362,7 @@ static void fully_connected_fast_paths_equal_portable(void)
             rng_state = cases;
             pl_fast_resolver r;
             CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+            r.poison_scratch = true;
             int failures = 0;
             fast_cases = 0;
             for (int n = 0; n < 300; n++)
@@ -374,6 +378,7 @@ static void fully_connected_fast_paths_equal_portable(void)
         const bool can = pl_gemm_f32_run(pl_gemm_f32_for((pl_isa)isa), true) != NULL;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         kh_ctx.fused_madd = true;
         int failures = 0;
         fast_cases = 0;
@@ -457,6 +462,7 @@ static void conv_past_the_copy_limit_equals_portable(void)
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         for (int slot = 0; slot < 2; slot++) {
             kh_setup();
             int32_t ind[4] = {1, H, W, C}, fd[4] = {OC, 3, 3, C}, bd[1] = {OC};
@@ -549,6 +555,7 @@ static void portable_isa_keeps_the_base_registrations(void)
 {
     pl_fast_resolver r;
     CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, PL_ISA_PORTABLE), PL_OK);
+    r.poison_scratch = true;
     CHECK(r.resolver.find(&r, 3, NULL, 0, 1) == pl_conv_registration());
     CHECK(pl_fast_isa_available(PL_ISA_PORTABLE));
     CHECK(pl_fast_isa_available(pl_fast_best_isa()));

@@ -162,6 +162,7 @@ static void depthwise_cases_equal_portable(int32_t threads, int n_cases)
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         split_every_job(&r, threads);
         int failures = 0, cases = 0;
         fast_cases = 0;
@@ -206,6 +207,7 @@ static void depthwise_fused_fast_paths_equal_portable(void)
         const bool can = pl_dw_f32_for((pl_isa)isa)->run_fused != NULL;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         int failures = 0, cases = 0;
         fast_cases = 0;
         kh_ctx.fused_madd = true;
@@ -259,6 +261,7 @@ static void depthwise_infinite_filter_falls_back(void)
     if (isa == PL_ISA_PORTABLE)
         return;
     CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, isa), PL_OK);
+    r.poison_scratch = true;
     dw_case c;
     random_case(&c);
     c.f32 = true;

@@ -291,6 +291,7 @@ static void cases_equal_portable(int32_t threads)
             rng_state = cases;
             pl_fast_resolver r;
             CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+            r.poison_scratch = true;
             split_every_job(&r, threads);
             int failures = 0;
             fast_cases = pair_cases = 0;
@@ -354,6 +355,7 @@ static void int8_every_pair_equals_portable(void)
                 }
                 pl_fast_resolver r;
                 CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+                r.poison_scratch = true;
                 failures += !case_matches(&r, &c);
             }
         }

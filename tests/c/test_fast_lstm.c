@@ -267,6 +267,7 @@ static void lstm_fast_paths_equal_portable(void)
         bool s16 = pl_gemm_s16_for((pl_isa)isa) != NULL;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         int failures = 0, expected = 0, misrouted = 0;
         fast_cases = 0;
         for (int n = 0; n < CASES; n++) {
@@ -298,6 +299,7 @@ static void lstm_fused_fast_paths_equal_portable(void)
         const bool can = pl_gemm_f32_run(pl_gemm_f32_for((pl_isa)isa), true) != NULL;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         int failures = 0, expected = 0, misrouted = 0;
         fast_cases = 0;
         kh_ctx.fused_madd = true;

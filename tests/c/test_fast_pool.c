@@ -138,6 +138,7 @@ static void pool_fast_paths_equal_portable(void)
         CHECK(pl_pool_for((pl_isa)isa) != NULL);
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         int failures = 0;
         fast_cases = 0;
         for (int n = 0; n < 600; n++) {

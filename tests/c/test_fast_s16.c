@@ -178,6 +178,7 @@ static void conv_s16_fast_paths_equal_portable(void)
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         int failures = 0;
         fast_cases = 0;
         compared = interior = 0;
@@ -269,6 +270,7 @@ static void fully_connected_s16_fast_paths_equal_portable(void)
             rng_state = cases;
             pl_fast_resolver r;
             CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+            r.poison_scratch = true;
             int failures = 0;
             fast_cases = 0;
             compared = interior = 0;
@@ -359,6 +361,7 @@ static void depthwise_s16_fast_paths_equal_portable(void)
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         int failures = 0;
         fast_cases = 0;
         compared = interior = 0;

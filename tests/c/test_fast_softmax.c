@@ -126,6 +126,7 @@ static void softmax_fast_path_equals_portable(void)
             continue;
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+        r.poison_scratch = true;
         int failures = 0;
         fast_cases = 0;
         for (int k = 0; k < 400; k++) {

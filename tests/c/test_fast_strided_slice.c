@@ -132,6 +132,7 @@ static void a_fold_before_the_plan_never_finds_another_block(void)
 {
     pl_fast_resolver r;
     CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, pl_fast_best_isa()), PL_OK);
+    r.poison_scratch = true;
     const pl_registration *fast = r.resolver.find(&r, STRIDED_SLICE, NULL, 0, 1);
     int checked = 0, failures = 0;
     for (int k = 0; k < 300; k++) {

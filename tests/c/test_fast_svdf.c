@@ -143,6 +143,7 @@ static void svdf_float_keeps_the_portable_kernel(void)
 {
     pl_fast_resolver r;
     CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, pl_fast_best_isa()), PL_OK);
+    r.poison_scratch = true;
     float x[2] = {1, 2}, w[4] = {1, 2, 3, 4}, tw[4] = {1, 1, 1, 1}, s[4] = {0}, y[2] = {0};
     kh_setup();
     const int32_t d2[2] = {1, 2}, d22[2] = {2, 2}, d4[2] = {1, 4};

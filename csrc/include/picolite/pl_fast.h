@@ -31,7 +31,9 @@
 ** memory by the portable kernel: the fast paths after it see its output as a constant (they pack
 ** it), and its invoke copies the values.
 ** Host builds only: never built for a microcontroller. One resolver per interpreter (it
-** keeps that interpreter's host blocks); not thread-safe across interpreters. */
+** keeps that interpreter's host blocks, and one scratch region, as large as the largest any
+** node's invoke stages or gathers in, that every node shares); not thread-safe across
+** interpreters. */
 #ifndef PL_FAST_H
 #define PL_FAST_H
 
@@ -172,10 +174,16 @@ struct pl_fast_resolver {
     uint64_t unread_folds;    /* folded DEQUANTIZE invokes that wrote nothing (fold.c) */
     uint64_t hybrid_in_place; /* hybrid CONV_2D plans that read windows in place */
     bool poison_unread;       /* tests: those write 0xFF bytes instead, for readers to trip */
+    bool poison_scratch; /* tests: the scratch filled with new noise before each node's use */
     pl_fast_registration regs[PL_FAST_OP_COUNT];
     pl_fast_slot *slots; /* open addressing, capacity a power of two */
     size_t capacity, used;
-    size_t host_bytes; /* what the blocks hold, the table included */
+    size_t host_bytes; /* what the blocks hold, the table and the scratch included */
+    /* What the nodes' invokes stage and gather in (pl_fast_scratch): one region for every
+    ** node, as large as the largest asks, so one invoke's scratch stays in the caches */
+    void *scratch_raw;
+    void *scratch; /* scratch_raw, 64-byte aligned */
+    size_t scratch_bytes;
 };
 
 /* Wraps base for isa (PL_ERR_ARG when isa is not available here: pl_fast_isa_available).
