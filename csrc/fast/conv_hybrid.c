@@ -22,6 +22,7 @@ typedef struct conv_hybrid_plan {
     void *packed;
     int32_t *weight_sum; /* per output channel */
     float *scale;        /* per output channel (a per-tensor scale repeated) */
+    /* q, a, sums and flipped lie in the resolver's scratch (carve_scratch, at invoke) */
     int8_t *q;           /* one batch quantized */
     uint8_t *a;          /* per worker: rows x kp gathered taps, then the gather's spill room */
     int32_t *sums;       /* per worker: rows x n */
@@ -58,26 +59,36 @@ static bool plan_in_place(const pl_gemm_s8 *g8, const pl_conv_params *p, const p
     return true;
 }
 
-/* The arrays after the plan's head in the block (each 64-byte aligned); block NULL: only
-** the size. */
-static size_t carve(const pl_gemm_s8 *g8, uint8_t *block, conv_hybrid_plan *cp)
-{
-    const size_t n = (size_t)cp->n, rows = (size_t)cp->rows;
-    size_t at = pl_fast_align64(sizeof *cp);
 #define TAKE(field, bytes)                                                                \
     do {                                                                                  \
-        if (block != NULL)                                                                \
-            cp->field = (void *)(block + at);                                             \
+        if (base != NULL)                                                                 \
+            cp->field = (void *)(base + at);                                              \
         at += pl_fast_align64(bytes);                                                     \
     } while (0)
+
+/* The arrays after the plan's head in the block (each 64-byte aligned); block NULL: only
+** the size. */
+static size_t carve_block(const pl_gemm_s8 *g8, uint8_t *base, conv_hybrid_plan *cp)
+{
+    const size_t n = (size_t)cp->n;
+    size_t at = pl_fast_align64(sizeof *cp);
     TAKE(packed, g8->packed_bytes(cp->n, cp->kp));
     TAKE(weight_sum, sizeof(int32_t) * n);
     TAKE(scale, sizeof(float) * n);
-    TAKE(q, cp->in_size);
-    if (cp->hp > 0) {
-        TAKE(flipped, (size_t)cp->hp * (size_t)cp->wp * (size_t)cp->channels);
+    if (cp->hp > 0)
         TAKE(tap_at, sizeof(int32_t) * (size_t)cp->k);
-    }
+    return at;
+}
+
+/* What an invoke writes, in the resolver's scratch from base (NULL: only the size): the
+** quantized batch, its flipped copy, each worker's rows and sums. */
+static size_t carve_scratch(uint8_t *base, conv_hybrid_plan *cp)
+{
+    const size_t n = (size_t)cp->n, rows = (size_t)cp->rows;
+    size_t at = 0;
+    TAKE(q, cp->in_size);
+    if (cp->hp > 0)
+        TAKE(flipped, (size_t)cp->hp * (size_t)cp->wp * (size_t)cp->channels);
     /* the gathered rows, or in place the rows' window origins */
     size_t a = rows * (size_t)cp->kp + PL_FAST_GATHER_SPILL;
     if (cp->hp > 0 && a < rows * sizeof(uint8_t *))
@@ -86,9 +97,9 @@ static size_t carve(const pl_gemm_s8 *g8, uint8_t *block, conv_hybrid_plan *cp)
     cp->sums_stride = pl_fast_align64(sizeof(int32_t) * rows * n);
     TAKE(a, cp->a_stride * (size_t)cp->workers);
     TAKE(sums, cp->sums_stride * (size_t)cp->workers);
-#undef TAKE
     return at;
 }
+#undef TAKE
 
 bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node)
 {
@@ -115,10 +126,10 @@ bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node)
         pl_fast_reg_of(node)->owner->hybrid_in_place++;
     else
         cp.hp = cp.wp = 0;
-    uint8_t *block = pl_fast_block_new(node, carve(g8, NULL, &cp));
-    if (block == NULL)
+    uint8_t *block = pl_fast_block_new(node, carve_block(g8, NULL, &cp));
+    if (block == NULL || !pl_fast_scratch_reserve(node, carve_scratch(NULL, &cp)))
         return false;
-    carve(g8, block, &cp);
+    carve_block(g8, block, &cp);
     if (cp.hp > 0)
         pl_fast_conv_fill_taps(&d->p, f.dims, cp.channels, cp.wp, cp.tap_at);
     const int8_t *w = f.data;
@@ -207,7 +218,9 @@ static void fill_flipped(const conv_hybrid_plan *cp, const pl_conv_params *p,
 
 pl_status pl_fast_conv_hybrid_invoke(pl_context *ctx, pl_node *node, const void *block)
 {
-    const conv_hybrid_plan *cp = block;
+    conv_hybrid_plan here = *(const conv_hybrid_plan *)block;
+    carve_scratch(pl_fast_scratch(node), &here);
+    const conv_hybrid_plan *cp = &here;
     const pl_conv_op *d = node->user_data;
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));

@@ -36,7 +36,7 @@ typedef struct dw_plan {
     int32_t band;       /* output rows per band */
     int32_t span;       /* staged rows one output row reads: (kh - 1) * dilation + 1 */
     size_t band_bytes;  /* between two workers' buffers */
-    int8_t *q;          /* hybrid: one batch quantized */
+    size_t q_at;        /* hybrid: one batch quantized, in the scratch after the bands */
     /* Float with multiplier 1 and channels a PL_DW_PAD multiple (the input is laid out as
     ** the staged rows): windows whole in the input (output rows oy_lo..oy_hi - 1, columns
     ** ox_lo..ox_hi - 1) are read there by job_in; the others from staged rows, of which
@@ -408,10 +408,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const size_t band_elems = (size_t)((pl.band - 1) * pl.g.stride_h + pl.span) *
                               (size_t)pl.g.wp * (size_t)pl.g.cp;
     pl.band_bytes = pl_fast_align64(band_elems * elem);
-    size_t q = pl.hybrid ? pl_fast_align64(in_batch) : 0;
+    pl.q_at = pl.band_bytes * (size_t)workers;
     plan_in_place(&d->p, &f, &pl);
     size_t taps_in = pl.in_place ? taps : 0;
-    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + q + taps_in);
+    uint8_t *block = pl_fast_block_new(node, head + taps + pl_fast_align64(packed) + taps_in);
     if (block == NULL)
         return false;
     size_t *tap_at = (size_t *)(block + head);
@@ -419,7 +419,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     pl.job.tap_at = tap_at;
     pl.job.packed = block + head + taps;
     if (pl.in_place) { /* the same job, its taps in the input's rows */
-        size_t *tap_in = (size_t *)(block + head + taps + pl_fast_align64(packed) + q);
+        size_t *tap_in = (size_t *)(block + head + taps + pl_fast_align64(packed));
         for (int32_t t = 0; t < pl.job.taps; t++) {
             int32_t fy = t / f.dims[2], fx = t % f.dims[2];
             tap_in[t] = ((size_t)fy * (size_t)d->p.dilation_h * (size_t)pl.g.in_w +
@@ -428,14 +428,13 @@ static bool plan(pl_context *ctx, const pl_node *node)
         pl.job_in = pl.job;
         pl.job_in.tap_at = tap_in;
     }
-    pl.q = pl.hybrid ? (int8_t *)(block + head + taps + pl_fast_align64(packed)) : NULL;
     float *packed_f = (float *)(block + head + taps);
     bool ok = pl.hybrid ? pack_f32(&pl.job, NULL, f.data, NULL, packed_f)
             : pl.f32    ? pack_f32(&pl.job, f.data, NULL, bias.data, packed_f)
                         : pack_s8(d, &pl.job, real_taps, k8->group, f.data, bias.data,
                                   block + head + taps);
     memcpy(block, &pl, sizeof pl);
-    ok = ok && pl_fast_scratch_reserve(node, pl.band_bytes * (size_t)workers); /* the bands */
+    ok = ok && pl_fast_scratch_reserve(node, pl.q_at + (pl.hybrid ? in_batch : 0));
     if (ok)
         pl_fast_claim_folds(node, 1, 2); /* invoke reads the bias through the fold too */
     return ok;
@@ -550,9 +549,9 @@ pl_status pl_fast_depthwise_invoke(pl_context *ctx, pl_node *node)
         job.out = (uint8_t *)out.data + (size_t)b * (size_t)pl->g.oh * dw_row_bytes(pl);
         if (pl->hybrid) { /* the batch quantized whole, as the portable kernel does */
             pl_hybrid_for(job.isa)->quantize((const float *)in.data + (size_t)b * in_batch,
-                                             (int32_t)in_batch, true, 0, (uint8_t *)pl->q,
+                                             (int32_t)in_batch, true, 0, job.scratch + pl->q_at,
                                              &o.row_scale, &o.zp);
-            job.src.batch = pl->q;
+            job.src.batch = job.scratch + pl->q_at;
             job.src.zp = o.zp;
         } else {
             job.src.batch = (const uint8_t *)in.data +

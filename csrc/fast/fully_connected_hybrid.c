@@ -18,35 +18,47 @@ typedef struct fc_hybrid_plan {
     int32_t *weight_sum; /* per unit */
     float *scale;        /* per unit: the weight scale (a per-tensor one repeated) */
     float *zeros;        /* units zeros: the bias when there is none */
-    uint8_t *a;          /* rows x kp: q + 128, the padding 0 */
+    /* a, sums, row_scale and zp lie in the resolver's scratch (carve_scratch, at invoke) */
+    uint8_t *a;          /* rows x kp: q + 128 (the padding anything: zero weights) */
     int32_t *sums;       /* rows x units */
     float *row_scale;    /* per row of a chunk */
     int32_t *zp;
 } fc_hybrid_plan;
 
-/* The arrays after the plan's head in the block (each 64-byte aligned). */
-static size_t carve(const pl_fully_connected_params *p, const pl_gemm_s8 *g8, uint8_t *block,
-                    fc_hybrid_plan *fp)
-{
-    const size_t units = (size_t)p->units, rows = (size_t)fp->rows;
-    size_t at = pl_fast_align64(sizeof *fp);
 #define TAKE(field, bytes)                                                                \
     do {                                                                                  \
-        if (block != NULL)                                                                \
-            fp->field = (void *)(block + at);                                             \
+        if (base != NULL)                                                                 \
+            fp->field = (void *)(base + at);                                              \
         at += pl_fast_align64(bytes);                                                     \
     } while (0)
+
+/* The arrays after the plan's head in the block (each 64-byte aligned); base NULL: only the
+** size. */
+static size_t carve_block(const pl_fully_connected_params *p, const pl_gemm_s8 *g8,
+                          uint8_t *base, fc_hybrid_plan *fp)
+{
+    const size_t units = (size_t)p->units;
+    size_t at = pl_fast_align64(sizeof *fp);
     TAKE(packed, g8->packed_bytes(p->units, fp->kp));
     TAKE(weight_sum, sizeof(int32_t) * units);
     TAKE(scale, sizeof(float) * units);
     TAKE(zeros, sizeof(float) * units);
+    return at;
+}
+
+/* What an invoke writes, in the resolver's scratch from base (NULL: only the size). */
+static size_t carve_scratch(const pl_fully_connected_params *p, uint8_t *base,
+                            fc_hybrid_plan *fp)
+{
+    const size_t units = (size_t)p->units, rows = (size_t)fp->rows;
+    size_t at = 0;
     TAKE(a, rows * (size_t)fp->kp);
     TAKE(sums, sizeof(int32_t) * rows * units);
     TAKE(row_scale, sizeof(float) * rows);
     TAKE(zp, sizeof(int32_t) * rows);
-#undef TAKE
     return at;
 }
+#undef TAKE
 
 bool pl_fast_fully_connected_hybrid_plan(pl_context *ctx, const pl_node *node)
 {
@@ -62,10 +74,10 @@ bool pl_fast_fully_connected_hybrid_plan(pl_context *ctx, const pl_node *node)
     fc_hybrid_plan fp = {0};
     fp.kp = pl_fast_round_up(p->depth, 4);
     fp.rows = pl_fast_chunk_rows((size_t)fp.kp, (size_t)p->batches);
-    uint8_t *block = pl_fast_block_new(node, carve(p, g8, NULL, &fp));
-    if (block == NULL)
+    uint8_t *block = pl_fast_block_new(node, carve_block(p, g8, NULL, &fp));
+    if (block == NULL || !pl_fast_scratch_reserve(node, carve_scratch(p, NULL, &fp)))
         return false;
-    carve(p, g8, block, &fp);
+    carve_block(p, g8, block, &fp);
     const int8_t *w = f.data;
     g8->pack(w, p->units, p->depth, fp.kp, fp.packed);
     for (int32_t u = 0; u < p->units; u++) {
@@ -76,7 +88,6 @@ bool pl_fast_fully_connected_hybrid_plan(pl_context *ctx, const pl_node *node)
         fp.scale[u] = p->filter_scale[p->per_channel ? u : 0];
         fp.zeros[u] = 0.0f;
     }
-    memset(fp.a, 0, (size_t)fp.rows * (size_t)fp.kp);
     memcpy(block, &fp, sizeof fp);
     return true;
 }
@@ -84,8 +95,10 @@ bool pl_fast_fully_connected_hybrid_plan(pl_context *ctx, const pl_node *node)
 pl_status pl_fast_fully_connected_hybrid_invoke(pl_context *ctx, pl_node *node,
                                                 const void *block)
 {
-    const fc_hybrid_plan *fp = block;
     const pl_fully_connected_params *p = &((const pl_fully_connected_op *)node->user_data)->p;
+    fc_hybrid_plan here = *(const fc_hybrid_plan *)block;
+    carve_scratch(p, pl_fast_scratch(node), &here);
+    const fc_hybrid_plan *fp = &here;
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     const size_t depth = (size_t)p->depth, units = (size_t)p->units;
@@ -99,7 +112,7 @@ pl_status pl_fast_fully_connected_hybrid_invoke(pl_context *ctx, pl_node *node,
                        p->f_act_max};
     for (int32_t b0 = 0; b0 < p->batches; b0 += fp->rows) {
         int32_t rows = p->batches - b0 < fp->rows ? p->batches - b0 : fp->rows;
-        for (int32_t r = 0; r < rows; r++)
+        for (int32_t r = 0; r < rows; r++) /* a row's padding meets zero weights */
             k->quantize(in + (size_t)(b0 + r) * depth, p->depth, p->asymmetric, 0x80,
                         fp->a + (size_t)r * (size_t)fp->kp, &fp->row_scale[r], &fp->zp[r]);
         g8->run(rows, p->units, fp->kp, fp->a, (size_t)fp->kp, fp->packed, NULL, NULL,
