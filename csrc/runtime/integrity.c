@@ -123,16 +123,15 @@ _Static_assert(RECORD_WORDS == 112 && RECORD_WORDS % RECORD_BLOCK == 0,
 ** The mask is read as the record is, so its words line up on either byte order. */
 static uint32_t record_sum(const pl_interp *it)
 {
-    const uint8_t *me = (const uint8_t *)it;
-    hasher s = {{0}}; /* any start will do: each step is a bijection */
-    for (size_t at = 0; at < RECORD_WORDS; at += RECORD_BLOCK) {
-        uint64_t w[LANES], keep[LANES];
-        memcpy(w, me + at * sizeof(uint32_t), sizeof w);
-        memcpy(keep, &RECORD_KEEP[at], sizeof keep);
-        for (size_t k = 0; k < LANES; k++)
-            w[k] &= keep[k];
-        mix(s.lane, w);
+    const uint8_t *me = (const uint8_t *)it, *keep = (const uint8_t *)RECORD_KEEP;
+    uint64_t l0 = 0, l1 = 0, l2 = 0, l3 = 0; /* the lanes, in locals as in feed */
+    for (size_t at = 0; at < sizeof(pl_interp); at += LANES * sizeof(uint64_t)) {
+        l0 = (l0 ^ (word_at(me + at) & word_at(keep + at))) * LANE_PRIME[0];
+        l1 = (l1 ^ (word_at(me + at + 8) & word_at(keep + at + 8))) * LANE_PRIME[1];
+        l2 = (l2 ^ (word_at(me + at + 16) & word_at(keep + at + 16))) * LANE_PRIME[2];
+        l3 = (l3 ^ (word_at(me + at + 24) & word_at(keep + at + 24))) * LANE_PRIME[3];
     }
+    const hasher s = {{l0, l1, l2, l3}};
     return hash_end(&s);
 }
 
