@@ -39,6 +39,8 @@ typedef struct ew_plan {
     size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
     const int8_t *pairs;  /* int8, large enough: every (a, b)'s output (see PAIRS_MIN) */
+    int32_t by_x;         /* int8 of x and a lookup of x: 1 + x's input (table), else 0 */
+    const uint8_t *table; /* by_x: the node's output for each byte of x */
 } ew_plan;
 
 /* An int8 node looks its bytes up in a table of all 65536 input pairs, computed once at
@@ -194,6 +196,29 @@ static void pairs_scalar(const int8_t *pairs, const int8_t *a, const int8_t *b, 
         out[i] = pairs[(size_t)(uint8_t)a[i] << 8 | (uint8_t)b[i]];
 }
 
+/* The node's own arithmetic on the 256 pairs (a[i], b[i]) into out. */
+static void s8_table(const ew_plan *pl, const pl_ew *k, const int8_t *a, const int8_t *b,
+                     int8_t *out)
+{
+    (pl->op == PL_EW_MUL ? k->mul_s8 : k->add_s8)(&pl->q, a, b, 256, out);
+}
+
+/* An int8 ADD, SUB or MUL of a tensor x and an 8-bit lookup of x (x * sigmoid(x): SiLU, as
+** EfficientNet writes it): each output byte is a function of x's byte alone, the node's
+** arithmetic on (x, table[x]) (pl_fast_table_of: the lookup's note). 1 + x's input, or 0. */
+static int32_t by_x_input(const pl_node *node, const pl_tensor *a, const pl_tensor *b,
+                          const uint8_t **table)
+{
+    int32_t in;
+    if (a->is_variable || b->is_variable)
+        return 0;
+    if ((*table = pl_fast_table_of(node, b->index, &in)) != NULL && in == a->index)
+        return 1;
+    if ((*table = pl_fast_table_of(node, a->index, &in)) != NULL && in == b->index)
+        return 2;
+    return 0;
+}
+
 static bool plan(pl_context *ctx, const pl_node *node)
 {
     pl_tensor a, b, o;
@@ -240,18 +265,33 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const bool quick = k->quick_s8 && (pl.q.quick.limit >= 0.5f - QUICK_OVER_PAIRS ||
                                        (op == OP_MUL && k->tilted_mul_s8 &&
                                         pl_ew_mul_tilted(&pl.q)));
-    const bool pairs = ok && pl.kind == EW_S8 && !minmax && !quick &&
+    const uint8_t *x_table = NULL;
+    pl.by_x = ok && pl.kind == EW_S8 && add_sub_mul && pl.small == 0 && a.type == PL_INT8 &&
+              b.type == PL_INT8 ? by_x_input(node, &a, &b, &x_table) : 0;
+    const bool pairs = ok && pl.kind == EW_S8 && !minmax && !quick && pl.by_x == 0 &&
                        (pl.count >= PAIRS_MIN ||
                         (pl.count >= PAIRS_SMALL && host + PAIRS + 64 <= PAIRS_HOT));
     const size_t head = pl_fast_align64(sizeof pl);
     uint8_t *block = !ok ? NULL
                    : minmax ? pl_fast_node_block_new(ctx, node, head)
-                            : pl_fast_block_new(node, head + (pairs ? PAIRS + 64 : 0));
+                            : pl_fast_block_new(node, head + (pairs ? PAIRS + 64
+                                                              : pl.by_x ? 256 : 0));
     if (block == NULL)
         return false;
     if (pairs) {
         fill_pairs(&pl, k, (int8_t *)block + head);
         pl.pairs = (const int8_t *)block + head;
+    }
+    if (pl.by_x) {
+        int8_t every[256];
+        for (int i = 0; i < 256; i++)
+            every[i] = (int8_t)(uint8_t)i;
+        const int8_t *looked = (const int8_t *)x_table;
+        s8_table(&pl, k, pl.by_x == 1 ? every : looked, pl.by_x == 1 ? looked : every,
+                 (int8_t *)block + head);
+        pl.table = block + head;
+        pl_fast_reg_of(node)->owner->tables_by_x++;
+        pl_fast_table_claim(node, pl.by_x == 1 ? b.index : a.index);
     }
     memcpy(block, &pl, sizeof pl);
     return true;
@@ -409,8 +449,7 @@ static void run_scalar_s8(const pl_node *node, const ew_plan *pl, const pl_ew *k
     for (int i = 0; i < 256; i++)
         every[i] = (int8_t)(uint8_t)i;
     memset(scalar, pl->small == 1 ? a[0] : b[0], sizeof scalar);
-    (pl->op == PL_EW_MUL ? k->mul_s8 : k->add_s8)(&pl->q, pl->small == 1 ? scalar : every,
-                                                   pl->small == 1 ? every : scalar, 256, table);
+    s8_table(pl, k, pl->small == 1 ? scalar : every, pl->small == 1 ? every : scalar, table);
     pl_fast_lut8_table(node, (const uint8_t *)table, pl->small == 1 ? b : a, out, pl->count);
 }
 
@@ -441,6 +480,10 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
     const bool pairs = pl->pairs != NULL &&
                        (pl->count >= PAIRS_MIN ||
                         pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
+    if (pl->by_x) { /* each output byte x's alone */
+        pl_fast_lut8_table(node, pl->table, pl->by_x == 1 ? a.data : b.data, o.data, pl->count);
+        return PL_OK;
+    }
     if (pl->kind == EW_S8 && (pl->op == PL_EW_ADD || pl->op == PL_EW_SUB || pl->op == PL_EW_MUL) &&
         pl->small != 0 && pl->row == 0 && pl->period == 1) {
         run_scalar_s8(node, pl, k, a.data, b.data, o.data);

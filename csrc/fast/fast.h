@@ -111,6 +111,22 @@ static inline pl_status pl_fast_prepare(pl_context *ctx, pl_node *node,
 /* Invoke: the node's block, NULL when it has none. */
 void *pl_fast_block(const pl_node *node);
 
+/* Prepare, one-subgraph models (false otherwise, or when the host gives no memory): tensor
+** out holds table[x] for each byte x of tensor in, element by element (an 8-bit activation's
+** lookup), so a node reading both can take its bytes from x alone (pl_fast_table_of).
+** pl_fast_table_drop forgets it (the activation's prepare, before it plans again). */
+bool pl_fast_table_note(const pl_context *ctx, const pl_node *node, int32_t out, int32_t in,
+                        const uint8_t table[256]);
+void pl_fast_table_drop(const pl_node *node, int32_t out);
+
+/* The table tensor index was looked up in (NULL when none was noted), *in its input. */
+const uint8_t *pl_fast_table_of(const pl_node *node, int32_t index, int32_t *in);
+
+/* Prepare: this node takes tensor index's bytes from its input and the table, never from
+** the arena; once every reader of it has (ctx->reader_count), the lookup writes nothing. */
+void pl_fast_table_claim(const pl_node *node, int32_t index);
+uint32_t pl_fast_table_claims(const pl_node *node, int32_t index);
+
 /* Prepare: the resolver's scratch grown to at least bytes (false: the host gives no memory;
 ** the node then declines). Invoke: the scratch, which every node of the resolver's
 ** interpreters shares (its invoke writes what it reads there first and keeps nothing in it
@@ -185,8 +201,9 @@ pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node);
 /* x86-64: the CPU has AVX-512 VBMI besides the avx512 set (cpu.c). */
 bool pl_fast_x86_has_vbmi(void);
-/* The table of a node lut8 prepared (block: its block, already looked up) over in into out. */
-void pl_fast_lut8_apply(const pl_node *node, const void *block, const pl_tensor *in,
+/* The table of a node lut8 prepared (block: its block, already looked up) over in into out
+** (nothing when no one reads out: see pl_fast_table_claim). */
+void pl_fast_lut8_apply(pl_context *ctx, const pl_node *node, void *block, const pl_tensor *in,
                         pl_tensor *out);
 pl_status pl_fast_lstm_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node);

@@ -78,14 +78,14 @@ static void lanes_span(void *arg, int32_t worker, size_t at, size_t count)
 
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
 {
-    const void *block = pl_fast_block(node);
+    void *block = pl_fast_block(node);
     if (block == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     if (in.type != PL_FLOAT32) { /* lut8's plan: a table of the 8-bit types */
-        pl_fast_lut8_apply(node, block, &in, &out);
+        pl_fast_lut8_apply(ctx, node, block, &in, &out);
         return PL_OK;
     }
     const size_t n = pl_tensor_count(&in);

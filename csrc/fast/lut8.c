@@ -32,6 +32,7 @@ typedef struct lut8_plan {
     bool relu_f32;                                      /* float RELU family: no table */
     float lo, hi;                                       /* its bounds (pl_relu_f32's) */
     uint8_t table[TABLE];
+    uint8_t unread; /* a table's output: 0 not asked yet since prepare, 1 unread, 2 read */
 } lut8_plan;
 
 static void lookup_scalar(const uint8_t table[256], const uint8_t *in, uint8_t *out, size_t n)
@@ -132,7 +133,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
 {
     pl_tensor in, out;
     if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
-        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK || in.type != out.type)
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
+        return false;
+    pl_fast_table_drop(node, out.index);
+    if (in.type != out.type)
         return false;
     if (in.type == PL_FLOAT32) /* a vector loop of the portable arithmetic, not a table */
         return plan_f32(node);
@@ -144,6 +148,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
         return false;
     *lp = (lut8_plan){.lookup = pl_lut8_for(pl_fast_isa_of(node))};
     memcpy(lp->table, table, TABLE);
+    /* the output is table[x] of the input (no other node writes either: not variables) */
+    if (!in.is_variable && !out.is_variable)
+        pl_fast_table_note(ctx, node, out.index, in.index, table);
     return true;
 }
 
@@ -196,20 +203,41 @@ void pl_fast_lut8_table(const pl_node *node, const uint8_t table[256], const voi
     pl_fast_spans(node, n, SPAN, (double)n * 2, span, &j);
 }
 
-void pl_fast_lut8_apply(const pl_node *node, const void *block, const pl_tensor *in,
+/* Whether no one reads a table's output: every reader takes its bytes from the input and the
+** table (pl_fast_table_claim). Asked at the first invoke after prepare: the readers'
+** prepares come after this node's. */
+static bool unread(pl_context *ctx, const pl_node *node, lut8_plan *lp, int32_t out)
+{
+    if (lp->lookup == NULL)
+        return false;
+    if (lp->unread == 0) {
+        int32_t readers = ctx->reader_count != NULL ? ctx->reader_count(ctx, out) : -1;
+        lp->unread = readers > 0 && pl_fast_table_claims(node, out) == (uint32_t)readers ? 1 : 2;
+    }
+    return lp->unread == 1;
+}
+
+void pl_fast_lut8_apply(pl_context *ctx, const pl_node *node, void *block, const pl_tensor *in,
                         pl_tensor *out)
 {
+    if (unread(ctx, node, block, out->index)) {
+        pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+        r->unread_tables++;
+        if (r->poison_unread) /* tests: a reader of the arena's bytes would see these */
+            memset(out->data, 0xFF, out->bytes);
+        return;
+    }
     run_spans(node, block, in, out);
 }
 
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
 {
-    const lut8_plan *lp = pl_fast_block(node);
+    lut8_plan *lp = pl_fast_block(node);
     if (lp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    run_spans(node, lp, &in, &out);
+    pl_fast_lut8_apply(ctx, node, lp, &in, &out);
     return PL_OK;
 }

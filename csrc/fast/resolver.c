@@ -295,6 +295,69 @@ uint32_t pl_fast_fold_claims(const pl_node *node, int32_t index)
     return s != NULL ? s->claims : 0;
 }
 
+/* A looked-up tensor's key: 4 mod 8 (op data is 16-byte aligned, a node's index key 2 mod
+** 4, a folded tensor's odd). */
+static const void *table_key(int32_t index)
+{
+    return (const void *)(uintptr_t)(8u * (uint32_t)index + 4u);
+}
+
+typedef struct table_note {
+    int32_t in;
+    uint8_t table[256];
+} table_note;
+
+bool pl_fast_table_note(const pl_context *ctx, const pl_node *node, int32_t out, int32_t in,
+                        const uint8_t table[256])
+{
+    if (ctx->subgraph_count > 1 || out < 0 || in < 0)
+        return false;
+    table_note *t = slot_new(pl_fast_reg_of(node)->owner, table_key(out), sizeof *t);
+    if (t != NULL) {
+        t->in = in;
+        memcpy(t->table, table, sizeof t->table);
+    }
+    return t != NULL;
+}
+
+void pl_fast_table_drop(const pl_node *node, int32_t out)
+{
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    pl_fast_slot *s = out >= 0 ? lookup(r, table_key(out)) : NULL;
+    if (s != NULL && s->key != NULL)
+        clear(r, s);
+}
+
+/* Tensor index's table note's slot, or NULL when it has none. */
+static pl_fast_slot *table_slot(const pl_node *node, int32_t index)
+{
+    pl_fast_slot *s = index >= 0 ? lookup(pl_fast_reg_of(node)->owner, table_key(index)) : NULL;
+    return s != NULL && s->key != NULL && s->block != NULL ? s : NULL;
+}
+
+const uint8_t *pl_fast_table_of(const pl_node *node, int32_t index, int32_t *in)
+{
+    const pl_fast_slot *s = table_slot(node, index);
+    if (s == NULL)
+        return NULL;
+    const table_note *t = s->block;
+    *in = t->in;
+    return t->table;
+}
+
+void pl_fast_table_claim(const pl_node *node, int32_t index)
+{
+    pl_fast_slot *s = table_slot(node, index);
+    if (s != NULL)
+        s->claims++;
+}
+
+uint32_t pl_fast_table_claims(const pl_node *node, int32_t index)
+{
+    const pl_fast_slot *s = table_slot(node, index);
+    return s != NULL ? s->claims : 0;
+}
+
 /* A node without op data: its index, 2 mod 4 (op data is 16-byte aligned, a folded tensor's
 ** key odd); unique in a one-subgraph model. */
 static const void *node_key(const pl_node *node)

@@ -18,7 +18,9 @@
 ** SUB, MUL (int8, int16, float32; same element counts, or one input a scalar or repeating along
 ** the output's last axes; an int8 node of 2^18 outputs or more, or of 4096 in a model with
 ** little host data, looks them up in a 64 KB table of every input pair, computed at prepare by
-** the vector arithmetic), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32),
+** the vector arithmetic; an int8 node of x and an 8-bit activation's lookup of x, in a
+** one-subgraph model, looks its bytes up by x alone, and the lookup writes nothing when no
+** one else reads it), AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32),
 ** SOFTMAX (int8 input, int16, float32), LOGISTIC and TANH (float32; int8, uint8: the kernel's
 ** table), HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1 (int8, uint8: a table; the tables read
 ** 64 bytes per step with AVX-512 VBMI, 16 with NEON), UNIDIRECTIONAL_SEQUENCE_LSTM (float32, int8,
@@ -173,6 +175,8 @@ struct pl_fast_resolver {
     uint64_t parallel_jobs;   /* jobs split over the threads so far */
     uint64_t unread_folds;    /* folded DEQUANTIZE invokes that wrote nothing (fold.c) */
     uint64_t hybrid_in_place; /* hybrid CONV_2D plans that read windows in place */
+    uint64_t tables_by_x;     /* int8 ADD, SUB, MUL plans of x and a lookup of x: by x alone */
+    uint64_t unread_tables;   /* lookup invokes that wrote nothing: every reader went by x */
     bool poison_unread;       /* tests: those write 0xFF bytes instead, for readers to trip */
     bool poison_scratch; /* tests: the scratch filled with new noise before each node's use */
     pl_fast_registration regs[PL_FAST_OP_COUNT];
