@@ -39,8 +39,9 @@ typedef struct ew_plan {
     size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
     const int8_t *pairs;  /* int8, large enough: every (a, b)'s output (see PAIRS_MIN) */
-    int32_t by_x;         /* int8 of x and a lookup of x: 1 + x's input (table), else 0 */
-    const uint8_t *table; /* by_x: the node's output for each byte of x */
+    int32_t by_x;         /* of x and a lookup of x: 1 + x's input, else 0 */
+    const uint8_t *table; /* int8 by_x: the node's output for each byte of x */
+    pl_fast_lanes_fn *lanes; /* float by_x: the lookup's function, computed again here */
 } ew_plan;
 
 /* An int8 node looks its bytes up in a table of all 65536 input pairs, computed once at
@@ -203,19 +204,28 @@ static void s8_table(const ew_plan *pl, const pl_ew *k, const int8_t *a, const i
     (pl->op == PL_EW_MUL ? k->mul_s8 : k->add_s8)(&pl->q, a, b, 256, out);
 }
 
-/* An int8 ADD, SUB or MUL of a tensor x and an 8-bit lookup of x (x * sigmoid(x): SiLU, as
-** EfficientNet writes it): each output byte is a function of x's byte alone, the node's
-** arithmetic on (x, table[x]) (pl_fast_table_of: the lookup's note). 1 + x's input, or 0. */
+/* An ADD, SUB or MUL of a tensor x and a lookup of x (x * sigmoid(x): SiLU, as EfficientNet
+** writes it): int8, each output byte is a function of x's byte alone, the node's arithmetic
+** on (x, table[x]) (pl_fast_table_of: the lookup's note); float, the node computes the
+** lookup's function itself, a chunk at a time, instead of reading its output
+** (pl_fast_lanes_of). 1 + x's input, or 0. */
 static int32_t by_x_input(const pl_node *node, const pl_tensor *a, const pl_tensor *b,
-                          const uint8_t **table)
+                          const uint8_t **table, pl_fast_lanes_fn **lanes)
 {
     int32_t in;
+    const bool f32 = a->type == PL_FLOAT32;
     if (a->is_variable || b->is_variable)
         return 0;
-    if ((*table = pl_fast_table_of(node, b->index, &in)) != NULL && in == a->index)
-        return 1;
-    if ((*table = pl_fast_table_of(node, a->index, &in)) != NULL && in == b->index)
-        return 2;
+    if (f32 ? (*lanes = pl_fast_lanes_of(node, b->index, &in)) != NULL
+            : (*table = pl_fast_table_of(node, b->index, &in)) != NULL)
+        if (in == a->index)
+            return 1;
+    if (f32 ? (*lanes = pl_fast_lanes_of(node, a->index, &in)) != NULL
+            : (*table = pl_fast_table_of(node, a->index, &in)) != NULL)
+        if (in == b->index)
+            return 2;
+    *table = NULL;
+    *lanes = NULL;
     return 0;
 }
 
@@ -266,8 +276,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
                                        (op == OP_MUL && k->tilted_mul_s8 &&
                                         pl_ew_mul_tilted(&pl.q)));
     const uint8_t *x_table = NULL;
-    pl.by_x = ok && pl.kind == EW_S8 && add_sub_mul && pl.small == 0 && a.type == PL_INT8 &&
-              b.type == PL_INT8 ? by_x_input(node, &a, &b, &x_table) : 0;
+    const bool s8 = pl.kind == EW_S8 && a.type == PL_INT8 && b.type == PL_INT8;
+    const bool f32 = pl.kind == EW_F32 && a.type == PL_FLOAT32 && b.type == PL_FLOAT32;
+    pl.by_x = ok && add_sub_mul && pl.small == 0 && (s8 || f32)
+                  ? by_x_input(node, &a, &b, &x_table, &pl.lanes) : 0;
     const bool pairs = ok && pl.kind == EW_S8 && !minmax && !quick && pl.by_x == 0 &&
                        (pl.count >= PAIRS_MIN ||
                         (pl.count >= PAIRS_SMALL && host + PAIRS + 64 <= PAIRS_HOT));
@@ -282,7 +294,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
         fill_pairs(&pl, k, (int8_t *)block + head);
         pl.pairs = (const int8_t *)block + head;
     }
-    if (pl.by_x) {
+    if (pl.by_x && f32) {
+        pl_fast_reg_of(node)->owner->tables_by_x++;
+        pl_fast_table_claim(node, pl.by_x == 1 ? b.index : a.index);
+    } else if (pl.by_x) {
         int8_t every[256];
         for (int i = 0; i < 256; i++)
             every[i] = (int8_t)(uint8_t)i;
@@ -353,6 +368,10 @@ typedef struct ew_job {
 ** two arrays), ROW_REP outputs at a time. */
 enum { ROW_REP = 1024 };
 
+/* Float by x: the lookup's values computed this many at a time (4 KB: in the L1 cache), and
+** what each weighs besides the operation (logistic_tanh.c's EXP_WORK). */
+enum { BY_X_CHUNK = 1024, BY_X_WORK = 30 };
+
 /* n (a multiple of 8, at most ROW_REP) copies of the es-byte element v. */
 static void fill_rep(unsigned char *rep, const unsigned char *v, size_t es, size_t n)
 {
@@ -391,6 +410,20 @@ static void run_rows(const ew_job *j, int32_t task)
     }
 }
 
+/* Float by x: the lookup's function of x into a buffer, a chunk at a time, then the node's
+** operation of x and it, in the node's operand order. */
+static void run_by_x_f32(const ew_plan *pl, const pl_ew *k, const float *x, size_t n,
+                         float *out)
+{
+    float looked[BY_X_CHUNK];
+    for (size_t at = 0; at < n; at += BY_X_CHUNK) {
+        const size_t m = n - at < BY_X_CHUNK ? n - at : BY_X_CHUNK;
+        pl->lanes(x + at, looked, m);
+        k->f32(pl->op, pl->by_x == 1 ? x + at : looked, pl->by_x == 1 ? looked : x + at, m,
+               pl->lo, pl->hi, out + at);
+    }
+}
+
 static void ew_span(void *arg, int32_t worker, int32_t task)
 {
     (void)worker;
@@ -403,6 +436,11 @@ static void ew_span(void *arg, int32_t worker, int32_t task)
     const size_t es = element_bytes(pl->kind), end = (size_t)(task + 1) * j->span;
     for (size_t i = (size_t)task * j->span; i < pl->count && i < end; i += j->chunk) {
         size_t n = pl->count - i < j->chunk ? pl->count - i : j->chunk;
+        if (pl->lanes != NULL) {
+            run_by_x_f32(pl, j->k, (const float *)(pl->by_x == 1 ? j->small : j->big) + i, n,
+                         (float *)j->out + i);
+            continue;
+        }
         if (pl->small == 0) {
             run_flat(pl, j->k, j->pairs, j->small + i * es, j->big + i * es, n,
                      j->out + i * es);
@@ -435,7 +473,7 @@ static void run_spans(const pl_node *node, ew_job *j, const unsigned char *a,
     }
     j->span = j->chunk * (EW_TASK > j->chunk ? EW_TASK / j->chunk : 1);
     pl_fast_parallel(node, (int32_t)((pl->count + j->span - 1) / j->span),
-                     (double)pl->count * 8, ew_span, j);
+                     (double)pl->count * (pl->lanes != NULL ? 8 + BY_X_WORK : 8), ew_span, j);
 }
 
 /* An int8 node with a scalar operand: its output byte depends on the other input's alone.
@@ -480,7 +518,7 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
     const bool pairs = pl->pairs != NULL &&
                        (pl->count >= PAIRS_MIN ||
                         pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
-    if (pl->by_x) { /* each output byte x's alone */
+    if (pl->table != NULL) { /* int8 by x: each output byte x's alone */
         pl_fast_lut8_table(node, pl->table, pl->by_x == 1 ? a.data : b.data, o.data, pl->count);
         return PL_OK;
     }

@@ -119,13 +119,27 @@ bool pl_fast_table_note(const pl_context *ctx, const pl_node *node, int32_t out,
                         const uint8_t table[256]);
 void pl_fast_table_drop(const pl_node *node, int32_t out);
 
+/* The same for a float activation computed lane by lane: out = fn(in) element by element
+** (LOGISTIC, TANH: the fast kernel, the portable kernel's bits). */
+typedef void pl_fast_lanes_fn(const float *in, float *out, size_t n);
+bool pl_fast_lanes_note(const pl_context *ctx, const pl_node *node, int32_t out, int32_t in,
+                        pl_fast_lanes_fn *fn);
+
 /* The table tensor index was looked up in (NULL when none was noted), *in its input. */
 const uint8_t *pl_fast_table_of(const pl_node *node, int32_t index, int32_t *in);
+
+/* The function tensor index was computed by (NULL when none was noted), *in its input. */
+pl_fast_lanes_fn *pl_fast_lanes_of(const pl_node *node, int32_t index, int32_t *in);
 
 /* Prepare: this node takes tensor index's bytes from its input and the table, never from
 ** the arena; once every reader of it has (ctx->reader_count), the lookup writes nothing. */
 void pl_fast_table_claim(const pl_node *node, int32_t index);
-uint32_t pl_fast_table_claims(const pl_node *node, int32_t index);
+
+/* Invoke of a noted lookup: true when no one reads its output out (every reader claimed it,
+** ctx->reader_count), so it writes nothing (tests: 0xFF bytes, poison_unread). *state: 0
+** after prepare, then what the first invoke found (1 unread, 2 read). */
+bool pl_fast_table_unread(pl_context *ctx, const pl_node *node, uint8_t *state,
+                          const pl_tensor *out);
 
 /* Prepare: the resolver's scratch grown to at least bytes (false: the host gives no memory;
 ** the node then declines). Invoke: the scratch, which every node of the resolver's

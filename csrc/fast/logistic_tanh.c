@@ -5,19 +5,31 @@
 #include "fast/exp.h"
 #include "fast/fast.h"
 
-typedef void (*lanes_fn)(const float *in, float *out, size_t n);
+/* A float node's block: its kernel, and pl_fast_table_unread's state. */
+typedef struct lanes_plan {
+    pl_fast_lanes_fn *fn;
+    uint8_t unread;
+} lanes_plan;
 
+/* The float kernel into the node's block, and a note that the output is fn of the input (an
+** elementwise node of both then computes fn itself: pl_fast_lanes_of). */
 static bool plan(pl_context *ctx, const pl_node *node, bool is_tanh)
 {
-    pl_tensor in;
+    pl_tensor in, out;
     const pl_exp_kernels *k = pl_exp_for(pl_fast_isa_of(node));
     if (k == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
-        in.type != PL_FLOAT32)
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
-    lanes_fn *block = pl_fast_block_new(node, sizeof *block);
-    if (block != NULL)
-        *block = is_tanh ? k->tanhf : k->logistic;
-    return block != NULL;
+    pl_fast_table_drop(node, out.index);
+    if (in.type != PL_FLOAT32 || out.type != PL_FLOAT32)
+        return false;
+    lanes_plan *block = pl_fast_block_new(node, sizeof *block);
+    if (block == NULL)
+        return false;
+    *block = (lanes_plan){is_tanh ? k->tanhf : k->logistic, 0};
+    if (!in.is_variable && !out.is_variable)
+        pl_fast_lanes_note(ctx, node, out.index, in.index, block->fn);
+    return true;
 }
 
 static bool is_byte(pl_context *ctx, const pl_node *node)
@@ -64,7 +76,7 @@ static size_t lanes_span_of(const pl_node *node, size_t n)
 }
 
 typedef struct lanes_job {
-    lanes_fn fn;
+    pl_fast_lanes_fn *fn;
     const float *in;
     float *out;
 } lanes_job;
@@ -88,8 +100,11 @@ pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
         pl_fast_lut8_apply(ctx, node, block, &in, &out);
         return PL_OK;
     }
+    lanes_plan *lp = block;
+    if (pl_fast_table_unread(ctx, node, &lp->unread, &out))
+        return PL_OK; /* every reader computes it from the input (pl_fast_table_claim) */
     const size_t n = pl_tensor_count(&in);
-    lanes_job job = {*(const lanes_fn *)block, in.data, out.data};
+    lanes_job job = {lp->fn, in.data, out.data};
     pl_fast_spans(node, n, lanes_span_of(node, n), (double)n * EXP_WORK, lanes_span, &job);
     return PL_OK;
 }

@@ -32,7 +32,7 @@ typedef struct lut8_plan {
     bool relu_f32;                                      /* float RELU family: no table */
     float lo, hi;                                       /* its bounds (pl_relu_f32's) */
     uint8_t table[TABLE];
-    uint8_t unread; /* a table's output: 0 not asked yet since prepare, 1 unread, 2 read */
+    uint8_t unread; /* a table's: pl_fast_table_unread's state */
 } lut8_plan;
 
 static void lookup_scalar(const uint8_t table[256], const uint8_t *in, uint8_t *out, size_t n)
@@ -203,31 +203,13 @@ void pl_fast_lut8_table(const pl_node *node, const uint8_t table[256], const voi
     pl_fast_spans(node, n, SPAN, (double)n * 2, span, &j);
 }
 
-/* Whether no one reads a table's output: every reader takes its bytes from the input and the
-** table (pl_fast_table_claim). Asked at the first invoke after prepare: the readers'
-** prepares come after this node's. */
-static bool unread(pl_context *ctx, const pl_node *node, lut8_plan *lp, int32_t out)
-{
-    if (lp->lookup == NULL)
-        return false;
-    if (lp->unread == 0) {
-        int32_t readers = ctx->reader_count != NULL ? ctx->reader_count(ctx, out) : -1;
-        lp->unread = readers > 0 && pl_fast_table_claims(node, out) == (uint32_t)readers ? 1 : 2;
-    }
-    return lp->unread == 1;
-}
-
 void pl_fast_lut8_apply(pl_context *ctx, const pl_node *node, void *block, const pl_tensor *in,
                         pl_tensor *out)
 {
-    if (unread(ctx, node, block, out->index)) {
-        pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
-        r->unread_tables++;
-        if (r->poison_unread) /* tests: a reader of the arena's bytes would see these */
-            memset(out->data, 0xFF, out->bytes);
-        return;
-    }
-    run_spans(node, block, in, out);
+    lut8_plan *lp = block;
+    if (lp->lookup != NULL && pl_fast_table_unread(ctx, node, &lp->unread, out))
+        return; /* every reader looks its bytes up by the input (pl_fast_table_claim) */
+    run_spans(node, lp, in, out);
 }
 
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)

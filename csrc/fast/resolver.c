@@ -302,21 +302,39 @@ static const void *table_key(int32_t index)
     return (const void *)(uintptr_t)(8u * (uint32_t)index + 4u);
 }
 
+/* What a lookup's output is of its input: a table of bytes, or a float function. */
 typedef struct table_note {
     int32_t in;
+    pl_fast_lanes_fn *fn; /* NULL: the table */
     uint8_t table[256];
 } table_note;
+
+static table_note *note_new(const pl_context *ctx, const pl_node *node, int32_t out,
+                            int32_t in)
+{
+    if (ctx->subgraph_count > 1 || out < 0 || in < 0)
+        return NULL;
+    table_note *t = slot_new(pl_fast_reg_of(node)->owner, table_key(out), sizeof *t);
+    if (t != NULL)
+        *t = (table_note){.in = in};
+    return t;
+}
 
 bool pl_fast_table_note(const pl_context *ctx, const pl_node *node, int32_t out, int32_t in,
                         const uint8_t table[256])
 {
-    if (ctx->subgraph_count > 1 || out < 0 || in < 0)
-        return false;
-    table_note *t = slot_new(pl_fast_reg_of(node)->owner, table_key(out), sizeof *t);
-    if (t != NULL) {
-        t->in = in;
+    table_note *t = note_new(ctx, node, out, in);
+    if (t != NULL)
         memcpy(t->table, table, sizeof t->table);
-    }
+    return t != NULL;
+}
+
+bool pl_fast_lanes_note(const pl_context *ctx, const pl_node *node, int32_t out, int32_t in,
+                        pl_fast_lanes_fn *fn)
+{
+    table_note *t = note_new(ctx, node, out, in);
+    if (t != NULL)
+        t->fn = fn;
     return t != NULL;
 }
 
@@ -338,11 +356,21 @@ static pl_fast_slot *table_slot(const pl_node *node, int32_t index)
 const uint8_t *pl_fast_table_of(const pl_node *node, int32_t index, int32_t *in)
 {
     const pl_fast_slot *s = table_slot(node, index);
-    if (s == NULL)
+    const table_note *t = s != NULL ? s->block : NULL;
+    if (t == NULL || t->fn != NULL)
         return NULL;
-    const table_note *t = s->block;
     *in = t->in;
     return t->table;
+}
+
+pl_fast_lanes_fn *pl_fast_lanes_of(const pl_node *node, int32_t index, int32_t *in)
+{
+    const pl_fast_slot *s = table_slot(node, index);
+    const table_note *t = s != NULL ? s->block : NULL;
+    if (t == NULL || t->fn == NULL)
+        return NULL;
+    *in = t->in;
+    return t->fn;
 }
 
 void pl_fast_table_claim(const pl_node *node, int32_t index)
@@ -352,10 +380,22 @@ void pl_fast_table_claim(const pl_node *node, int32_t index)
         s->claims++;
 }
 
-uint32_t pl_fast_table_claims(const pl_node *node, int32_t index)
+/* Asked at the first invoke after prepare: the readers' prepares come after the lookup's. */
+bool pl_fast_table_unread(pl_context *ctx, const pl_node *node, uint8_t *state,
+                          const pl_tensor *out)
 {
-    const pl_fast_slot *s = table_slot(node, index);
-    return s != NULL ? s->claims : 0;
+    if (*state == 0) {
+        const pl_fast_slot *s = table_slot(node, out->index);
+        int32_t readers = ctx->reader_count != NULL ? ctx->reader_count(ctx, out->index) : -1;
+        *state = s != NULL && readers > 0 && s->claims == (uint32_t)readers ? 1 : 2;
+    }
+    if (*state != 1)
+        return false;
+    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    r->unread_tables++;
+    if (r->poison_unread) /* tests: a reader of the arena's bytes would see these */
+        memset(out->data, 0xFF, out->bytes);
+    return true;
 }
 
 /* A node without op data: its index, 2 mod 4 (op data is 16-byte aligned, a folded tensor's
