@@ -294,10 +294,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         fill_pairs(&pl, k, (int8_t *)block + head);
         pl.pairs = (const int8_t *)block + head;
     }
-    if (pl.by_x && f32) {
-        pl_fast_reg_of(node)->owner->tables_by_x++;
-        pl_fast_table_claim(node, pl.by_x == 1 ? b.index : a.index);
-    } else if (pl.by_x) {
+    if (pl.by_x && s8) { /* the output for each byte of x */
         int8_t every[256];
         for (int i = 0; i < 256; i++)
             every[i] = (int8_t)(uint8_t)i;
@@ -305,6 +302,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
         s8_table(&pl, k, pl.by_x == 1 ? every : looked, pl.by_x == 1 ? looked : every,
                  (int8_t *)block + head);
         pl.table = block + head;
+    }
+    if (pl.by_x) {
         pl_fast_reg_of(node)->owner->tables_by_x++;
         pl_fast_table_claim(node, pl.by_x == 1 ? b.index : a.index);
     }
