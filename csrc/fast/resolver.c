@@ -443,6 +443,8 @@ void *pl_fast_block(const pl_node *node)
 bool pl_fast_scratch_reserve(const pl_node *node, size_t bytes)
 {
     pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
+    if (bytes < 64)
+        bytes = 64; /* a node that asks for none still gets a pointer to offset from */
     if (bytes <= r->scratch_bytes)
         return true;
     void *raw = bytes <= SIZE_MAX - 64 ? r->mem.alloc(r->mem.self, bytes + 64) : NULL;
