@@ -261,19 +261,31 @@ void *pl_fast_fold_new(const pl_node *node, int32_t index, size_t bytes)
     return index >= 0 ? slot_new(pl_fast_reg_of(node)->owner, fold_key(index), bytes) : NULL;
 }
 
-void pl_fast_fold_drop(const pl_node *node, int32_t index)
+/* The slot of a tensor's key (NULL: none, or no block), and its dropping. */
+static pl_fast_slot *tensor_slot(const pl_node *node, const void *key)
+{
+    pl_fast_slot *s = lookup(pl_fast_reg_of(node)->owner, key);
+    return s != NULL && s->key != NULL && s->block != NULL ? s : NULL;
+}
+
+static void tensor_slot_drop(const pl_node *node, const void *key)
 {
     pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
-    pl_fast_slot *s = index >= 0 ? lookup(r, fold_key(index)) : NULL;
+    pl_fast_slot *s = lookup(r, key);
     if (s != NULL && s->key != NULL)
         clear(r, s);
+}
+
+void pl_fast_fold_drop(const pl_node *node, int32_t index)
+{
+    if (index >= 0)
+        tensor_slot_drop(node, fold_key(index));
 }
 
 /* Tensor index's folded values' slot, or NULL when it has none. */
 static pl_fast_slot *fold_slot(const pl_node *node, int32_t index)
 {
-    pl_fast_slot *s = index >= 0 ? lookup(pl_fast_reg_of(node)->owner, fold_key(index)) : NULL;
-    return s != NULL && s->key != NULL && s->block != NULL ? s : NULL;
+    return index >= 0 ? tensor_slot(node, fold_key(index)) : NULL;
 }
 
 const void *pl_fast_fold(const pl_node *node, int32_t index, size_t bytes)
@@ -340,17 +352,14 @@ bool pl_fast_lanes_note(const pl_context *ctx, const pl_node *node, int32_t out,
 
 void pl_fast_table_drop(const pl_node *node, int32_t out)
 {
-    pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
-    pl_fast_slot *s = out >= 0 ? lookup(r, table_key(out)) : NULL;
-    if (s != NULL && s->key != NULL)
-        clear(r, s);
+    if (out >= 0)
+        tensor_slot_drop(node, table_key(out));
 }
 
 /* Tensor index's table note's slot, or NULL when it has none. */
 static pl_fast_slot *table_slot(const pl_node *node, int32_t index)
 {
-    pl_fast_slot *s = index >= 0 ? lookup(pl_fast_reg_of(node)->owner, table_key(index)) : NULL;
-    return s != NULL && s->key != NULL && s->block != NULL ? s : NULL;
+    return index >= 0 ? tensor_slot(node, table_key(index)) : NULL;
 }
 
 const uint8_t *pl_fast_table_of(const pl_node *node, int32_t index, int32_t *in)

@@ -165,6 +165,7 @@ static bool run(const by_x_case *c, const pl_resolver *r, uint8_t *y, uint8_t *s
 static bool case_matches(pl_fast_resolver *fr, const by_x_case *c)
 {
     pl_recording want, got;
+    fr->poison_unread = true;
     const uint64_t by_x = fr->tables_by_x, unread = fr->unread_tables;
     if (!run(c, pl_builtin_resolver(), out[0], looked[0], &want) ||
         !run(c, pl_fast_resolver_get(fr), out[1], looked[1], &got))
@@ -191,34 +192,31 @@ static bool case_matches(pl_fast_resolver *fr, const by_x_case *c)
     return same && took == expect && skipped == expect_skip;
 }
 
+static bool one_case(pl_fast_resolver *fr)
+{
+    by_x_case c;
+    random_case(&c);
+    return case_matches(fr, &c);
+}
+
 /* On `threads` threads (every job split), 300 random cases on every instruction set. */
 static void by_x_runs(int32_t threads)
 {
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
             continue;
-        pl_fast_resolver fr;
-        CHECK_EQ(pl_fast_resolver_init(&fr, pl_builtin_resolver(), &host, (pl_isa)isa),
-                 PL_OK);
-        fr.poison_scratch = true;
-        fr.poison_unread = true;
-        if (threads > 1)
-            split_every_job(&fr, threads);
-        int failures = 0;
+        int failures;
+        uint64_t jobs;
         by_x_cases = unread_cases = 0;
-        for (int k = 0; k < 300; k++) {
-            by_x_case c;
-            random_case(&c);
-            failures += !case_matches(&fr, &c);
-        }
+        fast_run_cases(pl_builtin_resolver(), (pl_isa)isa, threads, 300, one_case, &failures,
+                       &jobs);
         printf("  %s, %d threads: %d cases by x, %d lookups unwritten, %llu split jobs\n",
                pl_fast_isa_name((pl_isa)isa), threads, by_x_cases, unread_cases,
-               (unsigned long long)fr.parallel_jobs);
-        CHECK_EQ(pl_fast_resolver_set_threads(&fr, 1), PL_OK);
+               (unsigned long long)jobs);
         CHECK_EQ(failures, 0);
         CHECK(by_x_cases > 120);
         CHECK(unread_cases > 50);
-        CHECK(threads == 1 || fr.parallel_jobs > 0);
+        CHECK(threads == 1 || jobs > 0);
     }
 }
 
