@@ -71,7 +71,9 @@ static pl_status invoke(pl_context *ctx, pl_node *node)
     int16_t *y = out.data;
     for (int32_t r = 0; r < d->rows; r++) {
         size_t at = (size_t)r * (size_t)d->frame;
-        delay_row(d->line + (size_t)r * (size_t)d->delay, d->delay, x + at, y + at, d->frame);
+        /* a delay of 0 keeps no line (NULL: no offset from it) */
+        int16_t *line = d->delay > 0 ? d->line + (size_t)r * (size_t)d->delay : NULL;
+        delay_row(line, d->delay, x + at, y + at, d->frame);
     }
     return PL_OK;
 }
