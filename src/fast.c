@@ -101,6 +101,17 @@ const pl_resolver *pl_py_fast_resolver(pl_py_interp *self, const pl_resolver *ba
     return base;
 }
 
+pl_fast_seal_feed_fn *pl_py_fast_seal_feed(const pl_py_interp *self)
+{
+#ifdef PL_HAVE_FAST
+    if (self->isa != 0)
+        return pl_fast_seal_feed_for((pl_isa)self->isa);
+#else
+    (void)self;
+#endif
+    return NULL;
+}
+
 int pl_py_fast_threads(const pl_py_interp *self)
 {
 #ifdef PL_HAVE_FAST

@@ -136,6 +136,7 @@ create(pl_py_interp *self, pl_planner planner, int preserve, unsigned long loop_
     self->opt.resolver = pl_py_fast_resolver(self, self->opt.resolver);
     if (self->opt.resolver == NULL)
         return -1;
+    self->opt.seal_feed = pl_py_fast_seal_feed(self);
     pl_error *err = &self->error;
     pl_error_clear(err);
     pl_py_arena *a = self->arena;

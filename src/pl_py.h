@@ -238,6 +238,8 @@ int pl_py_kernels_parse(const char *name, int *isa);
 /* base wrapped by the fast resolver for self->isa (set to 0 when there is none), running
 ** on self->threads threads; NULL with RuntimeError when they cannot start. */
 const pl_resolver *pl_py_fast_resolver(pl_py_interp *self, const pl_resolver *base);
+/* The arena seal's vector hash where the fast paths run on a set that has one, else NULL. */
+pl_fast_seal_feed_fn *pl_py_fast_seal_feed(const pl_py_interp *self);
 /* The threads the fast paths run on (1 with the portable kernels). */
 int pl_py_fast_threads(const pl_py_interp *self);
 /* Jobs the fast paths split over the threads so far (a test sees that they did). */

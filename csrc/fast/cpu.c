@@ -102,6 +102,16 @@ bool pl_fast_isa_available(pl_isa isa)
 const pl_isa pl_fast_isa_order[PL_ISA_COUNT] = {PL_ISA_PORTABLE, PL_ISA_NEON, PL_ISA_NEON_DOT,
                                                 PL_ISA_SSE41, PL_ISA_AVX2, PL_ISA_AVX512};
 
+pl_fast_seal_feed_fn *pl_fast_seal_feed_for(pl_isa isa)
+{
+#if defined(PL_FAST_X86)
+    if ((isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512) && pl_fast_isa_available(PL_ISA_AVX2))
+        return pl_fast_seal_feed_avx2;
+#endif
+    (void)isa;
+    return NULL;
+}
+
 pl_isa pl_fast_best_isa(void)
 {
     for (int i = PL_ISA_COUNT - 1; i > 0; i--)

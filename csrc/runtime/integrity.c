@@ -190,6 +190,15 @@ static bool selection_ok(const pl_interp *it)
            it->nodes == it->node_records + r.node_base;
 }
 
+/* feed, or the host's own hash of the tail (pl_interp_options.seal_feed: a vector one). */
+static void feed_tail(const pl_interp *it, hasher *s, const uint8_t *b, size_t n)
+{
+    if (it->err->seal_feed != NULL)
+        it->err->seal_feed(s->lane, b, n);
+    else
+        feed(s, b, n);
+}
+
 /* The sealed range, the record itself left out where the arena holds it (record_sum covers
 ** it). The range is kept in the host's record, so that nothing in the arena is trusted to
 ** find it. */
@@ -198,10 +207,10 @@ static uint32_t tail_sum(const pl_interp *it, const pl_seal *seal)
     const uint8_t *me = (const uint8_t *)it, *lo = seal->low, *hi = seal->high;
     hasher s = {{0}}; /* any start will do: each step is a bijection */
     if ((uintptr_t)me >= (uintptr_t)lo && (uintptr_t)me < (uintptr_t)hi) {
-        feed(&s, lo, (size_t)(me - lo));
-        feed(&s, me + sizeof *it, (size_t)(hi - (me + sizeof *it)));
+        feed_tail(it, &s, lo, (size_t)(me - lo));
+        feed_tail(it, &s, me + sizeof *it, (size_t)(hi - (me + sizeof *it)));
     } else {
-        feed(&s, lo, (size_t)(hi - lo));
+        feed_tail(it, &s, lo, (size_t)(hi - lo));
     }
     return hash_end(&s);
 }

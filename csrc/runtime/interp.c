@@ -10,7 +10,7 @@
 pl_interp_options pl_interp_defaults(void)
 {
     pl_interp_options opt = {PL_PLANNER_GREEDY, false, NULL, NULL, 0, PL_DEFAULT_LOOP_BUDGET,
-                             PL_TARGET_PICOLITE, NULL};
+                             PL_TARGET_PICOLITE, NULL, NULL};
     return opt;
 }
 
@@ -61,6 +61,7 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     memset(&err->seal, 0, sizeof err->seal); /* a new interpreter: nothing sealed yet */
     err->poll = NULL;                        /* and nothing polled */
     err->poll_ctx = NULL;
+    err->seal_feed = opt->seal_feed;
     PL_TRY(pl_model_open(&m, model, model_size, err));
     PL_TRY(check_model(&m, err));
     PL_TRY(pl_arena_create(arena, arena_size, &a, err));

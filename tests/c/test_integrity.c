@@ -13,10 +13,25 @@
 
 static _Alignas(16) uint8_t arena[8192];
 
-/* Where ready_model puts the interpreter record: the arena's tail, or the caller's storage
-** (main runs the seal's tests both ways). */
+/* Where ready_model puts the interpreter record: the arena's tail, or the caller's storage;
+** and whether the host gives its own hash of the tail (pl_interp_options.seal_feed). main
+** runs the seal's tests every way. */
 static pl_interp_storage record;
-static bool record_outside;
+static bool record_outside, host_feed;
+
+/* A host's hash of the tail as a vector one would be: 32-bit lanes, each step (lane ^ word)
+** times an odd constant, the last word zero-padded. */
+static void host_seal_feed(uint64_t lane[4], const unsigned char *bytes, size_t n)
+{
+    uint32_t l[8];
+    memcpy(l, lane, sizeof l);
+    for (size_t i = 0; i < n; i += 4) {
+        uint32_t w = 0;
+        memcpy(&w, bytes + i, n - i < 4 ? n - i : 4);
+        l[i / 4 % 8] = (l[i / 4 % 8] ^ w) * 0x01000193u;
+    }
+    memcpy(lane, l, sizeof l);
+}
 
 static pl_interp *ready_model(uint8_t **model, pl_error *err, int subgraphs)
 {
@@ -29,6 +44,7 @@ static pl_interp *ready_model(uint8_t **model, pl_error *err, int subgraphs)
     pl_interp_options o = pl_interp_defaults();
     o.resolver = pl_builtin_resolver();
     o.storage = record_outside ? &record : NULL;
+    o.seal_feed = host_feed ? host_seal_feed : NULL;
     pl_error_clear(err);
     if (pl_interp_create(*model, n, &o, arena, sizeof arena, &it, err) != PL_OK ||
         pl_interp_allocate(it) != PL_OK) {
@@ -366,8 +382,9 @@ static void sweep_bound_equals_quadratic_bound(void)
 
 int main(void)
 {
-    for (int outside = 0; outside <= 1; outside++) {
-        record_outside = outside != 0;
+    for (int way = 0; way < 4; way++) {
+        record_outside = (way & 1) != 0;
+        host_feed = (way & 2) != 0;
         RUN(intact_arena_passes_every_invoke);
         RUN(every_sealed_byte_is_checked);
         RUN(damaged_interpreter_record_is_named);

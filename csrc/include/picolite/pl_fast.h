@@ -67,6 +67,13 @@ extern const pl_isa pl_fast_isa_order[PL_ISA_COUNT];
 /* The best instruction set this CPU runs that this build has kernels for: the last of
 ** pl_fast_isa_order that pl_fast_isa_available says. */
 pl_isa pl_fast_best_isa(void);
+
+/* The arena seal's hash of the tail for pl_interp_options.seal_feed on a CPU running isa:
+** a vector one where the set has it (AVX2 and AVX-512: four times the portable hash's bytes
+** a cycle), else NULL (the portable one). */
+typedef void pl_fast_seal_feed_fn(uint64_t lane[4], const unsigned char *bytes, size_t n);
+pl_fast_seal_feed_fn *pl_fast_seal_feed_for(pl_isa isa);
+void pl_fast_seal_feed_avx2(uint64_t lane[4], const unsigned char *bytes, size_t n);
 /* Whether this build has kernels for isa and this CPU runs them. PORTABLE always. */
 bool pl_fast_isa_available(pl_isa isa);
 /* "portable", "avx2", "avx512", "neon", "neon-dot", "sse4.1"; NULL past the end. */

@@ -70,6 +70,11 @@ typedef struct pl_interp_options {
     ** then needs PL_INTERP_RECORD_BYTES more (pl_required_arena_size counts it the same
     ** way, so size the arena with the options it will be created with). */
     pl_interp_storage *storage;
+    /* A faster hash for the seal of the arena's tail (a host's vector one: pl_fast.h's
+    ** pl_fast_seal_feed_for), taking four 64-bit lanes of state and n bytes; NULL: the
+    ** portable one. Any function that changes a lane whenever one byte changes will do: the
+    ** seal is only ever checked by the function that took it. */
+    void (*seal_feed)(uint64_t lane[4], const unsigned char *bytes, size_t n);
 } pl_interp_options;
 
 pl_interp_options pl_interp_defaults(void);

@@ -58,6 +58,8 @@ typedef struct pl_error {
     ** pl_error_clear keeps it */
     int (*poll)(void *poll_ctx);
     void *poll_ctx;
+    /* the seal's hash of the arena's tail (pl_interp_options.seal_feed; create sets it) */
+    void (*seal_feed)(uint64_t lane[4], const unsigned char *bytes, size_t n);
 } pl_error;
 
 /* Propagate a failure to the caller. */
