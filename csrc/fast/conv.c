@@ -435,6 +435,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     cp.f32 = d->type == PL_FLOAT32;
     cp.n = f.dims[0];
     cp.k = f.dims[1] * f.dims[2] * f.dims[3];
+    if (cp.k <= 0 || cp.n <= 0) /* an empty filter: the portable kernel (the bias alone) */
+        return false;
     cp.kp = cp.f32 ? cp.k : pl_fast_round_up(cp.k, 4);
     cp.direct = cp.f32 && f.dims[1] == 1 && f.dims[2] == 1 && d->p.stride_h == 1 &&
                 d->p.stride_w == 1 && d->p.pad_h == 0 && d->p.pad_w == 0;

@@ -141,6 +141,8 @@ bool pl_fast_conv16_plan(pl_context *ctx, const pl_node *node)
     conv16_plan cp = {0};
     cp.n = f.dims[0];
     cp.k = f.dims[1] * f.dims[2] * f.dims[3];
+    if (cp.k <= 0 || cp.n <= 0) /* an empty filter: the portable kernel (the bias alone) */
+        return false;
     cp.kp = pl_fast_round_up(cp.k, 4);
     size_t points = pl_tensor_count(&out) / (size_t)cp.n;
     cp.rows = pl_fast_chunk_rows((size_t)cp.kp * sizeof(int16_t), points);

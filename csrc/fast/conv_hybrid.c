@@ -115,6 +115,8 @@ bool pl_fast_conv_hybrid_plan(pl_context *ctx, const pl_node *node)
     conv_hybrid_plan cp = {0};
     cp.n = f.dims[0];
     cp.k = f.dims[1] * f.dims[2] * f.dims[3];
+    if (cp.k <= 0 || cp.n <= 0) /* an empty filter: the portable kernel (the bias alone) */
+        return false;
     cp.kp = pl_fast_round_up(cp.k, 4);
     cp.in_size = pl_tensor_count(&in) / (size_t)in.dims[0];
     cp.workers = pl_fast_threads_of(node);

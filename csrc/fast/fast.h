@@ -28,11 +28,11 @@ static inline size_t pl_fast_align64(size_t n)
 
 /* Output points gathered per matrix product: about 64 KB of rows of row_bytes (they stay in
 ** the L2 cache), a multiple of 24 (every kernel's row block divides it), no more than the
-** points need. */
+** points need (rows of no bytes, an empty filter's: as many as they need). */
 static inline int32_t pl_fast_chunk_rows(size_t row_bytes, size_t points)
 {
     enum { CHUNK_BYTES = 64 * 1024, ROW_STEP = 24 };
-    size_t rows = CHUNK_BYTES / row_bytes / ROW_STEP * ROW_STEP;
+    size_t rows = row_bytes > 0 ? CHUNK_BYTES / row_bytes / ROW_STEP * ROW_STEP : SIZE_MAX;
     size_t needed = (points + ROW_STEP - 1) / ROW_STEP * ROW_STEP;
     rows = rows < ROW_STEP ? ROW_STEP : rows;
     return (int32_t)(rows < needed ? rows : needed);
