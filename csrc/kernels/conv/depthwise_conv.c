@@ -239,7 +239,8 @@ static inline void block_s16(const pl_depthwise_conv_params *p, const int32_t *i
     FOR_EACH_TAP(p, in_dims, f_dims, out_d, b, oy, ox, TAP);
 #undef TAP
     for (int32_t k = 0; k < n; k++) {
-        int64_t a = acc[k] + (bias != NULL ? pl_load_i64(bias, (size_t)(c + k)) : 0);
+        int64_t a = (int64_t)((uint64_t)acc[k] + /* wraps defined-ly on hostile biases */
+                              (uint64_t)(bias != NULL ? pl_load_i64(bias, (size_t)(c + k)) : 0));
         int32_t scaled = pl_fx_mul_by_qm64(a, p->multiplier[c + k], p->shift[c + k]);
         scaled += p->output_offset;
         out[c + k] = (int16_t)pl_fx_clamp(scaled, p->act_min, p->act_max);
