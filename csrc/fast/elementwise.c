@@ -144,6 +144,8 @@ static double factor(const pl_ew_scale *s)
 static void quick_of(int32_t op, pl_ew_q *q)
 {
     q->quick.limit = -1.0f;
+    q->quick.tilt = op == OP_MUL ? pl_fast_s8_tilt_of(q->out.mult, q->out.left, q->out.right)
+                                 : -1.0f;
     if (q->out.left != 0 || q->in1.left != 0 || q->in2.left != 0)
         return;
     if (op == OP_MUL) {
@@ -166,7 +168,7 @@ static bool quantize(const pl_elementwise_op *d, int32_t op, ew_plan *pl)
     const pl_add_params *p = &d->q;
     pl->q = (pl_ew_q){p->input1_offset, p->input2_offset, op == OP_MUL ? 0 : p->left_shift,
                       {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, p->output_offset, p->act_min,
-                      p->act_max, {0, 0, 0, -1.0f}};
+                      p->act_max, {0, 0, 0, -1.0f, -1.0f}};
     if (pl->kind == EW_S16 && op != OP_MUL && d->pot)
         return false;
     bool ok = split(p->output_multiplier, p->output_shift, &pl->q.out) &&

@@ -16,7 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fast/gemm.h" /* pl_fast_s8_tilt_of */
 #include "fast/isa_pick.h"
 #include "picolite/pl_fast.h"
 
@@ -30,6 +29,7 @@ typedef struct pl_ew_scale {
 ** farther than 0.5 - limit from a tie (elementwise.c bounds the error); limit < 0: none. */
 typedef struct pl_ew_quick {
     float qa, qb, qc, limit;
+    float tilt; /* MUL: its rescale's tilt (gemm.h's pl_fast_s8_tilt_of), made at prepare */
 } pl_ew_quick;
 
 typedef struct pl_ew_q {
@@ -40,10 +40,10 @@ typedef struct pl_ew_q {
 } pl_ew_q;
 
 /* Whether an int8 MUL can take the tilted quick form (rescale_avx512.h; AVX-512's
-** mul_s8): its one rescale (out) has a tilt (gemm.h's pl_fast_s8_tilt_of) above 0. */
+** mul_s8): its one rescale (out) has a tilt above 0. */
 static inline bool pl_ew_mul_tilted(const pl_ew_q *q)
 {
-    return pl_fast_s8_tilt_of(q->out.mult, q->out.left, q->out.right) > 0.0f;
+    return q->quick.tilt > 0.0f;
 }
 
 /* Float ADD, SUB, MUL, DIV (a / b), SQUARED_DIFFERENCE ((a - b) (a - b)), MAXIMUM (a > b ?

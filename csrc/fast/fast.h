@@ -135,6 +135,11 @@ pl_fast_lanes_fn *pl_fast_lanes_of(const pl_node *node, int32_t index, int32_t *
 ** the arena; once every reader of it has (ctx->reader_count), the lookup writes nothing. */
 void pl_fast_table_claim(const pl_node *node, int32_t index);
 
+/* Invoke: whether claims (a fold's, a table note's) are every node input naming tensor index,
+** and no one else may look (ctx->reader_count: not a model output, not every tensor
+** preserved), so that the tensor need not be written. */
+bool pl_fast_every_reader_claimed(pl_context *ctx, uint32_t claims, int32_t index);
+
 /* Invoke of a noted lookup: true when no one reads its output out (every reader claimed it,
 ** ctx->reader_count), so it writes nothing (tests: 0xFF bytes, poison_unread). *state: 0
 ** after prepare, then what the first invoke found (1 unread, 2 read). */
@@ -213,6 +218,8 @@ pl_status pl_fast_transpose_conv_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lut8_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node);
+/* The seal's AVX2 hash of the tail (x86/seal_avx2.c; pl_fast_seal_feed_for picks it). */
+void pl_fast_seal_feed_avx2(uint64_t lane[4], const unsigned char *bytes, size_t n);
 /* x86-64: the CPU has AVX-512 VBMI besides the avx512 set (cpu.c). */
 bool pl_fast_x86_has_vbmi(void);
 /* The table of a node lut8 prepared (block: its block, already looked up) over in into out

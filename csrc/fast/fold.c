@@ -98,8 +98,7 @@ static void copy_span(void *arg, int32_t worker, size_t at, size_t count)
 ** readers' prepares come after this node's, and the plan after them all). */
 static bool unread(pl_context *ctx, const pl_node *node, int32_t index)
 {
-    int32_t readers = ctx->reader_count != NULL ? ctx->reader_count(ctx, index) : -1;
-    return readers > 0 && pl_fast_fold_claims(node, index) == (uint32_t)readers;
+    return pl_fast_every_reader_claimed(ctx, pl_fast_fold_claims(node, index), index);
 }
 
 pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node)

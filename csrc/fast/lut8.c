@@ -207,7 +207,7 @@ void pl_fast_lut8_apply(pl_context *ctx, const pl_node *node, void *block, const
                         pl_tensor *out)
 {
     lut8_plan *lp = block;
-    if (lp->lookup != NULL && pl_fast_table_unread(ctx, node, &lp->unread, out))
+    if (pl_fast_table_unread(ctx, node, &lp->unread, out))
         return; /* every reader looks its bytes up by the input (pl_fast_table_claim) */
     run_spans(node, lp, in, out);
 }

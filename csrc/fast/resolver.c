@@ -389,14 +389,19 @@ void pl_fast_table_claim(const pl_node *node, int32_t index)
         s->claims++;
 }
 
+bool pl_fast_every_reader_claimed(pl_context *ctx, uint32_t claims, int32_t index)
+{
+    int32_t readers = ctx->reader_count != NULL ? ctx->reader_count(ctx, index) : -1;
+    return readers > 0 && claims == (uint32_t)readers;
+}
+
 /* Asked at the first invoke after prepare: the readers' prepares come after the lookup's. */
 bool pl_fast_table_unread(pl_context *ctx, const pl_node *node, uint8_t *state,
                           const pl_tensor *out)
 {
     if (*state == 0) {
         const pl_fast_slot *s = table_slot(node, out->index);
-        int32_t readers = ctx->reader_count != NULL ? ctx->reader_count(ctx, out->index) : -1;
-        *state = s != NULL && readers > 0 && s->claims == (uint32_t)readers ? 1 : 2;
+        *state = s != NULL && pl_fast_every_reader_claimed(ctx, s->claims, out->index) ? 1 : 2;
     }
     if (*state != 1)
         return false;

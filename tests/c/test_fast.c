@@ -555,7 +555,6 @@ static void portable_isa_keeps_the_base_registrations(void)
 {
     pl_fast_resolver r;
     CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, PL_ISA_PORTABLE), PL_OK);
-    r.poison_scratch = true;
     CHECK(r.resolver.find(&r, 3, NULL, 0, 1) == pl_conv_registration());
     CHECK(pl_fast_isa_available(PL_ISA_PORTABLE));
     CHECK(pl_fast_isa_available(pl_fast_best_isa()));

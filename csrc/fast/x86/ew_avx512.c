@@ -35,7 +35,7 @@ static q16 splat(const pl_ew_q *q)
                  splat_scale(&q->in1), splat_scale(&q->in2), splat_scale(&q->out),
                  _mm512_set1_ps(q->quick.qa), _mm512_set1_ps(q->quick.qb),
                  _mm512_set1_ps(q->quick.qc), _mm512_set1_ps(q->quick.limit),
-                 _mm512_set1_ps(pl_fast_s8_tilt_of(q->out.mult, q->out.left, q->out.right))};
+                 _mm512_set1_ps(q->quick.tilt)};
 }
 
 static inline __m512i rescale(__m512i x, const scale16 *s)

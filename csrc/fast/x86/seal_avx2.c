@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "picolite/pl_fast.h"
+#include "fast/fast.h"
 
 enum { CHAINS = 4, BLOCK = 32 };
 

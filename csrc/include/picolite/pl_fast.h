@@ -73,7 +73,6 @@ pl_isa pl_fast_best_isa(void);
 ** a cycle), else NULL (the portable one). */
 typedef void pl_fast_seal_feed_fn(uint64_t lane[4], const unsigned char *bytes, size_t n);
 pl_fast_seal_feed_fn *pl_fast_seal_feed_for(pl_isa isa);
-void pl_fast_seal_feed_avx2(uint64_t lane[4], const unsigned char *bytes, size_t n);
 /* Whether this build has kernels for isa and this CPU runs them. PORTABLE always. */
 bool pl_fast_isa_available(pl_isa isa);
 /* "portable", "avx2", "avx512", "neon", "neon-dot", "sse4.1"; NULL past the end. */
