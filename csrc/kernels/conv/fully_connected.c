@@ -199,12 +199,12 @@ static void hybrid_row(const pl_fully_connected_params *p, const int8_t *q, cons
     float batch_scale = p->per_channel ? sf : sf * p->filter_scale[0];
     for (int32_t u = 0; u < p->units; u++) {
         const int8_t *w = filter + (size_t)u * (size_t)p->depth;
-        int32_t dot = 0;
+        uint32_t dot = 0; /* int32 arithmetic that wraps (a depth past 65,000 can) */
         for (int32_t d = 0; d < p->depth; d++)
-            dot += w[d] * q[d];
+            dot += (uint32_t)(w[d] * q[d]);
         float scale = p->per_channel ? batch_scale * p->filter_scale[u] : batch_scale;
-        dot -= row_sums[u] * zp;
-        out[u] += (float)dot * scale;
+        dot -= (uint32_t)row_sums[u] * (uint32_t)zp;
+        out[u] += (float)(int32_t)dot * scale;
     }
 }
 
@@ -221,9 +221,10 @@ void pl_fully_connected_hybrid(const pl_fully_connected_params *p, const float *
                                                      3u) & ~(size_t)3u));
         int32_t *zp = (int32_t *)(sf + p->batches), *row_sums = zp + p->batches;
         for (int32_t u = 0; u < p->units; u++) {
-            row_sums[u] = 0;
+            uint32_t sum = 0; /* wraps as int32 */
             for (int32_t d = 0; d < p->depth; d++)
-                row_sums[u] += filter[(size_t)u * (size_t)p->depth + (size_t)d];
+                sum += (uint32_t)filter[(size_t)u * (size_t)p->depth + (size_t)d];
+            row_sums[u] = (int32_t)sum;
         }
         for (int32_t b = 0; b < p->batches; b++) {
             size_t at = (size_t)b * (size_t)p->depth;

@@ -18,13 +18,14 @@ static void shift_state(void *state, size_t count, size_t elem)
 }
 
 /* input x weights_feature for one filter, rescaled to the state's scale (before its zero
-** point and clamp). */
+** point and clamp). The sum wraps as int32 (past about 65,000 inputs it can), as the
+** reference's does on every target, instead of overflowing a signed int. */
 static int32_t feature(const pl_svdf_params *p, const int8_t *x, const int8_t *w)
 {
-    int32_t dot = 0;
+    uint32_t dot = 0;
     for (int32_t c = 0; c < p->input_size; c++)
-        dot += w[c] * (x[c] - p->input_zp);
-    return pl_rescale_qm(dot, p->mult1, p->shift1);
+        dot += (uint32_t)(w[c] * (x[c] - p->input_zp));
+    return pl_rescale_qm((int32_t)dot, p->mult1, p->shift1);
 }
 
 /* bias + sum over the unit's filters of time products, rescaled to the int8 output. The
