@@ -283,6 +283,11 @@ void pl_fast_mean_sums_avx2(const void *x, size_t reduced, size_t inner, size_t 
                             pl_type type, void *out);
 void pl_fast_mean_sums_neon(const void *x, size_t reduced, size_t inner, size_t n,
                             pl_type type, void *out);
+/* pl_reduce_rescale of n int8 outputs with rp's operands (reduce_fast.h), vectorized
+** (mean_avx2.c: AVX2 and AVX-512). */
+typedef struct pl_reduce_rescale_params pl_reduce_rescale_params;
+void pl_fast_mean_rescale_s8_avx2(const pl_reduce_rescale_params *rp, const int32_t *sum,
+                                  int8_t *out, size_t n);
 /* out[r] = the sum of row r of rows rows of n floats, each in element order (0 + x[0] + x[1]
 ** ...), eight rows' adds side by side (mean.c; float MEAN, SUM and SOFTMAX). */
 void pl_fast_sum_rows_f32(const float *x, size_t rows, size_t n, float *out);

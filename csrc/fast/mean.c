@@ -268,6 +268,15 @@ pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
         sum_parts(node, mp, d->type, in.data, sum);
     else
         sum_blocks(mp, d->type, in.data, sum);
+#if defined(PL_FAST_X86)
+    pl_isa isa = pl_fast_isa_of(node);
+    if (d->type == PL_INT8 && !d->as_uint8 && (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)) {
+        pl_reduce_rescale_params rp; /* 1152 channels: 3.0 -> 0.x us */
+        pl_reduce_rescale_params_of(d, &rp);
+        pl_fast_mean_rescale_s8_avx2(&rp, sum, out.data, d->p.out_count);
+        return PL_OK;
+    }
+#endif
     pl_reduce_rescale(d, sum, out.data);
     return PL_OK;
 }

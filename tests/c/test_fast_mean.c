@@ -13,7 +13,9 @@
 #include "harness.h"
 #include "kernel_harness.h"
 #include "kernel_tests.h"
+#include "fast/fast.h"
 #include "kernels/reduce/reduce.h"
+#include "kernels/reduce/reduce_fast.h"
 
 enum { MEAN = 40, SUM = 74, RMAX = 82, RMIN = 89, MAX_ELEMS = 9 * 9 * 9 * 9 * 9, MAX_BYTES = MAX_ELEMS * 4 };
 
@@ -169,8 +171,51 @@ static void mean_threads_equal_portable(void)
     fast_threads_equal_portable(&portable, "mean", 1500, 20, one_case);
 }
 
+/* The vectorized int8 rescale (AVX2 and AVX-512 MEAN) against the portable one on random
+** operands past what the random models reach: sums over all of int32, counts to 2^24 (a
+** right shift past 31, clamped), left shifts, every zero point; lengths 0 to 40 (the
+** scalar tail). A zero-point term dropped fails it. */
+static void mean_rescale_s8_equals_portable(void)
+{
+#if defined(__x86_64__)
+    if (!pl_fast_isa_available(PL_ISA_AVX2))
+        return;
+    enum { N = 40 };
+    int failures = 0, clamped = 0;
+    for (int c = 0; c < 20000; c++) {
+        pl_reduce_op d;
+        memset(&d, 0, sizeof d);
+        d.type = PL_INT8;
+        d.is_sum = between(0, 3) == 0;
+        d.p.reduced = between(0, 1) ? between(1, 64) : 1 << between(6, 24);
+        d.multiplier = (int32_t)(0x40000000u + (rnd() & 0x3FFFFFFFu));
+        d.shift = between(-40, 12); /* past -31: a tiny scale ratio */
+        d.in_zp = between(-128, 127);
+        d.out_zp = between(-128, 127);
+        size_t n = (size_t)between(0, N);
+        d.p.out_count = n;
+        int32_t sum[N];
+        int8_t want[N], got[N];
+        for (size_t k = 0; k < n; k++)
+            sum[k] = between(0, 3) == 0 ? (int32_t)rnd()
+                   : (int32_t)(d.in_zp * d.p.reduced) + between(-3000, 3000);
+        pl_reduce_rescale(&d, sum, want);
+        pl_reduce_rescale_params rp;
+        pl_reduce_rescale_params_of(&d, &rp);
+        pl_fast_mean_rescale_s8_avx2(&rp, sum, got, n);
+        failures += memcmp(want, got, n) != 0;
+        for (size_t k = 0; k < n; k++)
+            clamped += want[k] == INT8_MIN || want[k] == INT8_MAX;
+    }
+    printf("  int8 rescale: 20000 random cases, %d outputs clamped\n", clamped);
+    CHECK_EQ(failures, 0);
+    CHECK(clamped > 1000);
+#endif
+}
+
 int main(void)
 {
+    RUN(mean_rescale_s8_equals_portable);
     RUN(mean_fast_path_equals_portable);
     RUN(mean_threads_equal_portable);
     return HARNESS_END();

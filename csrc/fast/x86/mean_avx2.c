@@ -3,3 +3,38 @@
 #define PL_EXTREME_NAME pl_fast_extremes_avx2
 #define PL_MEAN_LANES 64
 #include "fast/mean_body.h"
+
+#include "fast/x86/rescale_avx2.h"
+#include "kernels/common/rescale.h"
+#include "kernels/reduce/reduce_fast.h"
+
+/* pl_reduce_rescale of int8 outputs, 8 sums at a time: the subtraction wraps as the portable
+** one's, the rescale is TFLite's (rescale_avx2.h, the same bits as pl_rescale_qm, whose
+** right shift stops at 31), the clamp the portable one's. The last few go through the
+** scalar rescale. */
+void pl_fast_mean_rescale_s8_avx2(const pl_reduce_rescale_params *rp, const int32_t *sum,
+                                  int8_t *out, size_t n)
+{
+    const int32_t left = rp->shift > 0 ? rp->shift : 0;
+    const int32_t right = rp->shift > 0 ? 0 : (rp->shift < -31 ? 31 : -rp->shift);
+    const pl_rescale8 r = pl_rescale8_of(_mm256_set1_epi32(rp->multiplier),
+                                         _mm256_set1_epi32(left), _mm256_set1_epi32(right));
+    const __m256i zp_n = _mm256_set1_epi32(rp->zp_n), out_zp = _mm256_set1_epi32(rp->out_zp);
+    const __m256i lo = _mm256_set1_epi32(rp->lo), hi = _mm256_set1_epi32(rp->hi);
+    const __m256i low_bytes = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+    size_t k = 0;
+    for (; n - k >= 8; k += 8) {
+        __m256i x = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(sum + k)), zp_n);
+        __m256i v = _mm256_add_epi32(pl_rescale8_apply(x, &r), out_zp);
+        v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+        /* within int8 now: the saturating packs keep each value; bytes 0-3 of each half */
+        __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(v, v), v);
+        b = _mm256_permutevar8x32_epi32(b, low_bytes);
+        _mm_storel_epi64((__m128i *)(out + k), _mm256_castsi256_si128(b));
+    }
+    for (; k < n; k++) {
+        int32_t centered = (int32_t)((uint32_t)sum[k] - (uint32_t)rp->zp_n);
+        int32_t v = pl_rescale_qm(centered, rp->multiplier, rp->shift) + rp->out_zp;
+        out[k] = (int8_t)(v < rp->lo ? rp->lo : v > rp->hi ? rp->hi : v);
+    }
+}

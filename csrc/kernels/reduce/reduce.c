@@ -128,7 +128,7 @@ static void store(pl_type t, void *out, size_t k, int32_t v)
 /* LiteRT's QuantizedMeanOrSum: the sum of (x - zp) rescaled by in/out scale with one
 ** MultiplyByQuantizedMultiplier. For the mean, 1/count is folded into the multiplier:
 ** shift by floor(log2(count)) (at most 32 and 31 + shift), divide, subtract the shift. */
-void pl_reduce_rescale(const op_data *d, const int32_t *sum, void *out)
+void pl_reduce_rescale_params_of(const op_data *d, pl_reduce_rescale_params *r)
 {
     int32_t multiplier = d->multiplier, shift = d->shift;
     int64_t n = d->p.reduced;
@@ -138,16 +138,26 @@ void pl_reduce_rescale(const op_data *d, const int32_t *sum, void *out)
             up++;
         up = up < 32 ? up : 32;
         up = up < 31 + shift ? up : 31 + shift;
+        up = up > 0 ? up : 0; /* a scale ratio under 2^-31 (the reference shifts by < 0) */
         multiplier = (int32_t)(((int64_t)multiplier * ((int64_t)1 << up)) / n);
         shift -= up;
     }
-    int32_t lo = d->as_uint8 ? 0 : type_min(d->type);
-    int32_t hi = d->as_uint8 ? UINT8_MAX : type_max(d->type);
-    const int64_t zp_n = (int64_t)d->in_zp * n;
+    r->multiplier = multiplier;
+    r->shift = shift;
+    r->zp_n = (int32_t)(uint32_t)((int64_t)d->in_zp * n); /* subtracted wrapping */
+    r->out_zp = d->out_zp;
+    r->lo = d->as_uint8 ? 0 : type_min(d->type);
+    r->hi = d->as_uint8 ? UINT8_MAX : type_max(d->type);
+}
+
+void pl_reduce_rescale(const op_data *d, const int32_t *sum, void *out)
+{
+    pl_reduce_rescale_params r;
+    pl_reduce_rescale_params_of(d, &r);
     for (size_t k = 0; k < d->p.out_count; k++) { /* the rescale inlined: not a call each */
-        int32_t centered = (int32_t)(uint32_t)((int64_t)sum[k] - zp_n);
-        int32_t v = pl_rescale_qm(centered, multiplier, shift) + d->out_zp;
-        v = pl_fx_clamp(v, lo, hi);
+        int32_t centered = (int32_t)((uint32_t)sum[k] - (uint32_t)r.zp_n);
+        int32_t v = pl_rescale_qm(centered, r.multiplier, r.shift) + r.out_zp;
+        v = pl_fx_clamp(v, r.lo, r.hi);
         store(d->type, out, k, d->as_uint8 && v > INT8_MAX ? v - 256 : v);
     }
 }

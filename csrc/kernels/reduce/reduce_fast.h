@@ -53,6 +53,15 @@ bool pl_reduce_as_blocks(const pl_reduce_params *p, pl_reduce_blocks *b);
 /* The quantized output of d (INT8, INT16, UINT8) from its out_count int32 sums. */
 void pl_reduce_rescale(const pl_reduce_op *d, const int32_t *sum, void *out);
 
+/* What pl_reduce_rescale does to each sum: v = pl_rescale_qm(sum - zp_n, multiplier, shift)
+** + out_zp (the subtraction wrapping as int32), clamped to [lo, hi], stored as the output
+** type (LiteRT's int8 SUM: as uint8, as_uint8). */
+typedef struct pl_reduce_rescale_params {
+    int32_t multiplier, shift, zp_n, out_zp, lo, hi;
+} pl_reduce_rescale_params;
+
+void pl_reduce_rescale_params_of(const pl_reduce_op *d, pl_reduce_rescale_params *r);
+
 const pl_registration *pl_reduce_mean_registration(void);
 const pl_registration *pl_reduce_sum_registration(void);
 const pl_registration *pl_reduce_max_registration(void);
