@@ -234,15 +234,17 @@ pl_status pl_fast_fully_connected_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_fully_connected_hybrid_invoke(ctx, node, fp);
     if (d->type == PL_INT16)
         return pl_fast_fully_connected16_invoke(ctx, node, fp);
-    pl_convq_views v;
-    PL_TRY(pl_convq_views_get(ctx, node, &v));
-    pl_fast_use_fold(ctx, node, &v.bias);
+    pl_tensor bias; /* the filter is packed; the bias may be a fold's values */
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
+    pl_fast_use_fold(ctx, node, &bias);
+    const void *in = pl_fast_data(ctx, pl_node_input(node, 0));
+    void *out = pl_fast_data(ctx, pl_node_output(node, 0));
     pl_isa isa = pl_fast_isa_of(node);
     if (fp->f32) {
-        fc_job j = {fp, d, isa, d->p.batches, 0, v.in.data, v.bias.data, v.out.data};
+        fc_job j = {fp, d, isa, d->p.batches, 0, in, bias.data, out};
         run_blocks(node, &j);
     } else {
-        invoke_s8(node, fp, d, isa, v.in.data, v.bias.data, v.out.data);
+        invoke_s8(node, fp, d, isa, in, bias.data, out);
     }
     return PL_OK;
 }

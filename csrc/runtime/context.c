@@ -225,6 +225,21 @@ static int32_t reader_count(pl_context *ctx, int32_t index)
     }
     return readers;
 }
+
+static void *tensor_data(pl_context *ctx, int32_t index)
+{
+    pl_interp *it = interp_of(ctx);
+    if (it->phase != PL_PHASE_INVOKE || index < 0 || (uint32_t)index >= it->tensor_count)
+        return NULL;
+    const pl_eval_record *r = &it->tensors[index];
+    if (r->loc == PL_LOC_ARENA)
+        return pl_arena_base(it->arena) + r->data;
+    if (r->loc == PL_LOC_MODEL) /* kernels never write constants */
+        return (void *)(uintptr_t)(it->model.buf + r->data);
+    if (r->loc == PL_LOC_RESOURCE) /* the id; kernels only read it */
+        return (void *)(uintptr_t)&r->data;
+    return NULL;
+}
 #endif
 
 static void fill(pl_interp *it, pl_context *ctx)
@@ -242,6 +257,7 @@ static void fill(pl_interp *it, pl_context *ctx)
     ctx->shape_signature = shape_signature;
 #ifdef PL_FAST_HOOKS
     ctx->reader_count = reader_count;
+    ctx->tensor_data = tensor_data;
 #endif
     ctx->loop_budget = it->opt.loop_budget;
     ctx->subgraph_count = pl_interp_subgraph_count(it);

@@ -196,6 +196,11 @@ struct pl_context {
     ** a folded DEQUANTIZE) may then skip writing it. Invoke (-1 before the memory plan, as
     ** during prepare); NULL: unknown (a build without the host fast paths). */
     int32_t (*reader_count)(pl_context *ctx, int32_t index);
+    /* Tensor index's bytes as get_eval gives them in .data, without the rest of the view
+    ** (what a prepared node's invoke needs of an input or output whose shape it planned):
+    ** NULL for -1, a tensor with no bytes anywhere or one out of range. Invoke; NULL: not
+    ** offered (a build without the host fast paths). */
+    void *(*tensor_data)(pl_context *ctx, int32_t index);
 };
 
 struct pl_registration {
