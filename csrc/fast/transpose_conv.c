@@ -4,7 +4,15 @@
 ** matrix product does the rest. The row holds the filter taps in reverse order (last row and
 ** column first), so the input pixels come in the order the reference adds them (row, column,
 ** channel ascending): float sums are the reference's. A tap no input pixel reaches holds the
-** zero point (int8: contributes 0) or 0.0f. Uint8 and 16x8 keep the portable kernel. */
+** zero point (int8: contributes 0) or 0.0f. Uint8 and 16x8 keep the portable kernel.
+**
+** A float node whose filter is at least its stride on both axes runs one product per stride
+** phase instead: an output point with (oy + pad_h) mod stride_h = ry takes only the filter
+** rows of that residue (and columns alike), so each phase's rows hold those taps alone,
+** still last first (a 3x3 filter at stride 2: 9 taps a point where the gathered rows held
+** 9 for every one of 2.25 reaching it). Only an unreached tap at the border adds 0 * w, as
+** before: a float sum that starts at +0 is never -0, so adding +-0 changes no bit. Output
+** rows are split over the threads. */
 #include <string.h>
 
 #include "fast/fast.h"
@@ -14,6 +22,9 @@
 /* TRANSPOSE_CONV's inputs (schema order). */
 enum { IN_WEIGHTS = 1, IN_INPUT = 2, IN_BIAS = 3 };
 
+/* The stride phases a float node may run by (stride_h x stride_w of them). */
+enum { MAX_PHASES = 16 };
+
 typedef struct tconv_plan {
     int32_t k, kp, n, rows; /* taps x input channels (k padded for int8), outputs, chunk */
     bool f32;
@@ -21,6 +32,13 @@ typedef struct tconv_plan {
     void *packed;
     void *a;
     pl_s8_stage st;
+    /* by phases (float): phase ry * stride_w + rx's taps and packed filter (an offset from
+    ** packed); each worker's rows in the scratch, `chunk` points of at most kmax floats */
+    bool phased;
+    int32_t phase_k[MAX_PHASES];
+    size_t phase_at[MAX_PHASES];
+    int32_t kmax, chunk;
+    size_t a_stride;
 } tconv_plan;
 
 /* Where the input pixel reaching output coordinate o through filter tap t lies along one
@@ -76,6 +94,87 @@ static void reverse_taps(const uint8_t *f, const int32_t *f_dims, size_t elem, u
             memcpy(out + (o * taps + (taps - 1 - t)) * run, f + (o * taps + t) * run, run);
 }
 
+/* Filter taps of residue r (mod stride) along an axis of `size` taps. */
+static int32_t phase_taps(int32_t size, int32_t stride, int32_t r)
+{
+    return r < size ? (size - 1 - r) / stride + 1 : 0;
+}
+
+/* The first tap (counting down from the last) of residue r along an axis. */
+static int32_t last_tap(int32_t size, int32_t stride, int32_t r)
+{
+    return r + (phase_taps(size, stride, r) - 1) * stride;
+}
+
+/* Phase (ry, rx)'s filter [out][taps of ry, last first][taps of rx, last first][in] into w. */
+static void phase_filter(const float *f, const int32_t *f_dims, int32_t sh, int32_t sw,
+                         int32_t ry, int32_t rx, float *w)
+{
+    const size_t c = (size_t)f_dims[3];
+    for (int32_t o = 0; o < f_dims[0]; o++)
+        for (int32_t fy = last_tap(f_dims[1], sh, ry); fy >= 0; fy -= sh)
+            for (int32_t fx = last_tap(f_dims[2], sw, rx); fx >= 0; fx -= sw, w += c)
+                memcpy(w, f + (((size_t)o * (size_t)f_dims[1] + (size_t)fy) *
+                                   (size_t)f_dims[2] + (size_t)fx) * c,
+                       c * sizeof(float));
+}
+
+/* Sets up the phases of a float plan whose filter is at least its stride on both axes (else
+** false: the gathered rows): each phase's filter packed after `at` in block (NULL: sizes
+** only), its bytes added to *bytes. */
+static bool plan_phases(const pl_transpose_conv_params *p, const int32_t *f_dims,
+                        const float *f, const pl_gemm_f32 *gf, uint8_t *block, float *w,
+                        tconv_plan *tp, size_t *bytes)
+{
+    const int32_t sh = p->stride_h, sw = p->stride_w;
+    if (sh < 1 || sw < 1 || sh * sw > MAX_PHASES || f_dims[1] < sh || f_dims[2] < sw)
+        return false;
+    tp->kmax = 0;
+    for (int32_t ry = 0; ry < sh; ry++)
+        for (int32_t rx = 0; rx < sw; rx++) {
+            const int32_t ph = ry * sw + rx;
+            tp->phase_k[ph] = phase_taps(f_dims[1], sh, ry) * phase_taps(f_dims[2], sw, rx) *
+                              f_dims[3];
+            tp->kmax = tp->phase_k[ph] > tp->kmax ? tp->phase_k[ph] : tp->kmax;
+            tp->phase_at[ph] = *bytes;
+            if (block != NULL) {
+                phase_filter(f, f_dims, sh, sw, ry, rx, w);
+                gf->pack(w, tp->n, tp->phase_k[ph], block + *bytes);
+            }
+            *bytes += pl_fast_align64(gf->packed_bytes(tp->n, tp->phase_k[ph]));
+        }
+    return true;
+}
+
+/* A float plan by phases (plan_phases sized them: `bytes` with the head). */
+static bool plan_phased(const pl_node *node, const pl_transpose_conv_params *p,
+                        const pl_tensor *f, const pl_tensor *out, const pl_gemm_f32 *gf,
+                        tconv_plan *tp, size_t bytes)
+{
+    const float *wf = f->data;
+    for (size_t i = 0; i < (size_t)tp->n * (size_t)tp->k; i++)
+        if (!(wf[i] - wf[i] == 0.0f)) /* inf or NaN: 0 * w at an unreached tap is not 0 */
+            return false;
+    uint8_t *block = pl_fast_block_new(node, bytes + pl_fast_align64(sizeof(float) *
+                                                                     (size_t)tp->n * (size_t)tp->k));
+    if (block == NULL)
+        return false;
+    size_t at = pl_fast_align64(sizeof *tp);
+    tp->phased = true;
+    tp->packed = block;
+    plan_phases(p, f->dims, wf, gf, block, (float *)(block + bytes), tp, &at);
+    const size_t row = (size_t)tp->kmax * sizeof(float);
+    const size_t points = ((size_t)out->dims[2] + (size_t)p->stride_w - 1) / (size_t)p->stride_w;
+    tp->chunk = pl_fast_chunk_rows(row, points);
+    tp->a_stride = pl_fast_align64((size_t)tp->chunk * row);
+    memcpy(block, tp, sizeof *tp);
+    if (!pl_fast_scratch_reserve(node, tp->a_stride * (size_t)pl_fast_threads_of(node)))
+        return false;
+    pl_fast_fold_claim(node, pl_node_input(node, IN_WEIGHTS));
+    pl_fast_fold_claim(node, pl_node_input(node, IN_BIAS)); /* invoke reads it through the fold */
+    return true;
+}
+
 static bool plan(pl_context *ctx, const pl_node *node)
 {
     const pl_transpose_conv_op *d = node->user_data;
@@ -103,6 +202,10 @@ static bool plan(pl_context *ctx, const pl_node *node)
     tp.pad = (uint8_t)(128 - d->p.input_offset);
     size_t elem = tp.f32 ? sizeof(float) : 1;
     size_t points = pl_tensor_count(&out) / (size_t)tp.n;
+    size_t phases = pl_fast_align64(sizeof tp);
+    if (tp.f32 && f.dims[3] > 0 && out.ndims == 4 &&
+        plan_phases(&d->p, f.dims, NULL, gf, NULL, NULL, &tp, &phases))
+        return plan_phased(node, &d->p, &f, &out, gf, &tp, phases);
     tp.rows = pl_fast_chunk_rows((size_t)tp.kp * elem, points);
     int32_t lanes = pl_fast_round_up(tp.n, PL_FAST_LANES);
     size_t packed = tp.f32 ? gf->packed_bytes(tp.n, tp.k) : g8->packed_bytes(tp.n, tp.kp);
@@ -145,6 +248,69 @@ pl_status pl_fast_transpose_conv_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
+/* a mod m, in [0, m) */
+static int32_t residue(int32_t a, int32_t m)
+{
+    return (a % m + m) % m;
+}
+
+typedef struct phase_job {
+    const tconv_plan *tp;
+    const pl_transpose_conv_params *p;
+    pl_gemm_f32_fn *run;
+    const float *in, *bias;
+    float *out;
+    const int32_t *in_dims, *f_dims, *out_dims;
+    uint8_t *scratch;
+} phase_job;
+
+/* Output point (oy, ox)'s taps of phase (ry, rx), last first, into dst. */
+static void gather_phase(const phase_job *j, size_t b, int32_t oy, int32_t ox, int32_t ry,
+                         int32_t rx, float *dst)
+{
+    const pl_transpose_conv_params *p = j->p;
+    const int32_t *in = j->in_dims, *f = j->f_dims;
+    const size_t c = (size_t)f[3];
+    for (int32_t fy = last_tap(f[1], p->stride_h, ry); fy >= 0; fy -= p->stride_h) {
+        const int32_t ny = oy + p->pad_h - fy, iy = ny / p->stride_h; /* ny: a multiple */
+        const bool row = ny >= 0 && iy < in[1];
+        for (int32_t fx = last_tap(f[2], p->stride_w, rx); fx >= 0; fx -= p->stride_w, dst += c) {
+            const int32_t nx = ox + p->pad_w - fx, ix = nx / p->stride_w;
+            if (row && nx >= 0 && ix < in[2])
+                memcpy(dst, j->in + ((b * (size_t)in[1] + (size_t)iy) * (size_t)in[2] +
+                                     (size_t)ix) * c, c * sizeof(float));
+            else
+                memset(dst, 0, c * sizeof(float));
+        }
+    }
+}
+
+/* One output row (task: batch x height): each phase's points of the row, `chunk` at a time,
+** gathered and multiplied, written every stride_w points. */
+static void phase_row(void *arg, int32_t worker, int32_t task)
+{
+    const phase_job *j = arg;
+    const tconv_plan *tp = j->tp;
+    const pl_transpose_conv_params *p = j->p;
+    const int32_t oh = j->out_dims[1], ow = j->out_dims[2], sw = p->stride_w;
+    const size_t b = (size_t)(task / oh);
+    const int32_t oy = task % oh, ry = residue(oy + p->pad_h, p->stride_h);
+    float *a = (float *)(j->scratch + (size_t)worker * tp->a_stride);
+    for (int32_t rx = 0; rx < sw; rx++) {
+        const int32_t ph = ry * sw + rx, k = tp->phase_k[ph];
+        for (int32_t first = residue(rx - p->pad_w, sw); first < ow; first += tp->chunk * sw) {
+            int32_t rows = (ow - first + sw - 1) / sw;
+            rows = rows < tp->chunk ? rows : tp->chunk;
+            for (int32_t r = 0; r < rows; r++)
+                gather_phase(j, b, oy, first + r * sw, ry, rx, a + (size_t)r * (size_t)k);
+            j->run(rows, tp->n, k, a, (size_t)k, (const uint8_t *)tp->packed + tp->phase_at[ph],
+                   j->bias, p->f_act_min, p->f_act_max,
+                   j->out + (((size_t)task * (size_t)ow) + (size_t)first) * (size_t)tp->n,
+                   (size_t)sw * (size_t)tp->n);
+        }
+    }
+}
+
 pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node)
 {
     const tconv_plan *tp = pl_fast_block(node);
@@ -157,6 +323,14 @@ pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(pl_fast_eval_constant(ctx, node, pl_node_input(node, IN_BIAS), &bias));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     pl_isa isa = pl_fast_isa_of(node);
+    if (tp->phased) {
+        phase_job j = {tp, &d->p, pl_gemm_f32_run(pl_gemm_f32_for(isa), d->fused), in.data,
+                       bias.data, out.data, in.dims, f.dims, out.dims, pl_fast_scratch(node)};
+        const size_t points = pl_tensor_count(&out) / (size_t)tp->n;
+        pl_fast_parallel(node, out.dims[0] * out.dims[1], (double)points * tp->n * tp->kmax,
+                         phase_row, &j);
+        return PL_OK;
+    }
     const size_t elem = tp->f32 ? sizeof(float) : 1, row_bytes = (size_t)tp->kp * elem;
     size_t points = pl_tensor_count(&out) / (size_t)tp->n;
     for (size_t first = 0; first < points; first += (size_t)tp->rows) {
