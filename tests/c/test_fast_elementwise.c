@@ -173,8 +173,8 @@ static void random_case(ew_case *c)
     c->act = (int32_t[]){0, 1, 3}[between(0, 2)];
     c->form = between(0, 3) ? (form)between(0, LAST_A) : (form)between(0, FORMS - 1);
     c->type = (pl_type[]){PL_INT8, PL_INT16, PL_FLOAT32}[between(0, 2)];
-    if (c->op == DIV || c->op == SQDIFF) /* float only in the fast path */
-        c->type = PL_FLOAT32;
+    if (c->op == DIV || (c->op == SQDIFF && c->type == PL_INT16)) /* float (SQDIFF: int8 */
+        c->type = PL_FLOAT32;                                       /* too) in the fast path */
     /* TFLite has no broadcasting power-of-two ADD */
     c->pot = c->type == PL_INT16 && (c->op == SUB || (c->op == ADD && c->form == SAME)) &&
              between(0, 9) == 0;
