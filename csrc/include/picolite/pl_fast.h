@@ -28,7 +28,8 @@
 ** type: consecutive elements copied as runs), PAD and PADV2 (any type), TRANSPOSE (any type: rows
 ** or 2-D tiles), GATHER (fixed-size types), RESIZE_NEAREST_NEIGHBOR (any type) and RESIZE_BILINEAR
 ** (float32 unfused, uint8, int8, int16) of a constant size in one-subgraph models, MEAN (float32,
-** int8, int16, uint8; adjacent axes); any other case runs the portable kernel. A DEQUANTIZE of a
+** int8, int16, uint8; adjacent axes), SQUARED_DIFFERENCE (float32; int8: a table of every input
+** pair); any other case runs the portable kernel. A DEQUANTIZE of a
 ** constant (float16 or int8 weights, one-subgraph models) is computed once at prepare into host
 ** memory by the portable kernel: the fast paths after it see its output as a constant (they pack
 ** it), and its invoke copies the values.
