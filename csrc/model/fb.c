@@ -175,55 +175,10 @@ pl_status pl_fb_check_table_elem(pl_fb fb, pl_vec v, uint32_t i, pl_table *out, 
     return pl_fb_check_table(fb, at + rel, out, err);
 }
 
-pl_table pl_fb_table(pl_fb fb, uint32_t pos)
-{
-    uint32_t vt = pos - pl_le32(fb.buf + pos); /* soffset, modulo 2^32 */
-    return (pl_table){fb.buf, fb.size, pos, vt, pl_le16(fb.buf + vt)};
-}
-
-pl_table pl_fb_table_elem(pl_fb fb, pl_vec v, uint32_t i)
-{
-    uint32_t at = (uint32_t)(v.p - fb.buf) + 4u * i;
-    return pl_fb_table(fb, at + pl_le32(v.p + 4u * i));
-}
-
-pl_table pl_fb_subtable(const pl_table *t, uint32_t field)
-{
-    uint32_t off = pl_table_field(t, field);
-    if (off == 0)
-        return (pl_table){NULL, 0, 0, 0, 0};
-    uint32_t at = t->pos + off;
-    return pl_fb_table((pl_fb){t->buf, t->size}, at + pl_le32(t->buf + at));
-}
-
-pl_vec pl_fb_vec(const pl_table *t, uint32_t field)
-{
-    uint32_t off = pl_table_field(t, field);
-    if (off == 0)
-        return (pl_vec){NULL, 0};
-    uint32_t at = t->pos + off;
-    uint32_t vp = at + pl_le32(t->buf + at);
-    return (pl_vec){t->buf + vp + 4u, pl_le32(t->buf + vp)};
-}
-
-pl_bytes pl_fb_str(const pl_table *t, uint32_t field)
-{
-    pl_vec v = pl_fb_vec(t, field);
-    return (pl_bytes){v.p, v.n};
-}
-
-uint32_t pl_fb_u32(const pl_table *t, uint32_t field, uint32_t dflt)
-{
-    return (uint32_t)pl_table_i32(t, field, (int32_t)dflt);
-}
-
-uint64_t pl_fb_u64(const pl_table *t, uint32_t field, uint64_t dflt)
-{
-    uint32_t off = pl_table_field(t, field);
-    if (off == 0 || (uint64_t)t->pos + off + 8u > t->size)
-        return dflt;
-    return pl_le64(t->buf + t->pos + off);
-}
+#if !PL_FB_READERS_INLINE /* 32-bit devices: one copy of each plain reader */
+#define PL_FB_READER
+#include "model/fb_readers.h"
+#endif
 
 /* Option tables are read by kernels with fields the verifier may not know, so this reader
 ** checks everything itself and degrades to an empty vector. */

@@ -39,7 +39,15 @@ pl_status pl_fb_check_table_elem(pl_fb fb, pl_vec v, uint32_t i, pl_table *out, 
 /* Bytes of the table's inline part (from its vtable). */
 uint32_t pl_fb_table_bytes(const pl_table *t);
 
-/* Plain readers (accessor side): only on verified objects. */
+/* Plain readers (accessor side): only on verified objects. Inline on 64-bit hosts, one
+** out-of-line copy on 32-bit devices (fb_readers.h). */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define PL_FB_READERS_INLINE 1
+#define PL_FB_READER static inline
+#include "model/fb_readers.h"
+#undef PL_FB_READER
+#else
+#define PL_FB_READERS_INLINE 0
 pl_table pl_fb_table(pl_fb fb, uint32_t pos);
 pl_table pl_fb_table_elem(pl_fb fb, pl_vec v, uint32_t i);
 pl_table pl_fb_subtable(const pl_table *t, uint32_t field);
@@ -47,5 +55,6 @@ pl_vec pl_fb_vec(const pl_table *t, uint32_t field);
 pl_bytes pl_fb_str(const pl_table *t, uint32_t field);
 uint32_t pl_fb_u32(const pl_table *t, uint32_t field, uint32_t dflt);
 uint64_t pl_fb_u64(const pl_table *t, uint32_t field, uint64_t dflt);
+#endif
 
 #endif
