@@ -197,8 +197,10 @@ static void mean_rescale_s8_equals_portable(void)
         int32_t sum[N];
         int8_t want[N], got[N];
         for (size_t k = 0; k < n; k++)
-            sum[k] = between(0, 3) == 0 ? (int32_t)rnd()
-                   : (int32_t)(d.in_zp * d.p.reduced) + between(-3000, 3000);
+            sum[k] = (int32_t)(between(0, 3) == 0 /* near zp * count, wrapped as int32 */
+                                   ? rnd()
+                                   : (uint32_t)((int64_t)d.in_zp * d.p.reduced) +
+                                         (uint32_t)between(-3000, 3000));
         pl_reduce_rescale(&d, sum, want);
         pl_reduce_rescale_params rp;
         pl_reduce_rescale_params_of(&d, &rp);
