@@ -8,7 +8,6 @@
 
 #include "fast/gemm.h"
 #include "fast/hybrid.h"
-#include "kernels/conv/convq_views_fast.h"
 #include "kernels/conv/fully_connected_fast.h"
 
 typedef struct fc_hybrid_plan {
@@ -99,16 +98,17 @@ pl_status pl_fast_fully_connected_hybrid_invoke(pl_context *ctx, pl_node *node,
     fc_hybrid_plan here = *(const fc_hybrid_plan *)block;
     carve_scratch(p, pl_fast_scratch(node), &here);
     const fc_hybrid_plan *fp = &here;
-    pl_convq_views v;
-    PL_TRY(pl_convq_views_get(ctx, node, &v));
+    pl_tensor bias; /* the filter is packed */
+    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 2), &bias));
     const size_t depth = (size_t)p->depth, units = (size_t)p->units;
-    const float *in = v.in.data;
+    const float *in = pl_fast_data(ctx, pl_node_input(node, 0));
+    float *out = pl_fast_data(ctx, pl_node_output(node, 0));
     if (pl_hybrid_all_zero(in, (size_t)p->batches * depth))
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_gemm_s8 *g8 = pl_gemm_s8_for(pl_fast_isa_of(node));
     const pl_hybrid_kernels *k = pl_hybrid_for(pl_fast_isa_of(node));
     pl_hybrid_out o = {fp->weight_sum, fp->scale, 0.0f, 0, false,
-                       v.bias.data != NULL ? v.bias.data : fp->zeros, p->f_act_min,
+                       bias.data != NULL ? bias.data : fp->zeros, p->f_act_min,
                        p->f_act_max};
     for (int32_t b0 = 0; b0 < p->batches; b0 += fp->rows) {
         int32_t rows = p->batches - b0 < fp->rows ? p->batches - b0 : fp->rows;
@@ -121,7 +121,7 @@ pl_status pl_fast_fully_connected_hybrid_invoke(pl_context *ctx, pl_node *node,
             o.row_scale = fp->row_scale[r];
             o.zp = fp->zp[r];
             k->output(&o, fp->sums + (size_t)r * units, p->units,
-                      (float *)v.out.data + (size_t)(b0 + r) * units);
+                      out + (size_t)(b0 + r) * units);
         }
     }
     return PL_OK;
