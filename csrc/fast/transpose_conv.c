@@ -6,15 +6,17 @@
 ** channel ascending): float sums are the reference's. A tap no input pixel reaches holds the
 ** zero point (int8: contributes 0) or 0.0f. Uint8 and 16x8 keep the portable kernel.
 **
-** A float node whose filter is at least its stride on both axes runs one product per stride
+** A node whose filter is at least its stride on both axes runs one product per stride
 ** phase instead: an output point with (oy + pad_h) mod stride_h = ry takes only the filter
 ** rows of that residue (and columns alike), so each phase's rows hold those taps alone,
 ** still last first (a 3x3 filter at stride 2: 9 taps a point where the gathered rows held
 ** 9 for every one of 2.25 reaching it). Only an unreached tap at the border adds 0 * w, as
-** before: a float sum that starts at +0 is never -0, so adding +-0 changes no bit. Output
-** rows are split over the threads. */
+** before (float: a sum that starts at +0 is never -0, so adding +-0 changes no bit; int8:
+** the zero point, with each phase's own output stage, whose weight sums are the phase's).
+** Output rows are split over the threads. */
 #include <string.h>
 
+#include "fast/conv_gather.h"
 #include "fast/fast.h"
 #include "fast/gemm.h"
 #include "kernels/conv/transpose_conv_fast.h"
@@ -22,7 +24,7 @@
 /* TRANSPOSE_CONV's inputs (schema order). */
 enum { IN_WEIGHTS = 1, IN_INPUT = 2, IN_BIAS = 3 };
 
-/* The stride phases a float node may run by (stride_h x stride_w of them). */
+/* The stride phases a node may run by (stride_h x stride_w of them). */
 enum { MAX_PHASES = 16 };
 
 typedef struct tconv_plan {
@@ -32,11 +34,13 @@ typedef struct tconv_plan {
     void *packed;
     void *a;
     pl_s8_stage st;
-    /* by phases (float): phase ry * stride_w + rx's taps and packed filter (an offset from
-    ** packed); each worker's rows in the scratch, `chunk` points of at most kmax floats */
+    /* by phases: phase ry * stride_w + rx's taps (int8: padded to phase_kp), packed filter
+    ** (an offset from packed) and int8 output stage; each worker's rows in the scratch,
+    ** `chunk` points of at most kmax values */
     bool phased;
-    int32_t phase_k[MAX_PHASES];
+    int32_t phase_k[MAX_PHASES], phase_kp[MAX_PHASES];
     size_t phase_at[MAX_PHASES];
+    pl_s8_stage phase_st[MAX_PHASES];
     int32_t kmax, chunk;
     size_t a_stride;
 } tconv_plan;
@@ -106,64 +110,96 @@ static int32_t last_tap(int32_t size, int32_t stride, int32_t r)
     return r + (phase_taps(size, stride, r) - 1) * stride;
 }
 
-/* Phase (ry, rx)'s filter [out][taps of ry, last first][taps of rx, last first][in] into w. */
-static void phase_filter(const float *f, const int32_t *f_dims, int32_t sh, int32_t sw,
-                         int32_t ry, int32_t rx, float *w)
+/* Phase (ry, rx)'s filter [out][taps of ry, last first][taps of rx, last first][in] of
+** elem-byte values into w. */
+static void phase_filter(const uint8_t *f, const int32_t *f_dims, size_t elem, int32_t sh,
+                         int32_t sw, int32_t ry, int32_t rx, uint8_t *w)
 {
-    const size_t c = (size_t)f_dims[3];
+    const size_t run = (size_t)f_dims[3] * elem;
     for (int32_t o = 0; o < f_dims[0]; o++)
         for (int32_t fy = last_tap(f_dims[1], sh, ry); fy >= 0; fy -= sh)
-            for (int32_t fx = last_tap(f_dims[2], sw, rx); fx >= 0; fx -= sw, w += c)
+            for (int32_t fx = last_tap(f_dims[2], sw, rx); fx >= 0; fx -= sw, w += run)
                 memcpy(w, f + (((size_t)o * (size_t)f_dims[1] + (size_t)fy) *
-                                   (size_t)f_dims[2] + (size_t)fx) * c,
-                       c * sizeof(float));
+                                   (size_t)f_dims[2] + (size_t)fx) * run,
+                       run);
 }
 
-/* Sets up the phases of a float plan whose filter is at least its stride on both axes (else
-** false: the gathered rows): each phase's filter packed after `at` in block (NULL: sizes
-** only), its bytes added to *bytes. */
+/* The int32 stage arrays each int8 phase keeps, for n output channels. */
+static size_t stage_bytes(int32_t n)
+{
+    return pl_fast_align64(sizeof(int32_t) * PL_S8_STAGE_ARRAYS *
+                           (size_t)pl_fast_round_up(n, PL_FAST_LANES));
+}
+
+/* Sets up the phases of a plan whose filter is at least its stride on both axes (else false:
+** the gathered rows): each phase's filter packed after `*bytes` in block (int8: then its
+** stage's arrays), block NULL: sizes only. w: room for a phase's filter. q: int8's rescale. */
 static bool plan_phases(const pl_transpose_conv_params *p, const int32_t *f_dims,
-                        const float *f, const pl_gemm_f32 *gf, uint8_t *block, float *w,
-                        tconv_plan *tp, size_t *bytes)
+                        const void *f, const pl_gemm_f32 *gf, const pl_gemm_s8 *g8,
+                        const pl_s8_requant *q, const int32_t *bias, uint8_t *block,
+                        uint8_t *w, tconv_plan *tp, size_t *bytes)
 {
     const int32_t sh = p->stride_h, sw = p->stride_w;
+    const size_t elem = tp->f32 ? sizeof(float) : 1;
     if (sh < 1 || sw < 1 || sh * sw > MAX_PHASES || f_dims[1] < sh || f_dims[2] < sw)
         return false;
     tp->kmax = 0;
     for (int32_t ry = 0; ry < sh; ry++)
         for (int32_t rx = 0; rx < sw; rx++) {
             const int32_t ph = ry * sw + rx;
-            tp->phase_k[ph] = phase_taps(f_dims[1], sh, ry) * phase_taps(f_dims[2], sw, rx) *
+            const int32_t k = phase_taps(f_dims[1], sh, ry) * phase_taps(f_dims[2], sw, rx) *
                               f_dims[3];
-            tp->kmax = tp->phase_k[ph] > tp->kmax ? tp->phase_k[ph] : tp->kmax;
+            const int32_t kp = tp->f32 ? k : pl_fast_round_up(k, 4);
+            tp->phase_k[ph] = k;
+            tp->phase_kp[ph] = kp;
+            tp->kmax = kp > tp->kmax ? kp : tp->kmax;
             tp->phase_at[ph] = *bytes;
+            const size_t packed = tp->f32 ? gf->packed_bytes(tp->n, k) : g8->packed_bytes(tp->n, kp);
             if (block != NULL) {
-                phase_filter(f, f_dims, sh, sw, ry, rx, w);
-                gf->pack(w, tp->n, tp->phase_k[ph], block + *bytes);
+                phase_filter(f, f_dims, elem, sh, sw, ry, rx, w);
+                if (tp->f32) {
+                    gf->pack((const float *)(const void *)w, tp->n, k, block + *bytes);
+                } else {
+                    g8->pack((const int8_t *)w, tp->n, k, kp, block + *bytes);
+                    int32_t *arrays = (int32_t *)(block + *bytes + pl_fast_align64(packed));
+                    if (!pl_fast_s8_stage_init(q, (const int8_t *)w, tp->n, k, bias, arrays,
+                                               pl_fast_round_up(tp->n, PL_FAST_LANES),
+                                               &tp->phase_st[ph]))
+                        return false;
+                }
             }
-            *bytes += pl_fast_align64(gf->packed_bytes(tp->n, tp->phase_k[ph]));
+            *bytes += pl_fast_align64(packed) + (tp->f32 ? 0 : stage_bytes(tp->n));
         }
     return true;
 }
 
-/* A float plan by phases (plan_phases sized them: `bytes` with the head). */
-static bool plan_phased(const pl_node *node, const pl_transpose_conv_params *p,
-                        const pl_tensor *f, const pl_tensor *out, const pl_gemm_f32 *gf,
-                        tconv_plan *tp, size_t bytes)
+/* A plan by phases (plan_phases sized them: `bytes` with the head). */
+static bool plan_phased(const pl_node *node, const pl_transpose_conv_op *d,
+                        const pl_tensor *f, const pl_tensor *bias, const pl_tensor *out,
+                        const pl_gemm_f32 *gf, const pl_gemm_s8 *g8, tconv_plan *tp,
+                        size_t bytes)
 {
-    const float *wf = f->data;
-    for (size_t i = 0; i < (size_t)tp->n * (size_t)tp->k; i++)
-        if (!(wf[i] - wf[i] == 0.0f)) /* inf or NaN: 0 * w at an unreached tap is not 0 */
-            return false;
-    uint8_t *block = pl_fast_block_new(node, bytes + pl_fast_align64(sizeof(float) *
-                                                                     (size_t)tp->n * (size_t)tp->k));
+    const pl_transpose_conv_params *p = &d->p;
+    const size_t elem = tp->f32 ? sizeof(float) : 1;
+    if (tp->f32) {
+        const float *wf = f->data;
+        for (size_t i = 0; i < (size_t)tp->n * (size_t)tp->k; i++)
+            if (!(wf[i] - wf[i] == 0.0f)) /* inf or NaN: 0 * w at an unreached tap is not 0 */
+                return false;
+    }
+    uint8_t *block = pl_fast_block_new(node, bytes + pl_fast_align64(elem * (size_t)tp->n *
+                                                                     (size_t)tp->k));
     if (block == NULL)
         return false;
     size_t at = pl_fast_align64(sizeof *tp);
     tp->phased = true;
     tp->packed = block;
-    plan_phases(p, f->dims, wf, gf, block, (float *)(block + bytes), tp, &at);
-    const size_t row = (size_t)tp->kmax * sizeof(float);
+    const pl_s8_requant q = {p->input_offset, p->multiplier, p->shift, p->output_offset,
+                             p->act_min, p->act_max};
+    if (!plan_phases(p, f->dims, f->data, gf, g8, &q, tp->f32 ? NULL : bias->data, block,
+                     block + bytes, tp, &at))
+        return false;
+    const size_t row = (size_t)tp->kmax * elem;
     const size_t points = ((size_t)out->dims[2] + (size_t)p->stride_w - 1) / (size_t)p->stride_w;
     tp->chunk = pl_fast_chunk_rows(row, points);
     tp->a_stride = pl_fast_align64((size_t)tp->chunk * row);
@@ -203,9 +239,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t elem = tp.f32 ? sizeof(float) : 1;
     size_t points = pl_tensor_count(&out) / (size_t)tp.n;
     size_t phases = pl_fast_align64(sizeof tp);
-    if (tp.f32 && f.dims[3] > 0 && out.ndims == 4 &&
-        plan_phases(&d->p, f.dims, NULL, gf, NULL, NULL, &tp, &phases))
-        return plan_phased(node, &d->p, &f, &out, gf, &tp, phases);
+    if (f.dims[3] > 0 && out.ndims == 4 &&
+        plan_phases(&d->p, f.dims, NULL, gf, g8, NULL, NULL, NULL, NULL, &tp, &phases))
+        return plan_phased(node, d, &f, &bias, &out, gf, g8, &tp, phases);
     tp.rows = pl_fast_chunk_rows((size_t)tp.kp * elem, points);
     int32_t lanes = pl_fast_round_up(tp.n, PL_FAST_LANES);
     size_t packed = tp.f32 ? gf->packed_bytes(tp.n, tp.k) : g8->packed_bytes(tp.n, tp.kp);
@@ -257,32 +293,43 @@ static int32_t residue(int32_t a, int32_t m)
 typedef struct phase_job {
     const tconv_plan *tp;
     const pl_transpose_conv_params *p;
-    pl_gemm_f32_fn *run;
-    const float *in, *bias;
-    float *out;
+    pl_gemm_f32_fn *run;    /* float */
+    const pl_gemm_s8 *g8;   /* int8 */
+    const uint8_t *in;
+    const float *bias;      /* float */
+    uint8_t *out;
     const int32_t *in_dims, *f_dims, *out_dims;
     uint8_t *scratch;
 } phase_job;
 
-/* Output point (oy, ox)'s taps of phase (ry, rx), last first, into dst. */
+/* Output point (oy, ox)'s taps of phase (ry, rx), last first, into dst: float values, or
+** int8 ones + 128 (the zero point's where no input pixel reaches, zeros up to kp). */
 static void gather_phase(const phase_job *j, size_t b, int32_t oy, int32_t ox, int32_t ry,
-                         int32_t rx, float *dst)
+                         int32_t rx, int32_t k, int32_t kp, uint8_t *dst)
 {
+    const tconv_plan *tp = j->tp;
     const pl_transpose_conv_params *p = j->p;
     const int32_t *in = j->in_dims, *f = j->f_dims;
-    const size_t c = (size_t)f[3];
+    const size_t c = (size_t)f[3], elem = tp->f32 ? sizeof(float) : 1, run = c * elem;
     for (int32_t fy = last_tap(f[1], p->stride_h, ry); fy >= 0; fy -= p->stride_h) {
         const int32_t ny = oy + p->pad_h - fy, iy = ny / p->stride_h; /* ny: a multiple */
         const bool row = ny >= 0 && iy < in[1];
-        for (int32_t fx = last_tap(f[2], p->stride_w, rx); fx >= 0; fx -= p->stride_w, dst += c) {
+        for (int32_t fx = last_tap(f[2], p->stride_w, rx); fx >= 0; fx -= p->stride_w, dst += run) {
             const int32_t nx = ox + p->pad_w - fx, ix = nx / p->stride_w;
-            if (row && nx >= 0 && ix < in[2])
-                memcpy(dst, j->in + ((b * (size_t)in[1] + (size_t)iy) * (size_t)in[2] +
-                                     (size_t)ix) * c, c * sizeof(float));
+            if (!(row && nx >= 0 && ix < in[2])) {
+                memset(dst, tp->f32 ? 0 : tp->pad, run);
+                continue;
+            }
+            const uint8_t *src = j->in + ((b * (size_t)in[1] + (size_t)iy) * (size_t)in[2] +
+                                          (size_t)ix) * run;
+            if (tp->f32)
+                memcpy(dst, src, run);
             else
-                memset(dst, 0, c * sizeof(float));
+                pl_fast_copy_flipped(dst, (const int8_t *)src, c);
         }
     }
+    if (!tp->f32)
+        memset(dst, 0, (size_t)(kp - k));
 }
 
 /* One output row (task: batch x height): each phase's points of the row, `chunk` at a time,
@@ -293,20 +340,26 @@ static void phase_row(void *arg, int32_t worker, int32_t task)
     const tconv_plan *tp = j->tp;
     const pl_transpose_conv_params *p = j->p;
     const int32_t oh = j->out_dims[1], ow = j->out_dims[2], sw = p->stride_w;
-    const size_t b = (size_t)(task / oh);
+    const size_t b = (size_t)(task / oh), elem = tp->f32 ? sizeof(float) : 1;
     const int32_t oy = task % oh, ry = residue(oy + p->pad_h, p->stride_h);
-    float *a = (float *)(j->scratch + (size_t)worker * tp->a_stride);
+    uint8_t *a = j->scratch + (size_t)worker * tp->a_stride;
     for (int32_t rx = 0; rx < sw; rx++) {
-        const int32_t ph = ry * sw + rx, k = tp->phase_k[ph];
+        const int32_t ph = ry * sw + rx, k = tp->phase_k[ph], kp = tp->phase_kp[ph];
+        const uint8_t *packed = (const uint8_t *)tp->packed + tp->phase_at[ph];
         for (int32_t first = residue(rx - p->pad_w, sw); first < ow; first += tp->chunk * sw) {
             int32_t rows = (ow - first + sw - 1) / sw;
             rows = rows < tp->chunk ? rows : tp->chunk;
             for (int32_t r = 0; r < rows; r++)
-                gather_phase(j, b, oy, first + r * sw, ry, rx, a + (size_t)r * (size_t)k);
-            j->run(rows, tp->n, k, a, (size_t)k, (const uint8_t *)tp->packed + tp->phase_at[ph],
-                   j->bias, p->f_act_min, p->f_act_max,
-                   j->out + (((size_t)task * (size_t)ow) + (size_t)first) * (size_t)tp->n,
-                   (size_t)sw * (size_t)tp->n);
+                gather_phase(j, b, oy, first + r * sw, ry, rx, k, kp,
+                             a + (size_t)r * (size_t)kp * elem);
+            const size_t o = ((size_t)task * (size_t)ow + (size_t)first) * (size_t)tp->n;
+            if (tp->f32)
+                j->run(rows, tp->n, k, (const float *)(const void *)a, (size_t)k,
+                       packed, j->bias, p->f_act_min, p->f_act_max,
+                       (float *)(void *)j->out + o, (size_t)sw * (size_t)tp->n);
+            else
+                j->g8->run(rows, tp->n, kp, a, (size_t)kp, packed, &tp->phase_st[ph],
+                           (int8_t *)j->out + o, NULL, (size_t)sw * (size_t)tp->n);
         }
     }
 }
@@ -324,8 +377,10 @@ pl_status pl_fast_transpose_conv_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     pl_isa isa = pl_fast_isa_of(node);
     if (tp->phased) {
-        phase_job j = {tp, &d->p, pl_gemm_f32_run(pl_gemm_f32_for(isa), d->fused), in.data,
-                       bias.data, out.data, in.dims, f.dims, out.dims, pl_fast_scratch(node)};
+        phase_job j = {tp, &d->p, tp->f32 ? pl_gemm_f32_run(pl_gemm_f32_for(isa), d->fused)
+                                          : NULL,
+                       pl_gemm_s8_for(isa), in.data, bias.data, out.data, in.dims, f.dims,
+                       out.dims, pl_fast_scratch(node)};
         const size_t points = pl_tensor_count(&out) / (size_t)tp->n;
         pl_fast_parallel(node, out.dims[0] * out.dims[1], (double)points * tp->n * tp->kmax,
                          phase_row, &j);

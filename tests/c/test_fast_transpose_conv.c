@@ -144,18 +144,10 @@ static void transpose_conv_fast_paths_equal_portable(void)
     fast_equals_portable(&portable, "transpose conv", 300, 300, one_case);
 }
 
-/* Float cases on 3 threads: the phased product splits its output rows over them. */
-static bool one_float_case(pl_fast_resolver *r)
-{
-    tc_case c;
-    random_case(&c);
-    c.f32 = true;
-    return case_matches(r, &c);
-}
-
+/* The cases on 3 threads: the phased product splits its output rows over them. */
 static void transpose_conv_threads_equal_portable(void)
 {
-    fast_threads_equal_portable(&portable, "transpose conv", 200, 20, one_float_case);
+    fast_threads_equal_portable(&portable, "transpose conv", 200, 20, one_case);
 }
 
 /* float cases of a fused target: VFMADD/FMLA where the instruction set has FMA */
