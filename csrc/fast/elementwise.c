@@ -536,7 +536,8 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
     /* every node is prepared now: a small node's table only while the model's host data
     ** stay small (its cost, loading the table cold, is the portable arithmetic's gain) */
     const bool pairs = pl->pairs != NULL &&
-                       (pl->count >= PAIRS_MIN ||
+                       (pl->op == PL_EW_SQDIFF /* the table is its only fast form */ ||
+                        pl->count >= PAIRS_MIN ||
                         pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
     if (pl->table != NULL) { /* int8 by x: each output byte x's alone */
         pl_fast_lut8_table(node, pl->table, pl->by_x == 1 ? a.data : b.data, o.data, pl->count);

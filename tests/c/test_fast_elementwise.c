@@ -364,10 +364,46 @@ static void int8_every_pair_equals_portable(void)
     }
 }
 
+/* int8 SQUARED_DIFFERENCE in a model whose host data are large (a transformer's packed
+** weights: the other int8 nodes then compute instead of looking pairs up): the table is its
+** only fast form, so it still looks its bytes up (a keyword transformer's LayerNorm once
+** computed them as an ADD of no scales). */
+static void sqdiff_s8_in_a_large_model_equals_portable(void)
+{
+    const uint64_t cases = rng_state;
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        rng_state = cases;
+        int failures = 0, fast = 0;
+        for (int n = 0; n < 300; n++) {
+            pl_fast_resolver r;
+            CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
+            r.host_bytes = 1 << 20; /* as if a large model's blocks were held */
+            ew_case c;
+            do
+                random_case(&c);
+            while (c.op != SQDIFF || c.type != PL_INT8 || c.form == OTHER);
+            const pl_registration *reg = r.resolver.find(&r, c.op, NULL, 0, 1);
+            CHECK_EQ(run_case(&c, portable_find(NULL, c.op, NULL, 0, 1), 0), PL_OK);
+            CHECK_EQ(run_case(&c, reg, 1), PL_OK);
+            fast += r.host_bytes > (1 << 20) + r.capacity * sizeof(pl_fast_slot);
+            failures += memcmp(data(c.type, 2, 0), data(c.type, 2, 1),
+                               count(c.out_nd, c.out_dims)) != 0;
+            pl_fast_resolver_release(&r);
+        }
+        printf("  %s: int8 SQUARED_DIFFERENCE in a large model, %d fast of 300\n",
+               pl_fast_isa_name((pl_isa)isa), fast);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast, 300);
+    }
+}
+
 int main(void)
 {
     RUN(elementwise_fast_paths_equal_portable);
     RUN(elementwise_threads_equal_portable);
     RUN(int8_every_pair_equals_portable);
+    RUN(sqdiff_s8_in_a_large_model_equals_portable);
     return HARNESS_END();
 }
