@@ -757,9 +757,13 @@ static pl_status prepare_quant(pl_context *ctx, const pl_node *node, const pl_ls
     float hidden_scale = 1.0f;
     PL_TRY(hidden_quant(ctx, node, &hidden_scale, &p->hidden_zp));
     PL_TRY(cell_scale_log2(ctx, scale_of(t->cell_state), &p->cell_scale_log2));
+    /* below 2^-15 LiteRT's tanh of the cell (integer bits 15 + scale < 0) writes nothing: its
+    ** output would be whatever its scratch held; TFLM's arithmetic (the tflm targets) has none */
     if (p->cell_scale_log2 < -15 || p->cell_scale_log2 > -9)
         return ctx->fail(ctx, PL_ERR_UNSUPPORTED, "UNIDIRECTIONAL_SEQUENCE_LSTM: cell state "
-                         "scale 2^%d is outside 2^-15 .. 2^-9", p->cell_scale_log2);
+                         "scale 2^%d is outside 2^-15 .. 2^-9 (LiteRT's int8 arithmetic "
+                         "leaves the cell's tanh unwritten there; the tflm targets run it)",
+                         p->cell_scale_log2);
     float cell_scale = scale_of(t->cell_state), state_scale = scale_of(t->out_state);
     p->q_cell_clip = p->cell_clip > 0.0f
         ? (int16_t)pl_fx_clamp_f32(p->cell_clip / cell_scale, -32768.0f, 32767.0f) : 0;
