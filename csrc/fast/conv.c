@@ -494,11 +494,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
             cp.rows = out.dims[1];
     }
     if (cp.f32) {
-        const float *w = f.data;
-        for (size_t i = 0; i < (size_t)cp.n * (size_t)cp.k; i++)
-            if (!(w[i] - w[i] == 0.0f)) /* inf or NaN: 0 * w at a padded tap is not 0 */
-                return false;
-        gf->pack(w, cp.n, cp.k, cp.packed);
+        if (!pl_fast_all_finite(f.data, (size_t)cp.n * (size_t)cp.k))
+            return false;
+        gf->pack(f.data, cp.n, cp.k, cp.packed);
     } else if (cp.row_run > 0) {
         int8_t *w = (int8_t *)tap_room + taps;
         widen_rows(f.data, f.dims, cp.row_run, w);

@@ -18,7 +18,6 @@
 #include "fast/lut8.h"
 #include "kernels/elementwise/elementwise_fast.h"
 #include "kernels/elementwise/math_fast.h"
-#include "kernels/elementwise/squared_difference.h"
 
 enum { OP_ADD = 0, OP_SUB = 41, OP_MUL = 18, OP_DIV = 42, OP_MAXIMUM = 55, OP_MINIMUM = 57,
        OP_SQUARED_DIFFERENCE = 99 };
@@ -533,18 +532,19 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
         nb != (pl->small == 2 ? pl->period : pl->count))
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
     const pl_ew *k = pl_ew_for(pl_fast_isa_of(node));
+    const bool arithmetic = pl->op == PL_EW_ADD || pl->op == PL_EW_SUB || pl->op == PL_EW_MUL;
     /* every node is prepared now: a small node's table only while the model's host data
-    ** stay small (its cost, loading the table cold, is the portable arithmetic's gain) */
+    ** stay small (its cost, loading the table cold, is the portable arithmetic's gain); an
+    ** int8 node with no vector arithmetic (SQUARED_DIFFERENCE) has only its table */
     const bool pairs = pl->pairs != NULL &&
-                       (pl->op == PL_EW_SQDIFF /* the table is its only fast form */ ||
-                        pl->count >= PAIRS_MIN ||
+                       (!arithmetic || pl->count >= PAIRS_MIN ||
                         pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
     if (pl->table != NULL) { /* int8 by x: each output byte x's alone */
         pl_fast_lut8_table(node, pl->table, pl->by_x == 1 ? a.data : b.data, o.data, pl->count);
         return PL_OK;
     }
-    if (pl->kind == EW_S8 && (pl->op == PL_EW_ADD || pl->op == PL_EW_SUB || pl->op == PL_EW_MUL) &&
-        pl->small != 0 && pl->row == 0 && pl->period == 1) {
+    if (pl->kind == EW_S8 && arithmetic && pl->small != 0 && pl->row == 0 &&
+        pl->period == 1) {
         run_scalar_s8(node, pl, k, a.data, b.data, o.data);
         return PL_OK;
     }

@@ -271,7 +271,7 @@ pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
 #if defined(PL_FAST_X86)
     pl_isa isa = pl_fast_isa_of(node);
     if (d->type == PL_INT8 && !d->as_uint8 && (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)) {
-        pl_reduce_rescale_params rp; /* 1152 channels: 3.0 -> 0.x us */
+        pl_reduce_rescale_params rp; /* a 1152-channel int8 MEAN: 3.9 -> 1.4 us */
         pl_reduce_rescale_params_of(d, &rp);
         pl_fast_mean_rescale_s8_avx2(&rp, sum, out.data, d->p.out_count);
         return PL_OK;

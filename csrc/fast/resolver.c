@@ -362,24 +362,26 @@ static pl_fast_slot *table_slot(const pl_node *node, int32_t index)
     return index >= 0 ? tensor_slot(node, table_key(index)) : NULL;
 }
 
-const uint8_t *pl_fast_table_of(const pl_node *node, int32_t index, int32_t *in)
+/* Tensor index's note (NULL: none), *in its input. */
+static const table_note *note_of(const pl_node *node, int32_t index, int32_t *in)
 {
     const pl_fast_slot *s = table_slot(node, index);
     const table_note *t = s != NULL ? s->block : NULL;
-    if (t == NULL || t->fn != NULL)
-        return NULL;
-    *in = t->in;
-    return t->table;
+    if (t != NULL)
+        *in = t->in;
+    return t;
+}
+
+const uint8_t *pl_fast_table_of(const pl_node *node, int32_t index, int32_t *in)
+{
+    const table_note *t = note_of(node, index, in);
+    return t != NULL && t->fn == NULL ? t->table : NULL;
 }
 
 pl_fast_lanes_fn *pl_fast_lanes_of(const pl_node *node, int32_t index, int32_t *in)
 {
-    const pl_fast_slot *s = table_slot(node, index);
-    const table_note *t = s != NULL ? s->block : NULL;
-    if (t == NULL || t->fn == NULL)
-        return NULL;
-    *in = t->in;
-    return t->fn;
+    const table_note *t = note_of(node, index, in);
+    return t != NULL ? t->fn : NULL;
 }
 
 void pl_fast_table_claim(const pl_node *node, int32_t index)

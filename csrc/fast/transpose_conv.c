@@ -181,12 +181,8 @@ static bool plan_phased(const pl_node *node, const pl_transpose_conv_op *d,
 {
     const pl_transpose_conv_params *p = &d->p;
     const size_t elem = tp->f32 ? sizeof(float) : 1;
-    if (tp->f32) {
-        const float *wf = f->data;
-        for (size_t i = 0; i < (size_t)tp->n * (size_t)tp->k; i++)
-            if (!(wf[i] - wf[i] == 0.0f)) /* inf or NaN: 0 * w at an unreached tap is not 0 */
-                return false;
-    }
+    if (tp->f32 && !pl_fast_all_finite(f->data, (size_t)tp->n * (size_t)tp->k))
+        return false;
     uint8_t *block = pl_fast_block_new(node, bytes + pl_fast_align64(elem * (size_t)tp->n *
                                                                      (size_t)tp->k));
     if (block == NULL)
@@ -260,9 +256,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     reverse_taps(f.data, f.dims, elem, w);
     if (tp.f32) {
         const float *wf = (const float *)(const void *)w;
-        for (size_t i = 0; i < (size_t)tp.n * (size_t)tp.k; i++)
-            if (!(wf[i] - wf[i] == 0.0f)) /* inf or NaN: 0 * w at an unreached tap is not 0 */
-                return false;
+        if (!pl_fast_all_finite(wf, (size_t)tp.n * (size_t)tp.k))
+            return false;
         gf->pack(wf, tp.n, tp.k, tp.packed);
     } else {
         g8->pack((const int8_t *)w, tp.n, tp.k, tp.kp, tp.packed);

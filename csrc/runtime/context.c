@@ -208,6 +208,18 @@ static pl_status fail(pl_context *ctx, pl_status status, const char *fmt, ...)
     return pl_context_fail_node(it, (uint32_t)it->current_node, status, what);
 }
 
+/* Where a tensor's bytes lie (NULL: nowhere yet). */
+static void *record_data(const pl_interp *it, const pl_eval_record *r)
+{
+    if (r->loc == PL_LOC_ARENA)
+        return pl_arena_base(it->arena) + r->data;
+    if (r->loc == PL_LOC_RESOURCE) /* the id; kernels only read it */
+        return (void *)(uintptr_t)&r->data;
+    if (r->loc == PL_LOC_MODEL) /* kernels never write constants */
+        return (void *)(uintptr_t)(it->model.buf + r->data);
+    return NULL;
+}
+
 #ifdef PL_FAST_HOOKS
 static int32_t reader_count(pl_context *ctx, int32_t index)
 {
@@ -231,14 +243,7 @@ static void *tensor_data(pl_context *ctx, int32_t index)
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_INVOKE || index < 0 || (uint32_t)index >= it->tensor_count)
         return NULL;
-    const pl_eval_record *r = &it->tensors[index];
-    if (r->loc == PL_LOC_ARENA)
-        return pl_arena_base(it->arena) + r->data;
-    if (r->loc == PL_LOC_MODEL) /* kernels never write constants */
-        return (void *)(uintptr_t)(it->model.buf + r->data);
-    if (r->loc == PL_LOC_RESOURCE) /* the id; kernels only read it */
-        return (void *)(uintptr_t)&r->data;
-    return NULL;
+    return record_data(it, &it->tensors[index]);
 }
 #endif
 
@@ -340,14 +345,9 @@ void pl_context_eval(const pl_interp *it, int32_t index, pl_tensor *out)
         out->bytes = pl_le32(it->model.buf + r->data + 4u * (count + 1u));
     out->is_constant = (r->flags & (PL_EVAL_CONSTANT | PL_EVAL_KNOWN)) != 0;
     out->is_variable = (r->flags & PL_EVAL_VARIABLE) != 0;
-    if (r->loc == PL_LOC_ARENA)
-        out->data = pl_arena_base(it->arena) + r->data;
-    else if (r->loc == PL_LOC_RESOURCE) {
-        out->data = (void *)(uintptr_t)&r->data; /* the id; kernels only read it */
+    out->data = record_data(it, r);
+    if (r->loc == PL_LOC_RESOURCE)
         out->bytes = sizeof r->data;
-    }
-    else if (r->loc == PL_LOC_MODEL)
-        out->data = (void *)(uintptr_t)(it->model.buf + r->data); /* kernels never write constants */
-    else if (out->bytes == 0 && it->allocated)
+    else if (out->data == NULL && out->bytes == 0 && it->allocated)
         out->data = pl_arena_base(it->arena); /* empty: a valid pointer never dereferenced */
 }

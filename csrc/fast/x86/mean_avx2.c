@@ -5,13 +5,12 @@
 #include "fast/mean_body.h"
 
 #include "fast/x86/rescale_avx2.h"
-#include "kernels/common/rescale.h"
 #include "kernels/reduce/reduce_fast.h"
 
 /* pl_reduce_rescale of int8 outputs, 8 sums at a time: the subtraction wraps as the portable
 ** one's, the rescale is TFLite's (rescale_avx2.h, the same bits as pl_rescale_qm, whose
 ** right shift stops at 31), the clamp the portable one's. The last few go through the
-** scalar rescale. */
+** portable element (pl_reduce_rescaled). */
 void pl_fast_mean_rescale_s8_avx2(const pl_reduce_rescale_params *rp, const int32_t *sum,
                                   int8_t *out, size_t n)
 {
@@ -32,9 +31,6 @@ void pl_fast_mean_rescale_s8_avx2(const pl_reduce_rescale_params *rp, const int3
         b = _mm256_permutevar8x32_epi32(b, low_bytes);
         _mm_storel_epi64((__m128i *)(out + k), _mm256_castsi256_si128(b));
     }
-    for (; k < n; k++) {
-        int32_t centered = (int32_t)((uint32_t)sum[k] - (uint32_t)rp->zp_n);
-        int32_t v = pl_rescale_qm(centered, rp->multiplier, rp->shift) + rp->out_zp;
-        out[k] = (int8_t)(v < rp->lo ? rp->lo : v > rp->hi ? rp->hi : v);
-    }
+    for (; k < n; k++)
+        out[k] = (int8_t)pl_reduce_rescaled(rp, sum[k]);
 }

@@ -1,7 +1,8 @@
 /* elementwise_fast.h - ADD, SUB and MUL's contract with the host fast path
 ** (fast/elementwise.c): the op data prepare leaves for invoke; for float DIV and
-** SQUARED_DIFFERENCE, which it runs too, their registrations and DIV's clamp; MAXIMUM and
-** MINIMUM's registrations (minmax.c: no op data).
+** SQUARED_DIFFERENCE, which it runs too, their registrations and DIV's clamp; int8
+** SQUARED_DIFFERENCE's op data and element (its table); MAXIMUM and MINIMUM's registrations
+** (minmax.c: no op data).
 **
 ** A fast path reads these after the portable prepare ran and never writes them; it runs
 ** the portable invoke for what it does not reproduce. The activation range
@@ -39,6 +40,18 @@ typedef struct pl_elementwise_op {
 const pl_registration *pl_add_registration(void);
 const pl_registration *pl_sub_registration(void);
 const pl_registration *pl_mul_registration(void);
+
+/* Quantized SQUARED_DIFFERENCE's op data (squared_difference.c), and its element: the fast
+** path tabulates an int8 node's outputs from it at prepare. */
+typedef struct pl_sqdiff_params {
+    int32_t offset1, offset2, output_offset;
+    int32_t multiplier1, multiplier2, output_multiplier;
+    int32_t shift1, shift2, output_shift; /* output_shift > 0 only for int16 */
+    int32_t left_shift;                   /* 7 for int8, 0 for int16 */
+} pl_sqdiff_params;
+
+/* One quantized element, clamped to [lo, hi] (the int8 or int16 range). */
+int32_t pl_sqdiff_q(const pl_sqdiff_params *p, int32_t x, int32_t y, int32_t lo, int32_t hi);
 
 /* Float DIV and SQUARED_DIFFERENCE (div.c, squared_difference.c): no op data is read but
 ** DIV's clamp, the fused activation's range its prepare left in node's op data. */

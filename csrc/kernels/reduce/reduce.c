@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
-#include "kernels/common/rescale.h"
 #include "picolite/pl_node_io.h"
 
 /* ReducerOptions field ids (schema.fbs). */
@@ -155,9 +154,7 @@ void pl_reduce_rescale(const op_data *d, const int32_t *sum, void *out)
     pl_reduce_rescale_params r;
     pl_reduce_rescale_params_of(d, &r);
     for (size_t k = 0; k < d->p.out_count; k++) { /* the rescale inlined: not a call each */
-        int32_t centered = (int32_t)((uint32_t)sum[k] - (uint32_t)r.zp_n);
-        int32_t v = pl_rescale_qm(centered, r.multiplier, r.shift) + r.out_zp;
-        v = pl_fx_clamp(v, r.lo, r.hi);
+        int32_t v = pl_reduce_rescaled(&r, sum[k]);
         store(d->type, out, k, d->as_uint8 && v > INT8_MAX ? v - 256 : v);
     }
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/common/arith_fast.h"
 #include "picolite/pl_kernel.h"
 
 /* Precomputed in prepare: for each input dimension its size and its stride in the output
@@ -61,6 +62,14 @@ typedef struct pl_reduce_rescale_params {
 } pl_reduce_rescale_params;
 
 void pl_reduce_rescale_params_of(const pl_reduce_op *d, pl_reduce_rescale_params *r);
+
+/* One sum's clamped value (before its store as the output type). */
+static inline int32_t pl_reduce_rescaled(const pl_reduce_rescale_params *r, int32_t sum)
+{
+    int32_t centered = (int32_t)((uint32_t)sum - (uint32_t)r->zp_n);
+    return pl_fx_clamp(pl_rescale_qm(centered, r->multiplier, r->shift) + r->out_zp, r->lo,
+                       r->hi);
+}
 
 const pl_registration *pl_reduce_mean_registration(void);
 const pl_registration *pl_reduce_sum_registration(void);
