@@ -2,6 +2,7 @@
 ** on random sizes, strides, paddings, activations, zero points and per-channel scales: int8
 ** byte for byte, float32 equal (the gathered taps come in the reference's order). Every
 ** instruction set this CPU runs is tested; CI runs this under ASan and UBSan. */
+#include <math.h>
 #include <string.h>
 
 #include "fast_harness.h"
@@ -98,6 +99,10 @@ static pl_status run(const tc_case *c, const pl_registration *reg, int slot, int
     return kh_run(reg, ins, c->bias ? 4 : 3, outs, 1, kt_make_opts(&o, fields, 4));
 }
 
+/* Set: the float cases get one infinite weight (the fast paths must decline: their rows read
+** 0.0f at taps no input pixel reaches, and 0 * inf is NaN where the reference adds nothing). */
+static bool infinite_weight;
+
 static bool case_matches(pl_fast_resolver *r, const tc_case *c)
 {
     int32_t od[4] = {c->batch, out_size(c, c->h, c->kh, c->sh), out_size(c, c->w, c->kw, c->sw),
@@ -115,15 +120,18 @@ static bool case_matches(pl_fast_resolver *r, const tc_case *c)
         bias32[k] = between(-20000, 20000);
         bias32f[k] = unit();
     }
+    if (infinite_weight)
+        f32[between(0, c->oc * c->kh * c->kw * c->ic - 1)] = between(0, 1) ? INFINITY : -INFINITY;
     const pl_registration *fast = r->resolver.find(r, TRANSPOSE_CONV, NULL, 0, 1);
     if (run(c, pl_transpose_conv_registration(), 0, od) != PL_OK || run(c, fast, 1, od) != PL_OK) {
         fprintf(stderr, "transpose conv refused: %s\n", kh.message);
         return false;
     }
-    fast_cases += r->host_bytes > 0;
+    fast_cases += r->host_bytes > r->capacity * sizeof(pl_fast_slot); /* a block, not the slots */
     pl_fast_resolver_release(r);
     for (size_t i = 0; i < n_out; i++)
-        if (c->f32 ? out32[0][i] != out32[1][i] : out8[0][i] != out8[1][i]) {
+        if (c->f32 ? memcmp(&out32[0][i], &out32[1][i], sizeof(float)) != 0
+                   : out8[0][i] != out8[1][i]) {
             fprintf(stderr, "transpose conv differs: %s %dx%dx%dx%d oc %d k %dx%d s %d,%d pad %d "
                     "at %zu\n", c->f32 ? "f32" : "int8", c->batch, c->h, c->w, c->ic, c->oc,
                     c->kh, c->kw, c->sh, c->sw, c->padding, i);
@@ -169,10 +177,36 @@ static void transpose_conv_fused_fast_paths_equal_portable(void)
     fast_fused_equals_portable(&portable, "transpose conv", 150, one_fused_case, can_fuse, &kh_ctx);
 }
 
+static bool one_infinite_case(pl_fast_resolver *r)
+{
+    tc_case c;
+    random_case(&c);
+    c.f32 = true;
+    infinite_weight = true;
+    bool same = case_matches(r, &c);
+    infinite_weight = false;
+    return same;
+}
+
+/* A float filter with an infinite weight: the portable kernel's bits, and no fast plan. */
+static void transpose_conv_infinite_weight_declines(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        uint64_t jobs;
+        int failures;
+        fast_run_cases(&portable, (pl_isa)isa, 1, 100, one_infinite_case, &failures, &jobs);
+        CHECK_EQ(failures, 0);
+        CHECK_EQ(fast_cases, 0);
+    }
+}
+
 int main(void)
 {
     RUN(transpose_conv_fast_paths_equal_portable);
     RUN(transpose_conv_threads_equal_portable);
+    RUN(transpose_conv_infinite_weight_declines);
     RUN(transpose_conv_fused_fast_paths_equal_portable);
     return HARNESS_END();
 }
