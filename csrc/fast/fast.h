@@ -142,7 +142,7 @@ bool pl_fast_table_note(const pl_context *ctx, const pl_node *node, int32_t out,
 void pl_fast_table_drop(const pl_node *node, int32_t out);
 
 /* The same for a float activation computed lane by lane: out = fn(in) element by element
-** (LOGISTIC, TANH: the fast kernel, the portable kernel's bits). */
+** (LOGISTIC, TANH, GELU: the fast kernel, the portable kernel's bits). */
 typedef void pl_fast_lanes_fn(const float *in, float *out, size_t n);
 bool pl_fast_lanes_note(const pl_context *ctx, const pl_node *node, int32_t out, int32_t in,
                         pl_fast_lanes_fn *fn);
@@ -252,6 +252,9 @@ pl_status pl_fast_lstm_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_gelu_prepare(pl_context *ctx, pl_node *node);
+/* The float GELU kernel of isa where its bits are the host libm's (gelu.c), else NULL. */
+pl_fast_lanes_fn *pl_fast_gelu_for(pl_isa isa);
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_dequantize_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node);

@@ -1,9 +1,11 @@
-/* logistic_tanh.c - LOGISTIC and TANH's fast path: for float32 the vector exp and tanh of
-** exp.h, bit for bit pl_logistic_f32 and pl_tanh_f32 (the host block holds the kernel); for
-** int8 and uint8 the portable kernel's own table read by lut8.c's vector lookup; int16 keeps
-** the portable kernel. */
+/* logistic_tanh.c - LOGISTIC, TANH and GELU's fast path: for float32 the vector exp, tanh
+** and GELU of exp.h, bit for bit pl_logistic_f32, pl_tanh_f32 and pl_gelu_f32 (the host
+** block holds the kernel); for LOGISTIC and TANH on int8 and uint8 the portable kernel's own
+** table read by lut8.c's vector lookup; other types (and the tanh form of GELU) keep the
+** portable kernel. */
 #include "fast/exp.h"
 #include "fast/fast.h"
+#include "kernels/activation/gelu_fast.h"
 
 /* A float node's block: its kernel, and pl_fast_table_unread's state. */
 typedef struct lanes_plan {
@@ -11,22 +13,21 @@ typedef struct lanes_plan {
     uint8_t unread;
 } lanes_plan;
 
-/* The float kernel into the node's block, and a note that the output is fn of the input (an
-** elementwise node of both then computes fn itself: pl_fast_lanes_of). */
-static bool plan(pl_context *ctx, const pl_node *node, bool is_tanh)
+/* The float kernel fn (none: false) into the node's block, and a note that the output is fn
+** of the input (an elementwise node of both then computes fn itself: pl_fast_lanes_of). */
+static bool plan(pl_context *ctx, const pl_node *node, pl_fast_lanes_fn *fn)
 {
     pl_tensor in, out;
-    const pl_exp_kernels *k = pl_exp_for(pl_fast_isa_of(node));
-    if (k == NULL || ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+    if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
         ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
         return false;
     pl_fast_table_drop(node, out.index);
-    if (in.type != PL_FLOAT32 || out.type != PL_FLOAT32)
+    if (fn == NULL || in.type != PL_FLOAT32 || out.type != PL_FLOAT32)
         return false;
     lanes_plan *block = pl_fast_block_new(node, sizeof *block);
     if (block == NULL)
         return false;
-    *block = (lanes_plan){is_tanh ? k->tanhf : k->logistic, 0};
+    *block = (lanes_plan){fn, 0};
     if (!in.is_variable && !out.is_variable)
         pl_fast_lanes_note(ctx, node, out.index, in.index, block->fn);
     return true;
@@ -41,12 +42,20 @@ static bool is_byte(pl_context *ctx, const pl_node *node)
 
 static bool plan_logistic(pl_context *ctx, const pl_node *node)
 {
-    return plan(ctx, node, false);
+    const pl_exp_kernels *k = pl_exp_for(pl_fast_isa_of(node));
+    return plan(ctx, node, k != NULL ? k->logistic : NULL);
 }
 
 static bool plan_tanh(pl_context *ctx, const pl_node *node)
 {
-    return plan(ctx, node, true);
+    const pl_exp_kernels *k = pl_exp_for(pl_fast_isa_of(node));
+    return plan(ctx, node, k != NULL ? k->tanhf : NULL);
+}
+
+static bool plan_gelu(pl_context *ctx, const pl_node *node)
+{
+    bool exact = pl_table_i8(&node->options, PL_GELU_APPROXIMATE, 0) == 0;
+    return plan(ctx, node, exact ? pl_fast_gelu_for(pl_fast_isa_of(node)) : NULL);
 }
 
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node)
@@ -59,6 +68,11 @@ pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node)
 {
     return is_byte(ctx, node) ? pl_fast_lut8_prepare(ctx, node)
                               : pl_fast_prepare(ctx, node, plan_tanh);
+}
+
+pl_status pl_fast_gelu_prepare(pl_context *ctx, pl_node *node)
+{
+    return pl_fast_prepare(ctx, node, plan_gelu);
 }
 
 /* Float elements per task at most (each element on its own: any split gives the same

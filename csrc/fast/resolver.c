@@ -7,6 +7,7 @@
 #include "fast/fast.h"
 #include "fast/quant.h"
 #include "kernels/activation/activations_fast.h"
+#include "kernels/activation/gelu_fast.h"
 #include "kernels/activation/logistic_tanh_fast.h"
 #include "kernels/activation/prelu_fast.h"
 #include "kernels/activation/softmax_fast.h"
@@ -73,6 +74,7 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_LOGISTIC] = {pl_logistic_registration, pl_fast_logistic_prepare,
                           pl_fast_logistic_tanh_invoke},
     [PL_FAST_TANH] = {pl_tanh_registration, pl_fast_tanh_prepare, pl_fast_logistic_tanh_invoke},
+    [PL_FAST_GELU] = {pl_gelu_registration, pl_fast_gelu_prepare, pl_fast_logistic_tanh_invoke},
     [PL_FAST_DEQUANTIZE] = {pl_dequantize_registration, pl_fast_dequantize_prepare,
                             pl_fast_dequantize_invoke},
     [PL_FAST_PRELU] = {pl_prelu_registration, pl_fast_prelu_prepare, pl_fast_prelu_invoke},

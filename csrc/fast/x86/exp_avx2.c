@@ -23,6 +23,11 @@ static inline vf f_neg(vf a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
 static inline vf f_abs(vf a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 static inline fmask f_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 static inline fmask f_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+static inline fmask f_ge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+static inline vf f_keep_bits(vf a, uint32_t mask)
+{
+    return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32((int32_t)mask)));
+}
 static inline fmask f_nan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
 static inline vf f_select(fmask m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
 static inline fmask f_or(fmask a, fmask b) { return _mm256_or_ps(a, b); }
@@ -62,6 +67,13 @@ static inline vd d_scale16(const int64_t t[16], vd k)
     return _mm256_castsi256_pd(_mm256_add_epi64(e, _mm256_slli_epi64(kb, 48)));
 }
 static inline vd d_recip(vd d) { return _mm256_div_pd(_mm256_set1_pd(1.0), d); }
+static inline vd d_scale32(const int64_t t[32], vd k)
+{
+    __m256i kb = _mm256_castpd_si256(k);
+    __m256i j = _mm256_and_si256(kb, _mm256_set1_epi64x(31));
+    __m256i e = _mm256_i64gather_epi64((const long long *)t, j, 8);
+    return _mm256_castsi256_pd(_mm256_add_epi64(e, _mm256_slli_epi64(kb, 47)));
+}
 static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
 {
     __m256i b = _mm256_sub_epi64(_mm256_castpd_si256(y), _mm256_set1_epi64x(sub));
@@ -78,5 +90,6 @@ static inline vd d_pow2(vd k)
 }
 
 #include "fast/exp_body.h"
+#include "fast/gelu_body.h"
 
-const pl_exp_kernels pl_exp_avx2 = {expf_n, tanhf_n, logistic_n, softmax_rows};
+const pl_exp_kernels pl_exp_avx2 = {expf_n, tanhf_n, logistic_n, softmax_rows, gelu_n};

@@ -31,6 +31,12 @@ static inline vf f_abs(vf a)
 }
 static inline fmask f_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
 static inline fmask f_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+static inline fmask f_ge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+static inline vf f_keep_bits(vf a, uint32_t mask)
+{
+    return _mm512_castsi512_ps(
+        _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int32_t)mask)));
+}
 static inline fmask f_nan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
 static inline vf f_select(fmask m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
 static inline fmask f_or(fmask a, fmask b) { return (fmask)(a | b); }
@@ -82,6 +88,16 @@ static inline vd d_recip(vd d)
     y = d_fma(y, _mm512_fnmadd_pd(d, y, one), y);
     return d_fma(y, _mm512_fnmadd_pd(d, y, one), y);
 }
+static inline vd d_scale32(const int64_t t[32], vd k)
+{
+    __m512i kb = _mm512_castpd_si512(k);
+    __m512i lo = _mm512_permutex2var_epi64(_mm512_loadu_si512(t), kb, _mm512_loadu_si512(t + 8));
+    __m512i hi = _mm512_permutex2var_epi64(_mm512_loadu_si512(t + 16), kb,
+                                           _mm512_loadu_si512(t + 24));
+    __mmask8 upper = _mm512_test_epi64_mask(kb, _mm512_set1_epi64(16));
+    __m512i e = _mm512_mask_blend_epi64(upper, lo, hi);
+    return _mm512_castsi512_pd(_mm512_add_epi64(e, _mm512_slli_epi64(kb, 47)));
+}
 static inline dmask d_bits_zero(vd y, int64_t sub, int64_t mask)
 {
     __m512i b = _mm512_sub_epi64(_mm512_castpd_si512(y), _mm512_set1_epi64(sub));
@@ -97,6 +113,7 @@ static inline vd d_pow2(vd k)
 }
 
 #include "fast/exp_body.h"
+#include "fast/gelu_body.h"
 
 /* Rows and tensors shorter than a vector take AVX2's kernels (every AVX-512 CPU has AVX2):
 ** half the lanes idle instead of three quarters, and a shorter chain of double divisions
@@ -125,4 +142,10 @@ static void logistic_512(const float *in, float *out, size_t n)
     (n < W ? pl_exp_avx2.logistic : logistic_n)(in, out, n);
 }
 
-const pl_exp_kernels pl_exp_avx512 = {expf_512, tanhf_512, logistic_512, softmax_rows_512};
+static void gelu_512(const float *in, float *out, size_t n)
+{
+    (n < W ? pl_exp_avx2.gelu : gelu_n)(in, out, n);
+}
+
+const pl_exp_kernels pl_exp_avx512 = {expf_512, tanhf_512, logistic_512, softmax_rows_512,
+                                      gelu_512};

@@ -140,6 +140,7 @@ enum {
     PL_FAST_MAXIMUM,
     PL_FAST_MINIMUM,
     PL_FAST_SVDF,
+    PL_FAST_GELU,
     PL_FAST_OP_COUNT
 };
 

@@ -8,15 +8,14 @@
 #include "kernels/elementwise/binary.h"
 #include "picolite/pl_node_io.h"
 
-enum { OP_GELU = 150, OPT_APPROXIMATE = 0 };
+enum { OP_GELU = 150 };
 
-/* 1/sqrt(2), and sqrt(2/pi) as TFLite takes it: the double product rounded to float. */
-#define SQRT1_2 0.70710678118654752440
-#define SQRT_2_OVER_PI ((float)(1.12837916709551257390 * SQRT1_2))
+/* sqrt(2/pi) as TFLite takes it: the double product rounded to float. */
+#define SQRT_2_OVER_PI ((float)(1.12837916709551257390 * PL_GELU_SQRT1_2))
 
 float pl_gelu_f32(float x)
 {
-    return 0.5f * x * erfcf(x * (float)-SQRT1_2); /* erfc: no cancellation for x << 0 */
+    return 0.5f * x * erfcf(x * (float)-PL_GELU_SQRT1_2); /* erfc: no cancellation for x << 0 */
 }
 
 float pl_gelu_approx_f32(float x)
@@ -37,7 +36,7 @@ static pl_status prepare(pl_context *ctx, pl_node *node)
     pl_type t = in->type;
     PL_TRY(pl_check_types(ctx, in, out, PL_TYPES4(PL_FLOAT32, PL_INT8, PL_UINT8, PL_INT16)));
     op_data *d = node->user_data;
-    d->approximate = pl_table_i8(&node->options, OPT_APPROXIMATE, 0) != 0;
+    d->approximate = pl_table_i8(&node->options, PL_GELU_APPROXIMATE, 0) != 0;
     if (t == PL_FLOAT32)
         return PL_OK;
     if (in->q.count == 0 || out->q.count == 0 || !(in->q.scale[0] > 0.0f) ||

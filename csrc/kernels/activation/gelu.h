@@ -4,12 +4,9 @@
 #ifndef PL_KERNELS_GELU_H
 #define PL_KERNELS_GELU_H
 
-#include "picolite/pl_kernel.h"
+#include "kernels/activation/gelu_fast.h"
 
-const pl_registration *pl_gelu_registration(void);
-
-/* TFLite's GeluTransform and GeluTransformApproximate. */
-float pl_gelu_f32(float x);
+/* TFLite's GeluTransformApproximate (GeluTransform: gelu_fast.h). */
 float pl_gelu_approx_f32(float x);
 
 #endif

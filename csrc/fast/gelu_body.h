@@ -1,0 +1,187 @@
+/* gelu_body.h - float GELU (pl_gelu_f32: 0.5 x erfc(-x / sqrt 2)) on vector lanes, as the
+** portable kernel's libm computes it when that libm is glibc's erfcf of versions 2.28 to
+** 2.40 on an x86-64 CPU with FMA: fdlibm's float erfc (Sun's rational approximations on
+** five intervals, in float arithmetic, unfused) whose tail calls expf twice, and expf as
+** glibc's FMA build runs it (a 32-entry table of 2^(i/32), a cubic in double, three fused
+** multiply-adds). Every step here is one of theirs, in their order, so each lane gets
+** their bits; fast/gelu.c compares with the host's libm before it uses these, so any other
+** libm (or version) keeps the portable kernel. Lanes of NaN take the portable element.
+**
+** Included after exp_body.h by an instruction set with a fused d_fma, which also defines:
+**   f_ge(a, b) (ordered), f_keep_bits(a, mask): a's bits and mask,
+**   d_scale32(t, k): the double whose bits are t[b mod 32] + b 2^47 (mod 2^64), b being k's
+**   bit pattern. */
+#ifndef PL_FAST_GELU_BODY_H
+#define PL_FAST_GELU_BODY_H
+
+#include "kernels/activation/gelu_fast.h"
+
+/* glibc's expf data: 2^(i/32) as bit patterns less i 2^47, 32/ln 2, the cubic's
+** coefficients scaled for r = x 32/ln 2 - k, and the bounds of its result's range. */
+static const int64_t expf_table[32] = {
+    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
+    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
+    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
+    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
+    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
+    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
+};
+#define EXPF_INV_LN2_32 0x1.71547652b82fep+5
+#define EXPF_C0 0x1.c6af84b912394p-20
+#define EXPF_C1 0x1.ebfce50fac4f3p-13
+#define EXPF_C2 0x1.62e42ff0c52d6p-6
+#define EXPF_UNDERFLOW -0x1.9fe368p6f /* below: +0 */
+#define EXPF_LEAST -0x1.9d1d9ep6f     /* below (to the above): the least subnormal */
+
+/* glibc's expf's main path on a double lane: k = round(x 32/ln 2) by adding 1.5 2^52, the
+** table entry k mod 32 scaled by 2^(k/32), times 1 + r (C2 + r C1 + r^2 C0)-ish, fused as
+** glibc's FMA build fuses it. */
+PL_FAST_INLINE vd glibc_expf_half(vd x)
+{
+    const vd shift = d_set(0x1.8p52), inv_ln2 = d_set(EXPF_INV_LN2_32);
+    vd k_low = d_fma(inv_ln2, x, shift), k = d_sub(k_low, shift);
+    vd r = d_fma(inv_ln2, x, d_mul(k, d_set(-1.0)));
+    vd z = d_fma(d_set(EXPF_C0), r, d_set(EXPF_C1));
+    vd y = d_fma(r, d_set(EXPF_C2), d_set(1.0));
+    y = d_fma(z, d_mul(r, r), y);
+    return d_mul(y, d_scale32(expf_table, k_low));
+}
+
+/* glibc's expf for the arguments erfcf gives it: at most -0.56, at least about -785, and
+** every one above -88 but erfcf's first (whose low end underflows as glibc's does). */
+PL_FAST_INLINE vf glibc_expf_lanes(vf x)
+{
+    vf e = f_of(glibc_expf_half(d_lo(x)), glibc_expf_half(d_hi(x)));
+    e = f_select(f_lt(x, f_set(EXPF_LEAST)), f_set(0x1p-149f), e);
+    return f_select(f_lt(x, f_set(EXPF_UNDERFLOW)), f_set(0.0f), e);
+}
+
+/* c0 + v (c1 + v (c2 + ...)): Horner from the last coefficient, as fdlibm nests it. */
+PL_FAST_INLINE vf horner(vf v, const float *c, int count)
+{
+    vf p = f_set(c[count - 1]);
+    for (int i = count - 2; i >= 0; i--)
+        p = f_add(f_set(c[i]), f_mul(v, p));
+    return p;
+}
+
+/* fdlibm's float erf/erfc coefficients (their bit patterns, as its comments give them). */
+static const float erfc_pp[5] = {0x1.06eba8p-3f, -0x1.4cd7d6p-2f, -0x1.d2a51ep-6f,
+                                 -0x1.7a2912p-8f, -0x1.8ead62p-16f};
+static const float erfc_qq[6] = {1.0f, 0x1.97779cp-2f, 0x1.0a54c6p-4f, 0x1.4d022cp-8f,
+                                 0x1.15dc92p-13f, -0x1.09c434p-18f};
+static const float erfc_pa[7] = {-0x1.359b8cp-9f, 0x1.a8d00ap-2f, -0x1.7d241p-2f,
+                                 0x1.45fca8p-2f, -0x1.c63984p-4f, 0x1.22a366p-5f,
+                                 -0x1.1bf38p-9f};
+static const float erfc_qa[7] = {1.0f, 0x1.b3e662p-4f, 0x1.14af0ap-1f, 0x1.2635cep-4f,
+                                 0x1.02660ep-3f, 0x1.bedc26p-7f, 0x1.88b546p-7f};
+static const float erfc_ra[8] = {-0x1.434126p-7f, -0x1.63416ep-1f, -0x1.51e044p+3f,
+                                 -0x1.f300aep+5f, -0x1.44cb18p+7f, -0x1.7135cep+7f,
+                                 -0x1.452656p+6f, -0x1.3a0efcp+3f};
+static const float erfc_sa[9] = {1.0f, 0x1.3a6b9cp+4f, 0x1.1350c6p+7f, 0x1.b290dep+8f,
+                                 0x1.42b192p+9f, 0x1.ad0216p+8f, 0x1.b28a3ep+6f,
+                                 0x1.a47ef8p+2f, -0x1.eeff2ep-5f};
+static const float erfc_rb[7] = {-0x1.434124p-7f, -0x1.993ba8p-1f, -0x1.1c2096p+4f,
+                                 -0x1.4145d4p+7f, -0x1.3ec882p+9f, -0x1.004616p+10f,
+                                 -0x1.e384eap+8f};
+static const float erfc_sb[8] = {1.0f, 0x1.e568b2p+4f, 0x1.45cae2p+8f, 0x1.802eb2p+10f,
+                                 0x1.8ffb76p+11f, 0x1.3f219cp+11f, 0x1.da874ep+8f,
+                                 -0x1.670e24p+4f};
+#define ERFC_ERX 0x1.b0ac16p-1f        /* erf(1) rounded to float's upper half */
+#define ERFC_TAIL_SPLIT 0x1.6db6dap+1f /* 1/0.35, fdlibm's bits 0x4036db6d */
+
+/* |x| < 0.84375: 1 - erf(x) from erf's odd rational; 1 - (x + x y) below 1/4 (negative x
+** too), 1/2 - (x y + (x - 1/2)) above; 1 - x below 2^-56. */
+PL_FAST_INLINE vf erfc_near_zero(vf x, vf ax)
+{
+    vf z = f_mul(x, x);
+    vf y = f_div(horner(z, erfc_pp, 5), horner(z, erfc_qq, 6));
+    vf xy = f_mul(x, y), one = f_set(1.0f), half = f_set(0.5f);
+    vf low = f_sub(one, f_add(x, xy));
+    vf high = f_sub(half, f_add(xy, f_sub(x, half)));
+    vf e = f_select(f_lt(x, f_set(0.25f)), low, high);
+    return f_select(f_lt(ax, f_set(0x1p-56f)), f_sub(one, x), e);
+}
+
+/* 0.84375 <= |x| < 1.25: a rational in |x| - 1 about erf(1). */
+PL_FAST_INLINE vf erfc_near_one(vf x, vf ax)
+{
+    vf s = f_sub(ax, f_set(1.0f));
+    vf pq = f_div(horner(s, erfc_pa, 7), horner(s, erfc_qa, 7));
+    vf positive = f_sub(f_set(1.0f - ERFC_ERX), pq);
+    vf negative = f_add(f_set(1.0f), f_add(f_set(ERFC_ERX), pq));
+    return f_select(f_lt(x, f_set(0.0f)), negative, positive);
+}
+
+/* 1.25 <= |x| < 28: e^(-z^2 - 0.5625) e^((z - |x|)(z + |x|) + R/S) / |x|, z being |x| with
+** its 13 low bits cleared and R/S a rational in 1/x^2 (two sets, split at 1/0.35); for
+** negative x, 2 less that, and 2 from -6 down. */
+PL_FAST_INLINE vf erfc_tail(vf x, vf ax)
+{
+    vf s = f_div(f_set(1.0f), f_mul(ax, ax));
+    fmask near = f_lt(ax, f_set(ERFC_TAIL_SPLIT));
+    vf rs;
+    if (!f_any(f_ge(ax, f_set(ERFC_TAIL_SPLIT))))
+        rs = f_div(horner(s, erfc_ra, 8), horner(s, erfc_sa, 9));
+    else if (!f_any(near))
+        rs = f_div(horner(s, erfc_rb, 7), horner(s, erfc_sb, 8));
+    else
+        rs = f_select(near, f_div(horner(s, erfc_ra, 8), horner(s, erfc_sa, 9)),
+                      f_div(horner(s, erfc_rb, 7), horner(s, erfc_sb, 8)));
+    vf z = f_keep_bits(ax, 0xffffe000u);
+    vf first = f_sub(f_neg(f_mul(z, z)), f_set(0.5625f));
+    vf second = f_add(f_mul(f_sub(z, ax), f_add(z, ax)), rs);
+    vf r = f_mul(glibc_expf_lanes(first), glibc_expf_lanes(second));
+    vf q = f_div(r, ax);
+    vf e = f_select(f_gt(x, f_set(0.0f)), q, f_sub(f_set(2.0f), q));
+    return f_select(f_ge(f_neg(x), f_set(6.0f)), f_set(2.0f), e);
+}
+
+/* erfcf on lanes without NaN: +0 from 28 up (+inf too), 2 from -28 down, the intervals
+** above between; an interval is computed when some lane falls in it. */
+PL_FAST_INLINE vf erfc_lanes(vf x)
+{
+    vf ax = f_abs(x);
+    vf e = f_select(f_gt(x, f_set(0.0f)), f_set(0.0f), f_set(2.0f));
+    fmask tail = f_and(f_ge(ax, f_set(1.25f)), f_lt(ax, f_set(28.0f)));
+    if (f_any(tail))
+        e = f_select(tail, erfc_tail(x, ax), e);
+    fmask one = f_and(f_ge(ax, f_set(0.84375f)), f_lt(ax, f_set(1.25f)));
+    if (f_any(one))
+        e = f_select(one, erfc_near_one(x, ax), e);
+    fmask zero = f_lt(ax, f_set(0.84375f));
+    if (f_any(zero))
+        e = f_select(zero, erfc_near_zero(x, ax), e);
+    return e;
+}
+
+/* pl_gelu_f32 on lanes: (0.5 x) erfc(x * -0.70710677f); a vector holding a NaN takes the
+** portable element on each lane (which NaN comes back is its libm's choice). */
+PL_FAST_INLINE void gelu_vector(const float *in, float *out)
+{
+    vf x = f_load(in);
+    if (f_any(f_nan(x))) {
+        for (int j = 0; j < W; j++)
+            out[j] = pl_gelu_f32(in[j]);
+        return;
+    }
+    vf e = erfc_lanes(f_mul(x, f_set((float)-PL_GELU_SQRT1_2)));
+    f_store(out, f_mul(f_mul(f_set(0.5f), x), e));
+}
+
+static void gelu_n(const float *in, float *out, size_t n)
+{
+    size_t i = 0;
+    for (; n - i >= W; i += W)
+        gelu_vector(in + i, out + i);
+    if (i < n) {
+        float t[W] = {0};
+        memcpy(t, in + i, sizeof(float) * (n - i));
+        gelu_vector(t, t);
+        memcpy(out + i, t, sizeof(float) * (n - i));
+    }
+}
+
+#endif

@@ -1,0 +1,149 @@
+/* test_fast_gelu.c - float GELU's host fast path (fast/gelu.c, gelu_body.h) against the
+** portable kernel: the vector lanes on a stride through every float bit pattern (NaN lanes
+** among them), and whole nodes, exact and tanh form, through the fast resolver on random
+** shapes and 3 threads. Where the host libm is the erfcf the lanes copy (glibc 2.28-2.40 on
+** x86-64 with AVX2), the fast path must be taken; elsewhere it must decline. */
+#include <math.h>
+#include <string.h>
+
+#include "fast/exp.h"
+#include "fast/fast.h"
+#include "fast_harness.h"
+#include "harness.h"
+#include "kernel_harness.h"
+#include "kernel_tests.h"
+#include "kernels/activation/gelu_fast.h"
+#include "opts_table.h"
+
+#if defined(__GLIBC__) && !defined(__ANDROID__)
+#include <gnu/libc-version.h>
+#endif
+
+enum { GELU = 150, MAX_N = 30000, STRIDE = 251 };
+
+static const pl_registration *portable_find(const void *self, int32_t code, const char *name,
+                                            uint32_t len, int32_t version)
+{
+    (void)self, (void)name, (void)len, (void)version;
+    return code == GELU ? pl_gelu_registration() : NULL;
+}
+
+static const pl_resolver portable = {portable_find, NULL};
+
+/* Whether this host's libm must be the copied one: glibc 2.28 to 2.40 on x86-64 (the copy
+** runs on AVX2 and AVX-512, whose CPUs have FMA: glibc then runs its FMA expf). */
+static bool copy_must_match(pl_isa isa)
+{
+#if defined(__GLIBC__) && defined(__x86_64__)
+    int major = 0, minor = 0;
+    if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2)
+        return false;
+    return (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512) && major == 2 && minor >= 28 &&
+           minor <= 40;
+#else
+    (void)isa;
+    return false;
+#endif
+}
+
+static float lanes_in[MAX_N], lanes_out[MAX_N];
+
+/* Every STRIDE-th bit pattern (and NaN lanes in the same vectors as numbers) through the
+** kernel, against the portable element bit for bit. */
+static void gelu_lanes_equal_element(void)
+{
+    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
+        if (!pl_fast_isa_available((pl_isa)isa))
+            continue;
+        pl_fast_lanes_fn *gelu = pl_fast_gelu_for((pl_isa)isa);
+        printf("  %s: float GELU lanes %s\n", pl_fast_isa_name((pl_isa)isa),
+               gelu != NULL ? "taken" : "declined");
+        CHECK(gelu != NULL || !copy_must_match((pl_isa)isa));
+        if (gelu == NULL)
+            continue;
+        uint64_t differ = 0, checked = 0;
+        uint64_t bits = 0;
+        while (bits < (UINT64_C(1) << 32)) {
+            size_t n = 0;
+            for (; n < MAX_N && bits < (UINT64_C(1) << 32); n++, bits += STRIDE) {
+                uint32_t b = (uint32_t)bits;
+                memcpy(&lanes_in[n], &b, sizeof b);
+            }
+            gelu(lanes_in, lanes_out, n);
+            for (size_t i = 0; i < n; i++) {
+                float want = pl_gelu_f32(lanes_in[i]);
+                differ += memcmp(&want, &lanes_out[i], sizeof want) != 0;
+            }
+            checked += n;
+        }
+        CHECK_EQ(differ, 0);
+        CHECK(checked > (UINT64_C(1) << 32) / STRIDE);
+    }
+}
+
+static float in32[MAX_N], out32[2][MAX_N];
+
+static float value(void)
+{
+    static const float special[] = {INFINITY, -INFINITY, NAN, -NAN, 0.0f, -0.0f, 1e-40f,
+                                    -1e-45f, 0.84375f, -1.25f, 2.857142686843872f,
+                                    -8.4852814f, 28.0f, -39.59798f, 1e30f, -1e30f};
+    uint32_t r = rnd() % 64;
+    if (r < sizeof special / sizeof special[0])
+        return special[r];
+    return unit() * (r < 48 ? 5.0f : 60.0f);
+}
+
+/* Whether the drawn case is the tanh form, for the fast-case count. */
+static bool approximate;
+
+static bool one_case(pl_fast_resolver *r)
+{
+    int32_t rows = between(1, 6), cols = between(1, MAX_N / 6);
+    size_t n = (size_t)rows * (size_t)cols;
+    for (size_t i = 0; i < n; i++)
+        in32[i] = value();
+    approximate = between(0, 3) == 0;
+    opt_buf ob;
+    int32_t vals[1] = {approximate ? 1 : OPT_ABSENT};
+    pl_table opts = make_opts(&ob, 1, vals);
+    int32_t dims[2] = {rows, cols};
+    for (int slot = 0; slot < 2; slot++) {
+        const pl_registration *reg =
+            slot == 0 ? pl_gelu_registration() : r->resolver.find(r, GELU, NULL, 0, 1);
+        kh_setup();
+        int32_t in = kt_tensor_f32(2, dims, in32, n);
+        int32_t out = kt_tensor_f32(2, dims, out32[slot], n);
+        if (kh_run(reg, &in, 1, &out, 1, &opts) != PL_OK) {
+            fprintf(stderr, "GELU refused: %s\n", kh.message);
+            return false;
+        }
+    }
+    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    fast_cases += took_fast;
+    pl_fast_resolver_release(r);
+    bool same = memcmp(out32[0], out32[1], n * sizeof(float)) == 0;
+    bool want_fast = !approximate && pl_fast_gelu_for(r->isa) != NULL;
+    if (!same || took_fast != want_fast)
+        fprintf(stderr, "GELU %s %dx%d: %s\n", approximate ? "tanh" : "exact", (int)rows,
+                (int)cols, same ? "wrong path" : "differs");
+    return same && took_fast == want_fast;
+}
+
+static void gelu_nodes_equal_portable(void)
+{
+    fast_equals_portable(&portable, "gelu", 120, 0, one_case);
+}
+
+static void gelu_threads_equal_portable(void)
+{
+    fast_threads_equal_portable(&portable, "gelu", 60, 0, one_case);
+}
+
+int main(void)
+{
+    RUN(gelu_lanes_equal_element);
+    RUN(gelu_nodes_equal_portable);
+    RUN(gelu_threads_equal_portable);
+    return HARNESS_END();
+}
