@@ -1,5 +1,5 @@
 /* exp.h - float32 SOFTMAX, LOGISTIC and TANH with vector copies of pl_fmath_expf and
-** pl_fmath_tanhf (kernels/common/fmath.c), and GELU with one of glibc's erfcf
+** pl_fmath_tanhf (kernels/common/fmath.c), and GELU with copies of glibc's erfcf and tanhf
 ** (gelu_body.h), one table per instruction set.
 **
 ** The vector exp and tanh repeat the scalar ones' double arithmetic operation for operation
@@ -26,9 +26,10 @@ typedef struct pl_exp_kernels {
     void (*logistic)(const float *in, float *out, size_t n);
     /* pl_softmax_f32: outer rows of depth values */
     void (*softmax)(float beta, const float *in, float *out, size_t outer, size_t depth);
-    /* out[i] = pl_gelu_f32(in[i]) where the host's libm is the erfcf gelu_body.h copies
-    ** (fast/gelu.c checks); NULL where no copy is built */
+    /* out[i] = pl_gelu_f32(in[i]), pl_gelu_approx_f32(in[i]) where the host's libm is the
+    ** one gelu_body.h copies (fast/gelu.c checks); NULL where no copy is built */
     void (*gelu)(const float *in, float *out, size_t n);
+    void (*gelu_tanh)(const float *in, float *out, size_t n);
 } pl_exp_kernels;
 
 /* NULL when isa has no such kernels in this build. */

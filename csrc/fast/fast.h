@@ -253,8 +253,9 @@ pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_gelu_prepare(pl_context *ctx, pl_node *node);
-/* The float GELU kernel of isa where its bits are the host libm's (gelu.c), else NULL. */
-pl_fast_lanes_fn *pl_fast_gelu_for(pl_isa isa);
+/* The float GELU kernel of isa (the tanh form when approximate) where its bits are the host
+** libm's (gelu.c), else NULL. */
+pl_fast_lanes_fn *pl_fast_gelu_for(pl_isa isa, bool approximate);
 pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_dequantize_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_dequantize_invoke(pl_context *ctx, pl_node *node);

@@ -1,9 +1,9 @@
-/* gelu.c - float GELU's fast path (exact GELU; the tanh form keeps the portable kernel):
-** gelu_body.h's vector copy of glibc's erfcf, taken only where it gives the host libm's bits.
-** The portable element calls the platform's erfcf, so its bits are that libm's: the copy is
-** glibc 2.28-2.40's (checked against glibc 2.36 on all 2^32 inputs); a libm that differs on
-** any of a few thousand probes (another C library, glibc 2.41's correctly rounded erfcf)
-** leaves every GELU node to the portable kernel. */
+/* gelu.c - float GELU's fast path: gelu_body.h's vector copies of glibc's erfcf (exact form)
+** and tanhf (tanh form), each taken only where it gives the host libm's bits. The portable
+** elements call the platform's erfcf and tanhf, so their bits are that libm's: the copies
+** are glibc 2.28-2.40's (both forms checked against glibc 2.36 on all 2^32 inputs); a libm
+** that differs on any of a few thousand probes (another C library, glibc 2.41's correctly
+** rounded functions) leaves that form's nodes to the portable kernel. */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -29,8 +29,8 @@ static float probe(uint32_t i, uint32_t *state)
     return ((float)r / 16777216.0f * 2.0f - 1.0f) * span;
 }
 
-/* Whether gelu gives pl_gelu_f32's bits on every probe. */
-static bool agrees_with_libm(void (*gelu)(const float *in, float *out, size_t n))
+/* Whether gelu gives the portable element's bits on every probe. */
+static bool agrees_with_libm(pl_fast_lanes_fn *gelu, bool approximate)
 {
     enum { BLOCK = 256 };
     uint32_t state = 12345u;
@@ -40,7 +40,7 @@ static bool agrees_with_libm(void (*gelu)(const float *in, float *out, size_t n)
             in[i] = probe(at + i, &state);
         gelu(in, out, BLOCK);
         for (uint32_t i = 0; i < BLOCK; i++) {
-            float want = pl_gelu_f32(in[i]);
+            float want = approximate ? pl_gelu_approx_f32(in[i]) : pl_gelu_f32(in[i]);
             if (memcmp(&want, &out[i], sizeof want) != 0)
                 return false;
         }
@@ -48,19 +48,21 @@ static bool agrees_with_libm(void (*gelu)(const float *in, float *out, size_t n)
     return true;
 }
 
-/* The probes' verdict on each instruction set's copy: 0 not asked yet, 1 agrees, -1 not.
-** Two threads asking at once both compute the same answer. */
-static atomic_int verdicts[PL_ISA_COUNT];
+/* The probes' verdict on each instruction set's copy of each form: 0 not asked yet, 1
+** agrees, -1 not. Two threads asking at once both compute the same answer. */
+static atomic_int verdicts[PL_ISA_COUNT][2];
 
-pl_fast_lanes_fn *pl_fast_gelu_for(pl_isa isa)
+pl_fast_lanes_fn *pl_fast_gelu_for(pl_isa isa, bool approximate)
 {
     const pl_exp_kernels *k = pl_exp_for(isa);
-    if (k == NULL || k->gelu == NULL)
+    pl_fast_lanes_fn *gelu = k == NULL ? NULL : approximate ? k->gelu_tanh : k->gelu;
+    if (gelu == NULL)
         return NULL;
-    int verdict = atomic_load_explicit(&verdicts[isa], memory_order_relaxed);
-    if (verdict == 0) {
-        verdict = agrees_with_libm(k->gelu) ? 1 : -1;
-        atomic_store_explicit(&verdicts[isa], verdict, memory_order_relaxed);
+    atomic_int *verdict = &verdicts[isa][approximate];
+    int v = atomic_load_explicit(verdict, memory_order_relaxed);
+    if (v == 0) {
+        v = agrees_with_libm(gelu, approximate) ? 1 : -1;
+        atomic_store_explicit(verdict, v, memory_order_relaxed);
     }
-    return verdict > 0 ? k->gelu : NULL;
+    return v > 0 ? gelu : NULL;
 }

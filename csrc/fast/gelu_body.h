@@ -1,14 +1,17 @@
-/* gelu_body.h - float GELU (pl_gelu_f32: 0.5 x erfc(-x / sqrt 2)) on vector lanes, as the
-** portable kernel's libm computes it when that libm is glibc's erfcf of versions 2.28 to
-** 2.40 on an x86-64 CPU with FMA: fdlibm's float erfc (Sun's rational approximations on
-** five intervals, in float arithmetic, unfused) whose tail calls expf twice, and expf as
-** glibc's FMA build runs it (a 32-entry table of 2^(i/32), a cubic in double, three fused
-** multiply-adds). Every step here is one of theirs, in their order, so each lane gets
-** their bits; fast/gelu.c compares with the host's libm before it uses these, so any other
-** libm (or version) keeps the portable kernel. Lanes of NaN take the portable element.
+/* gelu_body.h - float GELU (pl_gelu_f32: 0.5 x erfc(-x / sqrt 2), and pl_gelu_approx_f32:
+** 0.5 x (1 + tanh(c (x + 0.044715 x^3)))) on vector lanes, as the portable kernel's libm
+** computes them when that libm is glibc's of versions 2.28 to 2.40 on an x86-64 CPU with
+** FMA: fdlibm's float erfc (Sun's rational approximations on five intervals, in float
+** arithmetic, unfused) whose tail calls expf twice, expf as glibc's FMA build runs it (a
+** 32-entry table of 2^(i/32), a cubic in double, three fused multiply-adds), and fdlibm's
+** float tanh over its float expm1. Every step here is one of theirs, in their order, so
+** each lane gets their bits; fast/gelu.c compares with the host's libm before it uses
+** these, so any other libm (or version) keeps the portable kernel. Lanes of NaN take the
+** portable element.
 **
 ** Included after exp_body.h by an instruction set with a fused d_fma, which also defines:
-**   f_ge(a, b) (ordered), f_keep_bits(a, mask): a's bits and mask,
+**   f_ge(a, b) and f_eq(a, b) (ordered), f_keep_bits(a, mask): a's bits and mask, f_trunc
+**   (toward zero), f_pow2(k): 2^k for integral k in [-126, 127],
 **   d_scale32(t, k): the double whose bits are t[b mod 32] + b 2^47 (mod 2^64), b being k's
 **   bit pattern. */
 #ifndef PL_FAST_GELU_BODY_H
@@ -157,31 +160,110 @@ PL_FAST_INLINE vf erfc_lanes(vf x)
     return e;
 }
 
-/* pl_gelu_f32 on lanes: (0.5 x) erfc(x * -0.70710677f); a vector holding a NaN takes the
+/* fdlibm's float expm1 (glibc's expm1f): ln 2 split so that k ln2_hi is exact, 1/ln 2, and
+** the scaled coefficients of its rational. */
+#define EXPM1_LN2_HI 0x1.62e3p-1f
+#define EXPM1_LN2_LO 0x1.2fefa2p-17f
+#define EXPM1_INV_LN2 0x1.715476p+0f
+static const float expm1_q[6] = {1.0f, -0x1.111112p-5f, 0x1.a01a02p-10f, -0x1.4ce19ap-14f,
+                                 0x1.0cfca8p-18f, -0x1.afdb76p-23f};
+
+/* expm1f for the arguments tanhf gives it: 2|x| in [2, 44) or -2|x| in (-2, 0). x = k ln2 +
+** (hi - lo) with k = +-1 below 1.5 ln2, else k = invln2 x +- 0.5 truncated; 0 below 0.5
+** ln2 (and x itself below 2^-25). The exponent fdlibm adds to a float's bits is a product
+** by 2^k here: the same bits, every such float being normal before and after. */
+PL_FAST_INLINE vf expm1_lanes(vf x)
+{
+    const vf one = f_set(1.0f), half = f_set(0.5f), two = f_set(2.0f);
+    vf ax = f_abs(x);
+    fmask neg = f_lt(x, f_set(0.0f));
+    fmask reduced = f_gt(ax, f_set(0x1.62e43p-2f)), near = f_lt(ax, f_set(0x1.0a2b24p+0f));
+    vf k = f_trunc(f_add(f_mul(f_set(EXPM1_INV_LN2), x), f_select(neg, f_neg(half), half)));
+    k = f_select(near, f_select(neg, f_neg(one), one), k);
+    k = f_select(reduced, k, f_set(0.0f));
+    /* near: x -+ ln2_hi and +-ln2_lo, as k ln2_hi and k ln2_lo are for k = +-1 */
+    vf hi = f_sub(x, f_mul(k, f_set(EXPM1_LN2_HI))), lo = f_mul(k, f_set(EXPM1_LN2_LO));
+    vf r = f_select(reduced, f_sub(hi, lo), x);
+    vf c = f_sub(f_sub(hi, r), lo);
+    vf hfx = f_mul(half, r), hxs = f_mul(r, hfx);
+    vf r1 = horner(hxs, expm1_q, 6);
+    vf t = f_sub(f_set(3.0f), f_mul(r1, hfx));
+    vf e = f_mul(hxs, f_div(f_sub(r1, t), f_sub(f_set(6.0f), f_mul(r, t))));
+    vf at_zero = f_sub(r, f_sub(f_mul(r, e), hxs));
+    e = f_sub(f_sub(f_mul(r, f_sub(e, c)), c), hxs);
+    vf at_minus_one = f_sub(f_mul(half, f_sub(r, e)), half);
+    vf at_one = f_select(f_lt(r, f_set(-0.25f)), f_mul(f_set(-2.0f), f_sub(e, f_add(r, half))),
+                         f_add(one, f_mul(two, f_sub(r, e))));
+    vf scale = f_pow2(k);
+    vf outer = f_sub(f_mul(f_sub(one, f_sub(e, r)), scale), one); /* k <= -2 or k > 56 */
+    vf low = f_mul(f_sub(f_sub(one, f_pow2(f_neg(k))), f_sub(e, r)), scale); /* k < 23 */
+    vf high = f_mul(f_add(f_sub(r, f_add(e, f_pow2(f_neg(k)))), one), scale);
+    vf y = f_select(f_lt(k, f_set(23.0f)), low, high);
+    y = f_select(f_or(f_lt(k, f_set(-1.0f)), f_gt(k, f_set(56.0f))), outer, y);
+    y = f_select(f_eq(k, one), at_one, y);
+    y = f_select(f_eq(k, f_neg(one)), at_minus_one, y);
+    y = f_select(f_eq(k, f_set(0.0f)), at_zero, y);
+    return f_select(f_lt(ax, f_set(0x1p-25f)), x, y);
+}
+
+/* tanhf on lanes without NaN: +-1 from 22 up, x below 2^-55, else 1 - 2/(expm1(2|x|) + 2)
+** from 1 up and -t/(t + 2), t = expm1(-2|x|), below; the sign of x put back. */
+PL_FAST_INLINE vf tanh_glibc_lanes(vf x)
+{
+    const vf one = f_set(1.0f), two = f_set(2.0f);
+    vf ax = f_abs(x);
+    fmask large = f_ge(ax, one);
+    vf twice = f_mul(two, ax);
+    vf t = expm1_lanes(f_select(large, twice, f_neg(twice)));
+    vf z = f_select(large, f_sub(one, f_div(two, f_add(t, two))),
+                    f_div(f_neg(t), f_add(t, two)));
+    z = f_select(f_ge(ax, f_set(22.0f)), one, z);
+    z = f_select(f_lt(x, f_set(0.0f)), f_neg(z), z);
+    return f_select(f_lt(ax, f_set(0x1p-55f)), x, z);
+}
+
+/* pl_gelu_f32 (exact) or pl_gelu_approx_f32 on a vector; one holding a NaN takes the
 ** portable element on each lane (which NaN comes back is its libm's choice). */
-PL_FAST_INLINE void gelu_vector(const float *in, float *out)
+PL_FAST_INLINE void gelu_vector(const float *in, float *out, bool approximate)
 {
     vf x = f_load(in);
     if (f_any(f_nan(x))) {
         for (int j = 0; j < W; j++)
-            out[j] = pl_gelu_f32(in[j]);
+            out[j] = approximate ? pl_gelu_approx_f32(in[j]) : pl_gelu_f32(in[j]);
         return;
     }
-    vf e = erfc_lanes(f_mul(x, f_set((float)-PL_GELU_SQRT1_2)));
-    f_store(out, f_mul(f_mul(f_set(0.5f), x), e));
+    vf g;
+    if (approximate) {
+        vf cube = f_mul(f_mul(f_mul(f_set(PL_GELU_CUBIC), x), x), x);
+        vf t = tanh_glibc_lanes(f_mul(f_set(PL_GELU_SQRT_2_OVER_PI), f_add(x, cube)));
+        g = f_add(f_set(1.0f), t);
+    } else {
+        g = erfc_lanes(f_mul(x, f_set((float)-PL_GELU_SQRT1_2)));
+    }
+    f_store(out, f_mul(f_mul(f_set(0.5f), x), g));
+}
+
+PL_FAST_INLINE void gelu_map(const float *in, float *out, size_t n, bool approximate)
+{
+    size_t i = 0;
+    for (; n - i >= W; i += W)
+        gelu_vector(in + i, out + i, approximate);
+    if (i < n) {
+        float t[W] = {0};
+        memcpy(t, in + i, sizeof(float) * (n - i));
+        gelu_vector(t, t, approximate);
+        memcpy(out + i, t, sizeof(float) * (n - i));
+    }
 }
 
 static void gelu_n(const float *in, float *out, size_t n)
 {
-    size_t i = 0;
-    for (; n - i >= W; i += W)
-        gelu_vector(in + i, out + i);
-    if (i < n) {
-        float t[W] = {0};
-        memcpy(t, in + i, sizeof(float) * (n - i));
-        gelu_vector(t, t);
-        memcpy(out + i, t, sizeof(float) * (n - i));
-    }
+    gelu_map(in, out, n, false);
+}
+
+static void gelu_tanh_n(const float *in, float *out, size_t n)
+{
+    gelu_map(in, out, n, true);
 }
 
 #endif

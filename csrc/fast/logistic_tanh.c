@@ -1,8 +1,7 @@
 /* logistic_tanh.c - LOGISTIC, TANH and GELU's fast path: for float32 the vector exp, tanh
 ** and GELU of exp.h, bit for bit pl_logistic_f32, pl_tanh_f32 and pl_gelu_f32 (the host
 ** block holds the kernel); for LOGISTIC and TANH on int8 and uint8 the portable kernel's own
-** table read by lut8.c's vector lookup; other types (and the tanh form of GELU) keep the
-** portable kernel. */
+** table read by lut8.c's vector lookup; other types keep the portable kernel. */
 #include "fast/exp.h"
 #include "fast/fast.h"
 #include "kernels/activation/gelu_fast.h"
@@ -54,8 +53,8 @@ static bool plan_tanh(pl_context *ctx, const pl_node *node)
 
 static bool plan_gelu(pl_context *ctx, const pl_node *node)
 {
-    bool exact = pl_table_i8(&node->options, PL_GELU_APPROXIMATE, 0) == 0;
-    return plan(ctx, node, exact ? pl_fast_gelu_for(pl_fast_isa_of(node)) : NULL);
+    bool approximate = pl_table_i8(&node->options, PL_GELU_APPROXIMATE, 0) != 0;
+    return plan(ctx, node, pl_fast_gelu_for(pl_fast_isa_of(node), approximate));
 }
 
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node)

@@ -24,6 +24,13 @@ static inline vf f_abs(vf a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a)
 static inline fmask f_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 static inline fmask f_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 static inline fmask f_ge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+static inline fmask f_eq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+static inline vf f_trunc(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+static inline vf f_pow2(vf k)
+{
+    __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+}
 static inline vf f_keep_bits(vf a, uint32_t mask)
 {
     return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32((int32_t)mask)));
@@ -92,4 +99,5 @@ static inline vd d_pow2(vd k)
 #include "fast/exp_body.h"
 #include "fast/gelu_body.h"
 
-const pl_exp_kernels pl_exp_avx2 = {expf_n, tanhf_n, logistic_n, softmax_rows, gelu_n};
+const pl_exp_kernels pl_exp_avx2 = {expf_n,       tanhf_n, logistic_n,
+                                    softmax_rows, gelu_n,  gelu_tanh_n};

@@ -32,6 +32,13 @@ static inline vf f_abs(vf a)
 static inline fmask f_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
 static inline fmask f_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
 static inline fmask f_ge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+static inline fmask f_eq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+static inline vf f_trunc(vf a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+static inline vf f_pow2(vf k)
+{
+    __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(k), _mm512_set1_epi32(127));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+}
 static inline vf f_keep_bits(vf a, uint32_t mask)
 {
     return _mm512_castsi512_ps(
@@ -147,5 +154,10 @@ static void gelu_512(const float *in, float *out, size_t n)
     (n < W ? pl_exp_avx2.gelu : gelu_n)(in, out, n);
 }
 
+static void gelu_tanh_512(const float *in, float *out, size_t n)
+{
+    (n < W ? pl_exp_avx2.gelu_tanh : gelu_tanh_n)(in, out, n);
+}
+
 const pl_exp_kernels pl_exp_avx512 = {expf_512, tanhf_512, logistic_512, softmax_rows_512,
-                                      gelu_512};
+                                      gelu_512, gelu_tanh_512};

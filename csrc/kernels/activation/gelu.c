@@ -10,9 +10,6 @@
 
 enum { OP_GELU = 150 };
 
-/* sqrt(2/pi) as TFLite takes it: the double product rounded to float. */
-#define SQRT_2_OVER_PI ((float)(1.12837916709551257390 * PL_GELU_SQRT1_2))
-
 float pl_gelu_f32(float x)
 {
     return 0.5f * x * erfcf(x * (float)-PL_GELU_SQRT1_2); /* erfc: no cancellation for x << 0 */
@@ -20,7 +17,7 @@ float pl_gelu_f32(float x)
 
 float pl_gelu_approx_f32(float x)
 {
-    return 0.5f * x * (1.0f + tanhf(SQRT_2_OVER_PI * (x + 0.044715f * x * x * x)));
+    return 0.5f * x * (1.0f + tanhf(PL_GELU_SQRT_2_OVER_PI * (x + PL_GELU_CUBIC * x * x * x)));
 }
 
 /* The table, allocated in prepare: float GELU needs no arena bytes. */

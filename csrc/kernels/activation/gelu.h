@@ -4,9 +4,6 @@
 #ifndef PL_KERNELS_GELU_H
 #define PL_KERNELS_GELU_H
 
-#include "kernels/activation/gelu_fast.h"
-
-/* TFLite's GeluTransformApproximate (GeluTransform: gelu_fast.h). */
-float pl_gelu_approx_f32(float x);
+#include "kernels/activation/gelu_fast.h" /* the float elements, the registration */
 
 #endif
