@@ -5,7 +5,9 @@
 ** it and the other repeats along the output's last axes (a scalar, or [C] against
 ** [N, H, W, C]): that one is repeated into a stack buffer and the flat loops run over
 ** chunks starting at a repeat, so each element meets the operand the broadcast walk gives
-** it. A large int8 node looks its outputs up in a table of every input pair instead.
+** it. Per row ([N, 1] against [N, C], or against [C]: an outer product, LayerNorm's
+** rsqrt(variance) times gamma), each small element is repeated along its row. A large int8
+** node looks its outputs up in a table of every input pair instead.
 ** Anything else (other broadcasts, int16 power-of-two ADD/SUB, uint8, int32, int64)
 ** keeps the portable kernel. */
 #include <math.h>
@@ -36,6 +38,8 @@ typedef struct ew_plan {
     pl_ew_f32_op op;
     int32_t small;        /* 0: flat; 1 or 2: that input repeats (or, row > 0, is per row) */
     size_t row;           /* per row: the outputs each small element meets; else 0 */
+    bool outer;           /* per row: the other input is one row, the same for every row */
+    size_t na, nb;        /* the inputs' element counts */
     float lo, hi;         /* float: the output's clamp (infinite: none) */
     size_t count, period; /* output elements; the repeating input's */
     pl_ew_q q;
@@ -256,11 +260,16 @@ static bool plan(pl_context *ctx, const pl_node *node)
     int32_t op = node->builtin_code;
     pl.small = broadcast_form(&a, &b, &o);
     pl.count = pl_tensor_count(&o);
+    pl.na = pl_tensor_count(&a), pl.nb = pl_tensor_count(&b);
     if (pl.small < 0 && a.type == o.type && b.type == o.type) { /* the other input whole */
-        if (pl_tensor_count(&a) == pl.count && per_row(&b, &o, &pl.row))
+        if (pl.na == pl.count && per_row(&b, &o, &pl.row))
             pl.small = 2;
-        else if (pl_tensor_count(&b) == pl.count && per_row(&a, &o, &pl.row))
+        else if (pl.nb == pl.count && per_row(&a, &o, &pl.row))
             pl.small = 1;
+        else if (per_row(&b, &o, &pl.row) && pl.na == pl.row && repeats_along_last(&a, &o))
+            pl.small = 2, pl.outer = true; /* or one row repeating */
+        else if (per_row(&a, &o, &pl.row) && pl.nb == pl.row && repeats_along_last(&b, &o))
+            pl.small = 1, pl.outer = true;
         else
             pl.row = 0;
     }
@@ -422,7 +431,7 @@ static void run_rows(const ew_job *j, int32_t task)
         fill_rep(rep, v, es, (fill + 7) / 8 * 8);
         for (size_t at = 0; at < pl->row; at += fill) {
             size_t n = pl->row - at < fill ? pl->row - at : fill;
-            const unsigned char *x = j->big + (i + at) * es;
+            const unsigned char *x = j->big + (pl->outer ? at : i + at) * es;
             run_flat(pl, j->k, j->pairs, pl->small == 1 ? rep : x, pl->small == 1 ? x : rep,
                      n, j->out + (i + at) * es);
         }
@@ -527,9 +536,8 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
-    size_t na = pl_tensor_count(&a), nb = pl_tensor_count(&b);
-    if (pl_tensor_count(&o) != pl->count || na != (pl->small == 1 ? pl->period : pl->count) ||
-        nb != (pl->small == 2 ? pl->period : pl->count))
+    if (pl_tensor_count(&o) != pl->count || pl_tensor_count(&a) != pl->na ||
+        pl_tensor_count(&b) != pl->nb)
         return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
     const pl_ew *k = pl_ew_for(pl_fast_isa_of(node));
     const bool arithmetic = pl->op == PL_EW_ADD || pl->op == PL_EW_SUB || pl->op == PL_EW_MUL;

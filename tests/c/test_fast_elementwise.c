@@ -4,8 +4,8 @@
 ** activations: int8 and int16 (16x8) outputs byte for byte, float32 bit for bit (special
 ** values included: NaN, infinities, zeros of both signs, equal pairs). Equal shapes, a scalar on
 ** either side and an input repeating along the last axes ([C], [1,1,1,C], [W,C] against
-** [N,H,W,C]) take the fast path; other broadcasts and int16 power-of-two ADD/SUB keep the
-** portable kernel. Every instruction set this CPU runs is tested; CI runs this under ASan
+** [N,H,W,C]), one per row ([N,H,1,1]) and outer products ([N,H,1,1] against [W,C]) take the
+** fast path; other broadcasts and int16 power-of-two ADD/SUB keep the portable kernel. Every instruction set this CPU runs is tested; CI runs this under ASan
 ** and UBSan. */
 #include <math.h>
 #include <string.h>
@@ -54,7 +54,8 @@ typedef enum form {
     LONG_B,     /* b alone larger than the repeat buffer */
     ROW_B,      /* b out's leading dims then 1s ([N, H, 1, 1]) */
     ROW_A,
-    OTHER,      /* b [N,1,1,C], or a [N,H,1,1] against b [1,1,W,C]: portable */
+    OUTER,      /* a [N,H,1,1] against b [1,1,W,C] or [W,C], or the other way round */
+    OTHER,      /* b [N,1,1,C]: portable */
     FORMS
 } form;
 
@@ -106,6 +107,8 @@ static void shapes(ew_case *c)
         o[0] = o[1] = o[2] = 1, o[3] = between(PAIRS_N - 8, MAX_N);
     if (c->form == OTHER) /* a last dim of 1 would make b [2,1,1,1] per row */
         o[0] = 2, o[1] = between(2, 5), o[3] = between(2, 40);
+    if (c->form == OUTER && between(0, 3) == 0) /* rows longer than ROW_REP */
+        o[2] = between(1, 3), o[3] = between(300, 600);
     c->a_nd = c->b_nd = 4;
     memcpy(c->a_dims, o, sizeof c->a_dims);
     memcpy(c->b_dims, o, sizeof c->b_dims);
@@ -118,9 +121,15 @@ static void shapes(ew_case *c)
         last_axes(c, small_nd, small);
     } else if (c->form == LONG_B) {
         *small_nd = 1, small[0] = o[3];
-    } else if (c->form == OTHER && between(0, 1)) { /* an outer product: neither whole */
-        c->a_dims[2] = c->a_dims[3] = 1;
-        c->b_dims[0] = c->b_dims[1] = 1;
+    } else if (c->form == OUTER) { /* an outer product: neither whole */
+        int32_t *rows = between(0, 1) ? c->a_dims : c->b_dims;
+        int32_t *row = rows == c->a_dims ? c->b_dims : c->a_dims;
+        rows[2] = rows[3] = 1;
+        row[0] = row[1] = 1;
+        if (between(0, 1)) { /* [W, C] */
+            int32_t *row_nd = row == c->a_dims ? &c->a_nd : &c->b_nd;
+            *row_nd = 2, row[0] = o[2], row[1] = o[3];
+        }
     } else if (c->form == OTHER) {
         small[1] = small[2] = 1;
     } else if (c->form == ROW_A || c->form == ROW_B) {
