@@ -1,6 +1,6 @@
 /* batch_matmul.c - BATCH_MATMUL's fast path, int8 and float32: per batch, the right-hand
-** matrix (an activation as often as a constant) is packed into the host block at invoke and
-** multiplied with the shared matrix products. int8 folds both zero points exactly (row and
+** matrix (an activation as often as a constant) is packed into the host block at invoke (a
+** float one straight from its rows by depth) and multiplied with the shared matrix products. int8 folds both zero points exactly (row and
 ** column sums, integer sums being exact in any order); float lanes sum depth in the
 ** reference's order. int16 keeps the portable kernel. */
 #include <math.h>
@@ -14,7 +14,7 @@
 typedef struct bmm_plan {
     int32_t kp;                /* int8: depth rounded up to 4 */
     void *packed;              /* one batch's right-hand matrix, packed */
-    void *rhs_t;               /* cols x depth: the right-hand matrix transposed, or NULL */
+    void *rhs_t;               /* int8: cols x depth, the right-hand matrix transposed, or NULL */
     void *lhs;                 /* rows x kp (int8, plus 128) or rows x depth (float, adj_x) */
     int32_t *col_sums, *row_sums, *raw; /* int8 */
 } bmm_plan;
@@ -45,7 +45,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         return false; /* beyond what a host block should hold: the portable kernel runs it */
     size_t packed = f32 ? gf->packed_bytes(p->cols, p->depth)
                         : g8->packed_bytes(p->cols, (int32_t)kp);
-    size_t rhs_t = p->adj_y ? 0 : cols * depth * elem;
+    size_t rhs_t = p->adj_y || f32 ? 0 : cols * depth * elem; /* float packs by depth */
     size_t lhs = f32 ? (p->adj_x ? rows * depth * elem : 0) : rows * kp;
     size_t sums = f32 ? 0 : pl_fast_align64(cols * 4) + pl_fast_align64(rows * 4) + pl_fast_align64(rows * cols * 4);
     size_t head = pl_fast_align64(sizeof(bmm_plan));
@@ -90,8 +90,10 @@ static const void *rhs_rows(const bmm_plan *bp, const pl_batch_matmul_params *p,
 static void batch_f32(const bmm_plan *bp, const pl_batch_matmul_params *p,
                       const pl_gemm_f32 *gf, const float *lhs, const float *rhs, float *out)
 {
-    gf->pack(rhs_rows(bp, p, (const uint8_t *)rhs, sizeof(float)), p->cols, p->depth,
-             bp->packed);
+    if (p->adj_y)
+        gf->pack(rhs, p->cols, p->depth, bp->packed);
+    else
+        gf->pack_by_depth(rhs, p->cols, p->depth, (size_t)p->cols, bp->packed);
     const float *a = lhs;
     if (p->adj_x) {
         float *t = bp->lhs;

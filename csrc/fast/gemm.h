@@ -149,6 +149,8 @@ typedef void pl_gemm_f32_taps_fn(int32_t m, int32_t n, int32_t k, const float *a
 typedef struct pl_gemm_f32 {
     size_t (*packed_bytes)(int32_t n, int32_t k);
     void (*pack)(const float *w, int32_t n, int32_t k, void *packed);
+    /* the same panels from w[i ldw + channel] (stored by depth) */
+    void (*pack_by_depth)(const float *w, int32_t n, int32_t k, size_t ldw, void *packed);
     pl_gemm_f32_fn *run;
     pl_gemm_f32_fn *run_fused; /* each product fused into its sum; NULL without FMA */
     pl_gemm_f32_taps_fn *run_taps, *run_taps_fused; /* NULL: gather the windows, then run */

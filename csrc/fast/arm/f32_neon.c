@@ -67,4 +67,5 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, s
 #define F32_FUSED
 #include "fast/f32_narrow_run.h"
 
-const pl_gemm_f32 pl_gemm_f32_neon = {packed_bytes, pack, run, run_fused, NULL, NULL};
+const pl_gemm_f32 pl_gemm_f32_neon = {packed_bytes, pack, pack_by_depth,
+                                      run, run_fused, NULL, NULL};

@@ -35,5 +35,5 @@ static inline void store(float *dst, vf v, lanes_t count)
 
 #include "fast/x86/f32_body.h"
 
-const pl_gemm_f32 pl_gemm_f32_avx2 = {packed_bytes, pack, run, run_fused, run_taps,
-                                       run_taps_fused};
+const pl_gemm_f32 pl_gemm_f32_avx2 = {packed_bytes, pack, pack_by_depth,
+                                      run, run_fused, run_taps, run_taps_fused};

@@ -20,5 +20,5 @@ typedef __mmask16 lanes_t;
 
 #include "fast/x86/f32_body.h"
 
-const pl_gemm_f32 pl_gemm_f32_avx512 = {packed_bytes, pack, run, run_fused, run_taps,
-                                         run_taps_fused};
+const pl_gemm_f32 pl_gemm_f32_avx512 = {packed_bytes, pack, pack_by_depth,
+                                        run, run_fused, run_taps, run_taps_fused};

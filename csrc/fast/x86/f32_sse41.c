@@ -57,4 +57,5 @@ PL_FAST_INLINE void block(int32_t rows, int32_t m0, int32_t k, const float *a, s
 
 #include "fast/f32_narrow_run.h"
 
-const pl_gemm_f32 pl_gemm_f32_sse41 = {packed_bytes, pack, run, NULL, NULL, NULL};
+const pl_gemm_f32 pl_gemm_f32_sse41 = {packed_bytes, pack, pack_by_depth,
+                                       run, NULL, NULL, NULL};
