@@ -2,8 +2,8 @@
 ** differences to the row maximum computed once at prepare into the host block (256 for
 ** int8; for int16 up to 65536, as many as differ before the scaled difference clamps), then
 ** the portable kernel's own row arithmetic reading them (pl_softmax_s8_exps,
-** pl_softmax_s16_exps), so the bits are the reference's: int8 without vectors (rows are
-** short, the exp was the cost), int16 by gathers on AVX2 and AVX-512 (softmax16.h). float32:
+** pl_softmax_s16_exps), so the bits are the reference's: int8 to int8 and int16 by gathers
+** on AVX2 and AVX-512 (softmax16.h; int8 to int16 in the portable row). float32:
 ** the vector exp of exp.h, bit for bit pl_fmath_expf, in the portable kernel's steps. */
 #include "fast/exp.h"
 #include "fast/fast.h"
@@ -18,6 +18,7 @@ typedef struct softmax_plan {
     const int16_t *exps16;     /* int16: n16, then a 0 (padding for the gathers) */
     int32_t n16;
     pl_softmax16_rows rows16; /* int16 with vectors, NULL: the portable row */
+    pl_softmax8_rows rows8;   /* int8 to int8 with vectors, NULL: the portable row */
 } softmax_plan;
 
 /* The vector int16 rows for isa, NULL for none. */
@@ -25,6 +26,14 @@ static pl_softmax16_rows rows16_for(pl_isa isa)
 {
     PL_FAST_PICK(isa, pl_softmax16_avx512, pl_softmax16_avx2, (pl_softmax16_rows)NULL,
                  (pl_softmax16_rows)NULL, (pl_softmax16_rows)NULL);
+    return NULL;
+}
+
+/* The vector int8 rows for isa, NULL for none. */
+static pl_softmax8_rows rows8_for(pl_isa isa)
+{
+    PL_FAST_PICK(isa, pl_softmax8_avx2, pl_softmax8_avx2, (pl_softmax8_rows)NULL,
+                 (pl_softmax8_rows)NULL, (pl_softmax8_rows)NULL);
     return NULL;
 }
 
@@ -42,7 +51,7 @@ static softmax_plan *new_plan(const pl_node *node, size_t bytes)
 {
     softmax_plan *pl = pl_fast_block_new(node, pl_fast_align64(sizeof *pl) + bytes);
     if (pl != NULL)
-        *pl = (softmax_plan){NULL, NULL, NULL, 0, NULL};
+        *pl = (softmax_plan){NULL, NULL, NULL, 0, NULL, NULL};
     return pl;
 }
 
@@ -66,6 +75,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
                (pl = new_plan(node, sizeof(int32_t) * PL_SOFTMAX_EXPS)) != NULL) {
         pl_softmax_exp_table(&d->p, after(pl));
         pl->exps8 = after(pl);
+        pl->rows8 = out.type == PL_INT8 ? rows8_for(pl_fast_isa_of(node)) : NULL;
     } else if (in.type == PL_INT16 && out.type == PL_INT16) {
         int32_t n = pl_softmax_s16_exp_count(&d->p);
         if ((pl = new_plan(node, sizeof(int16_t) * ((size_t)n + 1))) == NULL)
@@ -103,6 +113,8 @@ pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
         pl->rows16(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
     else if (pl->exps16 != NULL)
         pl_softmax_s16_exps(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
+    else if (pl->rows8 != NULL)
+        pl->rows8(&d->p, pl->exps8, in.data, out.data, outer, depth);
     else if (out.type == PL_INT8)
         pl_softmax_s8_exps(&d->p, pl->exps8, in.data, out.data, outer, depth);
     else

@@ -15,8 +15,7 @@
 enum { SOFTMAX_CODE = 25 };
 
 /* Q5.26 for the scaled differences, Q12.19 for the sum (reference_ops::Softmax). */
-enum { SCALED_DIFF_BITS = 5, ACCUM_BITS = 12 };
-
+enum { SCALED_DIFF_BITS = 5, ACCUM_BITS = PL_SOFTMAX_ACCUM_BITS };
 
 void pl_softmax_f32(float beta, const float *in, float *out, size_t outer, size_t depth)
 {
@@ -54,19 +53,25 @@ void pl_softmax_exp_table(const pl_softmax_params *p, int32_t exps[PL_SOFTMAX_EX
         exps[d] = -d >= p->diff_min ? exp_of_diff(p, -d) : 0; /* 0: never read */
 }
 
+int32_t pl_softmax_s8_recip(int32_t sum, int32_t out_bits, int32_t *scale)
+{
+    int32_t bits_over_unit = 0;
+    *scale = pl_lut_reciprocal(sum, ACCUM_BITS, &bits_over_unit);
+    return bits_over_unit + 31 - out_bits;
+}
+
 /* Row maximum, then the reciprocal of the sum of exps; returns the final shift. */
 static int32_t row_scale_s8(const pl_softmax_params *p, const int32_t *exps, const int8_t *in,
                             size_t depth, int32_t out_bits, int32_t *scale)
 {
-    int32_t max = INT8_MIN, sum = 0, bits_over_unit = 0;
+    int32_t max = INT8_MIN, sum = 0;
     for (size_t c = 0; c < depth; c++)
         max = in[c] > max ? in[c] : max;
     for (size_t c = 0; c < depth; c++) {
         if (in[c] - max >= p->diff_min)
             sum += pl_fx_rdbpot(exp_at(p, exps, in[c] - max), ACCUM_BITS);
     }
-    *scale = pl_lut_reciprocal(sum, ACCUM_BITS, &bits_over_unit);
-    return bits_over_unit + 31 - out_bits;
+    return pl_softmax_s8_recip(sum, out_bits, scale);
 }
 
 /* One output value before the narrowing cast, in [lo, lo + 2^out_bits). */

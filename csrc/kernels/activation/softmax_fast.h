@@ -34,6 +34,13 @@ void pl_softmax_s8_exps(const pl_softmax_params *p, const int32_t *exps, const i
                         int8_t *out, size_t outer, size_t depth);
 void pl_softmax_s8_s16_exps(const pl_softmax_params *p, const int32_t *exps,
                             const int8_t *in, int16_t *out, size_t outer, size_t depth);
+/* The int8 row's last steps, for the fast path's vector rows: the row sums
+** RoundingDivideByPOT(exp, PL_SOFTMAX_ACCUM_BITS) over its differences >= diff_min; from
+** that sum, the reciprocal (*scale) and the returned exponent. Each output is then
+** clamp(RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(scale, exp), exponent) + lo),
+** lo for a difference below diff_min, and lo everywhere when the exponent exceeds 31. */
+#define PL_SOFTMAX_ACCUM_BITS 12
+int32_t pl_softmax_s8_recip(int32_t sum, int32_t out_bits, int32_t *scale);
 
 /* int16 input: the differences to the row maximum lie in [-65535, 0]; the host fast path
 ** keeps their exps in a table too. exp_count gives its length n (from n - 1 on, every
