@@ -8,6 +8,7 @@
 
 #include "fast/fast.h"
 #include "fast/gemm.h"
+#include "fast/isa_pick.h"
 #include "kernels/common/arith_fast.h"
 #include "kernels/conv/batch_matmul_fast.h"
 
@@ -16,7 +17,7 @@ typedef struct bmm_plan {
     void *packed;              /* one batch's right-hand matrix, packed */
     void *rhs_t;               /* int8: cols x depth, the right-hand matrix transposed, or NULL */
     void *lhs;                 /* rows x kp (int8, plus 128) or rows x depth (float, adj_x) */
-    int32_t *col_sums, *row_sums, *raw; /* int8 */
+    int32_t *col_sums, *row_sums, *raw; /* int8: the stage's column and row terms, the sums */
 } bmm_plan;
 
 /* Carves n bytes from *at. */
@@ -107,42 +108,67 @@ static void batch_f32(const bmm_plan *bp, const pl_batch_matmul_params *p,
                                   NULL, -INFINITY, INFINITY, out, (size_t)p->cols);
 }
 
-/* sum (r + ro)(l + lo) = raw + (lo - 128) colsum + ro rowsum + depth lo ro, with raw the
-** product of l + 128 and r: every term mod 2^32, as the reference's int32 sum. */
-static void batch_s8(const bmm_plan *bp, const pl_batch_matmul_params *p,
-                     const pl_gemm_s8 *g8, const int8_t *lhs, const int8_t *rhs, int8_t *out)
+/* The portable stage by rows, for the sets without a vector one. */
+static void requant_rows_c(const pl_fast_requant *q, const int32_t *raw, const int32_t *col,
+                           const int32_t *row, int32_t rows, int32_t cols, int8_t *out)
 {
+    for (int32_t m = 0; m < rows; m++)
+        for (int32_t n = 0; n < cols; n++) {
+            size_t o = (size_t)m * (size_t)cols + (size_t)n;
+            uint32_t t = (uint32_t)raw[o] + (uint32_t)col[n] + (uint32_t)row[m];
+            int32_t v = pl_rescale_qm((int32_t)t, q->multiplier, q->shift) + q->offset;
+            out[o] = (int8_t)(v < q->act_min ? q->act_min : v > q->act_max ? q->act_max : v);
+        }
+}
+
+typedef void requant_rows_fn(const pl_fast_requant *q, const int32_t *raw, const int32_t *col,
+                             const int32_t *row, int32_t rows, int32_t cols, int8_t *out);
+
+static requant_rows_fn *requant_rows_for(pl_isa isa)
+{
+    PL_FAST_PICK(isa, pl_fast_requant_rows_avx2, pl_fast_requant_rows_avx2, requant_rows_c,
+                 requant_rows_c, requant_rows_c);
+    return requant_rows_c;
+}
+
+/* sum (r + ro)(l + lo) = raw + (lo - 128) colsum + ro rowsum + depth lo ro, with raw the
+** product of l + 128 and r: every term mod 2^32, as the reference's int32 sum. The column
+** terms (with the constant) and the row terms are added in the stage. */
+static void batch_s8(const bmm_plan *bp, const pl_batch_matmul_params *p, pl_isa isa,
+                     const int8_t *lhs, const int8_t *rhs, int8_t *out)
+{
+    const pl_gemm_s8 *g8 = pl_gemm_s8_for(isa);
     const size_t depth = (size_t)p->depth, kp = (size_t)bp->kp;
+    const uint32_t lo = (uint32_t)p->lhs_offset, ro = (uint32_t)p->rhs_offset;
+    const uint32_t both = (uint32_t)p->depth * lo * ro;
     const int8_t *w = rhs_rows(bp, p, (const uint8_t *)rhs, 1);
     g8->pack(w, p->cols, p->depth, bp->kp, bp->packed);
-    for (int32_t n = 0; n < p->cols; n++) {
-        int32_t s = 0;
+    for (int32_t n = 0; n < p->cols; n++) { /* plain loops: the compiler's vectors */
+        uint32_t s = 0;
         for (size_t k = 0; k < depth; k++)
-            s += w[(size_t)n * depth + k];
-        bp->col_sums[n] = s;
+            s += (uint32_t)(int32_t)w[(size_t)n * depth + k];
+        bp->col_sums[n] = (int32_t)((lo - 128u) * s + both);
     }
     uint8_t *a = bp->lhs;
     for (int32_t m = 0; m < p->rows; m++) {
-        int32_t s = 0;
-        for (size_t k = 0; k < kp; k++) {
-            int8_t x = k >= depth ? 0
-                     : lhs[p->adj_x ? k * (size_t)p->rows + (size_t)m : (size_t)m * depth + k];
-            s += k < depth ? x : 0;
-            a[(size_t)m * kp + k] = k < depth ? (uint8_t)((uint8_t)x ^ 0x80u) : 0;
+        uint8_t *am = a + (size_t)m * kp;
+        uint32_t s = 0;
+        if (p->adj_x) {
+            for (size_t k = 0; k < depth; k++)
+                am[k] = (uint8_t)lhs[k * (size_t)p->rows + (size_t)m];
+        } else {
+            memcpy(am, lhs + (size_t)m * depth, depth);
         }
-        bp->row_sums[m] = s;
+        for (size_t k = 0; k < depth; k++) {
+            s += (uint32_t)(int32_t)(int8_t)am[k];
+            am[k] ^= 0x80u;
+        }
+        memset(am + depth, 0, kp - depth);
+        bp->row_sums[m] = (int32_t)(ro * s);
     }
     g8->run(p->rows, p->cols, bp->kp, a, kp, bp->packed, NULL, NULL, bp->raw, (size_t)p->cols);
-    const uint32_t lo = (uint32_t)p->lhs_offset, ro = (uint32_t)p->rhs_offset;
-    const uint32_t both = (uint32_t)p->depth * lo * ro;
-    for (int32_t m = 0; m < p->rows; m++)
-        for (int32_t n = 0; n < p->cols; n++) {
-            size_t o = (size_t)m * (size_t)p->cols + (size_t)n;
-            uint32_t t = (uint32_t)bp->raw[o] + (lo - 128u) * (uint32_t)bp->col_sums[n] +
-                         ro * (uint32_t)bp->row_sums[m] + both;
-            int32_t v = pl_rescale_qm((int32_t)t, p->multiplier, p->shift) + p->output_offset;
-            out[o] = (int8_t)(v < p->act_min ? p->act_min : v > p->act_max ? p->act_max : v);
-        }
+    const pl_fast_requant q = {p->multiplier, p->shift, p->output_offset, p->act_min, p->act_max};
+    requant_rows_for(isa)(&q, bp->raw, bp->col_sums, bp->row_sums, p->rows, p->cols, out);
 }
 
 pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node)
@@ -173,8 +199,8 @@ pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node)
                     batch_f32(bp, p, pl_gemm_f32_for(isa), (const float *)lhs,
                               (const float *)rhs, (float *)o);
                 else
-                    batch_s8(bp, p, pl_gemm_s8_for(isa), (const int8_t *)lhs,
-                             (const int8_t *)rhs, (int8_t *)o);
+                    batch_s8(bp, p, isa, (const int8_t *)lhs, (const int8_t *)rhs,
+                             (int8_t *)o);
             }
     return PL_OK;
 }

@@ -309,6 +309,16 @@ void pl_fast_mean_sums_avx2(const void *x, size_t reduced, size_t inner, size_t 
                             pl_type type, void *out);
 void pl_fast_mean_sums_neon(const void *x, size_t reduced, size_t inner, size_t n,
                             pl_type type, void *out);
+/* TFLite's per-tensor int8 output stage: clamp(MultiplyByQuantizedMultiplier(sum, multiplier,
+** shift) + offset, act_min, act_max). */
+typedef struct pl_fast_requant {
+    int32_t multiplier, shift, offset, act_min, act_max;
+} pl_fast_requant;
+/* out[m][c] = q's stage of raw[m][c] + col[c] + row[m] (the additions wrapping as uint32),
+** rows of cols values (requant_avx2.c: AVX2 and AVX-512). */
+void pl_fast_requant_rows_avx2(const pl_fast_requant *q, const int32_t *raw, const int32_t *col,
+                               const int32_t *row, int32_t rows, int32_t cols, int8_t *out);
+
 /* pl_reduce_rescale of n int8 outputs with rp's operands (reduce_fast.h), vectorized
 ** (mean_avx2.c: AVX2 and AVX-512). */
 typedef struct pl_reduce_rescale_params pl_reduce_rescale_params;

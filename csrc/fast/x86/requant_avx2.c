@@ -1,0 +1,45 @@
+/* requant_avx2.c - int32 sums to int8 by TFLite's per-tensor rescale, eight lanes at a time
+** (fast.h's pl_fast_requant_rows_avx2: BATCH_MATMUL's output). Built with -mavx2 -mfma;
+** run only when the CPU has them (AVX-512 CPUs too). */
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/fast.h"
+#include "fast/x86/rescale_avx2.h"
+
+void pl_fast_requant_rows_avx2(const pl_fast_requant *q, const int32_t *raw, const int32_t *col,
+                               const int32_t *row, int32_t rows, int32_t cols, int8_t *out)
+{
+    const int32_t left = q->shift > 0 ? q->shift : 0;
+    const int32_t right = q->shift > 0 ? 0 : q->shift < -31 ? 31 : -q->shift;
+    const pl_rescale8 r = pl_rescale8_of(_mm256_set1_epi32(q->multiplier),
+                                         _mm256_set1_epi32(left), _mm256_set1_epi32(right));
+    const __m256i offset = _mm256_set1_epi32(q->offset), lo = _mm256_set1_epi32(q->act_min),
+                  hi = _mm256_set1_epi32(q->act_max);
+    for (int32_t m = 0; m < rows; m++, raw += cols, out += cols) {
+        const __m256i add = _mm256_set1_epi32(row[m]);
+        for (int32_t n = 0; n < cols; n += 8) {
+            const int32_t k = cols - n < 8 ? cols - n : 8;
+            __m256i t;
+            if (k == 8) {
+                t = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(raw + n)),
+                                     _mm256_loadu_si256((const __m256i *)(col + n)));
+            } else { /* the row's last few, through zeroed copies */
+                int32_t s[8] = {0}, c[8] = {0};
+                memcpy(s, raw + n, sizeof(int32_t) * (size_t)k);
+                memcpy(c, col + n, sizeof(int32_t) * (size_t)k);
+                t = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)s),
+                                     _mm256_loadu_si256((const __m256i *)c));
+            }
+            /* the int32 additions wrap, as the portable kernel's uint32 sum */
+            __m256i v = _mm256_add_epi32(pl_rescale8_apply(_mm256_add_epi32(t, add), &r), offset);
+            v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+            __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+            int64_t bytes = _mm_cvtsi128_si64(_mm_packs_epi16(w, w));
+            if (k == 8)
+                memcpy(out + n, &bytes, sizeof bytes);
+            else
+                memcpy(out + n, &bytes, (size_t)k);
+        }
+    }
+}
