@@ -1,6 +1,7 @@
 /* lut8.c - 8-bit activations whose output byte depends on the input byte alone (quantized
 ** HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1; LOGISTIC and TANH through
-** logistic_tanh.c): prepare runs the portable arithmetic once on all 256 inputs into the host
+** logistic_tanh.c; int8 RSQRT, whose inputs below the zero point go to the portable kernel
+** to be refused): prepare runs the portable arithmetic once on all 256 inputs into the host
 ** block (LOGISTIC and TANH: the portable kernel's table, or its int8 per-element arithmetic
 ** on all 256 bytes), invoke looks each byte up, with vector shuffles where the CPU has them.
 ** The table holds the portable kernel's own results, so the bits are the reference's; the
@@ -31,6 +32,8 @@ typedef struct lut8_plan {
     float alpha;    /* LEAKY_RELU's */
     bool relu_f32;                                      /* float RELU family: no table */
     float lo, hi;                                       /* its bounds (pl_relu_f32's) */
+    bool checks_least; /* int8 RSQRT: inputs below least go to the portable kernel */
+    int32_t least;
     uint8_t table[TABLE];
     uint8_t unread; /* a table's: pl_fast_table_unread's state */
 } lut8_plan;
@@ -49,9 +52,13 @@ pl_lut8_fn pl_lut8_for(pl_isa isa)
 }
 
 /* The portable kernel of node's operator on the 256 inputs of type t (index = input
-** byte) in the context's arithmetic, false for operators and types without a table. */
-static bool fill(const pl_node *node, pl_type t, pl_arith arith, uint8_t *table)
+** byte) in the context's arithmetic, false for operators and types without a table. *least:
+** the least input the portable kernel accepts (int8 RSQRT refuses those below its zero
+** point), INT32_MIN when it takes any. */
+static bool fill(const pl_node *node, pl_type t, pl_arith arith, uint8_t *table,
+                 int32_t *least)
 {
+    *least = INT32_MIN;
     const pl_activation_op *d = node->user_data;
     const pl_registration *base = pl_fast_reg_of(node)->base;
     uint8_t bytes[TABLE];
@@ -80,6 +87,8 @@ static bool fill(const pl_node *node, pl_type t, pl_arith arith, uint8_t *table)
             pl_relu_s8(&d->relu, s8, t8, TABLE);
     } else if (base == pl_logistic_registration() || base == pl_tanh_registration()) {
         pl_logistic_tanh_table(node, t, arith, base == pl_tanh_registration(), table);
+    } else if (base == pl_rsqrt_registration() && !u8) {
+        pl_math_rsqrt_s8_table(node, table, least);
     } else {
         return false;
     }
@@ -141,15 +150,18 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (in.type == PL_FLOAT32) /* a vector loop of the portable arithmetic, not a table */
         return plan_f32(node);
     uint8_t table[TABLE];
-    if (!fill(node, in.type, ctx->arith, table))
+    int32_t least;
+    if (!fill(node, in.type, ctx->arith, table, &least))
         return false;
     lut8_plan *lp = pl_fast_block_new(node, sizeof *lp);
     if (lp == NULL)
         return false;
-    *lp = (lut8_plan){.lookup = pl_lut8_for(pl_fast_isa_of(node))};
+    *lp = (lut8_plan){.lookup = pl_lut8_for(pl_fast_isa_of(node)),
+                      .checks_least = least != INT32_MIN, .least = least};
     memcpy(lp->table, table, TABLE);
-    /* the output is table[x] of the input (no other node writes either: not variables) */
-    if (!in.is_variable && !out.is_variable)
+    /* the output is table[x] of the input (no other node writes either: not variables); a
+    ** node that may refuse its input keeps its own lookup, so that it always checks */
+    if (!in.is_variable && !out.is_variable && !lp->checks_least)
         pl_fast_table_note(ctx, node, out.index, in.index, table);
     return true;
 }
@@ -212,6 +224,15 @@ void pl_fast_lut8_apply(pl_context *ctx, const pl_node *node, void *block, const
     run_spans(node, lp, in, out);
 }
 
+/* Whether an int8 tensor of n values holds one below least. */
+static bool any_below(const int8_t *x, size_t n, int32_t least)
+{
+    int32_t min = INT8_MAX;
+    for (size_t i = 0; i < n; i++) /* a plain loop: the compiler's vectors */
+        min = x[i] < min ? x[i] : min;
+    return n > 0 && min < least;
+}
+
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
 {
     lut8_plan *lp = pl_fast_block(node);
@@ -220,6 +241,8 @@ pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
     pl_tensor in, out;
     PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    if (lp->checks_least && any_below(in.data, pl_tensor_count(&in), lp->least))
+        return pl_fast_reg_of(node)->base->invoke(ctx, node); /* its refusal, as it words it */
     pl_fast_lut8_apply(ctx, node, lp, &in, &out);
     return PL_OK;
 }

@@ -6,7 +6,8 @@
 ** inputs), the RELU family (the portable loop over spans of 16384: lengths up to N cover
 ** several), LOGISTIC and TANH (their vector exp, tested in test_fast_logistic_tanh.c) and the
 ** unary math FLOOR, CEIL, NEG, SQRT, RSQRT and SQUARE (vector loops; their quantized forms
-** keep the portable kernels). Every instruction set this CPU runs is tested; CI runs this
+** keep the portable kernels but int8 RSQRT's table, whose inputs below the zero point must be
+** refused as the portable kernel refuses them). Every instruction set this CPU runs is tested; CI runs this
 ** under ASan and UBSan. */
 #include <math.h>
 #include <string.h>
@@ -91,13 +92,15 @@ static bool case_matches(pl_fast_resolver *r, const lut_case *c)
         fprintf(stderr, "op %d: portable %d, fast %d\n", c->code, want, got);
         return false;
     }
-    if (want != PL_OK) /* refused alike (e.g. a HARD_SWISH scale ratio above one) */
-        return !took_fast;
+    bool rsqrt_s8 = c->code == 76 && c->type == PL_INT8;
+    if (want != PL_OK) /* refused alike (e.g. a HARD_SWISH scale ratio above one; int8 */
+        return !took_fast || rsqrt_s8; /* RSQRT below its zero point: at invoke, portably) */
     fast_cases += took_fast;
     bool bytes = c->type == PL_INT8 || c->type == PL_UINT8;
     bool math = c->code == 8 || c->code == 104 || c->code == 59 || c->code == 75 ||
                 c->code == 76 || c->code == 92;
-    bool fast = (bytes && !math) || c->type == PL_FLOAT32; /* every float one: a vector loop */
+    /* every float one: a vector loop; of the quantized math, int8 RSQRT: a table */
+    bool fast = (bytes && (!math || rsqrt_s8)) || c->type == PL_FLOAT32;
     size_t n = (size_t)c->n;
     bool same = c->type == PL_FLOAT32
                     ? memcmp(out32[0], out32[1], sizeof(float) * n) == 0
@@ -137,6 +140,10 @@ static bool random_case_matches(pl_fast_resolver *r)
     }
     for (int i = 0; i < 2 * N; i++) /* every byte in the first 256 when n allows */
         in8[i] = (uint8_t)(i < 256 ? i : between(0, 255));
+    if (c.code == 76 && c.type == PL_INT8 && between(0, 3) != 0) /* RSQRT: mostly none */
+        for (int i = 0; i < 2 * N; i++) /* below the zero point (refused) */
+            if ((int8_t)in8[i] < c.in_zp)
+                in8[i] = (uint8_t)(int8_t)c.in_zp;
     for (int i = 0; i < N; i++) { /* the edges of HARD_SWISH's and RELU's clamps, any bits */
         uint32_t bits = (uint32_t)between(0, 0xffff) << 16 | (uint32_t)between(0, 0xffff);
         int pick = between(0, 11);

@@ -56,6 +56,17 @@ int8_t pl_math_rsqrt_s8(int32_t q, int32_t input_zp, int32_t output_zp, int32_t 
     return (int8_t)rsqrt_q(q, input_zp, output_zp, multiplier, shift, INT8_MIN, INT8_MAX);
 }
 
+void pl_math_rsqrt_s8_table(const pl_node *node, uint8_t table[256], int32_t *least)
+{
+    const op_data *d = node->user_data;
+    for (int32_t q = INT8_MIN; q <= INT8_MAX; q++)
+        table[(uint8_t)(int8_t)q] =
+            q < d->input_zp ? 0
+                            : (uint8_t)pl_math_rsqrt_s8(q, d->input_zp, d->output_zp,
+                                                        d->multiplier, d->shift);
+    *least = d->input_zp;
+}
+
 float pl_math_floor_f32(float x) { return floorf(x); }
 float pl_math_ceil_f32(float x) { return ceilf(x); }
 static float f_cos(float x) { return cosf(x); }
