@@ -95,12 +95,13 @@ static const float erfc_sb[8] = {1.0f, 0x1.e568b2p+4f, 0x1.45cae2p+8f, 0x1.802eb
 #define ERFC_ERX 0x1.b0ac16p-1f        /* erf(1) rounded to float's upper half */
 #define ERFC_TAIL_SPLIT 0x1.6db6dap+1f /* 1/0.35, fdlibm's bits 0x4036db6d */
 
-/* |x| < 0.84375: 1 - erf(x) from erf's odd rational; 1 - (x + x y) below 1/4 (negative x
+/* Each interval's rational is a quotient num/den of polynomials; a vector divides once, each
+** lane by its own interval's (the same IEEE division the lane would make alone). */
+
+/* |x| < 0.84375: 1 - erf(x) from erf's odd rational y; 1 - (x + x y) below 1/4 (negative x
 ** too), 1/2 - (x y + (x - 1/2)) above; 1 - x below 2^-56. */
-PL_FAST_INLINE vf erfc_near_zero(vf x, vf ax)
+PL_FAST_INLINE vf erfc_near_zero(vf x, vf ax, vf y)
 {
-    vf z = f_mul(x, x);
-    vf y = f_div(horner(z, erfc_pp, 5), horner(z, erfc_qq, 6));
     vf xy = f_mul(x, y), one = f_set(1.0f), half = f_set(0.5f);
     vf low = f_sub(one, f_add(x, xy));
     vf high = f_sub(half, f_add(xy, f_sub(x, half)));
@@ -108,31 +109,19 @@ PL_FAST_INLINE vf erfc_near_zero(vf x, vf ax)
     return f_select(f_lt(ax, f_set(0x1p-56f)), f_sub(one, x), e);
 }
 
-/* 0.84375 <= |x| < 1.25: a rational in |x| - 1 about erf(1). */
-PL_FAST_INLINE vf erfc_near_one(vf x, vf ax)
+/* 0.84375 <= |x| < 1.25: erf(1) and a rational pq in |x| - 1. */
+PL_FAST_INLINE vf erfc_near_one(vf x, vf pq)
 {
-    vf s = f_sub(ax, f_set(1.0f));
-    vf pq = f_div(horner(s, erfc_pa, 7), horner(s, erfc_qa, 7));
     vf positive = f_sub(f_set(1.0f - ERFC_ERX), pq);
     vf negative = f_add(f_set(1.0f), f_add(f_set(ERFC_ERX), pq));
     return f_select(f_lt(x, f_set(0.0f)), negative, positive);
 }
 
 /* 1.25 <= |x| < 28: e^(-z^2 - 0.5625) e^((z - |x|)(z + |x|) + R/S) / |x|, z being |x| with
-** its 13 low bits cleared and R/S a rational in 1/x^2 (two sets, split at 1/0.35); for
-** negative x, 2 less that, and 2 from -6 down. */
-PL_FAST_INLINE vf erfc_tail(vf x, vf ax)
+** its 13 low bits cleared and rs = R/S a rational in 1/x^2; for negative x, 2 less that, and
+** 2 from -6 down. */
+PL_FAST_INLINE vf erfc_tail(vf x, vf ax, vf rs)
 {
-    vf s = f_div(f_set(1.0f), f_mul(ax, ax));
-    fmask near = f_lt(ax, f_set(ERFC_TAIL_SPLIT));
-    vf rs;
-    if (!f_any(f_ge(ax, f_set(ERFC_TAIL_SPLIT))))
-        rs = f_div(horner(s, erfc_ra, 8), horner(s, erfc_sa, 9));
-    else if (!f_any(near))
-        rs = f_div(horner(s, erfc_rb, 7), horner(s, erfc_sb, 8));
-    else
-        rs = f_select(near, f_div(horner(s, erfc_ra, 8), horner(s, erfc_sa, 9)),
-                      f_div(horner(s, erfc_rb, 7), horner(s, erfc_sb, 8)));
     vf z = f_keep_bits(ax, 0xffffe000u);
     vf first = f_sub(f_neg(f_mul(z, z)), f_set(0.5625f));
     vf second = f_add(f_mul(f_sub(z, ax), f_add(z, ax)), rs);
@@ -143,20 +132,47 @@ PL_FAST_INLINE vf erfc_tail(vf x, vf ax)
 }
 
 /* erfcf on lanes without NaN: +0 from 28 up (+inf too), 2 from -28 down, the intervals
-** above between; an interval is computed when some lane falls in it. */
+** above between; an interval is computed when some lane falls in it (the tail's two sets of
+** R/S, split at 1/0.35, likewise). */
 PL_FAST_INLINE vf erfc_lanes(vf x)
 {
+    const vf one = f_set(1.0f), split = f_set(ERFC_TAIL_SPLIT);
     vf ax = f_abs(x);
-    vf e = f_select(f_gt(x, f_set(0.0f)), f_set(0.0f), f_set(2.0f));
-    fmask tail = f_and(f_ge(ax, f_set(1.25f)), f_lt(ax, f_set(28.0f)));
-    if (f_any(tail))
-        e = f_select(tail, erfc_tail(x, ax), e);
-    fmask one = f_and(f_ge(ax, f_set(0.84375f)), f_lt(ax, f_set(1.25f)));
-    if (f_any(one))
-        e = f_select(one, erfc_near_one(x, ax), e);
     fmask zero = f_lt(ax, f_set(0.84375f));
-    if (f_any(zero))
-        e = f_select(zero, erfc_near_zero(x, ax), e);
+    fmask near_one = f_and(f_ge(ax, f_set(0.84375f)), f_lt(ax, f_set(1.25f)));
+    fmask tail = f_and(f_ge(ax, f_set(1.25f)), f_lt(ax, f_set(28.0f)));
+    const bool any_zero = f_any(zero), any_one = f_any(near_one), any_tail = f_any(tail);
+    vf num = one, den = one;
+    if (any_tail) {
+        vf s = f_div(one, f_mul(ax, ax));
+        fmask nearer = f_lt(ax, split);
+        if (f_any(f_and(tail, nearer))) {
+            num = horner(s, erfc_ra, 8);
+            den = horner(s, erfc_sa, 9);
+        }
+        if (f_any(f_and(tail, f_ge(ax, split)))) {
+            num = f_select(nearer, num, horner(s, erfc_rb, 7));
+            den = f_select(nearer, den, horner(s, erfc_sb, 8));
+        }
+    }
+    if (any_one) {
+        vf s = f_sub(ax, one);
+        num = f_select(near_one, horner(s, erfc_pa, 7), num);
+        den = f_select(near_one, horner(s, erfc_qa, 7), den);
+    }
+    if (any_zero) {
+        vf z = f_mul(x, x);
+        num = f_select(zero, horner(z, erfc_pp, 5), num);
+        den = f_select(zero, horner(z, erfc_qq, 6), den);
+    }
+    vf q = f_div(num, den);
+    vf e = f_select(f_gt(x, f_set(0.0f)), f_set(0.0f), f_set(2.0f));
+    if (any_tail)
+        e = f_select(tail, erfc_tail(x, ax, q), e);
+    if (any_one)
+        e = f_select(near_one, erfc_near_one(x, q), e);
+    if (any_zero)
+        e = f_select(zero, erfc_near_zero(x, ax, q), e);
     return e;
 }
 
@@ -215,8 +231,8 @@ PL_FAST_INLINE vf tanh_glibc_lanes(vf x)
     fmask large = f_ge(ax, one);
     vf twice = f_mul(two, ax);
     vf t = expm1_lanes(f_select(large, twice, f_neg(twice)));
-    vf z = f_select(large, f_sub(one, f_div(two, f_add(t, two))),
-                    f_div(f_neg(t), f_add(t, two)));
+    vf q = f_div(f_select(large, two, f_neg(t)), f_add(t, two)); /* one division a lane */
+    vf z = f_select(large, f_sub(one, q), q);
     z = f_select(f_ge(ax, f_set(22.0f)), one, z);
     z = f_select(f_lt(x, f_set(0.0f)), f_neg(z), z);
     return f_select(f_lt(ax, f_set(0x1p-55f)), x, z);
