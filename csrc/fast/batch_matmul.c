@@ -1,8 +1,9 @@
 /* batch_matmul.c - BATCH_MATMUL's fast path, int8 and float32: per batch, the right-hand
 ** matrix (an activation as often as a constant) is packed into the host block at invoke (a
-** float one straight from its rows by depth) and multiplied with the shared matrix products. int8 folds both zero points exactly (row and
-** column sums, integer sums being exact in any order); float lanes sum depth in the
-** reference's order. int16 keeps the portable kernel. */
+** float one straight from its rows by depth) and multiplied with the shared matrix
+** products. int8 folds both zero points exactly (row and column sums, integer sums being
+** exact in any order); float lanes sum depth in the reference's order. int16 keeps the
+** portable kernel. */
 #include <math.h>
 #include <string.h>
 

@@ -1,7 +1,8 @@
 /* logistic_tanh.c - LOGISTIC, TANH and GELU's fast path: for float32 the vector exp, tanh
 ** and GELU of exp.h, bit for bit pl_logistic_f32, pl_tanh_f32 and pl_gelu_f32 (the host
-** block holds the kernel); for LOGISTIC and TANH on int8 and uint8 the portable kernel's own
-** table read by lut8.c's vector lookup; other types keep the portable kernel. */
+** block holds the kernel); on int8 and uint8 the portable kernel's own table (LOGISTIC and
+** TANH: or its tabulated arithmetic) read by lut8.c's vector lookup; int16 keeps the portable
+** kernel. */
 #include "fast/exp.h"
 #include "fast/fast.h"
 #include "kernels/activation/gelu_fast.h"
@@ -71,7 +72,8 @@ pl_status pl_fast_tanh_prepare(pl_context *ctx, pl_node *node)
 
 pl_status pl_fast_gelu_prepare(pl_context *ctx, pl_node *node)
 {
-    return pl_fast_prepare(ctx, node, plan_gelu);
+    return is_byte(ctx, node) ? pl_fast_lut8_prepare(ctx, node)
+                              : pl_fast_prepare(ctx, node, plan_gelu);
 }
 
 /* Float elements per task at most (each element on its own: any split gives the same

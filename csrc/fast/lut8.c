@@ -1,9 +1,10 @@
 /* lut8.c - 8-bit activations whose output byte depends on the input byte alone (quantized
-** HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1; LOGISTIC and TANH through
+** HARD_SWISH, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1; LOGISTIC, TANH and GELU through
 ** logistic_tanh.c; int8 RSQRT, whose inputs below the zero point go to the portable kernel
 ** to be refused): prepare runs the portable arithmetic once on all 256 inputs into the host
 ** block (LOGISTIC and TANH: the portable kernel's table, or its int8 per-element arithmetic
-** on all 256 bytes), invoke looks each byte up, with vector shuffles where the CPU has them.
+** on all 256 bytes; GELU: its table), invoke looks each byte up, with vector shuffles where
+** the CPU has them.
 ** The table holds the portable kernel's own results, so the bits are the reference's; the
 ** arena is not touched (TFLM computes all of these per element, int8 LOGISTIC and TANH
 ** included, and so does the portable kernel for those two). Float HARD_SWISH, LEAKY_RELU and
@@ -19,6 +20,7 @@
 #include "fast/isa_pick.h"
 #include "fast/lut8.h"
 #include "kernels/activation/activations_fast.h"
+#include "kernels/activation/gelu_fast.h"
 #include "kernels/activation/logistic_tanh_fast.h"
 #include "kernels/elementwise/math_fast.h"
 
@@ -87,6 +89,8 @@ static bool fill(const pl_node *node, pl_type t, pl_arith arith, uint8_t *table,
             pl_relu_s8(&d->relu, s8, t8, TABLE);
     } else if (base == pl_logistic_registration() || base == pl_tanh_registration()) {
         pl_logistic_tanh_table(node, t, arith, base == pl_tanh_registration(), table);
+    } else if (base == pl_gelu_registration()) {
+        pl_gelu_table(node, table);
     } else if (base == pl_rsqrt_registration() && !u8) {
         pl_math_rsqrt_s8_table(node, table, least);
     } else {

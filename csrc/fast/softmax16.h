@@ -1,9 +1,9 @@
-/* softmax16.h - int16 SOFTMAX rows (and int8's) with gathers (AVX2, AVX-512): the row maximum, the exps
-** gathered from the host table (pl_softmax_s16_exp_table, one entry of padding after its n)
-** and summed, and the final scaling, by lanes; the reciprocal is the portable kernel's.
-** Integer sums are exact in any order, so the bytes are pl_softmax_s16_exps'. Needs every
-** table entry >= 0 (then each product fits 32 bits); other instruction sets read the table
-** in the portable row. */
+/* softmax16.h - int16 SOFTMAX rows (and int8's) with gathers (AVX2, AVX-512): the row
+** maximum, the exps gathered from the host table (pl_softmax_s16_exp_table, one entry of
+** padding after its n) and summed, and the final scaling, by lanes; the reciprocal is the
+** portable kernel's. Integer sums are exact in any order, so the bytes are
+** pl_softmax_s16_exps'. Needs every table entry >= 0 (then each product fits 32 bits); other
+** instruction sets read the table in the portable row. */
 #ifndef PL_FAST_SOFTMAX16_H
 #define PL_FAST_SOFTMAX16_H
 

@@ -1,9 +1,9 @@
 /* test_fast_gelu.c - float GELU's host fast path (fast/gelu.c, gelu_body.h) against the
 ** portable kernel: the vector lanes of both forms on a stride through every float bit
 ** pattern (NaN lanes among them), and whole nodes, exact and tanh form, through the fast
-** resolver on random shapes and 3 threads. Where the host libm is the one the lanes copy
-** (glibc 2.28-2.40 on x86-64 with AVX2), the fast path must be taken; elsewhere it may
-** decline, and then the nodes must not take it. */
+** resolver on random shapes and 3 threads, and 8-bit nodes (their table, looked up). Where
+** the host libm is the one the lanes copy (glibc 2.28-2.40 on x86-64 with AVX2), the float
+** fast path must be taken; elsewhere it may decline, and then the nodes must not take it. */
 #include <math.h>
 #include <string.h>
 
@@ -133,6 +133,50 @@ static bool one_case(pl_fast_resolver *r)
     return same && took_fast == want_fast;
 }
 
+static uint8_t in8[MAX_N], out8[2][MAX_N];
+
+/* An int8 or uint8 GELU of either form, every input byte present: the node's table looked
+** up (lut8.c) must give the portable kernel's bytes. */
+static bool one_byte_case(pl_fast_resolver *r)
+{
+    const bool u8 = between(0, 1) == 0;
+    int32_t n = between(256, MAX_N), dims[2] = {1, n};
+    for (int32_t i = 0; i < n; i++)
+        in8[i] = (uint8_t)(i < 256 ? i : between(0, 255));
+    opt_buf ob;
+    int32_t vals[1] = {between(0, 1) ? 1 : OPT_ABSENT};
+    pl_table opts = make_opts(&ob, 1, vals);
+    const float si = 0.01f + (float)between(1, 100) / 500.0f;
+    const float so = 0.005f + (float)between(1, 100) / 1000.0f;
+    const int32_t zi = u8 ? between(0, 255) : between(-128, 127);
+    const int32_t zo = u8 ? between(0, 255) : between(-128, 127);
+    for (int slot = 0; slot < 2; slot++) {
+        const pl_registration *reg =
+            slot == 0 ? pl_gelu_registration() : r->resolver.find(r, GELU, NULL, 0, 1);
+        kh_setup();
+        int32_t in = kt_tensor_q(u8 ? PL_UINT8 : PL_INT8, 2, dims, in8, (size_t)n, si, zi);
+        int32_t out =
+            kt_tensor_q(u8 ? PL_UINT8 : PL_INT8, 2, dims, out8[slot], (size_t)n, so, zo);
+        if (kh_run(reg, &in, 1, &out, 1, &opts) != PL_OK) {
+            fprintf(stderr, "GELU refused: %s\n", kh.message);
+            return false;
+        }
+    }
+    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    fast_cases += took_fast;
+    pl_fast_resolver_release(r);
+    bool same = memcmp(out8[0], out8[1], (size_t)n) == 0;
+    if (!same || !took_fast)
+        fprintf(stderr, "GELU %s n %d: %s\n", u8 ? "uint8" : "int8", (int)n,
+                same ? "wrong path" : "differs");
+    return same && took_fast;
+}
+
+static void gelu_byte_nodes_equal_portable(void)
+{
+    fast_equals_portable(&portable, "gelu (8-bit)", 60, 60, one_byte_case);
+}
+
 static void gelu_nodes_equal_portable(void)
 {
     fast_equals_portable(&portable, "gelu", 120, 0, one_case);
@@ -148,5 +192,6 @@ int main(void)
     RUN(gelu_lanes_equal_element);
     RUN(gelu_nodes_equal_portable);
     RUN(gelu_threads_equal_portable);
+    RUN(gelu_byte_nodes_equal_portable);
     return HARNESS_END();
 }

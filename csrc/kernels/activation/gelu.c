@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "kernels/common/lut.h"
 #include "kernels/elementwise/binary.h"
@@ -25,6 +26,12 @@ typedef struct op_data {
     PL_SLOT(void *, lut);
     bool approximate;
 } op_data;
+
+void pl_gelu_table(const pl_node *node, uint8_t table[256])
+{
+    const op_data *d = node->user_data;
+    memcpy(table, d->lut, 256);
+}
 
 static pl_status prepare(pl_context *ctx, pl_node *node)
 {

@@ -1,6 +1,6 @@
 /* gelu_fast.h - GELU's contract with the host fast path (fast/gelu.c, gelu_body.h): the float
-** elements of both forms, which the vector lanes reproduce and hand a NaN to. The fast path reads no op
-** data. */
+** elements of both forms, which the vector lanes reproduce and hand a NaN to, and the 8-bit
+** table (read through pl_gelu_table; the fast path reads no op data itself). */
 #ifndef PL_KERNELS_GELU_FAST_H
 #define PL_KERNELS_GELU_FAST_H
 
@@ -22,6 +22,10 @@
 ** PL_GELU_CUBIC * x * x * x))), erfc and tanh from the platform's libm. */
 float pl_gelu_f32(float x);
 float pl_gelu_approx_f32(float x);
+
+/* A prepared int8 or uint8 GELU node's table (its results on the 256 input bytes, indexed
+** by the byte), what the host fast path looks up. */
+void pl_gelu_table(const pl_node *node, uint8_t table[256]);
 
 const pl_registration *pl_gelu_registration(void);
 
