@@ -96,6 +96,41 @@ pl_status pl_fast_softmax_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
+/* Rows per task: about four tasks a worker (rows are independent: any split, the same
+** bytes), and what an element weighs (an exp, or a gather and a rescale). */
+enum { ROW_WORK = 30 };
+
+typedef struct softmax_job {
+    const softmax_plan *pl;
+    const pl_softmax_params *p;
+    const void *in;
+    void *out;
+    size_t depth;
+    size_t in_bytes, out_bytes; /* an element's */
+} softmax_job;
+
+/* Rows [at, at + count) by the node's kernel. */
+static void rows_span(void *arg, int32_t worker, size_t at, size_t count)
+{
+    (void)worker;
+    const softmax_job *j = arg;
+    const softmax_plan *pl = j->pl;
+    const void *in = (const char *)j->in + at * j->depth * j->in_bytes;
+    void *out = (char *)j->out + at * j->depth * j->out_bytes;
+    if (pl->f32 != NULL)
+        pl->f32->softmax(j->p->beta, in, out, count, j->depth);
+    else if (pl->rows16 != NULL)
+        pl->rows16(j->p, pl->exps16, pl->n16, in, out, count, j->depth);
+    else if (pl->exps16 != NULL)
+        pl_softmax_s16_exps(j->p, pl->exps16, pl->n16, in, out, count, j->depth);
+    else if (pl->rows8 != NULL)
+        pl->rows8(j->p, pl->exps8, in, out, count, j->depth);
+    else if (j->out_bytes == 1)
+        pl_softmax_s8_exps(j->p, pl->exps8, in, out, count, j->depth);
+    else
+        pl_softmax_s8_s16_exps(j->p, pl->exps8, in, out, count, j->depth);
+}
+
 pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
 {
     const softmax_plan *pl = pl_fast_block(node);
@@ -107,17 +142,12 @@ pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
     PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
     size_t depth = (size_t)in.dims[in.ndims - 1];
     size_t outer = depth == 0 ? 0 : pl_tensor_count(&in) / depth;
-    if (pl->f32 != NULL)
-        pl->f32->softmax(d->p.beta, in.data, out.data, outer, depth);
-    else if (pl->rows16 != NULL)
-        pl->rows16(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
-    else if (pl->exps16 != NULL)
-        pl_softmax_s16_exps(&d->p, pl->exps16, pl->n16, in.data, out.data, outer, depth);
-    else if (pl->rows8 != NULL)
-        pl->rows8(&d->p, pl->exps8, in.data, out.data, outer, depth);
-    else if (out.type == PL_INT8)
-        pl_softmax_s8_exps(&d->p, pl->exps8, in.data, out.data, outer, depth);
-    else
-        pl_softmax_s8_s16_exps(&d->p, pl->exps8, in.data, out.data, outer, depth);
+    if (outer == 0)
+        return PL_OK;
+    softmax_job job = {pl, &d->p, in.data, out.data, depth,
+                       (size_t)pl_type_bytes(in.type, 1), (size_t)pl_type_bytes(out.type, 1)};
+    const size_t workers = (size_t)pl_fast_threads_of(node);
+    size_t span = (outer + 4 * workers - 1) / (4 * workers);
+    pl_fast_spans(node, outer, span, (double)(outer * depth) * ROW_WORK, rows_span, &job);
     return PL_OK;
 }

@@ -119,7 +119,9 @@ static void int16_case(sm_case *c)
         in16[i] = (int16_t)between(lo, lo + spread);
 }
 
-static void softmax_fast_path_equals_portable(void)
+/* 400 random cases on every instruction set, on `threads` threads (every job split when
+** more than one: rows are split over them, and must have been). */
+static void softmax_cases(int32_t threads)
 {
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         if (!pl_fast_isa_available((pl_isa)isa))
@@ -127,6 +129,8 @@ static void softmax_fast_path_equals_portable(void)
         pl_fast_resolver r;
         CHECK_EQ(pl_fast_resolver_init(&r, &portable, &host, (pl_isa)isa), PL_OK);
         r.poison_scratch = true;
+        if (threads > 1)
+            split_every_job(&r, threads);
         int failures = 0;
         fast_cases = 0;
         for (int k = 0; k < 400; k++) {
@@ -155,14 +159,33 @@ static void softmax_fast_path_equals_portable(void)
             failures += !case_matches(&r, &c);
         }
         pl_fast_resolver_release(&r);
-        printf("  %s: softmax %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
+        if (threads == 1)
+            printf("  %s: softmax %d fast cases\n", pl_fast_isa_name((pl_isa)isa), fast_cases);
+        else
+            printf("  %s, %d threads: softmax %d fast cases, %llu split jobs\n",
+                   pl_fast_isa_name((pl_isa)isa), (int)threads, fast_cases,
+                   (unsigned long long)r.parallel_jobs);
         CHECK_EQ(failures, 0);
         CHECK_EQ(fast_cases, 400);
+        CHECK(threads == 1 || r.parallel_jobs > 0);
+        CHECK_EQ(pl_fast_resolver_set_threads(&r, 1), PL_OK);
     }
+}
+
+static void softmax_fast_path_equals_portable(void)
+{
+    softmax_cases(1);
+}
+
+/* Rows over 3 threads, every job split: the same bytes. */
+static void softmax_threads_equal_portable(void)
+{
+    softmax_cases(3);
 }
 
 int main(void)
 {
     RUN(softmax_fast_path_equals_portable);
+    RUN(softmax_threads_equal_portable);
     return HARNESS_END();
 }
