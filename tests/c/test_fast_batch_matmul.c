@@ -138,6 +138,12 @@ static void batch_matmul_fast_paths_equal_portable(void)
     fast_equals_portable(&portable, "batch matmul", 300, 300, one_case);
 }
 
+/* Batches over 3 threads (every job split), each worker with its own buffers. */
+static void batch_matmul_threads_equal_portable(void)
+{
+    fast_threads_equal_portable(&portable, "batch matmul", 150, 20, one_case);
+}
+
 /* float cases of a fused target: VFMADD/FMLA where the instruction set has FMA */
 static bool one_fused_case(pl_fast_resolver *r)
 {
@@ -160,6 +166,7 @@ static void batch_matmul_fused_fast_paths_equal_portable(void)
 int main(void)
 {
     RUN(batch_matmul_fast_paths_equal_portable);
+    RUN(batch_matmul_threads_equal_portable);
     RUN(batch_matmul_fused_fast_paths_equal_portable);
     return HARNESS_END();
 }
