@@ -97,6 +97,45 @@ static float value(void)
     return unit() * (r < 48 ? 5.0f : 60.0f);
 }
 
+/* A GELU node's tensors: a 2-d input of type and its two outputs (the portable kernel's,
+** the fast resolver's); 8-bit ones with the scales and zero points of input and output. */
+typedef struct gelu_io {
+    pl_type type;
+    int32_t dims[2];
+    void *in, *out[2];
+    float scale[2];
+    int64_t zero[2];
+} gelu_io;
+
+/* The node (tanh form when approximate) through the portable kernel and the resolver r;
+** false (and why, printed) when either refuses. *took_fast: whether r took its path. */
+static bool run_both(pl_fast_resolver *r, const gelu_io *io, bool approximate, bool *took_fast)
+{
+    opt_buf ob;
+    int32_t vals[1] = {approximate ? 1 : OPT_ABSENT};
+    pl_table opts = make_opts(&ob, 1, vals);
+    const size_t n = (size_t)io->dims[0] * (size_t)io->dims[1];
+    const size_t bytes = io->type == PL_FLOAT32 ? n * sizeof(float) : n;
+    for (int slot = 0; slot < 2; slot++) {
+        const pl_registration *reg =
+            slot == 0 ? pl_gelu_registration() : r->resolver.find(r, GELU, NULL, 0, 1);
+        kh_setup();
+        const bool f32 = io->type == PL_FLOAT32; /* no quantization */
+        int32_t in = kh_tensor(io->type, 2, io->dims, io->in, bytes, &io->scale[0],
+                               &io->zero[0], f32 ? 0 : 1, 0);
+        int32_t out = kh_tensor(io->type, 2, io->dims, io->out[slot], bytes, &io->scale[1],
+                                &io->zero[1], f32 ? 0 : 1, 0);
+        if (kh_run(reg, &in, 1, &out, 1, &opts) != PL_OK) {
+            fprintf(stderr, "GELU refused: %s\n", kh.message);
+            return false;
+        }
+    }
+    *took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
+    fast_cases += *took_fast;
+    pl_fast_resolver_release(r);
+    return true;
+}
+
 /* Whether the drawn case is the tanh form, for the fast-case count. */
 static bool approximate;
 
@@ -107,24 +146,10 @@ static bool one_case(pl_fast_resolver *r)
     for (size_t i = 0; i < n; i++)
         in32[i] = value();
     approximate = between(0, 3) == 0;
-    opt_buf ob;
-    int32_t vals[1] = {approximate ? 1 : OPT_ABSENT};
-    pl_table opts = make_opts(&ob, 1, vals);
-    int32_t dims[2] = {rows, cols};
-    for (int slot = 0; slot < 2; slot++) {
-        const pl_registration *reg =
-            slot == 0 ? pl_gelu_registration() : r->resolver.find(r, GELU, NULL, 0, 1);
-        kh_setup();
-        int32_t in = kt_tensor_f32(2, dims, in32, n);
-        int32_t out = kt_tensor_f32(2, dims, out32[slot], n);
-        if (kh_run(reg, &in, 1, &out, 1, &opts) != PL_OK) {
-            fprintf(stderr, "GELU refused: %s\n", kh.message);
-            return false;
-        }
-    }
-    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
-    fast_cases += took_fast;
-    pl_fast_resolver_release(r);
+    bool took_fast;
+    const gelu_io io = {PL_FLOAT32, {rows, cols}, in32, {out32[0], out32[1]}, {0}, {0}};
+    if (!run_both(r, &io, approximate, &took_fast))
+        return false;
     bool same = memcmp(out32[0], out32[1], n * sizeof(float)) == 0;
     bool want_fast = pl_fast_gelu_for(r->isa, approximate) != NULL;
     if (!same || took_fast != want_fast)
@@ -140,31 +165,18 @@ static uint8_t in8[MAX_N], out8[2][MAX_N];
 static bool one_byte_case(pl_fast_resolver *r)
 {
     const bool u8 = between(0, 1) == 0;
-    int32_t n = between(256, MAX_N), dims[2] = {1, n};
+    int32_t n = between(256, MAX_N);
     for (int32_t i = 0; i < n; i++)
         in8[i] = (uint8_t)(i < 256 ? i : between(0, 255));
-    opt_buf ob;
-    int32_t vals[1] = {between(0, 1) ? 1 : OPT_ABSENT};
-    pl_table opts = make_opts(&ob, 1, vals);
     const float si = 0.01f + (float)between(1, 100) / 500.0f;
     const float so = 0.005f + (float)between(1, 100) / 1000.0f;
-    const int32_t zi = u8 ? between(0, 255) : between(-128, 127);
-    const int32_t zo = u8 ? between(0, 255) : between(-128, 127);
-    for (int slot = 0; slot < 2; slot++) {
-        const pl_registration *reg =
-            slot == 0 ? pl_gelu_registration() : r->resolver.find(r, GELU, NULL, 0, 1);
-        kh_setup();
-        int32_t in = kt_tensor_q(u8 ? PL_UINT8 : PL_INT8, 2, dims, in8, (size_t)n, si, zi);
-        int32_t out =
-            kt_tensor_q(u8 ? PL_UINT8 : PL_INT8, 2, dims, out8[slot], (size_t)n, so, zo);
-        if (kh_run(reg, &in, 1, &out, 1, &opts) != PL_OK) {
-            fprintf(stderr, "GELU refused: %s\n", kh.message);
-            return false;
-        }
-    }
-    bool took_fast = r->host_bytes > r->capacity * sizeof(pl_fast_slot);
-    fast_cases += took_fast;
-    pl_fast_resolver_release(r);
+    const int64_t zi = u8 ? between(0, 255) : between(-128, 127);
+    const int64_t zo = u8 ? between(0, 255) : between(-128, 127);
+    bool took_fast;
+    const gelu_io io = {u8 ? PL_UINT8 : PL_INT8, {1, n}, in8, {out8[0], out8[1]}, {si, so},
+                        {zi, zo}};
+    if (!run_both(r, &io, between(0, 1) == 1, &took_fast))
+        return false;
     bool same = memcmp(out8[0], out8[1], (size_t)n) == 0;
     if (!same || !took_fast)
         fprintf(stderr, "GELU %s n %d: %s\n", u8 ? "uint8" : "int8", (int)n,
