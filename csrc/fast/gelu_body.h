@@ -38,9 +38,9 @@ static const int64_t expf_table[32] = {
 #define EXPF_UNDERFLOW -0x1.9fe368p6f /* below: +0 */
 #define EXPF_LEAST -0x1.9d1d9ep6f     /* below (to the above): the least subnormal */
 
-/* glibc's expf's main path on a double lane: k = round(x 32/ln 2) by adding 1.5 2^52, the
-** table entry k mod 32 scaled by 2^(k/32), times 1 + r (C2 + r C1 + r^2 C0)-ish, fused as
-** glibc's FMA build fuses it. */
+/* glibc's expf's main path on a double lane: k = round(x 32/ln 2) by adding 1.5 2^52,
+** r = x 32/ln 2 - k, then (1 + C2 r + r^2 (C1 + C0 r)) times the table entry k mod 32 scaled
+** by 2^(k/32), fused where glibc's FMA build fuses. */
 PL_FAST_INLINE vd glibc_expf_half(vd x)
 {
     const vd shift = d_set(0x1.8p52), inv_ln2 = d_set(EXPF_INV_LN2_32);
@@ -52,8 +52,8 @@ PL_FAST_INLINE vd glibc_expf_half(vd x)
     return d_mul(y, d_scale32(expf_table, k_low));
 }
 
-/* glibc's expf for the arguments erfcf gives it: at most -0.56, at least about -785, and
-** every one above -88 but erfcf's first (whose low end underflows as glibc's does). */
+/* glibc's expf for the arguments erfcf gives it: none above 0; its first, -z^2 - 0.5625,
+** down to about -785 (the low end underflowing as glibc's does), the second above -88. */
 PL_FAST_INLINE vf glibc_expf_lanes(vf x)
 {
     vf e = f_of(glibc_expf_half(d_lo(x)), glibc_expf_half(d_hi(x)));
