@@ -17,7 +17,6 @@
 ** below are worker 0's). Batches are independent: they split over the threads. */
 typedef struct bmm_plan {
     int32_t kp;                /* int8: depth rounded up to 4 */
-    int32_t workers;
     size_t stride;
     void *packed;              /* one batch's right-hand matrix, packed */
     void *rhs_t;               /* int8: cols x depth, the right-hand matrix transposed, or NULL */
@@ -58,14 +57,12 @@ static bool plan(pl_context *ctx, const pl_node *node)
     size_t sums = f32 ? 0 : pl_fast_align64(cols * 4) + pl_fast_align64(rows * 4) + pl_fast_align64(rows * cols * 4);
     size_t head = pl_fast_align64(sizeof(bmm_plan));
     size_t stride = pl_fast_align64(packed) + pl_fast_align64(rhs_t) + pl_fast_align64(lhs) + sums;
-    int32_t workers = pl_fast_threads_of(node);
-    uint8_t *block = pl_fast_block_new(node, head + stride * (size_t)workers);
+    uint8_t *block = pl_fast_block_new(node, head + stride * (size_t)pl_fast_threads_of(node));
     if (block == NULL)
         return false;
     bmm_plan bp = {0};
     uint8_t *at = block + head;
     bp.kp = (int32_t)kp;
-    bp.workers = workers;
     bp.stride = stride;
     bp.packed = take(&at, packed);
     bp.rhs_t = rhs_t ? take(&at, rhs_t) : NULL;
@@ -197,9 +194,10 @@ static void batch_s8(const bmm_plan *bp, const pl_batch_matmul_params *p, pl_isa
     requant_rows_for(isa)(&q, bp->raw, bp->col_sums, bp->row_sums, p->rows, p->cols, out);
 }
 
-/* Multiply-adds below which the batches stay on the caller: a keyword transformer's four
-** 50x16x50 heads (160K) ran slower split on a 2-vCPU host whose cores are slow to hand work
-** over (their 19.7 us became 23.4), where a 128-token, 8-head layer's (8M) gains. */
+/* Multiply-adds below which the batches stay on the caller: split, a keyword transformer's
+** four 50x16x50 heads (160K) made its two-thread run slower (151.5 -> 157 us; 19.7 -> 23.4 us
+** for the four nodes when this 2-vCPU host hands work over slowly), where a 128-token,
+** 8-head layer's (8M) gains (175 -> 89 us). */
 #define BMM_SPLIT_WORK 1048576.0
 
 typedef struct bmm_job {

@@ -1,9 +1,9 @@
 /* gelu.c - float GELU's fast path: gelu_body.h's vector copies of glibc's erfcf (exact form)
 ** and tanhf (tanh form), each taken only where it gives the host libm's bits. The portable
 ** elements call the platform's erfcf and tanhf, so their bits are that libm's: the copies
-** are glibc 2.28-2.40's (both forms checked against glibc 2.36 on all 2^32 inputs); a libm
-** that differs on any of a few thousand probes (another C library, glibc 2.41's correctly
-** rounded functions) leaves that form's nodes to the portable kernel. */
+** follow glibc 2.36's (both forms checked against it on all 2^32 inputs); a libm that
+** differs on any of a few thousand probes (another C library or version, a correctly
+** rounded erfcf) leaves that form's nodes to the portable kernel. */
 #include <stdatomic.h>
 #include <string.h>
 

@@ -1,9 +1,9 @@
 /* gelu_body.h - float GELU (pl_gelu_f32: 0.5 x erfc(-x / sqrt 2), and pl_gelu_approx_f32:
 ** 0.5 x (1 + tanh(c (x + 0.044715 x^3)))) on vector lanes, as the portable kernel's libm
-** computes them when that libm is glibc's of versions 2.28 to 2.40 on an x86-64 CPU with
+** computes them when that libm is glibc 2.36's (the version checked) on an x86-64 CPU with
 ** FMA: fdlibm's float erfc (Sun's rational approximations on five intervals, in float
 ** arithmetic, unfused) whose tail calls expf twice, expf as glibc's FMA build runs it (a
-** 32-entry table of 2^(i/32), a cubic in double, three fused multiply-adds), and fdlibm's
+** 32-entry table of 2^(i/32), a cubic in double, five fused multiply-adds), and fdlibm's
 ** float tanh over its float expm1. Every step here is one of theirs, in their order, so
 ** each lane gets their bits; fast/gelu.c compares with the host's libm before it uses
 ** these, so any other libm (or version) keeps the portable kernel. Lanes of NaN take the
@@ -210,10 +210,10 @@ PL_FAST_INLINE vf expm1_lanes(vf x)
     vf at_minus_one = f_sub(f_mul(half, f_sub(r, e)), half);
     vf at_one = f_select(f_lt(r, f_set(-0.25f)), f_mul(f_set(-2.0f), f_sub(e, f_add(r, half))),
                          f_add(one, f_mul(two, f_sub(r, e))));
-    vf scale = f_pow2(k);
+    vf scale = f_pow2(k), inverse = f_pow2(f_neg(k));
     vf outer = f_sub(f_mul(f_sub(one, f_sub(e, r)), scale), one); /* k <= -2 or k > 56 */
-    vf low = f_mul(f_sub(f_sub(one, f_pow2(f_neg(k))), f_sub(e, r)), scale); /* k < 23 */
-    vf high = f_mul(f_add(f_sub(r, f_add(e, f_pow2(f_neg(k)))), one), scale);
+    vf low = f_mul(f_sub(f_sub(one, inverse), f_sub(e, r)), scale); /* k < 23 */
+    vf high = f_mul(f_add(f_sub(r, f_add(e, inverse)), one), scale);
     vf y = f_select(f_lt(k, f_set(23.0f)), low, high);
     y = f_select(f_or(f_lt(k, f_set(-1.0f)), f_gt(k, f_set(56.0f))), outer, y);
     y = f_select(f_eq(k, one), at_one, y);
@@ -238,15 +238,16 @@ PL_FAST_INLINE vf tanh_glibc_lanes(vf x)
     return f_select(f_lt(ax, f_set(0x1p-55f)), x, z);
 }
 
-/* pl_gelu_f32 (exact) or pl_gelu_approx_f32 on a vector; one holding a NaN takes the
-** portable element on each lane (which NaN comes back is its libm's choice). */
-PL_FAST_INLINE void gelu_vector(const float *in, float *out, bool approximate)
+/* GELU on lanes; a vector holding a NaN takes the portable element on each lane (which NaN
+** comes back is its libm's choice). */
+PL_FAST_INLINE vf gelu_lanes(vf x, bool approximate)
 {
-    vf x = f_load(in);
     if (f_any(f_nan(x))) {
+        float t[W];
+        f_store(t, x);
         for (int j = 0; j < W; j++)
-            out[j] = approximate ? pl_gelu_approx_f32(in[j]) : pl_gelu_f32(in[j]);
-        return;
+            t[j] = approximate ? pl_gelu_approx_f32(t[j]) : pl_gelu_f32(t[j]);
+        return f_load(t);
     }
     vf g;
     if (approximate) {
@@ -256,30 +257,28 @@ PL_FAST_INLINE void gelu_vector(const float *in, float *out, bool approximate)
     } else {
         g = erfc_lanes(f_mul(x, f_set((float)-PL_GELU_SQRT1_2)));
     }
-    f_store(out, f_mul(f_mul(f_set(0.5f), x), g));
+    return f_mul(f_mul(f_set(0.5f), x), g);
 }
 
-PL_FAST_INLINE void gelu_map(const float *in, float *out, size_t n, bool approximate)
+/* pl_gelu_f32 and pl_gelu_approx_f32 on every lane. */
+PL_FAST_INLINE vf gelu_exact_lanes(vf x)
 {
-    size_t i = 0;
-    for (; n - i >= W; i += W)
-        gelu_vector(in + i, out + i, approximate);
-    if (i < n) {
-        float t[W] = {0};
-        memcpy(t, in + i, sizeof(float) * (n - i));
-        gelu_vector(t, t, approximate);
-        memcpy(out + i, t, sizeof(float) * (n - i));
-    }
+    return gelu_lanes(x, false);
+}
+
+PL_FAST_INLINE vf gelu_tanh_lanes(vf x)
+{
+    return gelu_lanes(x, true);
 }
 
 static void gelu_n(const float *in, float *out, size_t n)
 {
-    gelu_map(in, out, n, false);
+    map_lanes(gelu_exact_lanes, in, out, n);
 }
 
 static void gelu_tanh_n(const float *in, float *out, size_t n)
 {
-    gelu_map(in, out, n, true);
+    map_lanes(gelu_tanh_lanes, in, out, n);
 }
 
 #endif

@@ -234,7 +234,7 @@ static bool any_below(const int8_t *x, size_t n, int32_t least)
     int32_t min = INT8_MAX;
     for (size_t i = 0; i < n; i++) /* a plain loop: the compiler's vectors */
         min = x[i] < min ? x[i] : min;
-    return n > 0 && min < least;
+    return min < least; /* none (INT8_MAX) is below a zero point */
 }
 
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)

@@ -124,7 +124,7 @@ static void rows_span(void *arg, int32_t worker, size_t at, size_t count)
     else if (pl->exps16 != NULL)
         pl_softmax_s16_exps(j->p, pl->exps16, pl->n16, in, out, count, j->depth);
     else if (pl->rows8 != NULL)
-        pl->rows8(j->p, pl->exps8, in, out, count, j->depth);
+        pl->rows8(pl->exps8, in, out, count, j->depth);
     else if (j->out_bytes == 1)
         pl_softmax_s8_exps(j->p, pl->exps8, in, out, count, j->depth);
     else

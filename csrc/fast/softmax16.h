@@ -21,10 +21,11 @@ void pl_softmax16_avx512(const pl_softmax_params *p, const int16_t *exps, int32_
                          const int16_t *in, int16_t *out, size_t outer, size_t depth);
 
 /* int8 in and out, the same way (x86/softmax8_avx2.c): exps is the int8 table
-** (pl_softmax_exp_table); the bytes are pl_softmax_s8_exps'. AVX2 and AVX-512 CPUs. */
-typedef void (*pl_softmax8_rows)(const pl_softmax_params *p, const int32_t *exps,
-                                 const int8_t *in, int8_t *out, size_t outer, size_t depth);
-void pl_softmax8_avx2(const pl_softmax_params *p, const int32_t *exps, const int8_t *in,
-                      int8_t *out, size_t outer, size_t depth);
+** (pl_softmax_exp_table, which holds diff_min too); the bytes are pl_softmax_s8_exps'. AVX2
+** and AVX-512 CPUs. */
+typedef void (*pl_softmax8_rows)(const int32_t *exps, const int8_t *in, int8_t *out,
+                                 size_t outer, size_t depth);
+void pl_softmax8_avx2(const int32_t *exps, const int8_t *in, int8_t *out, size_t outer,
+                      size_t depth);
 
 #endif

@@ -29,9 +29,9 @@ static int32_t row_max(const int8_t *in, size_t depth)
     return max;
 }
 
-/* 8 values from in (n of them, the rest read as the row maximum but marked invalid): their
-** offsets below the maximum (the table's index) and whether each reaches diff_min. */
-static __m256i offsets(const int8_t *in, size_t n, int32_t max, int32_t reach, __m256i *valid)
+/* 8 values from in (n of them, the rest read as the row maximum): their offsets below the
+** maximum, the table's index. */
+static __m256i offsets(const int8_t *in, size_t n, int32_t max)
 {
     int64_t bytes;
     if (n == 8) {
@@ -43,11 +43,7 @@ static __m256i offsets(const int8_t *in, size_t n, int32_t max, int32_t reach, _
         memcpy(&bytes, t, sizeof bytes);
     }
     __m256i x = _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(bytes));
-    __m256i d = _mm256_sub_epi32(_mm256_set1_epi32(max), x);
-    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i in_row = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)n), lane);
-    *valid = _mm256_and_si256(in_row, _mm256_cmpgt_epi32(_mm256_set1_epi32(reach + 1), d));
-    return d;
+    return _mm256_sub_epi32(_mm256_set1_epi32(max), x);
 }
 
 /* RoundingDivideByPOT(x, 12) for x >= 0: the quotient, up by one past half. */
@@ -59,17 +55,18 @@ static __m256i divide_accum(__m256i x)
     return _mm256_sub_epi32(_mm256_srai_epi32(x, bits), up);
 }
 
-static void row(const pl_softmax_params *p, const int32_t *exps, const int8_t *in, int8_t *out,
-                size_t depth)
+/* A difference below diff_min has a 0 in the table (pl_softmax_exp_table): it adds nothing
+** to the sum and its output rescales to the lowest value, as the portable row gives it. */
+static void row(const int32_t *exps, const int8_t *in, int8_t *out, size_t depth)
 {
-    /* offsets up to reach count (every int8 one when diff_min is below -255) */
-    const int32_t max = row_max(in, depth), reach = p->diff_min < -255 ? 255 : -p->diff_min;
-    __m256i acc = _mm256_setzero_si256(), valid;
+    const int32_t max = row_max(in, depth);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i acc = _mm256_setzero_si256();
     for (size_t c = 0; c < depth; c += 8) {
         size_t n = depth - c < 8 ? depth - c : 8;
-        __m256i d = offsets(in + c, n, max, reach, &valid);
-        __m256i e = _mm256_i32gather_epi32((const int *)exps, d, 4);
-        acc = _mm256_add_epi32(acc, _mm256_and_si256(divide_accum(e), valid));
+        __m256i e = _mm256_i32gather_epi32((const int *)exps, offsets(in + c, n, max), 4);
+        __m256i in_row = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)n), lane);
+        acc = _mm256_add_epi32(acc, _mm256_and_si256(divide_accum(e), in_row));
     }
     int32_t lanes[8], sum = 0, scale;
     _mm256_storeu_si256((__m256i *)lanes, acc);
@@ -85,11 +82,9 @@ static void row(const pl_softmax_params *p, const int32_t *exps, const int8_t *i
     const __m256i lo = _mm256_set1_epi32(INT8_MIN), hi = _mm256_set1_epi32(INT8_MAX);
     for (size_t c = 0; c < depth; c += 8) {
         size_t n = depth - c < 8 ? depth - c : 8;
-        __m256i d = offsets(in + c, n, max, reach, &valid);
-        __m256i e = _mm256_i32gather_epi32((const int *)exps, d, 4);
+        __m256i e = _mm256_i32gather_epi32((const int *)exps, offsets(in + c, n, max), 4);
         __m256i v = _mm256_add_epi32(pl_rescale8_apply(e, &r), lo);
         v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
-        v = _mm256_blendv_epi8(lo, v, valid);
         __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
         int64_t bytes = _mm_cvtsi128_si64(_mm_packs_epi16(w, w));
         if (n == 8)
@@ -99,9 +94,9 @@ static void row(const pl_softmax_params *p, const int32_t *exps, const int8_t *i
     }
 }
 
-void pl_softmax8_avx2(const pl_softmax_params *p, const int32_t *exps, const int8_t *in,
-                      int8_t *out, size_t outer, size_t depth)
+void pl_softmax8_avx2(const int32_t *exps, const int8_t *in, int8_t *out, size_t outer,
+                      size_t depth)
 {
     for (size_t i = 0; i < outer; i++, in += depth, out += depth)
-        row(p, exps, in, out, depth);
+        row(exps, in, out, depth);
 }

@@ -50,7 +50,7 @@ static inline int32_t exp_at(const pl_softmax_params *p, const int32_t *exps, in
 void pl_softmax_exp_table(const pl_softmax_params *p, int32_t exps[PL_SOFTMAX_EXPS])
 {
     for (int32_t d = 0; d < PL_SOFTMAX_EXPS; d++)
-        exps[d] = -d >= p->diff_min ? exp_of_diff(p, -d) : 0; /* 0: never read */
+        exps[d] = -d >= p->diff_min ? exp_of_diff(p, -d) : 0; /* 0: contributes nothing */
 }
 
 int32_t pl_softmax_s8_recip(int32_t sum, int32_t out_bits, int32_t *scale)
