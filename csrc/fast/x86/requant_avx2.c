@@ -33,13 +33,7 @@ void pl_fast_requant_rows_avx2(const pl_fast_requant *q, const int32_t *raw, con
             }
             /* the int32 additions wrap, as the portable kernel's uint32 sum */
             __m256i v = _mm256_add_epi32(pl_rescale8_apply(_mm256_add_epi32(t, add), &r), offset);
-            v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
-            __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-            int64_t bytes = _mm_cvtsi128_si64(_mm_packs_epi16(w, w));
-            if (k == 8)
-                memcpy(out + n, &bytes, sizeof bytes);
-            else
-                memcpy(out + n, &bytes, (size_t)k);
+            pl_store8_s8(out + n, _mm256_min_epi32(_mm256_max_epi32(v, lo), hi), (size_t)k);
         }
     }
 }

@@ -1,16 +1,30 @@
 /* rescale_avx2.h - TFLite's int8 output stage on 8 int32 lanes with AVX2 (for the files
-** built with -mavx2: gemm and depthwise). */
+** built with -mavx2: gemm, depthwise, BATCH_MATMUL's and int8 SOFTMAX's rows). */
 #ifndef PL_FAST_X86_RESCALE_AVX2_H
 #define PL_FAST_X86_RESCALE_AVX2_H
 
 #include <immintrin.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A rescale's per-channel operands, split once for the lanes (rescale_avx512.h). */
 typedef struct pl_rescale8 {
     __m256i mult, mult_odd, left, right, mask, half;
 } pl_rescale8;
+
+/* v's 8 int32 lanes narrowed to int8 (saturating) into out's first n bytes (n <= 8: a row's
+** last few without writing past them). */
+static inline void pl_store8_s8(int8_t *out, __m256i v, size_t n)
+{
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    int64_t bytes = _mm_cvtsi128_si64(_mm_packs_epi16(w, w));
+    if (n == 8) /* a constant size: one store */
+        memcpy(out, &bytes, sizeof bytes);
+    else
+        memcpy(out, &bytes, n);
+}
 
 static inline pl_rescale8 pl_rescale8_of(__m256i mult, __m256i left, __m256i right)
 {

@@ -84,13 +84,7 @@ static void row(const int32_t *exps, const int8_t *in, int8_t *out, size_t depth
         size_t n = depth - c < 8 ? depth - c : 8;
         __m256i e = _mm256_i32gather_epi32((const int *)exps, offsets(in + c, n, max), 4);
         __m256i v = _mm256_add_epi32(pl_rescale8_apply(e, &r), lo);
-        v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
-        __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-        int64_t bytes = _mm_cvtsi128_si64(_mm_packs_epi16(w, w));
-        if (n == 8)
-            memcpy(out + c, &bytes, sizeof bytes);
-        else
-            memcpy(out + c, &bytes, n);
+        pl_store8_s8(out + c, _mm256_min_epi32(_mm256_max_epi32(v, lo), hi), n);
     }
 }
 
