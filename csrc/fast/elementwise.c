@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fast/elementwise.h"
+#include "fast/exp.h"
 #include "fast/gemm.h" /* pl_fast_quick_limit, pl_fast_s8_quick_of */
 #include "fast/fast.h"
 #include "fast/isa_pick.h"
@@ -47,6 +48,8 @@ typedef struct ew_plan {
     int32_t by_x;         /* of x and a lookup of x: 1 + x's input, else 0 */
     const uint8_t *table; /* int8 by_x: the node's output for each byte of x */
     pl_fast_lanes_fn *lanes; /* float by_x: the lookup's function, computed again here */
+    /* a float MUL of x and a LOGISTIC of x (SiLU): the product with it, one pass (exp.h) */
+    void (*silu)(const float *in, float *out, size_t n, float lo, float hi, bool x_first);
 } ew_plan;
 
 /* An int8 node looks its bytes up in a table of all 65536 input pairs, computed once at
@@ -305,6 +308,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const bool f32 = pl.kind == EW_F32 && a.type == PL_FLOAT32 && b.type == PL_FLOAT32;
     pl.by_x = ok && add_sub_mul && pl.small == 0 && (s8 || f32)
                   ? by_x_input(node, &a, &b, &x_table, &pl.lanes) : 0;
+    const pl_exp_kernels *exp = pl_exp_for(pl_fast_isa_of(node));
+    if (pl.lanes != NULL && op == OP_MUL && exp != NULL && pl.lanes == exp->logistic)
+        pl.silu = exp->silu;
     const bool pairs = ok && (sqdiff_s8 ||
                               (pl.kind == EW_S8 && !minmax && !quick && pl.by_x == 0 &&
                                (pl.count >= PAIRS_MIN ||
@@ -334,6 +340,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     }
     if (pl.by_x) {
         pl_fast_reg_of(node)->owner->tables_by_x++;
+        pl_fast_reg_of(node)->owner->silu_plans += pl.silu != NULL;
         pl_fast_table_claim(node, pl.by_x == 1 ? b.index : a.index);
     }
     memcpy(block, &pl, sizeof pl);
@@ -439,10 +446,14 @@ static void run_rows(const ew_job *j, int32_t task)
 }
 
 /* Float by x: the lookup's function of x into a buffer, a chunk at a time, then the node's
-** operation of x and it, in the node's operand order. */
+** operation of x and it, in the node's operand order (SiLU: both in one pass). */
 static void run_by_x_f32(const ew_plan *pl, const pl_ew *k, const float *x, size_t n,
                          float *out)
 {
+    if (pl->silu != NULL) {
+        pl->silu(x, out, n, pl->lo, pl->hi, pl->by_x == 1);
+        return;
+    }
     float looked[BY_X_CHUNK];
     for (size_t at = 0; at < n; at += BY_X_CHUNK) {
         const size_t m = n - at < BY_X_CHUNK ? n - at : BY_X_CHUNK;
@@ -532,13 +543,10 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
                                                       : pl_fast_block(node);
     if (pl == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
-    pl_tensor a, b, o;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &a));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &b));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &o));
-    if (pl_tensor_count(&o) != pl->count || pl_tensor_count(&a) != pl->na ||
-        pl_tensor_count(&b) != pl->nb)
-        return ctx->fail(ctx, PL_ERR_STATE, "shapes changed since prepare");
+    /* the shapes are the plan's (fixed from prepare on): only the data is needed */
+    const void *a = pl_fast_data(ctx, pl_node_input(node, 0));
+    const void *b = pl_fast_data(ctx, pl_node_input(node, 1));
+    void *o = pl_fast_data(ctx, pl_node_output(node, 0));
     const pl_ew *k = pl_ew_for(pl_fast_isa_of(node));
     const bool arithmetic = pl->op == PL_EW_ADD || pl->op == PL_EW_SUB || pl->op == PL_EW_MUL;
     /* every node is prepared now: a small node's table only while the model's host data
@@ -548,15 +556,15 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
                        (!arithmetic || pl->count >= PAIRS_MIN ||
                         pl_fast_reg_of(node)->owner->host_bytes <= PAIRS_HOT);
     if (pl->table != NULL) { /* int8 by x: each output byte x's alone */
-        pl_fast_lut8_table(node, pl->table, pl->by_x == 1 ? a.data : b.data, o.data, pl->count);
+        pl_fast_lut8_table(node, pl->table, pl->by_x == 1 ? a : b, o, pl->count);
         return PL_OK;
     }
     if (pl->kind == EW_S8 && arithmetic && pl->small != 0 && pl->row == 0 &&
         pl->period == 1) {
-        run_scalar_s8(node, pl, k, a.data, b.data, o.data);
+        run_scalar_s8(node, pl, k, a, b, o);
         return PL_OK;
     }
-    ew_job job = {pl, k, pairs, NULL, NULL, o.data, 0, 0};
-    run_spans(node, &job, a.data, b.data);
+    ew_job job = {pl, k, pairs, NULL, NULL, o, 0, 0};
+    run_spans(node, &job, a, b);
     return PL_OK;
 }

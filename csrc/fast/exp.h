@@ -12,6 +12,7 @@
 #ifndef PL_FAST_EXP_H
 #define PL_FAST_EXP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fast/isa_pick.h"
@@ -30,6 +31,9 @@ typedef struct pl_exp_kernels {
     ** one gelu_body.h copies (fast/gelu.c checks); NULL where no copy is built */
     void (*gelu)(const float *in, float *out, size_t n);
     void (*gelu_tanh)(const float *in, float *out, size_t n);
+    /* out[i] = an elementwise MUL of in[i] and pl_logistic_f32(in[i]) (SiLU), in[i] its
+    ** first operand or (x_first false) its second, clamped to [lo, hi] as the MUL does */
+    void (*silu)(const float *in, float *out, size_t n, float lo, float hi, bool x_first);
 } pl_exp_kernels;
 
 /* NULL when isa has no such kernels in this build. */

@@ -97,26 +97,25 @@ PL_FAST_INLINE dmask near_tie(vd y, int64_t ulps)
     return d_bits_zero(y, (INT64_C(1) << 28) - ulps, below & ~(2 * ulps - 1));
 }
 
-/* pl_fmath_expf's float on every lane from the quick exp, when that is sure to round as
-** exp_half's double does. False when a lane is too near a tie (2^13 of the 2^29 patterns
-** below a float's mantissa), out of [-87, 88] (its result not a normal float) or NaN. */
-PL_FAST_INLINE bool exp_quick(vf x, vf *out)
+/* The quick exp of every lane, and in *unsure whether some lane may round otherwise than
+** exp_half's double: too near a tie (2^13 of the 2^29 patterns below a float's mantissa),
+** out of [-87, 88] (its result not a normal float) or NaN. The caller then recomputes the
+** vector with exp_lanes; no branch here, so a loop of guesses keeps its vectors in flight. */
+PL_FAST_INLINE vf exp_guess(vf x, bool *unsure)
 {
-    if (f_any(f_not_within(x, -87.0f, 88.0f)))
-        return false;
     vd s_lo, s_hi, p_lo = exp_quick_parts(d_lo(x), &s_lo), p_hi = exp_quick_parts(d_hi(x), &s_hi);
     vd lo = d_fma(s_lo, p_lo, s_lo), hi = d_fma(s_hi, p_hi, s_hi);
-    if (d_any(d_or(near_tie(lo, EXP_TIE_ULPS), near_tie(hi, EXP_TIE_ULPS))))
-        return false;
-    *out = f_of(lo, hi);
-    return true;
+    *unsure = f_any(f_not_within(x, -87.0f, 88.0f)) |
+              d_any(d_or(near_tie(lo, EXP_TIE_ULPS), near_tie(hi, EXP_TIE_ULPS)));
+    return f_of(lo, hi);
 }
 
 /* pl_fmath_expf on each lane. */
 PL_FAST_INLINE vf exp_lanes(vf x)
 {
-    vf e;
-    if (exp_quick(x, &e))
+    bool unsure;
+    vf e = exp_guess(x, &unsure);
+    if (!unsure)
         return e;
     e = f_of(exp_half(d_lo(x)), exp_half(d_hi(x)));
     e = f_select(f_lt(x, f_set(-104.0f)), f_set(0.0f), e);
@@ -174,11 +173,13 @@ PL_FAST_INLINE vf tanh_lanes(vf x)
 }
 
 /* pl_logistic_f32's element: e^v below the lower cutoff, 1 above the upper one, else
-** 1 / (1 + e^-v) (NaN too): one exp per lane, of v or of -v. */
-PL_FAST_INLINE vf logistic_lanes(vf v)
+** 1 / (1 + e^-v) (NaN too): one exp per lane, of v or of -v, by exp (exp_lanes) or by
+** exp_guess (then *unsure as it says). */
+PL_FAST_INLINE vf logistic_by(vf v, bool guess, bool *unsure)
 {
     fmask low = f_lt(v, f_set(PL_LOGISTIC_F32_LOWER));
-    vf e = exp_lanes(f_select(low, v, f_neg(v)));
+    vf x = f_select(low, v, f_neg(v));
+    vf e = guess ? exp_guess(x, unsure) : exp_lanes(x);
     vf one = f_set(1.0f);
     vf r = f_select(low, e, f_div(one, f_add(one, e)));
     return f_select(f_gt(v, f_set(PL_LOGISTIC_F32_UPPER)), one, r);
@@ -198,9 +199,92 @@ PL_FAST_INLINE void map_lanes(vf (*f)(vf), const float *in, float *out, size_t n
     }
 }
 
+/* The constants of a lanes function map_guessed runs: SiLU's clamp and operand order (exp
+** and logistic read none). */
+typedef struct lanes_args {
+    vf lo, hi;
+    bool x_first, clamp; /* clamp false: lo and hi infinite, a clamp that changes nothing */
+} lanes_args;
+
+/* A lanes function for map_guessed: f(x) exactly, or (guess) by exp_guess with *unsure. */
+typedef vf lanes_by_fn(vf x, const lanes_args *args, bool guess, bool *unsure);
+
+PL_FAST_INLINE vf exp_by(vf x, const lanes_args *args, bool guess, bool *unsure)
+{
+    (void)args;
+    return guess ? exp_guess(x, unsure) : exp_lanes(x);
+}
+
+PL_FAST_INLINE vf logistic_by_args(vf x, const lanes_args *args, bool guess, bool *unsure)
+{
+    (void)args;
+    return logistic_by(x, guess, unsure);
+}
+
+/* x * logistic(x) as an elementwise MUL of x and a LOGISTIC of x computes it (f32_one in
+** ew_avx2.c): the product in the node's operand order, a NaN first operand's own NaN, then
+** the clamp (x < lo ? lo : x, then y > hi ? hi : y: NaN passes). A guess has no NaN lane
+** (exp_guess is unsure of every vector with one), so neither the order nor a mend. */
+PL_FAST_INLINE vf silu_by(vf x, const lanes_args *args, bool guess, bool *unsure)
+{
+    vf s = logistic_by(x, guess, unsure), r = f_mul(x, s);
+    if (!guess) {
+        vf a = args->x_first ? x : s;
+        r = f_select(f_nan(a), f_add(a, a), f_mul(a, args->x_first ? s : x));
+    }
+    if (args->clamp) {
+        r = f_select(f_lt(r, args->lo), args->lo, r);
+        r = f_select(f_gt(r, args->hi), args->hi, r);
+    }
+    return r;
+}
+
+/* Vectors guessed at a time by map_guessed before the unsure ones are recomputed. */
+enum { GUESSED = 16 };
+
+/* out[i] = f(in[i]) by guesses, GUESSED vectors at a time, the unsure ones then exactly
+** (from a copy of their inputs: out may be in); the last few through a zero-padded copy. */
+PL_FAST_INLINE void map_guessed(lanes_by_fn *f, const lanes_args *args, const float *in,
+                                float *out, size_t n)
+{
+    size_t i = 0;
+    for (; n - i >= GUESSED * W; i += GUESSED * W) {
+        bool unsure[GUESSED], any = false;
+        float kept[GUESSED * W];
+        for (size_t j = 0; j < GUESSED; j++) {
+            vf x = f_load(in + i + j * W);
+            f_store(kept + j * W, x);
+            f_store(out + i + j * W, f(x, args, true, &unsure[j]));
+            any |= unsure[j];
+        }
+        for (size_t j = 0; any && j < GUESSED; j++)
+            if (unsure[j])
+                f_store(out + i + j * W, f(f_load(kept + j * W), args, false, NULL));
+    }
+    for (; i < n; i += W) {
+        float t[W] = {0};
+        const size_t m = n - i < W ? n - i : W;
+        memcpy(t, in + i, sizeof(float) * m);
+        f_store(t, f(f_load(t), args, false, NULL));
+        memcpy(out + i, t, sizeof(float) * m);
+    }
+}
+
 static void expf_n(const float *in, float *out, size_t n)
 {
-    map_lanes(exp_lanes, in, out, n);
+    map_guessed(exp_by, NULL, in, out, n);
+}
+
+/* out[i] = that MUL of in[i] and pl_logistic_f32(in[i]) (SiLU as EfficientNet writes it),
+** without the logistic's own pass over memory. */
+static void silu_n(const float *in, float *out, size_t n, float lo, float hi, bool x_first)
+{
+    const lanes_args args = {f_set(lo), f_set(hi), x_first, true},
+                     unclamped = {f_set(lo), f_set(hi), x_first, false};
+    if (lo == -INFINITY && hi == INFINITY)
+        map_guessed(silu_by, &unclamped, in, out, n);
+    else
+        map_guessed(silu_by, &args, in, out, n);
 }
 
 static void tanhf_n(const float *in, float *out, size_t n)
@@ -210,7 +294,7 @@ static void tanhf_n(const float *in, float *out, size_t n)
 
 static void logistic_n(const float *in, float *out, size_t n)
 {
-    map_lanes(logistic_lanes, in, out, n);
+    map_guessed(logistic_by_args, NULL, in, out, n);
 }
 
 /* The row maximum as the portable kernel takes it (x > max ? x : max from -FLT_MAX: NaNs

@@ -2,18 +2,19 @@
 ** RELU of x: SiLU as EfficientNet writes it), in a real interpreter: int8, the fast resolver
 ** looks each output byte up by x alone (elementwise.c's by_x, from the note lut8.c leaves);
 ** float (LOGISTIC, TANH), the elementwise node computes the lookup's function itself (the
-** note logistic_tanh.c leaves; float RELU leaves none); either way the lookup writes nothing
-** when that node is its only reader. On random
-** shapes, quantizations and operand orders, the outputs are the portable build's bit for bit
-** and its arena figures the same; the lookup's output too where it is read (a model output,
-** or every tensor preserved, or a second node reading it). A lookup of another tensor, a
-** broadcast and a model of two
-** subgraphs keep the elementwise arithmetic. The unread lookups write 0xFF bytes instead
-** (poison_unread), so a reader of the arena's copy would differ. Every instruction set this
-** CPU runs, on 1 and 3 threads (every job split). */
+** note logistic_tanh.c leaves; float RELU leaves none), a float MUL of LOGISTIC in one pass
+** (exp.h's silu); either way the lookup writes nothing when that node is its only reader.
+** On random shapes, quantizations, fused activations and operand orders, the outputs are
+** the portable build's bit for bit and its arena figures the same; the lookup's output too
+** where it is read (a model output, or every tensor preserved, or a second node reading
+** it). A lookup of another tensor, a broadcast and a model of two subgraphs keep the
+** elementwise arithmetic. The unread lookups write 0xFF bytes instead (poison_unread), so a
+** reader of the arena's copy would differ. Every instruction set this CPU runs, on 1 and 3
+** threads (every job split). */
 #include <math.h>
 #include <string.h>
 
+#include "fast/exp.h"
 #include "fast_harness.h"
 #include "harness.h"
 #include "model_builder.h"
@@ -27,7 +28,7 @@ enum { OP_ADD = 0, OP_LOGISTIC = 14, OP_MUL = 18, OP_RELU = 19, OP_TANH = 28, OP
 static _Alignas(16) uint8_t arena[1 << 18];
 static uint8_t x[4 * MAX_COUNT], z[4 * MAX_COUNT], out[2][4 * MAX_COUNT],
     looked[2][4 * MAX_COUNT];
-static int by_x_cases, unread_cases;
+static int by_x_cases, unread_cases, silu_cases;
 
 typedef struct by_x_case {
     int32_t h, w, c;
@@ -40,6 +41,7 @@ typedef struct by_x_case {
     bool broadcast;    /* x of one channel against s: not flat */
     int32_t subgraphs;
     bool f32;          /* float tensors, no quantization */
+    int32_t act;       /* the node's fused activation: none, RELU, RELU_N1_TO_1, RELU6 */
     float sx, sy;
     int32_t zx, zy;
 } by_x_case;
@@ -59,6 +61,7 @@ static void random_case(by_x_case *c)
     c->broadcast = !c->other && between(0, 7) == 0;
     c->subgraphs = between(0, 7) == 0 ? 2 : 1;
     c->f32 = between(0, 2) == 0;
+    c->act = between(0, 1) == 0 ? 0 : between(1, 3);
     c->sx = 0.002f * (float)between(1, 100);
     c->sy = 0.001f * (float)between(1, 100);
     c->zx = between(-30, 30), c->zy = between(-30, 30);
@@ -120,7 +123,10 @@ static uint8_t *build(const by_x_case *c, size_t *n)
                        .in = {c->broadcast ? T_Z : lookup_in}, .nout = 1, .out = {T_S}};
     s.ops[1] = (mb_op){.opcode = 1, .nin = 2, .in = {c->s_first ? T_S : T_X,
                                                       c->s_first ? T_X : T_S},
-                       .nout = 1, .out = {T_Y}};
+                       .nout = 1, .out = {T_Y}, .has_opt = 1,
+                       /* AddOptions, MulOptions, SubOptions: the activation first */
+                       .opt_type = c->op == OP_ADD ? 11 : c->op == OP_MUL ? 21 : 28,
+                       .opt_field0 = c->act};
     s.ops[2] = (mb_op){.opcode = 1, .nin = 2, .in = {T_S, T_Y}, .nout = 1, .out = {T_W}};
     s.nbuffers = 1;
     return mb_build(&s, n, NULL);
@@ -166,15 +172,18 @@ static bool case_matches(pl_fast_resolver *fr, const by_x_case *c)
 {
     pl_recording want, got;
     fr->poison_unread = true;
-    const uint64_t by_x = fr->tables_by_x, unread = fr->unread_tables;
+    const uint64_t by_x = fr->tables_by_x, unread = fr->unread_tables, silu = fr->silu_plans;
     if (!run(c, pl_builtin_resolver(), out[0], looked[0], &want) ||
         !run(c, pl_fast_resolver_get(fr), out[1], looked[1], &got))
         return false;
     pl_fast_resolver_release(fr);
     const bool took = fr->tables_by_x - by_x > 0, skipped = fr->unread_tables - unread > 0;
+    const bool one_pass = fr->silu_plans - silu > 0;
     const bool expect = c->subgraphs == 1 && !c->other && !c->broadcast &&
                         !(c->f32 && c->lookup == OP_RELU);
     const bool expect_skip = expect && !c->s_output && !c->preserve && !c->s_twice;
+    const bool expect_one_pass = expect && c->f32 && c->op == OP_MUL &&
+                                 c->lookup == OP_LOGISTIC && pl_exp_for(fr->isa) != NULL;
     const size_t count = (size_t)(c->h * c->w * c->c) * (c->f32 ? 4 : 1);
     const bool s_read = c->s_output || c->preserve;
     bool same = memcmp(out[0], out[1], count) == 0 &&
@@ -183,13 +192,14 @@ static bool case_matches(pl_fast_resolver *fr, const by_x_case *c)
                 want.peak == got.peak;
     by_x_cases += took;
     unread_cases += skipped;
-    if (!same || took != expect || skipped != expect_skip)
-        fprintf(stderr, "by x %s: %dx%dx%d, float %d, lookup %d op %d, s first %d, "
+    silu_cases += one_pass;
+    if (!same || took != expect || skipped != expect_skip || one_pass != expect_one_pass)
+        fprintf(stderr, "by x %s: %dx%dx%d, float %d, lookup %d op %d act %d, s first %d, "
                 "s output %d, s twice %d, preserve %d, other %d, broadcast %d, subgraphs %d: "
-                "by x %d, unread %d\n", same ? "path" : "differs", c->h, c->w, c->c, c->f32,
-                c->lookup, c->op, c->s_first, c->s_output, c->s_twice, c->preserve, c->other,
-                c->broadcast, c->subgraphs, took, skipped);
-    return same && took == expect && skipped == expect_skip;
+                "by x %d, unread %d, silu %d\n", same ? "path" : "differs", c->h, c->w, c->c, c->f32,
+                c->lookup, c->op, c->act, c->s_first, c->s_output, c->s_twice, c->preserve,
+                c->other, c->broadcast, c->subgraphs, took, skipped, one_pass);
+    return same && took == expect && skipped == expect_skip && one_pass == expect_one_pass;
 }
 
 static bool one_case(pl_fast_resolver *fr)
@@ -207,15 +217,16 @@ static void by_x_runs(int32_t threads)
             continue;
         int failures;
         uint64_t jobs;
-        by_x_cases = unread_cases = 0;
+        by_x_cases = unread_cases = silu_cases = 0;
         fast_run_cases(pl_builtin_resolver(), (pl_isa)isa, threads, 300, one_case, &failures,
                        &jobs);
-        printf("  %s, %d threads: %d cases by x, %d lookups unwritten, %llu split jobs\n",
-               pl_fast_isa_name((pl_isa)isa), threads, by_x_cases, unread_cases,
-               (unsigned long long)jobs);
+        printf("  %s, %d threads: %d cases by x (%d SiLU in one pass), %d lookups unwritten, "
+               "%llu split jobs\n", pl_fast_isa_name((pl_isa)isa), threads, by_x_cases,
+               silu_cases, unread_cases, (unsigned long long)jobs);
         CHECK_EQ(failures, 0);
         CHECK(by_x_cases > 120);
         CHECK(unread_cases > 50);
+        CHECK(silu_cases > 5 || pl_exp_for((pl_isa)isa) == NULL);
         CHECK(threads == 1 || jobs > 0);
     }
 }

@@ -1,5 +1,6 @@
 /* test_fast_exp.c - the vector exp, tanh and logistic of csrc/fast/exp.h against the scalar
-** pl_fmath_expf, pl_fmath_tanhf and pl_logistic_f32, bit for bit (NaN payloads included), on
+** pl_fmath_expf, pl_fmath_tanhf and pl_logistic_f32, and its SiLU against the portable MUL
+** of x and pl_logistic_f32(x), bit for bit (NaN payloads included), in place too, on
 ** every instruction set this CPU runs: a strided sample of all float bit patterns and every
 ** float near the scalar code's branch points. `test_fast_exp all` checks all 2^32 patterns
 ** (minutes: not in ctest); `test_fast_exp all N` every N-th of them (under emulation). */
@@ -12,34 +13,52 @@
 #include "harness.h"
 #include "kernels/activation/logistic_tanh.h"
 #include "kernels/common/fmath.h"
+#include "kernels/elementwise/elementwise.h"
 
-enum { BATCH = 4099, FNS = 3, STRIDE = 4093, WINDOW = 1 << 13 };
+enum { BATCH = 4099, FNS = 4, STRIDE = 4093, WINDOW = 1 << 13 };
 
-static const char *const fn_names[FNS] = {"exp", "tanh", "logistic"};
+static const char *const fn_names[FNS] = {"exp", "tanh", "logistic", "silu"};
+/* SiLU's clamps (none, RELU, RELU_N1_TO_1, RELU6) and operand order, by batch */
+static const float silu_lo[4] = {-INFINITY, 0.0f, -1.0f, 0.0f},
+                   silu_hi[4] = {INFINITY, INFINITY, 1.0f, 6.0f};
+static uint64_t batches;
 static float in[BATCH], want[FNS][BATCH], got[BATCH];
 static uint64_t checked, mismatches[PL_ISA_COUNT][FNS];
 
-static void scalar(size_t n)
+static void scalar(size_t n, float lo, float hi, bool x_first)
 {
     for (size_t i = 0; i < n; i++) {
         want[0][i] = pl_fmath_expf(in[i]);
         want[1][i] = pl_fmath_tanhf(in[i]);
     }
     pl_logistic_f32(in, want[2], n);
+    pl_bcast flat = {.dims = {1, 1, 1, 1, 1, (int32_t)n}, .count = n};
+    flat.stride1[PL_BCAST_MAX_DIMS - 1] = flat.stride2[PL_BCAST_MAX_DIMS - 1] = 1;
+    pl_mul_f32(&flat, lo, hi, x_first ? in : want[2], x_first ? want[2] : in, want[3]);
 }
 
 /* Every function of every instruction set on in[0..n) (n varies: tails too). */
 static void check_batch(size_t n)
 {
-    scalar(n);
+    const float lo = silu_lo[batches % 4], hi = silu_hi[batches % 4];
+    const bool x_first = batches / 4 % 2 == 0, in_place = batches % 3 == 0;
+    batches++;
+    scalar(n, lo, hi, x_first);
     checked += n;
     for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
         const pl_exp_kernels *k = pl_exp_for((pl_isa)isa);
         if (k == NULL || !pl_fast_isa_available((pl_isa)isa))
             continue;
-        void (*fns[FNS])(const float *, float *, size_t) = {k->expf, k->tanhf, k->logistic};
+        void (*fns[FNS - 1])(const float *, float *, size_t) = {k->expf, k->tanhf,
+                                                                  k->logistic};
         for (int f = 0; f < FNS; f++) {
-            fns[f](in, got, n);
+            const float *from = in;
+            if (in_place) /* the output over the input: the kernels keep what they recompute */
+                memcpy(got, in, n * sizeof(float)), from = got;
+            if (f < FNS - 1)
+                fns[f](from, got, n);
+            else
+                k->silu(from, got, n, lo, hi, x_first);
             if (memcmp(got, want[f], n * sizeof(float)) == 0)
                 continue;
             for (size_t i = 0; i < n; i++) {
@@ -128,10 +147,11 @@ static void every_float_bit_pattern(void)
     }
     for (int isa = 1; isa < PL_ISA_COUNT; isa++)
         if (pl_exp_for((pl_isa)isa) != NULL && pl_fast_isa_available((pl_isa)isa))
-            printf("  %s: exp %llu, tanh %llu, logistic %llu mismatches of %llu floats\n",
-                   pl_fast_isa_name((pl_isa)isa), (unsigned long long)mismatches[isa][0],
-                   (unsigned long long)mismatches[isa][1],
-                   (unsigned long long)mismatches[isa][2], (unsigned long long)checked);
+            printf("  %s: exp %llu, tanh %llu, logistic %llu, silu %llu mismatches of %llu "
+                   "floats\n", pl_fast_isa_name((pl_isa)isa),
+                   (unsigned long long)mismatches[isa][0], (unsigned long long)mismatches[isa][1],
+                   (unsigned long long)mismatches[isa][2], (unsigned long long)mismatches[isa][3],
+                   (unsigned long long)checked);
     CHECK_EQ(total_mismatches(), 0);
 }
 

@@ -73,4 +73,5 @@ static inline vd d_pow2(vd k)
 #include "fast/exp_body.h"
 
 /* No GELU: gelu_body.h copies x86-64 glibc's erfcf, whose Arm build fuses differently. */
-const pl_exp_kernels pl_exp_neon = {expf_n, tanhf_n, logistic_n, softmax_rows, NULL, NULL};
+const pl_exp_kernels pl_exp_neon = {expf_n, tanhf_n, logistic_n, softmax_rows,
+                                    NULL,   NULL,    silu_n};

@@ -102,5 +102,5 @@ static inline vd d_pow2(vd k)
 #include "fast/exp_body.h"
 #include "fast/gelu_body.h"
 
-const pl_exp_kernels pl_exp_avx2 = {expf_n,       tanhf_n, logistic_n,
-                                    softmax_rows, gelu_n,  gelu_tanh_n};
+const pl_exp_kernels pl_exp_avx2 = {expf_n, tanhf_n, logistic_n, softmax_rows,
+                                    gelu_n, gelu_tanh_n, silu_n};

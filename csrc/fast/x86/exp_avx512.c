@@ -162,5 +162,10 @@ static void gelu_tanh_512(const float *in, float *out, size_t n)
     (n < W ? pl_exp_avx2.gelu_tanh : gelu_tanh_n)(in, out, n);
 }
 
-const pl_exp_kernels pl_exp_avx512 = {expf_512, tanhf_512, logistic_512, softmax_rows_512,
-                                      gelu_512, gelu_tanh_512};
+static void silu_512(const float *in, float *out, size_t n, float lo, float hi, bool x_first)
+{
+    (n < W ? pl_exp_avx2.silu : silu_n)(in, out, n, lo, hi, x_first);
+}
+
+const pl_exp_kernels pl_exp_avx512 = {expf_512, tanhf_512,     logistic_512, softmax_rows_512,
+                                      gelu_512, gelu_tanh_512, silu_512};

@@ -74,4 +74,5 @@ static inline vd d_pow2(vd k)
 #include "fast/exp_body.h"
 
 /* No GELU: glibc's expf fuses its multiply-adds where the CPU has FMA (gelu_body.h). */
-const pl_exp_kernels pl_exp_sse41 = {expf_n, tanhf_n, logistic_n, softmax_rows, NULL, NULL};
+const pl_exp_kernels pl_exp_sse41 = {expf_n, tanhf_n, logistic_n, softmax_rows,
+                                     NULL,   NULL,    silu_n};
