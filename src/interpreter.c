@@ -234,6 +234,7 @@ interp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->polled = 0;
     self->interrupt = NULL;
     memset(&self->prof, 0, sizeof self->prof);
+    self->node_views = NULL;
     self->arena = (pl_py_arena *)Py_NewRef(arena);
     self->custom = NULL;
     self->isa = isa;
@@ -274,6 +275,8 @@ shut(pl_py_interp *self)
         self->arena->owner = NULL;
     PyMem_RawFree(self->prof.node_ns);
     memset(&self->prof, 0, sizeof self->prof);
+    PyMem_RawFree(self->node_views); /* after destroy: the record no longer points here */
+    self->node_views = NULL;
 }
 
 static int
@@ -345,6 +348,12 @@ interp_allocate(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
     if (s != PL_OK)
         return pl_py_interp_raise(self, s);
     self->allocated = true;
+    /* invoke then copies each node's view instead of reading the model's tables: no memory
+    ** for them only costs that speed */
+    uint32_t nodes = pl_interp_node_total(self->it);
+    self->node_views = PyMem_RawCalloc(nodes > 0 ? nodes : 1, sizeof(pl_node));
+    if (self->node_views != NULL)
+        pl_interp_set_node_views(self->it, self->node_views, nodes);
     Py_RETURN_NONE;
 }
 

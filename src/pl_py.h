@@ -105,6 +105,7 @@ typedef struct pl_py_interp {
     pl_interp_storage record; /* opt.storage: the interpreter's record, outside the arena */
     pl_py_shapes shapes;   /* opt.input_shapes points here */
     pl_profiler prof;      /* per-node timing; prof.node_ns is PyMem_Raw memory or NULL */
+    pl_node *node_views;   /* PyMem_Raw: every node's view, kept by invoke (or NULL) */
     pl_py_custom *custom;  /* Python operators (custom_ops=), or NULL */
     pl_py_io *io;          /* subgraph 0's tensors for set/get_tensor (tensor_io.c), or NULL */
     uint32_t io_count;

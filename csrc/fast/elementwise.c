@@ -564,6 +564,10 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
         run_scalar_s8(node, pl, k, a, b, o);
         return PL_OK;
     }
+    if (pl->small == 0 && pl->lanes == NULL && pl->count <= EW_TASK) { /* one task: no job */
+        run_flat(pl, k, pairs, a, b, pl->count, o);
+        return PL_OK;
+    }
     ew_job job = {pl, k, pairs, NULL, NULL, o, 0, 0};
     run_spans(node, &job, a, b);
     return PL_OK;

@@ -61,6 +61,7 @@ pl_status pl_interp_create(const void *model, size_t model_size, const pl_interp
     memset(&err->seal, 0, sizeof err->seal); /* a new interpreter: nothing sealed yet */
     err->poll = NULL;                        /* and nothing polled */
     err->poll_ctx = NULL;
+    err->node_views = NULL; /* nor viewed */
     err->seal_feed = opt->seal_feed;
     PL_TRY(pl_model_open(&m, model, model_size, err));
     PL_TRY(check_model(&m, err));
@@ -263,12 +264,27 @@ pl_status pl_interp_poll(pl_interp *it, uint32_t n)
     return PL_ERR_STATE;
 }
 
+/* Node n of the current subgraph: the host's view of it (filled on its first run), or one
+** read from the model. A copy either way: a kernel may change its own. */
+static void node_view(pl_interp *it, uint32_t n, pl_node *out)
+{
+    pl_error *e = it->err;
+    if (e->node_views == NULL) {
+        pl_context_node(it, n, out);
+        return;
+    }
+    pl_node *v = &e->node_views[pl_subgraph_rec(it, it->current_subgraph).node_base + n];
+    if (v->registration == NULL) /* resolved at allocate: NULL only while unfilled */
+        pl_context_node(it, n, v);
+    *out = *v;
+}
+
 pl_status pl_interp_run_node(pl_interp *it, uint32_t n)
 {
     PL_TRY(pl_interp_poll(it, n));
     const pl_registration *reg = it->regs[it->nodes[n].opcode].reg;
     pl_node node;
-    pl_context_node(it, n, &node);
+    node_view(it, n, &node);
     enter_node(it, n);
     pl_status s = reg->invoke(it->ctx, &node);
     return s == PL_OK || s == PL_ABORTED ? s : node_failed(it, n, s, "invoke failed");
@@ -409,6 +425,24 @@ void pl_interp_set_poll(pl_interp *it, int (*poll)(void *poll_ctx), void *poll_c
 {
     it->err->poll = poll;
     it->err->poll_ctx = poll_ctx;
+}
+
+pl_status pl_interp_set_node_views(pl_interp *it, pl_node *views, uint32_t count)
+{
+    if (!it->allocated)
+        return pl_error_set(it->err, PL_ERR_STATE, "node views: call allocate first");
+    if (views != NULL && count < it->all_nodes)
+        return pl_error_set(it->err, PL_ERR_ARG, "node views: %u for %u nodes",
+                            (unsigned)count, (unsigned)it->all_nodes);
+    if (views != NULL)
+        memset(views, 0, (size_t)count * sizeof *views);
+    it->err->node_views = views;
+    return PL_OK;
+}
+
+uint32_t pl_interp_node_total(const pl_interp *it)
+{
+    return it->allocated ? it->all_nodes : 0;
 }
 
 pl_status pl_interp_set_profiler(pl_interp *it, const pl_profiler *profiler)

@@ -132,6 +132,17 @@ pl_status pl_integrity_check(const pl_interp *it, pl_error *err);
 ** arena nothing); create resets it, NULL turns it off. */
 void pl_interp_set_poll(pl_interp *it, int (*poll)(void *poll_ctx), void *poll_ctx);
 
+/* Memory of the host's for a copy of every node's view (pl_node, count at least
+** pl_interp_node_total), after allocate: a node's first invoke fills its view, later ones
+** copy it instead of reading the operator's tables again (a few hundred instructions a
+** node: most of a small node's invoke). Kept in the host's error record (it costs the arena
+** nothing); create resets it, NULL turns it off. PL_ERR_STATE before allocate, PL_ERR_ARG
+** for too few views. */
+pl_status pl_interp_set_node_views(pl_interp *it, struct pl_node *views, uint32_t count);
+
+/* Nodes in every subgraph (after allocate; 0 before). */
+uint32_t pl_interp_node_total(const pl_interp *it);
+
 /* Calls kernels' reset, sets variable tensors and resource variables back to their initial
 ** bytes (zero, or an int8 tensor's zero point), as TFLM's Reset. PL_ERR_STATE before
 ** allocate. A CALL_ONCE that has run does not run again (TFLM keeps its has_run). */

@@ -60,6 +60,8 @@ typedef struct pl_error {
     void *poll_ctx;
     /* the seal's hash of the arena's tail (pl_interp_options.seal_feed; create sets it) */
     void (*seal_feed)(uint64_t lane[4], const unsigned char *bytes, size_t n);
+    /* the host's copy of every node's view (pl_interp_set_node_views); create resets it */
+    struct pl_node *node_views;
 } pl_error;
 
 /* Propagate a failure to the caller. */
