@@ -44,6 +44,7 @@ typedef struct mean_plan {
     pl_fast_extremes fold;   /* and folds */
     size_t lanes;            /* channels they take at a time */
     bool is_max;             /* REDUCE_MAX (else REDUCE_MIN); unused by MEAN and SUM */
+    pl_type type;            /* REDUCE_MAX and REDUCE_MIN's (MEAN and SUM: their op data's) */
     int32_t parts;           /* integer sums split over rows: this many partial sums */
     uint32_t *partial;       /* parts x inner of them (after the plan), or NULL */
 } mean_plan;
@@ -98,6 +99,7 @@ static bool plan_extreme(pl_context *ctx, const pl_node *node)
         return false;
     mp.sums = sums_for(pl_fast_isa_of(node), &mp.lanes, &mp.fold);
     mp.is_max = pl_fast_reg_of(node)->base == pl_reduce_max_registration();
+    mp.type = in.type;
     return pl_fast_block_put(node, &mp, sizeof mp);
 }
 
@@ -111,16 +113,15 @@ pl_status pl_fast_reduce_extreme_invoke(pl_context *ctx, pl_node *node)
     const mean_plan *mp = pl_fast_block(node);
     if (mp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
-    pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    const uint8_t *in = pl_fast_data(ctx, pl_node_input(node, 0));
+    uint8_t *out = pl_fast_data(ctx, pl_node_output(node, 0));
     const pl_reduce_blocks *b = &mp->blocks;
-    const size_t es = pl_type_size(in.type);
+    const size_t es = pl_type_size(mp->type);
     for (size_t o = 0; o < b->outer; o++)
         for (size_t c = 0; c < b->inner; c += mp->lanes)
-            mp->fold((const uint8_t *)in.data + (o * b->reduced * b->inner + c) * es,
-                     b->reduced, b->inner, b->inner - c < mp->lanes ? b->inner - c : mp->lanes,
-                     in.type, mp->is_max, (uint8_t *)out.data + (o * b->inner + c) * es);
+            mp->fold(in + (o * b->reduced * b->inner + c) * es, b->reduced, b->inner,
+                     b->inner - c < mp->lanes ? b->inner - c : mp->lanes, mp->type, mp->is_max,
+                     out + (o * b->inner + c) * es);
     return PL_OK;
 }
 
@@ -254,29 +255,28 @@ pl_status pl_fast_mean_invoke(pl_context *ctx, pl_node *node)
     int32_t *sum = b != NULL && d->type != PL_FLOAT32 ? ctx->get_scratch(ctx, d->scratch) : NULL;
     if (b == NULL || (d->type != PL_FLOAT32 && sum == NULL))
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
-    pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
+    const void *in = pl_fast_data(ctx, pl_node_input(node, 0));
+    void *out = pl_fast_data(ctx, pl_node_output(node, 0));
     if (d->type == PL_FLOAT32) {
-        float *mean = out.data, n = (float)d->p.reduced;
-        sum_blocks(mp, d->type, in.data, mean);
+        float *mean = out, n = (float)d->p.reduced;
+        sum_blocks(mp, d->type, in, mean);
         for (size_t k = 0; !d->is_sum && k < d->p.out_count; k++) /* the portable division */
             mean[k] = mean[k] / n;
         return PL_OK;
     }
     if (mp->parts > 0)
-        sum_parts(node, mp, d->type, in.data, sum);
+        sum_parts(node, mp, d->type, in, sum);
     else
-        sum_blocks(mp, d->type, in.data, sum);
+        sum_blocks(mp, d->type, in, sum);
 #if defined(PL_FAST_X86)
     pl_isa isa = pl_fast_isa_of(node);
     if (d->type == PL_INT8 && !d->as_uint8 && (isa == PL_ISA_AVX2 || isa == PL_ISA_AVX512)) {
         pl_reduce_rescale_params rp; /* a 1152-channel int8 MEAN: 3.9 -> 1.4 us */
         pl_reduce_rescale_params_of(d, &rp);
-        pl_fast_mean_rescale_s8_avx2(&rp, sum, out.data, d->p.out_count);
+        pl_fast_mean_rescale_s8_avx2(&rp, sum, out, d->p.out_count);
         return PL_OK;
     }
 #endif
-    pl_reduce_rescale(d, sum, out.data);
+    pl_reduce_rescale(d, sum, out);
     return PL_OK;
 }

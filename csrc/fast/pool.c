@@ -11,6 +11,8 @@
 
 typedef struct pool_plan {
     bool average;
+    int32_t in_h, in_w, depth;   /* the input's shape (batches as the output's) */
+    int32_t batches, out_h, out_w;
 } pool_plan;
 
 const pl_pool *pl_pool_for(pl_isa isa)
@@ -56,7 +58,8 @@ static bool plan(pl_context *ctx, const pl_node *node, bool average)
         !windows_filled(out.dims[1], p->stride_h, p->pad_h, p->filter_h, in.dims[1]) ||
         !windows_filled(out.dims[2], p->stride_w, p->pad_w, p->filter_w, in.dims[2]))
         return false;
-    pool_plan pl = {average};
+    pool_plan pl = {average, in.dims[1], in.dims[2], in.dims[3], out.dims[0], out.dims[1],
+                    out.dims[2]};
     return pl_fast_block_put(node, &pl, sizeof pl);
 }
 
@@ -104,24 +107,23 @@ pl_status pl_fast_pool_invoke(pl_context *ctx, pl_node *node)
     const pl_pooling_op *d = node->user_data;
     const pl_pooling_params *p = &d->p;
     const pl_pool *k = pl_pool_for(pl_fast_isa_of(node));
-    pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    const int32_t in_h = in.dims[1], in_w = in.dims[2], depth = in.dims[3];
+    const void *in = pl_fast_data(ctx, pl_node_input(node, 0));
+    void *out = pl_fast_data(ctx, pl_node_output(node, 0));
+    const int32_t in_h = pl->in_h, in_w = pl->in_w, depth = pl->depth;
     pl_pool_window w = {0, 0, depth, (size_t)in_w * (size_t)depth};
     size_t o = 0;
-    for (int32_t b = 0; b < out.dims[0]; b++)
-        for (int32_t oy = 0; oy < out.dims[1]; oy++) {
+    for (int32_t b = 0; b < pl->batches; b++)
+        for (int32_t oy = 0; oy < pl->out_h; oy++) {
             int32_t y0 = oy * p->stride_h - p->pad_h, fy0, fy1;
             clip(y0, p->filter_h, in_h, &fy0, &fy1);
             w.rows = fy1 - fy0;
-            for (int32_t ox = 0; ox < out.dims[2]; ox++, o += (size_t)depth) {
+            for (int32_t ox = 0; ox < pl->out_w; ox++, o += (size_t)depth) {
                 int32_t x0 = ox * p->stride_w - p->pad_w, fx0, fx1;
                 clip(x0, p->filter_w, in_w, &fx0, &fx1);
                 w.cols = fx1 - fx0;
                 size_t at = (((size_t)b * (size_t)in_h + (size_t)(y0 + fy0)) * (size_t)in_w +
                              (size_t)(x0 + fx0)) * (size_t)depth;
-                point(k, d, pl->average, &w, in.data, at, out.data, o);
+                point(k, d, pl->average, &w, in, at, out, o);
             }
         }
     return PL_OK;

@@ -19,6 +19,8 @@ typedef struct softmax_plan {
     int32_t n16;
     pl_softmax16_rows rows16; /* int16 with vectors, NULL: the portable row */
     pl_softmax8_rows rows8;   /* int8 to int8 with vectors, NULL: the portable row */
+    size_t depth, outer;      /* rows of depth values */
+    size_t in_bytes, out_bytes; /* an element's */
 } softmax_plan;
 
 /* The vector int16 rows for isa, NULL for none. */
@@ -51,7 +53,7 @@ static softmax_plan *new_plan(const pl_node *node, size_t bytes)
 {
     softmax_plan *pl = pl_fast_block_new(node, pl_fast_align64(sizeof *pl) + bytes);
     if (pl != NULL)
-        *pl = (softmax_plan){NULL, NULL, NULL, 0, NULL, NULL};
+        *pl = (softmax_plan){.f32 = NULL};
     return pl;
 }
 
@@ -88,7 +90,13 @@ static bool plan(pl_context *ctx, const pl_node *node)
         /* CMSIS-NN's wrapping last steps: the portable row (over the table) only */
         pl->rows16 = d->p.wraps ? NULL : rows16_if_positive(pl_fast_isa_of(node), exps, n);
     }
-    return pl != NULL;
+    if (pl == NULL)
+        return false;
+    pl->depth = in.ndims > 0 ? (size_t)in.dims[in.ndims - 1] : 1;
+    pl->outer = pl->depth == 0 ? 0 : pl_tensor_count(&in) / pl->depth;
+    pl->in_bytes = (size_t)pl_type_bytes(in.type, 1);
+    pl->out_bytes = (size_t)pl_type_bytes(out.type, 1);
+    return true;
 }
 
 pl_status pl_fast_softmax_prepare(pl_context *ctx, pl_node *node)
@@ -137,15 +145,12 @@ pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
     if (pl == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_softmax_op *d = node->user_data;
-    pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    size_t depth = (size_t)in.dims[in.ndims - 1];
-    size_t outer = depth == 0 ? 0 : pl_tensor_count(&in) / depth;
+    const size_t depth = pl->depth, outer = pl->outer;
     if (outer == 0)
         return PL_OK;
-    softmax_job job = {pl, &d->p, in.data, out.data, depth,
-                       (size_t)pl_type_bytes(in.type, 1), (size_t)pl_type_bytes(out.type, 1)};
+    softmax_job job = {pl, &d->p, pl_fast_data(ctx, pl_node_input(node, 0)),
+                       pl_fast_data(ctx, pl_node_output(node, 0)), depth, pl->in_bytes,
+                       pl->out_bytes};
     const size_t workers = (size_t)pl_fast_threads_of(node);
     size_t span = (outer + 4 * workers - 1) / (4 * workers);
     pl_fast_spans(node, outer, span, (double)(outer * depth) * ROW_WORK, rows_span, &job);

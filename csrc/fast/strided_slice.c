@@ -36,9 +36,7 @@ pl_status pl_fast_strided_slice_invoke(pl_context *ctx, pl_node *node)
     const slice_plan *sp = pl_fast_block(node);
     if (sp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
-    pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    pl_fast_runs_copy(&sp->runs, in.data, out.data);
+    pl_fast_runs_copy(&sp->runs, pl_fast_data(ctx, pl_node_input(node, 0)),
+                      pl_fast_data(ctx, pl_node_output(node, 0)));
     return PL_OK;
 }
