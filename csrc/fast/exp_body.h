@@ -143,28 +143,31 @@ PL_FAST_INLINE vd tanh_quick_half(vd a)
     return d_mul(em1, d_recip(d_add(em1, d_set(2.0))));
 }
 
-/* tanh's magnitude on every lane from tanh_quick_half, when sure to round as tanh_half.
-** False for NaN, a tiny nonzero a (2^-60 and below: the result may be subnormal) or a lane
-** near a tie. Lanes past 10 are computed at 10 and replaced by the caller. */
-PL_FAST_INLINE bool tanh_quick(vf x, vf *out)
+/* tanh's magnitude on every lane from tanh_quick_half, and in *unsure whether some lane may
+** round otherwise than tanh_half: NaN, a tiny nonzero a (2^-60 and below: the result may be
+** subnormal) or a lane near a tie. Lanes past 10 are computed at 10 and replaced by the
+** caller. */
+PL_FAST_INLINE vf tanh_guess(vf x, bool *unsure)
 {
     vf a = f_abs(x);
-    if (f_any(f_or(f_nan(a), f_and(f_lt(a, f_set(0x1p-60f)), f_gt(a, f_set(0.0f))))))
-        return false;
+    const bool odd = f_any(f_or(f_nan(a), f_and(f_lt(a, f_set(0x1p-60f)),
+                                                 f_gt(a, f_set(0.0f)))));
     a = f_select(f_gt(a, f_set(10.0f)), f_set(10.0f), a);
     vd lo = tanh_quick_half(d_lo(a)), hi = tanh_quick_half(d_hi(a));
-    if (d_any(d_or(near_tie(lo, TANH_TIE_ULPS), near_tie(hi, TANH_TIE_ULPS))))
-        return false;
-    *out = f_of(lo, hi);
-    return true;
+    *unsure = odd | d_any(d_or(near_tie(lo, TANH_TIE_ULPS), near_tie(hi, TANH_TIE_ULPS)));
+    return f_of(lo, hi);
 }
 
-/* pl_fmath_tanhf on each lane: its negation in double then rounding to float gives the
-** bits of rounding then negating (round to nearest is symmetric). */
-PL_FAST_INLINE vf tanh_lanes(vf x)
+/* pl_fmath_tanhf on each lane, from tanh_guess (guess: then *unsure as it says) or exactly:
+** its negation in double then rounding to float gives the bits of rounding then negating
+** (round to nearest is symmetric). */
+PL_FAST_INLINE vf tanh_of(vf x, bool guess, bool *unsure)
 {
-    vf t;
-    if (!tanh_quick(x, &t))
+    bool u;
+    vf t = tanh_guess(x, &u);
+    if (guess)
+        *unsure = u;
+    else if (u)
         t = f_of(tanh_half(d_lo(x)), tanh_half(d_hi(x)));
     t = f_select(f_lt(x, f_set(0.0f)), f_neg(t), t);
     vf one = f_set(1.0f), sat = f_select(f_gt(x, f_set(0.0f)), one, f_neg(one));
@@ -209,6 +212,12 @@ typedef struct lanes_args {
 /* A lanes function for map_guessed: f(x) exactly, or (guess) by exp_guess with *unsure. */
 typedef vf lanes_by_fn(vf x, const lanes_args *args, bool guess, bool *unsure);
 
+PL_FAST_INLINE vf tanh_by(vf x, const lanes_args *args, bool guess, bool *unsure)
+{
+    (void)args;
+    return tanh_of(x, guess, unsure);
+}
+
 PL_FAST_INLINE vf exp_by(vf x, const lanes_args *args, bool guess, bool *unsure)
 {
     (void)args;
@@ -243,7 +252,8 @@ PL_FAST_INLINE vf silu_by(vf x, const lanes_args *args, bool guess, bool *unsure
 enum { GUESSED = 16 };
 
 /* out[i] = f(in[i]) by guesses, GUESSED vectors at a time, the unsure ones then exactly
-** (from a copy of their inputs: out may be in); the last few through a zero-padded copy. */
+** (from a copy of their inputs: out may be in); the vectors left over exactly, the last few
+** elements through a zero-padded copy. */
 PL_FAST_INLINE void map_guessed(lanes_by_fn *f, const lanes_args *args, const float *in,
                                 float *out, size_t n)
 {
@@ -261,12 +271,13 @@ PL_FAST_INLINE void map_guessed(lanes_by_fn *f, const lanes_args *args, const fl
             if (unsure[j])
                 f_store(out + i + j * W, f(f_load(kept + j * W), args, false, NULL));
     }
-    for (; i < n; i += W) {
+    for (; n - i >= W; i += W)
+        f_store(out + i, f(f_load(in + i), args, false, NULL));
+    if (i < n) {
         float t[W] = {0};
-        const size_t m = n - i < W ? n - i : W;
-        memcpy(t, in + i, sizeof(float) * m);
+        memcpy(t, in + i, sizeof(float) * (n - i));
         f_store(t, f(f_load(t), args, false, NULL));
-        memcpy(out + i, t, sizeof(float) * m);
+        memcpy(out + i, t, sizeof(float) * (n - i));
     }
 }
 
@@ -289,7 +300,7 @@ static void silu_n(const float *in, float *out, size_t n, float lo, float hi, bo
 
 static void tanhf_n(const float *in, float *out, size_t n)
 {
-    map_lanes(tanh_lanes, in, out, n);
+    map_guessed(tanh_by, NULL, in, out, n);
 }
 
 static void logistic_n(const float *in, float *out, size_t n)
@@ -322,7 +333,8 @@ static float row_max(const float *in, size_t depth)
 enum { SUM_ROWS = 8 };
 
 /* e^((x - max) beta) of one row, by lanes; its sum in element order when sum is not NULL
-** (the adds overlap the next vector's exps). */
+** (the adds overlap the next vector's exps; rows are short: the exps of guesses, then of
+** the unsure ones, in a second pass, made attention's 50-element rows slower). */
 static void row_exps(vf b, const float *in, float *out, size_t depth, float *sum)
 {
     const vf max = f_set(row_max(in, depth));
