@@ -2,7 +2,9 @@
 #ifndef PL_TEST_HARNESS_H
 #define PL_TEST_HARNESS_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int harness_failed;
@@ -48,6 +50,25 @@ static int harness_checks;
         test();                                                                 \
         printf("%s %s\n", harness_failed == before_ ? "ok  " : "FAIL", #test);  \
     } while (0)
+
+/* The bytes of the file at path (malloc'd, *size of them; an empty file's too), or NULL. */
+static inline uint8_t *harness_read(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
 
 #define HARNESS_END()                                                           \
     (printf("%d checks, %d failed\n", harness_checks, harness_failed),         \

@@ -16,20 +16,7 @@ static uint8_t *load(const char *rel, size_t *size)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/models/tflm/%s", PL_SHARED_DIR, rel);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n);
-    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
+    return harness_read(path, size);
 }
 
 #define HELLO "examples/hello_world/hello_world_int8.tflite"

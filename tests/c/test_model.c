@@ -381,19 +381,6 @@ static void rejects_null_data(void)
 
 /* ---- the shared real models ---- */
 
-static uint8_t *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc((size_t)len + 1);
-    *n = fread(p, 1, (size_t)len, f);
-    fclose(f);
-    return p;
-}
 
 /* Touches every view of every object, as the runtime would. */
 static uint64_t walk(const pl_model *m)
@@ -446,7 +433,7 @@ static int each_model(const char *dir, model_fn fn, int *failures)
             count += each_model(path, fn, failures);
         } else if (len > 7 && strcmp(ent->d_name + len - 7, ".tflite") == 0) {
             size_t n;
-            uint8_t *p = read_file(path, &n);
+            uint8_t *p = harness_read(path, &n);
             if (p != NULL)
                 fn(path, p, n, failures);
             free(p);
@@ -487,7 +474,7 @@ static uint8_t *open_shared(const char *rel, pl_model *m, size_t *n)
     char path[1024];
     pl_error e;
     snprintf(path, sizeof path, "%s/models/tflm/%s", PL_SHARED_DIR, rel);
-    uint8_t *p = read_file(path, n);
+    uint8_t *p = harness_read(path, n);
     pl_error_clear(&e);
     if (p != NULL && pl_model_open(m, p, *n, &e) != PL_OK) {
         fprintf(stderr, "%s: %s\n", path, e.msg);

@@ -21,22 +21,7 @@ static pl_node views[VIEWS];
 
 static uint8_t *load(size_t *size)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/tests/hostile/nested_while_int32.tflite", PL_SOURCE_DIR);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n);
-    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
+    return harness_read(PL_SOURCE_DIR "/tests/hostile/nested_while_int32.tflite", size);
 }
 
 static pl_interp *created(const uint8_t *model, size_t n)
