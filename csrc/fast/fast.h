@@ -170,9 +170,10 @@ bool pl_fast_every_reader_claimed(pl_context *ctx, uint32_t claims, int32_t inde
 
 /* Invoke of a noted lookup: true when no one reads its output out (every reader claimed it,
 ** ctx->reader_count), so it writes nothing (tests: 0xFF bytes, poison_unread). *state: 0
-** after prepare, then what the first invoke found (1 unread, 2 read). */
-bool pl_fast_table_unread(pl_context *ctx, const pl_node *node, uint8_t *state,
-                          const pl_tensor *out);
+** after prepare, then what the first invoke found (1 unread, 2 read). out: the output
+** tensor's index, its data and bytes. */
+bool pl_fast_table_unread(pl_context *ctx, const pl_node *node, uint8_t *state, int32_t out,
+                          void *data, size_t bytes);
 
 /* Prepare: the resolver's scratch grown to at least bytes (false: the host gives no memory;
 ** the node then declines). Invoke: the scratch, which every node of the resolver's
@@ -250,10 +251,8 @@ pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node);
 void pl_fast_seal_feed_avx2(uint64_t lane[4], const unsigned char *bytes, size_t n);
 /* x86-64: the CPU has AVX-512 VBMI besides the avx512 set (cpu.c). */
 bool pl_fast_x86_has_vbmi(void);
-/* The table of a node lut8 prepared (block: its block, already looked up) over in into out
-** (nothing when no one reads out: see pl_fast_table_claim). */
-void pl_fast_lut8_apply(pl_context *ctx, const pl_node *node, void *block, const pl_tensor *in,
-                        pl_tensor *out);
+/* Invoke of a LOGISTIC, TANH or GELU node whose block lut8 made (an 8-bit type's table). */
+pl_status pl_fast_lut8_invoke_block(pl_context *ctx, pl_node *node, void *block);
 pl_status pl_fast_lstm_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_lstm_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_logistic_prepare(pl_context *ctx, pl_node *node);

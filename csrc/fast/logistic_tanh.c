@@ -5,12 +5,15 @@
 ** kernel. */
 #include "fast/exp.h"
 #include "fast/fast.h"
+#include "fast/lut8.h"
 #include "kernels/activation/gelu_fast.h"
 
 /* A float node's block: its kernel, and pl_fast_table_unread's state. */
 typedef struct lanes_plan {
-    pl_fast_lanes_fn *fn;
+    uint8_t kind; /* PL_LANES_BLOCK */
     uint8_t unread;
+    pl_fast_lanes_fn *fn;
+    size_t count; /* the node's elements */
 } lanes_plan;
 
 /* The float kernel fn (none: false) into the node's block, and a note that the output is fn
@@ -27,7 +30,7 @@ static bool plan(pl_context *ctx, const pl_node *node, pl_fast_lanes_fn *fn)
     lanes_plan *block = pl_fast_block_new(node, sizeof *block);
     if (block == NULL)
         return false;
-    *block = (lanes_plan){fn, 0};
+    *block = (lanes_plan){PL_LANES_BLOCK, 0, fn, pl_tensor_count(&in)};
     if (!in.is_variable && !out.is_variable)
         pl_fast_lanes_note(ctx, node, out.index, in.index, block->fn);
     return true;
@@ -108,18 +111,15 @@ pl_status pl_fast_logistic_tanh_invoke(pl_context *ctx, pl_node *node)
     void *block = pl_fast_block(node);
     if (block == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
-    pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    if (in.type != PL_FLOAT32) { /* lut8's plan: a table of the 8-bit types */
-        pl_fast_lut8_apply(ctx, node, block, &in, &out);
-        return PL_OK;
-    }
+    if (*(const uint8_t *)block == PL_LUT8_BLOCK) /* lut8's plan: a table of the 8-bit types */
+        return pl_fast_lut8_invoke_block(ctx, node, block);
     lanes_plan *lp = block;
-    if (pl_fast_table_unread(ctx, node, &lp->unread, &out))
+    const int32_t out_index = pl_node_output(node, 0);
+    float *out = pl_fast_data(ctx, out_index);
+    const size_t n = lp->count;
+    if (pl_fast_table_unread(ctx, node, &lp->unread, out_index, out, n * sizeof(float)))
         return PL_OK; /* every reader computes it from the input (pl_fast_table_claim) */
-    const size_t n = pl_tensor_count(&in);
-    lanes_job job = {lp->fn, in.data, out.data};
+    lanes_job job = {lp->fn, pl_fast_data(ctx, pl_node_input(node, 0)), out};
     pl_fast_spans(node, n, lanes_span_of(node, n), (double)n * EXP_WORK, lanes_span, &job);
     return PL_OK;
 }

@@ -27,6 +27,7 @@
 enum { TABLE = 256 };
 
 typedef struct lut8_plan {
+    uint8_t kind; /* PL_LUT8_BLOCK */
     pl_lut8_fn lookup;
     void (*f32)(const float *in, float *out, size_t n); /* float HARD_SWISH: no table */
     void (*unary_f32)(pl_ew_unary op, float alpha, const float *in, float *out, size_t n);
@@ -38,6 +39,7 @@ typedef struct lut8_plan {
     int32_t least;
     uint8_t table[TABLE];
     uint8_t unread; /* a table's: pl_fast_table_unread's state */
+    size_t count, out_bytes; /* the node's elements; its output's bytes */
 } lut8_plan;
 
 static void lookup_scalar(const uint8_t table[256], const uint8_t *in, uint8_t *out, size_t n)
@@ -116,7 +118,7 @@ static bool math_op(const pl_registration *base, pl_ew_unary *op)
 
 /* Float HARD_SWISH, LEAKY_RELU and unary math: the elementwise table's loops; the RELU
 ** family: the portable loop with the portable kernel's bounds. */
-static bool plan_f32(const pl_node *node)
+static bool plan_f32(const pl_node *node, size_t count)
 {
     const pl_ew *ew = pl_ew_for(pl_fast_isa_of(node));
     const pl_registration *base = pl_fast_reg_of(node)->base;
@@ -136,6 +138,9 @@ static bool plan_f32(const pl_node *node)
         lp = (lut8_plan){.relu_f32 = true, .lo = -1.0f, .hi = 1.0f};
     else
         return false;
+    lp.kind = PL_LUT8_BLOCK;
+    lp.count = count;
+    lp.out_bytes = count * sizeof(float);
     lut8_plan *block = pl_fast_block_new(node, sizeof *block);
     if (block != NULL)
         *block = lp;
@@ -152,7 +157,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
     if (in.type != out.type)
         return false;
     if (in.type == PL_FLOAT32) /* a vector loop of the portable arithmetic, not a table */
-        return plan_f32(node);
+        return plan_f32(node, pl_tensor_count(&in));
     uint8_t table[TABLE];
     int32_t least;
     if (!fill(node, in.type, ctx->arith, table, &least))
@@ -160,8 +165,9 @@ static bool plan(pl_context *ctx, const pl_node *node)
     lut8_plan *lp = pl_fast_block_new(node, sizeof *lp);
     if (lp == NULL)
         return false;
-    *lp = (lut8_plan){.lookup = pl_lut8_for(pl_fast_isa_of(node)),
-                      .checks_least = least != INT32_MIN, .least = least};
+    *lp = (lut8_plan){.kind = PL_LUT8_BLOCK, .lookup = pl_lut8_for(pl_fast_isa_of(node)),
+                      .checks_least = least != INT32_MIN, .least = least,
+                      .count = pl_tensor_count(&in), .out_bytes = out.bytes};
     memcpy(lp->table, table, TABLE);
     /* the output is table[x] of the input (no other node writes either: not variables); a
     ** node that may refuse its input keeps its own lookup, so that it always checks */
@@ -201,11 +207,10 @@ static void span(void *arg, int32_t worker, size_t at, size_t n)
 
 /* lp (the node's plan) over the node's elements in spans, split over the threads: the float
 ** loops weigh about four operations an element, the lookups two (memory-bound). */
-static void run_spans(const pl_node *node, const lut8_plan *lp, const pl_tensor *in,
-                      pl_tensor *out)
+static void run_spans(const pl_node *node, const lut8_plan *lp, const void *in, void *out)
 {
-    span_job j = {lp, in->data, out->data};
-    size_t n = pl_tensor_count(in);
+    span_job j = {lp, in, out};
+    const size_t n = lp->count;
     double work = lp->f32 != NULL || lp->unary_f32 != NULL || lp->relu_f32 ? 4 : 2;
     pl_fast_spans(node, n, SPAN, (double)n * work, span, &j);
 }
@@ -219,14 +224,6 @@ void pl_fast_lut8_table(const pl_node *node, const uint8_t table[256], const voi
     pl_fast_spans(node, n, SPAN, (double)n * 2, span, &j);
 }
 
-void pl_fast_lut8_apply(pl_context *ctx, const pl_node *node, void *block, const pl_tensor *in,
-                        pl_tensor *out)
-{
-    lut8_plan *lp = block;
-    if (pl_fast_table_unread(ctx, node, &lp->unread, out))
-        return; /* every reader looks its bytes up by the input (pl_fast_table_claim) */
-    run_spans(node, lp, in, out);
-}
 
 /* Whether an int8 tensor of n values holds one below least. */
 static bool any_below(const int8_t *x, size_t n, int32_t least)
@@ -237,16 +234,24 @@ static bool any_below(const int8_t *x, size_t n, int32_t least)
     return min < least; /* none (INT8_MAX) is below a zero point */
 }
 
+pl_status pl_fast_lut8_invoke_block(pl_context *ctx, pl_node *node, void *block)
+{
+    lut8_plan *lp = block;
+    const void *in = pl_fast_data(ctx, pl_node_input(node, 0));
+    const int32_t out_index = pl_node_output(node, 0);
+    void *out = pl_fast_data(ctx, out_index);
+    if (lp->checks_least && any_below(in, lp->count, lp->least))
+        return pl_fast_reg_of(node)->base->invoke(ctx, node); /* its refusal, as it words it */
+    /* nothing when every reader looks its bytes up by the input (pl_fast_table_claim) */
+    if (!pl_fast_table_unread(ctx, node, &lp->unread, out_index, out, lp->out_bytes))
+        run_spans(node, lp, in, out);
+    return PL_OK;
+}
+
 pl_status pl_fast_lut8_invoke(pl_context *ctx, pl_node *node)
 {
-    lut8_plan *lp = pl_fast_block(node);
+    void *lp = pl_fast_block(node);
     if (lp == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
-    pl_tensor in, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &in));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    if (lp->checks_least && any_below(in.data, pl_tensor_count(&in), lp->least))
-        return pl_fast_reg_of(node)->base->invoke(ctx, node); /* its refusal, as it words it */
-    pl_fast_lut8_apply(ctx, node, lp, &in, &out);
-    return PL_OK;
+    return pl_fast_lut8_invoke_block(ctx, node, lp);
 }

@@ -9,6 +9,11 @@
 
 #include "picolite/pl_fast.h"
 
+/* The first byte of a LOGISTIC, TANH or GELU node's block, which lut8.c made (8-bit types:
+** a table) or logistic_tanh.c (float: lanes): the invoke tells them apart by it, reading no
+** tensor's view. */
+enum { PL_LUT8_BLOCK = 1, PL_LANES_BLOCK = 2 };
+
 typedef void (*pl_lut8_fn)(const uint8_t table[256], const uint8_t *in, uint8_t *out,
                            size_t n);
 

@@ -400,19 +400,19 @@ bool pl_fast_every_reader_claimed(pl_context *ctx, uint32_t claims, int32_t inde
 }
 
 /* Asked at the first invoke after prepare: the readers' prepares come after the lookup's. */
-bool pl_fast_table_unread(pl_context *ctx, const pl_node *node, uint8_t *state,
-                          const pl_tensor *out)
+bool pl_fast_table_unread(pl_context *ctx, const pl_node *node, uint8_t *state, int32_t out,
+                          void *data, size_t bytes)
 {
     if (*state == 0) {
-        const pl_fast_slot *s = table_slot(node, out->index);
-        *state = s != NULL && pl_fast_every_reader_claimed(ctx, s->claims, out->index) ? 1 : 2;
+        const pl_fast_slot *s = table_slot(node, out);
+        *state = s != NULL && pl_fast_every_reader_claimed(ctx, s->claims, out) ? 1 : 2;
     }
     if (*state != 1)
         return false;
     pl_fast_resolver *r = pl_fast_reg_of(node)->owner;
     r->unread_tables++;
     if (r->poison_unread) /* tests: a reader of the arena's bytes would see these */
-        memset(out->data, 0xFF, out->bytes);
+        memset(data, 0xFF, bytes);
     return true;
 }
 
