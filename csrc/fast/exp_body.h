@@ -105,8 +105,9 @@ PL_FAST_INLINE vf exp_guess(vf x, bool *unsure)
 {
     vd s_lo, s_hi, p_lo = exp_quick_parts(d_lo(x), &s_lo), p_hi = exp_quick_parts(d_hi(x), &s_hi);
     vd lo = d_fma(s_lo, p_lo, s_lo), hi = d_fma(s_hi, p_hi, s_hi);
-    *unsure = f_any(f_not_within(x, -87.0f, 88.0f)) |
-              d_any(d_or(near_tie(lo, EXP_TIE_ULPS), near_tie(hi, EXP_TIE_ULPS)));
+    const bool outside = f_any(f_not_within(x, -87.0f, 88.0f));
+    const bool near = d_any(d_or(near_tie(lo, EXP_TIE_ULPS), near_tie(hi, EXP_TIE_ULPS)));
+    *unsure = outside | near; /* no branch */
     return f_of(lo, hi);
 }
 
@@ -154,7 +155,8 @@ PL_FAST_INLINE vf tanh_guess(vf x, bool *unsure)
                                                  f_gt(a, f_set(0.0f)))));
     a = f_select(f_gt(a, f_set(10.0f)), f_set(10.0f), a);
     vd lo = tanh_quick_half(d_lo(a)), hi = tanh_quick_half(d_hi(a));
-    *unsure = odd | d_any(d_or(near_tie(lo, TANH_TIE_ULPS), near_tie(hi, TANH_TIE_ULPS)));
+    const bool near = d_any(d_or(near_tie(lo, TANH_TIE_ULPS), near_tie(hi, TANH_TIE_ULPS)));
+    *unsure = odd | near; /* no branch */
     return f_of(lo, hi);
 }
 
@@ -231,15 +233,21 @@ PL_FAST_INLINE vf logistic_by_args(vf x, const lanes_args *args, bool guess, boo
 }
 
 /* x * logistic(x) as an elementwise MUL of x and a LOGISTIC of x computes it (f32_one in
-** ew_avx2.c): the product in the node's operand order, a NaN first operand's own NaN, then
-** the clamp (x < lo ? lo : x, then y > hi ? hi : y: NaN passes). A guess has no NaN lane
-** (exp_guess is unsure of every vector with one), so neither the order nor a mend. */
+** ew_avx2.c, ew_neon.c): the product in the node's operand order with the scalar product's
+** NaN (x86: of two NaNs the first operand's, which a compiler may swap the vector operands
+** of, so it is taken apart; Arm: FMUL's own rule, a signaling NaN first), then the clamp
+** (x < lo ? lo : x, then y > hi ? hi : y: NaN passes). A guess has no NaN lane (exp_guess
+** is unsure of every vector with one), so neither the order nor a mend. */
 PL_FAST_INLINE vf silu_by(vf x, const lanes_args *args, bool guess, bool *unsure)
 {
     vf s = logistic_by(x, guess, unsure), r = f_mul(x, s);
     if (!guess) {
-        vf a = args->x_first ? x : s;
-        r = f_select(f_nan(a), f_add(a, a), f_mul(a, args->x_first ? s : x));
+        vf a = args->x_first ? x : s, b = args->x_first ? s : x;
+#if defined(__aarch64__)
+        r = f_mul(a, b);
+#else
+        r = f_select(f_nan(a), f_add(a, a), f_mul(a, b));
+#endif
     }
     if (args->clamp) {
         r = f_select(f_lt(r, args->lo), args->lo, r);

@@ -211,8 +211,11 @@ static void random_case(ew_case *c)
             a32[i] = k % 2 ? 0.0f : b32[i];
             b32[i] = k % 2 ? -0.0f : b32[i];
         }
-        for (int k = 0; k < 4; k++) { /* NaN against NaN: which payload comes out */
-            uint32_t pa = 0x7fc00001u + (uint32_t)k, pb = 0xffc00002u + (uint32_t)k;
+        for (int k = 0; k < 4; k++) { /* NaN against NaN: which payload comes out (quiet and
+                                      ** signaling ones: Arm's FMUL takes a signaling one
+                                      ** first, x86's the first operand) */
+            uint32_t pa = (k & 2 ? 0x7f800001u : 0x7fc00001u) + (uint32_t)k,
+                     pb = (k & 1 ? 0xff800002u : 0xffc00002u) + (uint32_t)k;
             memcpy(&a32[between(0, (int32_t)(na < nb ? na : nb) - 1)], &pa, 4);
             memcpy(&b32[between(0, (int32_t)(na < nb ? na : nb) - 1)], &pb, 4);
             size_t i = (size_t)between(0, (int32_t)(na < nb ? na : nb) - 1);

@@ -145,8 +145,8 @@ static inline float32x4_t f32_one(pl_ew_f32_op op, float32x4_t x, float32x4_t y,
     case PL_EW_MIN: r = vbslq_f32(vcltq_f32(x, y), x, y); break;
     default: r = vsubq_f32(x, y), r = vmulq_f32(r, r); break;
     }
-    if (op == PL_EW_ADD || op == PL_EW_MUL) /* the portable a op b: of two NaNs, a's */
-        r = vbslq_f32(vceqq_f32(x, x), r, vaddq_f32(x, x));
+    /* two NaNs: FADD and FMUL's own rule is the portable a op b's (a signaling NaN first,
+    ** then a's); x86 takes a's apart (ew_avx2.c) */
     r = vbslq_f32(vcltq_f32(r, lo), lo, r);
     return vbslq_f32(vcgtq_f32(r, hi), hi, r);
 }
