@@ -180,7 +180,7 @@ PL_FAST_INLINE vf tanh_of(vf x, bool guess, bool *unsure)
 /* pl_logistic_f32's element: e^v below the lower cutoff, 1 above the upper one, else
 ** 1 / (1 + e^-v) (NaN too): one exp per lane, of v or of -v, by exp (exp_lanes) or by
 ** exp_guess (then *unsure as it says). */
-PL_FAST_INLINE vf logistic_by(vf v, bool guess, bool *unsure)
+PL_FAST_INLINE vf logistic_of(vf v, bool guess, bool *unsure)
 {
     fmask low = f_lt(v, f_set(PL_LOGISTIC_F32_LOWER));
     vf x = f_select(low, v, f_neg(v));
@@ -204,8 +204,8 @@ PL_FAST_INLINE void map_lanes(vf (*f)(vf), const float *in, float *out, size_t n
     }
 }
 
-/* The constants of a lanes function map_guessed runs: SiLU's clamp and operand order (exp
-** and logistic read none). */
+/* The constants of a lanes function map_guessed runs: SiLU's clamp and operand order (exp,
+** tanh and logistic read none). */
 typedef struct lanes_args {
     vf lo, hi;
     bool x_first, clamp; /* clamp false: lo and hi infinite, a clamp that changes nothing */
@@ -226,21 +226,21 @@ PL_FAST_INLINE vf exp_by(vf x, const lanes_args *args, bool guess, bool *unsure)
     return guess ? exp_guess(x, unsure) : exp_lanes(x);
 }
 
-PL_FAST_INLINE vf logistic_by_args(vf x, const lanes_args *args, bool guess, bool *unsure)
+PL_FAST_INLINE vf logistic_by(vf x, const lanes_args *args, bool guess, bool *unsure)
 {
     (void)args;
-    return logistic_by(x, guess, unsure);
+    return logistic_of(x, guess, unsure);
 }
 
 /* x * logistic(x) as an elementwise MUL of x and a LOGISTIC of x computes it (f32_one in
 ** ew_avx2.c, ew_neon.c): the product in the node's operand order with the scalar product's
-** NaN (x86: of two NaNs the first operand's, which a compiler may swap the vector operands
-** of, so it is taken apart; Arm: FMUL's own rule, a signaling NaN first), then the clamp
-** (x < lo ? lo : x, then y > hi ? hi : y: NaN passes). A guess has no NaN lane (exp_guess
-** is unsure of every vector with one), so neither the order nor a mend. */
+** NaN (x86: of two NaNs the first operand's, taken apart, since a compiler may swap a
+** commutative product's operands; Arm: FMUL's own rule, a signaling NaN first), then the
+** clamp (x < lo ? lo : x, then y > hi ? hi : y: NaN passes). A guess has no NaN lane
+** (exp_guess is unsure of every vector with one), so neither the order nor a mend. */
 PL_FAST_INLINE vf silu_by(vf x, const lanes_args *args, bool guess, bool *unsure)
 {
-    vf s = logistic_by(x, guess, unsure), r = f_mul(x, s);
+    vf s = logistic_of(x, guess, unsure), r = f_mul(x, s);
     if (!guess) {
         vf a = args->x_first ? x : s, b = args->x_first ? s : x;
 #if defined(__aarch64__)
@@ -313,7 +313,7 @@ static void tanhf_n(const float *in, float *out, size_t n)
 
 static void logistic_n(const float *in, float *out, size_t n)
 {
-    map_guessed(logistic_by_args, NULL, in, out, n);
+    map_guessed(logistic_by, NULL, in, out, n);
 }
 
 /* The row maximum as the portable kernel takes it (x > max ? x : max from -FLT_MAX: NaNs
