@@ -236,11 +236,10 @@ pl_status pl_fast_batch_matmul_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_batch_matmul_op *d = node->user_data;
     const pl_batch_matmul_params *p = &d->p;
-    pl_tensor l, r, out;
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 0), &l));
-    PL_TRY(ctx->get_eval(ctx, pl_node_input(node, 1), &r));
-    PL_TRY(ctx->get_eval(ctx, pl_node_output(node, 0), &out));
-    bmm_job job = {bp, p, pl_fast_isa_of(node), d->type == PL_FLOAT32, l.data, r.data, out.data};
+    bmm_job job = {bp, p, pl_fast_isa_of(node), d->type == PL_FLOAT32,
+                   pl_fast_data(ctx, pl_node_input(node, 0)),
+                   pl_fast_data(ctx, pl_node_input(node, 1)),
+                   pl_fast_data(ctx, pl_node_output(node, 0))};
     const size_t batches = (size_t)p->batch[0] * (size_t)p->batch[1] * (size_t)p->batch[2];
     const double work = (double)batches * p->rows * (double)p->cols * (double)p->depth;
     pl_fast_parallel(node, (int32_t)batches, work >= BMM_SPLIT_WORK ? work : 0.0, bmm_batch,

@@ -238,12 +238,19 @@ static int32_t reader_count(pl_context *ctx, int32_t index)
     return readers;
 }
 
+/* get_eval's data without the rest of the view (an empty tensor's too: a valid pointer). */
 static void *tensor_data(pl_context *ctx, int32_t index)
 {
     pl_interp *it = interp_of(ctx);
     if (it->phase != PL_PHASE_INVOKE || index < 0 || (uint32_t)index >= it->tensor_count)
         return NULL;
-    return record_data(it, &it->tensors[index]);
+    void *data = record_data(it, &it->tensors[index]);
+    if (data == NULL) { /* no memory of its own: whatever the view says */
+        pl_tensor t;
+        pl_context_eval(it, index, &t);
+        data = t.data;
+    }
+    return data;
 }
 #endif
 
