@@ -351,7 +351,8 @@ interp_allocate(pl_py_interp *self, PyObject *Py_UNUSED(ignored))
     /* invoke then copies each node's view instead of reading the model's tables: no memory
     ** for them only costs that speed */
     uint32_t nodes = pl_interp_node_total(self->it);
-    self->node_views = PyMem_RawCalloc(nodes > 0 ? nodes : 1, sizeof(pl_node));
+    /* uninitialized: pl_interp_set_node_views zeroes them */
+    self->node_views = PyMem_RawMalloc((nodes > 0 ? nodes : 1) * sizeof(pl_node));
     if (self->node_views != NULL)
         pl_interp_set_node_views(self->it, self->node_views, nodes);
     Py_RETURN_NONE;

@@ -298,6 +298,8 @@ static void expf_n(const float *in, float *out, size_t n)
 ** without the logistic's own pass over memory. */
 static void silu_n(const float *in, float *out, size_t n, float lo, float hi, bool x_first)
 {
+    /* two calls, so each loop is compiled for its clamp (skipping the infinite one: 221,184
+    ** floats 163 -> 146 us on AVX-512) */
     const lanes_args args = {f_set(lo), f_set(hi), x_first, true},
                      unclamped = {f_set(lo), f_set(hi), x_first, false};
     if (lo == -INFINITY && hi == INFINITY)

@@ -39,8 +39,14 @@ typedef struct lut8_plan {
     int32_t least;
     uint8_t table[TABLE];
     uint8_t unread; /* a table's: pl_fast_table_unread's state */
-    size_t count, out_bytes; /* the node's elements; its output's bytes */
+    size_t count; /* the node's elements */
 } lut8_plan;
+
+/* Whether lp runs float loops (else it looks 8-bit bytes up: the output's type the input's). */
+static bool runs_f32(const lut8_plan *lp)
+{
+    return lp->f32 != NULL || lp->unary_f32 != NULL || lp->relu_f32;
+}
 
 static void lookup_scalar(const uint8_t table[256], const uint8_t *in, uint8_t *out, size_t n)
 {
@@ -140,7 +146,6 @@ static bool plan_f32(const pl_node *node, size_t count)
         return false;
     lp.kind = PL_LUT8_BLOCK;
     lp.count = count;
-    lp.out_bytes = count * sizeof(float);
     lut8_plan *block = pl_fast_block_new(node, sizeof *block);
     if (block != NULL)
         *block = lp;
@@ -167,7 +172,7 @@ static bool plan(pl_context *ctx, const pl_node *node)
         return false;
     *lp = (lut8_plan){.kind = PL_LUT8_BLOCK, .lookup = pl_lut8_for(pl_fast_isa_of(node)),
                       .checks_least = least != INT32_MIN, .least = least,
-                      .count = pl_tensor_count(&in), .out_bytes = out.bytes};
+                      .count = pl_tensor_count(&in)};
     memcpy(lp->table, table, TABLE);
     /* the output is table[x] of the input (no other node writes either: not variables); a
     ** node that may refuse its input keeps its own lookup, so that it always checks */
@@ -211,7 +216,7 @@ static void run_spans(const pl_node *node, const lut8_plan *lp, const void *in, 
 {
     span_job j = {lp, in, out};
     const size_t n = lp->count;
-    double work = lp->f32 != NULL || lp->unary_f32 != NULL || lp->relu_f32 ? 4 : 2;
+    double work = runs_f32(lp) ? 4 : 2;
     pl_fast_spans(node, n, SPAN, (double)n * work, span, &j);
 }
 
@@ -223,7 +228,6 @@ void pl_fast_lut8_table(const pl_node *node, const uint8_t table[256], const voi
     span_job j = {&lp, in, out};
     pl_fast_spans(node, n, SPAN, (double)n * 2, span, &j);
 }
-
 
 /* Whether an int8 tensor of n values holds one below least. */
 static bool any_below(const int8_t *x, size_t n, int32_t least)
@@ -243,7 +247,8 @@ pl_status pl_fast_lut8_invoke_block(pl_context *ctx, pl_node *node, void *block)
     if (lp->checks_least && any_below(in, lp->count, lp->least))
         return pl_fast_reg_of(node)->base->invoke(ctx, node); /* its refusal, as it words it */
     /* nothing when every reader looks its bytes up by the input (pl_fast_table_claim) */
-    if (!pl_fast_table_unread(ctx, node, &lp->unread, out_index, out, lp->out_bytes))
+    const size_t bytes = lp->count * (runs_f32(lp) ? sizeof(float) : 1);
+    if (!pl_fast_table_unread(ctx, node, &lp->unread, out_index, out, bytes))
         run_spans(node, lp, in, out);
     return PL_OK;
 }

@@ -113,8 +113,6 @@ typedef struct softmax_job {
     const pl_softmax_params *p;
     const void *in;
     void *out;
-    size_t depth;
-    size_t in_bytes, out_bytes; /* an element's */
 } softmax_job;
 
 /* Rows [at, at + count) by the node's kernel. */
@@ -123,20 +121,21 @@ static void rows_span(void *arg, int32_t worker, size_t at, size_t count)
     (void)worker;
     const softmax_job *j = arg;
     const softmax_plan *pl = j->pl;
-    const void *in = (const char *)j->in + at * j->depth * j->in_bytes;
-    void *out = (char *)j->out + at * j->depth * j->out_bytes;
+    const size_t depth = pl->depth;
+    const void *in = (const char *)j->in + at * depth * pl->in_bytes;
+    void *out = (char *)j->out + at * depth * pl->out_bytes;
     if (pl->f32 != NULL)
-        pl->f32->softmax(j->p->beta, in, out, count, j->depth);
+        pl->f32->softmax(j->p->beta, in, out, count, depth);
     else if (pl->rows16 != NULL)
-        pl->rows16(j->p, pl->exps16, pl->n16, in, out, count, j->depth);
+        pl->rows16(j->p, pl->exps16, pl->n16, in, out, count, depth);
     else if (pl->exps16 != NULL)
-        pl_softmax_s16_exps(j->p, pl->exps16, pl->n16, in, out, count, j->depth);
+        pl_softmax_s16_exps(j->p, pl->exps16, pl->n16, in, out, count, depth);
     else if (pl->rows8 != NULL)
-        pl->rows8(pl->exps8, in, out, count, j->depth);
-    else if (j->out_bytes == 1)
-        pl_softmax_s8_exps(j->p, pl->exps8, in, out, count, j->depth);
+        pl->rows8(pl->exps8, in, out, count, depth);
+    else if (pl->out_bytes == 1)
+        pl_softmax_s8_exps(j->p, pl->exps8, in, out, count, depth);
     else
-        pl_softmax_s8_s16_exps(j->p, pl->exps8, in, out, count, j->depth);
+        pl_softmax_s8_s16_exps(j->p, pl->exps8, in, out, count, depth);
 }
 
 pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
@@ -145,14 +144,13 @@ pl_status pl_fast_softmax_invoke(pl_context *ctx, pl_node *node)
     if (pl == NULL)
         return pl_fast_reg_of(node)->base->invoke(ctx, node);
     const pl_softmax_op *d = node->user_data;
-    const size_t depth = pl->depth, outer = pl->outer;
+    const size_t outer = pl->outer;
     if (outer == 0)
         return PL_OK;
     softmax_job job = {pl, &d->p, pl_fast_data(ctx, pl_node_input(node, 0)),
-                       pl_fast_data(ctx, pl_node_output(node, 0)), depth, pl->in_bytes,
-                       pl->out_bytes};
+                       pl_fast_data(ctx, pl_node_output(node, 0))};
     const size_t workers = (size_t)pl_fast_threads_of(node);
     size_t span = (outer + 4 * workers - 1) / (4 * workers);
-    pl_fast_spans(node, outer, span, (double)(outer * depth) * ROW_WORK, rows_span, &job);
+    pl_fast_spans(node, outer, span, (double)(outer * pl->depth) * ROW_WORK, rows_span, &job);
     return PL_OK;
 }

@@ -28,7 +28,8 @@ typedef struct pl_softmax_params {
 /* int8 input: the differences to the row maximum lie in [-255, 0], so their exps fit a
 ** table (the host fast path keeps one outside the arena): exps[d] is the exp of -d, 0 for a
 ** difference below diff_min (which contributes nothing: the sum adds 0, the output is the
-** lowest value, so a vector row may read it like any other). The _exps forms read it (NULL: computed, as pl_softmax_s8 and pl_softmax_s8_s16 do). */
+** lowest value, so a vector row may read it like any other). The _exps forms read it (NULL:
+** computed, as pl_softmax_s8 and pl_softmax_s8_s16 do). */
 #define PL_SOFTMAX_EXPS 256
 void pl_softmax_exp_table(const pl_softmax_params *p, int32_t exps[PL_SOFTMAX_EXPS]);
 void pl_softmax_s8_exps(const pl_softmax_params *p, const int32_t *exps, const int8_t *in,
