@@ -194,20 +194,15 @@ static void gelu_nodes_equal_portable(void)
     fast_equals_portable(&portable, "gelu", 120, 0, one_case);
 }
 
+static bool lanes_taken(pl_isa isa)
+{
+    return pl_fast_gelu_for(isa, false) != NULL;
+}
+
 /* On 3 threads with every job split: where the lanes are taken, their spans must have split. */
 static void gelu_threads_equal_portable(void)
 {
-    for (int isa = 1; isa < PL_ISA_COUNT; isa++) {
-        if (!pl_fast_isa_available((pl_isa)isa))
-            continue;
-        uint64_t jobs;
-        int failures;
-        fast_run_cases(&portable, (pl_isa)isa, 3, 60, one_case, &failures, &jobs);
-        printf("  %s, 3 threads: gelu %d fast cases, %llu split jobs\n",
-               pl_fast_isa_name((pl_isa)isa), fast_cases, (unsigned long long)jobs);
-        CHECK_EQ(failures, 0);
-        CHECK(jobs > 0 || pl_fast_gelu_for((pl_isa)isa, false) == NULL);
-    }
+    fast_threads_split_where(&portable, "gelu", 60, 1, one_case, lanes_taken);
 }
 
 int main(void)
