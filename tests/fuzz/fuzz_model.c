@@ -6,14 +6,13 @@
 ** Run:   /tmp/build-fuzz/tests/fuzz/fuzz_model -max_total_time=600 <corpus of .tflite files> */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/flexbuffer.h"
 #include "model/model.h"
 #include "picolite/picolite.h"
 #if defined(PL_FUZZ_FAST)
-#include <stdlib.h>
-
 #include "picolite/pl_fast.h"
 #endif
 
