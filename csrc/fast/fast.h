@@ -274,6 +274,8 @@ pl_status pl_fast_pad_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_pad_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_transpose_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_transpose_invoke(pl_context *ctx, pl_node *node);
+pl_status pl_fast_join_split_prepare(pl_context *ctx, pl_node *node);
+pl_status pl_fast_join_split_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_gather_prepare(pl_context *ctx, pl_node *node);
 pl_status pl_fast_gather_invoke(pl_context *ctx, pl_node *node);
 pl_status pl_fast_resize_bilinear_prepare(pl_context *ctx, pl_node *node);

@@ -26,8 +26,11 @@
 #include "kernels/recurrent/lstm_fast.h"
 #include "kernels/recurrent/svdf.h"
 #include "kernels/reduce/reduce_fast.h"
+#include "kernels/shape/concatenation.h"
+#include "kernels/shape/pack.h"
 #include "kernels/shape/pad_fast.h"
 #include "kernels/shape/slice_fast.h"
+#include "kernels/shape/split.h"
 #include "kernels/shape/strided_slice_fast.h"
 #include "kernels/shape/transpose_fast.h"
 
@@ -86,6 +89,17 @@ static const fast_op fast_ops[PL_FAST_OP_COUNT] = {
     [PL_FAST_TRANSPOSE] = {pl_transpose_registration, pl_fast_transpose_prepare,
                            pl_fast_transpose_invoke},
     [PL_FAST_GATHER] = {pl_gather_registration, pl_fast_gather_prepare, pl_fast_gather_invoke},
+    /* the copies along an axis: join_split.c */
+    [PL_FAST_CONCATENATION] = {pl_concatenation_registration, pl_fast_join_split_prepare,
+                               pl_fast_join_split_invoke},
+    [PL_FAST_PACK] = {pl_pack_registration, pl_fast_join_split_prepare,
+                      pl_fast_join_split_invoke},
+    [PL_FAST_UNPACK] = {pl_unpack_registration, pl_fast_join_split_prepare,
+                        pl_fast_join_split_invoke},
+    [PL_FAST_SPLIT] = {pl_split_registration, pl_fast_join_split_prepare,
+                       pl_fast_join_split_invoke},
+    [PL_FAST_SPLIT_V] = {pl_split_v_registration, pl_fast_join_split_prepare,
+                         pl_fast_join_split_invoke},
     [PL_FAST_RESIZE_BILINEAR] = {pl_resize_bilinear_registration,
                                  pl_fast_resize_bilinear_prepare, pl_fast_resize_invoke},
     [PL_FAST_RESIZE_NEAREST_NEIGHBOR] = {pl_resize_nearest_neighbor_registration,

@@ -9,13 +9,12 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
+#include "kernels/shape/join_split_fast.h"
 #include "picolite/pl_node_io.h"
 
 enum { OP_CONCATENATION = 2 };
 
-typedef struct opdata {
-    int32_t axis;
-} opdata;
+typedef pl_join_split_op opdata;
 
 void pl_concatenation_copy(const void *const *data, const size_t *run, uint32_t n,
                            size_t outer, void *out)

@@ -8,14 +8,13 @@
 #include <stdbool.h>
 
 #include "kernels/shape/concatenation.h"
+#include "kernels/shape/join_split_fast.h"
 #include "kernels/shape/split.h"
 #include "picolite/pl_node_io.h"
 
 enum { OP_PACK = 83, OP_UNPACK = 88 };
 
-typedef struct opdata {
-    int32_t axis; /* in the rank of the packed tensor */
-} opdata;
+typedef pl_join_split_op opdata; /* the axis in the rank of the packed tensor */
 
 static bool same_quant(const pl_tensor *a, const pl_tensor *b)
 {

