@@ -8,9 +8,7 @@
 #include <string.h>
 
 #include "fast/fast.h"
-#include "kernels/shape/concatenation.h"
 #include "kernels/shape/join_split_fast.h"
-#include "kernels/shape/split.h"
 
 enum { OP_CONCATENATION = 2, OP_SPLIT = 49, OP_PACK = 83, OP_UNPACK = 88 };
 enum { MAX_UNITS = PL_CONCATENATION_MAX_INPUTS > PL_SPLIT_MAX_OUTPUTS

@@ -26,11 +26,9 @@
 #include "kernels/recurrent/lstm_fast.h"
 #include "kernels/recurrent/svdf.h"
 #include "kernels/reduce/reduce_fast.h"
-#include "kernels/shape/concatenation.h"
-#include "kernels/shape/pack.h"
+#include "kernels/shape/join_split_fast.h"
 #include "kernels/shape/pad_fast.h"
 #include "kernels/shape/slice_fast.h"
-#include "kernels/shape/split.h"
 #include "kernels/shape/strided_slice_fast.h"
 #include "kernels/shape/transpose_fast.h"
 

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "kernels/common/fixedpoint.h"
-#include "kernels/shape/join_split_fast.h"
 #include "picolite/pl_node_io.h"
 
 enum { OP_CONCATENATION = 2 };

@@ -5,12 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "picolite/pl_kernel.h"
-
-/* Inputs per node accepted (TFLite has no limit; this bounds the stack of invoke). */
-#define PL_CONCATENATION_MAX_INPUTS 64
-
-const pl_registration *pl_concatenation_registration(void);
+#include "kernels/shape/join_split_fast.h" /* the registration, PL_CONCATENATION_MAX_INPUTS */
 
 /* For each of outer blocks, appends run[k] bytes of input k (from data[k] + o * run[k]). */
 void pl_concatenation_copy(const void *const *data, const size_t *run, uint32_t n,

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 
 #include "kernels/shape/concatenation.h"
-#include "kernels/shape/join_split_fast.h"
 #include "kernels/shape/split.h"
 #include "picolite/pl_node_io.h"
 

@@ -1,10 +1,8 @@
-/* pack.h - PACK and UNPACK (any fixed-size element type). */
+/* pack.h - PACK and UNPACK (any fixed-size element type): registrations in the fast path's
+** contract. */
 #ifndef PL_KERNELS_PACK_H
 #define PL_KERNELS_PACK_H
 
-#include "picolite/pl_kernel.h"
-
-const pl_registration *pl_pack_registration(void);
-const pl_registration *pl_unpack_registration(void);
+#include "kernels/shape/join_split_fast.h"
 
 #endif

@@ -3,7 +3,6 @@
 ** The axis (and SPLIT_V's size_splits) must be constant; every output shape is checked
 ** against the model. Invoke copies one contiguous run per output per outer index. */
 #include "split.h"
-#include "kernels/shape/join_split_fast.h"
 #include "picolite/pl_node_io.h"
 
 #include <stdbool.h>

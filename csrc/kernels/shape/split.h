@@ -5,13 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "picolite/pl_kernel.h"
-
-/* Outputs per node accepted (bounds the stack of invoke). */
-#define PL_SPLIT_MAX_OUTPUTS 64
-
-const pl_registration *pl_split_registration(void);
-const pl_registration *pl_split_v_registration(void);
+#include "kernels/shape/join_split_fast.h" /* the registrations, PL_SPLIT_MAX_OUTPUTS */
 
 /* For each of outer blocks of in, deals run[k] bytes to output k (at outs[k] + o * run[k]). */
 void pl_split_copy(const void *in, size_t outer, uint32_t n, void *const *outs,
