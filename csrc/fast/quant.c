@@ -1,8 +1,11 @@
-/* quant.c - QUANTIZE of float32 into int8, uint8 or int16 and DEQUANTIZE of a computed int8,
-** uint8 or int16 tensor (an int8 model's float input and output), per tensor, by vectors
-** (quant.h): the portable kernel's element arithmetic, in spans split over the threads.
-** Per-channel tensors, requantizing QUANTIZE (integer input), zero points whose differences
-** leave float's exact integers and sets without the kernels keep the portable kernel. */
+/* quant.c - QUANTIZE of float32 into int8, uint8 or int16, DEQUANTIZE of a computed int8,
+** uint8 or int16 tensor (an int8 model's float input and output), per tensor, and QUANTIZE
+** between int8, uint8 and int16 (a requantization: the converter puts them before joins of
+** branches quantized apart; 16x8 models between their int16 layers), by vectors (quant.h):
+** the portable kernel's element arithmetic, in spans split over the threads. Per-channel
+** tensors, int32 sides, zero points whose differences leave float's exact integers (or a
+** requantization's output zero point beyond 2^16) and sets without the kernels keep the
+** portable kernel. */
 #include "fast/quant.h"
 
 #include "fast/fast.h"
@@ -17,10 +20,12 @@ const pl_quant_kernels *pl_quant_for(pl_isa isa)
 typedef struct quant_plan {
     uint8_t tag; /* PL_DEQUANTIZE_RUNTIME (fold.c tells its own blocks by it) */
     const pl_quant_kernels *k;
-    pl_type type; /* the integer side's */
+    pl_type type; /* the integer side's; a requantization's output */
     float scale;
     int32_t zp;
     bool quantize;
+    pl_type from; /* a requantization's input (INT8, UINT8, INT16), else PL_FLOAT32 */
+    pl_requant_params rq;
 } quant_plan;
 
 static bool is_small_int(pl_type t)
@@ -32,7 +37,7 @@ static bool is_small_int(pl_type t)
 static bool put_plan(const pl_node *node, pl_type t, bool quantize)
 {
     const pl_quant_kernels *k = pl_quant_for(pl_fast_isa_of(node));
-    quant_plan qp = {PL_DEQUANTIZE_RUNTIME, k, t, 0.0f, 0, quantize};
+    quant_plan qp = {PL_DEQUANTIZE_RUNTIME, k, t, 0.0f, 0, quantize, PL_FLOAT32, {0}};
     if (k == NULL || !is_small_int(t) || !pl_quant_per_tensor(node, &qp.scale, &qp.zp))
         return false;
     /* DEQUANTIZE: |in - zp| below 2^24 for every input (the float difference is exact) */
@@ -49,12 +54,28 @@ bool pl_fast_dequantize_runtime_plan(pl_context *ctx, const pl_node *node)
            out.type == PL_FLOAT32 && put_plan(node, in.type, false);
 }
 
+/* A requantization between the small integer types, per tensor (the portable prepare
+** refuses per-channel ones). */
+static bool put_requant_plan(const pl_node *node, pl_type from, pl_type to)
+{
+    quant_plan qp = {PL_DEQUANTIZE_RUNTIME, pl_quant_for(pl_fast_isa_of(node)), to, 0.0f, 0,
+                     true, from, {0}};
+    if (qp.k == NULL || !is_small_int(from) || !is_small_int(to) ||
+        !pl_quant_requant_of(node, &qp.rq))
+        return false;
+    if (qp.rq.output_zero_point > (1 << 16) || qp.rq.output_zero_point < -(1 << 16))
+        return false;
+    return pl_fast_block_put(node, &qp, sizeof qp);
+}
+
 static bool plan_quantize(pl_context *ctx, const pl_node *node)
 {
     pl_tensor in, out;
-    return ctx->get_eval(ctx, pl_node_input(node, 0), &in) == PL_OK &&
-           ctx->get_eval(ctx, pl_node_output(node, 0), &out) == PL_OK &&
-           in.type == PL_FLOAT32 && put_plan(node, out.type, true);
+    if (ctx->get_eval(ctx, pl_node_input(node, 0), &in) != PL_OK ||
+        ctx->get_eval(ctx, pl_node_output(node, 0), &out) != PL_OK)
+        return false;
+    return in.type == PL_FLOAT32 ? put_plan(node, out.type, true)
+                                 : put_requant_plan(node, in.type, out.type);
 }
 
 pl_status pl_fast_quantize_prepare(pl_context *ctx, pl_node *node)
@@ -77,7 +98,10 @@ static void span(void *arg, int32_t worker, size_t at, size_t n)
     const quant_job *j = arg;
     const quant_plan *qp = j->qp;
     const size_t es = pl_type_size(qp->type);
-    if (qp->quantize)
+    if (qp->from != PL_FLOAT32)
+        qp->k->requant(&qp->rq, qp->from, (const uint8_t *)j->in + at * pl_type_size(qp->from),
+                       qp->type, (uint8_t *)j->out + at * es, n);
+    else if (qp->quantize)
         qp->k->quantize(qp->type, (const float *)j->in + at, qp->scale, qp->zp,
                         (uint8_t *)j->out + at * es, n);
     else

@@ -1,5 +1,5 @@
-/* quant.h - per-tensor QUANTIZE (float32 to int8, uint8, int16) and DEQUANTIZE (back) of a
-** tensor the invoke computes, by vectors (quant.c plans them, x86/quant_avx2.c computes). */
+/* quant.h - per-tensor QUANTIZE (float32 to int8, uint8, int16; between int8, uint8 and
+** int16) and DEQUANTIZE (back to float32) of a tensor the invoke computes, by vectors (quant.c plans them, x86/quant_avx2.c computes). */
 #ifndef PL_FAST_QUANT_H
 #define PL_FAST_QUANT_H
 
@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "fast/isa_pick.h"
+#include "kernels/quant/dequantize_fast.h"
 #include "picolite/pl_kernel.h"
 
 typedef struct pl_quant_kernels {
@@ -17,6 +18,10 @@ typedef struct pl_quant_kernels {
     /* the portable per-tensor QUANTIZE into type t: r = pl_fx_roundf(in[i] / scale), INT32_MIN
     ** when r is NaN or out of int32, plus zp wrapping, clamped to t */
     void (*quantize)(pl_type t, const float *in, float scale, int32_t zp, void *out, size_t n);
+    /* the portable requantizing QUANTIZE (pl_quantize_requant) from type ti into type to
+    ** (INT8, UINT8, INT16 each) while |p->output_zero_point| <= 2^16 */
+    void (*requant)(const pl_requant_params *p, pl_type ti, const void *in, pl_type to,
+                    void *out, size_t n);
 } pl_quant_kernels;
 
 /* NULL: isa keeps the portable kernels. */

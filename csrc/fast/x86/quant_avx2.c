@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fast/quant.h"
+#include "fast/x86/rescale_avx2.h"
 #include "kernels/quant/dequantize_fast.h"
 
 enum { L = 8 };
@@ -57,26 +58,38 @@ static inline __m256i quantize8(__m256 x, __m256 scale)
     return _mm256_cvttps_epi32(t);
 }
 
+/* q's 8 lanes, each already in type t's range, narrowed into o. */
+static inline void store8(pl_type t, __m256i q, uint8_t *o)
+{
+    /* in range: the saturating packs keep every value */
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    if (t == PL_INT16)
+        _mm_storeu_si128((__m128i *)o, w);
+    else
+        _mm_storel_epi64((__m128i *)o, t == PL_INT8 ? _mm_packs_epi16(w, w)
+                                                      : _mm_packus_epi16(w, w));
+}
+
+static int32_t lowest(pl_type t)
+{
+    return t == PL_INT8 ? INT8_MIN : t == PL_UINT8 ? 0 : INT16_MIN;
+}
+
+static int32_t highest(pl_type t)
+{
+    return t == PL_INT8 ? INT8_MAX : t == PL_UINT8 ? UINT8_MAX : INT16_MAX;
+}
+
 static void quantize(pl_type t, const float *in, float scale, int32_t zp, void *out, size_t n)
 {
     const __m256 s = _mm256_set1_ps(scale);
     const __m256i z = _mm256_set1_epi32(zp);
-    const int32_t lo = t == PL_INT8 ? INT8_MIN : t == PL_UINT8 ? 0 : INT16_MIN;
-    const int32_t hi = t == PL_INT8 ? INT8_MAX : t == PL_UINT8 ? UINT8_MAX : INT16_MAX;
-    const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+    const __m256i vlo = _mm256_set1_epi32(lowest(t)), vhi = _mm256_set1_epi32(highest(t));
     const size_t es = t == PL_INT16 ? 2 : 1;
     size_t i = 0;
     for (; n - i >= L; i += L) {
         __m256i q = _mm256_add_epi32(quantize8(_mm256_loadu_ps(in + i), s), z); /* wraps */
-        q = _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi);
-        /* in range now: the saturating packs keep every value */
-        __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-        uint8_t *o = (uint8_t *)out + i * es;
-        if (t == PL_INT16)
-            _mm_storeu_si128((__m128i *)o, w);
-        else
-            _mm_storel_epi64((__m128i *)o, t == PL_INT8 ? _mm_packs_epi16(w, w)
-                                                          : _mm_packus_epi16(w, w));
+        store8(t, _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi), (uint8_t *)out + i * es);
     }
     void *rest = (uint8_t *)out + i * es;
     if (t == PL_INT8)
@@ -87,4 +100,29 @@ static void quantize(pl_type t, const float *in, float scale, int32_t zp, void *
         pl_quantize_f32_s16(&per_tensor, &scale, &zp, in + i, rest, n - i);
 }
 
-const pl_quant_kernels pl_quant_avx2 = {dequantize, quantize};
+/* (in - zp) wrapping, TFLite's MultiplyByQuantizedMultiplier (rescale_avx2.h), then the
+** output zero point and the clamp. The portable kernel adds the zero point in int64 and
+** saturates before it clamps; clamping the product to [lo - zp, hi - zp] first gives the same
+** value with no int32 overflow (quant.c keeps |zp| <= 2^16). */
+static void requant(const pl_requant_params *p, pl_type ti, const void *in, pl_type to,
+                    void *out, size_t n)
+{
+    const int32_t left = p->shift > 0 ? p->shift : 0;
+    const int32_t right = p->shift > 0 ? 0 : p->shift < -31 ? 31 : -p->shift;
+    const pl_rescale8 r = pl_rescale8_of(_mm256_set1_epi32(p->multiplier),
+                                         _mm256_set1_epi32(left), _mm256_set1_epi32(right));
+    const int32_t zo = p->output_zero_point;
+    const __m256i zi = _mm256_set1_epi32(p->input_zero_point), vzo = _mm256_set1_epi32(zo);
+    const __m256i lo = _mm256_set1_epi32(lowest(to) - zo);
+    const __m256i hi = _mm256_set1_epi32(highest(to) - zo);
+    const size_t ei = ti == PL_INT16 ? 2 : 1, eo = to == PL_INT16 ? 2 : 1;
+    size_t i = 0;
+    for (; n - i >= L; i += L) {
+        __m256i x = _mm256_sub_epi32(load8(ti, (const uint8_t *)in + i * ei), zi); /* wraps */
+        __m256i v = _mm256_min_epi32(_mm256_max_epi32(pl_rescale8_apply(x, &r), lo), hi);
+        store8(to, _mm256_add_epi32(v, vzo), (uint8_t *)out + i * eo);
+    }
+    pl_quantize_requant(p, ti, (const uint8_t *)in + i * ei, to, (uint8_t *)out + i * eo, n - i);
+}
+
+const pl_quant_kernels pl_quant_avx2 = {dequantize, quantize, requant};

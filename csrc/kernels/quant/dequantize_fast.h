@@ -38,6 +38,22 @@ void pl_dequantize_s16(const pl_quant_layout *l, const float *scale, const int32
 const pl_registration *pl_dequantize_registration(void);
 const pl_registration *pl_quantize_registration(void);
 
+/* reference_ops::Requantize: (q - in_zp) * multiplier + out_zp, clamped to the output type. */
+typedef struct pl_requant_params {
+    int32_t input_zero_point;
+    int32_t output_zero_point;
+    int32_t multiplier;
+    int32_t shift;
+} pl_requant_params;
+
+/* Element types: int8, uint8, int16, int32 in; int8, uint8, int16, int32 out. */
+void pl_quantize_requant(const pl_requant_params *p, pl_type in_type, const void *in,
+                         pl_type out_type, void *out, size_t n);
+
+/* A prepared QUANTIZE whose input is an integer tensor (a requantization; the caller checks
+** the input's type): its parameters, as its invoke uses them (true); false for another op. */
+bool pl_quant_requant_of(const pl_node *node, pl_requant_params *rq);
+
 /* A prepared DEQUANTIZE of an integer input or QUANTIZE of a float one: its scale and zero
 ** point when they are per tensor (true), as its invoke uses them. */
 bool pl_quant_per_tensor(const pl_node *node, float *scale, int32_t *zp);

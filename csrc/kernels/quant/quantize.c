@@ -209,6 +209,15 @@ bool pl_quant_per_tensor(const pl_node *node, float *scale, int32_t *zp)
     return true;
 }
 
+bool pl_quant_requant_of(const pl_node *node, pl_requant_params *rq)
+{
+    const opdata *d = node->user_data;
+    if (node->builtin_code != QUANTIZE_CODE)
+        return false;
+    *rq = d->rq;
+    return true;
+}
+
 /* The input/output pairs LiteRT's quantize.cc or TFLM's quantize_common.cc accepts (TFLM
 ** alone: int8 -> int32; LiteRT alone: uint8 -> uint8, int16), all the same Requantize. */
 static bool quantize_pair_ok(pl_type in, pl_type out)
