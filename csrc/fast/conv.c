@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fast/conv_gather.h"
+#include "fast/conv_narrow.h"
 #include "fast/fast.h"
 #include "fast/gemm.h"
 #include "fast/hybrid.h"
@@ -15,6 +16,7 @@
 #include "kernels/conv/convq_views_fast.h"
 
 typedef struct conv_plan {
+    uint8_t kind;      /* PL_CONV_BLOCK_PRODUCT (conv_narrow.c's blocks have their own) */
     int32_t k, kp, n;  /* taps x input channels, k padded for int8, output channels */
     int32_t rows;      /* output points per chunk */
     bool f32;
@@ -526,7 +528,7 @@ pl_status pl_fast_conv_prepare(pl_context *ctx, pl_node *node)
     const pl_conv_op *d = node->user_data;
     bool fast = d->hybrid ? pl_fast_conv_hybrid_plan(ctx, node)
               : d->type == PL_INT16 ? pl_fast_conv16_plan(ctx, node)
-                                    : plan(ctx, node);
+                                    : pl_fast_conv_narrow_plan(ctx, node) || plan(ctx, node);
     if (!fast)
         pl_fast_block_drop(node);
     return PL_OK;
@@ -638,6 +640,8 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_conv_hybrid_invoke(ctx, node, block);
     if (d->type == PL_INT16)
         return pl_fast_conv16_invoke(ctx, node, block);
+    if (block->kind == PL_CONV_BLOCK_NARROW)
+        return pl_fast_conv_narrow_invoke(ctx, node, block);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));
     pl_fast_use_fold(ctx, node, &v.bias);

@@ -11,6 +11,7 @@
 #include "kernels/common/fixedpoint.h"
 #include "kernels/common/padding.h"
 #include "kernels/conv/conv.h"
+#include "fast/conv_narrow.h"
 #include "fast/gemm.h"
 #include "kernels/conv/fully_connected.h"
 #include "picolite/pl_fast.h"
@@ -69,6 +70,9 @@ static void random_conv(conv_case *c)
         c->f_scale[k] = 0.002f + 0.05f * (float)between(1, 100) / 100.0f;
 }
 
+/* Set: some float inputs NaN or infinite (the products then carry them as the reference's). */
+static bool conv_special_inputs;
+
 /* Set: one float weight infinite (the fast paths must decline: their rows read 0.0f at padded
 ** taps, and 0 * inf is NaN where the reference adds nothing). */
 static bool conv_infinite_weight;
@@ -87,6 +91,9 @@ static void fill_conv_data(const conv_case *c, size_t n_in, size_t n_f)
         bias32[k] = between(-20000, 20000);
         bias32f[k] = unit();
     }
+    if (conv_special_inputs)
+        for (int k = 0; k < 4 && n_in > 0; k++)
+            in32[between(0, (int32_t)n_in - 1)] = (float[]){NAN, INFINITY, -INFINITY}[k % 3];
     if (conv_infinite_weight && n_f > 0)
         f32[between(0, (int32_t)n_f - 1)] = between(0, 1) ? INFINITY : -INFINITY;
 }
@@ -238,9 +245,45 @@ static void column_case(pl_fast_resolver *r, int *failures)
     conv_case_matches(r, &c, failures);
 }
 
+/* A float convolution of 1 to 8 output channels, unit horizontal stride and rows of 8 or
+** more points (some NaN and infinite inputs at times): conv_narrow.c's points in the lanes on
+** AVX2 (up to 4 channels) and AVX-512; every such case must take it there. */
+static void narrow_case(pl_fast_resolver *r, int *failures)
+{
+    conv_case c;
+    random_conv(&c);
+    c.f32 = true;
+    c.batch = between(1, 2);
+    c.h = between(1, 6);
+    c.ic = between(1, 8);
+    c.w = between(8, 40);
+    c.kw = between(1, 5);
+    c.stride_w = 1;
+    c.dil_w = between(1, 2);
+    c.oc = between(1, 8);
+    conv_special_inputs = between(0, 3) == 0;
+    const int32_t ow = pl_pad_out_size(c.padding, c.w, c.kw, 1, c.dil_w);
+    const int32_t oh = pl_pad_out_size(c.padding, c.h, c.kh, c.stride_h, c.dil_h);
+    const uint64_t before = r->narrow_convs;
+    conv_case_matches(r, &c, failures);
+    conv_special_inputs = false;
+    const pl_narrow_kernels *k = pl_narrow_for(r->isa);
+    const bool expect = k != NULL && oh > 0 && c.oc <= k->max_n && ow >= k->lanes / 2;
+    if ((r->narrow_convs > before) != expect) {
+        fprintf(stderr, "narrow conv %s: oc %d ow %d\n", expect ? "not taken" : "taken",
+                c.oc, ow);
+        (*failures)++;
+    }
+}
+
 static bool gemm_fuses(pl_isa isa)
 {
     return pl_gemm_f32_run(pl_gemm_f32_for(isa), true) != NULL;
+}
+
+static void conv_narrow_equals_portable(void)
+{
+    fast_variants_equal_portable(&portable, &kh_ctx.fused_madd, gemm_fuses, 150, narrow_case);
 }
 
 static void conv_columns_equal_portable(void)
@@ -599,6 +642,7 @@ int main(void)
     RUN(conv_threads_equal_portable);
     RUN(conv_fused_fast_paths_equal_portable);
     RUN(conv_columns_equal_portable);
+    RUN(conv_narrow_equals_portable);
     RUN(conv_past_the_copy_limit_equals_portable);
     RUN(fully_connected_fast_paths_equal_portable);
     RUN(fully_connected_threads_equal_portable);

@@ -188,6 +188,7 @@ struct pl_fast_resolver {
     uint64_t parallel_jobs;   /* jobs split over the threads so far */
     uint64_t unread_folds;    /* folded DEQUANTIZE invokes that wrote nothing (fold.c) */
     uint64_t hybrid_in_place; /* hybrid CONV_2D plans that read windows in place */
+    uint64_t narrow_convs;    /* float CONV_2D plans with points in the lanes (few channels) */
     uint64_t tables_by_x;     /* ADD, SUB, MUL plans of x and a lookup of x: by x alone */
     uint64_t silu_plans;      /* of those, float MULs of x and its LOGISTIC in one pass */
     uint64_t unread_tables;   /* lookup invokes that wrote nothing: every reader went by x */

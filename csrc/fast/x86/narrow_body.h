@@ -1,0 +1,135 @@
+/* narrow_body.h - conv_narrow.h's row kernel for the wide x86 sets, written once (f32_body.h's
+** pattern): a block of U vectors of consecutive points against all n channels, n x U sums,
+** each summing its taps in the portable kernel's order (fy, fx, c) with a separate multiply
+** and add, or with VFMADD for a target whose firmware fuses them. The includer is built with
+** -ffp-contract=off and defines W (points per vector) as an enum, vf, PS(op) (its
+** _mm*_<op>_ps intrinsic) and store_first(dst, v, count): v's first count floats to dst. */
+#include <string.h>
+
+#include "fast/conv_narrow.h"
+#include "fast/inline.h"
+
+PL_FAST_INLINE vf madd(vf acc, vf x, vf w, bool fused)
+{
+    return fused ? PS(fmadd)(x, w, acc) : PS(add)(acc, PS(mul)(x, w));
+}
+
+/* Points [x0, x0 + U W) of rows [j0, j0 + R) (points past ow computed and dropped), N
+** channels: N U R sums. */
+PL_FAST_INLINE void block(const pl_narrow_row *r, int32_t N, int32_t U, int32_t R, int32_t j0,
+                          int32_t x0, bool fused)
+{
+    vf acc[8 * 4 * 4];
+    const int32_t k = r->fh * r->fw * r->c;
+    PL_FAST_UNROLL
+    for (int32_t i = 0; i < N * U * R; i++)
+        acc[i] = PS(setzero)();
+    const size_t row_step = (size_t)r->sh * (size_t)r->wp;
+    const float *w = r->w;
+    for (int32_t fy = 0; fy < r->fh; fy++) {
+        const float *top = r->planes + (size_t)(r->y0 + j0 * r->sh + fy * r->dh) * (size_t)r->wp +
+                           (size_t)x0;
+        for (int32_t fx = 0; fx < r->fw; fx++, w += r->c) {
+            const float *src = top + (size_t)(fx * r->dw);
+            for (int32_t c = 0; c < r->c; c++, src += r->plane_size) {
+                vf x[4 * 4];
+                PL_FAST_UNROLL
+                for (int32_t j = 0; j < R; j++)
+                    PL_FAST_UNROLL
+                    for (int32_t u = 0; u < U; u++)
+                        x[j * U + u] = PS(loadu)(src + (size_t)j * row_step + (size_t)(u * W));
+                PL_FAST_UNROLL
+                for (int32_t o = 0; o < N; o++) {
+                    const vf wv = PS(set1)(w[(size_t)o * (size_t)k + (size_t)c]);
+                    PL_FAST_UNROLL
+                    for (int32_t i = 0; i < U * R; i++)
+                        acc[o * U * R + i] = madd(acc[o * U * R + i], x[i], wv, fused);
+                }
+            }
+        }
+    }
+    /* + bias, then the clamp: MAXPS/MINPS give their second operand when one is NaN, so NaN
+    ** passes the clamp as in the reference */
+    const int32_t count = r->ow - x0 < U * W ? r->ow - x0 : U * W;
+    PL_FAST_UNROLL
+    for (int32_t j = 0; j < R; j++) {
+        float *out = r->out + ((size_t)(j0 + j) * (size_t)r->ow + (size_t)x0) * (size_t)N;
+        float lanes[8][4 * W];
+        PL_FAST_UNROLL
+        for (int32_t o = 0; o < N; o++) {
+            const vf b = PS(set1)(r->bias != NULL ? r->bias[o] : 0.0f);
+            PL_FAST_UNROLL
+            for (int32_t u = 0; u < U; u++) {
+                vf v = PS(add)(acc[o * U * R + j * U + u], b);
+                v = PS(min)(PS(set1)(r->hi), PS(max)(PS(set1)(r->lo), v));
+                if (N == 1) {
+                    if (count > u * W)
+                        store_first(out + u * W, v, count - u * W < W ? count - u * W : W);
+                } else {
+                    PS(storeu)(lanes[o] + u * W, v);
+                }
+            }
+        }
+        if (N > 1) /* the points' channels side by side, as the output stores them */
+            for (int32_t x = 0; x < count; x++)
+                for (int32_t o = 0; o < N; o++)
+                    out[(size_t)x * (size_t)N + (size_t)o] = lanes[o][x];
+    }
+}
+
+/* Rows [j0, j1) in blocks of U vectors and R rows. */
+PL_FAST_INLINE void rows_by(const pl_narrow_row *r, int32_t N, int32_t U, int32_t R,
+                            int32_t j0, int32_t j1, bool fused)
+{
+    for (int32_t j = j0; j < j1; j += R)
+        for (int32_t x0 = 0; x0 < r->ow; x0 += U * W)
+            block(r, N, U, R, j, x0, fused);
+}
+
+/* The task with N channels and about ACC sums a block: U vectors (no more than the row has
+** points for: a row of 32 points in blocks of 64 wasted half), then as many rows as fill
+** the sums (one row's two vectors waited on their multiply-adds' latency), the last rows
+** one at a time. */
+enum { ACC = 8 };
+
+PL_FAST_INLINE void task_by(const pl_narrow_row *r, int32_t N, int32_t U, bool fused)
+{
+    const int32_t R = ACC / (N * U) >= 4 ? 4 : ACC / (N * U) >= 2 ? 2 : 1;
+    const int32_t whole = r->rows / R * R;
+    if (R > 1)
+        rows_by(r, N, U, R, 0, whole, fused);
+    rows_by(r, N, U, 1, R > 1 ? whole : 0, r->rows, fused);
+}
+
+PL_FAST_INLINE void task_n(const pl_narrow_row *r, int32_t N, bool fused)
+{
+    const int32_t vectors = (r->ow + W - 1) / W, most = ACC / N;
+    if (most >= 4 && vectors >= 4)
+        task_by(r, N, 4, fused);
+    else if (most >= 2 && vectors >= 2)
+        task_by(r, N, 2, fused);
+    else
+        task_by(r, N, 1, fused);
+}
+
+PL_FAST_INLINE void task_any(const pl_narrow_row *r, bool fused)
+{
+    switch (r->n) {
+    case 1: task_n(r, 1, fused); break;
+    case 2: task_n(r, 2, fused); break;
+    case 3: task_n(r, 3, fused); break;
+    case 4: task_n(r, 4, fused); break;
+    case 5: task_n(r, 5, fused); break;
+    case 6: task_n(r, 6, fused); break;
+    case 7: task_n(r, 7, fused); break;
+    default: task_n(r, 8, fused); break;
+    }
+}
+
+static void rows(const pl_narrow_row *r, bool fused)
+{
+    if (fused)
+        task_any(r, true);
+    else
+        task_any(r, false);
+}
