@@ -640,7 +640,7 @@ pl_status pl_fast_conv_invoke(pl_context *ctx, pl_node *node)
         return pl_fast_conv_hybrid_invoke(ctx, node, block);
     if (d->type == PL_INT16)
         return pl_fast_conv16_invoke(ctx, node, block);
-    if (block->kind == PL_CONV_BLOCK_NARROW)
+    if (block->kind != PL_CONV_BLOCK_PRODUCT)
         return pl_fast_conv_narrow_invoke(ctx, node, block);
     pl_convq_views v;
     PL_TRY(pl_convq_views_get(ctx, node, &v));

@@ -1,8 +1,8 @@
-/* conv_narrow.h - float32 CONV_2D with few output channels (a segmentation or pitch head's
-** one channel, a contour layer's eight): conv_narrow.c plans it and copies the input into
-** zero-padded channel planes, x86/narrow_*.c compute output rows with their points in the
-** lanes. The matrix product puts output channels in the lanes: one channel of 16 used a
-** sixteenth of them. */
+/* conv_narrow.h - CONV_2D with few output channels (a segmentation or pitch head's one
+** channel, a contour layer's eight), float32 and int8: conv_narrow.c plans it and copies the
+** input into padded planes (a channel each for float, four channels' bytes for int8's
+** VPDPBUSD), x86/narrow_*.c compute output rows with their points in the lanes. The matrix
+** product puts output channels in the lanes: one channel of 16 used a sixteenth of them. */
 #ifndef PL_FAST_CONV_NARROW_H
 #define PL_FAST_CONV_NARROW_H
 
@@ -41,7 +41,35 @@ const pl_narrow_kernels *pl_narrow_for(pl_isa isa);
 
 extern const pl_narrow_kernels pl_narrow_avx512, pl_narrow_avx2;
 
-/* The floats a row may read past its planes' end (a vector block's last points); the output
+/* int8: output rows [0, rows) as pl_narrow_row's, each sum TFLite's w (x - input zero
+** point) over the taps plus the bias, computed as the sum of w u over every tap (u = x + 128,
+** the padding's u making x - zero point 0) plus corr[o] = bias - (128 + zero point) sum(w),
+** integers wrapping alike in any order; then TFLite's output stage with channel o's
+** multiplier and shift. Planes: quad q's cell (row, column) is 4 bytes, the u of channels
+** 4q..4q+3 (past the channels: any, their weights 0). */
+typedef struct pl_narrow_s8_row {
+    const uint8_t *planes; /* quad q at planes + 4 q plane_cells; rows of wp cells */
+    size_t plane_cells;
+    int32_t wp, y0, sh, rows;
+    int32_t fh, fw, quads, dh, dw;
+    const int32_t *w;      /* n x (fh fw quads): each cell's 4 weights, channels past 0 */
+    const int32_t *corr, *multiplier, *shift; /* n each */
+    int32_t output_offset, act_min, act_max;
+    int32_t n, ow;
+    int8_t *out;
+} pl_narrow_s8_row;
+
+typedef struct pl_narrow_s8_kernels {
+    int32_t lanes, max_n;
+    void (*rows)(const pl_narrow_s8_row *r);
+} pl_narrow_s8_kernels;
+
+/* NULL: isa has none. */
+const pl_narrow_s8_kernels *pl_narrow_s8_for(pl_isa isa);
+
+extern const pl_narrow_s8_kernels pl_narrow_s8_avx512;
+
+/* The 4-byte cells a row may read past its planes' end (a vector block's last points); the output
 ** rows of a task (blocks of several rows keep more sums in flight than one row's vectors). */
 enum { PL_NARROW_SLACK = 4 * 16, PL_NARROW_TASK_ROWS = 4 };
 
@@ -51,6 +79,6 @@ bool pl_fast_conv_narrow_plan(pl_context *ctx, const pl_node *node);
 pl_status pl_fast_conv_narrow_invoke(pl_context *ctx, pl_node *node, const void *block);
 
 /* Every fast conv block starts with its kind. */
-enum { PL_CONV_BLOCK_PRODUCT = 0, PL_CONV_BLOCK_NARROW = 1 };
+enum { PL_CONV_BLOCK_PRODUCT = 0, PL_CONV_BLOCK_NARROW = 1, PL_CONV_BLOCK_NARROW_S8 = 2 };
 
 #endif

@@ -247,14 +247,15 @@ static void column_case(pl_fast_resolver *r, int *failures)
     conv_case_matches(r, &c, failures);
 }
 
-/* A float convolution of 1 to 8 output channels, unit horizontal stride and rows of 8 or
-** more points (some infinite inputs at times): conv_narrow.c's points in the lanes on
-** AVX2 (up to 4 channels) and AVX-512; every such case must take it there. */
+/* A convolution of 1 to 8 output channels, unit horizontal stride and rows of 8 or more
+** points: conv_narrow.c's points in the lanes, float on AVX2 (up to 4 channels) and AVX-512
+** (some infinite inputs at times), int8 on AVX-512 (any zero points, per-channel scales or
+** not, channels not a multiple of 4); every such case must take it there. */
 static void narrow_case(pl_fast_resolver *r, int *failures)
 {
     conv_case c;
     random_conv(&c);
-    c.f32 = true;
+    c.f32 = between(0, 1);
     c.batch = between(1, 2);
     c.h = between(1, 6);
     c.ic = between(1, 8);
@@ -263,14 +264,17 @@ static void narrow_case(pl_fast_resolver *r, int *failures)
     c.stride_w = 1;
     c.dil_w = between(1, 2);
     c.oc = between(1, 8);
-    conv_special_inputs = between(0, 3) == 0;
+    conv_special_inputs = c.f32 && between(0, 3) == 0;
     const int32_t ow = pl_pad_out_size(c.padding, c.w, c.kw, 1, c.dil_w);
     const int32_t oh = pl_pad_out_size(c.padding, c.h, c.kh, c.stride_h, c.dil_h);
     const uint64_t before = r->narrow_convs;
     conv_case_matches(r, &c, failures);
     conv_special_inputs = false;
     const pl_narrow_kernels *k = pl_narrow_for(r->isa);
-    const bool expect = k != NULL && oh > 0 && c.oc <= k->max_n && ow >= k->lanes / 2;
+    const pl_narrow_s8_kernels *k8 = pl_narrow_s8_for(r->isa);
+    const int32_t lanes = c.f32 ? (k ? k->lanes : 0) : (k8 ? k8->lanes : 0);
+    const int32_t max_n = c.f32 ? (k ? k->max_n : 0) : (k8 ? k8->max_n : 0);
+    const bool expect = lanes > 0 && oh > 0 && c.oc <= max_n && ow >= lanes / 2;
     if ((r->narrow_convs > before) != expect) {
         fprintf(stderr, "narrow conv %s: oc %d ow %d\n", expect ? "not taken" : "taken",
                 c.oc, ow);

@@ -1,0 +1,132 @@
+/* narrow_s8_avx512.c - conv_narrow.h's int8 rows with AVX-512 VNNI: 16 points per vector, a
+** VPDPBUSD per four input channels of a tap (their bytes side by side in the planes) and
+** output channel, the output stage by lanes with the channel's multiplier. Built with
+** -mavx512f -mavx512bw -mavx512vnni ...; run only when the CPU has them. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "fast/conv_narrow.h"
+#include "fast/inline.h"
+#include "fast/x86/rescale_avx512.h"
+#include "fast/x86/vnni_avx512.h"
+
+enum { W = 16, ACC = 8 };
+
+/* Points [x0, x0 + U W) of rows [j0, j0 + R) (those past ow computed and dropped), N
+** channels: N U R sums. */
+PL_FAST_INLINE void block(const pl_narrow_s8_row *r, int32_t N, int32_t U, int32_t R,
+                          int32_t j0, int32_t x0)
+{
+    __m512i acc[8 * 4 * 4];
+    const int32_t k = r->fh * r->fw * r->quads;
+    PL_FAST_UNROLL
+    for (int32_t i = 0; i < N * U * R; i++)
+        acc[i] = _mm512_setzero_si512();
+    const size_t row_step = (size_t)r->sh * (size_t)r->wp * 4;
+    const int32_t *w = r->w;
+    for (int32_t fy = 0; fy < r->fh; fy++) {
+        const size_t y = (size_t)(r->y0 + j0 * r->sh + fy * r->dh);
+        const uint8_t *top = r->planes + (y * (size_t)r->wp + (size_t)x0) * 4;
+        for (int32_t fx = 0; fx < r->fw; fx++, w += r->quads) {
+            const uint8_t *src = top + (size_t)(fx * r->dw) * 4;
+            for (int32_t q = 0; q < r->quads; q++, src += r->plane_cells * 4) {
+                __m512i x[4 * 4];
+                PL_FAST_UNROLL
+                for (int32_t j = 0; j < R; j++)
+                    PL_FAST_UNROLL
+                    for (int32_t u = 0; u < U; u++)
+                        x[j * U + u] = _mm512_loadu_si512(src + (size_t)j * row_step +
+                                                          (size_t)(u * W) * 4);
+                PL_FAST_UNROLL
+                for (int32_t o = 0; o < N; o++) {
+                    const __m512i wv = _mm512_set1_epi32(w[(size_t)o * (size_t)k + (size_t)q]);
+                    PL_FAST_UNROLL
+                    for (int32_t i = 0; i < U * R; i++)
+                        acc[o * U * R + i] = pl_dpbusd512(acc[o * U * R + i], x[i], wv);
+                }
+            }
+        }
+    }
+    const int32_t count = r->ow - x0 < U * W ? r->ow - x0 : U * W;
+    const __m512i offset = _mm512_set1_epi32(r->output_offset);
+    const __m512i lo = _mm512_set1_epi32(r->act_min), hi = _mm512_set1_epi32(r->act_max);
+    PL_FAST_UNROLL
+    for (int32_t j = 0; j < R; j++) {
+        int8_t *out = r->out + ((size_t)(j0 + j) * (size_t)r->ow + (size_t)x0) * (size_t)N;
+        int8_t lanes[8][4 * W];
+        PL_FAST_UNROLL
+        for (int32_t o = 0; o < N; o++) {
+            const int32_t shift = r->shift[o];
+            const pl_rescale16 rs = pl_rescale16_of(
+                _mm512_set1_epi32(r->multiplier[o]), _mm512_set1_epi32(shift > 0 ? shift : 0),
+                _mm512_set1_epi32(shift > 0 ? 0 : shift < -31 ? 31 : -shift));
+            const __m512i corr = _mm512_set1_epi32(r->corr[o]);
+            PL_FAST_UNROLL
+            for (int32_t u = 0; u < U; u++) {
+                __m512i v = _mm512_add_epi32(acc[o * U * R + j * U + u], corr); /* wraps */
+                v = _mm512_add_epi32(pl_rescale16_apply(v, &rs), offset);
+                v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+                const __m128i bytes = _mm512_cvtepi32_epi8(v); /* in range: exact */
+                if (N == 1) {
+                    if (count > u * W) {
+                        const int32_t left = count - u * W < W ? count - u * W : W;
+                        _mm_mask_storeu_epi8(out + u * W, (__mmask16)((1u << left) - 1u), bytes);
+                    }
+                } else {
+                    _mm_storeu_si128((__m128i *)(lanes[o] + u * W), bytes);
+                }
+            }
+        }
+        if (N > 1) /* the points' channels side by side, as the output stores them */
+            for (int32_t x = 0; x < count; x++)
+                for (int32_t o = 0; o < N; o++)
+                    out[(size_t)x * (size_t)N + (size_t)o] = lanes[o][x];
+    }
+}
+
+/* conv_narrow.h's float rows' blocking (x86/narrow_body.h): U vectors no more than the row
+** has points for, then rows to fill about ACC sums, the last rows one at a time. */
+PL_FAST_INLINE void rows_by(const pl_narrow_s8_row *r, int32_t N, int32_t U, int32_t R,
+                            int32_t j0, int32_t j1)
+{
+    for (int32_t j = j0; j < j1; j += R)
+        for (int32_t x0 = 0; x0 < r->ow; x0 += U * W)
+            block(r, N, U, R, j, x0);
+}
+
+PL_FAST_INLINE void task_by(const pl_narrow_s8_row *r, int32_t N, int32_t U)
+{
+    const int32_t R = ACC / (N * U) >= 4 ? 4 : ACC / (N * U) >= 2 ? 2 : 1;
+    const int32_t whole = r->rows / R * R;
+    if (R > 1)
+        rows_by(r, N, U, R, 0, whole);
+    rows_by(r, N, U, 1, R > 1 ? whole : 0, r->rows);
+}
+
+PL_FAST_INLINE void task_n(const pl_narrow_s8_row *r, int32_t N)
+{
+    const int32_t vectors = (r->ow + W - 1) / W, most = ACC / N;
+    if (most >= 4 && vectors >= 4)
+        task_by(r, N, 4);
+    else if (most >= 2 && vectors >= 2)
+        task_by(r, N, 2);
+    else
+        task_by(r, N, 1);
+}
+
+static void rows(const pl_narrow_s8_row *r)
+{
+    switch (r->n) {
+    case 1: task_n(r, 1); break;
+    case 2: task_n(r, 2); break;
+    case 3: task_n(r, 3); break;
+    case 4: task_n(r, 4); break;
+    case 5: task_n(r, 5); break;
+    case 6: task_n(r, 6); break;
+    case 7: task_n(r, 7); break;
+    default: task_n(r, 8); break;
+    }
+}
+
+/* The int8 product's panels hold 16 channels: up to 8 leave at least half of them idle. */
+const pl_narrow_s8_kernels pl_narrow_s8_avx512 = {W, 8, rows};
