@@ -383,9 +383,27 @@ static void divide_row(float *out, size_t depth, float sum)
     }
 }
 
+/* out = (in - max) * beta for one row, by lanes (the last few through a padded copy). */
+static void row_scaled(vf b, const float *in, float *out, size_t depth)
+{
+    const vf max = f_set(row_max(in, depth));
+    size_t c = 0;
+    for (; depth - c >= W; c += W)
+        f_store(out + c, f_mul(f_sub(f_load(in + c), max), b));
+    if (c < depth) {
+        float t[W] = {0};
+        memcpy(t, in + c, sizeof(float) * (depth - c));
+        f_store(t, f_mul(f_sub(f_load(t), max), b));
+        memcpy(out + c, t, sizeof(float) * (depth - c));
+    }
+}
+
 /* pl_softmax_f32's rows: exps of (x - max) * beta by lanes, their sum in element order, then
-** each divided by it by lanes. A lone row sums as it goes; more are summed SUM_ROWS at a
-** time. */
+** each divided by it by lanes. A lone row sums as it goes; more first write every row's
+** scaled differences, then take the exps of the whole tensor by guesses (map_guessed: 16
+** vectors a batch, none half empty at a row's end; by rows, attention's 50-element rows
+** spent a vector of 16 lanes on 2 values and branched on every vector: 4 x 50 x 50 16.8 ->
+** 13.2 us, 49 x 10 3.0 -> 2.2 us), then sum SUM_ROWS rows at a time. */
 static void softmax_rows(float beta, const float *in, float *out, size_t outer, size_t depth)
 {
     const vf b = f_set(beta);
@@ -395,11 +413,12 @@ static void softmax_rows(float beta, const float *in, float *out, size_t outer, 
         divide_row(out, depth, sum);
         return;
     }
+    for (size_t r = 0; r < outer; r++)
+        row_scaled(b, in + r * depth, out + r * depth, depth);
+    map_guessed(exp_by, NULL, out, out, outer * depth);
     for (size_t i = 0; i < outer; i += SUM_ROWS) {
         size_t rows = outer - i < SUM_ROWS ? outer - i : SUM_ROWS;
         float sums[SUM_ROWS];
-        for (size_t r = 0; r < rows; r++)
-            row_exps(b, in + (i + r) * depth, out + (i + r) * depth, depth, NULL);
         pl_fast_sum_rows_f32(out + i * depth, rows, depth, sums);
         for (size_t r = 0; r < rows; r++)
             divide_row(out + (i + r) * depth, depth, sums[r]);
