@@ -9,11 +9,15 @@ enum { W = 8 };
 typedef __m256 vf;
 #define PS(op) _mm256_##op##_ps
 
-static inline void store_first(float *dst, vf v, int32_t count)
+/* The first count points of n channel vectors, each point's n channels side by side. */
+static inline void store_points(float *dst, const vf *v, int32_t n, int32_t count)
 {
-    float lanes[W];
-    _mm256_storeu_ps(lanes, v);
-    memcpy(dst, lanes, sizeof(float) * (size_t)count);
+    float lanes[8][W];
+    for (int32_t o = 0; o < n; o++)
+        _mm256_storeu_ps(lanes[o], v[o]);
+    for (int32_t x = 0; x < count; x++)
+        for (int32_t o = 0; o < n; o++)
+            dst[(size_t)x * (size_t)n + (size_t)o] = lanes[o][x];
 }
 
 #include "fast/x86/narrow_body.h"

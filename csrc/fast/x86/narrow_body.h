@@ -3,7 +3,8 @@
 ** each summing its taps in the portable kernel's order (fy, fx, c) with a separate multiply
 ** and add, or with VFMADD for a target whose firmware fuses them. The includer is built with
 ** -ffp-contract=off and defines W (points per vector) as an enum, vf, PS(op) (its
-** _mm*_<op>_ps intrinsic) and store_first(dst, v, count): v's first count floats to dst. */
+** _mm*_<op>_ps intrinsic) and store_points(dst, v, n, count): the first count points of n
+** channel vectors to dst, each point's n channels side by side. */
 #include <string.h>
 
 #include "fast/conv_narrow.h"
@@ -54,26 +55,21 @@ PL_FAST_INLINE void block(const pl_narrow_row *r, int32_t N, int32_t U, int32_t 
     PL_FAST_UNROLL
     for (int32_t j = 0; j < R; j++) {
         float *out = r->out + ((size_t)(j0 + j) * (size_t)r->ow + (size_t)x0) * (size_t)N;
-        float lanes[8][4 * W];
         PL_FAST_UNROLL
-        for (int32_t o = 0; o < N; o++) {
-            const vf b = PS(set1)(r->bias != NULL ? r->bias[o] : 0.0f);
+        for (int32_t u = 0; u < U; u++) {
+            if (count <= u * W) /* a block past the row's end */
+                continue;
+            vf v[8];
             PL_FAST_UNROLL
-            for (int32_t u = 0; u < U; u++) {
-                vf v = PS(add)(acc[o * U * R + j * U + u], b);
-                v = PS(min)(PS(set1)(r->hi), PS(max)(PS(set1)(r->lo), v));
-                if (N == 1) {
-                    if (count > u * W)
-                        store_first(out + u * W, v, count - u * W < W ? count - u * W : W);
-                } else {
-                    PS(storeu)(lanes[o] + u * W, v);
-                }
+            for (int32_t o = 0; o < N; o++) {
+                v[o] = PS(add)(acc[o * U * R + j * U + u], PS(set1)(r->bias != NULL ? r->bias[o]
+                                                                                    : 0.0f));
+                v[o] = PS(min)(PS(set1)(r->hi), PS(max)(PS(set1)(r->lo), v[o]));
             }
+            /* the points' channels side by side, as the output stores them */
+            store_points(out + (size_t)(u * W) * (size_t)N, v, N,
+                         count - u * W < W ? count - u * W : W);
         }
-        if (N > 1) /* the points' channels side by side, as the output stores them */
-            for (int32_t x = 0; x < count; x++)
-                for (int32_t o = 0; o < N; o++)
-                    out[(size_t)x * (size_t)N + (size_t)o] = lanes[o][x];
     }
 }
 
