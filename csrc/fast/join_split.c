@@ -97,6 +97,33 @@ static void copy_runs(uint8_t *dst, size_t dst_step, const uint8_t *src, size_t 
     }
 }
 
+/* Outer indices a task copies: about this many bytes of the joined tensor. */
+enum { TASK_BYTES = 16384 };
+
+typedef struct join_split_job {
+    const join_split_plan *p;
+    uint8_t *joined;
+    uint8_t *const *unit;
+} join_split_job;
+
+/* Outer indices [at, at + count) of every unit. */
+static void copy_span(void *arg, int32_t worker, size_t at, size_t count)
+{
+    (void)worker;
+    const join_split_job *j = arg;
+    const join_split_plan *p = j->p;
+    uint8_t *joined = j->joined + at * p->stride;
+    for (uint32_t k = 0; k < p->n; joined += p->run[k], k++) {
+        if (p->run[k] == 0)
+            continue;
+        uint8_t *unit = j->unit[k] + at * p->run[k];
+        if (p->join)
+            copy_runs(joined, p->stride, unit, p->run[k], p->run[k], count);
+        else
+            copy_runs(unit, p->run[k], joined, p->stride, p->run[k], count);
+    }
+}
+
 pl_status pl_fast_join_split_invoke(pl_context *ctx, pl_node *node)
 {
     const join_split_plan *p = pl_fast_block(node);
@@ -109,14 +136,9 @@ pl_status pl_fast_join_split_invoke(pl_context *ctx, pl_node *node)
         if (unit[k] == NULL && p->run[k] > 0)
             return pl_fast_reg_of(node)->base->invoke(ctx, node);
     }
-    size_t at = 0;
-    for (uint32_t k = 0; k < p->n; at += p->run[k], k++) {
-        if (p->run[k] == 0)
-            continue;
-        if (p->join)
-            copy_runs(joined + at, p->stride, unit[k], p->run[k], p->run[k], p->outer);
-        else
-            copy_runs(unit[k], p->run[k], joined + at, p->stride, p->run[k], p->outer);
-    }
+    /* in spans of outer indices split over the threads, as any large copy (fold.c) */
+    join_split_job j = {p, joined, unit};
+    const size_t span = p->stride >= TASK_BYTES ? 1 : TASK_BYTES / p->stride;
+    pl_fast_spans(node, p->outer, span, (double)(p->outer * p->stride) / 4, copy_span, &j);
     return PL_OK;
 }

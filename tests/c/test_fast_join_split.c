@@ -3,7 +3,7 @@
 ** (empty ones too) and element types, 8-bit tensors quantized like the others or not: the
 ** same status, byte for byte the same outputs. Runs of every length the fast path treats
 ** apart occur (one byte, 2-3, 4-7, 8-15, 16-255 and longer). Every non-empty output takes
-** the fast path (the test fails otherwise). */
+** the fast path (the test fails otherwise); on 3 threads, the copies split in spans. */
 #include <string.h>
 
 #include "fast_harness.h"
@@ -58,6 +58,10 @@ static bool stacks(int32_t op)
     return op == PACK || op == UNPACK;
 }
 
+/* Set: rank 5 of dims 4 to 6 of 4- and 8-byte types, 3 to 12 tensors, an axis past the first
+** (most past one span of copies). */
+static bool large_cases;
+
 static void random_case(js_case *c)
 {
     static const pl_type types[] = {PL_INT8, PL_UINT8, PL_INT16, PL_FLOAT32, PL_INT32,
@@ -65,13 +69,14 @@ static void random_case(js_case *c)
     static const int32_t ops[] = {CONCATENATION, PACK, UNPACK, SPLIT, SPLIT_V};
     memset(c, 0, sizeof *c);
     c->op = ops[between(0, 4)];
-    c->type = types[between(0, 6)];
-    c->ndims = between(stacks(c->op) ? 2 : 1, 5);
-    c->n = between(0, 3) == 0 ? between(5, MAX_UNITS) : between(1, 4);
-    const int32_t at = between(0, c->ndims - 1);
+    c->type = large_cases ? types[between(3, 5)] : types[between(0, 6)]; /* large: wide */
+    c->ndims = large_cases ? 5 : between(stacks(c->op) ? 2 : 1, 5);
+    c->n = large_cases ? between(3, MAX_UNITS)
+         : between(0, 3) == 0 ? between(5, MAX_UNITS) : between(1, 4);
+    const int32_t at = between(large_cases ? 1 : 0, c->ndims - 1); /* large: outer > 1 */
     c->axis = between(0, 1) ? at : at - c->ndims;
     for (int32_t a = 0; a < c->ndims; a++)
-        c->dims[a] = between(0, 40) == 0 ? 0 : between(1, 6);
+        c->dims[a] = large_cases ? between(4, 6) : between(0, 40) == 0 ? 0 : between(1, 6);
     int32_t sum = 0, each = between(0, 12) == 0 ? 0 : between(1, 3);
     for (int32_t k = 0; k < c->n; k++) {
         if (stacks(c->op))
@@ -86,9 +91,15 @@ static void random_case(js_case *c)
     c->requantized = between(0, 30) == 0;
     c->scalar_axis = between(0, 1);
     c->inferred = c->n > 1 && between(0, 3) == 0 ? between(0, c->n - 1) : -1;
-    for (int32_t k = 0; k < MAX_UNITS; k++)
+    /* random bytes once, then a thousand of them changed a case (a full refill of the 373 KB
+    ** took most of the test's time) */
+    static bool filled;
+    for (int32_t k = 0; k < MAX_UNITS && !filled; k++)
         for (size_t i = 0; i < sizeof source[k]; i++)
             source[k][i] = (uint8_t)rnd();
+    filled = true;
+    for (int i = 0; i < 1000; i++)
+        source[between(0, MAX_UNITS - 1)][between(0, UNIT_BYTES - 1)] = (uint8_t)rnd();
 }
 
 static int32_t add_tensor(const js_case *c, int32_t ndims, const int32_t *dims, void *data,
@@ -201,8 +212,17 @@ static void join_split_fast_path_equals_portable(void)
     fast_equals_portable(&portable, "join/split", 4000, 2500, one_case);
 }
 
+/* Split over threads in spans of outer indices: every byte as one thread copies it. */
+static void join_split_threads_equal_portable(void)
+{
+    large_cases = true;
+    fast_threads_equal_portable(&portable, "join/split", 150, 60, one_case);
+    large_cases = false;
+}
+
 int main(void)
 {
     RUN(join_split_fast_path_equals_portable);
+    RUN(join_split_threads_equal_portable);
     return HARNESS_END();
 }
