@@ -7,6 +7,9 @@ enum { W = 16 };
 
 typedef __m512 vf;
 #define PS(op) _mm512_##op##_ps
+
+#include "fast/x86/narrow_body.h"
+
 /* a and b's blocks of g floats (1, 2, 4: tables 0, 1, 2) taken in turn: the first 8 floats'
 ** worth into *lo, the rest into *hi (the step of an in-register transpose of channel
 ** vectors into points). */
@@ -54,12 +57,7 @@ static inline void store_points(float *dst, const vf *v, int32_t n, int32_t coun
             interleave(s[k], s[4 + k], 2, &o[2 * k], &o[2 * k + 1]);
         vectors = 8;
     } else {
-        float lanes[8][W];
-        for (int32_t c = 0; c < n; c++)
-            _mm512_storeu_ps(lanes[c], v[c]);
-        for (int32_t x = 0; x < count; x++)
-            for (int32_t c = 0; c < n; c++)
-                dst[(size_t)x * (size_t)n + (size_t)c] = lanes[c][x];
+        points_through_memory(dst, v, n, count);
         return;
     }
     int32_t left = count * n; /* floats to store */
@@ -68,7 +66,6 @@ static inline void store_points(float *dst, const vf *v, int32_t n, int32_t coun
                                                      : (__mmask16)((1u << left) - 1u), o[k]);
 }
 
-#include "fast/x86/narrow_body.h"
 
 /* The product's panels hold 16 channels: up to 8 leave at least half of them idle. */
 const pl_narrow_kernels pl_narrow_avx512 = {W, 8, rows};

@@ -2,9 +2,10 @@
 ** pattern): a block of U vectors of consecutive points against all n channels, n x U sums,
 ** each summing its taps in the portable kernel's order (fy, fx, c) with a separate multiply
 ** and add, or with VFMADD for a target whose firmware fuses them. The includer is built with
-** -ffp-contract=off and defines W (points per vector) as an enum, vf, PS(op) (its
-** _mm*_<op>_ps intrinsic) and store_points(dst, v, n, count): the first count points of n
-** channel vectors to dst, each point's n channels side by side. */
+** -ffp-contract=off and defines W (points per vector) as an enum, vf and PS(op) (its
+** _mm*_<op>_ps intrinsic) before it, and store_points(dst, v, n, count) after it: the first
+** count points of n channel vectors to dst, each point's n channels side by side (through
+** memory with points_through_memory, or in registers where the set can). */
 #include <string.h>
 
 #include "fast/conv_narrow.h"
@@ -14,6 +15,19 @@ PL_FAST_INLINE vf madd(vf acc, vf x, vf w, bool fused)
 {
     return fused ? PS(fmadd)(x, w, acc) : PS(add)(acc, PS(mul)(x, w));
 }
+
+/* store_points through memory, any n: the vectors stored, then each point's channels. */
+PL_FAST_INLINE void points_through_memory(float *dst, const vf *v, int32_t n, int32_t count)
+{
+    float lanes[8][W];
+    for (int32_t o = 0; o < n; o++)
+        PS(storeu)(lanes[o], v[o]);
+    for (int32_t x = 0; x < count; x++)
+        for (int32_t o = 0; o < n; o++)
+            dst[(size_t)x * (size_t)n + (size_t)o] = lanes[o][x];
+}
+
+static inline void store_points(float *dst, const vf *v, int32_t n, int32_t count);
 
 /* Points [x0, x0 + U W) of rows [j0, j0 + R) (points past ow computed and dropped), N
 ** channels: N U R sums. */
