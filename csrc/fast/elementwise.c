@@ -19,6 +19,7 @@
 #include "fast/fast.h"
 #include "fast/isa_pick.h"
 #include "fast/lut8.h"
+#include "fast/runs.h"
 #include "kernels/elementwise/elementwise_fast.h"
 #include "kernels/elementwise/math_fast.h"
 
@@ -50,7 +51,16 @@ typedef struct ew_plan {
     pl_fast_lanes_fn *lanes; /* float by_x: the lookup's function, computed again here */
     /* a float MUL of x and a LOGISTIC of x (SiLU): the product with it, one pass (exp.h) */
     void (*silu)(const float *in, float *out, size_t n, float lo, float hi, bool x_first);
+    /* any other broadcast: input i copied out to the output's shape first (expanded[i]),
+    ** into the scratch at expanded_at[i], then the flat arithmetic; the copies' plans follow
+    ** the plan in the block (ew_expand), only in such a node's */
+    bool expanded[2];
+    size_t expanded_at[2];
 } ew_plan;
+
+typedef struct ew_expand {
+    pl_fast_runs runs[2];
+} ew_expand;
 
 /* An int8 node looks its bytes up in a table of all 65536 input pairs, computed once at
 ** prepare by the vector arithmetic itself (64 KB of host memory), when the lookups pay for
@@ -132,6 +142,24 @@ static int32_t broadcast_form(const pl_tensor *a, const pl_tensor *b, const pl_t
     if (nb == n && na > 0 && repeats_along_last(a, o))
         return 1;
     return -1;
+}
+
+/* The copy of t out to out's shape (numpy broadcasting: t's dims right-aligned, a dim of 1
+** repeated): false when it is empty. */
+static bool expansion(const pl_tensor *t, const pl_tensor *out, pl_fast_runs *runs)
+{
+    int32_t start[PL_MAX_DIMS] = {0}, stride[PL_MAX_DIMS], count[PL_MAX_DIMS];
+    int64_t step[PL_MAX_DIMS], s = 1;
+    const int32_t lead = out->ndims - t->ndims;
+    for (int32_t a = out->ndims - 1; a >= 0; a--) {
+        const int32_t dim = a >= lead ? t->dims[a - lead] : 1;
+        count[a] = out->dims[a];
+        stride[a] = dim == 1 && out->dims[a] != 1 ? 0 : 1;
+        step[a] = s;
+        s *= dim;
+    }
+    return lead >= 0 &&
+           pl_fast_runs_plan(out->ndims, start, stride, count, step, pl_type_size(t->type), runs);
 }
 
 /* A split rescale's factor, mult 2^(left - 31 - right). */
@@ -276,6 +304,23 @@ static bool plan(pl_context *ctx, const pl_node *node)
         else
             pl.row = 0;
     }
+    size_t expanded_bytes = 0; /* the scratch the copies take (reserved with the block) */
+    ew_expand ex;
+    memset(&ex, 0, sizeof ex);
+    if (pl.small < 0 && pl.row == 0 && a.type == o.type && b.type == o.type) {
+        /* any other broadcast: the broadcast inputs copied out, then flat */
+        const pl_tensor *in[2] = {&a, &b};
+        for (int i = 0; i < 2; i++) {
+            if (pl_tensor_count(in[i]) == pl.count)
+                continue;
+            if (!expansion(in[i], &o, &ex.runs[i]))
+                return false;
+            pl.expanded[i] = true;
+            pl.expanded_at[i] = expanded_bytes;
+            expanded_bytes += pl_fast_align64(pl.count * pl_type_size(o.type));
+        }
+        pl.small = 0;
+    }
     pl.period = pl.small == 1 ? pl_tensor_count(&a) : pl.small == 2 ? pl_tensor_count(&b) : 0;
     pl.kind = o.type == PL_FLOAT32 ? EW_F32 : o.type == PL_INT16 ? EW_S16 : EW_S8;
     bool add_sub_mul = op == OP_ADD || op == OP_SUB || op == OP_MUL, minmax = is_minmax(op);
@@ -306,7 +351,8 @@ static bool plan(pl_context *ctx, const pl_node *node)
     const uint8_t *x_table = NULL;
     const bool s8 = pl.kind == EW_S8 && a.type == PL_INT8 && b.type == PL_INT8;
     const bool f32 = pl.kind == EW_F32 && a.type == PL_FLOAT32 && b.type == PL_FLOAT32;
-    pl.by_x = ok && add_sub_mul && pl.small == 0 && (s8 || f32)
+    pl.by_x = ok && add_sub_mul && pl.small == 0 && !pl.expanded[0] && !pl.expanded[1] &&
+                      (s8 || f32)
                   ? by_x_input(node, &a, &b, &x_table, &pl.lanes) : 0;
     const pl_exp_kernels *exp = pl_exp_for(pl_fast_isa_of(node));
     if (pl.lanes != NULL && op == OP_MUL && exp != NULL && pl.lanes == exp->logistic)
@@ -315,13 +361,16 @@ static bool plan(pl_context *ctx, const pl_node *node)
                               (pl.kind == EW_S8 && !minmax && !quick && pl.by_x == 0 &&
                                (pl.count >= PAIRS_MIN ||
                                 (pl.count >= PAIRS_SMALL && host + PAIRS + 64 <= PAIRS_HOT))));
-    const size_t head = pl_fast_align64(sizeof pl);
+    const bool expands = expanded_bytes > 0;
+    const size_t head = pl_fast_align64(sizeof pl) + (expands ? pl_fast_align64(sizeof ex) : 0);
     uint8_t *block = !ok ? NULL
                    : minmax ? pl_fast_node_block_new(ctx, node, head)
                             : pl_fast_block_new(node, head + (pairs ? PAIRS + 64
                                                               : pl.by_x ? 256 : 0));
-    if (block == NULL)
+    if (block == NULL || (expands && !pl_fast_scratch_reserve(node, expanded_bytes)))
         return false;
+    if (expands)
+        memcpy(block + pl_fast_align64(sizeof pl), &ex, sizeof ex);
     if (pairs && sqdiff_s8) {
         fill_sqdiff_pairs(node->user_data, (int8_t *)block + head);
         pl.pairs = (const int8_t *)block + head;
@@ -547,6 +596,18 @@ pl_status pl_fast_elementwise_invoke(pl_context *ctx, pl_node *node)
     const void *a = pl_fast_data(ctx, pl_node_input(node, 0));
     const void *b = pl_fast_data(ctx, pl_node_input(node, 1));
     void *o = pl_fast_data(ctx, pl_node_output(node, 0));
+    if (pl->expanded[0] || pl->expanded[1]) {
+        const ew_expand *ex = (const void *)((const uint8_t *)pl + pl_fast_align64(sizeof *pl));
+        uint8_t *scratch = pl_fast_scratch(node);
+        if (pl->expanded[0]) {
+            pl_fast_runs_copy(&ex->runs[0], a, scratch + pl->expanded_at[0]);
+            a = scratch + pl->expanded_at[0];
+        }
+        if (pl->expanded[1]) {
+            pl_fast_runs_copy(&ex->runs[1], b, scratch + pl->expanded_at[1]);
+            b = scratch + pl->expanded_at[1];
+        }
+    }
     const pl_ew *k = pl_ew_for(pl_fast_isa_of(node));
     const bool arithmetic = pl->op == PL_EW_ADD || pl->op == PL_EW_SUB || pl->op == PL_EW_MUL;
     /* every node is prepared now: a small node's table only while the model's host data

@@ -5,7 +5,8 @@
 ** values included: NaN, infinities, zeros of both signs, equal pairs). Equal shapes, a scalar on
 ** either side and an input repeating along the last axes ([C], [1,1,1,C], [W,C] against
 ** [N,H,W,C]), one per row ([N,H,1,1]) and outer products ([N,H,1,1] against [W,C]) take the
-** fast path; other broadcasts and int16 power-of-two ADD/SUB keep the portable kernel. Every instruction set this CPU runs is tested; CI runs this under ASan
+** fast path, as do other broadcasts (both inputs broadcast too: copied out first); int16
+** power-of-two ADD/SUB keep the portable kernel. Every instruction set this CPU runs is tested; CI runs this under ASan
 ** and UBSan. */
 #include <math.h>
 #include <string.h>
@@ -55,7 +56,8 @@ typedef enum form {
     ROW_B,      /* b out's leading dims then 1s ([N, H, 1, 1]) */
     ROW_A,
     OUTER,      /* a [N,H,1,1] against b [1,1,W,C] or [W,C], or the other way round */
-    OTHER,      /* b [N,1,1,C]: portable */
+    OTHER,      /* b [N,1,1,C]: copied out to out's shape first */
+    BOTH,       /* a [N,H,1,C] against b [1,1,W,1] or [W,1]: both copied out */
     FORMS
 } form;
 
@@ -107,6 +109,8 @@ static void shapes(ew_case *c)
         o[0] = o[1] = o[2] = 1, o[3] = between(PAIRS_N - 8, MAX_N);
     if (c->form == OTHER) /* a last dim of 1 would make b [2,1,1,1] per row */
         o[0] = 2, o[1] = between(2, 5), o[3] = between(2, 40);
+    if (c->form == BOTH) /* neither input whole, neither a row nor a repeat */
+        o[2] = between(2, 8), o[3] = between(2, 40);
     if (c->form == OUTER && between(0, 3) == 0) /* rows longer than ROW_REP */
         o[2] = between(1, 3), o[3] = between(300, 600);
     c->a_nd = c->b_nd = 4;
@@ -132,6 +136,11 @@ static void shapes(ew_case *c)
         }
     } else if (c->form == OTHER) {
         small[1] = small[2] = 1;
+    } else if (c->form == BOTH) {
+        c->a_dims[2] = 1;
+        c->b_dims[0] = c->b_dims[1] = c->b_dims[3] = 1;
+        if (between(0, 1)) /* [W, 1]: a lower rank */
+            c->b_nd = 2, c->b_dims[0] = o[2], c->b_dims[1] = 1;
     } else if (c->form == ROW_A || c->form == ROW_B) {
         /* [2, ...] against a last dim of 2 or more: neither a scalar nor a repeat; rows
         ** longer than elementwise.c's ROW_REP too */
@@ -229,7 +238,7 @@ static void random_case(ew_case *c)
 ** path, so its general one runs fast. */
 static bool expect_fast(const ew_case *c)
 {
-    return c->form != OTHER && !(c->pot && kh_ctx.arith == PL_ARITH_LITERT);
+    return !(c->pot && kh_ctx.arith == PL_ARITH_LITERT);
 }
 
 static void *data(pl_type type, int which, int slot)
