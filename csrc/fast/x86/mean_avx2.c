@@ -14,10 +14,7 @@
 void pl_fast_mean_rescale_s8_avx2(const pl_reduce_rescale_params *rp, const int32_t *sum,
                                   int8_t *out, size_t n)
 {
-    const int32_t left = rp->shift > 0 ? rp->shift : 0;
-    const int32_t right = rp->shift > 0 ? 0 : (rp->shift < -31 ? 31 : -rp->shift);
-    const pl_rescale8 r = pl_rescale8_of(_mm256_set1_epi32(rp->multiplier),
-                                         _mm256_set1_epi32(left), _mm256_set1_epi32(right));
+    const pl_rescale8 r = pl_rescale8_per_tensor(rp->multiplier, rp->shift);
     const __m256i zp_n = _mm256_set1_epi32(rp->zp_n), out_zp = _mm256_set1_epi32(rp->out_zp);
     const __m256i lo = _mm256_set1_epi32(rp->lo), hi = _mm256_set1_epi32(rp->hi);
     const __m256i low_bytes = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);

@@ -50,38 +50,37 @@ PL_FAST_INLINE void block(const pl_narrow_s8_row *r, int32_t N, int32_t U, int32
     const int32_t count = r->ow - x0 < U * W ? r->ow - x0 : U * W;
     const __m512i offset = _mm512_set1_epi32(r->output_offset);
     const __m512i lo = _mm512_set1_epi32(r->act_min), hi = _mm512_set1_epi32(r->act_max);
+    int8_t lanes[4][8][4 * W]; /* N > 1: row j's channel o, before they interleave */
     PL_FAST_UNROLL
-    for (int32_t j = 0; j < R; j++) {
-        int8_t *out = r->out + ((size_t)(j0 + j) * (size_t)r->ow + (size_t)x0) * (size_t)N;
-        int8_t lanes[8][4 * W];
+    for (int32_t o = 0; o < N; o++) {
+        /* the channel's output stage, once for the block's rows */
+        const pl_rescale16 rs = pl_rescale16_per_tensor(r->multiplier[o], r->shift[o]);
+        const __m512i corr = _mm512_set1_epi32(r->corr[o]);
         PL_FAST_UNROLL
-        for (int32_t o = 0; o < N; o++) {
-            const int32_t shift = r->shift[o];
-            const pl_rescale16 rs = pl_rescale16_of(
-                _mm512_set1_epi32(r->multiplier[o]), _mm512_set1_epi32(shift > 0 ? shift : 0),
-                _mm512_set1_epi32(shift > 0 ? 0 : shift < -31 ? 31 : -shift));
-            const __m512i corr = _mm512_set1_epi32(r->corr[o]);
+        for (int32_t j = 0; j < R; j++) {
+            int8_t *out = r->out + ((size_t)(j0 + j) * (size_t)r->ow + (size_t)x0) * (size_t)N;
             PL_FAST_UNROLL
             for (int32_t u = 0; u < U; u++) {
                 __m512i v = _mm512_add_epi32(acc[o * U * R + j * U + u], corr); /* wraps */
                 v = _mm512_add_epi32(pl_rescale16_apply(v, &rs), offset);
                 v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
                 const __m128i bytes = _mm512_cvtepi32_epi8(v); /* in range: exact */
-                if (N == 1) {
-                    if (count > u * W) {
-                        const int32_t left = count - u * W < W ? count - u * W : W;
-                        _mm_mask_storeu_epi8(out + u * W, (__mmask16)((1u << left) - 1u), bytes);
-                    }
-                } else {
-                    _mm_storeu_si128((__m128i *)(lanes[o] + u * W), bytes);
+                if (N > 1) {
+                    _mm_storeu_si128((__m128i *)(lanes[j][o] + u * W), bytes);
+                } else if (count > u * W) {
+                    const int32_t left = count - u * W < W ? count - u * W : W;
+                    _mm_mask_storeu_epi8(out + u * W, (__mmask16)((1u << left) - 1u), bytes);
                 }
             }
         }
-        if (N > 1) /* the points' channels side by side, as the output stores them */
+    }
+    if (N > 1) /* the points' channels side by side, as the output stores them */
+        for (int32_t j = 0; j < R; j++) {
+            int8_t *out = r->out + ((size_t)(j0 + j) * (size_t)r->ow + (size_t)x0) * (size_t)N;
             for (int32_t x = 0; x < count; x++)
                 for (int32_t o = 0; o < N; o++)
-                    out[(size_t)x * (size_t)N + (size_t)o] = lanes[o][x];
-    }
+                    out[(size_t)x * (size_t)N + (size_t)o] = lanes[j][o][x];
+        }
 }
 
 /* conv_narrow.h's float rows' blocking (x86/narrow_body.h): U vectors no more than the row

@@ -107,10 +107,7 @@ static void quantize(pl_type t, const float *in, float scale, int32_t zp, void *
 static void requant(const pl_requant_params *p, pl_type ti, const void *in, pl_type to,
                     void *out, size_t n)
 {
-    const int32_t left = p->shift > 0 ? p->shift : 0;
-    const int32_t right = p->shift > 0 ? 0 : p->shift < -31 ? 31 : -p->shift;
-    const pl_rescale8 r = pl_rescale8_of(_mm256_set1_epi32(p->multiplier),
-                                         _mm256_set1_epi32(left), _mm256_set1_epi32(right));
+    const pl_rescale8 r = pl_rescale8_per_tensor(p->multiplier, p->shift);
     const int32_t zo = p->output_zero_point;
     const __m256i zi = _mm256_set1_epi32(p->input_zero_point), vzo = _mm256_set1_epi32(zo);
     const __m256i lo = _mm256_set1_epi32(lowest(to) - zo);

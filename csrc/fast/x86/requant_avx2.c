@@ -10,10 +10,7 @@
 void pl_fast_requant_rows_avx2(const pl_fast_requant *q, const int32_t *raw, const int32_t *col,
                                const int32_t *row, int32_t rows, int32_t cols, int8_t *out)
 {
-    const int32_t left = q->shift > 0 ? q->shift : 0;
-    const int32_t right = q->shift > 0 ? 0 : q->shift < -31 ? 31 : -q->shift;
-    const pl_rescale8 r = pl_rescale8_of(_mm256_set1_epi32(q->multiplier),
-                                         _mm256_set1_epi32(left), _mm256_set1_epi32(right));
+    const pl_rescale8 r = pl_rescale8_per_tensor(q->multiplier, q->shift);
     const __m256i offset = _mm256_set1_epi32(q->offset), lo = _mm256_set1_epi32(q->act_min),
                   hi = _mm256_set1_epi32(q->act_max);
     for (int32_t m = 0; m < rows; m++, raw += cols, out += cols) {

@@ -34,6 +34,14 @@ static inline pl_rescale8 pl_rescale8_of(__m256i mult, __m256i left, __m256i rig
                          _mm256_srai_epi32(mask, 1)};
 }
 
+/* One multiplier and shift (TFLite's: left when positive, the right shift capped at 31, as
+** pl_rescale_qm) for every lane. */
+static inline pl_rescale8 pl_rescale8_per_tensor(int32_t multiplier, int32_t shift)
+{
+    return pl_rescale8_of(_mm256_set1_epi32(multiplier), _mm256_set1_epi32(shift > 0 ? shift : 0),
+                          _mm256_set1_epi32(shift > 0 ? 0 : shift < -31 ? 31 : -shift));
+}
+
 /* TFLite's MultiplyByQuantizedMultiplier on 8 lanes (multipliers are never INT32_MIN): see
 ** rescale_avx512.h. */
 static inline __m256i pl_rescale8_apply(__m256i x, const pl_rescale8 *r)

@@ -20,6 +20,14 @@ static inline pl_rescale16 pl_rescale16_of(__m512i mult, __m512i left, __m512i r
                           _mm512_srai_epi32(mask, 1)};
 }
 
+/* One multiplier and shift (TFLite's: left when positive, the right shift capped at 31, as
+** pl_rescale_qm) for every lane. */
+static inline pl_rescale16 pl_rescale16_per_tensor(int32_t multiplier, int32_t shift)
+{
+    return pl_rescale16_of(_mm512_set1_epi32(multiplier), _mm512_set1_epi32(shift > 0 ? shift : 0),
+                           _mm512_set1_epi32(shift > 0 ? 0 : shift < -31 ? 31 : -shift));
+}
+
 /* TFLite's MultiplyByQuantizedMultiplier on 16 lanes (multipliers are never INT32_MIN, so
 ** the doubling high multiply cannot saturate): floor((x * m + 2^30) / 2^31), then the
 ** rounding right shift, half away from zero. */
