@@ -10,13 +10,16 @@
 #include "fast/x86/rescale_avx512.h"
 #include "fast/x86/vnni_avx512.h"
 
-enum { W = 16, ACC = 8 };
+enum { W = 16 };
+
+typedef pl_narrow_s8_row narrow_row_t;
 
 /* Points [x0, x0 + U W) of rows [j0, j0 + R) (those past ow computed and dropped), N
 ** channels: N U R sums. */
 PL_FAST_INLINE void block(const pl_narrow_s8_row *r, int32_t N, int32_t U, int32_t R,
-                          int32_t j0, int32_t x0)
+                          int32_t j0, int32_t x0, bool fused)
 {
+    (void)fused; /* integer sums */
     __m512i acc[8 * 4 * 4];
     const int32_t k = r->fh * r->fw * r->quads;
     PL_FAST_UNROLL
@@ -83,48 +86,11 @@ PL_FAST_INLINE void block(const pl_narrow_s8_row *r, int32_t N, int32_t U, int32
         }
 }
 
-/* conv_narrow.h's float rows' blocking (x86/narrow_body.h): U vectors no more than the row
-** has points for, then rows to fill about ACC sums, the last rows one at a time. */
-PL_FAST_INLINE void rows_by(const pl_narrow_s8_row *r, int32_t N, int32_t U, int32_t R,
-                            int32_t j0, int32_t j1)
-{
-    for (int32_t j = j0; j < j1; j += R)
-        for (int32_t x0 = 0; x0 < r->ow; x0 += U * W)
-            block(r, N, U, R, j, x0);
-}
-
-PL_FAST_INLINE void task_by(const pl_narrow_s8_row *r, int32_t N, int32_t U)
-{
-    const int32_t R = ACC / (N * U) >= 4 ? 4 : ACC / (N * U) >= 2 ? 2 : 1;
-    const int32_t whole = r->rows / R * R;
-    if (R > 1)
-        rows_by(r, N, U, R, 0, whole);
-    rows_by(r, N, U, 1, R > 1 ? whole : 0, r->rows);
-}
-
-PL_FAST_INLINE void task_n(const pl_narrow_s8_row *r, int32_t N)
-{
-    const int32_t vectors = (r->ow + W - 1) / W, most = ACC / N;
-    if (most >= 4 && vectors >= 4)
-        task_by(r, N, 4);
-    else if (most >= 2 && vectors >= 2)
-        task_by(r, N, 2);
-    else
-        task_by(r, N, 1);
-}
+#include "fast/x86/narrow_tasks.h"
 
 static void rows(const pl_narrow_s8_row *r)
 {
-    switch (r->n) {
-    case 1: task_n(r, 1); break;
-    case 2: task_n(r, 2); break;
-    case 3: task_n(r, 3); break;
-    case 4: task_n(r, 4); break;
-    case 5: task_n(r, 5); break;
-    case 6: task_n(r, 6); break;
-    case 7: task_n(r, 7); break;
-    default: task_n(r, 8); break;
-    }
+    task_any(r, false);
 }
 
 /* The int8 product's panels hold 16 channels: up to 8 leave at least half of them idle. */
