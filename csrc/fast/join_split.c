@@ -2,12 +2,14 @@
 ** and PACK join their inputs, SPLIT, SPLIT_V and UNPACK split their input. The portable
 ** kernels copy a memcpy per tensor and outer index; here one pass per tensor puts its runs
 ** into their places in the joined tensor (or takes them out), runs under 256 bytes as inline
-** moves. A memcpy call costs about 12 cycles whatever its size: four 48x88x1 int8 inputs
+** moves (runs.h's pl_fast_copy_runs, which SLICE's, STRIDED_SLICE's and TRANSPOSE's gathers
+** use too). A memcpy call costs about 12 cycles whatever its size: four 48x88x1 int8 inputs
 ** (runs of one byte) took 46 us, now 4.7; channel concatenations of 8 to 32 bytes a run, as
 ** in U-Nets, 22 -> 5.6 us. A copy: the portable kernels' bytes. */
 #include <string.h>
 
 #include "fast/fast.h"
+#include "fast/runs.h"
 #include "kernels/shape/join_split_fast.h"
 
 enum { OP_CONCATENATION = 2, OP_SPLIT = 49, OP_PACK = 83, OP_UNPACK = 88 };
@@ -60,43 +62,6 @@ pl_status pl_fast_join_split_prepare(pl_context *ctx, pl_node *node)
     return pl_fast_prepare(ctx, node, plan);
 }
 
-/* run < 256 bytes from src to dst as fixed-size moves, the last one overlapping. */
-static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t run)
-{
-    if (run >= 16) {
-        for (size_t i = 0; i + 16 < run; i += 16)
-            memcpy(dst + i, src + i, 16);
-        memcpy(dst + run - 16, src + run - 16, 16);
-    } else if (run >= 8) {
-        memcpy(dst, src, 8);
-        memcpy(dst + run - 8, src + run - 8, 8);
-    } else if (run >= 4) {
-        memcpy(dst, src, 4);
-        memcpy(dst + run - 4, src + run - 4, 4);
-    } else if (run >= 2) {
-        memcpy(dst, src, 2);
-        memcpy(dst + run - 2, src + run - 2, 2);
-    } else if (run == 1) {
-        *dst = *src;
-    }
-}
-
-/* outer runs of `run` bytes from src to dst: dst_step bytes apart in dst, src_step in src. */
-static void copy_runs(uint8_t *dst, size_t dst_step, const uint8_t *src, size_t src_step,
-                      size_t run, size_t outer)
-{
-    if (run == 1) {
-        for (size_t o = 0; o < outer; o++)
-            dst[o * dst_step] = src[o * src_step];
-    } else if (run < 256) {
-        for (size_t o = 0; o < outer; o++)
-            copy_short(dst + o * dst_step, src + o * src_step, run);
-    } else {
-        for (size_t o = 0; o < outer; o++)
-            memcpy(dst + o * dst_step, src + o * src_step, run);
-    }
-}
-
 /* Outer indices a task copies: about this many bytes of the joined tensor. */
 enum { TASK_BYTES = 16384 };
 
@@ -118,9 +83,11 @@ static void copy_span(void *arg, int32_t worker, size_t at, size_t count)
             continue;
         uint8_t *unit = j->unit[k] + at * p->run[k];
         if (p->join)
-            copy_runs(joined, p->stride, unit, p->run[k], p->run[k], count);
+            pl_fast_copy_runs(joined, (int64_t)p->stride, unit, (int64_t)p->run[k], p->run[k],
+                              count);
         else
-            copy_runs(unit, p->run[k], joined, p->stride, p->run[k], count);
+            pl_fast_copy_runs(unit, (int64_t)p->run[k], joined, (int64_t)p->stride, p->run[k],
+                              count);
     }
 }
 

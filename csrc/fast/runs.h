@@ -53,25 +53,56 @@ static inline bool pl_fast_runs_plan(int32_t ndims, const int32_t *start, const 
     return true;
 }
 
-/* The innermost loop: count runs of run bytes, step bytes apart (single elements of the
-** common sizes as one load each). */
+/* run < 256 bytes from src to dst as fixed-size moves, the last one overlapping (a memcpy
+** call costs about 12 cycles whatever its size). */
+static inline void pl_fast_copy_short(uint8_t *dst, const uint8_t *src, size_t run)
+{
+    if (run >= 16) {
+        for (size_t i = 0; i + 16 < run; i += 16)
+            memcpy(dst + i, src + i, 16);
+        memcpy(dst + run - 16, src + run - 16, 16);
+    } else if (run >= 8) {
+        memcpy(dst, src, 8);
+        memcpy(dst + run - 8, src + run - 8, 8);
+    } else if (run >= 4) {
+        memcpy(dst, src, 4);
+        memcpy(dst + run - 4, src + run - 4, 4);
+    } else if (run >= 2) {
+        memcpy(dst, src, 2);
+        memcpy(dst + run - 2, src + run - 2, 2);
+    } else if (run == 1) {
+        *dst = *src;
+    }
+}
+
+/* count runs of run bytes from src to dst, src_step bytes apart in src and dst_step in dst
+** (single elements of the common sizes as one load each, runs under 256 bytes as fixed-size
+** moves). */
+static inline void pl_fast_copy_runs(uint8_t *dst, int64_t dst_step, const uint8_t *src,
+                                     int64_t src_step, size_t run, size_t count)
+{
+    if (run == 1) {
+        for (size_t j = 0; j < count; j++)
+            dst[(int64_t)j * dst_step] = src[(int64_t)j * src_step];
+    } else if (run == 4) {
+        for (size_t j = 0; j < count; j++)
+            memcpy(dst + (int64_t)j * dst_step, src + (int64_t)j * src_step, 4);
+    } else if (run < 256) {
+        for (size_t j = 0; j < count; j++)
+            pl_fast_copy_short(dst + (int64_t)j * dst_step, src + (int64_t)j * src_step, run);
+    } else {
+        for (size_t j = 0; j < count; j++)
+            memcpy(dst + (int64_t)j * dst_step, src + (int64_t)j * src_step, run);
+    }
+}
+
+/* The innermost loop of the gather: count runs of run bytes, step bytes apart, to dst in
+** order; returns the end of what it wrote. */
 static inline uint8_t *pl_fast_runs_row(uint8_t *dst, const uint8_t *src, int32_t count,
                                         int64_t step, size_t run)
 {
-    switch (run) {
-    case 1:
-        for (int32_t j = 0; j < count; j++)
-            dst[j] = src[(int64_t)j * step];
-        return dst + count;
-    case 4:
-        for (int32_t j = 0; j < count; j++)
-            memcpy(dst + 4 * (size_t)j, src + (int64_t)j * step, 4);
-        return dst + 4 * (size_t)count;
-    default:
-        for (int32_t j = 0; j < count; j++, dst += run)
-            memcpy(dst, src + (int64_t)j * step, run);
-        return dst;
-    }
+    pl_fast_copy_runs(dst, (int64_t)run, src, step, run, (size_t)count);
+    return dst + (size_t)count * run;
 }
 
 /* Writes the whole box of sp, in order, to out from in. */
