@@ -33,7 +33,7 @@ typedef struct narrow_plan {
     int32_t hp, wp, planes_per_batch; /* the input channels, or their quads */
     size_t plane_cells;
     size_t planes_bytes; /* in the scratch, with the slack */
-    int32_t *w8;         /* int8: n x (fh fw quads) weight cells, then corr, multiplier, shift */
+    int32_t *w8;         /* int8: n x (fh fw quads) weight cells, then each channel's corr */
 } narrow_plan;
 
 /* At most this many cells in the planes (the scratch holds them at every invoke). */
@@ -93,7 +93,7 @@ static bool plan_f32(pl_context *ctx, const pl_node *node)
 }
 
 /* int8: the weights as cells of four channels (past the channels 0), then each channel's
-** corr (conv_narrow.h), multiplier and shift. */
+** corr (conv_narrow.h); its multiplier and shift stay the op data's. */
 static bool plan_s8(pl_context *ctx, const pl_node *node)
 {
     const pl_conv_op *d = node->user_data;
@@ -107,7 +107,7 @@ static bool plan_s8(pl_context *ctx, const pl_node *node)
     narrow_plan np = {.kind = PL_CONV_BLOCK_NARROW_S8, .k8 = k8, .planes_per_batch = quads,
                       .pad = (uint8_t)(128 - d->p.input_offset)};
     narrow_plan *at = put_plan(node, &np, &in, &f, &out,
-                               sizeof(int32_t) * ((size_t)n * (size_t)cells + 3 * (size_t)n));
+                               sizeof(int32_t) * ((size_t)n * (size_t)cells + (size_t)n));
     if (at == NULL)
         return false;
     const int8_t *w = f.data;
@@ -129,8 +129,6 @@ static bool plan_s8(pl_context *ctx, const pl_node *node)
             }
         /* bias - (128 - input_offset) sum(w), wrapping as the portable sum does */
         corr[o] = (int32_t)((b != NULL ? (uint32_t)b[o] : 0u) - (uint32_t)at->pad * sum);
-        corr[n + o] = d->p.multiplier[o];
-        corr[2 * n + o] = d->p.shift[o];
     }
     return true;
 }
@@ -147,6 +145,16 @@ bool pl_fast_conv_narrow_plan(pl_context *ctx, const pl_node *node)
     return true;
 }
 
+/* The input rows [*y0, *y1) and columns [*x0, *x1) that lie inside the planes' extent. */
+static void inside(const narrow_plan *np, const pl_conv_params *p, const int32_t *in_dims,
+                   int32_t *y0, int32_t *y1, int32_t *x0, int32_t *x1)
+{
+    *y0 = p->pad_h > 0 ? 0 : -p->pad_h;
+    *x0 = p->pad_w > 0 ? 0 : -p->pad_w;
+    *y1 = in_dims[1] < np->hp - p->pad_h ? in_dims[1] : np->hp - p->pad_h;
+    *x1 = in_dims[2] < np->wp - p->pad_w ? in_dims[2] : np->wp - p->pad_w;
+}
+
 /* Batch b of the float input (NHWC) into its channel planes, the padding zero. */
 static void fill_planes(const narrow_plan *np, const pl_conv_params *p, const int32_t *in_dims,
                         const float *in, int32_t b, float *planes)
@@ -154,10 +162,8 @@ static void fill_planes(const narrow_plan *np, const pl_conv_params *p, const in
     const int32_t h = in_dims[1], w = in_dims[2], c = in_dims[3];
     float *batch = planes + (size_t)b * (size_t)c * np->plane_cells;
     memset(batch, 0, (size_t)c * np->plane_cells * sizeof(float));
-    /* the input rows and columns inside the extent */
-    const int32_t y0 = p->pad_h > 0 ? 0 : -p->pad_h, x0 = p->pad_w > 0 ? 0 : -p->pad_w;
-    const int32_t y1 = h < np->hp - p->pad_h ? h : np->hp - p->pad_h;
-    const int32_t x1 = w < np->wp - p->pad_w ? w : np->wp - p->pad_w;
+    int32_t y0, y1, x0, x1;
+    inside(np, p, in_dims, &y0, &y1, &x0, &x1);
     for (int32_t y = y0; y < y1; y++) {
         const float *row = in + (((size_t)b * (size_t)h + (size_t)y) * (size_t)w) * (size_t)c;
         float *dst = batch + (size_t)(y + p->pad_h) * (size_t)np->wp + (size_t)p->pad_w;
@@ -179,9 +185,8 @@ static void fill_quads(const narrow_plan *np, const pl_conv_params *p, const int
     const size_t plane_bytes = np->plane_cells * 4;
     uint8_t *batch = planes + (size_t)b * (size_t)quads * plane_bytes;
     memset(batch, np->pad, (size_t)quads * plane_bytes);
-    const int32_t y0 = p->pad_h > 0 ? 0 : -p->pad_h, x0 = p->pad_w > 0 ? 0 : -p->pad_w;
-    const int32_t y1 = h < np->hp - p->pad_h ? h : np->hp - p->pad_h;
-    const int32_t x1 = w < np->wp - p->pad_w ? w : np->wp - p->pad_w;
+    int32_t y0, y1, x0, x1;
+    inside(np, p, in_dims, &y0, &y1, &x0, &x1);
     for (int32_t y = y0; y < y1; y++) {
         const int8_t *row = in + (((size_t)b * (size_t)h + (size_t)y) * (size_t)w) * (size_t)c;
         uint8_t *dst = batch + ((size_t)(y + p->pad_h) * (size_t)np->wp + (size_t)p->pad_w) * 4;
@@ -233,7 +238,7 @@ static void narrow_rows(void *arg, int32_t worker, int32_t task)
         const pl_narrow_s8_row r = {
             planes, np->plane_cells, np->wp, oy * p->stride_h, p->stride_h, rows,
             v->f.dims[1], v->f.dims[2], np->planes_per_batch, p->dilation_h, p->dilation_w,
-            np->w8, corr, corr + n, corr + 2 * n, p->output_offset, p->act_min, p->act_max, n,
+            np->w8, corr, p->multiplier, p->shift, p->output_offset, p->act_min, p->act_max, n,
             ow, (int8_t *)v->out.data + first};
         np->k8->rows(&r);
         return;
